@@ -1,0 +1,38 @@
+// One request to a limiter: who (scope type and value), what (endpoint), how much (cost) and
+// when (`now`, on the clock of the node that asks).
+#ifndef RATELAB_IMPL_CORE_REQUEST_H_
+#define RATELAB_IMPL_CORE_REQUEST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "impl/core/status.h"
+#include "model/time.h"
+
+namespace ratelab {
+
+struct Request {
+  std::string scope_type;   // "user", "org", "ip", "apiKey", ...
+  std::string scope_value;  // "u_42"
+  std::string endpoint;     // "/api/messages"
+  int64_t cost = 1;
+  Instant now{};
+};
+
+// InvalidArgument naming the field when the request cannot be decided: an empty scope type or
+// value, a cost below 1.
+Status Validate(const Request& r);
+
+// The limiter key "scope_type:scope_value:endpoint", with each part escaped (EscapeKeyPart) so
+// that distinct requests never share a key, whatever characters their parts hold.
+std::string LimiterKey(const Request& r);
+
+// Percent-encodes ':', '{', '}', '%' and bytes below 0x21 or above 0x7e; leaves the rest.
+// Injective, and the result holds none of ':{}' so parts cannot run into each other or into a
+// cluster hash tag.
+std::string EscapeKeyPart(std::string_view part);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_CORE_REQUEST_H_

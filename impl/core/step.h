@@ -1,0 +1,105 @@
+// Step: the one suspension point of a protocol. Every store operation (one Redis command or
+// script, one SQL statement, one document operation) is written
+//
+//   Result<Reply> reply = co_await ctx.Step("INCR " + key, [&] { return kv.Incr(key); });
+//
+// and who runs it, and when, is the executor's business:
+//   - real mode (InlineExecutor): the operation runs now, on the caller's thread, without
+//     suspending;
+//   - simulation: the simulator queues the step, applies it atomically at a virtual time of its
+//     choosing, and resumes the request later, so steps of concurrent requests interleave as
+//     they could in production, the same way for the same seed.
+// A step that a crash cuts off is never applied: its coroutine is destroyed while suspended.
+#ifndef RATELAB_IMPL_CORE_STEP_H_
+#define RATELAB_IMPL_CORE_STEP_H_
+
+#include <coroutine>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace ratelab {
+
+// A store operation waiting for the executor. It lives in the suspended coroutine's frame: valid
+// until `resume` is resumed or the coroutine is destroyed.
+class PendingStep {
+ public:
+  // Performs the operation. Called at most once, before `resume`.
+  virtual void Apply() = 0;
+  // What the step does, e.g. "INCR rl:user:u1", for histories and witnesses.
+  const std::string& label() const { return label_; }
+  // Continues the request once the answer is back.
+  std::coroutine_handle<> resume;
+
+ protected:
+  explicit PendingStep(std::string label) : label_(std::move(label)) {}
+  ~PendingStep() = default;
+
+ private:
+  std::string label_;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // True when steps run at once on the caller's thread (Submit is then never called).
+  virtual bool RunsInline() const = 0;
+  // Takes a suspended step; must eventually Apply it and resume it, or drop it (a crash).
+  virtual void Submit(PendingStep& step) = 0;
+};
+
+// Real mode: every step runs immediately. Stateless and thread-safe.
+class InlineExecutor final : public Executor {
+ public:
+  bool RunsInline() const override { return true; }
+  void Submit(PendingStep& step) override {
+    step.Apply();
+    step.resume.resume();
+  }
+};
+
+template <typename Op>
+class StepAwaiter final : public PendingStep {
+ public:
+  using Value = std::invoke_result_t<Op&>;
+
+  StepAwaiter(Executor& executor, std::string label, Op op)
+      : PendingStep(std::move(label)), executor_(executor), op_(std::move(op)) {}
+
+  bool await_ready() {
+    if (!executor_.RunsInline()) return false;
+    Apply();
+    return true;
+  }
+  void await_suspend(std::coroutine_handle<> h) {
+    resume = h;
+    executor_.Submit(*this);
+  }
+  Value await_resume() { return std::move(*value_); }
+  void Apply() override { value_.emplace(op_()); }
+
+ private:
+  Executor& executor_;
+  Op op_;
+  std::optional<Value> value_;
+};
+
+// What a protocol is handed for one request: the executor that runs its steps.
+class Context {
+ public:
+  explicit Context(Executor& executor) : executor_(executor) {}
+
+  template <typename Op>
+  StepAwaiter<Op> Step(std::string label, Op op) {
+    return StepAwaiter<Op>(executor_, std::move(label), std::move(op));
+  }
+  Executor& executor() const { return executor_; }
+
+ private:
+  Executor& executor_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_CORE_STEP_H_

@@ -1,0 +1,106 @@
+// The per-key arithmetic of each in-process limiter: a `State` and a `Decide` that updates it.
+// Internal to in_process_limiter.cc, which puts a State per key in a ShardedStateMap.
+//
+// Times are int64 nanoseconds since the epoch; every product stays below 2^62 because a Policy
+// bounds burst * interval and costs above the limit are refused before any arithmetic.
+#ifndef RATELAB_IMPL_LIMITERS_IN_PROCESS_ALGORITHMS_H_
+#define RATELAB_IMPL_LIMITERS_IN_PROCESS_ALGORITHMS_H_
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab::internal {
+
+inline constexpr int64_t kUnseen = std::numeric_limits<int64_t>::min();
+
+class FixedWindowCounter {
+ public:
+  struct State {
+    int64_t window_index = kUnseen;
+    int64_t count = 0;
+  };
+  explicit FixedWindowCounter(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State&) { return 0; }
+
+ private:
+  int64_t limit_;
+  int64_t window_;
+};
+
+class SlidingLog {
+ public:
+  struct State {
+    std::vector<std::pair<int64_t, int64_t>> entries;  // (admitted at, cost); live from `head`
+    size_t head = 0;
+    int64_t used = 0;        // cost of live entries
+    int64_t last = kUnseen;  // latest admission
+  };
+  explicit SlidingLog(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State& s) {
+    return static_cast<int64_t>(s.entries.capacity() * sizeof(s.entries[0]));
+  }
+
+ private:
+  int64_t limit_;
+  int64_t window_;
+};
+
+class SlidingCounter {
+ public:
+  struct State {
+    int64_t window_index = kUnseen;
+    int64_t previous = 0;
+    int64_t current = 0;
+  };
+  explicit SlidingCounter(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State&) { return 0; }
+
+ private:
+  int64_t limit_;
+  int64_t window_;
+};
+
+class TokenBucket {
+ public:
+  struct State {
+    int64_t level = 0;  // tokens * interval
+    int64_t last = kUnseen;
+  };
+  explicit TokenBucket(const Policy& p)
+      : burst_(p.limit), interval_(p.window.count()), full_(p.limit * p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State&) { return 0; }
+
+ private:
+  int64_t burst_;
+  int64_t interval_;
+  int64_t full_;
+};
+
+class Gcra {
+ public:
+  struct State {
+    int64_t tat = kUnseen;  // theoretical arrival time
+  };
+  explicit Gcra(const Policy& p)
+      : burst_(p.limit), interval_(p.window.count()), tolerance_(p.limit * p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State&) { return 0; }
+
+ private:
+  int64_t burst_;
+  int64_t interval_;
+  int64_t tolerance_;
+};
+
+}  // namespace ratelab::internal
+
+#endif  // RATELAB_IMPL_LIMITERS_IN_PROCESS_ALGORITHMS_H_

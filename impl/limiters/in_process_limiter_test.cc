@@ -1,0 +1,96 @@
+#include "impl/limiters/in_process_limiter.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "impl/core/step.h"
+#include "impl/limiters/in_process_protocol.h"
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const Instant kT0 = FromUnixNanos(1'700'000'000'000'000'000);
+
+std::vector<Policy> EveryAlgorithmAtLimit(int64_t n) {
+  return {Policy::Window(Algorithm::kFixedWindow, n, minutes(1)),
+          Policy::Window(Algorithm::kSlidingLog, n, minutes(1)),
+          Policy::Window(Algorithm::kSlidingCounter, n, minutes(1)),
+          Policy::Bucket(Algorithm::kTokenBucket, n, seconds(10)),
+          Policy::Bucket(Algorithm::kGcra, n, seconds(10))};
+}
+
+TEST(InProcessLimiter, TwoThreadsOnOneKeyAdmitExactlyTheLimit) {
+  for (const Policy& policy : EveryAlgorithmAtLimit(1000)) {
+    auto limiter = MakeInProcessLimiter(policy);
+    std::atomic<int64_t> admitted{0};
+    auto hammer = [&] {
+      for (int i = 0; i < 5000; ++i) admitted += limiter->Decide("hot", kT0, 1).allowed;
+    };
+    std::thread a(hammer), b(hammer);
+    a.join();
+    b.join();
+    EXPECT_EQ(admitted.load(), 1000) << policy.ToString();
+    EXPECT_EQ(limiter->KeyCount(), 1);
+  }
+}
+
+TEST(InProcessLimiter, ClearForgetsEveryKey) {
+  for (const Policy& policy : EveryAlgorithmAtLimit(1)) {
+    auto limiter = MakeInProcessLimiter(policy);
+    EXPECT_TRUE(limiter->Decide("k", kT0, 1).allowed);
+    EXPECT_FALSE(limiter->Decide("k", kT0, 1).allowed) << policy.ToString();
+    limiter->Clear();
+    EXPECT_EQ(limiter->KeyCount(), 0);
+    EXPECT_TRUE(limiter->Decide("k", kT0, 1).allowed) << policy.ToString();
+  }
+}
+
+TEST(InProcessLimiter, SlidingLogStateGrowsWithAdmissionsAndShrinksAsTheyExpire) {
+  auto limiter = MakeInProcessLimiter(Policy::Window(Algorithm::kSlidingLog, 100, seconds(1)));
+  for (int i = 0; i < 100; ++i) limiter->Decide("k", kT0 + milliseconds(i), 1);
+  const int64_t full = limiter->StateBytes();
+  EXPECT_GE(full, 100 * 16);
+  for (int i = 0; i < 200; ++i) limiter->Decide("k", kT0 + seconds(2) + milliseconds(i * 10), 1);
+  EXPECT_LE(limiter->StateBytes(), 2 * full) << "expired entries are compacted away";
+}
+
+TEST(InProcessProtocol, DecidesThroughOneInlineStep) {
+  InlineExecutor executor;
+  Context ctx(executor);
+  InProcessProtocol protocol(Policy::Window(Algorithm::kFixedWindow, 1, minutes(1)));
+  Request r{"user", "u1", "/api", 1, kT0};
+  Task<Result<Decision>> first = protocol.Decide(ctx, r);
+  first.Start();
+  ASSERT_TRUE(first.done());
+  ASSERT_TRUE(first.result().ok());
+  EXPECT_TRUE(first.result()->allowed);
+  Task<Result<Decision>> second = protocol.Decide(ctx, r);
+  second.Start();
+  EXPECT_FALSE(second.result()->allowed);
+  protocol.Restart();
+  Task<Result<Decision>> third = protocol.Decide(ctx, r);
+  third.Start();
+  EXPECT_TRUE(third.result()->allowed) << "an in-process limiter forgets on restart";
+}
+
+TEST(InProcessProtocol, RejectsAnInvalidRequestWithoutDeciding) {
+  InlineExecutor executor;
+  Context ctx(executor);
+  InProcessProtocol protocol(Policy::Window(Algorithm::kFixedWindow, 1, minutes(1)));
+  Request r{"user", "u1", "/api", 0, kT0};
+  Task<Result<Decision>> t = protocol.Decide(ctx, r);
+  t.Start();
+  EXPECT_EQ(t.result().status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(protocol.limiter().KeyCount(), 0);
+}
+
+}  // namespace
+}  // namespace ratelab

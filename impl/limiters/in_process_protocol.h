@@ -1,0 +1,27 @@
+// An in-process limiter as a protocol: one Step, the decision itself, on this process's memory.
+// Its state does not survive a restart.
+#ifndef RATELAB_IMPL_LIMITERS_IN_PROCESS_PROTOCOL_H_
+#define RATELAB_IMPL_LIMITERS_IN_PROCESS_PROTOCOL_H_
+
+#include <memory>
+
+#include "impl/limiters/in_process_limiter.h"
+#include "impl/limiters/protocol.h"
+
+namespace ratelab {
+
+class InProcessProtocol final : public Protocol {
+ public:
+  explicit InProcessProtocol(const Policy& policy) : limiter_(MakeInProcessLimiter(policy)) {}
+
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override { limiter_->Clear(); }
+  InProcessLimiter& limiter() { return *limiter_; }
+
+ private:
+  std::unique_ptr<InProcessLimiter> limiter_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_IN_PROCESS_PROTOCOL_H_

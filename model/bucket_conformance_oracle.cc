@@ -1,0 +1,48 @@
+// The token-bucket conformance oracle.
+#include <algorithm>
+
+#include "model/oracles.h"
+#include "model/oracles_internal.h"
+
+namespace ratelab {
+
+std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, Duration interval) {
+  std::vector<Violation> out;
+  const Int128 full = Int128{burst} * interval.count();
+  auto admitted = [](const HistoryEvent& e) { return e.admitted(); };
+  for (const auto& [key, events] : internal::GroupByKey(h, admitted)) {
+    Int128 level = full;
+    size_t last_full = 0;  // the bucket was full just before this event
+    int64_t used_since_full = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (i > 0) {
+        const Int128 refilled = level + (events[i]->apply - events[i - 1]->apply).count();
+        if (refilled >= full) {
+          level = full;
+          last_full = i;
+          used_since_full = 0;
+        } else {
+          level = refilled;
+        }
+      }
+      level -= Int128{events[i]->cost} * interval.count();
+      used_since_full += events[i]->cost;
+      if (level < 0) {
+        const Duration span = events[i]->apply - events[last_full]->apply;
+        const int64_t bound = burst + span.count() / interval.count();
+        out.push_back({"bucket-conformance", std::string(key),
+                       std::to_string(used_since_full) + " admitted in [" +
+                           FormatInstant(events[last_full]->apply) + ", " +
+                           FormatInstant(events[i]->apply) + "] (span " + FormatDuration(span) +
+                           "), bucket allows at most " + std::to_string(burst) + " + " +
+                           FormatDuration(span) + " / " + FormatDuration(interval) + " = " +
+                           std::to_string(bound),
+                       internal::Copy(events, last_full, i + 1)});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,13 @@
+#include "model/decision.h"
+
+namespace ratelab {
+
+std::string ToString(const Decision& d) {
+  std::string out = d.allowed ? "allowed" : "denied";
+  out += " limit=" + std::to_string(d.limit) + " remaining=" + std::to_string(d.remaining) +
+         " reset=" + FormatInstant(d.reset);
+  if (!d.allowed) out += " retry_after=" + FormatDuration(d.retry_after);
+  return out;
+}
+
+}  // namespace ratelab

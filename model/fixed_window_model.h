@@ -1,0 +1,27 @@
+// Fixed window, aligned: at most N units per window [kW, (k+1)W) counted from the epoch.
+#ifndef RATELAB_MODEL_FIXED_WINDOW_MODEL_H_
+#define RATELAB_MODEL_FIXED_WINDOW_MODEL_H_
+
+#include <cstdint>
+#include <limits>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+struct FixedWindowModel {
+  int64_t window_index = std::numeric_limits<int64_t>::min();  // min: never seen
+  int64_t count = 0;
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+
+ private:
+  // This state moved to the window of `now` (or kept in its own if that is later).
+  FixedWindowModel At(const Policy& p, Instant now) const;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_FIXED_WINDOW_MODEL_H_

@@ -1,0 +1,24 @@
+// GCRA (generic cell rate algorithm): one theoretical arrival time (TAT) per key. A request of
+// `cost` at `now` is admitted when max(TAT, now) + cost * T - now <= B * T, and then moves the
+// TAT there. Under non-decreasing time it admits exactly what the token bucket admits.
+#ifndef RATELAB_MODEL_GCRA_MODEL_H_
+#define RATELAB_MODEL_GCRA_MODEL_H_
+
+#include <cstdint>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+struct GcraModel {
+  bool seen = false;
+  Int128 tat = 0;  // ns since the epoch; 128 bits so forced admissions cannot overflow it
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_GCRA_MODEL_H_

@@ -1,0 +1,50 @@
+#include "model/oracles.h"
+
+#include <algorithm>
+#include <array>
+
+#include "model/oracles_internal.h"
+
+namespace ratelab {
+
+namespace {
+constexpr std::array<OracleInfo, 6> kOracles = {{
+    {"aligned-window-cap", "at most N admitted per key in each aligned window"},
+    {"any-window-cap", "at most N admitted per key in any span of length W (sliding, exact)"},
+    {"boundary-burst",
+     "most admitted in any span W, over N: 1 for exact limiters, up to 2 for "
+     "fixed windows"},
+    {"bucket-conformance", "at most B + floor(D / T) admitted per key in any span of length D"},
+    {"false-denials", "no denial where the exact reference model had room"},
+    {"retry-after",
+     "Retry-After equals the model's exact wait: retrying then succeeds, one "
+     "tick earlier does not"},
+}};
+}  // namespace
+
+std::span<const OracleInfo> Oracles() { return kOracles; }
+
+namespace internal {
+
+bool ApplyOrder(const HistoryEvent* a, const HistoryEvent* b) {
+  return a->apply != b->apply ? a->apply < b->apply : a->id < b->id;
+}
+
+std::vector<const HistoryEvent*> AnsweredInApplyOrder(const History& h) {
+  std::vector<const HistoryEvent*> events;
+  for (const HistoryEvent& e : h) {
+    if (e.decision) events.push_back(&e);
+  }
+  std::stable_sort(events.begin(), events.end(), ApplyOrder);
+  return events;
+}
+
+std::vector<HistoryEvent> Copy(const std::vector<const HistoryEvent*>& events, size_t from,
+                               size_t to) {
+  std::vector<HistoryEvent> out;
+  for (size_t i = from; i < to; ++i) out.push_back(*events[i]);
+  return out;
+}
+
+}  // namespace internal
+}  // namespace ratelab

@@ -1,0 +1,57 @@
+// Oracles: judges of a history against what an algorithm promises.
+//
+// Every oracle reads only the history (and, for the replay oracles, the reference model), so it
+// is independent of the limiter under test. Each judges admissions at their `apply` instant,
+// per key, and reports at most one violation per key (the first, with a minimal witness) so a
+// long run's report stays readable; counts and maxima cover the whole history.
+#ifndef RATELAB_MODEL_ORACLES_H_
+#define RATELAB_MODEL_ORACLES_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "model/history.h"
+#include "model/policy.h"
+#include "model/violation.h"
+
+namespace ratelab {
+
+struct OracleInfo {
+  std::string_view name;
+  std::string_view summary;
+};
+// Every oracle, for `ratelab list`.
+std::span<const OracleInfo> Oracles();
+
+// At most `limit` units admitted per key in each aligned window [kW, (k+1)W).
+std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window);
+
+struct AnyWindowReport {
+  // The most units admitted for one key in any half-open span [s, s + W); over `limit` it is the
+  // boundary-burst ratio (a fixed window reaches 2).
+  int64_t max_in_any_window = 0;
+  std::vector<Violation> violations;  // spans holding more than `limit` (one per key)
+};
+// At most `limit` units admitted per key in any half-open span of length `window`; O(n log n)
+// for the sort, O(n) for the two-pointer sweep.
+AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window);
+
+// Token-bucket conformance: in any closed span [s, e], at most burst + floor((e - s) / interval)
+// units admitted per key. O(n): a bucket that never denies is run over the admissions; it goes
+// below zero exactly when some span breaks the bound, and that span starts where the bucket was
+// last full.
+std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, Duration interval);
+
+// Replays the history into the reference model of `policy` (admissions forced in, in apply
+// order) and flags each denial the model would have admitted: "no false denials".
+std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
+
+// Replays as above and flags each denial whose retry_after differs from the model's exact wait
+// given the same admissions: "exact Retry-After".
+std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_ORACLES_H_

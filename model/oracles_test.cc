@@ -1,0 +1,119 @@
+#include "model/oracles.h"
+
+#include <gtest/gtest.h>
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const Instant kT0 = FromUnixNanos(0) + minutes(720);
+
+// A history of single-unit requests for key "u" at the given offsets, all with `decision`.
+History At(std::initializer_list<Duration> offsets, bool allowed = true,
+           Duration retry_after = Duration(0)) {
+  History h;
+  for (Duration off : offsets) {
+    HistoryEvent e;
+    e.id = static_cast<int64_t>(h.size());
+    e.key = "u";
+    e.invoke = e.apply = e.complete = kT0 + off;
+    e.decision = Decision{allowed, 0, 0, {}, retry_after};
+    h.push_back(e);
+  }
+  return h;
+}
+
+TEST(AnyWindowCapOracle, BoundaryBurstIsTwiceTheLimitWithAMinimalWitness) {
+  // 3 just before the 12:01 edge, 3 just after: each aligned window holds 3.
+  History h = At({milliseconds(59'700), milliseconds(59'800), milliseconds(59'900), seconds(60),
+                  milliseconds(60'100), milliseconds(60'200)});
+  EXPECT_TRUE(CheckAlignedWindowCap(h, 3, minutes(1)).empty());
+  AnyWindowReport r = CheckAnyWindowCap(h, 3, minutes(1));
+  EXPECT_EQ(r.max_in_any_window, 6);
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].witness.size(), 4u) << "N + 1 events suffice";
+  EXPECT_EQ(r.violations[0].summary,
+            "4 admitted in [12:00:59.700, 12:01:00.000] (span 300ms < 1m), limit 3 per 1m");
+}
+
+TEST(AnyWindowCapOracle, AnEntryLeavesTheWindowAfterExactlyW) {
+  History h = At({seconds(0), seconds(10), seconds(20)});
+  EXPECT_EQ(CheckAnyWindowCap(h, 1, seconds(10)).max_in_any_window, 1);
+  EXPECT_EQ(CheckAnyWindowCap(h, 1, seconds(10) + Duration(1)).max_in_any_window, 2);
+}
+
+TEST(AlignedWindowCapOracle, FlagsTheFirstOverfullWindow) {
+  History h = At({seconds(1), seconds(2), seconds(3)});
+  std::vector<Violation> v = CheckAlignedWindowCap(h, 2, minutes(1));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].witness.size(), 3u);
+  EXPECT_EQ(v[0].summary, "3 admitted in window [12:00:00.000, 12:01:00.000), limit 2 per 1m");
+}
+
+TEST(AlignedWindowCapOracle, DeniedAndUnansweredRequestsDoNotCount) {
+  History h = At({seconds(1), seconds(2)});
+  History denied = At({seconds(3)}, /*allowed=*/false);
+  denied[0].id = 7;
+  h.push_back(denied[0]);
+  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, std::nullopt});
+  EXPECT_TRUE(CheckAlignedWindowCap(h, 2, minutes(1)).empty());
+}
+
+TEST(BucketConformanceOracle, AllowsBurstPlusRefill) {
+  // Burst 2, one per second: 2 at 0s, 1 at 1s, 1 at 2s conform; a 5th at 2s does not.
+  History ok = At({seconds(0), seconds(0), seconds(1), seconds(2)});
+  EXPECT_TRUE(CheckBucketConformance(ok, 2, seconds(1)).empty());
+  History bad = At({seconds(0), seconds(0), seconds(1), seconds(2), seconds(2)});
+  std::vector<Violation> v = CheckBucketConformance(bad, 2, seconds(1));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].summary,
+            "5 admitted in [12:00:00.000, 12:00:02.000] (span 2s), bucket allows at most 2 + "
+            "2s / 1s = 4");
+  EXPECT_EQ(v[0].witness.size(), 5u);
+}
+
+TEST(BucketConformanceOracle, WitnessStartsWhereTheBucketWasLastFull) {
+  History h = At({seconds(0), seconds(100), seconds(100), seconds(100)});
+  std::vector<Violation> v = CheckBucketConformance(h, 2, seconds(1));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].witness.size(), 3u);
+  EXPECT_EQ(v[0].witness.front().apply, kT0 + seconds(100));
+}
+
+TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
+  const Policy p = Policy::Window(Algorithm::kSlidingLog, 2, seconds(10));
+  History h = At({seconds(0), seconds(1)});
+  History denied = At({milliseconds(10'500)}, false, seconds(1));
+  denied[0].id = 2;
+  h.push_back(denied[0]);
+  std::vector<Violation> v = CheckFalseDenials(h, p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].invariant, "false-denials");
+  EXPECT_EQ(v[0].summary,
+            "denied at 12:00:10.500 although sliding-log 2 per 10s had room (1 left before this "
+            "request of cost 1)");
+  denied[0].apply = kT0 + seconds(9);
+  h.back() = denied[0];
+  EXPECT_TRUE(CheckFalseDenials(h, p).empty());
+}
+
+TEST(RetryAfterOracle, FlagsAWaitThatIsNotTheExactOne) {
+  const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, minutes(1));
+  History h = At({seconds(0)});
+  History denied = At({seconds(20)}, false, seconds(40));
+  denied[0].id = 1;
+  h.push_back(denied[0]);
+  EXPECT_TRUE(CheckRetryAfter(h, p).empty());
+  h.back().decision->retry_after = seconds(41);
+  std::vector<Violation> v = CheckRetryAfter(h, p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].summary,
+            "denied at 12:00:20.000 with retry after 41s; the exact wait under fixed-window 1 "
+            "per 1m is 40s");
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,70 @@
+#include "model/policy.h"
+
+#include <array>
+
+namespace ratelab {
+
+namespace {
+// Limits above this keep every product in the models (limit * window, in ns) far from overflow
+// when computed in 128 bits, and are beyond any real rate limit.
+constexpr int64_t kMaxLimit = int64_t{1} << 40;
+// About 146 years in nanoseconds: a larger window or interval is surely a unit mistake.
+constexpr int64_t kMaxWindowNanos = int64_t{1} << 62;
+
+constexpr std::array<AlgorithmInfo, 5> kAlgorithms = {{
+    {Algorithm::kFixedWindow, "fixed-window",
+     "N per aligned window of W; up to 2N across a window edge", false},
+    {Algorithm::kSlidingLog, "sliding-log",
+     "exact: at most N in any span of length W, one timestamp per admitted request", false},
+    {Algorithm::kSlidingCounter, "sliding-counter",
+     "previous window weighted by overlap plus current window; approximates the sliding log",
+     false},
+    {Algorithm::kTokenBucket, "token-bucket",
+     "bucket of B tokens refilled one per T, lazily on each request", true},
+    {Algorithm::kGcra, "gcra",
+     "generic cell rate algorithm: one theoretical arrival time per key; same promise as the "
+     "token bucket",
+     true},
+}};
+}  // namespace
+
+std::span<const AlgorithmInfo> Algorithms() { return kAlgorithms; }
+
+const AlgorithmInfo& Describe(Algorithm a) { return kAlgorithms[static_cast<size_t>(a)]; }
+
+std::optional<Algorithm> AlgorithmFromName(std::string_view name) {
+  for (const AlgorithmInfo& info : kAlgorithms) {
+    if (info.name == name) return info.algorithm;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Policy::Problem() const {
+  const bool bucket = IsBucket();
+  const char* limit_name = bucket ? "burst" : "limit";
+  const char* window_name = bucket ? "interval" : "window";
+  if (limit < 1 || limit > kMaxLimit) {
+    return std::string(limit_name) + " must be between 1 and " + std::to_string(kMaxLimit) +
+           " (got " + std::to_string(limit) + ")";
+  }
+  if (window.count() < 1 || window.count() > kMaxWindowNanos) {
+    return std::string(window_name) + " must be positive and under 146 years (got " +
+           FormatDuration(window) + ")";
+  }
+  // The bucket models keep the fill level in nanoseconds (tokens * T): bound it.
+  if (bucket && static_cast<Int128>(limit) * window.count() > kMaxWindowNanos) {
+    return "burst * interval must be under 146 years (a bucket that never refills; got burst " +
+           std::to_string(limit) + " and interval " + FormatDuration(window) + ")";
+  }
+  return std::nullopt;
+}
+
+std::string Policy::ToString() const {
+  const std::string name(Describe(algorithm).name);
+  if (IsBucket()) {
+    return name + " burst " + std::to_string(limit) + ", one per " + FormatDuration(window);
+  }
+  return name + " " + std::to_string(limit) + " per " + FormatDuration(window);
+}
+
+}  // namespace ratelab

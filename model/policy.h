@@ -1,0 +1,59 @@
+// What a limiter promises: an algorithm and its parameters.
+//
+// Window algorithms (fixed window, sliding log, sliding window counter) take a limit N and a
+// window W: "N per W". Bucket algorithms (token bucket, GCRA) take a burst B and an emission
+// interval T (one token every T, i.e. rate 1/T): "B at once, then one per T". Keeping T an
+// integer number of nanoseconds makes every model exact: no floating-point drift anywhere.
+#ifndef RATELAB_MODEL_POLICY_H_
+#define RATELAB_MODEL_POLICY_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/time.h"
+
+namespace ratelab {
+
+enum class Algorithm { kFixedWindow, kSlidingLog, kSlidingCounter, kTokenBucket, kGcra };
+
+struct AlgorithmInfo {
+  Algorithm algorithm;
+  std::string_view name;     // as written on the command line and in scenarios
+  std::string_view summary;  // one line for `ratelab list`
+  bool bucket;               // takes burst + interval rather than limit + window
+};
+
+// Every algorithm, in a stable order.
+std::span<const AlgorithmInfo> Algorithms();
+const AlgorithmInfo& Describe(Algorithm a);
+std::optional<Algorithm> AlgorithmFromName(std::string_view name);
+
+struct Policy {
+  Algorithm algorithm = Algorithm::kFixedWindow;
+  int64_t limit = 0;  // N, or the burst B for bucket algorithms
+  Duration window{};  // W, or the emission interval T for bucket algorithms
+
+  static Policy Window(Algorithm a, int64_t limit, Duration window) { return {a, limit, window}; }
+  static Policy Bucket(Algorithm a, int64_t burst, Duration interval) {
+    return {a, burst, interval};
+  }
+  bool IsBucket() const { return Describe(algorithm).bucket; }
+  // The most a conforming limiter may admit in any span of length `span` (closed interval):
+  // N per aligned window allows 2N across a boundary, so for window algorithms the bound is
+  // stated separately by each invariant; for bucket algorithms it is B + floor(span / T).
+  int64_t BucketBound(Duration span) const { return limit + span.count() / window.count(); }
+
+  // Empty when usable; otherwise what is wrong, e.g. "limit must be at least 1 (got 0)".
+  std::optional<std::string> Problem() const;
+  // "fixed-window 5 per 1m", "gcra burst 10, one per 100ms".
+  std::string ToString() const;
+
+  bool operator==(const Policy&) const = default;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_POLICY_H_

@@ -1,0 +1,33 @@
+#include "model/reference_model.h"
+
+#include "model/fixed_window_model.h"
+#include "model/gcra_model.h"
+#include "model/sliding_counter_model.h"
+#include "model/sliding_log_model.h"
+#include "model/token_bucket_model.h"
+
+namespace ratelab {
+
+Decision ReferenceModel::Decide(std::string_view key, Instant now, int64_t cost) {
+  Decision d = Peek(key, now, cost);
+  if (d.allowed) Admit(key, now, cost);
+  return d;
+}
+
+std::unique_ptr<ReferenceModel> MakeReferenceModel(const Policy& policy) {
+  switch (policy.algorithm) {
+    case Algorithm::kFixedWindow:
+      return std::make_unique<internal::PerKeyModel<FixedWindowModel>>(policy);
+    case Algorithm::kSlidingLog:
+      return std::make_unique<internal::PerKeyModel<SlidingLogModel>>(policy);
+    case Algorithm::kSlidingCounter:
+      return std::make_unique<internal::PerKeyModel<SlidingCounterModel>>(policy);
+    case Algorithm::kTokenBucket:
+      return std::make_unique<internal::PerKeyModel<TokenBucketModel>>(policy);
+    case Algorithm::kGcra:
+      return std::make_unique<internal::PerKeyModel<GcraModel>>(policy);
+  }
+  return nullptr;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,126 @@
+#include "model/reference_model.h"
+
+#include <gtest/gtest.h>
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const Instant kT0 = FromUnixNanos(0) + minutes(720);  // 12:00:00, a window edge
+
+TEST(FixedWindowModel, AdmitsNPerAlignedWindowAndRetriesAtTheEdge) {
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kFixedWindow, 5, minutes(1)));
+  for (int i = 0; i < 5; ++i) {
+    Decision d = m->Decide("u1", kT0 + seconds(10 + i), 1);
+    EXPECT_TRUE(d.allowed);
+    EXPECT_EQ(d.remaining, 4 - i);
+    EXPECT_EQ(d.reset, kT0 + minutes(1));
+  }
+  Decision denied = m->Decide("u1", kT0 + seconds(30), 1);
+  EXPECT_FALSE(denied.allowed);
+  EXPECT_EQ(denied.retry_after, seconds(30));
+  EXPECT_TRUE(m->Decide("u2", kT0 + seconds(30), 1).allowed) << "keys are independent";
+  EXPECT_FALSE(m->Decide("u1", kT0 + minutes(1) - Duration(1), 1).allowed);
+  EXPECT_TRUE(m->Decide("u1", kT0 + minutes(1), 1).allowed);
+}
+
+TEST(FixedWindowModel, CostAboveTheLimitIsNeverAdmitted) {
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kFixedWindow, 5, minutes(1)));
+  Decision d = m->Decide("u1", kT0, 6);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.retry_after, kNever);
+}
+
+TEST(SlidingLogModel, RetryAfterIsWhenTheOldestEntryLeavesTheWindow) {
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kSlidingLog, 2, seconds(10)));
+  EXPECT_TRUE(m->Decide("k", kT0 + seconds(1), 1).allowed);
+  EXPECT_TRUE(m->Decide("k", kT0 + seconds(4), 1).allowed);
+  Decision d = m->Decide("k", kT0 + seconds(5), 1);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.retry_after, seconds(6));  // the entry at 1s expires at 11s
+  EXPECT_EQ(d.reset, kT0 + seconds(14));
+  EXPECT_FALSE(m->Decide("k", kT0 + seconds(11) - Duration(1), 1).allowed);
+  EXPECT_TRUE(m->Decide("k", kT0 + seconds(11), 1).allowed);
+}
+
+TEST(SlidingCounterModel, WeighsThePreviousWindowByItsOverlap) {
+  // Seed 002's example at limit 100: 70 in the previous window, 35 so far, halfway through.
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kSlidingCounter, 100, minutes(1)));
+  for (int i = 0; i < 70; ++i) ASSERT_TRUE(m->Decide("u", kT0 + seconds(1), 1).allowed);
+  for (int i = 0; i < 35; ++i) {
+    ASSERT_TRUE(m->Decide("u", kT0 + minutes(1) + seconds(30), 1).allowed);
+  }
+  Decision d = m->Decide("u", kT0 + minutes(1) + seconds(30), 1);
+  EXPECT_TRUE(d.allowed);
+  EXPECT_EQ(d.remaining, 29);  // 100 - (35 + 35 + 1)
+  EXPECT_EQ(d.reset, kT0 + minutes(3));
+}
+
+TEST(SlidingCounterModel, RetryAfterWaitsForThePreviousWindowToFade) {
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kSlidingCounter, 4, seconds(10)));
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(m->Decide("u", kT0, 1).allowed);
+  // Next window, 2.5s in: 4 * 7.5 / 10 = 3 weighted, so one fits; a second must wait until the
+  // weight is at most 2: 4 * (10 - e) <= 20, e >= 5s.
+  EXPECT_TRUE(m->Decide("u", kT0 + milliseconds(12'500), 1).allowed);
+  Decision d = m->Decide("u", kT0 + milliseconds(12'500), 1);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.retry_after, milliseconds(2'500));
+}
+
+TEST(TokenBucketModel, RefillsOneTokenPerInterval) {
+  // Seed 002's bucket: capacity 100, 10 per second.
+  auto m = MakeReferenceModel(Policy::Bucket(Algorithm::kTokenBucket, 100, milliseconds(100)));
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(m->Decide("u", kT0, 1).allowed);
+  Decision d = m->Decide("u", kT0 + seconds(10), 100);
+  EXPECT_TRUE(d.allowed) << "10 seconds refill the 50 spent";
+  EXPECT_EQ(d.remaining, 0);
+  Decision denied = m->Decide("u", kT0 + seconds(10) + milliseconds(50), 1);
+  EXPECT_FALSE(denied.allowed);
+  EXPECT_EQ(denied.retry_after, milliseconds(50));
+  EXPECT_EQ(denied.reset, kT0 + seconds(20));
+}
+
+TEST(GcraModel, AgreesWithTheTokenBucketOnABurstThenASteadyRate) {
+  const Policy bucket = Policy::Bucket(Algorithm::kTokenBucket, 3, seconds(1));
+  Policy gcra = bucket;
+  gcra.algorithm = Algorithm::kGcra;
+  auto tb = MakeReferenceModel(bucket);
+  auto g = MakeReferenceModel(gcra);
+  for (int ms : {0, 0, 0, 0, 500, 1000, 1000, 2500, 2600, 9000, 9000, 9000, 9000}) {
+    const Instant t = kT0 + milliseconds(ms);
+    EXPECT_EQ(tb->Decide("k", t, 1), g->Decide("k", t, 1)) << "at +" << ms << "ms";
+  }
+}
+
+TEST(ReferenceModel, AdmitRecordsOverAdmissionsSoRemainingStaysAtZero) {
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kFixedWindow, 1, minutes(1)));
+  m->Admit("k", kT0, 1);
+  m->Admit("k", kT0, 1);
+  Decision d = m->Peek("k", kT0, 1);
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.remaining, 0);
+}
+
+TEST(ReferenceModel, CloneIsIndependent) {
+  auto m = MakeReferenceModel(Policy::Window(Algorithm::kSlidingLog, 1, minutes(1)));
+  auto copy = m->Clone();
+  EXPECT_TRUE(m->Decide("k", kT0, 1).allowed);
+  EXPECT_TRUE(copy->Decide("k", kT0, 1).allowed);
+  EXPECT_FALSE(m->Decide("k", kT0, 1).allowed);
+}
+
+TEST(Policy, ProblemsNameTheFieldAndValue) {
+  EXPECT_EQ(*Policy::Window(Algorithm::kFixedWindow, 0, minutes(1)).Problem(),
+            "limit must be between 1 and 1099511627776 (got 0)");
+  EXPECT_EQ(*Policy::Bucket(Algorithm::kGcra, 5, Duration(0)).Problem(),
+            "interval must be positive and under 146 years (got 0s)");
+  EXPECT_FALSE(Policy::Bucket(Algorithm::kGcra, 5, seconds(1)).Problem());
+  EXPECT_EQ(Policy::Bucket(Algorithm::kGcra, 10, milliseconds(100)).ToString(),
+            "gcra burst 10, one per 100ms");
+}
+
+}  // namespace
+}  // namespace ratelab

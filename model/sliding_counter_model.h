@@ -1,0 +1,32 @@
+// Sliding window counter: the previous aligned window's count weighted by how much of it still
+// overlaps (now - W, now], plus the current window's count. Admits when
+//   previous * (W - elapsed) / W + current + cost <= N,
+// evaluated exactly as previous * (W - elapsed) + (current + cost) * W <= N * W.
+// Only admitted units are counted (seed 002's version also counts denials; that is a protocol
+// of its own, not this model).
+#ifndef RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_
+#define RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_
+
+#include <cstdint>
+#include <limits>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+struct SlidingCounterModel {
+  int64_t window_index = std::numeric_limits<int64_t>::min();  // min: never seen
+  int64_t previous = 0;
+  int64_t current = 0;
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+
+ private:
+  SlidingCounterModel At(const Policy& p, Instant now) const;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_

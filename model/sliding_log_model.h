@@ -1,0 +1,25 @@
+// Sliding log, exact: at most N units admitted in any half-open span of length W. At `now` the
+// window is (now - W, now]: an entry admitted at t stops counting at exactly t + W.
+#ifndef RATELAB_MODEL_SLIDING_LOG_MODEL_H_
+#define RATELAB_MODEL_SLIDING_LOG_MODEL_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+struct SlidingLogModel {
+  // Every admission: (instant, cost), in admission order (so in time order).
+  std::vector<std::pair<Instant, int64_t>> entries;
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_SLIDING_LOG_MODEL_H_

@@ -1,0 +1,52 @@
+// Time vocabulary shared by the models and the implementations.
+//
+// `Instant` is a point on a clock at nanosecond resolution, counted from the Unix epoch, so a
+// virtual clock and the real system clock share one type. `Duration` is a signed nanosecond
+// span. APIs take these types, never raw integers. Nothing here reads a clock: time is always
+// passed in.
+#ifndef RATELAB_MODEL_TIME_H_
+#define RATELAB_MODEL_TIME_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace ratelab {
+
+using Duration = std::chrono::nanoseconds;
+using Instant = std::chrono::sys_time<Duration>;
+
+// "Never": the retry_after of a request that no amount of waiting admits (cost above limit).
+inline constexpr Duration kNever = Duration::max();
+
+// Instant from nanoseconds since the Unix epoch, and back.
+constexpr Instant FromUnixNanos(int64_t ns) { return Instant(Duration(ns)); }
+constexpr int64_t ToUnixNanos(Instant t) { return t.time_since_epoch().count(); }
+
+// Floor division for possibly negative numerators; `d` must be positive.
+constexpr int64_t FloorDiv(int64_t n, int64_t d) {
+  int64_t q = n / d;
+  return (n % d != 0 && n < 0) ? q - 1 : q;
+}
+
+// 128-bit intermediate for products such as limit * window in nanoseconds.
+__extension__ using Int128 = __int128;
+
+// Index of the aligned window of length `window` holding `t`: windows start at multiples of
+// `window` since the epoch, as Math.floor(Date.now() / windowMs) does.
+constexpr int64_t AlignedWindowIndex(Instant t, Duration window) {
+  return FloorDiv(ToUnixNanos(t), window.count());
+}
+constexpr Instant AlignedWindowStart(int64_t index, Duration window) {
+  return FromUnixNanos(index * window.count());
+}
+
+// "12:00:59.400" (UTC time of day; a date is prefixed when it is not 1970-01-01, and sub-ms
+// digits appear only when present). For witnesses a reviewer reads.
+std::string FormatInstant(Instant t);
+// "1m", "1.5s", "250ms", "3ns"; "never" for kNever.
+std::string FormatDuration(Duration d);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_TIME_H_

@@ -1,0 +1,27 @@
+// Token bucket: B tokens, one more every T, refilled lazily when a request arrives; a new key
+// starts full. The fill level is kept in nanoseconds (tokens * T) so refill is exact.
+#ifndef RATELAB_MODEL_TOKEN_BUCKET_MODEL_H_
+#define RATELAB_MODEL_TOKEN_BUCKET_MODEL_H_
+
+#include <cstdint>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+struct TokenBucketModel {
+  bool seen = false;
+  Int128 level = 0;  // tokens * T; below zero only after admissions forced by a history
+  Instant last{};    // when `level` was last brought up to date
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+
+ private:
+  TokenBucketModel At(const Policy& p, Instant now) const;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_TOKEN_BUCKET_MODEL_H_

@@ -1,0 +1,31 @@
+// A broken promise, with the smallest set of events that shows it, written for a reviewer.
+#ifndef RATELAB_MODEL_VIOLATION_H_
+#define RATELAB_MODEL_VIOLATION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/history.h"
+
+namespace ratelab {
+
+struct Violation {
+  std::string invariant;  // an oracle's name, e.g. "any-window-cap"
+  std::string key;
+  // One sentence: "6 admitted in [00:00:59.400, 00:01:00.300), limit 5 per 1m".
+  std::string summary;
+  // The events that show it, in time order (copies: a violation outlives its history).
+  std::vector<HistoryEvent> witness;
+
+  // The summary followed by one line per witness event:
+  //   "  00:00:59.400  #17 key=u1 node=0 cost=1 admitted".
+  std::string ToString() const;
+};
+
+// One line for a history event as a witness shows it.
+std::string DescribeEvent(const HistoryEvent& e);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_VIOLATION_H_

@@ -1,0 +1,48 @@
+// Each in-process limiter decides exactly as its reference model: allowed, limit, remaining,
+// reset and retry_after, on random sequential traffic that hits window edges.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "property-tests/properties.h"
+
+namespace ratelab::proptest {
+namespace {
+
+RC_GTEST_PROP(InProcessLimiter, FixedWindowMatchesModel, ()) {
+  MatchesReference(Algorithm::kFixedWindow, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, SlidingLogMatchesModel, ()) {
+  MatchesReference(Algorithm::kSlidingLog, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, SlidingCounterMatchesModel, ()) {
+  MatchesReference(Algorithm::kSlidingCounter, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, TokenBucketMatchesModel, ()) {
+  MatchesReference(Algorithm::kTokenBucket, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, GcraMatchesModel, ()) {
+  MatchesReference(Algorithm::kGcra, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+
+RC_GTEST_PROP(InProcessLimiter, MatchesModelWhenTimeStepsBack, ()) {
+  const Algorithm a = *GenAlgorithm();
+  MatchesReference(a, MakeInProcessSubject, MakeModelSubject, TimeOrder::kMayStepBack);
+}
+
+// Two formulations of one promise: a bucket of tokens and a theoretical arrival time.
+RC_GTEST_PROP(ReferenceModel, TokenBucketAndGcraAdmitTheSame, ()) {
+  auto as_gcra = [](const Policy& p) {
+    Policy g = p;
+    g.algorithm = Algorithm::kGcra;
+    return MakeModelSubject(g);
+  };
+  MatchesReference(Algorithm::kTokenBucket, MakeModelSubject, as_gcra, TimeOrder::kNonDecreasing);
+}
+
+}  // namespace
+}  // namespace ratelab::proptest

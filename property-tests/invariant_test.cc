@@ -1,0 +1,42 @@
+// What each algorithm promises, checked by the oracles on the in-process limiters.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "property-tests/properties.h"
+
+namespace ratelab::proptest {
+namespace {
+
+RC_GTEST_PROP(FixedWindow, NeverAboveLimitInAnAlignedWindow, ()) {
+  AlignedWindowNeverAboveLimit(Algorithm::kFixedWindow, MakeInProcessSubject);
+}
+RC_GTEST_PROP(FixedWindow, NeverAboveTwiceTheLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kFixedWindow, 2, MakeInProcessSubject);
+}
+RC_GTEST_PROP(FixedWindow, BoundaryAttackReachesTwiceTheLimit, ()) {
+  BoundaryAttackReachesTwiceTheLimit(MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingLog, NeverAboveLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kSlidingLog, 1, MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingCounter, NeverAboveLimitInAnAlignedWindow, ()) {
+  AlignedWindowNeverAboveLimit(Algorithm::kSlidingCounter, MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingCounter, NeverAboveTwiceTheLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kSlidingCounter, 2, MakeInProcessSubject);
+}
+RC_GTEST_PROP(TokenBucket, ConformsToBurstPlusRate, ()) {
+  ConformsToBucket(Algorithm::kTokenBucket, MakeInProcessSubject);
+}
+RC_GTEST_PROP(Gcra, ConformsToBurstPlusRate, ()) {
+  ConformsToBucket(Algorithm::kGcra, MakeInProcessSubject);
+}
+RC_GTEST_PROP(InProcessLimiter, RetryAfterIsExact, ()) {
+  RetryAfterIsExact(*GenAlgorithm(), MakeInProcessSubject);
+}
+RC_GTEST_PROP(ReferenceModel, RetryAfterIsExact, ()) {
+  RetryAfterIsExact(*GenAlgorithm(), MakeModelSubject);
+}
+
+}  // namespace
+}  // namespace ratelab::proptest

@@ -24,6 +24,34 @@ constexpr std::array<OracleInfo, 6> kOracles = {{
 
 std::span<const OracleInfo> Oracles() { return kOracles; }
 
+std::string_view PromiseOracle(Algorithm a) {
+  switch (a) {
+    case Algorithm::kFixedWindow:
+    case Algorithm::kSlidingCounter:
+      return "aligned-window-cap";
+    case Algorithm::kSlidingLog:
+      return "any-window-cap";
+    case Algorithm::kTokenBucket:
+    case Algorithm::kGcra:
+      return "bucket-conformance";
+  }
+  return "";
+}
+
+std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
+  switch (policy.algorithm) {
+    case Algorithm::kFixedWindow:
+    case Algorithm::kSlidingCounter:
+      return CheckAlignedWindowCap(h, policy.limit, policy.window);
+    case Algorithm::kSlidingLog:
+      return CheckAnyWindowCap(h, policy.limit, policy.window).violations;
+    case Algorithm::kTokenBucket:
+    case Algorithm::kGcra:
+      return CheckBucketConformance(h, policy.limit, policy.window);
+  }
+  return {};
+}
+
 namespace internal {
 
 bool ApplyOrder(const HistoryEvent* a, const HistoryEvent* b) {

@@ -52,6 +52,13 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
 // given the same admissions: "exact Retry-After".
 std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
 
+// What `policy`'s algorithm itself promises, checked on `h`: the aligned-window cap for the
+// fixed window and sliding counter, the any-window cap for the sliding log, bucket conformance
+// for the token bucket and GCRA.
+std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
+// The name of the oracle CheckPromise uses for `a`.
+std::string_view PromiseOracle(Algorithm a);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_MODEL_ORACLES_H_

@@ -38,28 +38,25 @@ std::string FormatInstant(Instant t) {
 std::string FormatDuration(Duration d) {
   if (d == kNever) return "never";
   const int64_t ns = d.count();
+  if (ns == 0) return "0s";
+  const int64_t kHour = 3600 * kNanosPerSecond;
+  const int64_t kMinute = 60 * kNanosPerSecond;
+  if (ns % kHour == 0) return std::to_string(ns / kHour) + "h";
+  if (ns % kMinute == 0) return std::to_string(ns / kMinute) + "m";
+  // The largest of s, ms, us that is at most |d|, with every remaining digit: always exact.
   struct Unit {
     int64_t nanos;
+    int digits;
     const char* name;
   };
-  constexpr Unit kUnits[] = {{3600 * kNanosPerSecond, "h"},
-                             {60 * kNanosPerSecond, "m"},
-                             {kNanosPerSecond, "s"},
-                             {kNanosPerMilli, "ms"},
-                             {1'000, "us"},
-                             {1, "ns"}};
-  if (ns == 0) return "0s";
+  constexpr Unit kUnits[] = {{kNanosPerSecond, 9, "s"}, {kNanosPerMilli, 6, "ms"}, {1000, 3, "us"}};
+  const int64_t magnitude = ns < 0 ? -ns : ns;
   for (const Unit& u : kUnits) {
-    if (ns % u.nanos == 0) return std::to_string(ns / u.nanos) + u.name;
-    // Up to three decimals of the largest unit that fits, when that is exact: "1.5s".
-    const int64_t milli_units = u.nanos / 1000;
-    if ((ns >= u.nanos || ns <= -u.nanos) && u.nanos >= 1000 && ns % milli_units == 0) {
-      const int64_t whole = ns / u.nanos;
-      std::string frac = std::to_string(1000 + (ns < 0 ? -ns : ns) % u.nanos / milli_units);
-      frac = frac.substr(1);
-      while (frac.back() == '0') frac.pop_back();
-      return std::to_string(whole) + "." + frac + u.name;
-    }
+    if (magnitude < u.nanos) continue;
+    std::string frac = std::to_string(u.nanos + magnitude % u.nanos).substr(1);
+    while (!frac.empty() && frac.back() == '0') frac.pop_back();
+    return (ns < 0 ? "-" : "") + std::to_string(magnitude / u.nanos) +
+           (frac.empty() ? "" : "." + frac) + u.name;
   }
   return std::to_string(ns) + "ns";
 }

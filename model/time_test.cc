@@ -36,6 +36,10 @@ TEST(Time, FormatDurationUsesTheLargestExactUnit) {
   EXPECT_EQ(FormatDuration(Duration(3)), "3ns");
   EXPECT_EQ(FormatDuration(Duration(0)), "0s");
   EXPECT_EQ(FormatDuration(kNever), "never");
+  EXPECT_EQ(FormatDuration(Duration(49'092'883'022)), "49.092883022s") << "exact, never rounded";
+  EXPECT_EQ(FormatDuration(seconds(90)), "90s");
+  EXPECT_EQ(FormatDuration(-milliseconds(1500)), "-1.5s");
+  EXPECT_EQ(FormatDuration(Duration(1'500)), "1.5us");
 }
 
 }  // namespace

@@ -42,10 +42,12 @@ class ShardedStateMap {
   auto With(std::string_view key, Fn fn) {
     // Debian's abseil has its own string_view type; heterogeneous lookup needs it.
     const absl::string_view k(key.data(), key.size());
+    // One hash serves both the shard (its top bits) and the lookup (abseil's find with a
+    // precomputed hash; the table itself uses the low bits).
     const size_t hash = absl::Hash<absl::string_view>{}(k);
-    Shard& shard = shards_[(hash >> 7) % kShards];
+    Shard& shard = shards_[hash >> (64 - kShardBits)];
     std::lock_guard<SpinLock> guard(shard.lock);
-    auto it = shard.states.find(k);
+    auto it = shard.states.find(k, hash);
     if (it == shard.states.end()) it = shard.states.try_emplace(std::string(key)).first;
     return fn(it->second);
   }
@@ -67,7 +69,8 @@ class ShardedStateMap {
   }
 
  private:
-  static constexpr size_t kShards = 64;
+  static constexpr int kShardBits = 6;
+  static constexpr size_t kShards = size_t{1} << kShardBits;
   struct alignas(64) Shard {
     SpinLock lock;
     absl::flat_hash_map<std::string, State> states;

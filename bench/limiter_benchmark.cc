@@ -1,0 +1,160 @@
+// Decisions per second of each in-process limiter, at 1 000 and 1 000 000 keys with Zipf
+// popularity, on one and two threads, beside a baseline: a bare absl::flat_hash_map GCRA on one
+// thread, no locks, no Decision. The table printed last reads each result as a ratio to the
+// baseline at the same key count.
+//
+// Run: build/bench/limiter_benchmark   (add --benchmark_min_time=2 for steadier figures)
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "impl/limiters/in_process_limiter.h"
+#include "sim/random.h"
+
+namespace ratelab {
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::minutes;
+
+constexpr size_t kSamples = size_t{1} << 20;  // Zipf draws replayed round-robin
+const Instant kStart = FromUnixNanos(1'700'000'000'000'000'000);
+
+// Keys and a fixed sequence of Zipf(0.99) draws over them, from seed 1.
+struct Workload {
+  std::vector<std::string> keys;
+  std::vector<uint32_t> sequence;
+
+  explicit Workload(int64_t n) {
+    for (int64_t i = 0; i < n; ++i) keys.push_back("user:u" + std::to_string(i) + ":/api");
+    std::vector<double> cdf(static_cast<size_t>(n));
+    double total = 0;
+    for (int64_t i = 0; i < n; ++i)
+      cdf[static_cast<size_t>(i)] = total += 1.0 / std::pow(i + 1, 0.99);
+    Random random(1);
+    for (size_t i = 0; i < kSamples; ++i) {
+      const double u = random.UniformDouble() * total;
+      const auto rank = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+      sequence.push_back(static_cast<uint32_t>(std::min<int64_t>(rank, n - 1)));
+    }
+  }
+};
+
+// Policies that admit often enough to exercise both paths: 100 per minute, or a burst of 100 then
+// one per 600ms; the clock advances 1us per decision.
+Policy BenchPolicy(Algorithm a) {
+  return Describe(a).bucket ? Policy::Bucket(a, 100, std::chrono::milliseconds(600))
+                            : Policy::Window(a, 100, minutes(1));
+}
+
+void RunLimiter(benchmark::State& state, InProcessLimiter* limiter, const Workload* w) {
+  size_t i = static_cast<size_t>(state.thread_index()) * (kSamples / 2);
+  Instant now = kStart;
+  int64_t admitted = 0;
+  for (auto _ : state) {
+    const std::string& key = w->keys[w->sequence[i++ & (kSamples - 1)]];
+    now += microseconds(1);
+    admitted += limiter->Decide(key, now, 1).allowed;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["admitted"] =
+      benchmark::Counter(static_cast<double>(admitted) / static_cast<double>(state.iterations()));
+}
+
+// The baseline: the least a GCRA over string keys can do.
+void RunBaseline(benchmark::State& state, const Workload* w) {
+  absl::flat_hash_map<std::string, int64_t> tat;
+  for (const std::string& k : w->keys) tat.emplace(k, 0);
+  const int64_t interval = 600'000'000, tolerance = 100 * interval;
+  int64_t now = ToUnixNanos(kStart);
+  size_t i = 0;
+  int64_t admitted = 0;
+  for (auto _ : state) {
+    const std::string& key = w->keys[w->sequence[i++ & (kSamples - 1)]];
+    now += 1000;
+    int64_t& t = tat.find(absl::string_view(key.data(), key.size()))->second;
+    const int64_t next = std::max(t, now) + interval;
+    if (next - now <= tolerance) {
+      t = next;
+      ++admitted;
+    }
+  }
+  benchmark::DoNotOptimize(admitted);
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Prints what the console reporter prints, then a ratio table.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.run_type != Run::RT_Iteration) continue;
+      const auto it = r.counters.find("items_per_second");
+      if (it != r.counters.end()) rates_.emplace_back(r.benchmark_name(), it->second.value);
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    auto keys_of = [](const std::string& name) {
+      const size_t at = name.find("keys:");
+      return name.substr(at, name.find('/', at) - at);
+    };
+    std::map<std::string, double> baseline;
+    for (const auto& [name, rate] : rates_) {
+      if (name.rfind("baseline_flat_hash_map_gcra/", 0) == 0) baseline[keys_of(name)] = rate;
+    }
+    std::printf("\n%-56s %14s %10s\n", "benchmark", "decisions/s", "x baseline");
+    for (const auto& [name, rate] : rates_) {
+      const auto base = baseline.find(keys_of(name));
+      std::printf("%-56s %14.0f %10.2f\n", name.c_str(), rate,
+                  base == baseline.end() ? 0.0 : rate / base->second);
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>> rates_;
+};
+
+}  // namespace
+}  // namespace ratelab
+
+int main(int argc, char** argv) {
+  using namespace ratelab;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+
+  std::vector<std::unique_ptr<Workload>> workloads;
+  std::vector<std::unique_ptr<InProcessLimiter>> limiters;
+  for (int64_t keys : {int64_t{1000}, int64_t{1'000'000}}) {
+    workloads.push_back(std::make_unique<Workload>(keys));
+    const Workload* w = workloads.back().get();
+    const std::string suffix = "/keys:" + std::to_string(keys);
+    benchmark::RegisterBenchmark(("baseline_flat_hash_map_gcra" + suffix).c_str(),
+                                 [w](benchmark::State& s) { RunBaseline(s, w); })
+        ->Threads(1)
+        ->UseRealTime();
+    for (const AlgorithmInfo& a : Algorithms()) {
+      limiters.push_back(MakeInProcessLimiter(BenchPolicy(a.algorithm)));
+      InProcessLimiter* limiter = limiters.back().get();
+      for (const std::string& k : w->keys) limiter->Decide(k, kStart, 1);  // every key present
+      benchmark::RegisterBenchmark(("memory-" + std::string(a.name) + suffix).c_str(),
+                                   [limiter, w](benchmark::State& s) { RunLimiter(s, limiter, w); })
+          ->Threads(1)
+          ->Threads(2)
+          ->UseRealTime();
+    }
+  }
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

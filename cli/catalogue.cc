@@ -1,0 +1,73 @@
+// `ratelab list`: everything ratelab can run or check, one line each, from the libraries' own
+// registries so the list cannot drift from the code.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cli/ratelab_cli.h"
+#include "impl/limiters/protocol.h"
+#include "model/oracles.h"
+#include "model/policy.h"
+#include "sim/traffic.h"
+
+namespace ratelab {
+
+namespace {
+
+struct Entry {
+  std::string name;
+  std::string text;
+};
+
+std::string Section(const std::string& title, const std::vector<Entry>& entries) {
+  size_t width = 0;
+  for (const Entry& e : entries) width = std::max(width, e.name.size());
+  std::string out = title + "\n";
+  for (const Entry& e : entries) {
+    out += "  " + e.name + std::string(width - e.name.size() + 2, ' ') + e.text + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderCatalogue(const std::string& section) {
+  std::vector<std::pair<std::string, std::vector<Entry>>> sections;
+  std::vector<Entry> algorithms;
+  for (const AlgorithmInfo& a : Algorithms()) {
+    algorithms.push_back({std::string(a.name), std::string(a.summary)});
+  }
+  sections.emplace_back("algorithms", algorithms);
+
+  std::vector<Entry> protocols;
+  for (const ProtocolInfo& p : Protocols()) {
+    protocols.push_back({std::string(p.name), std::string(p.summary) +
+                                                  " [store: " + std::string(p.store) +
+                                                  "; source: " + std::string(p.source) + "]"});
+  }
+  sections.emplace_back("protocols", protocols);
+
+  sections.emplace_back(
+      "backends",
+      std::vector<Entry>{{"memory", "embedded in this process; no server to start (the default)"}});
+
+  std::vector<Entry> traffic;
+  for (const TrafficInfo& t : TrafficGenerators()) {
+    traffic.push_back({std::string(t.name), std::string(t.summary)});
+  }
+  sections.emplace_back("traffic", traffic);
+
+  std::vector<Entry> checks;
+  for (const OracleInfo& o : Oracles())
+    checks.push_back({std::string(o.name), std::string(o.summary)});
+  sections.emplace_back("checks", checks);
+
+  std::string out;
+  for (const auto& [title, entries] : sections) {
+    if (section.empty() || section == title)
+      out += (out.empty() ? "" : "\n") + Section(title, entries);
+  }
+  return out;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,84 @@
+#include "sim/traffic.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace ratelab {
+
+void ConstantTraffic::Generate(Random&, std::vector<Arrival>& out) const {
+  for (int64_t i = 0; i < count_; ++i) out.push_back({start_ + i * interval_, user_});
+}
+
+std::string ConstantTraffic::Describe() const {
+  return "user " + user_ + ": one request every " + FormatDuration(interval_) + " from " +
+         FormatInstant(start_) + ", " + std::to_string(count_) + " requests";
+}
+
+void BoundaryAttackTraffic::Generate(Random&, std::vector<Arrival>& out) const {
+  const Duration step = spread_ / std::max<int64_t>(per_side_, 1);
+  for (int64_t i = 0; i < per_side_; ++i) {
+    out.push_back({edge_ - spread_ + i * step, user_});
+  }
+  for (int64_t i = 0; i < per_side_; ++i) out.push_back({edge_ + i * step, user_});
+}
+
+std::string BoundaryAttackTraffic::Describe() const {
+  return "user " + user_ + ": boundary attack, " + std::to_string(per_side_) + " in the " +
+         FormatDuration(spread_) + " before " + FormatInstant(edge_) + " and " +
+         std::to_string(per_side_) + " in the " + FormatDuration(spread_) + " after";
+}
+
+void BurstTraffic::Generate(Random&, std::vector<Arrival>& out) const {
+  for (int64_t i = 0; i < count_; ++i) out.push_back({at_, user_});
+}
+
+std::string BurstTraffic::Describe() const {
+  return "user " + user_ + ": burst of " + std::to_string(count_) + " at " + FormatInstant(at_);
+}
+
+void ZipfUsersTraffic::Generate(Random& random, std::vector<Arrival>& out) const {
+  std::vector<double> cdf(static_cast<size_t>(users_));
+  double total = 0;
+  for (int64_t i = 0; i < users_; ++i) {
+    total += 1.0 / std::pow(static_cast<double>(i + 1), exponent_);
+    cdf[static_cast<size_t>(i)] = total;
+  }
+  for (Instant t = start_ + random.Exponential(mean_gap_); t < start_ + duration_;
+       t += random.Exponential(mean_gap_)) {
+    const double u = random.UniformDouble() * total;
+    const auto rank = std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+    out.push_back({t, "u" + std::to_string(std::min<int64_t>(rank, users_ - 1) + 1)});
+  }
+}
+
+std::string ZipfUsersTraffic::Describe() const {
+  return std::to_string(users_) + " users, Zipf popularity (exponent " +
+         std::to_string(exponent_).substr(0, 4) + "), Poisson arrivals every " +
+         FormatDuration(mean_gap_) + " on average for " + FormatDuration(duration_);
+}
+
+namespace {
+constexpr std::array<TrafficInfo, 4> kTraffic = {{
+    {"constant", "one user at a fixed interval"},
+    {"boundary-attack", "N just before and N just after a window edge"},
+    {"burst", "many requests from one user at the same instant"},
+    {"zipf-users", "many users with Zipf popularity, Poisson arrivals"},
+}};
+}  // namespace
+
+std::span<const TrafficInfo> TrafficGenerators() { return kTraffic; }
+
+std::vector<Arrival> GenerateAll(const std::vector<std::unique_ptr<TrafficGenerator>>& generators,
+                                 const Random& random) {
+  std::vector<Arrival> all;
+  for (size_t i = 0; i < generators.size(); ++i) {
+    Random stream = random.Fork(i + 1);
+    generators[i]->Generate(stream, all);
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+  return all;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,116 @@
+// Traffic generators: who asks, when, for what. Each is deterministic given the Random it is
+// handed, so a run's traffic is a function of its seed.
+#ifndef RATELAB_SIM_TRAFFIC_H_
+#define RATELAB_SIM_TRAFFIC_H_
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/time.h"
+#include "sim/random.h"
+
+namespace ratelab {
+
+// One request a client will make.
+struct Arrival {
+  Instant at;
+  std::string user;
+  std::string endpoint = "/api";
+  int64_t cost = 1;
+};
+
+class TrafficGenerator {
+ public:
+  virtual ~TrafficGenerator() = default;
+  // Appends this generator's arrivals to `out` (in any order).
+  virtual void Generate(Random& random, std::vector<Arrival>& out) const = 0;
+  // One line for reports: "user steady: one request every 10s from 00:00:00.000, 30 requests".
+  virtual std::string Describe() const = 0;
+};
+
+// `count` requests from `user`, one every `interval`, from `start`.
+class ConstantTraffic final : public TrafficGenerator {
+ public:
+  ConstantTraffic(std::string user, Instant start, Duration interval, int64_t count)
+      : user_(std::move(user)), start_(start), interval_(interval), count_(count) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  std::string user_;
+  Instant start_;
+  Duration interval_;
+  int64_t count_;
+};
+
+// The boundary attack: `per_side` requests spread evenly over [edge - spread, edge) and as many
+// over [edge, edge + spread), so each aligned window sees `per_side` but a span of 2 * spread
+// sees twice that.
+class BoundaryAttackTraffic final : public TrafficGenerator {
+ public:
+  BoundaryAttackTraffic(std::string user, Instant edge, Duration spread, int64_t per_side)
+      : user_(std::move(user)), edge_(edge), spread_(spread), per_side_(per_side) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  std::string user_;
+  Instant edge_;
+  Duration spread_;
+  int64_t per_side_;
+};
+
+// `count` requests from `user` at the same instant.
+class BurstTraffic final : public TrafficGenerator {
+ public:
+  BurstTraffic(std::string user, Instant at, int64_t count)
+      : user_(std::move(user)), at_(at), count_(count) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  std::string user_;
+  Instant at_;
+  int64_t count_;
+};
+
+// Poisson arrivals (mean gap `mean_gap`) over [start, start + duration), each from one of
+// `users` users ("u1".."uN") chosen with Zipf popularity of exponent `exponent`.
+class ZipfUsersTraffic final : public TrafficGenerator {
+ public:
+  ZipfUsersTraffic(int64_t users, double exponent, Instant start, Duration duration,
+                   Duration mean_gap)
+      : users_(users),
+        exponent_(exponent),
+        start_(start),
+        duration_(duration),
+        mean_gap_(mean_gap) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  int64_t users_;
+  double exponent_;
+  Instant start_;
+  Duration duration_;
+  Duration mean_gap_;
+};
+
+struct TrafficInfo {
+  std::string_view name;
+  std::string_view summary;
+};
+// Every traffic generator, for `ratelab list`.
+std::span<const TrafficInfo> TrafficGenerators();
+
+// Runs every generator, each on its own stream forked from `random`, and returns the arrivals
+// in time order (ties keep generator order).
+std::vector<Arrival> GenerateAll(const std::vector<std::unique_ptr<TrafficGenerator>>& generators,
+                                 const Random& random);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_TRAFFIC_H_

@@ -3,10 +3,11 @@
 #   ratelab_library(NAME <name> SOURCES ... [DEPS ...])
 #       A static library `ratelab_<name>` with the alias `ratelab::<name>`.
 #   ratelab_test(NAME <name> SOURCES ... [DEPS ...] [ENV VAR=VALUE ...])
-#       A GoogleTest binary registered with CTest (one CTest entry per binary).
+#       A GoogleTest binary; each of its tests becomes one CTest entry.
 #   ratelab_binary(NAME <name> SOURCES ... [DEPS ...])
 #       An executable.
 include_guard(GLOBAL)
+include(GoogleTest)
 
 function(_ratelab_common target)
   target_compile_features(${target} PUBLIC cxx_std_20)
@@ -31,10 +32,7 @@ function(ratelab_test)
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   _ratelab_common(${ARG_NAME})
-  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
-  if(ARG_ENV)
-    set_tests_properties(${ARG_NAME} PROPERTIES ENVIRONMENT "${ARG_ENV}")
-  endif()
+  gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES ENVIRONMENT "${ARG_ENV}")
 endfunction()
 
 function(ratelab_binary)

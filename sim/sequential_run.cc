@@ -9,15 +9,14 @@ Result<History> RunSequential(Protocol& protocol, const std::vector<Arrival>& ar
   history.reserve(arrivals.size());
   for (const Arrival& a : arrivals) {
     const Request request{"user", a.user, a.endpoint, a.cost, a.at};
-    Task<Result<Decision>> task = protocol.Decide(ctx, request);
-    task.Start();
-    if (!task.result().ok()) return task.result().status();
+    Result<Decision> decision = RunInline(protocol.Decide(ctx, request));
+    if (!decision.ok()) return decision.status();
     HistoryEvent e;
     e.id = static_cast<int64_t>(history.size());
     e.key = LimiterKey(request);
     e.cost = a.cost;
     e.invoke = e.apply = e.complete = a.at;
-    e.decision = *task.result();
+    e.decision = *decision;
     history.push_back(std::move(e));
   }
   return history;

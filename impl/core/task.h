@@ -83,6 +83,15 @@ class [[nodiscard]] Task {
   Handle handle_;
 };
 
+// Runs `task` to its end and returns its value. For tasks whose steps never suspend (an
+// InlineExecutor): a task that suspends anyway terminates the program rather than return junk.
+template <typename T>
+T RunInline(Task<T> task) {
+  task.Start();
+  if (!task.done()) std::terminate();
+  return std::move(task.result());
+}
+
 }  // namespace ratelab
 
 #endif  // RATELAB_IMPL_CORE_TASK_H_

@@ -45,6 +45,15 @@ Task<int> Outer(Context& ctx, int& counter, std::vector<std::string>& log) {
   co_return a * 10;
 }
 
+// A shared counter, a log of store operations, and a queueing executor.
+class QueuedTask : public ::testing::Test {
+ protected:
+  QueueExecutor queue;
+  Context ctx{queue};
+  int counter = 0;
+  std::vector<std::string> log;
+};
+
 TEST(Task, InlineExecutorRunsEveryStepWithoutSuspending) {
   InlineExecutor inline_executor;
   Context ctx(inline_executor);
@@ -52,17 +61,11 @@ TEST(Task, InlineExecutorRunsEveryStepWithoutSuspending) {
   std::vector<std::string> log;
   Task<int> t = Outer(ctx, counter, log);
   EXPECT_FALSE(t.done()) << "tasks are lazy";
-  t.Start();
-  ASSERT_TRUE(t.done());
-  EXPECT_EQ(t.result(), 10);
+  EXPECT_EQ(RunInline(std::move(t)), 10);
   EXPECT_EQ(log, (std::vector<std::string>{"read 0", "write 1"}));
 }
 
-TEST(Task, QueuedStepsOfTwoRequestsInterleaveAndLoseAnUpdate) {
-  QueueExecutor queue;
-  Context ctx(queue);
-  int counter = 0;
-  std::vector<std::string> log;
+TEST_F(QueuedTask, StepsOfTwoRequestsInterleaveAndLoseAnUpdate) {
   Task<int> a = ReadThenIncrement(ctx, counter, log);
   Task<int> b = ReadThenIncrement(ctx, counter, log);
   a.Start();
@@ -77,11 +80,7 @@ TEST(Task, QueuedStepsOfTwoRequestsInterleaveAndLoseAnUpdate) {
   EXPECT_EQ(log, (std::vector<std::string>{"read 0", "read 0", "write 1", "write 1"}));
 }
 
-TEST(Task, DestroyingASuspendedTaskDropsItsPendingStep) {
-  QueueExecutor queue;
-  Context ctx(queue);
-  int counter = 0;
-  std::vector<std::string> log;
+TEST_F(QueuedTask, DestroyingASuspendedTaskDropsItsPendingStep) {
   {
     Task<int> t = Outer(ctx, counter, log);
     t.Start();
@@ -93,11 +92,7 @@ TEST(Task, DestroyingASuspendedTaskDropsItsPendingStep) {
   EXPECT_EQ(log, (std::vector<std::string>{"read 0"}));
 }
 
-TEST(Step, CarriesItsLabel) {
-  QueueExecutor queue;
-  Context ctx(queue);
-  int counter = 0;
-  std::vector<std::string> log;
+TEST_F(QueuedTask, StepCarriesItsLabel) {
   Task<int> t = ReadThenIncrement(ctx, counter, log);
   t.Start();
   EXPECT_EQ(queue.queue.front()->label(), "GET");

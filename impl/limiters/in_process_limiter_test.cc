@@ -67,18 +67,13 @@ TEST(InProcessProtocol, DecidesThroughOneInlineStep) {
   Context ctx(executor);
   InProcessProtocol protocol(Policy::Window(Algorithm::kFixedWindow, 1, minutes(1)));
   Request r{"user", "u1", "/api", 1, kT0};
-  Task<Result<Decision>> first = protocol.Decide(ctx, r);
-  first.Start();
-  ASSERT_TRUE(first.done());
-  ASSERT_TRUE(first.result().ok());
-  EXPECT_TRUE(first.result()->allowed);
-  Task<Result<Decision>> second = protocol.Decide(ctx, r);
-  second.Start();
-  EXPECT_FALSE(second.result()->allowed);
+  Result<Decision> first = RunInline(protocol.Decide(ctx, r));
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(first->allowed);
+  EXPECT_FALSE(RunInline(protocol.Decide(ctx, r))->allowed);
   protocol.Restart();
-  Task<Result<Decision>> third = protocol.Decide(ctx, r);
-  third.Start();
-  EXPECT_TRUE(third.result()->allowed) << "an in-process limiter forgets on restart";
+  EXPECT_TRUE(RunInline(protocol.Decide(ctx, r))->allowed)
+      << "an in-process limiter forgets on restart";
 }
 
 TEST(InProcessProtocol, RejectsAnInvalidRequestWithoutDeciding) {
@@ -86,9 +81,7 @@ TEST(InProcessProtocol, RejectsAnInvalidRequestWithoutDeciding) {
   Context ctx(executor);
   InProcessProtocol protocol(Policy::Window(Algorithm::kFixedWindow, 1, minutes(1)));
   Request r{"user", "u1", "/api", 0, kT0};
-  Task<Result<Decision>> t = protocol.Decide(ctx, r);
-  t.Start();
-  EXPECT_EQ(t.result().status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RunInline(protocol.Decide(ctx, r)).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(protocol.limiter().KeyCount(), 0);
 }
 

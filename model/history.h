@@ -13,6 +13,13 @@
 
 namespace ratelab {
 
+// One store operation a request performed, and when it took effect.
+struct StepRecord {
+  std::string label;  // "INCR rl:user:u1", "decide user:u1:/api"
+  Instant at{};
+  bool operator==(const StepRecord&) const = default;
+};
+
 struct HistoryEvent {
   int64_t id = 0;  // position in the run, unique
   std::string key;
@@ -20,14 +27,20 @@ struct HistoryEvent {
   int64_t cost = 1;
   Instant invoke{};    // the client sent it
   Instant apply{};     // the decision took effect in the store (oracles judge this instant)
-  Instant complete{};  // the client got the answer
+  Instant complete{};  // the client got the answer (unset when no answer came)
+  Instant node_now{};  // what the node's clock read when the request arrived (skew shows here)
   std::optional<Decision> decision;  // empty: no answer ever came (lost in a crash)
+  std::vector<StepRecord> steps;     // in the order they took effect
 
   bool admitted() const { return decision && decision->allowed; }
   bool denied() const { return decision && !decision->allowed; }
 };
 
 using History = std::vector<HistoryEvent>;
+
+// A stable 64-bit hash (FNV-1a) of every field of every event, in order: two runs with the
+// same hash made the same history. Independent of platform and of pointer values.
+uint64_t HistoryHash(const History& h);
 
 }  // namespace ratelab
 

@@ -58,7 +58,7 @@ TEST(AlignedWindowCapOracle, DeniedAndUnansweredRequestsDoNotCount) {
   History denied = At({seconds(3)}, /*allowed=*/false);
   denied[0].id = 7;
   h.push_back(denied[0]);
-  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, std::nullopt});
+  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, kT0, std::nullopt, {}});
   EXPECT_TRUE(CheckAlignedWindowCap(h, 2, minutes(1)).empty());
 }
 

@@ -14,6 +14,7 @@
 #define RATELAB_IMPL_CORE_STEP_H_
 
 #include <coroutine>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -29,15 +30,18 @@ class PendingStep {
   virtual void Apply() = 0;
   // What the step does, e.g. "INCR rl:user:u1", for histories and witnesses.
   const std::string& label() const { return label_; }
+  // The request this step belongs to, as its Context names it (-1 when none does).
+  int64_t request() const { return request_; }
   // Continues the request once the answer is back.
   std::coroutine_handle<> resume;
 
  protected:
-  explicit PendingStep(std::string label) : label_(std::move(label)) {}
+  PendingStep(std::string label, int64_t request) : label_(std::move(label)), request_(request) {}
   ~PendingStep() = default;
 
  private:
   std::string label_;
+  int64_t request_;
 };
 
 class Executor {
@@ -64,8 +68,8 @@ class StepAwaiter final : public PendingStep {
  public:
   using Value = std::invoke_result_t<Op&>;
 
-  StepAwaiter(Executor& executor, std::string label, Op op)
-      : PendingStep(std::move(label)), executor_(executor), op_(std::move(op)) {}
+  StepAwaiter(Executor& executor, std::string label, int64_t request, Op op)
+      : PendingStep(std::move(label), request), executor_(executor), op_(std::move(op)) {}
 
   bool await_ready() {
     if (!executor_.RunsInline()) return false;
@@ -85,19 +89,23 @@ class StepAwaiter final : public PendingStep {
   std::optional<Value> value_;
 };
 
-// What a protocol is handed for one request: the executor that runs its steps.
+// What a protocol is handed for one request: the executor that runs its steps, and the
+// request's id in the run (so a simulator can attribute each step to its request).
 class Context {
  public:
-  explicit Context(Executor& executor) : executor_(executor) {}
+  explicit Context(Executor& executor, int64_t request = -1)
+      : executor_(executor), request_(request) {}
 
   template <typename Op>
   StepAwaiter<Op> Step(std::string label, Op op) {
-    return StepAwaiter<Op>(executor_, std::move(label), std::move(op));
+    return StepAwaiter<Op>(executor_, std::move(label), request_, std::move(op));
   }
   Executor& executor() const { return executor_; }
+  int64_t request() const { return request_; }
 
  private:
   Executor& executor_;
+  int64_t request_;
 };
 
 }  // namespace ratelab

@@ -1,0 +1,125 @@
+#include "sim/simulation.h"
+
+namespace ratelab {
+
+// A request between arrival and answer. Lives at a stable address: its task refers to the
+// request and the context.
+struct Simulation::InFlight {
+  Request request;
+  Context ctx;
+  Task<Result<Decision>> task;
+  InFlight(Request r, Executor& executor, int64_t id, Protocol& protocol)
+      : request(std::move(r)), ctx(executor, id), task(protocol.Decide(ctx, request)) {}
+};
+
+struct Simulation::Node {
+  NodeClock clock;
+  std::unique_ptr<Protocol> protocol;
+  std::unique_ptr<SimulationExecutor> executor;
+  absl::flat_hash_map<int64_t, std::unique_ptr<InFlight>> in_flight;
+  bool up = true;
+};
+
+namespace {
+// Independent random streams of a run.
+constexpr uint64_t kRoutingStream = 1;
+constexpr uint64_t kNodeStreamBase = 1000;
+}  // namespace
+
+Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
+    : config_(std::move(config)),
+      loop_(config_.start),
+      routing_(Random(config_.seed).Fork(kRoutingStream)) {
+  for (size_t i = 0; i < config_.nodes.size(); ++i) {
+    const NodeSpec& spec = config_.nodes[i];
+    auto node =
+        std::make_unique<Node>(Node{NodeClock(config_.start, spec.clock_offset, spec.drift_ppm),
+                                    factory(static_cast<int>(i)),
+                                    nullptr,
+                                    {},
+                                    true});
+    const int index = static_cast<int>(i);
+    SimulationExecutor::Observer observer{
+        [this](int64_t request, const std::string& label, Instant at) {
+          HistoryEvent& e = history_[static_cast<size_t>(request)];
+          e.steps.push_back({label, at});
+          e.apply = at;
+        },
+        [this, index](int64_t request) { Finish(index, request); }};
+    node->executor = std::make_unique<SimulationExecutor>(
+        loop_, Random(config_.seed).Fork(kNodeStreamBase + i), config_.to_store, config_.from_store,
+        config_.buggify, std::move(observer));
+    nodes_.push_back(std::move(node));
+  }
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::CrashNode(int node, Instant at, Duration down_for) {
+  loop_.At(at, [this, node, down_for] {
+    Node& n = *nodes_[static_cast<size_t>(node)];
+    n.executor->Crash();
+    n.in_flight.clear();  // destroys the coroutines; their history events keep no answer
+    n.protocol->Restart();
+    n.up = false;
+    loop_.After(down_for, [this, node] { nodes_[static_cast<size_t>(node)]->up = true; });
+  });
+}
+
+void Simulation::JumpClock(int node, Instant at, Duration by) {
+  loop_.At(at, [this, node, by] { nodes_[static_cast<size_t>(node)]->clock.Jump(by); });
+}
+
+int Simulation::PickNode() {
+  std::vector<int> live;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i]->up) live.push_back(static_cast<int>(i));
+  }
+  if (live.empty()) return -1;
+  return live[static_cast<size_t>(routing_.Uniform(0, static_cast<int64_t>(live.size())))];
+}
+
+void Simulation::Arrive(int64_t id, const Arrival& a) {
+  HistoryEvent& e = history_[static_cast<size_t>(id)];
+  e.invoke = loop_.now();  // an arrival scheduled before the start arrives at the start
+  const int node = PickNode();
+  if (node < 0) return;  // every node is down: no answer
+  Node& n = *nodes_[static_cast<size_t>(node)];
+  e.node = node;
+  e.node_now = n.clock.Read(loop_.now());
+  Request request{"user", a.user, a.endpoint, a.cost, e.node_now};
+  auto flight = std::make_unique<InFlight>(std::move(request), *n.executor, id, *n.protocol);
+  InFlight& f = *flight;
+  n.in_flight.emplace(id, std::move(flight));
+  f.task.Start();
+  Finish(node, id);
+}
+
+void Simulation::Finish(int node, int64_t id) {
+  Node& n = *nodes_[static_cast<size_t>(node)];
+  auto it = n.in_flight.find(id);
+  if (it == n.in_flight.end() || !it->second->task.done()) return;
+  HistoryEvent& e = history_[static_cast<size_t>(id)];
+  e.complete = loop_.now();
+  if (e.steps.empty()) e.apply = e.complete;
+  const Result<Decision>& result = it->second->task.result();
+  if (result.ok()) e.decision = *result;  // a store error is recorded as no answer
+  n.in_flight.erase(it);
+}
+
+History Simulation::Run(const std::vector<Arrival>& arrivals) {
+  history_.assign(arrivals.size(), HistoryEvent{});
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    HistoryEvent& e = history_[i];
+    e.id = static_cast<int64_t>(i);
+    e.cost = arrivals[i].cost;
+    e.invoke = arrivals[i].at;
+    e.key = LimiterKey({"user", arrivals[i].user, arrivals[i].endpoint, arrivals[i].cost, {}});
+    loop_.At(arrivals[i].at,
+             [this, i, &arrivals] { Arrive(static_cast<int64_t>(i), arrivals[i]); });
+  }
+  loop_.RunAll();
+  return std::move(history_);
+}
+
+}  // namespace ratelab

@@ -1,0 +1,79 @@
+// The executor of one simulated node. Each submitted step is applied atomically at a virtual
+// time drawn from the latency model (request out to the store), and its coroutine is resumed
+// later (reply back), so the steps of concurrent requests interleave as they could in
+// production, and the same seed interleaves them the same way.
+//
+// BUGGIFY: when the run turns it on (drawn from the seed), a step is now and then delayed much
+// longer than usual, which makes rare interleavings common.
+//
+// A crash (Crash) forgets every step in flight: one not yet applied never is, one applied but
+// not yet answered never answers. Single-threaded; owned by the simulation.
+#ifndef RATELAB_SIM_SIMULATION_EXECUTOR_H_
+#define RATELAB_SIM_SIMULATION_EXECUTOR_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/functional/any_invocable.h"
+#include "impl/core/step.h"
+#include "sim/event_loop.h"
+#include "sim/random.h"
+
+namespace ratelab {
+
+// One way of a trip to the store: `base` plus a uniform jitter in [0, jitter).
+struct Latency {
+  Duration base{};
+  Duration jitter{};
+  Duration Draw(Random& random) const {
+    return base + (jitter.count() > 0 ? Duration(random.Uniform(0, jitter.count())) : Duration(0));
+  }
+};
+
+struct Buggify {
+  bool enabled = false;
+  double probability = 0.05;  // of delaying one leg of a step
+  Duration max_delay{};       // the delay is uniform in [0, max_delay)
+};
+
+class SimulationExecutor final : public Executor {
+ public:
+  // Told of every applied step, and of every resumption (after which a request may be done).
+  struct Observer {
+    absl::AnyInvocable<void(int64_t request, const std::string& label, Instant at)> applied;
+    absl::AnyInvocable<void(int64_t request)> resumed;
+  };
+
+  SimulationExecutor(EventLoop& loop, Random random, Latency out, Latency back, Buggify buggify,
+                     Observer observer)
+      : loop_(loop),
+        random_(random),
+        out_(out),
+        back_(back),
+        buggify_(buggify),
+        observer_(std::move(observer)) {}
+
+  bool RunsInline() const override { return false; }
+  void Submit(PendingStep& step) override;
+
+  // Forgets every step in flight (their coroutines are about to be destroyed).
+  void Crash() { ++epoch_; }
+  // Extra latency on every leg until told otherwise (a latency spike).
+  void SetExtraLatency(Duration extra) { extra_ = extra; }
+
+ private:
+  Duration Leg(const Latency& l);
+
+  EventLoop& loop_;
+  Random random_;
+  Latency out_;
+  Latency back_;
+  Buggify buggify_;
+  Observer observer_;
+  Duration extra_{};
+  uint64_t epoch_ = 0;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_SIMULATION_EXECUTOR_H_

@@ -3,18 +3,19 @@
 #define RATELAB_MODEL_ORACLES_INTERNAL_H_
 
 #include <algorithm>
-#include <map>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/history.h"
 
 namespace ratelab::internal {
 
-// Events of `h` passing `keep`, grouped by key, each group in (apply, id) order.
+// Events of `h` passing `keep`, grouped by key: groups in key order, each in (apply, id) order.
+using KeyGroups = std::vector<std::pair<std::string_view, std::vector<const HistoryEvent*>>>;
 template <typename Keep>
-std::map<std::string_view, std::vector<const HistoryEvent*>> GroupByKey(const History& h,
-                                                                        Keep keep);
+KeyGroups GroupByKey(const History& h, Keep keep);
 
 // Every event of `h` with an answer, in (apply, id) order.
 std::vector<const HistoryEvent*> AnsweredInApplyOrder(const History& h);
@@ -25,13 +26,23 @@ std::vector<HistoryEvent> Copy(const std::vector<const HistoryEvent*>& events, s
 bool ApplyOrder(const HistoryEvent* a, const HistoryEvent* b);
 
 template <typename Keep>
-std::map<std::string_view, std::vector<const HistoryEvent*>> GroupByKey(const History& h,
-                                                                        Keep keep) {
-  std::map<std::string_view, std::vector<const HistoryEvent*>> groups;
+KeyGroups GroupByKey(const History& h, Keep keep) {
+  // Hash first (one string comparison per event at most), sort the distinct keys after.
+  std::unordered_map<std::string_view, size_t> index;
+  KeyGroups groups;
   for (const HistoryEvent& e : h) {
-    if (keep(e)) groups[e.key].push_back(&e);
+    if (!keep(e)) continue;
+    auto [it, inserted] = index.try_emplace(e.key, groups.size());
+    if (inserted) groups.emplace_back(e.key, std::vector<const HistoryEvent*>{});
+    groups[it->second].second.push_back(&e);
   }
-  for (auto& [key, events] : groups) std::stable_sort(events.begin(), events.end(), ApplyOrder);
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, events] : groups) {
+    if (!std::is_sorted(events.begin(), events.end(), ApplyOrder)) {
+      std::stable_sort(events.begin(), events.end(), ApplyOrder);
+    }
+  }
   return groups;
 }
 

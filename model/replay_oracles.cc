@@ -1,7 +1,7 @@
 // Oracles that replay a history's admissions into the reference model.
-#include <map>
 #include <memory>
 #include <optional>
+#include <unordered_set>
 
 #include "model/oracles.h"
 #include "model/oracles_internal.h"
@@ -17,17 +17,17 @@ template <typename Judge>
 std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, Judge judge) {
   std::vector<Violation> out;
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
-  std::map<std::string_view, bool> reported;
+  std::unordered_set<std::string_view> reported;
   for (const HistoryEvent* e : internal::AnsweredInApplyOrder(h)) {
     if (e->decision->allowed) {
       model->Admit(e->key, e->apply, e->cost);
       continue;
     }
-    if (reported[e->key]) continue;
+    if (reported.contains(e->key)) continue;
     const Decision expected = model->Peek(e->key, e->apply, e->cost);
     if (std::optional<std::string> why = judge(*e, expected)) {
       out.push_back({"", e->key, *why, {*e}});
-      reported[e->key] = true;
+      reported.insert(e->key);
     }
   }
   return out;

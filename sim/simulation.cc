@@ -1,5 +1,7 @@
 #include "sim/simulation.h"
 
+#include <algorithm>
+
 namespace ratelab {
 
 // A request between arrival and answer. Lives at a stable address: its task refers to the
@@ -109,17 +111,34 @@ void Simulation::Finish(int node, int64_t id) {
 
 History Simulation::Run(const std::vector<Arrival>& arrivals) {
   history_.assign(arrivals.size(), HistoryEvent{});
+  arrivals_ = &arrivals;
+  std::vector<size_t>& order = arrival_order_;
+  order.resize(arrivals.size());
   for (size_t i = 0; i < arrivals.size(); ++i) {
     HistoryEvent& e = history_[i];
     e.id = static_cast<int64_t>(i);
     e.cost = arrivals[i].cost;
     e.invoke = arrivals[i].at;
     e.key = LimiterKey({"user", arrivals[i].user, arrivals[i].endpoint, arrivals[i].cost, {}});
-    loop_.At(arrivals[i].at,
-             [this, i, &arrivals] { Arrive(static_cast<int64_t>(i), arrivals[i]); });
+    order[i] = i;
   }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; });
+  // Arrivals are fed one at a time, each scheduling the next, so the event queue holds only
+  // what is in flight, not the whole run's traffic.
+  ScheduleArrival(0);
   loop_.RunAll();
+  arrivals_ = nullptr;
   return std::move(history_);
+}
+
+void Simulation::ScheduleArrival(size_t next) {
+  if (next == arrival_order_.size()) return;
+  loop_.At((*arrivals_)[arrival_order_[next]].at, [this, next] {
+    const size_t i = arrival_order_[next];
+    Arrive(static_cast<int64_t>(i), (*arrivals_)[i]);
+    ScheduleArrival(next + 1);
+  });
 }
 
 }  // namespace ratelab

@@ -69,6 +69,8 @@ class Simulation {
   struct Node;
 
   void Arrive(int64_t id, const Arrival& a);
+  // Schedules the `next`-th arrival in time order; it schedules the one after.
+  void ScheduleArrival(size_t next);
   void Finish(int node, int64_t id);
   int PickNode();
 
@@ -77,6 +79,8 @@ class Simulation {
   Random routing_;
   std::vector<std::unique_ptr<Node>> nodes_;
   History history_;
+  const std::vector<Arrival>* arrivals_ = nullptr;  // during Run
+  std::vector<size_t> arrival_order_;               // indexes into *arrivals_, by time
 };
 
 }  // namespace ratelab

@@ -10,15 +10,31 @@ Duration SimulationExecutor::Leg(const Latency& l) {
   return d;
 }
 
+uint32_t SimulationExecutor::Hold(PendingStep& step) {
+  if (free_.empty()) {
+    slots_.push_back(&step);
+    return static_cast<uint32_t>(slots_.size() - 1);
+  }
+  const uint32_t slot = free_.back();
+  free_.pop_back();
+  slots_[slot] = &step;
+  return slot;
+}
+
 void SimulationExecutor::Submit(PendingStep& step) {
-  const uint64_t epoch = epoch_;
-  PendingStep* s = &step;  // valid while epoch_ == epoch: a crash bumps the epoch first
-  loop_.After(Leg(out_), [this, s, epoch] {
-    if (epoch != epoch_) return;
+  const uint32_t slot = Hold(step);
+  loop_.After(Leg(out_), [this, slot] {
+    PendingStep* s = slots_[slot];
+    if (s == nullptr) {  // lost in a crash before it reached the store
+      Release(slot);
+      return;
+    }
     s->Apply();
     observer_.applied(s->request(), s->label(), loop_.now());
-    loop_.After(Leg(back_), [this, s, epoch] {
-      if (epoch != epoch_) return;
+    loop_.After(Leg(back_), [this, slot] {
+      PendingStep* s = slots_[slot];
+      Release(slot);
+      if (s == nullptr) return;  // applied, but the node crashed before the answer came back
       const int64_t request = s->request();
       s->resume.resume();  // may finish the request and destroy *s
       observer_.resumed(request);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "impl/core/step.h"
@@ -57,12 +58,17 @@ class SimulationExecutor final : public Executor {
   void Submit(PendingStep& step) override;
 
   // Forgets every step in flight (their coroutines are about to be destroyed).
-  void Crash() { ++epoch_; }
+  void Crash() {
+    for (PendingStep*& slot : slots_) slot = nullptr;
+  }
   // Extra latency on every leg until told otherwise (a latency spike).
   void SetExtraLatency(Duration extra) { extra_ = extra; }
 
  private:
   Duration Leg(const Latency& l);
+  // Takes a slot for `step`; a slot stays taken until its step's last event has run.
+  uint32_t Hold(PendingStep& step);
+  void Release(uint32_t slot) { free_.push_back(slot); }
 
   EventLoop& loop_;
   Random random_;
@@ -71,7 +77,10 @@ class SimulationExecutor final : public Executor {
   Buggify buggify_;
   Observer observer_;
   Duration extra_{};
-  uint64_t epoch_ = 0;
+  // Steps in flight, by slot; a crash nulls them so their pending events do nothing. Events
+  // capture (this, slot): small enough for AnyInvocable's inline storage, so no allocation.
+  std::vector<PendingStep*> slots_;
+  std::vector<uint32_t> free_;
 };
 
 }  // namespace ratelab

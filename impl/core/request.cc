@@ -1,5 +1,7 @@
 #include "impl/core/request.h"
 
+#include <algorithm>
+
 namespace ratelab {
 
 Status Validate(const Request& r) {
@@ -12,13 +14,21 @@ Status Validate(const Request& r) {
   return absl::OkStatus();
 }
 
+namespace {
+bool NeedsEscape(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x21 || u > 0x7e || c == ':' || c == '{' || c == '}' || c == '%';
+}
+}  // namespace
+
 std::string EscapeKeyPart(std::string_view part) {
   static constexpr char kHex[] = "0123456789ABCDEF";
+  if (std::none_of(part.begin(), part.end(), NeedsEscape)) return std::string(part);
   std::string out;
-  out.reserve(part.size());
+  out.reserve(part.size() + 8);
   for (char c : part) {
     const auto u = static_cast<unsigned char>(c);
-    if (u < 0x21 || u > 0x7e || c == ':' || c == '{' || c == '}' || c == '%') {
+    if (NeedsEscape(c)) {
       out += '%';
       out += kHex[u >> 4];
       out += kHex[u & 0xf];
@@ -30,8 +40,12 @@ std::string EscapeKeyPart(std::string_view part) {
 }
 
 std::string LimiterKey(const Request& r) {
-  return EscapeKeyPart(r.scope_type) + ':' + EscapeKeyPart(r.scope_value) + ':' +
-         EscapeKeyPart(r.endpoint);
+  std::string key = EscapeKeyPart(r.scope_type);
+  key += ':';
+  key += EscapeKeyPart(r.scope_value);
+  key += ':';
+  key += EscapeKeyPart(r.endpoint);
+  return key;
 }
 
 }  // namespace ratelab

@@ -8,8 +8,9 @@ namespace ratelab {
 Task<Result<Decision>> InProcessProtocol::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   const std::string key = LimiterKey(request);
-  Decision d = co_await ctx.Step("decide " + key,
-                                 [&] { return limiter_->Decide(key, request.now, request.cost); });
+  // The key is in the request's history event; the label says what the step does.
+  Decision d =
+      co_await ctx.Step("decide", [&] { return limiter_->Decide(key, request.now, request.cost); });
   co_return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <limits>
 
 namespace ratelab {
 
@@ -59,6 +60,62 @@ std::string FormatDuration(Duration d) {
            (frac.empty() ? "" : "." + frac) + u.name;
   }
   return std::to_string(ns) + "ns";
+}
+
+std::optional<Duration> ParseDuration(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && text.front() == '-') {
+    negative = true;
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return std::nullopt;
+  Int128 total = 0;
+  while (!text.empty()) {
+    // Number: digits, optionally a point and more digits.
+    Int128 whole = 0;
+    Int128 frac = 0;
+    Int128 frac_scale = 1;
+    size_t i = 0;
+    bool digits = false;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, digits = true) {
+      whole = whole * 10 + (text[i] - '0');
+      if (whole > (Int128{1} << 64)) return std::nullopt;
+    }
+    if (i < text.size() && text[i] == '.') {
+      for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, digits = true) {
+        if (frac_scale > 1'000'000'000'000'000'000LL) return std::nullopt;
+        frac = frac * 10 + (text[i] - '0');
+        frac_scale *= 10;
+      }
+    }
+    if (!digits) return std::nullopt;
+    text.remove_prefix(i);
+    // Unit: the longest match first.
+    struct Unit {
+      std::string_view name;
+      int64_t nanos;
+    };
+    constexpr Unit kUnits[] = {{"ms", kNanosPerMilli},
+                               {"us", 1000},
+                               {"ns", 1},
+                               {"h", 3600 * kNanosPerSecond},
+                               {"m", 60 * kNanosPerSecond},
+                               {"s", kNanosPerSecond}};
+    const Unit* unit = nullptr;
+    for (const Unit& u : kUnits) {
+      if (text.substr(0, u.name.size()) == u.name) {
+        unit = &u;
+        break;
+      }
+    }
+    if (unit == nullptr) return std::nullopt;
+    text.remove_prefix(unit->name.size());
+    const Int128 frac_nanos = frac * unit->nanos;
+    if (frac_nanos % frac_scale != 0) return std::nullopt;  // finer than a nanosecond
+    total += whole * unit->nanos + frac_nanos / frac_scale;
+    if (total > std::numeric_limits<int64_t>::max()) return std::nullopt;
+  }
+  return Duration(static_cast<int64_t>(negative ? -total : total));
 }
 
 }  // namespace ratelab

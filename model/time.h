@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace ratelab {
 
@@ -46,6 +48,10 @@ constexpr Instant AlignedWindowStart(int64_t index, Duration window) {
 std::string FormatInstant(Instant t);
 // "1m", "1.5s", "250ms", "3ns"; "never" for kNever.
 std::string FormatDuration(Duration d);
+// Parses what FormatDuration writes, and sums such as "1m30s": each part a number (decimals
+// allowed while the result stays whole nanoseconds) and a unit among h, m, s, ms, us, ns; a
+// leading '-' negates. Empty on anything else.
+std::optional<Duration> ParseDuration(std::string_view text);
 
 }  // namespace ratelab
 

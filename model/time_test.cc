@@ -42,5 +42,26 @@ TEST(Time, FormatDurationUsesTheLargestExactUnit) {
   EXPECT_EQ(FormatDuration(Duration(1'500)), "1.5us");
 }
 
+TEST(Time, ParseDurationReadsUnitsSumsAndDecimals) {
+  EXPECT_EQ(ParseDuration("500ms"), milliseconds(500));
+  EXPECT_EQ(ParseDuration("1m30s"), seconds(90));
+  EXPECT_EQ(ParseDuration("1.5s"), milliseconds(1500));
+  EXPECT_EQ(ParseDuration("-3s"), -seconds(3));
+  EXPECT_EQ(ParseDuration("2h"), minutes(120));
+  EXPECT_EQ(ParseDuration("7ns"), Duration(7));
+  EXPECT_EQ(ParseDuration("49.092883022s"), Duration(49'092'883'022));
+  for (const char* bad : {"", "5", "ms", "1.5ns", "3 s", "1x", "-", "1s-2s", "99999999999h"}) {
+    EXPECT_FALSE(ParseDuration(bad).has_value()) << bad;
+  }
+}
+
+TEST(Time, ParseDurationReadsWhatFormatDurationWrites) {
+  for (int64_t ns :
+       {int64_t{1}, int64_t{1500}, int64_t{250'000'000}, int64_t{90'000'000'000},
+        int64_t{-1'500'000'000}, int64_t{49'092'883'022}, int64_t{7'200'000'000'000}}) {
+    EXPECT_EQ(ParseDuration(FormatDuration(Duration(ns))), Duration(ns)) << ns;
+  }
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -4,7 +4,8 @@
 
 #include "ratelab_version.h"
 #include "reports/verdict_table.h"
-#include "sim/demo_scenario.h"
+#include "sim/scenario.h"
+#include "sim/scenario_run.h"
 
 namespace ratelab {
 
@@ -18,7 +19,7 @@ constexpr char kDescription[] =
     "same result.";
 
 int Demo(uint64_t seed, std::ostream& out, std::ostream& err) {
-  Result<Comparison> c = RunDemoScenario(seed);
+  Result<Comparison> c = RunScenario(DemoScenario(), seed);
   if (!c.ok()) {
     err << "ratelab demo: " << c.status().message() << "\n";
     return kExitBadInput;

@@ -38,20 +38,32 @@ std::string Ratio(int64_t n, int64_t d) {
 
 std::string RenderVerdictTable(const Comparison& c) {
   const std::string claim = std::to_string(c.limit) + " in any " + FormatDuration(c.window);
-  std::vector<std::vector<std::string>> rows = {{"limiter", "policy", "offered", "admitted",
-                                                 "denied", "max in any " + FormatDuration(c.window),
-                                                 "/ limit", "own promise", claim}};
+  bool any_unanswered = false;
+  for (const LimiterOutcome& o : c.limiters) any_unanswered = any_unanswered || o.unanswered > 0;
+  std::vector<std::string> header = {"limiter", "policy", "offered", "admitted", "denied"};
+  if (any_unanswered) header.push_back("unanswered");
+  header.push_back("max in any " + FormatDuration(c.window));
+  header.push_back("/ limit");
+  if (!c.limiters.empty()) {
+    for (const CheckResult& check : c.limiters.front().checks) {
+      header.push_back(check.name == "promise"          ? "own promise"
+                       : check.name == "any-window-cap" ? claim
+                                                        : check.name);
+    }
+  }
+  std::vector<std::vector<std::string>> rows = {header};
   for (const LimiterOutcome& o : c.limiters) {
-    rows.push_back({o.protocol, o.policy.ToString(), std::to_string(o.offered),
-                    std::to_string(o.admitted), std::to_string(o.denied),
-                    std::to_string(o.max_in_any_window), Ratio(o.max_in_any_window, c.limit),
-                    o.promise_violations.empty()
-                        ? "kept"
-                        : std::to_string(o.promise_violations.size()) + " broken",
-                    o.any_window_violations.empty()
-                        ? "kept"
-                        : "broken for " + std::to_string(o.any_window_violations.size()) +
-                              (o.any_window_violations.size() == 1 ? " key" : " keys")});
+    std::vector<std::string> row = {o.protocol, o.policy.ToString(), std::to_string(o.offered),
+                                    std::to_string(o.admitted), std::to_string(o.denied)};
+    if (any_unanswered) row.push_back(std::to_string(o.unanswered));
+    row.push_back(std::to_string(o.max_in_any_window));
+    row.push_back(Ratio(o.max_in_any_window, c.limit));
+    for (const CheckResult& check : o.checks) {
+      const size_t n = check.violations.size();
+      row.push_back(n == 0 ? "kept"
+                           : "broken for " + std::to_string(n) + (n == 1 ? " key" : " keys"));
+    }
+    rows.push_back(std::move(row));
   }
   return Align(rows);
 }
@@ -59,9 +71,8 @@ std::string RenderVerdictTable(const Comparison& c) {
 std::string RenderWitnesses(const Comparison& c) {
   std::string out;
   for (const LimiterOutcome& o : c.limiters) {
-    for (const auto* list : {&o.promise_violations, &o.any_window_violations}) {
-      if (list->empty()) continue;
-      out += o.protocol + ": " + list->front().ToString();
+    for (const CheckResult& check : o.checks) {
+      if (!check.violations.empty()) out += o.protocol + ": " + check.violations.front().ToString();
     }
   }
   return out;

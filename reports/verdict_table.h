@@ -4,12 +4,13 @@
 
 #include <string>
 
-#include "sim/demo_scenario.h"
+#include "sim/scenario_run.h"
 
 namespace ratelab {
 
-// One row per limiter: protocol, policy, offered, admitted, denied, the most admitted in any
-// window against the compared limit, and violations of its own promise and of "N in any W".
+// One row per limiter: protocol, policy, offered, admitted, denied (and unanswered when any
+// request went unanswered), the most admitted in any window of the claim against its limit, and
+// one column per check: "kept" or how many keys broke it.
 std::string RenderVerdictTable(const Comparison& c);
 
 // The first witness of each violation, limiter by limiter (empty when there is none).

@@ -9,7 +9,7 @@ namespace ratelab {
 namespace {
 
 TEST(VerdictTable, HasAHeaderAndOneAlignedRowPerLimiter) {
-  Result<Comparison> c = RunDemoScenario(1);
+  Result<Comparison> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok());
   const std::string table = RenderVerdictTable(*c);
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 6);
@@ -18,12 +18,12 @@ TEST(VerdictTable, HasAHeaderAndOneAlignedRowPerLimiter) {
   const size_t row = table.find("memory-fixed-window");
   ASSERT_NE(row, std::string::npos);
   const std::string line = table.substr(row, table.find('\n', row) - row);
-  EXPECT_TRUE(std::regex_search(line, std::regex(" 10 +2\\.00 +kept "))) << line;
-  EXPECT_NE(line.find("broken for"), std::string::npos) << line;
+  EXPECT_TRUE(std::regex_search(line, std::regex(" 10 +2\\.00 +kept +broken for [0-9]+ keys")))
+      << line;
 }
 
 TEST(VerdictTable, WitnessesNameTheLimiterAndTheEvents) {
-  Result<Comparison> c = RunDemoScenario(1);
+  Result<Comparison> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok());
   const std::string w = RenderWitnesses(*c);
   EXPECT_NE(w.find("memory-fixed-window: [any-window-cap] 6 admitted in"), std::string::npos) << w;

@@ -1,0 +1,61 @@
+// A scenario: what to simulate and what to check. Loaded from YAML (LoadScenario) or built in
+// code (the demo). See docs/scenarios.md for the file format.
+#ifndef RATELAB_SIM_SCENARIO_H_
+#define RATELAB_SIM_SCENARIO_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "model/policy.h"
+#include "sim/simulation.h"
+#include "sim/traffic.h"
+
+namespace ratelab {
+
+struct LimiterSpec {
+  std::string protocol;  // a name from `ratelab list protocols`
+  Policy policy;
+};
+
+struct FaultSpec {
+  enum class Kind { kCrash, kClockJump };
+  Kind kind = Kind::kCrash;
+  int node = 0;
+  Duration at{};      // from the scenario's start
+  Duration amount{};  // kCrash: down for; kClockJump: by
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  Instant start = FromUnixNanos(0) + std::chrono::hours(12);
+  std::vector<NodeSpec> nodes = {NodeSpec{}};
+  Latency to_store;
+  Latency from_store;
+  enum class BuggifyMode { kOff, kOn, kAuto } buggify = BuggifyMode::kOff;
+  std::vector<LimiterSpec> limiters;
+  // The claim every limiter is held to by the window checks: `claim_limit` in any `claim_window`.
+  int64_t claim_limit = 0;
+  Duration claim_window{};
+  std::vector<std::unique_ptr<TrafficGenerator>> traffic;
+  std::vector<FaultSpec> faults;
+  // Oracle names (`ratelab list checks`) and "promise" (each limiter's own algorithm's promise).
+  std::vector<std::string> checks = {"promise", "any-window-cap"};
+};
+
+// Reads the scenario at `path`. Errors read "FILE:LINE:COLUMN: what is wrong, what was expected".
+Result<Scenario> LoadScenario(const std::string& path);
+// The same from text; `source` names it in errors.
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
+
+// The demo's scenario: every algorithm in process on steady traffic, a boundary attack, a burst
+// and many users, on one node with no latency.
+Scenario DemoScenario();
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_SCENARIO_H_

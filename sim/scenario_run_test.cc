@@ -1,0 +1,64 @@
+#include "sim/scenario_run.h"
+
+#include <gtest/gtest.h>
+
+namespace ratelab {
+namespace {
+
+const LimiterOutcome& Find(const Comparison& c, const std::string& protocol) {
+  for (const LimiterOutcome& o : c.limiters) {
+    if (o.protocol == protocol) return o;
+  }
+  ADD_FAILURE() << "no " << protocol;
+  return c.limiters.front();
+}
+
+const std::vector<Violation>& Violations(const LimiterOutcome& o, const std::string& check) {
+  for (const CheckResult& c : o.checks) {
+    if (c.name == check) return c.violations;
+  }
+  ADD_FAILURE() << "no check " << check;
+  return o.checks.front().violations;
+}
+
+TEST(DemoScenario, FixedWindowKeepsItsPromiseButReachesTwiceTheLimitInSomeWindow) {
+  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const LimiterOutcome& fw = Find(*c, "memory-fixed-window");
+  EXPECT_TRUE(Violations(fw, "promise").empty());
+  EXPECT_EQ(fw.max_in_any_window, 2 * c->limit);
+  ASSERT_FALSE(Violations(fw, "any-window-cap").empty());
+  EXPECT_EQ(Violations(fw, "any-window-cap").front().witness.size(), 6u) << "N + 1 events";
+}
+
+TEST(DemoScenario, SlidingLogNeverExceedsTheLimitInAnyWindow) {
+  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  ASSERT_TRUE(c.ok());
+  const LimiterOutcome& sl = Find(*c, "memory-sliding-log");
+  EXPECT_EQ(sl.max_in_any_window, c->limit);
+  EXPECT_TRUE(Violations(sl, "any-window-cap").empty());
+}
+
+TEST(DemoScenario, EveryLimiterKeepsItsOwnPromiseAndSeesTheSameTraffic) {
+  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  ASSERT_TRUE(c.ok());
+  ASSERT_EQ(c->limiters.size(), 5u);
+  for (const LimiterOutcome& o : c->limiters) {
+    EXPECT_TRUE(Violations(o, "promise").empty()) << o.protocol;
+    EXPECT_EQ(o.offered, c->limiters.front().offered);
+    EXPECT_EQ(o.admitted + o.denied, o.offered) << "no faults: every request answered";
+    EXPECT_GT(o.denied, 0) << o.protocol << " never denied: the demo shows nothing";
+  }
+}
+
+TEST(DemoScenario, SameSeedSameHistoryAndTheSeedMatters) {
+  Result<Comparison> a = RunScenario(DemoScenario(), 7);
+  Result<Comparison> b = RunScenario(DemoScenario(), 7);
+  Result<Comparison> other = RunScenario(DemoScenario(), 8);
+  ASSERT_TRUE(a.ok() && b.ok() && other.ok());
+  EXPECT_EQ(a->history_hash(), b->history_hash());
+  EXPECT_NE(a->history_hash(), other->history_hash());
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include "sim/scenario.h"
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+constexpr char kGood[] = R"(name: two nodes
+description: skewed clocks
+seed: 9
+nodes:
+  - {clock_offset: 0s}
+  - {clock_offset: 2s, drift_ppm: 100}
+latency:
+  to_store: {base: 1ms, jitter: 2ms}
+buggify: auto
+limiters:
+  - {algorithm: fixed-window, limit: 5, window: 1m}
+  - {algorithm: gcra, burst: 5, interval: 12s}
+claim: {limit: 5, window: 1m}
+traffic:
+  - {type: boundary-attack, user: attacker, edge: 2m, spread: 500ms, per_side: 5}
+  - {type: zipf-users, users: 40, exponent: 1.1, duration: 5m, mean_gap: 1500ms}
+faults:
+  - {type: crash, node: 1, at: 1m, down_for: 5s}
+  - {type: clock-jump, node: 0, at: 2m, by: -3s}
+checks: [promise, any-window-cap, false-denials]
+)";
+
+TEST(ScenarioFile, ReadsEverySection) {
+  Result<Scenario> s = ParseScenario(kGood, "good.yaml");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->name, "two nodes");
+  EXPECT_EQ(s->seed, 9u);
+  ASSERT_EQ(s->nodes.size(), 2u);
+  EXPECT_EQ(s->nodes[1].clock_offset, seconds(2));
+  EXPECT_EQ(s->nodes[1].drift_ppm, 100);
+  EXPECT_EQ(s->to_store.jitter, milliseconds(2));
+  EXPECT_EQ(s->buggify, Scenario::BuggifyMode::kAuto);
+  ASSERT_EQ(s->limiters.size(), 2u);
+  EXPECT_EQ(s->limiters[1].protocol, "memory-gcra");
+  EXPECT_EQ(s->limiters[1].policy, Policy::Bucket(Algorithm::kGcra, 5, seconds(12)));
+  EXPECT_EQ(s->claim_window, minutes(1));
+  EXPECT_EQ(s->traffic.size(), 2u);
+  ASSERT_EQ(s->faults.size(), 2u);
+  EXPECT_EQ(s->faults[1].amount, -seconds(3));
+  EXPECT_EQ(s->checks, (std::vector<std::string>{"promise", "any-window-cap", "false-denials"}));
+}
+
+// The error for `text`, which must fail.
+std::string ErrorOf(const std::string& text) {
+  Result<Scenario> s = ParseScenario(text, "bad.yaml");
+  EXPECT_FALSE(s.ok()) << text;
+  return s.ok() ? "" : std::string(s.status().message());
+}
+
+constexpr char kTraffic[] = "traffic:\n  - {type: burst, user: u, at: 1s, count: 3}\n";
+
+TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
+  EXPECT_EQ(
+      ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limitt: 5, window: 1m}\n") +
+              kTraffic),
+      "bad.yaml:2:31: unknown key 'limitt' in a limiter (expected one of: protocol, "
+      "algorithm, limit, window, burst, interval)");
+  EXPECT_EQ(
+      ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limit: 5, window: 1 min}\n") +
+              kTraffic),
+      "bad.yaml:2:49: 'window' is not a duration: '1 min' (expected a number and a unit "
+      "among h, m, s, ms, us, ns)");
+  EXPECT_EQ(
+      ErrorOf(std::string("limiters:\n  - {algorithm: leaky-bucket, limit: 5, window: 1m}\n") +
+              kTraffic),
+      "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
+      "sliding-counter, token-bucket or gcra)");
+  EXPECT_EQ(
+      ErrorOf(std::string("limiters:\n  - {algorithm: gcra, burst: 0, interval: 1s}\n") + kTraffic),
+      "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
+}
+
+TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
+  const std::string head = "limiters:\n  - {algorithm: sliding-log, limit: 5, window: 1m}\n";
+  EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: poisson, user: u}\n"),
+            "bad.yaml:4:12: unknown traffic type 'poisson' (expected constant, boundary-attack, "
+            "burst or zipf-users)");
+  EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: crash, node: 3, at: 1s}\n"),
+            "bad.yaml:6:25: 'node' must be between 0 and 0 (got 3)");
+  EXPECT_EQ(ErrorOf(head + kTraffic + "checks: [promise, vibes]\n"),
+            "bad.yaml:5:19: unknown check 'vibes' (expected promise, aligned-window-cap, "
+            "any-window-cap, bucket-conformance, false-denials or retry-after; the boundary-burst "
+            "ratio is always reported)");
+  EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
+}
+
+TEST(ScenarioFile, MalformedYamlIsLocatedToo) {
+  EXPECT_EQ(ErrorOf("limiters: [\n  {algorithm: gcra\n"),
+            "bad.yaml:3:1: end of map flow not found");
+  EXPECT_EQ(ErrorOf("- just\n- a list\n"),
+            "bad.yaml:1:1: a scenario must be a mapping of keys such as limiters:");
+}
+
+TEST(ScenarioFile, AMissingFileSaysSo) {
+  Result<Scenario> s = LoadScenario("/nonexistent/scenario.yaml");
+  EXPECT_EQ(s.status().message(), "/nonexistent/scenario.yaml: cannot open the scenario file");
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/run_command.h"
 #include "ratelab_version.h"
 #include "reports/verdict_table.h"
 #include "sim/scenario.h"
@@ -62,6 +63,21 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   demo->add_option("--seed", seed, "Seed of the run (drives the many-users traffic)")
       ->capture_default_str();
 
+  RunOptions run_options;
+  uint64_t run_seed = 0;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Simulate a scenario file (see docs/scenarios.md and scenarios/), check its oracles, "
+      "print the verdicts; exit 1 when a check is broken");
+  run->add_option("scenario", run_options.scenario, "Scenario YAML file")->required();
+  CLI::Option* seed_option =
+      run->add_option("--seed", run_seed, "Seed of the run (default: the scenario's)");
+  run->add_option("--seeds", run_options.seeds, "A range of seeds to sweep, A..B")
+      ->excludes(seed_option);
+  run->add_option("--jobs", run_options.jobs, "Seeds simulated in parallel")->capture_default_str();
+  run->add_option("--out", run_options.out, "Directory to write result.json into");
+  run->add_flag("--json", run_options.json, "Print the result as JSON instead of a table");
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -84,6 +100,10 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     return kExitOk;
   }
   if (demo->parsed()) return Demo(seed, out, err);
+  if (run->parsed()) {
+    if (seed_option->count() > 0) run_options.seed = run_seed;
+    return RunCommand(run_options, out, err);
+  }
   out << app.help();
   return kExitOk;
 }

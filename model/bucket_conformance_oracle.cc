@@ -16,7 +16,7 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
     int64_t used_since_full = 0;
     for (size_t i = 0; i < events.size(); ++i) {
       if (i > 0) {
-        const Int128 refilled = level + (events[i]->apply - events[i - 1]->apply).count();
+        const Int128 refilled = level + (events[i]->invoke - events[i - 1]->invoke).count();
         if (refilled >= full) {
           level = full;
           last_full = i;
@@ -28,12 +28,12 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
       level -= Int128{events[i]->cost} * interval.count();
       used_since_full += events[i]->cost;
       if (level < 0) {
-        const Duration span = events[i]->apply - events[last_full]->apply;
+        const Duration span = events[i]->invoke - events[last_full]->invoke;
         const int64_t bound = burst + span.count() / interval.count();
         out.push_back({"bucket-conformance", std::string(key),
                        std::to_string(used_since_full) + " admitted in [" +
-                           FormatInstant(events[last_full]->apply) + ", " +
-                           FormatInstant(events[i]->apply) + "] (span " + FormatDuration(span) +
+                           FormatInstant(events[last_full]->invoke) + ", " +
+                           FormatInstant(events[i]->invoke) + "] (span " + FormatDuration(span) +
                            "), bucket allows at most " + std::to_string(burst) + " + " +
                            FormatDuration(span) + " / " + FormatDuration(interval) + " = " +
                            std::to_string(bound),

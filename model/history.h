@@ -25,8 +25,8 @@ struct HistoryEvent {
   std::string key;
   int node = 0;
   int64_t cost = 1;
-  Instant invoke{};    // the client sent it
-  Instant apply{};     // the decision took effect in the store (oracles judge this instant)
+  Instant invoke{};    // the client sent it (oracles judge this instant)
+  Instant apply{};     // the decision took effect in the store
   Instant complete{};  // the client got the answer (unset when no answer came)
   Instant node_now{};  // what the node's clock read when the request arrived (skew shows here)
   std::optional<Decision> decision;  // empty: no answer ever came (lost in a crash)

@@ -54,16 +54,16 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
 
 namespace internal {
 
-bool ApplyOrder(const HistoryEvent* a, const HistoryEvent* b) {
-  return a->apply != b->apply ? a->apply < b->apply : a->id < b->id;
+bool InvokeOrder(const HistoryEvent* a, const HistoryEvent* b) {
+  return a->invoke != b->invoke ? a->invoke < b->invoke : a->id < b->id;
 }
 
-std::vector<const HistoryEvent*> AnsweredInApplyOrder(const History& h) {
+std::vector<const HistoryEvent*> AnsweredInInvokeOrder(const History& h) {
   std::vector<const HistoryEvent*> events;
   for (const HistoryEvent& e : h) {
     if (e.decision) events.push_back(&e);
   }
-  std::stable_sort(events.begin(), events.end(), ApplyOrder);
+  std::stable_sort(events.begin(), events.end(), InvokeOrder);
   return events;
 }
 

@@ -1,9 +1,11 @@
 // Oracles: judges of a history against what an algorithm promises.
 //
 // Every oracle reads only the history (and, for the replay oracles, the reference model), so it
-// is independent of the limiter under test. Each judges admissions at their `apply` instant,
-// per key, and reports at most one violation per key (the first, with a minimal witness) so a
-// long run's report stays readable; counts and maxima cover the whole history.
+// is independent of the limiter under test. Each judges admissions at their `invoke` instant
+// (the true time the client asked: what a limiter with an accurate clock decides on, so store
+// latency never raises a false alarm, while skew, restarts and races still show), per key, and
+// reports at most one violation per key (the first, with a minimal witness) so a long run's report
+// stays readable; counts and maxima cover the whole history.
 #ifndef RATELAB_MODEL_ORACLES_H_
 #define RATELAB_MODEL_ORACLES_H_
 
@@ -44,7 +46,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
 // last full.
 std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, Duration interval);
 
-// Replays the history into the reference model of `policy` (admissions forced in, in apply
+// Replays the history into the reference model of `policy` (admissions forced in, in invoke
 // order) and flags each denial the model would have admitted: "no false denials".
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
 

@@ -12,18 +12,18 @@
 
 namespace ratelab::internal {
 
-// Events of `h` passing `keep`, grouped by key: groups in key order, each in (apply, id) order.
+// Events of `h` passing `keep`, grouped by key: groups in key order, each in (invoke, id) order.
 using KeyGroups = std::vector<std::pair<std::string_view, std::vector<const HistoryEvent*>>>;
 template <typename Keep>
 KeyGroups GroupByKey(const History& h, Keep keep);
 
-// Every event of `h` with an answer, in (apply, id) order.
-std::vector<const HistoryEvent*> AnsweredInApplyOrder(const History& h);
+// Every event of `h` with an answer, in (invoke, id) order.
+std::vector<const HistoryEvent*> AnsweredInInvokeOrder(const History& h);
 
 std::vector<HistoryEvent> Copy(const std::vector<const HistoryEvent*>& events, size_t from,
                                size_t to);
 
-bool ApplyOrder(const HistoryEvent* a, const HistoryEvent* b);
+bool InvokeOrder(const HistoryEvent* a, const HistoryEvent* b);
 
 template <typename Keep>
 KeyGroups GroupByKey(const History& h, Keep keep) {
@@ -39,8 +39,8 @@ KeyGroups GroupByKey(const History& h, Keep keep) {
   std::sort(groups.begin(), groups.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [key, events] : groups) {
-    if (!std::is_sorted(events.begin(), events.end(), ApplyOrder)) {
-      std::stable_sort(events.begin(), events.end(), ApplyOrder);
+    if (!std::is_sorted(events.begin(), events.end(), InvokeOrder)) {
+      std::stable_sort(events.begin(), events.end(), InvokeOrder);
     }
   }
   return groups;

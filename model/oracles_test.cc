@@ -80,7 +80,7 @@ TEST(BucketConformanceOracle, WitnessStartsWhereTheBucketWasLastFull) {
   std::vector<Violation> v = CheckBucketConformance(h, 2, seconds(1));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].witness.size(), 3u);
-  EXPECT_EQ(v[0].witness.front().apply, kT0 + seconds(100));
+  EXPECT_EQ(v[0].witness.front().invoke, kT0 + seconds(100));
 }
 
 TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
@@ -95,7 +95,7 @@ TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
   EXPECT_EQ(v[0].summary,
             "denied at 12:00:10.500 although sliding-log 2 per 10s had room (1 left before this "
             "request of cost 1)");
-  denied[0].apply = kT0 + seconds(9);
+  denied[0].invoke = kT0 + seconds(9);
   h.back() = denied[0];
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());
 }

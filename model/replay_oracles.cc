@@ -18,13 +18,13 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, Jud
   std::vector<Violation> out;
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
   std::unordered_set<std::string_view> reported;
-  for (const HistoryEvent* e : internal::AnsweredInApplyOrder(h)) {
+  for (const HistoryEvent* e : internal::AnsweredInInvokeOrder(h)) {
     if (e->decision->allowed) {
-      model->Admit(e->key, e->apply, e->cost);
+      model->Admit(e->key, e->invoke, e->cost);
       continue;
     }
     if (reported.contains(e->key)) continue;
-    const Decision expected = model->Peek(e->key, e->apply, e->cost);
+    const Decision expected = model->Peek(e->key, e->invoke, e->cost);
     if (std::optional<std::string> why = judge(*e, expected)) {
       out.push_back({"", e->key, *why, {*e}});
       reported.insert(e->key);
@@ -40,7 +40,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
       h, policy,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
-        return "denied at " + FormatInstant(e.apply) + " although " + policy.ToString() +
+        return "denied at " + FormatInstant(e.invoke) + " although " + policy.ToString() +
                " had room (" + std::to_string(expected.remaining + e.cost) +
                " left before this request of cost " + std::to_string(e.cost) + ")";
       });
@@ -55,7 +55,7 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy) {
         if (expected.allowed || expected.retry_after == e.decision->retry_after) {
           return std::nullopt;
         }
-        return "denied at " + FormatInstant(e.apply) + " with retry after " +
+        return "denied at " + FormatInstant(e.invoke) + " with retry after " +
                FormatDuration(e.decision->retry_after) + "; the exact wait under " +
                policy.ToString() + " is " + FormatDuration(expected.retry_after);
       });

@@ -3,7 +3,7 @@
 namespace ratelab {
 
 std::string DescribeEvent(const HistoryEvent& e) {
-  std::string out = FormatInstant(e.apply) + "  #" + std::to_string(e.id) + " key=" + e.key +
+  std::string out = FormatInstant(e.invoke) + "  #" + std::to_string(e.id) + " key=" + e.key +
                     " node=" + std::to_string(e.node) + " cost=" + std::to_string(e.cost) + " ";
   if (!e.decision) return out + "no answer";
   if (e.decision->allowed) return out + "admitted";

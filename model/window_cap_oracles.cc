@@ -21,8 +21,8 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
     size_t first = 0;  // first event of the current window
     int64_t used = 0;
     for (size_t i = 0; i < events.size(); ++i) {
-      const int64_t index = AlignedWindowIndex(events[i]->apply, window);
-      if (AlignedWindowIndex(events[first]->apply, window) != index) {
+      const int64_t index = AlignedWindowIndex(events[i]->invoke, window);
+      if (AlignedWindowIndex(events[first]->invoke, window) != index) {
         first = i;
         used = 0;
       }
@@ -49,7 +49,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
     bool reported = false;
     for (size_t i = 0; i < events.size(); ++i) {
       used += events[i]->cost;
-      while (events[i]->apply - events[left]->apply >= window) used -= events[left++]->cost;
+      while (events[i]->invoke - events[left]->invoke >= window) used -= events[left++]->cost;
       report.max_in_any_window = std::max(report.max_in_any_window, used);
       if (used > limit && !reported) {
         // Drop leading events while the rest still breaks the cap: the minimal witness.
@@ -58,9 +58,9 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
         while (in_witness - events[from]->cost > limit) in_witness -= events[from++]->cost;
         report.violations.push_back({"any-window-cap", std::string(key),
                                      std::to_string(in_witness) + " admitted in " +
-                                         Span(events[from]->apply, events[i]->apply, "]") +
+                                         Span(events[from]->invoke, events[i]->invoke, "]") +
                                          " (span " +
-                                         FormatDuration(events[i]->apply - events[from]->apply) +
+                                         FormatDuration(events[i]->invoke - events[from]->invoke) +
                                          " < " + FormatDuration(window) + "), limit " +
                                          std::to_string(limit) + " per " + FormatDuration(window),
                                      internal::Copy(events, from, i + 1)});

@@ -40,7 +40,7 @@ int64_t UnitsIn(const History& h, const std::string& key, int64_t from, int64_t 
                 bool half_open) {
   int64_t sum = 0;
   for (const HistoryEvent& e : h) {
-    const int64_t t = ToUnixNanos(e.apply);
+    const int64_t t = ToUnixNanos(e.invoke);
     if (e.key == key && t >= from && (half_open ? t < to : t <= to)) sum += e.cost;
   }
   return sum;
@@ -58,14 +58,14 @@ RC_GTEST_PROP(AnyWindowCapOracle, MatchesBruteForce, ()) {
   const int64_t w = *rc::gen::inRange<int64_t>(1, 15);
   int64_t brute_max = 0;
   for (const HistoryEvent& e : h) {
-    const int64_t s = ToUnixNanos(e.apply);
+    const int64_t s = ToUnixNanos(e.invoke);
     brute_max = std::max(brute_max, UnitsIn(h, e.key, s, s + w, /*half_open=*/true));
   }
   const AnyWindowReport r = CheckAnyWindowCap(h, limit, Duration(w));
   RC_ASSERT(r.max_in_any_window == brute_max);
   RC_ASSERT(r.violations.empty() == (brute_max <= limit));
   for (const Violation& v : r.violations) {
-    const Duration span = v.witness.back().apply - v.witness.front().apply;
+    const Duration span = v.witness.back().invoke - v.witness.front().invoke;
     RC_ASSERT(span < Duration(w));
     RC_ASSERT(WitnessUnits(v) > limit);
     RC_ASSERT(WitnessUnits(v) - v.witness.front().cost <= limit);  // minimal
@@ -106,7 +106,7 @@ RC_GTEST_PROP(BucketConformanceOracle, MatchesBruteForce, ()) {
   const std::vector<Violation> v = CheckBucketConformance(h, burst, Duration(interval));
   RC_ASSERT(static_cast<int>(v.size()) == keys_over);
   for (const Violation& each : v) {
-    const Duration span = each.witness.back().apply - each.witness.front().apply;
+    const Duration span = each.witness.back().invoke - each.witness.front().invoke;
     RC_ASSERT(WitnessUnits(each) > burst + span.count() / interval);
   }
 }

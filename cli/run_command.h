@@ -1,0 +1,26 @@
+// `ratelab run SCENARIO`: simulate a scenario from one seed or a range of seeds.
+#ifndef RATELAB_CLI_RUN_COMMAND_H_
+#define RATELAB_CLI_RUN_COMMAND_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace ratelab {
+
+struct RunOptions {
+  std::string scenario;
+  std::optional<uint64_t> seed;  // default: the scenario's
+  std::string seeds;             // "A..B": a sweep
+  int jobs = 1;
+  std::string out;    // write DIR/result.json
+  bool json = false;  // print the JSON instead of the table
+};
+
+// Exit status: 0 no violation, 1 a violation found, 2 bad input.
+int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_CLI_RUN_COMMAND_H_

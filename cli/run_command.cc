@@ -58,6 +58,7 @@ void PrintComparison(const Comparison& c, const std::string& file, std::ostream&
           << " request(s) got no answer (lost in a crash, or sent while every node was down)";
     }
   }
+  for (const std::string& note : c.notes) out << "\nnote: " << note;
   const std::string witnesses = RenderWitnesses(c);
   if (!witnesses.empty()) out << "\n\nfirst witness of each violation:\n" << witnesses;
   out << "\nreproduce: ratelab run " << file << " --seed " << c.seed << "\n";

@@ -70,8 +70,17 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
                                       10 * (scenario.to_store.base + scenario.to_store.jitter));
 
   Comparison c{scenario.name,         seed, config.buggify.enabled, {}, scenario.claim_limit,
-               scenario.claim_window, {}};
+               scenario.claim_window, {}, {}};
   for (const auto& g : scenario.traffic) c.traffic.push_back(g->Describe());
+  for (const FaultSpec& f : scenario.faults) {
+    if (f.kind != FaultSpec::Kind::kCrash) continue;
+    for (const LimiterSpec& spec : scenario.limiters) {
+      c.notes.push_back("node " + std::to_string(f.node) + " crashed at " +
+                        FormatInstant(scenario.start + f.at) + " (down " +
+                        FormatDuration(f.amount) + "): " + spec.protocol +
+                        " keeps its counts in process memory, so the restart forgot them");
+    }
+  }
   for (const LimiterSpec& spec : scenario.limiters) {
     Simulation sim(config, FactoryFor(spec));
     for (const FaultSpec& f : scenario.faults) {

@@ -44,6 +44,8 @@ struct Comparison {
   int64_t limit = 0;                 // the claim: `limit` in any `window`
   Duration window{};
   std::vector<LimiterOutcome> limiters;
+  // What a reader must know to read the verdicts, e.g. that a restart forgot in-process counts.
+  std::vector<std::string> notes;
 
   int64_t violation_count() const;
   // A hash of every limiter's history, in order: the run's fingerprint.

@@ -1,0 +1,124 @@
+#include "cli/run_command.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/ratelab_cli.h"
+
+namespace ratelab {
+namespace {
+
+std::string Scenario(const std::string& name) {
+  return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
+}
+
+struct Outcome {
+  int exit;
+  std::string out;
+  std::string err;
+};
+
+Outcome Ratelab(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int exit = RunRatelab(args, out, err);
+  return {exit, out.str(), err.str()};
+}
+
+TEST(RunCommand, BoundaryAttackBreaksTheClaimForTheFixedWindowOnly) {
+  Outcome r = Ratelab({"run", Scenario("boundary-attack"), "--json"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seed"], 1);
+  EXPECT_EQ(j["history_hash"].get<std::string>().size(), 16u);
+  for (const nlohmann::json& l : j["limiters"]) {
+    const bool fixed = l["protocol"] == "memory-fixed-window";
+    EXPECT_EQ(l["max_in_any_window"], fixed ? 10 : 5) << l["protocol"];
+    EXPECT_EQ(l["violations"].empty(), !fixed) << l["protocol"];
+  }
+}
+
+TEST(RunCommand, EveryExampleScenarioRunsWithTheExpectedVerdict) {
+  const std::map<std::string, int> expected = {{"boundary-attack", kExitViolation},
+                                               {"steady-poisson", kExitOk},
+                                               {"bursty-many-users", kExitOk},
+                                               {"restart-mid-window", kExitViolation},
+                                               {"clock-skew", kExitViolation}};
+  for (const auto& [name, exit] : expected) {
+    Outcome r = Ratelab({"run", Scenario(name)});
+    EXPECT_EQ(r.exit, exit) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("reproduce: ratelab run"), std::string::npos) << name;
+  }
+}
+
+TEST(RunCommand, ARestartIsExplainedInTheOutput) {
+  Outcome r = Ratelab({"run", Scenario("restart-mid-window")});
+  EXPECT_NE(r.out.find("note: node 0 crashed at 12:00:20.000 (down 3s): memory-fixed-window keeps "
+                       "its counts in process memory, so the restart forgot them"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("2 request(s) got no answer"), std::string::npos) << r.out;
+}
+
+TEST(RunCommand, WritesResultJsonIntoOut) {
+  const std::string dir = ::testing::TempDir() + "/ratelab-run-out";
+  std::filesystem::remove_all(dir);
+  Outcome r = Ratelab({"run", Scenario("steady-poisson"), "--seed", "3", "--out", dir});
+  EXPECT_EQ(r.exit, kExitOk) << r.err;
+  std::ifstream f(dir + "/result.json");
+  ASSERT_TRUE(f.good());
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_EQ(j["limiters"].size(), 3u);
+}
+
+TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {
+  Outcome r = Ratelab({"run", Scenario("clock-skew"), "--seeds", "1..6", "--jobs", "2", "--json"});
+  EXPECT_EQ(r.exit, kExitViolation);
+  EXPECT_NE(r.err.find("progress: 6/6 seeds"), std::string::npos) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["seeds"].size(), 6u);
+  EXPECT_EQ(j["first_failing"]["seed"], 1);
+  // A sweep on two threads makes the same runs as one seed at a time.
+  for (const nlohmann::json& s : j["seeds"]) {
+    Outcome one = Ratelab(
+        {"run", Scenario("clock-skew"), "--seed", std::to_string(s["seed"].get<int>()), "--json"});
+    EXPECT_EQ(nlohmann::json::parse(one.out)["history_hash"], s["history_hash"]);
+  }
+}
+
+TEST(RunCommand, SameSeedSameHistoryInTwoProcesses) {
+  auto run = [](const std::string& seed) {
+    const std::string cmd = std::string(RATELAB_BINARY) + " run " + Scenario("bursty-many-users") +
+                            " --seed " + seed + " --json";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string text;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) text.append(buf, n);
+    pclose(p);
+    return nlohmann::json::parse(text)["history_hash"].get<std::string>();
+  };
+  EXPECT_EQ(run("5"), run("5"));
+  EXPECT_NE(run("5"), run("6"));
+}
+
+TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
+  const std::string path = ::testing::TempDir() + "/bad-scenario.yaml";
+  std::ofstream(path) << "limiters:\n  - {algorithm: fixed-window, limit: -1, window: 1m}\n"
+                         "traffic:\n  - {type: burst, user: u, at: 0s, count: 1}\n";
+  Outcome r = Ratelab({"run", path});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_EQ(r.err, "ratelab run: " + path +
+                       ":2:38: 'limit' must be between 1 and 1099511627776 (got -1)\n");
+  EXPECT_EQ(Ratelab({"run", path + ".missing"}).exit, kExitBadInput);
+  EXPECT_EQ(Ratelab({"run", Scenario("clock-skew"), "--seeds", "9..2"}).exit, kExitBadInput);
+  EXPECT_EQ(Ratelab({"run", Scenario("clock-skew"), "--seed", "1", "--seeds", "1..2"}).exit,
+            kExitBadInput);
+}
+
+}  // namespace
+}  // namespace ratelab

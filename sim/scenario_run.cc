@@ -69,8 +69,14 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
   config.buggify.max_delay = std::max(Duration(std::chrono::milliseconds(1)),
                                       10 * (scenario.to_store.base + scenario.to_store.jitter));
 
-  Comparison c{scenario.name,         seed, config.buggify.enabled, {}, scenario.claim_limit,
-               scenario.claim_window, {}, {}};
+  Comparison c{scenario.name,
+               seed,
+               config.buggify.enabled,
+               {},
+               scenario.claim_limit,
+               scenario.claim_window,
+               {},
+               {}};
   for (const auto& g : scenario.traffic) c.traffic.push_back(g->Describe());
   for (const FaultSpec& f : scenario.faults) {
     if (f.kind != FaultSpec::Kind::kCrash) continue;

@@ -4,23 +4,13 @@
 
 #include <sstream>
 
+#include "cli/cli_test_util.h"
+
 namespace ratelab {
 namespace {
 
-struct Outcome {
-  int exit;
-  std::string out;
-  std::string err;
-};
-
-Outcome Ratelab(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int exit = RunRatelab(args, out, err);
-  return {exit, out.str(), err.str()};
-}
-
 TEST(RatelabCli, HelpNamesEveryCommand) {
-  Outcome r = Ratelab({"--help"});
+  CliOutcome r = Ratelab({"--help"});
   EXPECT_EQ(r.exit, kExitOk);
   EXPECT_NE(r.out.find("deterministic simulation"), std::string::npos);
   EXPECT_NE(r.out.find("list"), std::string::npos);
@@ -28,13 +18,13 @@ TEST(RatelabCli, HelpNamesEveryCommand) {
 }
 
 TEST(RatelabCli, VersionPrintsTheProjectVersion) {
-  Outcome r = Ratelab({"--version"});
+  CliOutcome r = Ratelab({"--version"});
   EXPECT_EQ(r.exit, kExitOk);
   EXPECT_EQ(r.out.rfind("ratelab ", 0), 0u) << r.out;
 }
 
 TEST(RatelabCli, ListShowsEverySection) {
-  Outcome r = Ratelab({"list"});
+  CliOutcome r = Ratelab({"list"});
   EXPECT_EQ(r.exit, kExitOk);
   for (const char* s : {"algorithms\n", "protocols\n", "backends\n", "traffic\n", "checks\n",
                         "  gcra ", "  memory-fixed-window ", "source: best practice",
@@ -44,24 +34,24 @@ TEST(RatelabCli, ListShowsEverySection) {
 }
 
 TEST(RatelabCli, ListOneSection) {
-  Outcome r = Ratelab({"list", "checks"});
+  CliOutcome r = Ratelab({"list", "checks"});
   EXPECT_EQ(r.exit, kExitOk);
   EXPECT_EQ(r.out.find("algorithms"), std::string::npos);
   EXPECT_NE(r.out.find("bucket-conformance"), std::string::npos);
 }
 
 TEST(RatelabCli, BadInputExitsTwoAndSaysWhatIsWrong) {
-  Outcome unknown = Ratelab({"list", "flavours"});
+  CliOutcome unknown = Ratelab({"list", "flavours"});
   EXPECT_EQ(unknown.exit, kExitBadInput);
   EXPECT_NE(unknown.err.find("flavours"), std::string::npos) << unknown.err;
-  Outcome bad_seed = Ratelab({"demo", "--seed", "abc"});
+  CliOutcome bad_seed = Ratelab({"demo", "--seed", "abc"});
   EXPECT_EQ(bad_seed.exit, kExitBadInput);
   EXPECT_NE(bad_seed.err.find("--seed"), std::string::npos) << bad_seed.err;
   EXPECT_EQ(Ratelab({"frobnicate"}).exit, kExitBadInput);
 }
 
 TEST(RatelabCli, DemoPrintsTheVerdictsAndHowToReproduce) {
-  Outcome r = Ratelab({"demo", "--seed", "3"});
+  CliOutcome r = Ratelab({"demo", "--seed", "3"});
   EXPECT_EQ(r.exit, kExitOk) << r.err;
   EXPECT_NE(r.out.find("memory-sliding-log"), std::string::npos);
   EXPECT_NE(r.out.find("reproduce: ratelab demo --seed 3"), std::string::npos);

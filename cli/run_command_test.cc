@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
 
 namespace ratelab {
@@ -17,20 +18,8 @@ std::string Scenario(const std::string& name) {
   return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
 }
 
-struct Outcome {
-  int exit;
-  std::string out;
-  std::string err;
-};
-
-Outcome Ratelab(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int exit = RunRatelab(args, out, err);
-  return {exit, out.str(), err.str()};
-}
-
 TEST(RunCommand, BoundaryAttackBreaksTheClaimForTheFixedWindowOnly) {
-  Outcome r = Ratelab({"run", Scenario("boundary-attack"), "--json"});
+  CliOutcome r = Ratelab({"run", Scenario("boundary-attack"), "--json"});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["seed"], 1);
@@ -49,14 +38,14 @@ TEST(RunCommand, EveryExampleScenarioRunsWithTheExpectedVerdict) {
                                                {"restart-mid-window", kExitViolation},
                                                {"clock-skew", kExitViolation}};
   for (const auto& [name, exit] : expected) {
-    Outcome r = Ratelab({"run", Scenario(name)});
+    CliOutcome r = Ratelab({"run", Scenario(name)});
     EXPECT_EQ(r.exit, exit) << name << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find("reproduce: ratelab run"), std::string::npos) << name;
   }
 }
 
 TEST(RunCommand, ARestartIsExplainedInTheOutput) {
-  Outcome r = Ratelab({"run", Scenario("restart-mid-window")});
+  CliOutcome r = Ratelab({"run", Scenario("restart-mid-window")});
   EXPECT_NE(r.out.find("note: node 0 crashed at 12:00:20.000 (down 3s): memory-fixed-window keeps "
                        "its counts in process memory, so the restart forgot them"),
             std::string::npos)
@@ -67,7 +56,7 @@ TEST(RunCommand, ARestartIsExplainedInTheOutput) {
 TEST(RunCommand, WritesResultJsonIntoOut) {
   const std::string dir = ::testing::TempDir() + "/ratelab-run-out";
   std::filesystem::remove_all(dir);
-  Outcome r = Ratelab({"run", Scenario("steady-poisson"), "--seed", "3", "--out", dir});
+  CliOutcome r = Ratelab({"run", Scenario("steady-poisson"), "--seed", "3", "--out", dir});
   EXPECT_EQ(r.exit, kExitOk) << r.err;
   std::ifstream f(dir + "/result.json");
   ASSERT_TRUE(f.good());
@@ -77,7 +66,8 @@ TEST(RunCommand, WritesResultJsonIntoOut) {
 }
 
 TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {
-  Outcome r = Ratelab({"run", Scenario("clock-skew"), "--seeds", "1..6", "--jobs", "2", "--json"});
+  CliOutcome r =
+      Ratelab({"run", Scenario("clock-skew"), "--seeds", "1..6", "--jobs", "2", "--json"});
   EXPECT_EQ(r.exit, kExitViolation);
   EXPECT_NE(r.err.find("progress: 6/6 seeds"), std::string::npos) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -85,7 +75,7 @@ TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {
   EXPECT_EQ(j["first_failing"]["seed"], 1);
   // A sweep on two threads makes the same runs as one seed at a time.
   for (const nlohmann::json& s : j["seeds"]) {
-    Outcome one = Ratelab(
+    CliOutcome one = Ratelab(
         {"run", Scenario("clock-skew"), "--seed", std::to_string(s["seed"].get<int>()), "--json"});
     EXPECT_EQ(nlohmann::json::parse(one.out)["history_hash"], s["history_hash"]);
   }
@@ -110,7 +100,7 @@ TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
   const std::string path = ::testing::TempDir() + "/bad-scenario.yaml";
   std::ofstream(path) << "limiters:\n  - {algorithm: fixed-window, limit: -1, window: 1m}\n"
                          "traffic:\n  - {type: burst, user: u, at: 0s, count: 1}\n";
-  Outcome r = Ratelab({"run", path});
+  CliOutcome r = Ratelab({"run", path});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_EQ(r.err, "ratelab run: " + path +
                        ":2:38: 'limit' must be between 1 and 1099511627776 (got -1)\n");

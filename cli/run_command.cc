@@ -141,19 +141,23 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
                      {"violations", runs[i].violations}});
     if (runs[i].violations > 0 && !first_failing) first_failing = range->first + i;
   }
-  // The first failing seed (or the first seed) in full.
-  Result<Comparison> shown = RunScenario(*scenario, first_failing.value_or(range->first));
+  // The first failing seed, run again in full (same seed, same run) for its witnesses.
+  std::optional<Comparison> shown;
+  if (first_failing) {
+    Result<Comparison> c = RunScenario(*scenario, *first_failing);
+    if (c.ok()) shown = *std::move(c);
+  }
   nlohmann::json j = {{"scenario", scenario->name},
                       {"seeds", seeds},
                       {"seeds_with_violations", failing.load()},
-                      {"first_failing", first_failing ? ResultJson(*shown) : nlohmann::json()}};
+                      {"first_failing", shown ? ResultJson(*shown) : nlohmann::json()}};
   if (!options.out.empty() && !WriteJson(options.out, j, err)) return kExitBadInput;
   if (options.json) {
     out << j.dump(2) << "\n";
   } else {
     out << "seeds " << options.seeds << ": " << failing.load() << " of " << count
         << " with violations\n";
-    if (first_failing) {
+    if (shown) {
       out << "first failing seed " << *first_failing << ":\n\n";
       PrintComparison(*shown, options.scenario, out);
     }

@@ -15,7 +15,7 @@ namespace ratelab {
 
 // One store operation a request performed, and when it took effect.
 struct StepRecord {
-  std::string label;  // "INCR rl:user:u1", "decide user:u1:/api"
+  std::string label;  // "INCR rl:user:u1", "decide"
   Instant at{};
   bool operator==(const StepRecord&) const = default;
 };

@@ -24,20 +24,6 @@ constexpr std::array<OracleInfo, 6> kOracles = {{
 
 std::span<const OracleInfo> Oracles() { return kOracles; }
 
-std::string_view PromiseOracle(Algorithm a) {
-  switch (a) {
-    case Algorithm::kFixedWindow:
-    case Algorithm::kSlidingCounter:
-      return "aligned-window-cap";
-    case Algorithm::kSlidingLog:
-      return "any-window-cap";
-    case Algorithm::kTokenBucket:
-    case Algorithm::kGcra:
-      return "bucket-conformance";
-  }
-  return "";
-}
-
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:

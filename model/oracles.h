@@ -58,8 +58,6 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
 // fixed window and sliding counter, the any-window cap for the sliding log, bucket conformance
 // for the token bucket and GCRA.
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
-// The name of the oracle CheckPromise uses for `a`.
-std::string_view PromiseOracle(Algorithm a);
 
 }  // namespace ratelab
 

@@ -15,7 +15,6 @@ bool EventLoop::RunOne() {
   Event e = std::move(events_.back());
   events_.pop_back();
   now_ = e.at;
-  ++events_run_;
   e.cb();
   return true;
 }

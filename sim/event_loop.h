@@ -37,8 +37,6 @@ class EventLoop {
     while (RunOne()) {
     }
   }
-  size_t pending() const { return events_.size(); }
-  uint64_t events_run() const { return events_run_; }
 
  private:
   struct Event {
@@ -53,7 +51,6 @@ class EventLoop {
 
   Instant now_;
   uint64_t next_seq_ = 0;
-  uint64_t events_run_ = 0;
   std::vector<Event> events_;
 };
 

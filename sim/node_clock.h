@@ -24,12 +24,6 @@ class NodeClock {
   }
   // A jump (NTP step, operator error): from now on the clock reads `by` further ahead.
   void Jump(Duration by) { offset_ += by; }
-  void SetDrift(Instant at, int64_t drift_ppm) {
-    // Keep the reading continuous at `at`: fold the drift so far into the offset.
-    offset_ = Read(at) - at;
-    origin_ = at;
-    drift_ppm_ = drift_ppm;
-  }
 
  private:
   Instant origin_;

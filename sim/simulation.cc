@@ -23,6 +23,11 @@ struct Simulation::Node {
 };
 
 namespace {
+// The request an arrival makes, as its node sees it at `now`.
+Request RequestFor(const Arrival& a, Instant now) {
+  return {"user", a.user, a.endpoint, a.cost, now};
+}
+
 // Independent random streams of a run.
 constexpr uint64_t kRoutingStream = 1;
 constexpr uint64_t kNodeStreamBase = 1000;
@@ -89,8 +94,7 @@ void Simulation::Arrive(int64_t id, const Arrival& a) {
   Node& n = *nodes_[static_cast<size_t>(node)];
   e.node = node;
   e.node_now = n.clock.Read(loop_.now());
-  Request request{"user", a.user, a.endpoint, a.cost, e.node_now};
-  auto flight = std::make_unique<InFlight>(std::move(request), *n.executor, id, *n.protocol);
+  auto flight = std::make_unique<InFlight>(RequestFor(a, e.node_now), *n.executor, id, *n.protocol);
   InFlight& f = *flight;
   n.in_flight.emplace(id, std::move(flight));
   f.task.Start();
@@ -118,8 +122,7 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
     HistoryEvent& e = history_[i];
     e.id = static_cast<int64_t>(i);
     e.cost = arrivals[i].cost;
-    e.invoke = arrivals[i].at;
-    e.key = LimiterKey({"user", arrivals[i].user, arrivals[i].endpoint, arrivals[i].cost, {}});
+    e.key = LimiterKey(RequestFor(arrivals[i], {}));  // also for requests no node takes
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(),

@@ -61,8 +61,6 @@ class SimulationExecutor final : public Executor {
   void Crash() {
     for (PendingStep*& slot : slots_) slot = nullptr;
   }
-  // Extra latency on every leg until told otherwise (a latency spike).
-  void SetExtraLatency(Duration extra) { extra_ = extra; }
 
  private:
   Duration Leg(const Latency& l);
@@ -76,7 +74,6 @@ class SimulationExecutor final : public Executor {
   Latency back_;
   Buggify buggify_;
   Observer observer_;
-  Duration extra_{};
   // Steps in flight, by slot; a crash nulls them so their pending events do nothing. Events
   // capture (this, slot): small enough for AnyInvocable's inline storage, so no allocation.
   std::vector<PendingStep*> slots_;

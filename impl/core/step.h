@@ -101,7 +101,6 @@ class Context {
     return StepAwaiter<Op>(executor_, std::move(label), request_, std::move(op));
   }
   Executor& executor() const { return executor_; }
-  int64_t request() const { return request_; }
 
  private:
   Executor& executor_;

@@ -9,7 +9,7 @@ RATELAB_BUILD="${RATELAB_BUILD:-$RATELAB_ROOT/build}"
 RATELAB_PACKAGES=(
   build-essential cmake ninja-build pkg-config clang-format
   libabsl-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev
-  liblua5.1-0-dev libhiredis-dev libpqxx-dev
+  liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   gnuplot-nox
 )

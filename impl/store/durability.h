@@ -1,0 +1,41 @@
+// How much of a store's state survives a restart of its server, as Redis configures it:
+//   none      no persistence (`--save "" --appendonly no`): a restart loses everything;
+//   everysec  append-only file fsynced once a second: a restart loses the writes of the last
+//             (unfinished) second;
+//   always    append-only file fsynced on every write: a restart loses nothing.
+#ifndef RATELAB_IMPL_STORE_DURABILITY_H_
+#define RATELAB_IMPL_STORE_DURABILITY_H_
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace ratelab {
+
+enum class Durability { kNone, kEverySec, kAlways };
+
+inline constexpr std::array<Durability, 3> kDurabilities = {
+    Durability::kNone, Durability::kEverySec, Durability::kAlways};
+
+constexpr std::string_view DurabilityName(Durability d) {
+  switch (d) {
+    case Durability::kNone:
+      return "none";
+    case Durability::kEverySec:
+      return "everysec";
+    case Durability::kAlways:
+      return "always";
+  }
+  return "?";
+}
+
+constexpr std::optional<Durability> DurabilityFromName(std::string_view name) {
+  for (Durability d : kDurabilities) {
+    if (DurabilityName(d) == name) return d;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_DURABILITY_H_

@@ -1,0 +1,49 @@
+#include "impl/store/kv_reply.h"
+
+#include <charconv>
+
+namespace ratelab {
+
+std::optional<int64_t> KvReply::AsInteger() const {
+  if (type == Type::kInteger) return integer;
+  if (type == Type::kBulk || type == Type::kStatus) return ParseRedisInteger(text);
+  return std::nullopt;
+}
+
+std::string ToString(const KvReply& r) {
+  switch (r.type) {
+    case KvReply::Type::kNil:
+      return "(nil)";
+    case KvReply::Type::kInteger:
+      return "(integer) " + std::to_string(r.integer);
+    case KvReply::Type::kStatus:
+      return r.text;
+    case KvReply::Type::kError:
+      return "(error) " + r.text;
+    case KvReply::Type::kBulk:
+      return "\"" + r.text + "\"";
+    case KvReply::Type::kArray: {
+      std::string out = "[";
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += ToString(r.elements[i]);
+      }
+      return out + "]";
+    }
+  }
+  return "?";
+}
+
+std::optional<int64_t> ParseRedisInteger(std::string_view s) {
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  const bool negative = s[0] == '-';
+  const std::string_view digits = negative ? s.substr(1) : s;
+  if (digits.empty() || digits[0] < '0' || digits[0] > '9') return std::nullopt;
+  if (digits[0] == '0' && (digits.size() > 1 || negative)) return std::nullopt;
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,343 @@
+#include "impl/store/lua_scripting.h"
+
+#include <openssl/evp.h>
+
+#include <cmath>
+#include <cstdio>
+#include <lua.hpp>
+#include <vector>
+
+namespace ratelab {
+namespace {
+
+constexpr char kSelfKey[] = "ratelab.self";
+constexpr char kScriptsKey[] = "ratelab.scripts";
+constexpr int kHookEvery = 10'000;  // instructions between budget checks
+constexpr int32_t kRand48Max = 0x7fffffff;
+
+void PushReply(lua_State* L, const KvReply& r) {
+  switch (r.type) {
+    case KvReply::Type::kNil:
+      lua_pushboolean(L, 0);
+      return;
+    case KvReply::Type::kInteger:
+      lua_pushnumber(L, static_cast<lua_Number>(r.integer));
+      return;
+    case KvReply::Type::kBulk:
+      lua_pushlstring(L, r.text.data(), r.text.size());
+      return;
+    case KvReply::Type::kStatus:
+    case KvReply::Type::kError:
+      lua_newtable(L);
+      lua_pushlstring(L, r.text.data(), r.text.size());
+      lua_setfield(L, -2, r.type == KvReply::Type::kStatus ? "ok" : "err");
+      return;
+    case KvReply::Type::kArray:
+      lua_createtable(L, static_cast<int>(r.elements.size()), 0);
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        PushReply(L, r.elements[i]);
+        lua_rawseti(L, -2, static_cast<int>(i + 1));
+      }
+      return;
+  }
+}
+
+// The string field `name` of the table at `index`, if it has one.
+std::optional<std::string> StringField(lua_State* L, int index, const char* name) {
+  lua_getfield(L, index, name);
+  std::optional<std::string> out;
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, -1, &n);
+    out.emplace(s, n);
+  }
+  lua_pop(L, 1);
+  return out;
+}
+
+KvReply ToReply(lua_State* L, int index) {
+  switch (lua_type(L, index)) {
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, index, &n);
+      return KvReply::Bulk(std::string(s, n));
+    }
+    case LUA_TBOOLEAN:
+      return lua_toboolean(L, index) ? KvReply::Integer(1) : KvReply::Nil();
+    case LUA_TNUMBER:
+      return KvReply::Integer(static_cast<int64_t>(lua_tonumber(L, index)));
+    case LUA_TTABLE: {
+      const int t = index < 0 ? lua_gettop(L) + index + 1 : index;
+      if (std::optional<std::string> err = StringField(L, t, "err")) return KvReply::Error(*err);
+      if (std::optional<std::string> ok = StringField(L, t, "ok")) return KvReply::Status(*ok);
+      std::vector<KvReply> elements;
+      for (int i = 1;; ++i) {
+        lua_rawgeti(L, t, i);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 1);
+          break;
+        }
+        elements.push_back(ToReply(L, -1));
+        lua_pop(L, 1);
+      }
+      return KvReply::Array(std::move(elements));
+    }
+    default:
+      return KvReply::Nil();
+  }
+}
+
+// A Lua number as Redis 7.0 passes it to a command ("%.17g").
+std::string FormatNumber(lua_Number n) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(n));
+  return buf;
+}
+
+int ErrorReply(lua_State* L) {
+  lua_newtable(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "err");
+  return 1;
+}
+
+int StatusReply(lua_State* L) {
+  lua_newtable(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "ok");
+  return 1;
+}
+
+int Sha1HexLua(lua_State* L) {
+  size_t n = 0;
+  const char* s = luaL_checklstring(L, 1, &n);
+  const std::string hex = Sha1Hex(std::string_view(s, n));
+  lua_pushlstring(L, hex.data(), hex.size());
+  return 1;
+}
+
+int ReturnTrue(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+int Ignore(lua_State*) { return 0; }
+
+void SetFunction(lua_State* L, const char* name, lua_CFunction f) {
+  lua_pushcfunction(L, f);
+  lua_setfield(L, -2, name);
+}
+
+void OpenLibrary(lua_State* L, lua_CFunction open, const char* name) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 0);
+}
+
+void SetArray(lua_State* L, const char* global, std::span<const std::string> values) {
+  lua_createtable(L, static_cast<int>(values.size()), 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    lua_pushlstring(L, values[i].data(), values[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+  lua_setglobal(L, global);
+}
+
+}  // namespace
+
+std::string Sha1Hex(std::string_view text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha1(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget)
+    : dispatch_(std::move(dispatch)), instruction_budget_(instruction_budget), L_(luaL_newstate()) {
+  lua_State* L = L_;
+  OpenLibrary(L, luaopen_base, "");
+  OpenLibrary(L, luaopen_table, LUA_TABLIBNAME);
+  OpenLibrary(L, luaopen_string, LUA_STRLIBNAME);
+  OpenLibrary(L, luaopen_math, LUA_MATHLIBNAME);
+  for (const char* unsafe : {"loadfile", "dofile"}) {
+    lua_pushnil(L);
+    lua_setglobal(L, unsafe);
+  }
+  lua_pushlightuserdata(L, this);
+  lua_setfield(L, LUA_REGISTRYINDEX, kSelfKey);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kScriptsKey);
+
+  lua_getglobal(L, "math");
+  SetFunction(L, "random", &LuaScripting::Random);
+  SetFunction(L, "randomseed", &LuaScripting::RandomSeed);
+  lua_pop(L, 1);
+
+  lua_newtable(L);
+  SetFunction(L, "call", &LuaScripting::RedisCall);
+  SetFunction(L, "pcall", &LuaScripting::RedisPCall);
+  SetFunction(L, "error_reply", ErrorReply);
+  SetFunction(L, "status_reply", StatusReply);
+  SetFunction(L, "sha1hex", Sha1HexLua);
+  SetFunction(L, "replicate_commands", ReturnTrue);
+  SetFunction(L, "set_repl", Ignore);
+  SetFunction(L, "log", Ignore);
+  const char* levels[] = {"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING"};
+  for (int i = 0; i < 4; ++i) {
+    lua_pushnumber(L, i);
+    lua_setfield(L, -2, levels[i]);
+  }
+  lua_setglobal(L, "redis");
+}
+
+LuaScripting::~LuaScripting() { lua_close(L_); }
+
+LuaScripting& LuaScripting::Self(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kSelfKey);
+  auto* self = static_cast<LuaScripting*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return *self;
+}
+
+KvReply LuaScripting::Load(std::string_view body) {
+  const std::string sha = Sha1Hex(body);
+  if (Exists(sha)) return KvReply::Bulk(sha);
+  if (luaL_loadbuffer(L_, body.data(), body.size(), "@user_script") != 0) {
+    std::string message = lua_tostring(L_, -1);
+    lua_pop(L_, 1);
+    return KvReply::Error("ERR Error compiling script (new function): " + message);
+  }
+  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_insert(L_, -2);                 // scripts, function
+  lua_setfield(L_, -2, sha.c_str());  // scripts[sha] = function
+  lua_pop(L_, 1);
+  return KvReply::Bulk(sha);
+}
+
+bool LuaScripting::Exists(std::string_view sha) const {
+  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_getfield(L_, -1, std::string(sha).c_str());
+  const bool found = lua_isfunction(L_, -1);
+  lua_pop(L_, 2);
+  return found;
+}
+
+void LuaScripting::Flush() {
+  lua_newtable(L_);
+  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+}
+
+KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> keys,
+                          std::span<const std::string> args) {
+  lua_State* L = L_;
+  lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
+  lua_getfield(L, -1, std::string(sha).c_str());
+  lua_remove(L, -2);
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 1);
+    return KvReply::Error("NOSCRIPT No matching script. Please use EVAL.");
+  }
+  SetArray(L, "KEYS", keys);
+  SetArray(L, "ARGV", args);
+  rand48_ = 0x330E;  // redisSrand48(0), before every script
+  instructions_left_ = instruction_budget_;
+  lua_sethook(L, &LuaScripting::BudgetHook, LUA_MASKCOUNT, kHookEvery);
+  const int status = lua_pcall(L, 0, 1, 0);
+  lua_sethook(L, nullptr, 0, 0);
+  KvReply reply;
+  if (status == 0) {
+    reply = ToReply(L, -1);
+  } else if (lua_istable(L, -1)) {  // an error reply raised by redis.call or error({err=...})
+    const std::optional<std::string> err = StringField(L, lua_gettop(L), "err");
+    reply = KvReply::Error(err.value_or("ERR unknown error") + " script: " + std::string(sha));
+  } else {
+    const char* message = lua_tostring(L, -1);
+    reply = KvReply::Error(std::string("ERR ") + (message ? message : "unknown error") +
+                           " script: " + std::string(sha));
+  }
+  lua_pop(L, 1);
+  return reply;
+}
+
+int LuaScripting::RedisCall(lua_State* L) { return Self(L).CallCommand(L, true); }
+int LuaScripting::RedisPCall(lua_State* L) { return Self(L).CallCommand(L, false); }
+
+int LuaScripting::CallCommand(lua_State* L, bool raise) {
+  const int n = lua_gettop(L);
+  std::vector<std::string> argv;
+  argv.reserve(static_cast<size_t>(n));
+  KvReply reply;
+  for (int i = 1; i <= n; ++i) {
+    if (lua_type(L, i) == LUA_TNUMBER) {
+      argv.push_back(FormatNumber(lua_tonumber(L, i)));
+    } else if (lua_type(L, i) == LUA_TSTRING) {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, i, &len);
+      argv.emplace_back(s, len);
+    } else {
+      reply = KvReply::Error("ERR Lua redis() command arguments must be strings or integers");
+      break;
+    }
+  }
+  if (n == 0) {
+    reply = KvReply::Error("ERR Please specify at least one argument for this redis lib call");
+  }
+  if (!reply.is_error()) reply = dispatch_(argv);
+  PushReply(L, reply);
+  // The C++ build of Lua raises errors as exceptions, so the frames above unwind cleanly.
+  if (raise && reply.is_error()) return lua_error(L);
+  return 1;
+}
+
+int32_t LuaScripting::NextRandom() {
+  rand48_ = (0x5DEECE66DULL * rand48_ + 0xB) & ((1ULL << 48) - 1);
+  return static_cast<int32_t>(rand48_ >> 17);
+}
+
+int LuaScripting::Random(lua_State* L) {
+  const lua_Number r = static_cast<lua_Number>(Self(L).NextRandom() % kRand48Max) /
+                       static_cast<lua_Number>(kRand48Max);
+  switch (lua_gettop(L)) {
+    case 0:
+      lua_pushnumber(L, r);
+      return 1;
+    case 1: {
+      const int u = luaL_checkint(L, 1);
+      luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+      lua_pushnumber(L, std::floor(r * u) + 1);
+      return 1;
+    }
+    case 2: {
+      const int l = luaL_checkint(L, 1);
+      const int u = luaL_checkint(L, 2);
+      luaL_argcheck(L, l <= u, 2, "interval is empty");
+      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      return 1;
+    }
+    default:
+      return luaL_error(L, "wrong number of arguments");
+  }
+}
+
+int LuaScripting::RandomSeed(lua_State* L) {
+  const int32_t seed = luaL_checkint(L, 1);
+  Self(L).rand48_ = (static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16) | 0x330E;
+  return 0;
+}
+
+void LuaScripting::BudgetHook(lua_State* L, lua_Debug*) {
+  LuaScripting& self = Self(L);
+  self.instructions_left_ -= kHookEvery;
+  if (self.instructions_left_ < 0) {
+    luaL_error(L, "script exceeded its budget of %d instructions (an endless loop?)",
+               static_cast<int>(self.instruction_budget_));
+  }
+}
+
+}  // namespace ratelab

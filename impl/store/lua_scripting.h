@@ -1,0 +1,76 @@
+// The scripting engine of MemoryKv: Redis's EVAL on Debian's Lua 5.1 (the C++ build of the
+// library, so a Lua error unwinds C++ frames properly).
+//
+// What a script sees is what Redis 7.0 gives it: KEYS and ARGV; redis.call and redis.pcall
+// (replies converted Redis-to-Lua: integer -> number, bulk -> string, nil -> false, array ->
+// table, status -> {ok=...}, error -> {err=...}); redis.error_reply, redis.status_reply,
+// redis.sha1hex, redis.log (ignored), redis.replicate_commands (returns true); the base, table,
+// string and math libraries, with math.random reseeded to 0 before every script, as Redis does,
+// so scripts are deterministic. Return values are converted Lua-to-Redis: number -> integer
+// (truncated), string -> bulk, true -> 1, false and nil -> nil, {err=...} -> error, {ok=...} ->
+// status, other tables -> arrays up to their first nil.
+//
+// Not provided: cjson, cmsgpack, struct, bit. A script runs under an instruction budget; one
+// that exceeds it (an endless loop) ends in an error reply instead of hanging the harness.
+//
+// Not thread-safe: MemoryKv serializes calls.
+#ifndef RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
+#define RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/any_invocable.h"
+#include "impl/store/kv_reply.h"
+
+struct lua_State;
+struct lua_Debug;
+
+namespace ratelab {
+
+class LuaScripting {
+ public:
+  // Runs one command for redis.call / redis.pcall.
+  using Dispatch = absl::AnyInvocable<KvReply(std::span<const std::string>)>;
+
+  explicit LuaScripting(Dispatch dispatch, int64_t instruction_budget = 100'000'000);
+  ~LuaScripting();
+  LuaScripting(const LuaScripting&) = delete;
+  LuaScripting& operator=(const LuaScripting&) = delete;
+
+  // SCRIPT LOAD: compiles `body` and caches it under its SHA-1. Replies with the SHA-1 (bulk) or
+  // the compile error.
+  KvReply Load(std::string_view body);
+  bool Exists(std::string_view sha) const;
+  // Runs the cached script `sha` (NOSCRIPT when it is not cached).
+  KvReply Run(std::string_view sha, std::span<const std::string> keys,
+              std::span<const std::string> args);
+  // SCRIPT FLUSH, and what a server restart does.
+  void Flush();
+
+ private:
+  static int RedisCall(lua_State* L);
+  static int RedisPCall(lua_State* L);
+  static int Random(lua_State* L);
+  static int RandomSeed(lua_State* L);
+  static void BudgetHook(lua_State* L, lua_Debug* ar);
+  static LuaScripting& Self(lua_State* L);
+  int CallCommand(lua_State* L, bool raise);
+  // Redis's rand48, so math.random gives the numbers it gives on Redis.
+  int32_t NextRandom();
+
+  Dispatch dispatch_;
+  const int64_t instruction_budget_;
+  int64_t instructions_left_ = 0;
+  uint64_t rand48_ = 0;
+  lua_State* L_;
+};
+
+// The lowercase hex SHA-1 of `text`, as Redis names scripts.
+std::string Sha1Hex(std::string_view text);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_LUA_SCRIPTING_H_

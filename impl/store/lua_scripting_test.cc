@@ -1,0 +1,137 @@
+// EVAL on MemoryKv against the Redis scripting documentation: conversions, errors, KEYS/ARGV,
+// the virtual clock, determinism.
+#include "impl/store/lua_scripting.h"
+
+#include <gtest/gtest.h>
+
+#include "impl/store/memory_kv.h"
+
+namespace ratelab {
+namespace {
+
+class LuaScriptingTest : public ::testing::Test {
+ protected:
+  KvReply Eval(const std::string& script, std::vector<std::string> keys = {},
+               std::vector<std::string> args = {}) {
+    std::vector<std::string> argv = {"EVAL", script, std::to_string(keys.size())};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return Run(argv);
+  }
+  KvReply Run(const std::vector<std::string>& argv) {
+    Result<KvReply> r = kv_.Execute(argv);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? *r : KvReply::Nil();
+  }
+
+  ManualClock clock_{FromUnixNanos(1'700'000'000'250'000'000)};
+  MemoryKv kv_{clock_};
+};
+
+bool StartsWith(const KvReply& r, const std::string& prefix) {
+  return r.is_error() && r.text.rfind(prefix, 0) == 0;
+}
+
+TEST_F(LuaScriptingTest, LuaValuesConvertToRedisReplies) {
+  EXPECT_EQ(Eval("return 1"), KvReply::Integer(1));
+  EXPECT_EQ(Eval("return 3.99"), KvReply::Integer(3));  // numbers truncate
+  EXPECT_EQ(Eval("return -3.99"), KvReply::Integer(-3));
+  EXPECT_EQ(Eval("return 'x'"), KvReply::Bulk("x"));
+  EXPECT_EQ(Eval("return true"), KvReply::Integer(1));
+  EXPECT_EQ(Eval("return false"), KvReply::Nil());
+  EXPECT_EQ(Eval("return nil"), KvReply::Nil());
+  EXPECT_EQ(Eval("return {1, 'two', {3}, nil, 5}"),  // an array stops at its first nil
+            KvReply::Array({KvReply::Integer(1), KvReply::Bulk("two"),
+                            KvReply::Array({KvReply::Integer(3)})}));
+  EXPECT_EQ(Eval("return {1, false, 2}"),
+            KvReply::Array({KvReply::Integer(1), KvReply::Nil(), KvReply::Integer(2)}));
+  EXPECT_EQ(Eval("return redis.error_reply('MY failure')"), KvReply::Error("MY failure"));
+  EXPECT_EQ(Eval("return redis.status_reply('FINE')"), KvReply::Status("FINE"));
+  EXPECT_EQ(Eval("return {err='E1'}"), KvReply::Error("E1"));
+}
+
+TEST_F(LuaScriptingTest, RedisRepliesConvertToLuaValues) {
+  Run({"SET", "s", "v"});
+  EXPECT_EQ(Eval("return redis.call('GET', KEYS[1]) == false", {"missing"}), KvReply::Integer(1));
+  EXPECT_EQ(Eval("return type(redis.call('INCR', KEYS[1]))", {"n"}), KvReply::Bulk("number"));
+  EXPECT_EQ(Eval("return redis.call('SET', KEYS[1], 'x')['ok']", {"s"}), KvReply::Bulk("OK"));
+  EXPECT_EQ(Eval("return redis.call('SET', KEYS[1], 'y')", {"s"}), KvReply::Status("OK"));
+  EXPECT_EQ(Eval("local t = redis.call('TIME'); return {type(t[1]), #t}"),
+            KvReply::Array({KvReply::Bulk("string"), KvReply::Integer(2)}));
+}
+
+TEST_F(LuaScriptingTest, KeysAndArgv) {
+  EXPECT_EQ(Eval("return {KEYS[1], KEYS[2], ARGV[1], #ARGV}", {"a", "b"}, {"x", "y", "z"}),
+            KvReply::Array(
+                {KvReply::Bulk("a"), KvReply::Bulk("b"), KvReply::Bulk("x"), KvReply::Integer(3)}));
+  EXPECT_EQ(Run({"EVAL", "return 1", "2", "a"}),
+            KvReply::Error("ERR Number of keys can't be greater than number of args"));
+  EXPECT_EQ(Run({"EVAL", "return 1", "-1"}),
+            KvReply::Error("ERR Number of keys can't be negative"));
+}
+
+TEST_F(LuaScriptingTest, NumberArgumentsAreFormattedAsRedis70Does) {
+  Eval("redis.call('SET', 'a', 0.1); redis.call('SET', 'b', 5); redis.call('SET', 'c', 2^53)");
+  EXPECT_EQ(Run({"GET", "a"}), KvReply::Bulk("0.10000000000000001"));
+  EXPECT_EQ(Run({"GET", "b"}), KvReply::Bulk("5"));
+  EXPECT_EQ(Run({"GET", "c"}), KvReply::Bulk("9007199254740992"));
+}
+
+TEST_F(LuaScriptingTest, CallRaisesErrorsAndPCallReturnsThem) {
+  Run({"HSET", "h", "f", "1"});
+  EXPECT_TRUE(StartsWith(Eval("return redis.call('INCR', KEYS[1])", {"h"}), "WRONGTYPE"));
+  EXPECT_EQ(Eval("local r = redis.pcall('INCR', KEYS[1]); return r['err']", {"h"}),
+            KvReply::Bulk("WRONGTYPE Operation against a key holding the wrong kind of value"));
+  EXPECT_TRUE(StartsWith(Eval("return redis.call('EVAL', 'return 1', 0)"),
+                         "ERR This Redis command is not allowed from script"));
+  EXPECT_TRUE(StartsWith(Eval("return redis.call('SET', 'k', {})"),
+                         "ERR Lua redis() command arguments must be strings or integers"));
+}
+
+TEST_F(LuaScriptingTest, ScriptErrorsBecomeErrorRepliesNotCrashes) {
+  EXPECT_TRUE(StartsWith(Eval("return nil + 1"), "ERR user_script:1: attempt to perform"));
+  EXPECT_TRUE(StartsWith(Eval("return +"), "ERR Error compiling script"));
+  EXPECT_TRUE(StartsWith(Eval("error('boom')"), "ERR user_script:1: boom"));
+  EXPECT_TRUE(StartsWith(Eval("return dofile('/etc/passwd')"), "ERR user_script:1:"));
+  // The engine still works afterwards.
+  EXPECT_EQ(Eval("return 2"), KvReply::Integer(2));
+}
+
+TEST(LuaScriptingBudget, EndlessLoopEndsInAnError) {
+  LuaScripting lua([](std::span<const std::string>) { return KvReply::Nil(); }, 1'000'000);
+  const KvReply sha = lua.Load("while true do end");
+  const KvReply r = lua.Run(sha.text, {}, {});
+  ASSERT_TRUE(r.is_error());
+  EXPECT_NE(r.text.find("exceeded its budget"), std::string::npos) << r.text;
+}
+
+TEST_F(LuaScriptingTest, EvalShaAndScriptCache) {
+  EXPECT_EQ(Run({"SCRIPT", "LOAD", "return 1"}),
+            KvReply::Bulk("e0e1f9fabfc9d4800c877a703b823ac0578ff8db"));
+  EXPECT_EQ(Run({"EVALSHA", "E0E1F9FABFC9D4800C877A703B823AC0578FF8DB", "0"}), KvReply::Integer(1));
+  EXPECT_EQ(Run({"SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "ffff"}),
+            KvReply::Array({KvReply::Integer(1), KvReply::Integer(0)}));
+  Run({"SCRIPT", "FLUSH"});
+  EXPECT_EQ(Run({"EVALSHA", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "0"}),
+            KvReply::Error("NOSCRIPT No matching script. Please use EVAL."));
+  EXPECT_EQ(Eval("return redis.sha1hex('return 1')"),
+            KvReply::Bulk("e0e1f9fabfc9d4800c877a703b823ac0578ff8db"));
+}
+
+TEST_F(LuaScriptingTest, ScriptsSeeTheVirtualClock) {
+  EXPECT_EQ(Eval("return redis.call('TIME')"),
+            KvReply::Array({KvReply::Bulk("1700000000"), KvReply::Bulk("250000")}));
+  Run({"SET", "k", "v", "PX", "10"});
+  clock_.Advance(std::chrono::milliseconds(11));
+  EXPECT_EQ(Eval("return redis.call('EXISTS', KEYS[1])", {"k"}), KvReply::Integer(0));
+}
+
+TEST_F(LuaScriptingTest, MathRandomRestartsEveryScript) {
+  const std::string script = "return {math.random(1000000), math.random(1000000)}";
+  const KvReply first = Eval(script);
+  EXPECT_EQ(Eval(script), first);
+  EXPECT_NE(first.elements[0], first.elements[1]);
+}
+
+}  // namespace
+}  // namespace ratelab

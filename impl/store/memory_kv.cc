@@ -1,0 +1,368 @@
+#include "impl/store/memory_kv.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
+#include "impl/store/lua_scripting.h"
+#include "impl/store/memory_kv_errors.h"
+
+namespace ratelab {
+
+struct MemoryKv::Command {
+  std::string_view name;
+  int arity;  // Redis's convention: n exactly n arguments (name included); -n at least n
+  KvReply (MemoryKv::*run)(Args);
+};
+
+MemoryKv::MemoryKv(const Clock& clock, Durability durability)
+    : clock_(clock),
+      durability_(durability),
+      lua_(std::make_unique<LuaScripting>(
+          [this](std::span<const std::string> argv) { return Dispatch(argv, true); })) {}
+
+MemoryKv::~MemoryKv() = default;
+
+Result<KvReply> MemoryKv::Execute(std::span<const std::string> argv) {
+  std::lock_guard lock(mu_);
+  now_ms_ = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
+  return Dispatch(argv, false);
+}
+
+KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
+  static constexpr std::array<Command, 36> kCommands = {{
+      {"get", 2, &MemoryKv::Get},
+      {"set", -3, &MemoryKv::Set},
+      {"incr", 2, &MemoryKv::Incr},
+      {"incrby", 3, &MemoryKv::IncrByCommand},
+      {"decr", 2, &MemoryKv::Decr},
+      {"decrby", 3, &MemoryKv::DecrBy},
+      {"del", -2, &MemoryKv::Del},
+      {"exists", -2, &MemoryKv::Exists},
+      {"type", 2, &MemoryKv::Type},
+      {"expire", -3, &MemoryKv::Expire},
+      {"pexpire", -3, &MemoryKv::PExpire},
+      {"ttl", 2, &MemoryKv::Ttl},
+      {"pttl", 2, &MemoryKv::PTtl},
+      {"persist", 2, &MemoryKv::Persist},
+      {"time", 1, &MemoryKv::Time},
+      {"ping", -1, &MemoryKv::Ping},
+      {"dbsize", 1, &MemoryKv::DbSize},
+      {"flushall", -1, &MemoryKv::FlushAll},
+      {"hget", 3, &MemoryKv::HGet},
+      {"hset", -4, &MemoryKv::HSet},
+      {"hmget", -3, &MemoryKv::HMGet},
+      {"hgetall", 2, &MemoryKv::HGetAll},
+      {"hincrby", 4, &MemoryKv::HIncrBy},
+      {"hdel", -3, &MemoryKv::HDel},
+      {"hexists", 3, &MemoryKv::HExists},
+      {"hlen", 2, &MemoryKv::HLen},
+      {"zadd", -4, &MemoryKv::ZAdd},
+      {"zrem", -3, &MemoryKv::ZRem},
+      {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},
+      {"zcard", 2, &MemoryKv::ZCard},
+      {"zcount", 4, &MemoryKv::ZCount},
+      {"zscore", 3, &MemoryKv::ZScore},
+      {"zrange", -4, &MemoryKv::ZRange},
+      {"eval", -3, &MemoryKv::Eval},
+      {"evalsha", -3, &MemoryKv::EvalSha},
+      {"script", -2, &MemoryKv::Script},
+  }};
+  if (argv.empty()) return KvReply::Error("ERR empty command");
+  const std::string name = absl::AsciiStrToLower(argv[0]);
+  const auto it = std::find_if(kCommands.begin(), kCommands.end(),
+                               [&](const Command& c) { return c.name == name; });
+  if (it == kCommands.end()) return kv_errors::UnknownCommand(argv);
+  const size_t n = argv.size();
+  if ((it->arity > 0 && n != static_cast<size_t>(it->arity)) ||
+      (it->arity < 0 && n < static_cast<size_t>(-it->arity))) {
+    return kv_errors::Arity(name);
+  }
+  if (from_script && (name == "eval" || name == "evalsha" || name == "script")) {
+    return KvReply::Error("ERR This Redis command is not allowed from script");
+  }
+  return (this->*(it->run))(argv);
+}
+
+void MemoryKv::Restart() {
+  std::lock_guard lock(mu_);
+  now_ms_ = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
+  switch (durability_) {
+    case Durability::kNone:
+      data_.clear();
+      break;
+    case Durability::kEverySec:
+      if (FloorDiv(now_ms_, 1000) != dirty_second_) SyncFinishedSeconds();
+      data_ = durable_;
+      dirty_.clear();
+      break;
+    case Durability::kAlways:
+      break;
+  }
+  lua_->Flush();
+}
+
+size_t MemoryKv::KeyCount() const {
+  std::lock_guard lock(const_cast<std::mutex&>(mu_));
+  return data_.size();
+}
+
+MemoryKv::Entry* MemoryKv::Find(const std::string& key) {
+  auto it = data_.find(key);
+  if (it == data_.end()) return nullptr;
+  if (it->second.expire_ms >= 0 && now_ms_ > it->second.expire_ms) {
+    MarkDirty(key);
+    data_.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+template <typename T>
+T* MemoryKv::FindAs(const std::string& key, bool* wrong_type) {
+  *wrong_type = false;
+  Entry* e = Find(key);
+  if (e == nullptr) return nullptr;
+  T* v = std::get_if<T>(&e->value);
+  *wrong_type = v == nullptr;
+  return v;
+}
+template std::string* MemoryKv::FindAs<std::string>(const std::string&, bool*);
+template MemoryKv::Hash* MemoryKv::FindAs<MemoryKv::Hash>(const std::string&, bool*);
+template MemoryKv::ZSet* MemoryKv::FindAs<MemoryKv::ZSet>(const std::string&, bool*);
+
+MemoryKv::Entry& MemoryKv::Write(const std::string& key) {
+  MarkDirty(key);
+  return data_[key];
+}
+
+void MemoryKv::Erase(const std::string& key) {
+  MarkDirty(key);
+  data_.erase(key);
+}
+
+void MemoryKv::MarkDirty(const std::string& key) {
+  if (durability_ != Durability::kEverySec) return;
+  const int64_t second = FloorDiv(now_ms_, 1000);
+  if (second != dirty_second_) SyncFinishedSeconds();
+  dirty_second_ = second;
+  dirty_.insert(key);
+}
+
+void MemoryKv::SyncFinishedSeconds() {
+  for (const std::string& key : dirty_) {
+    auto it = data_.find(key);
+    if (it == data_.end()) {
+      durable_.erase(key);
+    } else {
+      durable_[key] = it->second;
+    }
+  }
+  dirty_.clear();
+}
+
+// Strings -------------------------------------------------------------------------------------
+
+KvReply MemoryKv::Get(Args a) {
+  bool wrong = false;
+  const std::string* v = FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  return v == nullptr ? KvReply::Nil() : KvReply::Bulk(*v);
+}
+
+KvReply MemoryKv::Set(Args a) {
+  bool nx = false, xx = false, get = false, keep_ttl = false;
+  int64_t expire_ms = -1;
+  for (size_t i = 3; i < a.size(); ++i) {
+    const std::string opt = absl::AsciiStrToUpper(a[i]);
+    if (opt == "NX" && !xx) {
+      nx = true;
+    } else if (opt == "XX" && !nx) {
+      xx = true;
+    } else if (opt == "GET") {
+      get = true;
+    } else if (opt == "KEEPTTL" && expire_ms < 0) {
+      keep_ttl = true;
+    } else if ((opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && !keep_ttl &&
+               expire_ms < 0 && i + 1 < a.size()) {
+      const std::optional<int64_t> v = ParseRedisInteger(a[++i]);
+      if (!v) return kv_errors::NotInteger();
+      const int64_t unit = (opt == "EX" || opt == "EXAT") ? 1000 : 1;
+      if (*v <= 0 || *v > std::numeric_limits<int64_t>::max() / unit) {
+        return kv_errors::InvalidExpire("set");
+      }
+      const bool absolute = opt == "EXAT" || opt == "PXAT";
+      if (!absolute && *v * unit > std::numeric_limits<int64_t>::max() - now_ms_) {
+        return kv_errors::InvalidExpire("set");
+      }
+      expire_ms = absolute ? *v * unit : now_ms_ + *v * unit;
+    } else {
+      return kv_errors::Syntax();
+    }
+  }
+  Entry* e = Find(a[1]);
+  KvReply old = KvReply::Nil();
+  if (get && e != nullptr) {
+    const std::string* s = std::get_if<std::string>(&e->value);
+    if (s == nullptr) return kv_errors::WrongType();
+    old = KvReply::Bulk(*s);
+  }
+  if ((nx && e != nullptr) || (xx && e == nullptr)) return old;
+  const int64_t kept = (keep_ttl && e != nullptr) ? e->expire_ms : -1;
+  Entry& w = Write(a[1]);
+  w.value = a[2];
+  w.expire_ms = expire_ms >= 0 ? expire_ms : kept;
+  if (expire_ms >= 0 && expire_ms < now_ms_) Erase(a[1]);  // EXAT/PXAT in the past
+  return get ? old : KvReply::Ok();
+}
+
+KvReply MemoryKv::IncrBy(const std::string& key, int64_t by) {
+  bool wrong = false;
+  std::string* v = FindAs<std::string>(key, &wrong);
+  if (wrong) return kv_errors::WrongType();
+  int64_t current = 0;
+  if (v != nullptr) {
+    const std::optional<int64_t> parsed = ParseRedisInteger(*v);
+    if (!parsed) return kv_errors::NotInteger();
+    current = *parsed;
+  }
+  int64_t next = 0;
+  if (__builtin_add_overflow(current, by, &next)) return kv_errors::Overflow();
+  Entry& w = Write(key);
+  w.value = std::to_string(next);  // a new key has no TTL; an existing one keeps its TTL
+  return KvReply::Integer(next);
+}
+
+KvReply MemoryKv::Incr(Args a) { return IncrBy(a[1], 1); }
+KvReply MemoryKv::Decr(Args a) { return IncrBy(a[1], -1); }
+KvReply MemoryKv::IncrByCommand(Args a) {
+  const std::optional<int64_t> by = ParseRedisInteger(a[2]);
+  return by ? IncrBy(a[1], *by) : kv_errors::NotInteger();
+}
+KvReply MemoryKv::DecrBy(Args a) {
+  const std::optional<int64_t> by = ParseRedisInteger(a[2]);
+  if (!by) return kv_errors::NotInteger();
+  if (*by == std::numeric_limits<int64_t>::min()) {
+    return KvReply::Error("ERR decrement would overflow");
+  }
+  return IncrBy(a[1], -*by);
+}
+
+// Keys and expiry -----------------------------------------------------------------------------
+
+KvReply MemoryKv::Del(Args a) {
+  int64_t n = 0;
+  for (size_t i = 1; i < a.size(); ++i) {
+    if (Find(a[i]) != nullptr) {
+      Erase(a[i]);
+      ++n;
+    }
+  }
+  return KvReply::Integer(n);
+}
+
+KvReply MemoryKv::Exists(Args a) {
+  int64_t n = 0;
+  for (size_t i = 1; i < a.size(); ++i) n += Find(a[i]) != nullptr ? 1 : 0;
+  return KvReply::Integer(n);
+}
+
+KvReply MemoryKv::Type(Args a) {
+  const Entry* e = Find(a[1]);
+  if (e == nullptr) return KvReply::Status("none");
+  static constexpr std::array<std::string_view, 3> kNames = {"string", "hash", "zset"};
+  return KvReply::Status(std::string(kNames[e->value.index()]));
+}
+
+KvReply MemoryKv::Expire(Args a) { return ExpireIn(a, 1000, "expire"); }
+KvReply MemoryKv::PExpire(Args a) { return ExpireIn(a, 1, "pexpire"); }
+
+KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, const char* name) {
+  const std::optional<int64_t> ttl = ParseRedisInteger(a[2]);
+  if (!ttl) return kv_errors::NotInteger();
+  bool nx = false, xx = false, gt = false, lt = false;
+  for (size_t i = 3; i < a.size(); ++i) {
+    const std::string opt = absl::AsciiStrToUpper(a[i]);
+    if (opt == "NX") {
+      nx = true;
+    } else if (opt == "XX") {
+      xx = true;
+    } else if (opt == "GT") {
+      gt = true;
+    } else if (opt == "LT") {
+      lt = true;
+    } else {
+      return KvReply::Error("ERR Unsupported option " + a[i]);
+    }
+  }
+  if (nx && (xx || gt || lt)) {
+    return KvReply::Error("ERR NX and XX, GT or LT options at the same time are not compatible");
+  }
+  if (gt && lt) return KvReply::Error("ERR GT and LT options at the same time are not compatible");
+  int64_t when = 0;
+  if (__builtin_mul_overflow(*ttl, unit_ms, &when) ||
+      __builtin_add_overflow(when, now_ms_, &when)) {
+    return kv_errors::InvalidExpire(name);
+  }
+  Entry* e = Find(a[1]);
+  if (e == nullptr) return KvReply::Integer(0);
+  const bool has = e->expire_ms >= 0;
+  if ((nx && has) || (xx && !has) || (gt && (!has || when <= e->expire_ms)) ||
+      (lt && has && when >= e->expire_ms)) {
+    return KvReply::Integer(0);
+  }
+  if (when <= now_ms_) {
+    Erase(a[1]);
+  } else {
+    Write(a[1]).expire_ms = when;
+  }
+  return KvReply::Integer(1);
+}
+
+KvReply MemoryKv::Ttl(Args a) { return TtlIn(a, false); }
+KvReply MemoryKv::PTtl(Args a) { return TtlIn(a, true); }
+
+KvReply MemoryKv::TtlIn(Args a, bool ms) {
+  const Entry* e = Find(a[1]);
+  if (e == nullptr) return KvReply::Integer(-2);
+  if (e->expire_ms < 0) return KvReply::Integer(-1);
+  const int64_t ttl = std::max<int64_t>(0, e->expire_ms - now_ms_);
+  return KvReply::Integer(ms ? ttl : (ttl + 500) / 1000);
+}
+
+KvReply MemoryKv::Persist(Args a) {
+  Entry* e = Find(a[1]);
+  if (e == nullptr || e->expire_ms < 0) return KvReply::Integer(0);
+  Write(a[1]).expire_ms = -1;
+  return KvReply::Integer(1);
+}
+
+// Server ----------------------------------------------------------------------------------------
+
+KvReply MemoryKv::Time(Args) {
+  const int64_t us = FloorDiv(ToUnixNanos(clock_.Now()), 1000);
+  return KvReply::Array({KvReply::Bulk(std::to_string(FloorDiv(us, 1'000'000))),
+                         KvReply::Bulk(std::to_string(us - FloorDiv(us, 1'000'000) * 1'000'000))});
+}
+
+KvReply MemoryKv::Ping(Args a) {
+  if (a.size() > 2) return kv_errors::Arity("ping");
+  return a.size() == 2 ? KvReply::Bulk(a[1]) : KvReply::Status("PONG");
+}
+
+KvReply MemoryKv::DbSize(Args) {
+  // Expired keys that nothing touched yet are still counted, as in Redis.
+  return KvReply::Integer(static_cast<int64_t>(data_.size()));
+}
+
+KvReply MemoryKv::FlushAll(Args a) {
+  if (a.size() > 2) return kv_errors::Syntax();
+  std::vector<std::string> keys;
+  for (const auto& [key, entry] : data_) keys.push_back(key);
+  for (const std::string& key : keys) Erase(key);
+  return KvReply::Ok();
+}
+
+}  // namespace ratelab

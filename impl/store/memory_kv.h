@@ -1,0 +1,141 @@
+// MemoryKv: an in-process simulation of a Redis server, for what limiters use: strings (GET, SET
+// with NX/XX/EX/PX/KEEPTTL/GET, INCR, INCRBY, DECR, DECRBY), keys (DEL, EXISTS, TYPE, EXPIRE,
+// PEXPIRE with NX/XX/GT/LT, TTL, PTTL, PERSIST), hashes (HGET, HSET, HMGET, HGETALL, HINCRBY,
+// HDEL, HEXISTS, HLEN), sorted sets (ZADD with NX/XX/GT/LT/CH, ZREM, ZREMRANGEBYSCORE, ZCARD,
+// ZCOUNT, ZSCORE, ZRANGE with WITHSCORES), TIME, PING, DBSIZE, FLUSHALL, and scripting (EVAL,
+// EVALSHA, SCRIPT LOAD/EXISTS/FLUSH) on Debian's Lua 5.1 (see lua_scripting.h).
+//
+// Time is the injected Clock's, at Redis's millisecond resolution: TIME, TTLs and expiry follow
+// the simulator's virtual clock. A key with expiry E (unix ms) exists while now_ms <= E, as in
+// Redis. Replies and error texts follow Redis 7.0; small hashes keep insertion order as
+// Redis's listpack encoding does.
+//
+// Restart() is a server restart under the configured Durability; the script cache never
+// survives one (EVALSHA answers NOSCRIPT afterwards, as on a real Redis).
+//
+// Thread-safe: each Execute holds a lock, so commands (and scripts) are atomic across threads.
+#ifndef RATELAB_IMPL_STORE_MEMORY_KV_H_
+#define RATELAB_IMPL_STORE_MEMORY_KV_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "impl/core/clock.h"
+#include "impl/store/durability.h"
+#include "impl/store/kv.h"
+
+namespace ratelab {
+
+class LuaScripting;
+
+class MemoryKv final : public Kv {
+ public:
+  explicit MemoryKv(const Clock& clock, Durability durability = Durability::kAlways);
+  ~MemoryKv() override;
+  MemoryKv(const MemoryKv&) = delete;
+  MemoryKv& operator=(const MemoryKv&) = delete;
+
+  Result<KvReply> Execute(std::span<const std::string> argv) override;
+
+  // The server restarts: what Durability did not make durable is lost; scripts are forgotten.
+  void Restart();
+  Durability durability() const { return durability_; }
+  // Live keys (expired ones not yet reclaimed are counted until touched).
+  size_t KeyCount() const;
+
+ private:
+  using Args = std::span<const std::string>;
+  using Hash = std::vector<std::pair<std::string, std::string>>;  // insertion order
+  struct ZSet {
+    std::set<std::pair<double, std::string>> by_score;
+    absl::flat_hash_map<std::string, double> scores;
+  };
+  struct Entry {
+    std::variant<std::string, Hash, ZSet> value;
+    int64_t expire_ms = -1;  // unix ms; -1: none
+  };
+  using Map = absl::flat_hash_map<std::string, Entry>;
+  struct Command;
+
+  // Runs one command; `from_script` forbids the scripting commands.
+  KvReply Dispatch(Args argv, bool from_script);
+  // The live entry at `key` (expired entries are removed first), or nullptr.
+  Entry* Find(const std::string& key);
+  // The live entry at `key` holding T; *wrong_type when it holds another type.
+  template <typename T>
+  T* FindAs(const std::string& key, bool* wrong_type);
+  // For writes: marks `key` changed (for everysec durability) and returns its slot.
+  Entry& Write(const std::string& key);
+  void Erase(const std::string& key);
+  void MarkDirty(const std::string& key);
+  // everysec: makes the writes of finished seconds durable.
+  void SyncFinishedSeconds();
+
+  // Strings and keys (memory_kv.cc).
+  KvReply Get(Args a);
+  KvReply Set(Args a);
+  KvReply IncrBy(const std::string& key, int64_t by);
+  KvReply Incr(Args a);
+  KvReply IncrByCommand(Args a);
+  KvReply Decr(Args a);
+  KvReply DecrBy(Args a);
+  KvReply Del(Args a);
+  KvReply Exists(Args a);
+  KvReply Type(Args a);
+  KvReply Expire(Args a);
+  KvReply PExpire(Args a);
+  KvReply ExpireIn(Args a, int64_t unit_ms, const char* name);
+  KvReply Ttl(Args a);
+  KvReply PTtl(Args a);
+  KvReply TtlIn(Args a, bool ms);
+  KvReply Persist(Args a);
+  KvReply Time(Args a);
+  KvReply Ping(Args a);
+  KvReply DbSize(Args a);
+  KvReply FlushAll(Args a);
+  // Hashes and sorted sets (memory_kv_collections.cc).
+  KvReply HGet(Args a);
+  KvReply HSet(Args a);
+  KvReply HMGet(Args a);
+  KvReply HGetAll(Args a);
+  KvReply HIncrBy(Args a);
+  KvReply HDel(Args a);
+  KvReply HExists(Args a);
+  KvReply HLen(Args a);
+  KvReply ZAdd(Args a);
+  KvReply ZRem(Args a);
+  KvReply ZRemRangeByScore(Args a);
+  KvReply ZCard(Args a);
+  KvReply ZCount(Args a);
+  KvReply ZScore(Args a);
+  KvReply ZRange(Args a);
+  // Scripting (memory_kv_scripting.cc).
+  KvReply Eval(Args a);
+  KvReply EvalSha(Args a);
+  KvReply Script(Args a);
+  KvReply RunScript(Args a, bool by_sha);
+
+  const Clock& clock_;
+  const Durability durability_;
+  std::mutex mu_;
+  int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
+  Map data_;
+  // everysec: the state as of the last fsync, and the keys written since, all in one second.
+  Map durable_;
+  absl::flat_hash_set<std::string> dirty_;
+  int64_t dirty_second_ = 0;
+  std::unique_ptr<LuaScripting> lua_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_MEMORY_KV_H_

@@ -1,0 +1,338 @@
+// MemoryKv's hash and sorted-set commands.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "absl/strings/ascii.h"
+#include "impl/store/memory_kv.h"
+#include "impl/store/memory_kv_errors.h"
+
+namespace ratelab {
+namespace {
+
+// Redis's string-to-double: the whole text, no spaces, "inf"/"+inf"/"-inf" allowed, no NaN.
+std::optional<double> ParseScore(const std::string& s) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || std::isnan(v)) return std::nullopt;
+  return v;
+}
+
+// A score as Redis 7.0 replies with it ("%.17g"; inf and -inf by name).
+std::string FormatScore(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
+
+// A ZRANGEBYSCORE-style bound: "(" makes it exclusive.
+struct ScoreBound {
+  double value = 0;
+  bool exclusive = false;
+};
+std::optional<ScoreBound> ParseBound(const std::string& s) {
+  const bool exclusive = !s.empty() && s[0] == '(';
+  const std::optional<double> v = ParseScore(exclusive ? s.substr(1) : s);
+  if (!v) return std::nullopt;
+  return ScoreBound{*v, exclusive};
+}
+bool AboveMin(double score, const ScoreBound& min) {
+  return min.exclusive ? score > min.value : score >= min.value;
+}
+bool BelowMax(double score, const ScoreBound& max) {
+  return max.exclusive ? score < max.value : score <= max.value;
+}
+
+}  // namespace
+
+// Hashes --------------------------------------------------------------------------------------
+
+KvReply MemoryKv::HGet(Args a) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (h == nullptr) return KvReply::Nil();
+  for (const auto& [field, value] : *h) {
+    if (field == a[2]) return KvReply::Bulk(value);
+  }
+  return KvReply::Nil();
+}
+
+KvReply MemoryKv::HSet(Args a) {
+  if (a.size() % 2 != 0) return kv_errors::Arity("hset");
+  bool wrong = false;
+  FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  Entry& e = Write(a[1]);
+  if (!std::holds_alternative<Hash>(e.value)) e.value = Hash{};
+  Hash& h = std::get<Hash>(e.value);
+  int64_t added = 0;
+  for (size_t i = 2; i + 1 < a.size(); i += 2) {
+    auto it = std::find_if(h.begin(), h.end(), [&](const auto& fv) { return fv.first == a[i]; });
+    if (it == h.end()) {
+      h.emplace_back(a[i], a[i + 1]);
+      ++added;
+    } else {
+      it->second = a[i + 1];
+    }
+  }
+  return KvReply::Integer(added);
+}
+
+KvReply MemoryKv::HMGet(Args a) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  for (size_t i = 2; i < a.size(); ++i) {
+    KvReply r = KvReply::Nil();
+    if (h != nullptr) {
+      for (const auto& [field, value] : *h) {
+        if (field == a[i]) r = KvReply::Bulk(value);
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return KvReply::Array(std::move(out));
+}
+
+KvReply MemoryKv::HGetAll(Args a) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (h != nullptr) {
+    for (const auto& [field, value] : *h) {
+      out.push_back(KvReply::Bulk(field));
+      out.push_back(KvReply::Bulk(value));
+    }
+  }
+  return KvReply::Array(std::move(out));
+}
+
+KvReply MemoryKv::HIncrBy(Args a) {
+  const std::optional<int64_t> by = ParseRedisInteger(a[3]);
+  if (!by) return kv_errors::NotInteger();
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  int64_t current = 0;
+  if (h != nullptr) {
+    for (const auto& [field, value] : *h) {
+      if (field != a[2]) continue;
+      const std::optional<int64_t> v = ParseRedisInteger(value);
+      if (!v) return KvReply::Error("ERR hash value is not an integer");
+      current = *v;
+    }
+  }
+  int64_t next = 0;
+  if (__builtin_add_overflow(current, *by, &next)) return kv_errors::Overflow();
+  const std::string text = std::to_string(next);
+  const std::string argv[] = {"hset", a[1], a[2], text};
+  HSet(argv);
+  return KvReply::Integer(next);
+}
+
+KvReply MemoryKv::HDel(Args a) {
+  bool wrong = false;
+  Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (h == nullptr) return KvReply::Integer(0);
+  int64_t removed = 0;
+  for (size_t i = 2; i < a.size(); ++i) {
+    auto it = std::find_if(h->begin(), h->end(), [&](const auto& fv) { return fv.first == a[i]; });
+    if (it != h->end()) {
+      h->erase(it);
+      ++removed;
+    }
+  }
+  if (removed > 0) MarkDirty(a[1]);
+  if (h->empty()) Erase(a[1]);
+  return KvReply::Integer(removed);
+}
+
+KvReply MemoryKv::HExists(Args a) {
+  KvReply r = HGet(a);
+  if (r.is_error()) return r;
+  return KvReply::Integer(r.is_nil() ? 0 : 1);
+}
+
+KvReply MemoryKv::HLen(Args a) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  return KvReply::Integer(h == nullptr ? 0 : static_cast<int64_t>(h->size()));
+}
+
+// Sorted sets ---------------------------------------------------------------------------------
+
+KvReply MemoryKv::ZAdd(Args a) {
+  bool nx = false, xx = false, gt = false, lt = false, ch = false;
+  size_t i = 2;
+  for (; i < a.size(); ++i) {
+    const std::string opt = absl::AsciiStrToUpper(a[i]);
+    if (opt == "NX") {
+      nx = true;
+    } else if (opt == "XX") {
+      xx = true;
+    } else if (opt == "GT") {
+      gt = true;
+    } else if (opt == "LT") {
+      lt = true;
+    } else if (opt == "CH") {
+      ch = true;
+    } else if (opt == "INCR") {
+      return KvReply::Error("ERR ZADD INCR is not supported by MemoryKv");
+    } else {
+      break;
+    }
+  }
+  const size_t pairs_at = i;
+  if (pairs_at == a.size() || (a.size() - pairs_at) % 2 != 0) return kv_errors::Syntax();
+  if (nx && xx) return KvReply::Error("ERR XX and NX options at the same time are not compatible");
+  if ((gt && nx) || (lt && nx) || (gt && lt)) {
+    return KvReply::Error("ERR GT, LT, and/or NX options at the same time are not compatible");
+  }
+  std::vector<double> scores;
+  for (size_t j = pairs_at; j < a.size(); j += 2) {
+    const std::optional<double> s = ParseScore(a[j]);
+    if (!s) return kv_errors::NotFloat();
+    scores.push_back(*s);
+  }
+  bool wrong = false;
+  FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (xx && Find(a[1]) == nullptr) return KvReply::Integer(0);
+  Entry& e = Write(a[1]);
+  if (!std::holds_alternative<ZSet>(e.value)) e.value = ZSet{};
+  ZSet& z = std::get<ZSet>(e.value);
+  int64_t added = 0, changed = 0;
+  for (size_t j = pairs_at, k = 0; j < a.size(); j += 2, ++k) {
+    const std::string& member = a[j + 1];
+    const double score = scores[k];
+    auto it = z.scores.find(member);
+    if (it == z.scores.end()) {
+      if (xx) continue;
+      z.scores.emplace(member, score);
+      z.by_score.emplace(score, member);
+      ++added;
+      continue;
+    }
+    if (nx || (gt && score <= it->second) || (lt && score >= it->second)) continue;
+    if (score == it->second) continue;
+    z.by_score.erase({it->second, member});
+    z.by_score.emplace(score, member);
+    it->second = score;
+    ++changed;
+  }
+  if (z.scores.empty()) Erase(a[1]);
+  return KvReply::Integer(ch ? added + changed : added);
+}
+
+KvReply MemoryKv::ZRem(Args a) {
+  bool wrong = false;
+  ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Integer(0);
+  int64_t removed = 0;
+  for (size_t i = 2; i < a.size(); ++i) {
+    auto it = z->scores.find(a[i]);
+    if (it == z->scores.end()) continue;
+    z->by_score.erase({it->second, a[i]});
+    z->scores.erase(it);
+    ++removed;
+  }
+  if (removed > 0) MarkDirty(a[1]);
+  if (z->scores.empty()) Erase(a[1]);
+  return KvReply::Integer(removed);
+}
+
+KvReply MemoryKv::ZRemRangeByScore(Args a) {
+  const std::optional<ScoreBound> min = ParseBound(a[2]);
+  const std::optional<ScoreBound> max = ParseBound(a[3]);
+  if (!min || !max) return KvReply::Error("ERR min or max is not a float");
+  bool wrong = false;
+  ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Integer(0);
+  int64_t removed = 0;
+  for (auto it = z->by_score.begin(); it != z->by_score.end();) {
+    if (!BelowMax(it->first, *max)) break;
+    if (AboveMin(it->first, *min)) {
+      z->scores.erase(it->second);
+      it = z->by_score.erase(it);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  if (removed > 0) MarkDirty(a[1]);
+  if (z->scores.empty()) Erase(a[1]);
+  return KvReply::Integer(removed);
+}
+
+KvReply MemoryKv::ZCard(Args a) {
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  return KvReply::Integer(z == nullptr ? 0 : static_cast<int64_t>(z->scores.size()));
+}
+
+KvReply MemoryKv::ZCount(Args a) {
+  const std::optional<ScoreBound> min = ParseBound(a[2]);
+  const std::optional<ScoreBound> max = ParseBound(a[3]);
+  if (!min || !max) return KvReply::Error("ERR min or max is not a float");
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  int64_t n = 0;
+  if (z != nullptr) {
+    for (const auto& [score, member] : z->by_score) {
+      n += AboveMin(score, *min) && BelowMax(score, *max) ? 1 : 0;
+    }
+  }
+  return KvReply::Integer(n);
+}
+
+KvReply MemoryKv::ZScore(Args a) {
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Nil();
+  auto it = z->scores.find(a[2]);
+  return it == z->scores.end() ? KvReply::Nil() : KvReply::Bulk(FormatScore(it->second));
+}
+
+KvReply MemoryKv::ZRange(Args a) {
+  bool with_scores = false;
+  for (size_t i = 4; i < a.size(); ++i) {
+    if (absl::AsciiStrToUpper(a[i]) != "WITHSCORES") return kv_errors::Syntax();
+    with_scores = true;
+  }
+  std::optional<int64_t> start = ParseRedisInteger(a[2]);
+  std::optional<int64_t> stop = ParseRedisInteger(a[3]);
+  if (!start || !stop) return kv_errors::NotInteger();
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (z == nullptr) return KvReply::Array({});
+  const int64_t n = static_cast<int64_t>(z->by_score.size());
+  int64_t from = *start < 0 ? std::max<int64_t>(0, n + *start) : *start;
+  int64_t to = *stop < 0 ? n + *stop : std::min(*stop, n - 1);
+  int64_t index = 0;
+  for (const auto& [score, member] : z->by_score) {
+    if (index >= from && index <= to) {
+      out.push_back(KvReply::Bulk(member));
+      if (with_scores) out.push_back(KvReply::Bulk(FormatScore(score)));
+    }
+    ++index;
+  }
+  return KvReply::Array(std::move(out));
+}
+
+}  // namespace ratelab

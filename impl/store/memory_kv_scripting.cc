@@ -1,0 +1,47 @@
+// MemoryKv's scripting commands: EVAL, EVALSHA and SCRIPT LOAD / EXISTS / FLUSH.
+#include "absl/strings/ascii.h"
+#include "impl/store/lua_scripting.h"
+#include "impl/store/memory_kv.h"
+#include "impl/store/memory_kv_errors.h"
+
+namespace ratelab {
+
+KvReply MemoryKv::Eval(Args a) { return RunScript(a, false); }
+KvReply MemoryKv::EvalSha(Args a) { return RunScript(a, true); }
+
+KvReply MemoryKv::RunScript(Args a, bool by_sha) {
+  const std::optional<int64_t> numkeys = ParseRedisInteger(a[2]);
+  if (!numkeys) return kv_errors::NotInteger();
+  if (*numkeys < 0) return KvReply::Error("ERR Number of keys can't be negative");
+  if (*numkeys > static_cast<int64_t>(a.size()) - 3) {
+    return KvReply::Error("ERR Number of keys can't be greater than number of args");
+  }
+  std::string sha = absl::AsciiStrToLower(a[1]);
+  if (!by_sha) {
+    KvReply loaded = lua_->Load(a[1]);
+    if (loaded.is_error()) return loaded;
+    sha = loaded.text;
+  }
+  const size_t n = static_cast<size_t>(*numkeys);
+  return lua_->Run(sha, a.subspan(3, n), a.subspan(3 + n));
+}
+
+KvReply MemoryKv::Script(Args a) {
+  const std::string sub = absl::AsciiStrToUpper(a[1]);
+  if (sub == "LOAD" && a.size() == 3) return lua_->Load(a[2]);
+  if (sub == "EXISTS" && a.size() >= 3) {
+    std::vector<KvReply> out;
+    for (size_t i = 2; i < a.size(); ++i) {
+      out.push_back(KvReply::Integer(lua_->Exists(absl::AsciiStrToLower(a[i])) ? 1 : 0));
+    }
+    return KvReply::Array(std::move(out));
+  }
+  if (sub == "FLUSH" && a.size() <= 3) {
+    lua_->Flush();
+    return KvReply::Ok();
+  }
+  return KvReply::Error("ERR unknown subcommand or wrong number of arguments for '" + a[1] +
+                        "'. Try SCRIPT HELP.");
+}
+
+}  // namespace ratelab

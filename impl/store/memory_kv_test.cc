@@ -1,0 +1,222 @@
+// MemoryKv against what the Redis documentation (redis.io/commands) says each command does.
+#include "impl/store/memory_kv.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+class MemoryKvTest : public ::testing::Test {
+ protected:
+  explicit MemoryKvTest(Durability d = Durability::kAlways) : kv_(clock_, d) {}
+
+  KvReply Run(std::initializer_list<std::string> argv) {
+    const std::vector<std::string> v(argv);
+    Result<KvReply> r = kv_.Execute(v);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : KvReply::Nil();
+  }
+
+  ManualClock clock_{FromUnixNanos(1'700'000'000'000'000'000)};
+  MemoryKv kv_;
+};
+
+KvReply Int(int64_t v) { return KvReply::Integer(v); }
+KvReply Bulk(std::string s) { return KvReply::Bulk(std::move(s)); }
+
+TEST_F(MemoryKvTest, SetAndGet) {
+  EXPECT_EQ(Run({"GET", "k"}), KvReply::Nil());
+  EXPECT_EQ(Run({"SET", "k", "v"}), KvReply::Ok());
+  EXPECT_EQ(Run({"get", "k"}), Bulk("v"));  // command names are case-insensitive
+}
+
+TEST_F(MemoryKvTest, SetNxXxAndGetOptions) {
+  EXPECT_EQ(Run({"SET", "k", "a", "XX"}), KvReply::Nil());
+  EXPECT_EQ(Run({"SET", "k", "a", "NX"}), KvReply::Ok());
+  EXPECT_EQ(Run({"SET", "k", "b", "NX"}), KvReply::Nil());
+  EXPECT_EQ(Run({"GET", "k"}), Bulk("a"));
+  EXPECT_EQ(Run({"SET", "k", "c", "GET"}), Bulk("a"));
+  EXPECT_EQ(Run({"SET", "k", "c", "NX", "XX"}), KvReply::Error("ERR syntax error"));
+  EXPECT_EQ(Run({"SET", "k", "c", "EX", "0"}),
+            KvReply::Error("ERR invalid expire time in 'set' command"));
+  EXPECT_EQ(Run({"SET", "k", "c", "EX", "x"}),
+            KvReply::Error("ERR value is not an integer or out of range"));
+}
+
+TEST_F(MemoryKvTest, KeyExistsUntilItsExpiryMillisecondHasPassed) {
+  Run({"SET", "k", "v", "PX", "100"});
+  clock_.Advance(milliseconds(100));
+  EXPECT_EQ(Run({"PTTL", "k"}), Int(0));
+  EXPECT_EQ(Run({"GET", "k"}), Bulk("v"));
+  clock_.Advance(milliseconds(1));
+  EXPECT_EQ(Run({"GET", "k"}), KvReply::Nil());
+  EXPECT_EQ(Run({"PTTL", "k"}), Int(-2));
+}
+
+TEST_F(MemoryKvTest, SetClearsTtlUnlessKeepTtl) {
+  Run({"SET", "k", "v", "EX", "10"});
+  Run({"SET", "k", "w", "KEEPTTL"});
+  EXPECT_EQ(Run({"TTL", "k"}), Int(10));
+  Run({"SET", "k", "x"});
+  EXPECT_EQ(Run({"TTL", "k"}), Int(-1));
+}
+
+TEST_F(MemoryKvTest, IncrCreatesParsesStrictlyAndKeepsTtl) {
+  EXPECT_EQ(Run({"INCR", "n"}), Int(1));
+  EXPECT_EQ(Run({"INCRBY", "n", "41"}), Int(42));
+  EXPECT_EQ(Run({"DECRBY", "n", "2"}), Int(40));
+  Run({"PEXPIRE", "n", "5000"});
+  EXPECT_EQ(Run({"INCR", "n"}), Int(41));
+  EXPECT_EQ(Run({"PTTL", "n"}), Int(5000));
+  for (const char* bad : {"abc", " 1", "+1", "01", "1.5", ""}) {
+    Run({"SET", "s", bad});
+    EXPECT_EQ(Run({"INCR", "s"}), KvReply::Error("ERR value is not an integer or out of range"))
+        << bad;
+  }
+  Run({"SET", "max", "9223372036854775807"});
+  EXPECT_EQ(Run({"INCR", "max"}), KvReply::Error("ERR increment or decrement would overflow"));
+}
+
+TEST_F(MemoryKvTest, WrongTypeIsAnErrorReply) {
+  Run({"HSET", "h", "f", "1"});
+  const KvReply wrong =
+      KvReply::Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+  EXPECT_EQ(Run({"GET", "h"}), wrong);
+  EXPECT_EQ(Run({"INCR", "h"}), wrong);
+  EXPECT_EQ(Run({"ZADD", "h", "1", "m"}), wrong);
+  EXPECT_EQ(Run({"TYPE", "h"}), KvReply::Status("hash"));
+}
+
+TEST_F(MemoryKvTest, ExpireReturnsAndTtlRounds) {
+  EXPECT_EQ(Run({"EXPIRE", "missing", "10"}), Int(0));
+  EXPECT_EQ(Run({"TTL", "missing"}), Int(-2));
+  Run({"SET", "k", "v"});
+  EXPECT_EQ(Run({"TTL", "k"}), Int(-1));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "1500"}), Int(1));
+  EXPECT_EQ(Run({"TTL", "k"}), Int(2));  // (1500 + 500) / 1000
+  clock_.Advance(milliseconds(1));
+  EXPECT_EQ(Run({"TTL", "k"}), Int(1));  // 1499 ms
+  EXPECT_EQ(Run({"PERSIST", "k"}), Int(1));
+  EXPECT_EQ(Run({"TTL", "k"}), Int(-1));
+  EXPECT_EQ(Run({"EXPIRE", "k", "-1"}), Int(1));  // a non-positive TTL deletes the key
+  EXPECT_EQ(Run({"EXISTS", "k"}), Int(0));
+}
+
+TEST_F(MemoryKvTest, ExpireOptions) {
+  Run({"SET", "k", "v"});
+  EXPECT_EQ(Run({"PEXPIRE", "k", "100", "XX"}), Int(0));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "100", "GT"}), Int(0));  // no TTL counts as infinite
+  EXPECT_EQ(Run({"PEXPIRE", "k", "100", "NX"}), Int(1));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "200", "NX"}), Int(0));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "50", "GT"}), Int(0));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "200", "GT"}), Int(1));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "300", "LT"}), Int(0));
+  EXPECT_EQ(Run({"PEXPIRE", "k", "150", "LT"}), Int(1));
+  EXPECT_EQ(Run({"PTTL", "k"}), Int(150));
+  EXPECT_TRUE(Run({"PEXPIRE", "k", "1", "NX", "XX"}).is_error());
+}
+
+TEST_F(MemoryKvTest, HashesKeepInsertionOrderAndVanishWhenEmpty) {
+  EXPECT_EQ(Run({"HSET", "h", "tokens", "5", "last", "100"}), Int(2));
+  EXPECT_EQ(Run({"HSET", "h", "tokens", "4", "x", "y"}), Int(1));
+  EXPECT_EQ(Run({"HGETALL", "h"}), KvReply::Array({Bulk("tokens"), Bulk("4"), Bulk("last"),
+                                                   Bulk("100"), Bulk("x"), Bulk("y")}));
+  EXPECT_EQ(Run({"HMGET", "h", "last", "nope"}), KvReply::Array({Bulk("100"), KvReply::Nil()}));
+  EXPECT_EQ(Run({"HINCRBY", "h", "last", "-1"}), Int(99));
+  Run({"HSET", "h", "f", "1.5"});
+  EXPECT_EQ(Run({"HINCRBY", "h", "f", "1"}), KvReply::Error("ERR hash value is not an integer"));
+  EXPECT_EQ(Run({"HGETALL", "missing"}), KvReply::Array({}));
+  EXPECT_EQ(Run({"HDEL", "h", "tokens", "last", "x", "f", "nope"}), Int(4));
+  EXPECT_EQ(Run({"EXISTS", "h"}), Int(0));
+  EXPECT_EQ(Run({"HSET", "h", "odd"}),
+            KvReply::Error("ERR wrong number of arguments for 'hset' command"));
+}
+
+TEST_F(MemoryKvTest, SortedSetScoresRangesAndOrder) {
+  EXPECT_EQ(Run({"ZADD", "z", "1", "a", "2", "b", "2", "a2", "3", "c"}), Int(4));
+  EXPECT_EQ(Run({"ZADD", "z", "5", "a"}), Int(0));
+  EXPECT_EQ(Run({"ZADD", "z", "CH", "6", "a"}), Int(1));
+  EXPECT_EQ(Run({"ZADD", "z", "NX", "GT", "1", "a"}),
+            KvReply::Error("ERR GT, LT, and/or NX options at the same time are not compatible"));
+  EXPECT_EQ(Run({"ZADD", "z", "x", "a"}), KvReply::Error("ERR value is not a valid float"));
+  // Equal scores order by member.
+  EXPECT_EQ(Run({"ZRANGE", "z", "0", "-1"}),
+            KvReply::Array({Bulk("a2"), Bulk("b"), Bulk("c"), Bulk("a")}));
+  EXPECT_EQ(Run({"ZCOUNT", "z", "(2", "+inf"}), Int(2));
+  EXPECT_EQ(Run({"ZREMRANGEBYSCORE", "z", "-inf", "(3"}), Int(2));
+  EXPECT_EQ(Run({"ZCARD", "z"}), Int(2));
+  EXPECT_EQ(Run({"ZREMRANGEBYSCORE", "z", "x", "1"}),
+            KvReply::Error("ERR min or max is not a float"));
+  EXPECT_EQ(Run({"ZREMRANGEBYSCORE", "z", "0", "inf"}), Int(2));
+  EXPECT_EQ(Run({"EXISTS", "z"}), Int(0));
+}
+
+TEST_F(MemoryKvTest, ScoresReplyAsRedis70FormatsThem) {
+  Run({"ZADD", "z", "1.5", "a", "0.1", "b", "3", "c"});
+  EXPECT_EQ(Run({"ZRANGE", "z", "0", "-1", "WITHSCORES"}),
+            KvReply::Array({Bulk("b"), Bulk("0.10000000000000001"), Bulk("a"), Bulk("1.5"),
+                            Bulk("c"), Bulk("3")}));
+  EXPECT_EQ(Run({"ZSCORE", "z", "nope"}), KvReply::Nil());
+}
+
+TEST_F(MemoryKvTest, TimeIsTheClocks) {
+  clock_.Set(FromUnixNanos(1'700'000'000'123'456'789));
+  EXPECT_EQ(Run({"TIME"}), KvReply::Array({Bulk("1700000000"), Bulk("123456")}));
+}
+
+TEST_F(MemoryKvTest, UnknownCommandsAndArity) {
+  EXPECT_EQ(Run({"FROB", "a"}),
+            KvReply::Error("ERR unknown command 'FROB', with args beginning with: 'a' "));
+  EXPECT_EQ(Run({"GET"}), KvReply::Error("ERR wrong number of arguments for 'get' command"));
+  EXPECT_EQ(Run({"GET", "a", "b"}),
+            KvReply::Error("ERR wrong number of arguments for 'get' command"));
+}
+
+class MemoryKvRestartTest : public MemoryKvTest, public ::testing::WithParamInterface<Durability> {
+ protected:
+  MemoryKvRestartTest() : MemoryKvTest(GetParam()) {}
+};
+
+TEST_P(MemoryKvRestartTest, RestartKeepsWhatItsDurabilityPromises) {
+  clock_.Set(FromUnixNanos(1'700'000'000'000'000'000));  // the start of a second
+  Run({"SET", "old", "1"});
+  clock_.Advance(milliseconds(1500));  // "old" was written in a finished second
+  Run({"SET", "new", "2"});
+  Run({"DEL", "old"});
+  const KvReply sha = Run({"SCRIPT", "LOAD", "return 1"});
+  clock_.Advance(milliseconds(300));
+  kv_.Restart();
+  switch (GetParam()) {
+    case Durability::kNone:
+      EXPECT_EQ(Run({"DBSIZE"}), Int(0));
+      break;
+    case Durability::kEverySec:  // the last second's writes (new, and the DEL of old) are lost
+      EXPECT_EQ(Run({"GET", "old"}), Bulk("1"));
+      EXPECT_EQ(Run({"GET", "new"}), KvReply::Nil());
+      break;
+    case Durability::kAlways:
+      EXPECT_EQ(Run({"GET", "old"}), KvReply::Nil());
+      EXPECT_EQ(Run({"GET", "new"}), Bulk("2"));
+      break;
+  }
+  EXPECT_EQ(Run({"EVALSHA", sha.text, "0"}),
+            KvReply::Error("NOSCRIPT No matching script. Please use EVAL."));
+}
+
+TEST_P(MemoryKvRestartTest, EverySecondsWritesSurviveOnceTheSecondIsOver) {
+  Run({"SET", "k", "1"});
+  clock_.Advance(seconds(2));
+  kv_.Restart();
+  EXPECT_EQ(Run({"GET", "k"}), GetParam() == Durability::kNone ? KvReply::Nil() : Bulk("1"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Durabilities, MemoryKvRestartTest, ::testing::ValuesIn(kDurabilities),
+                         [](const auto& info) { return std::string(DurabilityName(info.param)); });
+
+}  // namespace
+}  // namespace ratelab

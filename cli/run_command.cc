@@ -49,8 +49,9 @@ bool WriteJson(const std::string& dir, const nlohmann::json& j, std::ostream& er
 
 void PrintComparison(const Comparison& c, const std::string& file, std::ostream& out) {
   out << "scenario " << c.scenario << ", seed " << c.seed << ", history "
-      << HexHash(c.history_hash()) << (c.buggify ? ", BUGGIFY on" : "") << "\n\n"
-      << RenderVerdictTable(c);
+      << HexHash(c.history_hash()) << (c.buggify ? ", BUGGIFY on" : "") << "\n";
+  for (const std::string& fault : c.faults) out << "fault: " << fault << "\n";
+  out << "\n" << RenderVerdictTable(c);
   for (const LimiterOutcome& o : c.limiters) {
     if (o.unanswered > 0) {
       out << "\n"

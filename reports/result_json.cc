@@ -60,6 +60,7 @@ nlohmann::json ResultJson(const Comparison& c) {
           {"buggify", c.buggify},
           {"claim", {{"limit", c.limit}, {"window", FormatDuration(c.window)}}},
           {"traffic", c.traffic},
+          {"faults", c.faults},
           {"notes", c.notes},
           {"limiters", limiters}};
 }

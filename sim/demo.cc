@@ -20,7 +20,7 @@ Scenario DemoScenario() {
         Policy::Window(Algorithm::kSlidingCounter, n, w),
         Policy::Bucket(Algorithm::kTokenBucket, n, w / n),
         Policy::Bucket(Algorithm::kGcra, n, w / n)}) {
-    s.limiters.push_back({"memory-" + std::string(Describe(p.algorithm).name), p});
+    s.limiters.push_back({"memory-" + std::string(Describe(p.algorithm).name), p, {}});
   }
   s.claim_limit = n;
   s.claim_window = w;

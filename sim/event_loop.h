@@ -13,17 +13,20 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "impl/core/clock.h"
 #include "model/time.h"
 
 namespace ratelab {
 
-class EventLoop {
+// The loop is also the true (virtual) clock of a run, for what runs on true time: the stores.
+class EventLoop final : public Clock {
  public:
   using Callback = absl::AnyInvocable<void()>;
 
   explicit EventLoop(Instant start) : now_(start) {}
 
   Instant now() const { return now_; }
+  Instant Now() const override { return now_; }
   // Runs `cb` at `t`; a `t` in the past runs at now() instead.
   void At(Instant t, Callback cb);
   void After(Duration d, Callback cb) { At(now_ + d, std::move(cb)); }

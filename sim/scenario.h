@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "impl/limiters/failure_policy.h"
+#include "impl/store/durability.h"
 #include "model/policy.h"
 #include "sim/simulation.h"
 #include "sim/traffic.h"
@@ -18,14 +20,19 @@ namespace ratelab {
 struct LimiterSpec {
   std::string protocol;  // a name from `ratelab list protocols`
   Policy policy;
+  FailurePolicy on_store_error;  // what the limiter does when its store fails
 };
 
 struct FaultSpec {
-  enum class Kind { kCrash, kClockJump };
+  enum class Kind { kCrash, kClockJump, kStoreRestart, kStoreOutage, kLatencySpike };
   Kind kind = Kind::kCrash;
-  int node = 0;
+  int node = 0;       // kCrash, kClockJump
   Duration at{};      // from the scenario's start
-  Duration amount{};  // kCrash: down for; kClockJump: by
+  Duration amount{};  // kCrash, kStoreRestart: down for; kClockJump: by; the others: how long
+  Duration extra{};   // kLatencySpike: added to each leg of each step
+
+  // "store outage at 12:00:10.000 for 20s", given the scenario's start.
+  std::string Describe(Instant start) const;
 };
 
 struct Scenario {
@@ -43,6 +50,10 @@ struct Scenario {
   Duration claim_window{};
   std::vector<std::unique_ptr<TrafficGenerator>> traffic;
   std::vector<FaultSpec> faults;
+  // Swarm mode: each seed also draws a few faults of its own (see swarm.h).
+  bool swarm = false;
+  // The store under the kv protocols (each limiter gets its own, on the run's true time).
+  Durability durability = Durability::kAlways;
   // Oracle names (`ratelab list checks`) and "promise" (each limiter's own algorithm's promise).
   std::vector<std::string> checks = {"promise", "any-window-cap"};
 };

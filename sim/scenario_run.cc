@@ -2,9 +2,12 @@
 
 #include <memory>
 
-#include "impl/limiters/in_process_protocol.h"
+#include "impl/limiters/failure_policy.h"
+#include "impl/store/memory_kv.h"
 #include "model/oracles.h"
+#include "sim/faulty_kv.h"
 #include "sim/simulation.h"
+#include "sim/swarm.h"
 
 namespace ratelab {
 
@@ -12,6 +15,7 @@ namespace {
 
 constexpr uint64_t kTrafficStream = 2;
 constexpr uint64_t kBuggifyStream = 3;
+constexpr uint64_t kSwarmStream = 4;
 
 // `any_window` is the any-window report for the claim, computed once per history.
 std::vector<Violation> Check(const std::string& name, const History& h, const Policy& own,
@@ -29,10 +33,46 @@ std::vector<Violation> Check(const std::string& name, const History& h, const Po
   return {};
 }
 
-ProtocolFactory FactoryFor(const LimiterSpec& spec) {
-  // Every protocol so far is in process; stores arrive with the seeds' protocols.
-  const Policy policy = spec.policy;
-  return [policy](int) { return std::make_unique<InProcessProtocol>(policy); };
+// What a reader must know about each fault to read the verdicts.
+void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
+                   std::vector<std::string>& notes) {
+  for (const FaultSpec& f : faults) {
+    const std::string what = f.Describe(scenario.start);
+    for (const LimiterSpec& spec : scenario.limiters) {
+      const ProtocolInfo* info = FindProtocol(spec.protocol);
+      const bool in_process = info == nullptr || info->store == "memory";
+      std::string note;
+      switch (f.kind) {
+        case FaultSpec::Kind::kCrash:
+          note = in_process ? "keeps its counts in process memory, so the restart forgot them"
+                            : "keeps its counts in the store, so the restart kept them";
+          break;
+        case FaultSpec::Kind::kStoreRestart:
+          if (in_process) break;
+          switch (scenario.durability) {
+            case Durability::kNone:
+              note = "runs on a store without persistence (durability none): every count was lost";
+              break;
+            case Durability::kEverySec:
+              note = "runs on a store fsyncing every second: the last second's counts were lost";
+              break;
+            case Durability::kAlways:
+              note = "runs on a store fsyncing every write (durability always): no count was lost";
+              break;
+          }
+          break;
+        case FaultSpec::Kind::kStoreOutage:
+          if (in_process) break;
+          note = std::string("cannot reach its store; on a store error it does: ") +
+                 std::string(FailurePolicyName(spec.on_store_error.kind));
+          break;
+        case FaultSpec::Kind::kClockJump:
+        case FaultSpec::Kind::kLatencySpike:
+          break;
+      }
+      if (!note.empty()) notes.push_back(what + ": " + spec.protocol + " " + note);
+    }
+  }
 }
 
 }  // namespace
@@ -47,6 +87,25 @@ int64_t Comparison::violation_count() const {
   int64_t n = 0;
   for (const LimiterOutcome& o : limiters) n += o.violation_count();
   return n;
+}
+
+std::string FaultSpec::Describe(Instant start) const {
+  const std::string when = " at " + FormatInstant(start + at);
+  switch (kind) {
+    case Kind::kCrash:
+      return "node " + std::to_string(node) + " crashed" + when + " (down " +
+             FormatDuration(amount) + ")";
+    case Kind::kClockJump:
+      return "node " + std::to_string(node) + "'s clock jumped by " + FormatDuration(amount) + when;
+    case Kind::kStoreRestart:
+      return "the store restarted" + when + " (down " + FormatDuration(amount) + ")";
+    case Kind::kStoreOutage:
+      return "the store was unreachable" + when + " for " + FormatDuration(amount);
+    case Kind::kLatencySpike:
+      return "store latency rose by " + FormatDuration(extra) + " per leg" + when + " for " +
+             FormatDuration(amount);
+  }
+  return "?";
 }
 
 uint64_t Comparison::history_hash() const {
@@ -78,24 +137,62 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
                scenario.claim_limit,
                scenario.claim_window,
                {},
+               {},
                {}};
   for (const auto& g : scenario.traffic) c.traffic.push_back(g->Describe());
-  for (const FaultSpec& f : scenario.faults) {
-    if (f.kind != FaultSpec::Kind::kCrash) continue;
-    for (const LimiterSpec& spec : scenario.limiters) {
-      c.notes.push_back("node " + std::to_string(f.node) + " crashed at " +
-                        FormatInstant(scenario.start + f.at) + " (down " +
-                        FormatDuration(f.amount) + "): " + spec.protocol +
-                        " keeps its counts in process memory, so the restart forgot them");
+
+  bool has_store = false;
+  for (const LimiterSpec& spec : scenario.limiters) {
+    const ProtocolInfo* info = FindProtocol(spec.protocol);
+    has_store = has_store || (info != nullptr && info->store != "memory");
+  }
+  std::vector<FaultSpec> faults = scenario.faults;
+  if (scenario.swarm) {
+    const Duration span = arrivals.empty() ? Duration(0) : arrivals.back().at - scenario.start;
+    for (const FaultSpec& f : SwarmFaults(root.Fork(kSwarmStream), scenario, span, has_store)) {
+      faults.push_back(f);
     }
   }
+  for (const FaultSpec& f : faults) c.faults.push_back(f.Describe(scenario.start));
+  AddFaultNotes(scenario, faults, c.notes);
+
   for (const LimiterSpec& spec : scenario.limiters) {
-    Simulation sim(config, FactoryFor(spec));
-    for (const FaultSpec& f : scenario.faults) {
-      if (f.kind == FaultSpec::Kind::kCrash) {
-        sim.CrashNode(f.node, scenario.start + f.at, f.amount);
-      } else {
-        sim.JumpClock(f.node, scenario.start + f.at, f.amount);
+    Simulation sim(config, nullptr);
+    MemoryKv kv(sim.clock(), scenario.durability);
+    FaultyKv faulty(kv);
+    const Stores stores{&faulty};
+    // Every node makes its instance the same way; the first one tells whether it can.
+    Result<std::unique_ptr<Protocol>> probe = MakeProtocol(spec.protocol, spec.policy, stores);
+    if (!probe.ok()) return probe.status();
+    sim.SetFactory([&](int) {
+      std::unique_ptr<Protocol> p = *MakeProtocol(spec.protocol, spec.policy, stores);
+      if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
+      return std::unique_ptr<Protocol>(
+          std::make_unique<GuardedProtocol>(std::move(p), spec.policy, spec.on_store_error));
+    });
+    for (const FaultSpec& f : faults) {
+      const Instant at = scenario.start + f.at;
+      switch (f.kind) {
+        case FaultSpec::Kind::kCrash:
+          sim.CrashNode(f.node, at, f.amount);
+          break;
+        case FaultSpec::Kind::kClockJump:
+          sim.JumpClock(f.node, at, f.amount);
+          break;
+        case FaultSpec::Kind::kLatencySpike:
+          sim.LatencySpike(at, f.amount, f.extra);
+          break;
+        case FaultSpec::Kind::kStoreOutage:
+          sim.At(at, [&faulty] { faulty.Down(); });
+          sim.At(at + f.amount, [&faulty] { faulty.Up(); });
+          break;
+        case FaultSpec::Kind::kStoreRestart:
+          sim.At(at, [&faulty, &kv] {
+            faulty.Down();
+            kv.Restart();
+          });
+          sim.At(at + f.amount, [&faulty] { faulty.Up(); });
+          break;
       }
     }
     LimiterOutcome o;

@@ -44,6 +44,8 @@ struct Comparison {
   int64_t limit = 0;                 // the claim: `limit` in any `window`
   Duration window{};
   std::vector<LimiterOutcome> limiters;
+  // Every fault of the run, scheduled or drawn by swarm mode, in words.
+  std::vector<std::string> faults;
   // What a reader must know to read the verdicts, e.g. that a restart forgot in-process counts.
   std::vector<std::string> notes;
 

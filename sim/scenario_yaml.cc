@@ -1,122 +1,25 @@
 // The scenario file format (docs/scenarios.md): YAML in, Scenario out, every error located.
-#include <yaml-cpp/yaml.h>
-
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
 
 #include "impl/limiters/protocol.h"
+#include "impl/store/memory_kv.h"
 #include "model/oracles.h"
+#include "sim/internal/scenario_reader.h"
 #include "sim/scenario.h"
 
 namespace ratelab {
 
-namespace {
-
-// Parses one scenario; every failure is a Status naming source:line:column.
-class ScenarioReader {
- public:
-  explicit ScenarioReader(std::string source) : source_(std::move(source)) {}
-
-  Status Error(const YAML::Node& at, const std::string& what) const {
-    const YAML::Mark m = at.Mark();
-    return absl::InvalidArgumentError(source_ + ":" + std::to_string(m.line + 1) + ":" +
-                                      std::to_string(m.column + 1) + ": " + what);
-  }
-
-  // Fails on any key of `map` not in `allowed`.
-  Status OnlyKeys(const YAML::Node& map, const std::string& what,
-                  const std::vector<std::string>& allowed) const {
-    if (!map.IsMap()) return Error(map, what + " must be a mapping");
-    for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-        std::string list;
-        for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        return Error(kv.first,
-                     "unknown key '" + key + "' in " + what + " (expected one of: " + list + ")");
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  Result<Duration> DurationAt(const YAML::Node& map, const std::string& key, bool required,
-                              Duration fallback = Duration(0)) const {
-    const YAML::Node n = map[key];
-    if (!n) {
-      if (required) return Error(map, "missing '" + key + "' (a duration such as 500ms, 1m30s)");
-      return fallback;
-    }
-    if (!n.IsScalar()) return Error(n, "'" + key + "' must be a duration such as 500ms, 1m30s");
-    const std::optional<Duration> d = ParseDuration(n.Scalar());
-    if (!d) {
-      return Error(n, "'" + key + "' is not a duration: '" + n.Scalar() +
-                          "' (expected a number and a unit among h, m, s, ms, us, ns)");
-    }
-    return *d;
-  }
-
-  Result<int64_t> IntAt(const YAML::Node& map, const std::string& key, bool required, int64_t lo,
-                        int64_t hi, int64_t fallback = 0) const {
-    const YAML::Node n = map[key];
-    if (!n) {
-      if (required) return Error(map, "missing '" + key + "' (an integer)");
-      return fallback;
-    }
-    int64_t v = 0;
-    if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
-      return Error(n, "'" + key + "' must be an integer");
-    }
-    if (v < lo || v > hi) {
-      return Error(n, "'" + key + "' must be between " + std::to_string(lo) + " and " +
-                          std::to_string(hi) + " (got " + std::to_string(v) + ")");
-    }
-    return v;
-  }
-
-  Result<std::string> StringAt(const YAML::Node& map, const std::string& key, bool required,
-                               std::string fallback = "") const {
-    const YAML::Node n = map[key];
-    if (!n) {
-      if (required) return Error(map, "missing '" + key + "'");
-      return fallback;
-    }
-    if (!n.IsScalar()) return Error(n, "'" + key + "' must be a string");
-    return n.Scalar();
-  }
-
-  Result<Scenario> Read(const YAML::Node& root);
-
- private:
-  Status ReadNodes(const YAML::Node& n, Scenario& s) const;
-  Status ReadLatency(const YAML::Node& n, Scenario& s) const;
-  Status ReadLimiter(const YAML::Node& n, Scenario& s) const;
-  Status ReadTraffic(const YAML::Node& n, Scenario& s) const;
-  Status ReadFault(const YAML::Node& n, Scenario& s) const;
-  Status ReadChecks(const YAML::Node& n, Scenario& s) const;
-
-  std::string source_;
-};
-
-#define RL_ASSIGN(lhs, expr)                    \
-  do {                                          \
-    auto result_ = (expr);                      \
-    if (!result_.ok()) return result_.status(); \
-    lhs = *std::move(result_);                  \
-  } while (0)
-
-#define RL_RETURN_IF_ERROR(expr)       \
-  do {                                 \
-    Status status_ = (expr);           \
-    if (!status_.ok()) return status_; \
-  } while (0)
+namespace internal {
 
 Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   if (!root.IsMap()) return Error(root, "a scenario must be a mapping of keys such as limiters:");
-  RL_RETURN_IF_ERROR(OnlyKeys(root, "the scenario",
-                              {"name", "description", "seed", "nodes", "latency", "buggify",
-                               "limiters", "claim", "traffic", "faults", "checks"}));
+  RL_RETURN_IF_ERROR(
+      OnlyKeys(root, "the scenario",
+               {"name", "description", "seed", "nodes", "latency", "buggify", "store", "limiters",
+                "claim", "traffic", "faults", "swarm", "checks"}));
   Scenario s;
   RL_ASSIGN(s.name, StringAt(root, "name", false, "unnamed"));
   RL_ASSIGN(s.description, StringAt(root, "description", false));
@@ -135,6 +38,13 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     s.buggify = Scenario::BuggifyMode::kAuto;
   } else {
     return Error(root["buggify"], "'buggify' must be off, on or auto (got '" + buggify + "')");
+  }
+
+  if (root["store"]) RL_RETURN_IF_ERROR(ReadStore(root["store"], s));
+  if (const YAML::Node swarm = root["swarm"]) {
+    if (!swarm.IsScalar() || !YAML::convert<bool>::decode(swarm, s.swarm)) {
+      return Error(swarm, "'swarm' must be true or false");
+    }
   }
 
   const YAML::Node limiters = root["limiters"];
@@ -207,9 +117,23 @@ Status ScenarioReader::ReadLatency(const YAML::Node& n, Scenario& s) const {
   return absl::OkStatus();
 }
 
+Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) const {
+  RL_RETURN_IF_ERROR(OnlyKeys(n, "store", {"durability"}));
+  std::string name;
+  RL_ASSIGN(name, StringAt(n, "durability", false, "always"));
+  const std::optional<Durability> d = DurabilityFromName(name);
+  if (!d) {
+    return Error(n["durability"],
+                 "unknown durability '" + name + "' (expected none, everysec or always)");
+  }
+  s.durability = *d;
+  return absl::OkStatus();
+}
+
 Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
-  RL_RETURN_IF_ERROR(
-      OnlyKeys(n, "a limiter", {"protocol", "algorithm", "limit", "window", "burst", "interval"}));
+  RL_RETURN_IF_ERROR(OnlyKeys(n, "a limiter",
+                              {"protocol", "algorithm", "limit", "window", "burst", "interval",
+                               "on_store_error", "breaker"}));
   std::string name;
   RL_ASSIGN(name, StringAt(n, "algorithm", true));
   const std::optional<Algorithm> a = AlgorithmFromName(name);
@@ -229,81 +153,43 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   }
   if (std::optional<std::string> problem = spec.policy.Problem()) return Error(n, *problem);
   RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
-  bool known = false;
-  for (const ProtocolInfo& p : Protocols()) {
-    if (p.name == spec.protocol) {
-      known = true;
-      if (p.algorithm != name) {
-        return Error(n["protocol"], "protocol '" + spec.protocol + "' implements " +
-                                        std::string(p.algorithm) + ", not " + name);
-      }
-    }
-  }
-  if (!known) {
+  const ProtocolInfo* info = FindProtocol(spec.protocol);
+  if (info == nullptr) {
     return Error(n["protocol"],
                  "unknown protocol '" + spec.protocol + "' (see `ratelab list protocols`)");
   }
-  s.limiters.push_back(spec);
-  return absl::OkStatus();
-}
-
-Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
-  std::string type;
-  if (!n.IsMap()) return Error(n, "a traffic generator must be a mapping with a 'type'");
-  RL_ASSIGN(type, StringAt(n, "type", true));
-  if (type == "constant") {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(n, "constant traffic", {"type", "user", "start", "interval", "count"}));
-    std::string user;
-    Duration start, interval;
-    int64_t count = 0;
-    RL_ASSIGN(user, StringAt(n, "user", true));
-    RL_ASSIGN(start, DurationAt(n, "start", false));
-    RL_ASSIGN(interval, DurationAt(n, "interval", true));
-    RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
-    s.traffic.push_back(std::make_unique<ConstantTraffic>(user, s.start + start, interval, count));
-  } else if (type == "boundary-attack") {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(n, "boundary-attack traffic", {"type", "user", "edge", "spread", "per_side"}));
-    std::string user;
-    Duration edge, spread;
-    int64_t per_side = 0;
-    RL_ASSIGN(user, StringAt(n, "user", true));
-    RL_ASSIGN(edge, DurationAt(n, "edge", true));
-    RL_ASSIGN(spread, DurationAt(n, "spread", true));
-    RL_ASSIGN(per_side, IntAt(n, "per_side", true, 1, 10'000'000));
-    s.traffic.push_back(
-        std::make_unique<BoundaryAttackTraffic>(user, s.start + edge, spread, per_side));
-  } else if (type == "burst") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "burst traffic", {"type", "user", "at", "count"}));
-    std::string user;
-    Duration at;
-    int64_t count = 0;
-    RL_ASSIGN(user, StringAt(n, "user", true));
-    RL_ASSIGN(at, DurationAt(n, "at", true));
-    RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
-    s.traffic.push_back(std::make_unique<BurstTraffic>(user, s.start + at, count));
-  } else if (type == "zipf-users") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "zipf-users traffic",
-                                {"type", "users", "exponent", "start", "duration", "mean_gap"}));
-    int64_t users = 0;
-    Duration start, duration, mean_gap;
-    double exponent = 1.0;
-    RL_ASSIGN(users, IntAt(n, "users", true, 1, 100'000'000));
-    if (const YAML::Node e = n["exponent"];
-        e && (!YAML::convert<double>::decode(e, exponent) || exponent < 0 || exponent > 10)) {
-      return Error(e, "'exponent' must be a number from 0 to 10");
+  {
+    // Everything MakeProtocol would refuse, refused here with a location.
+    const ManualClock clock(s.start);
+    MemoryKv probe(clock);
+    if (Result<std::unique_ptr<Protocol>> made =
+            MakeProtocol(spec.protocol, spec.policy, Stores{&probe});
+        !made.ok()) {
+      return Error(n["protocol"] ? n["protocol"] : n, std::string(made.status().message()));
     }
-    RL_ASSIGN(start, DurationAt(n, "start", false));
-    RL_ASSIGN(duration, DurationAt(n, "duration", true));
-    RL_ASSIGN(mean_gap, DurationAt(n, "mean_gap", true));
-    if (mean_gap.count() <= 0) return Error(n["mean_gap"], "'mean_gap' must be positive");
-    s.traffic.push_back(
-        std::make_unique<ZipfUsersTraffic>(users, exponent, s.start + start, duration, mean_gap));
-  } else {
-    return Error(n["type"], "unknown traffic type '" + type +
-                                "' (expected constant, boundary-attack, burst or zipf-users)");
   }
+  std::string on_error;
+  RL_ASSIGN(on_error, StringAt(n, "on_store_error", false, "error"));
+  const std::optional<FailurePolicy::Kind> kind = FailurePolicyFromName(on_error);
+  if (!kind) {
+    return Error(n["on_store_error"], "unknown failure policy '" + on_error +
+                                          "' (expected error, fail-open, fail-closed or "
+                                          "circuit-breaker)");
+  }
+  spec.on_store_error.kind = *kind;
+  if (const YAML::Node b = n["breaker"]) {
+    if (*kind != FailurePolicy::Kind::kCircuitBreaker) {
+      return Error(b, "'breaker' needs on_store_error: circuit-breaker");
+    }
+    RL_RETURN_IF_ERROR(OnlyKeys(b, "breaker", {"threshold", "cool_down"}));
+    RL_ASSIGN(spec.on_store_error.threshold, IntAt(b, "threshold", false, 1, 1'000'000, 5));
+    RL_ASSIGN(spec.on_store_error.cool_down,
+              DurationAt(b, "cool_down", false, spec.on_store_error.cool_down));
+    if (spec.on_store_error.cool_down.count() <= 0) {
+      return Error(b, "the breaker's cool_down must be positive");
+    }
+  }
+  s.limiters.push_back(spec);
   return absl::OkStatus();
 }
 
@@ -312,20 +198,43 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
   std::string type;
   RL_ASSIGN(type, StringAt(n, "type", true));
   FaultSpec f;
+  bool on_node = false;
   if (type == "crash") {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "a crash fault", {"type", "node", "at", "down_for"}));
     f.kind = FaultSpec::Kind::kCrash;
     RL_ASSIGN(f.amount, DurationAt(n, "down_for", false));
+    on_node = true;
   } else if (type == "clock-jump") {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "a clock-jump fault", {"type", "node", "at", "by"}));
     f.kind = FaultSpec::Kind::kClockJump;
     RL_ASSIGN(f.amount, DurationAt(n, "by", true));
+    on_node = true;
+  } else if (type == "store-restart") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-restart fault", {"type", "at", "down_for"}));
+    f.kind = FaultSpec::Kind::kStoreRestart;
+    RL_ASSIGN(f.amount, DurationAt(n, "down_for", false));
+  } else if (type == "store-outage") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-outage fault", {"type", "at", "for"}));
+    f.kind = FaultSpec::Kind::kStoreOutage;
+    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
+  } else if (type == "latency-spike") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "a latency-spike fault", {"type", "at", "for", "extra"}));
+    f.kind = FaultSpec::Kind::kLatencySpike;
+    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
+    RL_ASSIGN(f.extra, DurationAt(n, "extra", true));
   } else {
-    return Error(n["type"], "unknown fault type '" + type + "' (expected crash or clock-jump)");
+    return Error(n["type"], "unknown fault type '" + type +
+                                "' (expected crash, clock-jump, store-restart, store-outage or "
+                                "latency-spike)");
   }
-  int64_t node = 0;
-  RL_ASSIGN(node, IntAt(n, "node", true, 0, static_cast<int64_t>(s.nodes.size()) - 1));
-  f.node = static_cast<int>(node);
+  if (f.kind != FaultSpec::Kind::kClockJump && (f.amount.count() < 0 || f.extra.count() < 0)) {
+    return Error(n, "a fault's durations cannot be negative");
+  }
+  if (on_node) {
+    int64_t node = 0;
+    RL_ASSIGN(node, IntAt(n, "node", true, 0, static_cast<int64_t>(s.nodes.size()) - 1));
+    f.node = static_cast<int>(node);
+  }
   RL_ASSIGN(f.at, DurationAt(n, "at", true));
   s.faults.push_back(f);
   return absl::OkStatus();
@@ -350,11 +259,11 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
   return absl::OkStatus();
 }
 
-}  // namespace
+}  // namespace internal
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
   try {
-    return ScenarioReader(source).Read(YAML::Load(text));
+    return internal::ScenarioReader(source).Read(YAML::Load(text));
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                                       std::to_string(e.mark.column + 1) + ": " + e.msg);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "sim/scenario.h"
 
 namespace ratelab {
@@ -65,7 +67,7 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
       ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limitt: 5, window: 1m}\n") +
               kTraffic),
       "bad.yaml:2:31: unknown key 'limitt' in a limiter (expected one of: protocol, "
-      "algorithm, limit, window, burst, interval)");
+      "algorithm, limit, window, burst, interval, on_store_error, breaker)");
   EXPECT_EQ(
       ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limit: 5, window: 1 min}\n") +
               kTraffic),
@@ -83,9 +85,19 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
 
 TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
   const std::string head = "limiters:\n  - {algorithm: sliding-log, limit: 5, window: 1m}\n";
+  EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: poison, user: u}\n"),
+            "bad.yaml:4:12: unknown traffic type 'poison' (expected constant, poisson, "
+            "boundary-attack, burst, zipf-users, diurnal or replay)");
   EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: poisson, user: u}\n"),
-            "bad.yaml:4:12: unknown traffic type 'poisson' (expected constant, boundary-attack, "
-            "burst or zipf-users)");
+            "bad.yaml:4:5: missing 'duration' (a duration such as 500ms, 1m30s)");
+  EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: diurnal, users: 3, duration: 1h, peak_gap: 1s, "
+                           "trough: 2}\n"),
+            "bad.yaml:4:67: 'trough' must be a number from 0 to 1 (a fraction of the peak rate)");
+  EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: meteor, at: 1s}\n"),
+            "bad.yaml:6:12: unknown fault type 'meteor' (expected crash, clock-jump, "
+            "store-restart, store-outage or latency-spike)");
+  EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: store-outage, at: 1s}\n"),
+            "bad.yaml:6:5: missing 'for' (a duration such as 500ms, 1m30s)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: crash, node: 3, at: 1s}\n"),
             "bad.yaml:6:25: 'node' must be between 0 and 0 (got 3)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "checks: [promise, vibes]\n"),
@@ -93,6 +105,48 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
             "any-window-cap, bucket-conformance, false-denials or retry-after; the boundary-burst "
             "ratio is always reported)");
   EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
+}
+
+TEST(ScenarioFile, ErrorsInStoresAndFailurePolicies) {
+  EXPECT_EQ(ErrorOf(std::string("store: {durability: sometimes}\n"
+                                "limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n") +
+                    kTraffic),
+            "bad.yaml:1:21: unknown durability 'sometimes' (expected none, everysec or always)");
+  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: "
+                                "1, interval: 1s, on_store_error: shrug}\n") +
+                    kTraffic),
+            "bad.yaml:2:86: unknown failure policy 'shrug' (expected error, fail-open, "
+            "fail-closed or circuit-breaker)");
+  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: "
+                                "1, interval: 1s, breaker: {threshold: 2}}\n") +
+                    kTraffic),
+            "bad.yaml:2:79: 'breaker' needs on_store_error: circuit-breaker");
+  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: "
+                                "1, interval: 1500ns}\n") +
+                    kTraffic),
+            "bad.yaml:2:16: kv-gcra-lua works in whole microseconds; the interval 1.5us is not "
+            "one");
+  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: sliding-log, "
+                                "limit: 1, window: 1s}\n") +
+                    kTraffic),
+            "bad.yaml:2:16: protocol 'kv-gcra-lua' implements gcra, not sliding-log");
+}
+
+TEST(ScenarioFile, ReplayErrorsNameTheLogLine) {
+  const std::string dir = ::testing::TempDir();
+  {
+    std::ofstream log(dir + "/bad.csv");
+    log << "timestamp,key\n1700000000.5,alice\nyesterday,bob\n";
+  }
+  EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n"
+                    "traffic:\n  - {type: replay, file: " +
+                    dir + "/bad.csv}\n"),
+            "bad.yaml:4:26: " + dir +
+                "/bad.csv:3: bad timestamp 'yesterday' (expected unix seconds such as "
+                "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z)");
+  EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n"
+                    "traffic:\n  - {type: replay, file: /nonexistent.log}\n"),
+            "bad.yaml:4:26: /nonexistent.log: cannot open the access log");
 }
 
 TEST(ScenarioFile, MalformedYamlIsLocatedToo) {

@@ -35,16 +35,13 @@ constexpr uint64_t kNodeStreamBase = 1000;
 
 Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
     : config_(std::move(config)),
+      factory_(factory),
       loop_(config_.start),
       routing_(Random(config_.seed).Fork(kRoutingStream)) {
   for (size_t i = 0; i < config_.nodes.size(); ++i) {
     const NodeSpec& spec = config_.nodes[i];
-    auto node =
-        std::make_unique<Node>(Node{NodeClock(config_.start, spec.clock_offset, spec.drift_ppm),
-                                    factory(static_cast<int>(i)),
-                                    nullptr,
-                                    {},
-                                    true});
+    auto node = std::make_unique<Node>(Node{
+        NodeClock(config_.start, spec.clock_offset, spec.drift_ppm), nullptr, nullptr, {}, true});
     const int index = static_cast<int>(i);
     SimulationExecutor::Observer observer{
         [this](int64_t request, const std::string& label, Instant at) {
@@ -70,6 +67,15 @@ void Simulation::CrashNode(int node, Instant at, Duration down_for) {
     n.protocol->Restart();
     n.up = false;
     loop_.After(down_for, [this, node] { nodes_[static_cast<size_t>(node)]->up = true; });
+  });
+}
+
+void Simulation::LatencySpike(Instant at, Duration length, Duration extra) {
+  loop_.At(at, [this, extra] {
+    for (auto& n : nodes_) n->executor->SetExtraLatency(extra);
+  });
+  loop_.At(at + length, [this] {
+    for (auto& n : nodes_) n->executor->SetExtraLatency(Duration(0));
   });
 }
 
@@ -114,6 +120,7 @@ void Simulation::Finish(int node, int64_t id) {
 }
 
 History Simulation::Run(const std::vector<Arrival>& arrivals) {
+  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i]->protocol = factory_(static_cast<int>(i));
   history_.assign(arrivals.size(), HistoryEvent{});
   arrivals_ = &arrivals;
   std::vector<size_t>& order = arrival_order_;

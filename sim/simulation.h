@@ -41,7 +41,8 @@ struct SimulationConfig {
   Buggify buggify;
 };
 
-// Makes node `node`'s protocol instance (called at start; a restart calls Protocol::Restart).
+// Makes node `node`'s protocol instance (called when Run starts; a restart calls
+// Protocol::Restart).
 using ProtocolFactory = std::function<std::unique_ptr<Protocol>(int node)>;
 
 class Simulation {
@@ -57,12 +58,20 @@ class Simulation {
   void CrashNode(int node, Instant at, Duration down_for);
   // From `at` on, node `node`'s clock reads `by` further ahead (negative: behind).
   void JumpClock(int node, Instant at, Duration by);
+  // From `at` for `length`, every leg of every step takes `extra` longer.
+  void LatencySpike(Instant at, Duration length, Duration extra);
+  // Replaces the factory (before Run): for callers whose stores need the run's clock().
+  void SetFactory(ProtocolFactory factory) { factory_ = std::move(factory); }
+  // Runs `action` at `at` (store faults: the stores belong to the caller).
+  void At(Instant at, EventLoop::Callback action) { loop_.At(at, std::move(action)); }
 
   // Schedules `arrivals` (one before config.start arrives at the start), runs until every request
   // has completed or been lost, and returns the history (event ids are arrival indexes).
   History Run(const std::vector<Arrival>& arrivals);
 
   const EventLoop& loop() const { return loop_; }
+  // True (virtual) time: the clock for stores shared by the nodes.
+  const Clock& clock() const { return loop_; }
 
  private:
   struct InFlight;
@@ -75,6 +84,7 @@ class Simulation {
   int PickNode();
 
   SimulationConfig config_;
+  ProtocolFactory factory_;
   EventLoop loop_;
   Random routing_;
   std::vector<std::unique_ptr<Node>> nodes_;

@@ -3,7 +3,7 @@
 namespace ratelab {
 
 Duration SimulationExecutor::Leg(const Latency& l) {
-  Duration d = l.Draw(random_);
+  Duration d = l.Draw(random_) + extra_;
   if (buggify_.enabled && buggify_.max_delay.count() > 0 && random_.Chance(buggify_.probability)) {
     d += Duration(random_.Uniform(0, buggify_.max_delay.count()));
   }

@@ -57,6 +57,9 @@ class SimulationExecutor final : public Executor {
   bool RunsInline() const override { return false; }
   void Submit(PendingStep& step) override;
 
+  // Adds `extra` to both legs of every step from now on (a latency spike; zero ends it).
+  void SetExtraLatency(Duration extra) { extra_ = extra; }
+
   // Forgets every step in flight (their coroutines are about to be destroyed).
   void Crash() {
     for (PendingStep*& slot : slots_) slot = nullptr;
@@ -73,6 +76,7 @@ class SimulationExecutor final : public Executor {
   Latency out_;
   Latency back_;
   Buggify buggify_;
+  Duration extra_{};
   Observer observer_;
   // Steps in flight, by slot; a crash nulls them so their pending events do nothing. Events
   // capture (this, slot): small enough for AnyInvocable's inline storage, so no allocation.

@@ -58,12 +58,55 @@ std::string ZipfUsersTraffic::Describe() const {
          FormatDuration(mean_gap_) + " on average for " + FormatDuration(duration_);
 }
 
+void PoissonTraffic::Generate(Random& random, std::vector<Arrival>& out) const {
+  for (Instant t = start_ + random.Exponential(mean_gap_); t < start_ + duration_;
+       t += random.Exponential(mean_gap_)) {
+    out.push_back({t, user_});
+  }
+}
+
+std::string PoissonTraffic::Describe() const {
+  return "user " + user_ + ": Poisson arrivals every " + FormatDuration(mean_gap_) +
+         " on average for " + FormatDuration(duration_) + " from " + FormatInstant(start_);
+}
+
+void DiurnalTraffic::Generate(Random& random, std::vector<Arrival>& out) const {
+  // Thinning: candidates at the peak rate, each kept with probability rate(t) / peak.
+  constexpr double kTwoPi = 6.283185307179586;
+  for (Instant t = start_ + random.Exponential(peak_gap_); t < start_ + duration_;
+       t += random.Exponential(peak_gap_)) {
+    const double phase =
+        static_cast<double>((t - start_).count()) / static_cast<double>(period_.count());
+    const double level = trough_ + (1 - trough_) * (1 - std::cos(kTwoPi * phase)) / 2;
+    if (random.UniformDouble() >= level) continue;
+    out.push_back({t, "u" + std::to_string(random.Uniform(0, users_) + 1)});
+  }
+}
+
+std::string DiurnalTraffic::Describe() const {
+  return std::to_string(users_) + " users, diurnal: rate from " +
+         std::to_string(static_cast<int>(trough_ * 100)) + "% to 100% of one request every " +
+         FormatDuration(peak_gap_) + " over a period of " + FormatDuration(period_) + ", for " +
+         FormatDuration(duration_);
+}
+
+void ReplayTraffic::Generate(Random&, std::vector<Arrival>& out) const {
+  out.insert(out.end(), arrivals_.begin(), arrivals_.end());
+}
+
+std::string ReplayTraffic::Describe() const {
+  return "replay of " + source_ + ": " + std::to_string(arrivals_.size()) + " requests";
+}
+
 namespace {
-constexpr std::array<TrafficInfo, 4> kTraffic = {{
+constexpr std::array<TrafficInfo, 7> kTraffic = {{
     {"constant", "one user at a fixed interval"},
+    {"poisson", "one user, Poisson arrivals"},
     {"boundary-attack", "N just before and N just after a window edge"},
     {"burst", "many requests from one user at the same instant"},
     {"zipf-users", "many users with Zipf popularity, Poisson arrivals"},
+    {"diurnal", "many users, a rate that rises and falls over a period"},
+    {"replay", "an access log: CSV timestamp,key[,endpoint,cost] or common/combined format"},
 }};
 }  // namespace
 

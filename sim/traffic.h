@@ -99,6 +99,59 @@ class ZipfUsersTraffic final : public TrafficGenerator {
   Duration mean_gap_;
 };
 
+// Poisson arrivals from one user, `mean_gap` apart on average, over [start, start + duration).
+class PoissonTraffic final : public TrafficGenerator {
+ public:
+  PoissonTraffic(std::string user, Instant start, Duration duration, Duration mean_gap)
+      : user_(std::move(user)), start_(start), duration_(duration), mean_gap_(mean_gap) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  std::string user_;
+  Instant start_;
+  Duration duration_;
+  Duration mean_gap_;
+};
+
+// A day's rhythm: Poisson arrivals whose rate swings along a sine of period `period`, from
+// `trough` times the peak rate (at start) up to the peak rate (`peak_gap` apart on average,
+// half a period later), each from one of `users` users ("u1".."uN") chosen uniformly.
+class DiurnalTraffic final : public TrafficGenerator {
+ public:
+  DiurnalTraffic(int64_t users, Instant start, Duration duration, Duration peak_gap,
+                 Duration period, double trough)
+      : users_(users),
+        start_(start),
+        duration_(duration),
+        peak_gap_(peak_gap),
+        period_(period),
+        trough_(trough) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  int64_t users_;
+  Instant start_;
+  Duration duration_;
+  Duration peak_gap_;
+  Duration period_;
+  double trough_;
+};
+
+// Requests read from an access log (see log_replay.h), replayed as they were.
+class ReplayTraffic final : public TrafficGenerator {
+ public:
+  ReplayTraffic(std::string source, std::vector<Arrival> arrivals)
+      : source_(std::move(source)), arrivals_(std::move(arrivals)) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override;
+
+ private:
+  std::string source_;
+  std::vector<Arrival> arrivals_;
+};
+
 struct TrafficInfo {
   std::string_view name;
   std::string_view summary;

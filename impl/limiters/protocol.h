@@ -4,6 +4,7 @@
 #ifndef RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 #define RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -11,6 +12,7 @@
 #include "impl/core/status.h"
 #include "impl/core/step.h"
 #include "impl/core/task.h"
+#include "impl/store/kv.h"
 #include "model/decision.h"
 #include "model/policy.h"
 
@@ -25,15 +27,30 @@ class Protocol {
   virtual void Restart() = 0;
 };
 
+// The stores a protocol may run on; the ones a run does not have are null.
+struct Stores {
+  Kv* kv = nullptr;
+};
+
 struct ProtocolInfo {
   std::string_view name;
   std::string_view store;      // "memory", "kv", "docs", "sql"
   std::string_view source;     // the seed it reproduces, or "best practice"
   std::string_view algorithm;  // the promise it is checked against
   std::string_view summary;
+  // Makes an instance for `policy` (of `algorithm`) on `stores`; InvalidArgument when the
+  // policy does not suit the protocol.
+  Result<std::unique_ptr<Protocol>> (*make)(const Policy& policy, const Stores& stores);
 };
-// Every protocol ratelab implements, for `ratelab list`.
+// Every protocol ratelab implements, for `ratelab list` and for scenarios.
 std::span<const ProtocolInfo> Protocols();
+// The protocol named `name`, or nullptr.
+const ProtocolInfo* FindProtocol(std::string_view name);
+// Makes protocol `name` for `policy` on `stores`: InvalidArgument when the name is unknown, the
+// policy's algorithm is not the protocol's, the store it needs is missing, or the policy does
+// not suit it.
+Result<std::unique_ptr<Protocol>> MakeProtocol(std::string_view name, const Policy& policy,
+                                               const Stores& stores);
 
 }  // namespace ratelab
 

@@ -1,0 +1,66 @@
+// What a limiter does when its store fails (seed 002: "fail open ... add a circuit breaker";
+// seed 003: "either blocks all traffic (fail-closed) or allows all traffic (fail-open)").
+//
+// GuardedProtocol wraps any protocol with one of:
+//   error            the store's error reaches the caller (no decision: the request fails);
+//   fail-open        admit every request whose decision failed;
+//   fail-closed      deny every request whose decision failed (Retry-After: retry_after);
+//   circuit-breaker  fail open, and after `threshold` consecutive failures stop asking the store
+//                    at all for `cool_down` (the breaker is open: every request is admitted
+//                    without a step); then let one request probe the store (half-open): success
+//                    closes the breaker, failure opens it for another cool-down.
+// The breaker reads time from each request's `now` (the node's clock) and lives in process
+// memory: a restart closes it.
+//
+// Not thread-safe (one per simulated node, or one per thread in real mode).
+#ifndef RATELAB_IMPL_LIMITERS_FAILURE_POLICY_H_
+#define RATELAB_IMPL_LIMITERS_FAILURE_POLICY_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "impl/limiters/protocol.h"
+
+namespace ratelab {
+
+struct FailurePolicy {
+  enum class Kind { kError, kFailOpen, kFailClosed, kCircuitBreaker };
+  Kind kind = Kind::kError;
+  int64_t threshold = 5;                           // circuit-breaker
+  Duration cool_down = std::chrono::seconds(10);   // circuit-breaker
+  Duration retry_after = std::chrono::seconds(1);  // fail-closed
+};
+
+std::string_view FailurePolicyName(FailurePolicy::Kind kind);
+std::optional<FailurePolicy::Kind> FailurePolicyFromName(std::string_view name);
+
+class GuardedProtocol final : public Protocol {
+ public:
+  enum class Breaker { kClosed, kOpen, kHalfOpen };
+
+  GuardedProtocol(std::unique_ptr<Protocol> inner, const Policy& policy, FailurePolicy failure)
+      : inner_(std::move(inner)), policy_(policy), failure_(failure) {}
+
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override;
+
+  Breaker breaker() const { return breaker_; }
+
+ private:
+  Decision Degraded(const Request& request, bool admit) const;
+  void RecordFailure(Instant now);
+
+  std::unique_ptr<Protocol> inner_;
+  Policy policy_;
+  FailurePolicy failure_;
+  Breaker breaker_ = Breaker::kClosed;
+  int64_t consecutive_failures_ = 0;
+  Instant open_until_{};
+  bool probing_ = false;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_FAILURE_POLICY_H_

@@ -1,0 +1,31 @@
+// kv-fixed-window-lua: an aligned fixed window in one Lua script on a Kv store (best practice;
+// the correct form of seed 002's INCR + PEXPIRE). One key per (limiter key, window); the script
+// reads the count, admits only if the request fits, increments and sets the expiry in one atomic
+// step, so a crash cannot leave a key without one and a denial consumes nothing. Still a fixed
+// window: up to 2N across a window edge.
+#ifndef RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_
+#define RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_
+
+#include "impl/limiters/kv_steps.h"
+#include "impl/limiters/protocol.h"
+
+namespace ratelab {
+
+class KvFixedWindowLua final : public Protocol {
+ public:
+  // Requires a fixed-window policy.
+  KvFixedWindowLua(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override {}  // all state is in the store
+
+  static const KvScript& Script();
+
+ private:
+  Kv& kv_;
+  Policy policy_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_

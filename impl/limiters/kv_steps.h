@@ -1,0 +1,40 @@
+// The two ways a protocol talks to a Kv store, each a Step (one atomic store operation):
+// one command, or one Lua script run by EVALSHA (falling back to EVAL when the server answers
+// NOSCRIPT, as it does after a restart: then the request takes two steps).
+#ifndef RATELAB_IMPL_LIMITERS_KV_STEPS_H_
+#define RATELAB_IMPL_LIMITERS_KV_STEPS_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "impl/core/step.h"
+#include "impl/core/task.h"
+#include "impl/store/kv.h"
+
+namespace ratelab {
+
+// A Lua script with its name (for histories) and SHA-1 (for EVALSHA), computed once.
+struct KvScript {
+  KvScript(std::string name, std::string body);
+  std::string name;
+  std::string body;
+  std::string sha;
+};
+
+// What a history shows for a command: its words, space-separated, long ones shortened.
+std::string CommandLabel(std::span<const std::string> argv);
+
+// Runs `argv` on `kv` as one step.
+Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> argv);
+
+// Runs `script` with `keys` and `args` (EVALSHA; EVAL after NOSCRIPT).
+Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
+                             std::vector<std::string> keys, std::vector<std::string> args);
+
+// The integer at `index` of an array reply (numbers may come back as strings), or nullopt.
+std::optional<int64_t> ArrayInteger(const KvReply& reply, size_t index);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_KV_STEPS_H_

@@ -1,0 +1,119 @@
+// The scenario reader shared by the files that parse the scenario format (scenario_yaml*.cc).
+// Every failure is a Status naming source:line:column and what was expected.
+#ifndef RATELAB_SIM_INTERNAL_SCENARIO_READER_H_
+#define RATELAB_SIM_INTERNAL_SCENARIO_READER_H_
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "sim/scenario.h"
+
+namespace ratelab::internal {
+
+#define RL_ASSIGN(lhs, expr)                    \
+  do {                                          \
+    auto result_ = (expr);                      \
+    if (!result_.ok()) return result_.status(); \
+    lhs = *std::move(result_);                  \
+  } while (0)
+
+#define RL_RETURN_IF_ERROR(expr)       \
+  do {                                 \
+    Status status_ = (expr);           \
+    if (!status_.ok()) return status_; \
+  } while (0)
+
+class ScenarioReader {
+ public:
+  explicit ScenarioReader(std::string source) : source_(std::move(source)) {}
+
+  Status Error(const YAML::Node& at, const std::string& what) const {
+    const YAML::Mark m = at.Mark();
+    return absl::InvalidArgumentError(source_ + ":" + std::to_string(m.line + 1) + ":" +
+                                      std::to_string(m.column + 1) + ": " + what);
+  }
+
+  // Fails on any key of `map` not in `allowed`.
+  Status OnlyKeys(const YAML::Node& map, const std::string& what,
+                  const std::vector<std::string>& allowed) const {
+    if (!map.IsMap()) return Error(map, what + " must be a mapping");
+    for (const auto& kv : map) {
+      const std::string key = kv.first.as<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        std::string list;
+        for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        return Error(kv.first,
+                     "unknown key '" + key + "' in " + what + " (expected one of: " + list + ")");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  Result<Duration> DurationAt(const YAML::Node& map, const std::string& key, bool required,
+                              Duration fallback = Duration(0)) const {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) return Error(map, "missing '" + key + "' (a duration such as 500ms, 1m30s)");
+      return fallback;
+    }
+    if (!n.IsScalar()) return Error(n, "'" + key + "' must be a duration such as 500ms, 1m30s");
+    const std::optional<Duration> d = ParseDuration(n.Scalar());
+    if (!d) {
+      return Error(n, "'" + key + "' is not a duration: '" + n.Scalar() +
+                          "' (expected a number and a unit among h, m, s, ms, us, ns)");
+    }
+    return *d;
+  }
+
+  Result<int64_t> IntAt(const YAML::Node& map, const std::string& key, bool required, int64_t lo,
+                        int64_t hi, int64_t fallback = 0) const {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) return Error(map, "missing '" + key + "' (an integer)");
+      return fallback;
+    }
+    int64_t v = 0;
+    if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
+      return Error(n, "'" + key + "' must be an integer");
+    }
+    if (v < lo || v > hi) {
+      return Error(n, "'" + key + "' must be between " + std::to_string(lo) + " and " +
+                          std::to_string(hi) + " (got " + std::to_string(v) + ")");
+    }
+    return v;
+  }
+
+  Result<std::string> StringAt(const YAML::Node& map, const std::string& key, bool required,
+                               std::string fallback = "") const {
+    const YAML::Node n = map[key];
+    if (!n) {
+      if (required) return Error(map, "missing '" + key + "'");
+      return fallback;
+    }
+    if (!n.IsScalar()) return Error(n, "'" + key + "' must be a string");
+    return n.Scalar();
+  }
+
+  Result<Scenario> Read(const YAML::Node& root);
+  const std::string& source() const { return source_; }
+
+ private:
+  Status ReadNodes(const YAML::Node& n, Scenario& s) const;
+  Status ReadLatency(const YAML::Node& n, Scenario& s) const;
+  Status ReadLimiter(const YAML::Node& n, Scenario& s) const;
+  Status ReadStore(const YAML::Node& n, Scenario& s) const;
+  Status ReadTraffic(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_traffic.cc
+  Status ReadReplay(const YAML::Node& n, Scenario& s) const;   // scenario_yaml_traffic.cc
+  Status ReadFault(const YAML::Node& n, Scenario& s) const;
+  Status ReadChecks(const YAML::Node& n, Scenario& s) const;
+
+  std::string source_;
+};
+
+}  // namespace ratelab::internal
+
+#endif  // RATELAB_SIM_INTERNAL_SCENARIO_READER_H_

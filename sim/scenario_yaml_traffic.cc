@@ -1,0 +1,125 @@
+// The scenario format's traffic generators (docs/scenarios.md).
+#include "sim/internal/scenario_reader.h"
+#include "sim/log_replay.h"
+
+namespace ratelab::internal {
+
+Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
+  std::string type;
+  if (!n.IsMap()) return Error(n, "a traffic generator must be a mapping with a 'type'");
+  RL_ASSIGN(type, StringAt(n, "type", true));
+  if (type == "constant") {
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(n, "constant traffic", {"type", "user", "start", "interval", "count"}));
+    std::string user;
+    Duration start, interval;
+    int64_t count = 0;
+    RL_ASSIGN(user, StringAt(n, "user", true));
+    RL_ASSIGN(start, DurationAt(n, "start", false));
+    RL_ASSIGN(interval, DurationAt(n, "interval", true));
+    RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
+    s.traffic.push_back(std::make_unique<ConstantTraffic>(user, s.start + start, interval, count));
+  } else if (type == "boundary-attack") {
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(n, "boundary-attack traffic", {"type", "user", "edge", "spread", "per_side"}));
+    std::string user;
+    Duration edge, spread;
+    int64_t per_side = 0;
+    RL_ASSIGN(user, StringAt(n, "user", true));
+    RL_ASSIGN(edge, DurationAt(n, "edge", true));
+    RL_ASSIGN(spread, DurationAt(n, "spread", true));
+    RL_ASSIGN(per_side, IntAt(n, "per_side", true, 1, 10'000'000));
+    s.traffic.push_back(
+        std::make_unique<BoundaryAttackTraffic>(user, s.start + edge, spread, per_side));
+  } else if (type == "burst") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "burst traffic", {"type", "user", "at", "count"}));
+    std::string user;
+    Duration at;
+    int64_t count = 0;
+    RL_ASSIGN(user, StringAt(n, "user", true));
+    RL_ASSIGN(at, DurationAt(n, "at", true));
+    RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
+    s.traffic.push_back(std::make_unique<BurstTraffic>(user, s.start + at, count));
+  } else if (type == "zipf-users") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "zipf-users traffic",
+                                {"type", "users", "exponent", "start", "duration", "mean_gap"}));
+    int64_t users = 0;
+    Duration start, duration, mean_gap;
+    double exponent = 1.0;
+    RL_ASSIGN(users, IntAt(n, "users", true, 1, 100'000'000));
+    if (const YAML::Node e = n["exponent"];
+        e && (!YAML::convert<double>::decode(e, exponent) || exponent < 0 || exponent > 10)) {
+      return Error(e, "'exponent' must be a number from 0 to 10");
+    }
+    RL_ASSIGN(start, DurationAt(n, "start", false));
+    RL_ASSIGN(duration, DurationAt(n, "duration", true));
+    RL_ASSIGN(mean_gap, DurationAt(n, "mean_gap", true));
+    if (mean_gap.count() <= 0) return Error(n["mean_gap"], "'mean_gap' must be positive");
+    s.traffic.push_back(
+        std::make_unique<ZipfUsersTraffic>(users, exponent, s.start + start, duration, mean_gap));
+  } else if (type == "poisson") {
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(n, "poisson traffic", {"type", "user", "start", "duration", "mean_gap"}));
+    std::string user;
+    Duration start, duration, mean_gap;
+    RL_ASSIGN(user, StringAt(n, "user", true));
+    RL_ASSIGN(start, DurationAt(n, "start", false));
+    RL_ASSIGN(duration, DurationAt(n, "duration", true));
+    RL_ASSIGN(mean_gap, DurationAt(n, "mean_gap", true));
+    if (mean_gap.count() <= 0) return Error(n["mean_gap"], "'mean_gap' must be positive");
+    s.traffic.push_back(
+        std::make_unique<PoissonTraffic>(user, s.start + start, duration, mean_gap));
+  } else if (type == "diurnal") {
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(n, "diurnal traffic",
+                 {"type", "users", "start", "duration", "peak_gap", "period", "trough"}));
+    int64_t users = 0;
+    Duration start, duration, peak_gap, period;
+    double trough = 0.2;
+    RL_ASSIGN(users, IntAt(n, "users", true, 1, 100'000'000));
+    RL_ASSIGN(start, DurationAt(n, "start", false));
+    RL_ASSIGN(duration, DurationAt(n, "duration", true));
+    RL_ASSIGN(peak_gap, DurationAt(n, "peak_gap", true));
+    RL_ASSIGN(period, DurationAt(n, "period", false, std::chrono::hours(24)));
+    if (peak_gap.count() <= 0) return Error(n["peak_gap"], "'peak_gap' must be positive");
+    if (period.count() <= 0) return Error(n["period"], "'period' must be positive");
+    if (const YAML::Node t = n["trough"];
+        t && (!YAML::convert<double>::decode(t, trough) || trough < 0 || trough > 1)) {
+      return Error(t, "'trough' must be a number from 0 to 1 (a fraction of the peak rate)");
+    }
+    s.traffic.push_back(std::make_unique<DiurnalTraffic>(users, s.start + start, duration, peak_gap,
+                                                         period, trough));
+  } else if (type == "replay") {
+    return ReadReplay(n, s);
+  } else {
+    return Error(n["type"], "unknown traffic type '" + type +
+                                "' (expected constant, poisson, boundary-attack, burst, "
+                                "zipf-users, diurnal or replay)");
+  }
+  return absl::OkStatus();
+}
+
+Status ScenarioReader::ReadReplay(const YAML::Node& n, Scenario& s) const {
+  RL_RETURN_IF_ERROR(OnlyKeys(n, "replay traffic", {"type", "file", "format"}));
+  std::string file, format_name;
+  RL_ASSIGN(file, StringAt(n, "file", true));
+  RL_ASSIGN(format_name, StringAt(n, "format", false, "auto"));
+  const std::optional<LogFormat> format = LogFormatFromName(format_name);
+  if (!format) {
+    return Error(n["format"], "unknown log format '" + format_name +
+                                  "' (expected auto, csv, common or combined)");
+  }
+  // A relative path is relative to the scenario file.
+  std::string path = file;
+  if (!file.empty() && file[0] != '/') {
+    const size_t slash = source().rfind('/');
+    if (slash != std::string::npos) path = source().substr(0, slash + 1) + file;
+  }
+  Result<std::vector<Arrival>> arrivals = LoadAccessLog(path, *format);
+  if (!arrivals.ok()) return Error(n["file"], std::string(arrivals.status().message()));
+  ShiftToDayOf(*arrivals, s.start);
+  s.traffic.push_back(std::make_unique<ReplayTraffic>(file, *std::move(arrivals)));
+  return absl::OkStatus();
+}
+
+}  // namespace ratelab::internal

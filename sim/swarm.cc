@@ -1,0 +1,46 @@
+#include "sim/swarm.h"
+
+namespace ratelab {
+
+std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Duration span,
+                                   bool has_store) {
+  using std::chrono::milliseconds;
+  std::vector<FaultSpec::Kind> kinds = {FaultSpec::Kind::kCrash, FaultSpec::Kind::kClockJump,
+                                        FaultSpec::Kind::kLatencySpike};
+  if (has_store) {
+    kinds.push_back(FaultSpec::Kind::kStoreOutage);
+    kinds.push_back(FaultSpec::Kind::kStoreRestart);
+  }
+  const int64_t nodes = static_cast<int64_t>(scenario.nodes.size());
+  const int64_t span_ns = std::max<int64_t>(span.count(), 1);
+  std::vector<FaultSpec> out;
+  for (int64_t i = 0, n = random.Uniform(1, 4); i < n; ++i) {
+    FaultSpec f;
+    f.kind = kinds[static_cast<size_t>(random.Uniform(0, static_cast<int64_t>(kinds.size())))];
+    f.at = Duration(random.Uniform(0, span_ns));
+    switch (f.kind) {
+      case FaultSpec::Kind::kCrash:
+        f.node = static_cast<int>(random.Uniform(0, nodes));
+        f.amount = milliseconds(random.Uniform(0, 30'000));
+        break;
+      case FaultSpec::Kind::kClockJump:
+        f.node = static_cast<int>(random.Uniform(0, nodes));
+        f.amount = milliseconds(random.Uniform(-60'000, 60'001));
+        break;
+      case FaultSpec::Kind::kLatencySpike:
+        f.amount = milliseconds(random.Uniform(100, 10'000));
+        f.extra = milliseconds(random.Uniform(10, 500));
+        break;
+      case FaultSpec::Kind::kStoreOutage:
+        f.amount = milliseconds(random.Uniform(100, 30'000));
+        break;
+      case FaultSpec::Kind::kStoreRestart:
+        f.amount = milliseconds(random.Uniform(0, 5'000));
+        break;
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace ratelab

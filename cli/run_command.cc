@@ -55,7 +55,7 @@ void PrintComparison(const Comparison& c, const std::string& file, std::ostream&
   for (const LimiterOutcome& o : c.limiters) {
     if (o.unanswered > 0) {
       out << "\n"
-          << o.protocol << ": " << o.unanswered
+          << o.name << ": " << o.unanswered
           << " request(s) got no answer (lost in a crash, or sent while every node was down)";
     }
   }

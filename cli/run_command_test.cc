@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cli/cli_test_util.h"
@@ -32,16 +34,54 @@ TEST(RunCommand, BoundaryAttackBreaksTheClaimForTheFixedWindowOnly) {
 }
 
 TEST(RunCommand, EveryExampleScenarioRunsWithTheExpectedVerdict) {
-  const std::map<std::string, int> expected = {{"boundary-attack", kExitViolation},
-                                               {"steady-poisson", kExitOk},
-                                               {"bursty-many-users", kExitOk},
-                                               {"restart-mid-window", kExitViolation},
-                                               {"clock-skew", kExitViolation}};
+  const std::map<std::string, int> expected = {
+      {"boundary-attack", kExitViolation}, {"steady-poisson", kExitOk},
+      {"bursty-many-users", kExitOk},      {"restart-mid-window", kExitViolation},
+      {"clock-skew", kExitViolation},      {"store-outage", kExitViolation},
+      {"store-restart", kExitViolation},   {"access-log-replay", kExitViolation}};
   for (const auto& [name, exit] : expected) {
     CliOutcome r = Ratelab({"run", Scenario(name)});
     EXPECT_EQ(r.exit, exit) << name << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find("reproduce: ratelab run"), std::string::npos) << name;
   }
+}
+
+// The invariants each limiter of `scenario` broke, by limiter name.
+std::map<std::string, std::set<std::string>> Broken(const std::string& scenario) {
+  CliOutcome r = Ratelab({"run", Scenario(scenario), "--json"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.err;
+  std::map<std::string, std::set<std::string>> out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const nlohmann::json& l : j["limiters"]) {
+    std::set<std::string>& broken = out[l["name"].get<std::string>()];
+    for (const nlohmann::json& v : l["violations"]) {
+      broken.insert(v["invariant"].get<std::string>());
+    }
+  }
+  return out;
+}
+
+TEST(RunCommand, StoreOutageShowsWhatEachFailurePolicyCosts) {
+  const auto broken = Broken("store-outage");
+  EXPECT_EQ(broken.at("kv-fixed-window-lua (fail-open)"),
+            std::set<std::string>({"aligned-window-cap"}));
+  EXPECT_EQ(broken.at("kv-fixed-window-lua (fail-closed)"),
+            std::set<std::string>({"false-denials"}));
+  EXPECT_EQ(broken.at("kv-fixed-window-lua (circuit-breaker)"),
+            std::set<std::string>({"aligned-window-cap"}));
+}
+
+TEST(RunCommand, StoreRestartKeepsCountsOnlyWithDurabilityAlways) {
+  const auto broken = Broken("store-restart");
+  EXPECT_FALSE(broken.at("kv-gcra-lua (durability none)").empty());
+  EXPECT_FALSE(broken.at("kv-gcra-lua (durability everysec)").empty());
+  EXPECT_TRUE(broken.at("kv-gcra-lua").empty());
+}
+
+TEST(RunCommand, ReplayedScraperBurstsBreakTheFixedWindowNotTheSlidingLog) {
+  const auto broken = Broken("access-log-replay");
+  EXPECT_EQ(broken.at("memory-fixed-window"), std::set<std::string>({"any-window-cap"}));
+  EXPECT_TRUE(broken.at("memory-sliding-log").empty());
 }
 
 TEST(RunCommand, ARestartIsExplainedInTheOutput) {

@@ -44,7 +44,8 @@ nlohmann::json ResultJson(const Comparison& c) {
                               {"witness", witness}});
       }
     }
-    limiters.push_back({{"protocol", o.protocol},
+    limiters.push_back({{"name", o.name},
+                        {"protocol", o.protocol},
                         {"policy", o.policy.ToString()},
                         {"offered", o.offered},
                         {"admitted", o.admitted},

@@ -53,7 +53,7 @@ std::string RenderVerdictTable(const Comparison& c) {
   }
   std::vector<std::vector<std::string>> rows = {header};
   for (const LimiterOutcome& o : c.limiters) {
-    std::vector<std::string> row = {o.protocol, o.policy.ToString(), std::to_string(o.offered),
+    std::vector<std::string> row = {o.name, o.policy.ToString(), std::to_string(o.offered),
                                     std::to_string(o.admitted), std::to_string(o.denied)};
     if (any_unanswered) row.push_back(std::to_string(o.unanswered));
     row.push_back(std::to_string(o.max_in_any_window));
@@ -72,7 +72,7 @@ std::string RenderWitnesses(const Comparison& c) {
   std::string out;
   for (const LimiterOutcome& o : c.limiters) {
     for (const CheckResult& check : o.checks) {
-      if (!check.violations.empty()) out += o.protocol + ": " + check.violations.front().ToString();
+      if (!check.violations.empty()) out += o.name + ": " + check.violations.front().ToString();
     }
   }
   return out;

@@ -20,7 +20,10 @@ Scenario DemoScenario() {
         Policy::Window(Algorithm::kSlidingCounter, n, w),
         Policy::Bucket(Algorithm::kTokenBucket, n, w / n),
         Policy::Bucket(Algorithm::kGcra, n, w / n)}) {
-    s.limiters.push_back({"memory-" + std::string(Describe(p.algorithm).name), p, {}});
+    LimiterSpec spec;
+    spec.protocol = "memory-" + std::string(Describe(p.algorithm).name);
+    spec.policy = p;
+    s.limiters.push_back(spec);
   }
   s.claim_limit = n;
   s.claim_window = w;

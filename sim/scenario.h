@@ -21,6 +21,13 @@ struct LimiterSpec {
   std::string protocol;  // a name from `ratelab list protocols`
   Policy policy;
   FailurePolicy on_store_error;  // what the limiter does when its store fails
+  // How much of its store survives a store restart (kv protocols; each limiter has its own).
+  Durability durability = Durability::kAlways;
+  // What reports call it; empty: the protocol's name, with its failure policy and durability
+  // when they are not the defaults.
+  std::string name;
+
+  std::string DisplayName() const;
 };
 
 struct FaultSpec {
@@ -52,8 +59,6 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   // Swarm mode: each seed also draws a few faults of its own (see swarm.h).
   bool swarm = false;
-  // The store under the kv protocols (each limiter gets its own, on the run's true time).
-  Durability durability = Durability::kAlways;
   // Oracle names (`ratelab list checks`) and "promise" (each limiter's own algorithm's promise).
   std::vector<std::string> checks = {"promise", "any-window-cap"};
 };

@@ -49,7 +49,7 @@ void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& fault
           break;
         case FaultSpec::Kind::kStoreRestart:
           if (in_process) break;
-          switch (scenario.durability) {
+          switch (spec.durability) {
             case Durability::kNone:
               note = "runs on a store without persistence (durability none): every count was lost";
               break;
@@ -70,7 +70,7 @@ void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& fault
         case FaultSpec::Kind::kLatencySpike:
           break;
       }
-      if (!note.empty()) notes.push_back(what + ": " + spec.protocol + " " + note);
+      if (!note.empty()) notes.push_back(what + ": " + spec.DisplayName() + " " + note);
     }
   }
 }
@@ -87,6 +87,22 @@ int64_t Comparison::violation_count() const {
   int64_t n = 0;
   for (const LimiterOutcome& o : limiters) n += o.violation_count();
   return n;
+}
+
+std::string LimiterSpec::DisplayName() const {
+  if (!name.empty()) return name;
+  std::string out = protocol;
+  const ProtocolInfo* info = FindProtocol(protocol);
+  if (info == nullptr || info->store == "memory") return out;
+  std::vector<std::string> extras;
+  if (on_store_error.kind != FailurePolicy::Kind::kError) {
+    extras.emplace_back(FailurePolicyName(on_store_error.kind));
+  }
+  if (durability != Durability::kAlways) {
+    extras.push_back("durability " + std::string(DurabilityName(durability)));
+  }
+  for (size_t i = 0; i < extras.size(); ++i) out += (i == 0 ? " (" : ", ") + extras[i];
+  return extras.empty() ? out : out + ")";
 }
 
 std::string FaultSpec::Describe(Instant start) const {
@@ -158,7 +174,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
 
   for (const LimiterSpec& spec : scenario.limiters) {
     Simulation sim(config, nullptr);
-    MemoryKv kv(sim.clock(), scenario.durability);
+    MemoryKv kv(sim.clock(), spec.durability);
     FaultyKv faulty(kv);
     const Stores stores{&faulty};
     // Every node makes its instance the same way; the first one tells whether it can.
@@ -196,6 +212,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
       }
     }
     LimiterOutcome o;
+    o.name = spec.DisplayName();
     o.protocol = spec.protocol;
     o.policy = spec.policy;
     o.history = sim.Run(arrivals);

@@ -21,6 +21,7 @@ struct CheckResult {
 };
 
 struct LimiterOutcome {
+  std::string name;      // as the scenario names it: "kv-gcra-lua (fail-open)"
   std::string protocol;  // "memory-fixed-window"
   Policy policy;
   History history;

@@ -40,7 +40,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     return Error(root["buggify"], "'buggify' must be off, on or auto (got '" + buggify + "')");
   }
 
-  if (root["store"]) RL_RETURN_IF_ERROR(ReadStore(root["store"], s));
+  if (root["store"]) RL_RETURN_IF_ERROR(ReadStore(root["store"]));
   if (const YAML::Node swarm = root["swarm"]) {
     if (!swarm.IsScalar() || !YAML::convert<bool>::decode(swarm, s.swarm)) {
       return Error(swarm, "'swarm' must be true or false");
@@ -117,7 +117,7 @@ Status ScenarioReader::ReadLatency(const YAML::Node& n, Scenario& s) const {
   return absl::OkStatus();
 }
 
-Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) const {
+Status ScenarioReader::ReadStore(const YAML::Node& n) {
   RL_RETURN_IF_ERROR(OnlyKeys(n, "store", {"durability"}));
   std::string name;
   RL_ASSIGN(name, StringAt(n, "durability", false, "always"));
@@ -126,14 +126,14 @@ Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) const {
     return Error(n["durability"],
                  "unknown durability '" + name + "' (expected none, everysec or always)");
   }
-  s.durability = *d;
+  default_durability_ = *d;
   return absl::OkStatus();
 }
 
 Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   RL_RETURN_IF_ERROR(OnlyKeys(n, "a limiter",
-                              {"protocol", "algorithm", "limit", "window", "burst", "interval",
-                               "on_store_error", "breaker"}));
+                              {"name", "protocol", "algorithm", "limit", "window", "burst",
+                               "interval", "on_store_error", "breaker", "durability"}));
   std::string name;
   RL_ASSIGN(name, StringAt(n, "algorithm", true));
   const std::optional<Algorithm> a = AlgorithmFromName(name);
@@ -168,6 +168,16 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
       return Error(n["protocol"] ? n["protocol"] : n, std::string(made.status().message()));
     }
   }
+  RL_ASSIGN(spec.name, StringAt(n, "name", false));
+  std::string durability;
+  RL_ASSIGN(durability,
+            StringAt(n, "durability", false, std::string(DurabilityName(default_durability_))));
+  const std::optional<Durability> d = DurabilityFromName(durability);
+  if (!d) {
+    return Error(n["durability"],
+                 "unknown durability '" + durability + "' (expected none, everysec or always)");
+  }
+  spec.durability = *d;
   std::string on_error;
   RL_ASSIGN(on_error, StringAt(n, "on_store_error", false, "error"));
   const std::optional<FailurePolicy::Kind> kind = FailurePolicyFromName(on_error);

@@ -105,13 +105,14 @@ class ScenarioReader {
   Status ReadNodes(const YAML::Node& n, Scenario& s) const;
   Status ReadLatency(const YAML::Node& n, Scenario& s) const;
   Status ReadLimiter(const YAML::Node& n, Scenario& s) const;
-  Status ReadStore(const YAML::Node& n, Scenario& s) const;
+  Status ReadStore(const YAML::Node& n);
   Status ReadTraffic(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_traffic.cc
   Status ReadReplay(const YAML::Node& n, Scenario& s) const;   // scenario_yaml_traffic.cc
   Status ReadFault(const YAML::Node& n, Scenario& s) const;
   Status ReadChecks(const YAML::Node& n, Scenario& s) const;
 
   std::string source_;
+  Durability default_durability_ = Durability::kAlways;  // from `store:`, for each limiter
 };
 
 }  // namespace ratelab::internal

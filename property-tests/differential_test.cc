@@ -34,6 +34,16 @@ RC_GTEST_PROP(InProcessLimiter, MatchesModelWhenTimeStepsBack, ()) {
   MatchesReference(a, MakeInProcessSubject, MakeModelSubject, TimeOrder::kMayStepBack);
 }
 
+// The Lua protocols on MemoryKv decide exactly as the models do, field by field.
+RC_GTEST_PROP(KvProtocol, FixedWindowLuaMatchesModel, ()) {
+  MatchesReference(Algorithm::kFixedWindow, KvProtocol("kv-fixed-window-lua"), MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(KvProtocol, GcraLuaMatchesModel, ()) {
+  MatchesReference(Algorithm::kGcra, KvProtocol("kv-gcra-lua"), MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+
 // Two formulations of one promise: a bucket of tokens and a theoretical arrival time.
 RC_GTEST_PROP(ReferenceModel, TokenBucketAndGcraAdmitTheSame, ()) {
   auto as_gcra = [](const Policy& p) {

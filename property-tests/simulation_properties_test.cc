@@ -5,6 +5,7 @@
 #include "impl/limiters/in_process_protocol.h"
 #include "property-tests/traffic_gen.h"
 #include "sim/event_loop.h"
+#include "sim/scenario_run.h"
 #include "sim/simulation.h"
 
 namespace ratelab::proptest {
@@ -33,6 +34,53 @@ RC_GTEST_PROP(EventLoop, TimeNeverGoesBackwardsAndTiesRunInSchedulingOrder, ()) 
   for (size_t i = 1; i < ran.size(); ++i) {
     RC_ASSERT(ran[i - 1].first <= ran[i].first);
     if (ran[i - 1].first == ran[i].first) RC_ASSERT(ran[i - 1].second < ran[i].second);
+  }
+}
+
+// Counts kept in a store with durability `always` survive store restarts and node crashes:
+// random traffic, random restarts, several nodes with latency, and the promise still holds.
+RC_GTEST_PROP(Persistence, KvProtocolsKeepTheirPromiseAcrossRestartsWithDurabilityAlways, ()) {
+  const Algorithm a = *rc::gen::element(Algorithm::kFixedWindow, Algorithm::kGcra);
+  const Duration w = *rc::gen::element<Duration>(milliseconds(1), milliseconds(250),
+                                                 std::chrono::seconds(1), minutes(1));
+  const Policy policy{a, *rc::gen::inRange<int64_t>(1, 7), a == Algorithm::kGcra ? w / 4 : w};
+  Scenario s;
+  s.nodes.assign(*rc::gen::inRange<size_t>(1, 4), NodeSpec{});
+  s.to_store = s.from_store = {Duration(*rc::gen::inRange<int64_t>(0, 1'000'000)),
+                               Duration(*rc::gen::inRange<int64_t>(0, 1'000'000))};
+  for (const char* protocol : {"kv-fixed-window-lua", "kv-gcra-lua"}) {
+    if (FindProtocol(protocol)->algorithm != Describe(a).name) continue;
+    LimiterSpec spec;
+    spec.protocol = protocol;
+    spec.policy = policy;
+    spec.durability = Durability::kAlways;
+    s.limiters.push_back(spec);
+  }
+  s.claim_limit = policy.limit;
+  s.claim_window = w;
+  s.checks = {"promise"};
+  std::vector<Arrival> arrivals;
+  const std::vector<Call> calls = *GenCalls(policy, TimeOrder::kNonDecreasing);
+  for (const Call& call : calls) {
+    arrivals.push_back({s.start + (call.now - calls.front().now), call.key, "/api", call.cost});
+  }
+  RC_PRE(!arrivals.empty());
+  const int64_t span = (arrivals.back().at - s.start).count() + 1;
+  s.traffic.push_back(std::make_unique<ReplayTraffic>("generated", arrivals));
+  for (int i = 0, n = *rc::gen::inRange(1, 4); i < n; ++i) {
+    FaultSpec f;
+    f.kind = *rc::gen::element(FaultSpec::Kind::kStoreRestart, FaultSpec::Kind::kCrash);
+    f.node = *rc::gen::inRange(0, static_cast<int>(s.nodes.size()));
+    f.at = Duration(*rc::gen::inRange<int64_t>(0, span));
+    f.amount = Duration(*rc::gen::inRange<int64_t>(0, w.count()));
+    s.faults.push_back(f);
+  }
+  Result<Comparison> c = RunScenario(s, *rc::gen::arbitrary<uint64_t>());
+  RC_ASSERT(c.ok());
+  for (const LimiterOutcome& o : c->limiters) {
+    for (const CheckResult& check : o.checks) {
+      if (!check.violations.empty()) RC_FAIL(o.name + ": " + check.violations.front().ToString());
+    }
   }
 }
 

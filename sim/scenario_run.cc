@@ -33,6 +33,20 @@ std::vector<Violation> Check(const std::string& name, const History& h, const Po
   return {};
 }
 
+// `h` with its times floored to multiples of `resolution`.
+History AtResolution(const History& h, Duration resolution) {
+  History out = h;
+  const auto floor = [resolution](Instant t) {
+    return FromUnixNanos(FloorDiv(ToUnixNanos(t), resolution.count()) * resolution.count());
+  };
+  for (HistoryEvent& e : out) {
+    e.invoke = floor(e.invoke);
+    e.apply = floor(e.apply);
+    e.complete = floor(e.complete);
+  }
+  return out;
+}
+
 // What a reader must know about each fault to read the verdicts.
 void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
                    std::vector<std::string>& notes) {
@@ -223,10 +237,15 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
       o.denied += e.denied();
       o.unanswered += !e.decision.has_value();
     }
-    const AnyWindowReport any = CheckAnyWindowCap(o.history, c.limit, c.window);
+    // Judged at the protocol's own time resolution: no alarm for what it cannot see.
+    const Duration resolution = FindProtocol(spec.protocol)->time_resolution;
+    const History judged =
+        resolution > Duration(1) ? AtResolution(o.history, resolution) : History{};
+    const History& h = resolution > Duration(1) ? judged : o.history;
+    const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
     for (const std::string& name : scenario.checks) {
-      o.checks.push_back({name, Check(name, o.history, spec.policy, c.limit, c.window, any)});
+      o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any)});
     }
     c.limiters.push_back(std::move(o));
   }

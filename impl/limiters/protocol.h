@@ -41,6 +41,9 @@ struct ProtocolInfo {
   // Makes an instance for `policy` (of `algorithm`) on `stores`; InvalidArgument when the
   // policy does not suit the protocol.
   Result<std::unique_ptr<Protocol>> (*make)(const Policy& policy, const Stores& stores);
+  // The finest time step the protocol sees: requests closer than this may look simultaneous to
+  // it (the Lua scripts take whole microseconds). Oracles judge its history at this resolution.
+  Duration time_resolution;
 };
 // Every protocol ratelab implements, for `ratelab list` and for scenarios.
 std::span<const ProtocolInfo> Protocols();

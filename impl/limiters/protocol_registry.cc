@@ -26,23 +26,27 @@ Result<std::unique_ptr<Protocol>> MakeKvGcraLua(const Policy& policy, const Stor
   return std::make_unique<KvGcraLua>(*s.kv, policy);
 }
 
+constexpr Duration kNanosecond(1);
+constexpr Duration kMicrosecond(1000);
+
 constexpr std::array<ProtocolInfo, 7> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
-     "in-process aligned fixed window; correct per window, 2N across an edge", MakeInProcess},
+     "in-process aligned fixed window; correct per window, 2N across an edge", MakeInProcess,
+     kNanosecond},
     {"memory-sliding-log", "memory", "best practice", "sliding-log",
-     "in-process exact sliding log; never more than N in any W", MakeInProcess},
+     "in-process exact sliding log; never more than N in any W", MakeInProcess, kNanosecond},
     {"memory-sliding-counter", "memory", "best practice", "sliding-counter",
-     "in-process sliding window counter; approximate, counts only admitted requests",
-     MakeInProcess},
+     "in-process sliding window counter; approximate, counts only admitted requests", MakeInProcess,
+     kNanosecond},
     {"memory-token-bucket", "memory", "best practice", "token-bucket",
-     "in-process token bucket with exact lazy refill", MakeInProcess},
+     "in-process token bucket with exact lazy refill", MakeInProcess, kNanosecond},
     {"memory-gcra", "memory", "best practice", "gcra",
-     "in-process GCRA: one timestamp per key, fastest", MakeInProcess},
+     "in-process GCRA: one timestamp per key, fastest", MakeInProcess, kNanosecond},
     {"kv-fixed-window-lua", "kv", "best practice", "fixed-window",
      "fixed window as one Lua script (check, INCRBY, PEXPIRE atomically); 2N across an edge",
-     MakeKvFixedWindowLua},
+     MakeKvFixedWindowLua, kNanosecond},
     {"kv-gcra-lua", "kv", "best practice", "gcra",
-     "GCRA as one Lua script on one key; atomic, expires when full", MakeKvGcraLua},
+     "GCRA as one Lua script on one key; atomic, expires when full", MakeKvGcraLua, kMicrosecond},
 }};
 
 }  // namespace

@@ -42,10 +42,12 @@ class EventLoop final : public Clock {
   }
 
  private:
+  // The heap holds small trivially copyable entries; callbacks wait in slots of their own, so
+  // reordering the heap never moves a callback.
   struct Event {
     Instant at;
     uint64_t seq;
-    Callback cb;
+    uint32_t slot;
   };
   // Min-heap order for std::push_heap / std::pop_heap (which build max-heaps).
   static bool Later(const Event& a, const Event& b) {
@@ -55,6 +57,8 @@ class EventLoop final : public Clock {
   Instant now_;
   uint64_t next_seq_ = 0;
   std::vector<Event> events_;
+  std::vector<Callback> callbacks_;  // by slot
+  std::vector<uint32_t> free_slots_;
 };
 
 }  // namespace ratelab

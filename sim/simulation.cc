@@ -24,8 +24,9 @@ struct Simulation::Node {
 
 namespace {
 // The request an arrival makes, as its node sees it at `now`.
+constexpr char kScopeType[] = "user";
 Request RequestFor(const Arrival& a, Instant now) {
-  return {"user", a.user, a.endpoint, a.cost, now};
+  return {kScopeType, a.user, a.endpoint, a.cost, now};
 }
 
 // Independent random streams of a run.
@@ -84,12 +85,14 @@ void Simulation::JumpClock(int node, Instant at, Duration by) {
 }
 
 int Simulation::PickNode() {
-  std::vector<int> live;
+  int64_t live = 0;
+  for (const auto& n : nodes_) live += n->up ? 1 : 0;
+  if (live == 0) return -1;
+  int64_t pick = routing_.Uniform(0, live);
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i]->up) live.push_back(static_cast<int>(i));
+    if (nodes_[i]->up && pick-- == 0) return static_cast<int>(i);
   }
-  if (live.empty()) return -1;
-  return live[static_cast<size_t>(routing_.Uniform(0, static_cast<int64_t>(live.size())))];
+  return -1;
 }
 
 void Simulation::Arrive(int64_t id, const Arrival& a) {
@@ -129,11 +132,13 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
     HistoryEvent& e = history_[i];
     e.id = static_cast<int64_t>(i);
     e.cost = arrivals[i].cost;
-    e.key = LimiterKey(RequestFor(arrivals[i], {}));  // also for requests no node takes
+    e.key = LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint);  // also unanswered
     order[i] = i;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; });
+  const auto earlier = [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; };
+  if (!std::is_sorted(order.begin(), order.end(), earlier)) {
+    std::stable_sort(order.begin(), order.end(), earlier);
+  }
   // Arrivals are fed one at a time, each scheduling the next, so the event queue holds only
   // what is in flight, not the whole run's traffic.
   ScheduleArrival(0);

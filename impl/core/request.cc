@@ -1,6 +1,6 @@
 #include "impl/core/request.h"
 
-#include <algorithm>
+#include <array>
 
 namespace ratelab {
 
@@ -15,37 +15,55 @@ Status Validate(const Request& r) {
 }
 
 namespace {
-bool NeedsEscape(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  return u < 0x21 || u > 0x7e || c == ':' || c == '{' || c == '}' || c == '%';
+
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+  std::array<bool, 256> t{};
+  for (int u = 0; u < 256; ++u) {
+    t[u] = u < 0x21 || u > 0x7e || u == ':' || u == '{' || u == '}' || u == '%';
+  }
+  return t;
+}();
+
+bool NeedsEscape(char c) { return kNeedsEscape[static_cast<unsigned char>(c)]; }
+
+// Appends `part` escaped, copying runs of safe characters at once.
+void AppendEscaped(std::string& out, std::string_view part) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  size_t run = 0;
+  for (size_t i = 0; i < part.size(); ++i) {
+    if (!NeedsEscape(part[i])) continue;
+    out.append(part.data() + run, i - run);
+    const auto u = static_cast<unsigned char>(part[i]);
+    const char escaped[3] = {'%', kHex[u >> 4], kHex[u & 0xf]};
+    out.append(escaped, 3);
+    run = i + 1;
+  }
+  out.append(part.data() + run, part.size() - run);
 }
+
 }  // namespace
 
 std::string EscapeKeyPart(std::string_view part) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  if (std::none_of(part.begin(), part.end(), NeedsEscape)) return std::string(part);
   std::string out;
-  out.reserve(part.size() + 8);
-  for (char c : part) {
-    const auto u = static_cast<unsigned char>(c);
-    if (NeedsEscape(c)) {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
+  out.reserve(part.size());
+  AppendEscaped(out, part);
   return out;
 }
 
-std::string LimiterKey(const Request& r) {
-  std::string key = EscapeKeyPart(r.scope_type);
+std::string LimiterKey(std::string_view scope_type, std::string_view scope_value,
+                       std::string_view endpoint) {
+  std::string key;
+  key.reserve(scope_type.size() + scope_value.size() + endpoint.size() + 2);
+  AppendEscaped(key, scope_type);
   key += ':';
-  key += EscapeKeyPart(r.scope_value);
+  AppendEscaped(key, scope_value);
   key += ':';
-  key += EscapeKeyPart(r.endpoint);
+  AppendEscaped(key, endpoint);
   return key;
+}
+
+std::string LimiterKey(const Request& r) {
+  return LimiterKey(r.scope_type, r.scope_value, r.endpoint);
 }
 
 }  // namespace ratelab

@@ -27,6 +27,9 @@ Status Validate(const Request& r);
 // The limiter key "scope_type:scope_value:endpoint", with each part escaped (EscapeKeyPart) so
 // that distinct requests never share a key, whatever characters their parts hold.
 std::string LimiterKey(const Request& r);
+// The same key from its three parts.
+std::string LimiterKey(std::string_view scope_type, std::string_view scope_value,
+                       std::string_view endpoint);
 
 // Percent-encodes ':', '{', '}', '%' and bytes below 0x21 or above 0x7e; leaves the rest.
 // Injective, and the result holds none of ':{}' so parts cannot run into each other or into a

@@ -31,17 +31,14 @@ Task<Result<Decision>> KvFixedWindowLua::Decide(Context& ctx, const Request& req
   std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}:" + std::to_string(index)};
   std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
                                    std::to_string(ttl_ms)};
-  Result<KvReply> reply = co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args));
+  const Result<std::vector<int64_t>> reply = ReplyIntegers(
+      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();
-  const std::optional<int64_t> allowed = ArrayInteger(*reply, 0);
-  const std::optional<int64_t> count = ArrayInteger(*reply, 1);
-  if (!allowed || !count) {
-    co_return absl::InternalError("kv-fixed-window-lua: unexpected reply " + ToString(*reply));
-  }
+  const int64_t allowed = (*reply)[0], count = (*reply)[1];
   Decision d;
   d.limit = policy_.limit;
-  d.allowed = *allowed != 0;
-  d.remaining = std::max<int64_t>(0, policy_.limit - *count);
+  d.allowed = allowed != 0;
+  d.remaining = std::max<int64_t>(0, policy_.limit - count);
   d.reset = window_end;
   if (!d.allowed) d.retry_after = request.cost > policy_.limit ? kNever : window_end - request.now;
   co_return d;

@@ -33,26 +33,23 @@ Task<Result<Decision>> KvGcraLua::Decide(Context& ctx, const Request& request) {
   std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}"};
   std::vector<std::string> args = {std::to_string(now_us), std::to_string(interval_us),
                                    std::to_string(policy_.limit), std::to_string(request.cost)};
-  Result<KvReply> reply = co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args));
+  const Result<std::vector<int64_t>> reply = ReplyIntegers(
+      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();
-  const std::optional<int64_t> allowed = ArrayInteger(*reply, 0);
-  const std::optional<int64_t> tat_us = ArrayInteger(*reply, 1);
-  if (!allowed || !tat_us) {
-    co_return absl::InternalError("kv-gcra-lua: unexpected reply " + ToString(*reply));
-  }
+  const int64_t allowed = (*reply)[0], tat_us = (*reply)[1];
   // The model's arithmetic, in the script's microseconds.
   const int64_t tolerance_us = policy_.limit * interval_us;
   Decision d;
   d.limit = policy_.limit;
-  d.allowed = *allowed != 0;
-  const int64_t room = tolerance_us - (*tat_us - now_us);
+  d.allowed = allowed != 0;
+  const int64_t room = tolerance_us - (tat_us - now_us);
   d.remaining = room <= 0 ? 0 : room / interval_us;
-  d.reset = FromUnixNanos(*tat_us * 1000);
+  d.reset = FromUnixNanos(tat_us * 1000);
   if (!d.allowed) {
     d.retry_after =
         request.cost > policy_.limit
             ? kNever
-            : Duration((*tat_us + request.cost * interval_us - now_us - tolerance_us) * 1000);
+            : Duration((tat_us + request.cost * interval_us - now_us - tolerance_us) * 1000);
   }
   co_return d;
 }

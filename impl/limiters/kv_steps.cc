@@ -38,9 +38,20 @@ Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
   co_return co_await ctx.Step(CommandLabel(label_words), [&] { return kv.Execute(argv); });
 }
 
-std::optional<int64_t> ArrayInteger(const KvReply& reply, size_t index) {
-  if (reply.type != KvReply::Type::kArray || index >= reply.elements.size()) return std::nullopt;
-  return reply.elements[index].AsInteger();
+Result<std::vector<int64_t>> ReplyIntegers(const Result<KvReply>& reply, size_t n,
+                                           std::string_view protocol) {
+  if (!reply.ok()) return reply.status();
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < n && reply->type == KvReply::Type::kArray && i < reply->elements.size();
+       ++i) {
+    const std::optional<int64_t> v = reply->elements[i].AsInteger();
+    if (!v) break;
+    out.push_back(*v);
+  }
+  if (out.size() != n) {
+    return absl::InternalError(std::string(protocol) + ": unexpected reply " + ToString(*reply));
+  }
+  return out;
 }
 
 }  // namespace ratelab

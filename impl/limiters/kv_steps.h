@@ -32,8 +32,10 @@ Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> a
 Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
                              std::vector<std::string> keys, std::vector<std::string> args);
 
-// The integer at `index` of an array reply (numbers may come back as strings), or nullopt.
-std::optional<int64_t> ArrayInteger(const KvReply& reply, size_t index);
+// The first `n` elements of an array reply as integers (numbers may come back as strings);
+// the store's error as is, and Internal naming `protocol` when the reply has another shape.
+Result<std::vector<int64_t>> ReplyIntegers(const Result<KvReply>& reply, size_t n,
+                                           std::string_view protocol);
 
 }  // namespace ratelab
 

@@ -282,21 +282,10 @@ KvReply MemoryKv::PExpire(Args a) { return ExpireIn(a, 1, "pexpire"); }
 KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, const char* name) {
   const std::optional<int64_t> ttl = ParseRedisInteger(a[2]);
   if (!ttl) return kv_errors::NotInteger();
-  bool nx = false, xx = false, gt = false, lt = false;
-  for (size_t i = 3; i < a.size(); ++i) {
-    const std::string opt = absl::AsciiStrToUpper(a[i]);
-    if (opt == "NX") {
-      nx = true;
-    } else if (opt == "XX") {
-      xx = true;
-    } else if (opt == "GT") {
-      gt = true;
-    } else if (opt == "LT") {
-      lt = true;
-    } else {
-      return KvReply::Error("ERR Unsupported option " + a[i]);
-    }
-  }
+  std::array<bool, 4> flags{};
+  const size_t end = ReadKvOptions<4>(a, 3, {"NX", "XX", "GT", "LT"}, flags);
+  if (end < a.size()) return KvReply::Error("ERR Unsupported option " + a[end]);
+  const auto [nx, xx, gt, lt] = flags;
   if (nx && (xx || gt || lt)) {
     return KvReply::Error("ERR NX and XX, GT or LT options at the same time are not compatible");
   }

@@ -171,27 +171,10 @@ KvReply MemoryKv::HLen(Args a) {
 // Sorted sets ---------------------------------------------------------------------------------
 
 KvReply MemoryKv::ZAdd(Args a) {
-  bool nx = false, xx = false, gt = false, lt = false, ch = false;
-  size_t i = 2;
-  for (; i < a.size(); ++i) {
-    const std::string opt = absl::AsciiStrToUpper(a[i]);
-    if (opt == "NX") {
-      nx = true;
-    } else if (opt == "XX") {
-      xx = true;
-    } else if (opt == "GT") {
-      gt = true;
-    } else if (opt == "LT") {
-      lt = true;
-    } else if (opt == "CH") {
-      ch = true;
-    } else if (opt == "INCR") {
-      return KvReply::Error("ERR ZADD INCR is not supported by MemoryKv");
-    } else {
-      break;
-    }
-  }
-  const size_t pairs_at = i;
+  std::array<bool, 6> flags{};
+  const size_t pairs_at = ReadKvOptions<6>(a, 2, {"NX", "XX", "GT", "LT", "CH", "INCR"}, flags);
+  const auto [nx, xx, gt, lt, ch, incr] = flags;
+  if (incr) return KvReply::Error("ERR ZADD INCR is not supported by MemoryKv");
   if (pairs_at == a.size() || (a.size() - pairs_at) % 2 != 0) return kv_errors::Syntax();
   if (nx && xx) return KvReply::Error("ERR XX and NX options at the same time are not compatible");
   if ((gt && nx) || (lt && nx) || (gt && lt)) {

@@ -1,11 +1,16 @@
 // The error replies MemoryKv shares with Redis 7.0, word for word, so that a protocol or a
-// test that reads an error text sees the same one on both.
+// test that reads an error text sees the same one on both; and the option reader its commands
+// share.
 #ifndef RATELAB_IMPL_STORE_MEMORY_KV_ERRORS_H_
 #define RATELAB_IMPL_STORE_MEMORY_KV_ERRORS_H_
 
+#include <algorithm>
+#include <array>
 #include <span>
 #include <string>
+#include <string_view>
 
+#include "absl/strings/ascii.h"
 #include "impl/store/kv_reply.h"
 
 namespace ratelab::kv_errors {
@@ -32,5 +37,23 @@ inline KvReply UnknownCommand(std::span<const std::string> argv) {
 }
 
 }  // namespace ratelab::kv_errors
+
+namespace ratelab {
+
+// Reads option words (case-insensitive) from argv[from] on while they are among `names`,
+// setting flags[i] for names[i]; returns the index of the first other word (or argv.size()).
+template <size_t N>
+size_t ReadKvOptions(std::span<const std::string> argv, size_t from,
+                     const std::array<std::string_view, N>& names, std::array<bool, N>& flags) {
+  for (; from < argv.size(); ++from) {
+    const std::string word = absl::AsciiStrToUpper(argv[from]);
+    const auto it = std::find(names.begin(), names.end(), word);
+    if (it == names.end()) return from;
+    flags[static_cast<size_t>(it - names.begin())] = true;
+  }
+  return from;
+}
+
+}  // namespace ratelab
 
 #endif  // RATELAB_IMPL_STORE_MEMORY_KV_ERRORS_H_

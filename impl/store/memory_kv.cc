@@ -105,7 +105,7 @@ void MemoryKv::Restart() {
 }
 
 size_t MemoryKv::KeyCount() const {
-  std::lock_guard lock(const_cast<std::mutex&>(mu_));
+  std::lock_guard lock(mu_);
   return data_.size();
 }
 

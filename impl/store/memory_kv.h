@@ -73,7 +73,9 @@ class MemoryKv final : public Kv {
   // The live entry at `key` holding T; *wrong_type when it holds another type.
   template <typename T>
   T* FindAs(const std::string& key, bool* wrong_type);
-  // For writes: marks `key` changed (for everysec durability) and returns its slot.
+  // For writes: marks `key` changed (for everysec durability) and returns its slot. Every
+  // change to an entry must come after its MarkDirty, which may first save the key's state as of
+  // the last finished second.
   Entry& Write(const std::string& key);
   void Erase(const std::string& key);
   void MarkDirty(const std::string& key);
@@ -126,7 +128,7 @@ class MemoryKv final : public Kv {
 
   const Clock& clock_;
   const Durability durability_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
   Map data_;
   // everysec: the state as of the last fsync, and the keys written since, all in one second.

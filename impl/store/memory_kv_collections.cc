@@ -142,6 +142,7 @@ KvReply MemoryKv::HDel(Args a) {
   Hash* h = FindAs<Hash>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (h == nullptr) return KvReply::Integer(0);
+  MarkDirty(a[1]);  // before the change: everysec may first save this key's earlier state
   int64_t removed = 0;
   for (size_t i = 2; i < a.size(); ++i) {
     auto it = std::find_if(h->begin(), h->end(), [&](const auto& fv) { return fv.first == a[i]; });
@@ -150,7 +151,6 @@ KvReply MemoryKv::HDel(Args a) {
       ++removed;
     }
   }
-  if (removed > 0) MarkDirty(a[1]);
   if (h->empty()) Erase(a[1]);
   return KvReply::Integer(removed);
 }
@@ -221,6 +221,7 @@ KvReply MemoryKv::ZRem(Args a) {
   ZSet* z = FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Integer(0);
+  MarkDirty(a[1]);  // before the change: everysec may first save this key's earlier state
   int64_t removed = 0;
   for (size_t i = 2; i < a.size(); ++i) {
     auto it = z->scores.find(a[i]);
@@ -229,7 +230,6 @@ KvReply MemoryKv::ZRem(Args a) {
     z->scores.erase(it);
     ++removed;
   }
-  if (removed > 0) MarkDirty(a[1]);
   if (z->scores.empty()) Erase(a[1]);
   return KvReply::Integer(removed);
 }
@@ -242,6 +242,7 @@ KvReply MemoryKv::ZRemRangeByScore(Args a) {
   ZSet* z = FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Integer(0);
+  MarkDirty(a[1]);  // before the change: everysec may first save this key's earlier state
   int64_t removed = 0;
   for (auto it = z->by_score.begin(); it != z->by_score.end();) {
     if (!BelowMax(it->first, *max)) break;
@@ -253,7 +254,6 @@ KvReply MemoryKv::ZRemRangeByScore(Args a) {
       ++it;
     }
   }
-  if (removed > 0) MarkDirty(a[1]);
   if (z->scores.empty()) Erase(a[1]);
   return KvReply::Integer(removed);
 }

@@ -215,6 +215,19 @@ TEST_P(MemoryKvRestartTest, EverySecondsWritesSurviveOnceTheSecondIsOver) {
   EXPECT_EQ(Run({"GET", "k"}), GetParam() == Durability::kNone ? KvReply::Nil() : Bulk("1"));
 }
 
+TEST_P(MemoryKvRestartTest, EverySecKeepsTheLastSecondsStateOfAKeyChangedAgain) {
+  Run({"HSET", "h", "f", "1"});
+  Run({"ZADD", "z", "1", "m"});
+  clock_.Advance(seconds(1));
+  Run({"HDEL", "h", "f"});  // in the new second: lost by everysec
+  Run({"ZREM", "z", "m"});
+  kv_.Restart();
+  if (GetParam() == Durability::kEverySec) {
+    EXPECT_EQ(Run({"HGET", "h", "f"}), Bulk("1"));
+    EXPECT_EQ(Run({"ZCARD", "z"}), Int(1));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Durabilities, MemoryKvRestartTest, ::testing::ValuesIn(kDurabilities),
                          [](const auto& info) { return std::string(DurabilityName(info.param)); });
 

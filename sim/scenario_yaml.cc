@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "impl/limiters/protocol.h"
-#include "impl/store/memory_kv.h"
 #include "model/oracles.h"
 #include "sim/internal/scenario_reader.h"
 #include "sim/scenario.h"
@@ -153,20 +152,8 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   }
   if (std::optional<std::string> problem = spec.policy.Problem()) return Error(n, *problem);
   RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
-  const ProtocolInfo* info = FindProtocol(spec.protocol);
-  if (info == nullptr) {
-    return Error(n["protocol"],
-                 "unknown protocol '" + spec.protocol + "' (see `ratelab list protocols`)");
-  }
-  {
-    // Everything MakeProtocol would refuse, refused here with a location.
-    const ManualClock clock(s.start);
-    MemoryKv probe(clock);
-    if (Result<std::unique_ptr<Protocol>> made =
-            MakeProtocol(spec.protocol, spec.policy, Stores{&probe});
-        !made.ok()) {
-      return Error(n["protocol"] ? n["protocol"] : n, std::string(made.status().message()));
-    }
+  if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
+    return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
   }
   RL_ASSIGN(spec.name, StringAt(n, "name", false));
   std::string durability;

@@ -38,9 +38,11 @@ struct ProtocolInfo {
   std::string_view source;     // the seed it reproduces, or "best practice"
   std::string_view algorithm;  // the promise it is checked against
   std::string_view summary;
-  // Makes an instance for `policy` (of `algorithm`) on `stores`; InvalidArgument when the
-  // policy does not suit the protocol.
-  Result<std::unique_ptr<Protocol>> (*make)(const Policy& policy, const Stores& stores);
+  // What is wrong with `policy` (of `algorithm`) for this protocol beyond its algorithm, or OK;
+  // nullptr: any valid policy suits it.
+  Status (*check)(const Policy& policy);
+  // Makes an instance for a policy that passed `check`, on stores that include its `store`.
+  std::unique_ptr<Protocol> (*make)(const Policy& policy, const Stores& stores);
   // The finest time step the protocol sees: requests closer than this may look simultaneous to
   // it (the Lua scripts take whole microseconds). Oracles judge its history at this resolution.
   Duration time_resolution;
@@ -49,9 +51,11 @@ struct ProtocolInfo {
 std::span<const ProtocolInfo> Protocols();
 // The protocol named `name`, or nullptr.
 const ProtocolInfo* FindProtocol(std::string_view name);
-// Makes protocol `name` for `policy` on `stores`: InvalidArgument when the name is unknown, the
-// policy's algorithm is not the protocol's, the store it needs is missing, or the policy does
-// not suit it.
+// InvalidArgument when the name is unknown, the policy's algorithm is not the protocol's, or the
+// policy does not suit it; needs no store, so a scenario can be checked before any exists.
+Status CheckProtocol(std::string_view name, const Policy& policy);
+// Makes protocol `name` for `policy` on `stores`: CheckProtocol's errors, and InvalidArgument
+// when the store it needs is missing.
 Result<std::unique_ptr<Protocol>> MakeProtocol(std::string_view name, const Policy& policy,
                                                const Stores& stores);
 

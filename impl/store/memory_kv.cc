@@ -129,6 +129,15 @@ T* MemoryKv::FindAs(const std::string& key, bool* wrong_type) {
   *wrong_type = v == nullptr;
   return v;
 }
+template <typename T>
+T* MemoryKv::FindToChange(const std::string& key, bool* wrong_type) {
+  T* v = FindAs<T>(key, wrong_type);
+  if (v != nullptr) MarkDirty(key);  // the state before the change may be saved first
+  return v;
+}
+template MemoryKv::Hash* MemoryKv::FindToChange<MemoryKv::Hash>(const std::string&, bool*);
+template MemoryKv::ZSet* MemoryKv::FindToChange<MemoryKv::ZSet>(const std::string&, bool*);
+
 template std::string* MemoryKv::FindAs<std::string>(const std::string&, bool*);
 template MemoryKv::Hash* MemoryKv::FindAs<MemoryKv::Hash>(const std::string&, bool*);
 template MemoryKv::ZSet* MemoryKv::FindAs<MemoryKv::ZSet>(const std::string&, bool*);

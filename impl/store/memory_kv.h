@@ -73,6 +73,9 @@ class MemoryKv final : public Kv {
   // The live entry at `key` holding T; *wrong_type when it holds another type.
   template <typename T>
   T* FindAs(const std::string& key, bool* wrong_type);
+  // FindAs for changing the value in place: a found value is marked changed first (MarkDirty).
+  template <typename T>
+  T* FindToChange(const std::string& key, bool* wrong_type);
   // For writes: marks `key` changed (for everysec durability) and returns its slot. Every
   // change to an entry must come after its MarkDirty, which may first save the key's state as of
   // the last finished second.

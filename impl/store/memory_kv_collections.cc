@@ -139,10 +139,9 @@ KvReply MemoryKv::HIncrBy(Args a) {
 
 KvReply MemoryKv::HDel(Args a) {
   bool wrong = false;
-  Hash* h = FindAs<Hash>(a[1], &wrong);
+  Hash* h = FindToChange<Hash>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (h == nullptr) return KvReply::Integer(0);
-  MarkDirty(a[1]);  // before the change: everysec may first save this key's earlier state
   int64_t removed = 0;
   for (size_t i = 2; i < a.size(); ++i) {
     auto it = std::find_if(h->begin(), h->end(), [&](const auto& fv) { return fv.first == a[i]; });
@@ -218,10 +217,9 @@ KvReply MemoryKv::ZAdd(Args a) {
 
 KvReply MemoryKv::ZRem(Args a) {
   bool wrong = false;
-  ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  ZSet* z = FindToChange<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Integer(0);
-  MarkDirty(a[1]);  // before the change: everysec may first save this key's earlier state
   int64_t removed = 0;
   for (size_t i = 2; i < a.size(); ++i) {
     auto it = z->scores.find(a[i]);
@@ -239,10 +237,9 @@ KvReply MemoryKv::ZRemRangeByScore(Args a) {
   const std::optional<ScoreBound> max = ParseBound(a[3]);
   if (!min || !max) return KvReply::Error("ERR min or max is not a float");
   bool wrong = false;
-  ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  ZSet* z = FindToChange<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Integer(0);
-  MarkDirty(a[1]);  // before the change: everysec may first save this key's earlier state
   int64_t removed = 0;
   for (auto it = z->by_score.begin(); it != z->by_score.end();) {
     if (!BelowMax(it->first, *max)) break;

@@ -23,8 +23,10 @@ struct Simulation::Node {
 };
 
 namespace {
-// The request an arrival makes, as its node sees it at `now`.
+// Every simulated request is limited per user.
 constexpr char kScopeType[] = "user";
+
+// The request an arrival makes, as its node sees it at `now`.
 Request RequestFor(const Arrival& a, Instant now) {
   return {kScopeType, a.user, a.endpoint, a.cost, now};
 }
@@ -73,10 +75,10 @@ void Simulation::CrashNode(int node, Instant at, Duration down_for) {
 
 void Simulation::LatencySpike(Instant at, Duration length, Duration extra) {
   loop_.At(at, [this, extra] {
-    for (auto& n : nodes_) n->executor->SetExtraLatency(extra);
+    for (auto& n : nodes_) n->executor->AddExtraLatency(extra);
   });
-  loop_.At(at + length, [this] {
-    for (auto& n : nodes_) n->executor->SetExtraLatency(Duration(0));
+  loop_.At(at + length, [this, extra] {
+    for (auto& n : nodes_) n->executor->AddExtraLatency(-extra);
   });
 }
 

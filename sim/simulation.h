@@ -58,7 +58,8 @@ class Simulation {
   void CrashNode(int node, Instant at, Duration down_for);
   // From `at` on, node `node`'s clock reads `by` further ahead (negative: behind).
   void JumpClock(int node, Instant at, Duration by);
-  // From `at` for `length`, every leg of every step takes `extra` longer.
+  // From `at` for `length`, every leg of every step takes `extra` longer (overlapping spikes
+  // add up).
   void LatencySpike(Instant at, Duration length, Duration extra);
   // Replaces the factory (before Run): for callers whose stores need the run's clock().
   void SetFactory(ProtocolFactory factory) { factory_ = std::move(factory); }

@@ -57,8 +57,9 @@ class SimulationExecutor final : public Executor {
   bool RunsInline() const override { return false; }
   void Submit(PendingStep& step) override;
 
-  // Adds `extra` to both legs of every step from now on (a latency spike; zero ends it).
-  void SetExtraLatency(Duration extra) { extra_ = extra; }
+  // Adds `delta` to both legs of every step from now on: a latency spike starts with +extra
+  // and ends with -extra, so overlapping spikes add up.
+  void AddExtraLatency(Duration delta) { extra_ += delta; }
 
   // Forgets every step in flight (their coroutines are about to be destroyed).
   void Crash() {

@@ -174,6 +174,25 @@ TEST(LatencySpike, StepsDuringTheSpikeTakeLonger) {
   }
 }
 
+TEST(LatencySpike, OverlappingSpikesAddUp) {
+  const Comparison c = RunYaml(
+      "latency: {to_store: {base: 1ms}, from_store: {base: 1ms}}\n"
+      "limiters:\n"
+      "  - {protocol: kv-gcra-lua, algorithm: gcra, burst: 100, interval: 1ms}\n"
+      "traffic:\n  - {type: constant, user: u, interval: 1s, count: 10}\n"
+      "faults:\n  - {type: latency-spike, at: 2s, for: 4s, extra: 100ms}\n"
+      "  - {type: latency-spike, at: 3s, for: 1s, extra: 200ms}\n");
+  for (const HistoryEvent& e : c.limiters.front().history) {
+    const Duration since = Since(e);
+    const Duration leg =
+        milliseconds(1) +
+        (since >= seconds(2) && since < seconds(6) ? milliseconds(100) : Duration(0)) +
+        (since >= seconds(3) && since < seconds(4) ? milliseconds(200) : Duration(0));
+    EXPECT_EQ(e.complete - e.invoke, static_cast<int64_t>(e.steps.size()) * 2 * leg)
+        << FormatInstant(e.invoke);
+  }
+}
+
 TEST(Swarm, EachSeedDrawsItsOwnFaultsAndTheSameSeedTheSameOnes) {
   const std::string yaml =
       "nodes: 3\nswarm: true\n"

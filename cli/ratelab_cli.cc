@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/report_commands.h"
 #include "cli/run_command.h"
 #include "ratelab_version.h"
 #include "reports/verdict_table.h"
@@ -19,27 +20,6 @@ constexpr char kDescription[] =
     "Retry-After, no false denials). Every run prints its seed; the same seed gives the\n"
     "same result.";
 
-int Demo(uint64_t seed, std::ostream& out, std::ostream& err) {
-  Result<Comparison> c = RunScenario(DemoScenario(), seed);
-  if (!c.ok()) {
-    err << "ratelab demo: " << c.status().message() << "\n";
-    return kExitBadInput;
-  }
-  out << "ratelab demo, seed " << seed
-      << ": every algorithm in process, on the same traffic, compared against the claim \""
-      << c->limit << " in any " << FormatDuration(c->window) << "\"\n\ntraffic:\n";
-  for (const std::string& line : c->traffic) out << "  - " << line << "\n";
-  out << "\n" << RenderVerdictTable(*c) << "\n";
-  const std::string witnesses = RenderWitnesses(*c);
-  if (!witnesses.empty()) out << "first witness of each broken claim:\n" << witnesses << "\n";
-  out << "Reading it: \"own promise\" is what the algorithm guarantees (aligned windows for the\n"
-         "fixed window and the counter, any window for the log, burst plus rate for the buckets);\n"
-         "the last column holds every limiter to the seeds' claim. The fixed window keeps its\n"
-         "promise yet admits twice the limit across a window edge.\n\n"
-      << "reproduce: ratelab demo --seed " << seed << "\n";
-  return kExitOk;
-}
-
 }  // namespace
 
 int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -56,11 +36,37 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       ->check(CLI::IsMember({"algorithms", "protocols", "backends", "traffic", "checks"}));
 
   uint64_t seed = 1;
+  std::string demo_out = kDefaultReportDir;
   CLI::App* demo = app.add_subcommand(
       "demo",
       "Compare every algorithm in process on a built-in scenario (steady traffic, a "
-      "boundary attack, a burst, many users) and print the verdicts");
+      "boundary attack, a burst, many users), print the verdicts and write a report");
   demo->add_option("--seed", seed, "Seed of the run (drives the many-users traffic)")
+      ->capture_default_str();
+  demo->add_option("--out", demo_out,
+                   "Directory for report.html, report.md, report.json, junit.xml and plots/")
+      ->capture_default_str();
+
+  CompareOptions compare_options;
+  uint64_t compare_seed = 0;
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Simulate a scenario file and write a report comparing its limiters: report.html, "
+      "report.md, report.json, junit.xml and plots/ (exit 0 once written)");
+  compare->add_option("scenario", compare_options.scenario, "Scenario YAML file")->required();
+  CLI::Option* compare_seed_option =
+      compare->add_option("--seed", compare_seed, "Seed of the run (default: the scenario's)");
+  compare->add_option("--out", compare_options.out, "Directory to write the report into")
+      ->capture_default_str();
+  compare->add_flag("--strict", compare_options.strict, "Exit 1 when a check is broken");
+
+  std::string report_file, report_out = kDefaultReportDir;
+  CLI::App* report = app.add_subcommand(
+      "report",
+      "Rebuild a report's views (HTML, Markdown, JUnit, plots) from a saved report.json, or "
+      "from result.json of ratelab run --out");
+  report->add_option("result", report_file, "report.json or result.json")->required();
+  report->add_option("--out", report_out, "Directory to write the report into")
       ->capture_default_str();
 
   RunOptions run_options;
@@ -99,7 +105,12 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << RenderCatalogue(section);
     return kExitOk;
   }
-  if (demo->parsed()) return Demo(seed, out, err);
+  if (demo->parsed()) return DemoCommand(seed, demo_out, out, err);
+  if (compare->parsed()) {
+    if (compare_seed_option->count() > 0) compare_options.seed = compare_seed;
+    return CompareCommand(compare_options, out, err);
+  }
+  if (report->parsed()) return ReportCommand(report_file, report_out, out, err);
   if (run->parsed()) {
     if (seed_option->count() > 0) run_options.seed = run_seed;
     return RunCommand(run_options, out, err);

@@ -51,11 +51,12 @@ TEST(RatelabCli, BadInputExitsTwoAndSaysWhatIsWrong) {
 }
 
 TEST(RatelabCli, DemoPrintsTheVerdictsAndHowToReproduce) {
-  CliOutcome r = Ratelab({"demo", "--seed", "3"});
+  const std::string dir = ::testing::TempDir() + "/ratelab-cli-demo";
+  CliOutcome r = Ratelab({"demo", "--seed", "3", "--out", dir});
   EXPECT_EQ(r.exit, kExitOk) << r.err;
   EXPECT_NE(r.out.find("memory-sliding-log"), std::string::npos);
   EXPECT_NE(r.out.find("reproduce: ratelab demo --seed 3"), std::string::npos);
-  EXPECT_EQ(Ratelab({"demo", "--seed", "3"}).out, r.out) << "same seed, same bytes";
+  EXPECT_EQ(Ratelab({"demo", "--seed", "3", "--out", dir}).out, r.out) << "same seed, same bytes";
 }
 
 }  // namespace

@@ -47,10 +47,12 @@ bool WriteJson(const std::string& dir, const nlohmann::json& j, std::ostream& er
   return true;
 }
 
-void PrintComparison(const Comparison& c, const std::string& file, std::ostream& out) {
+}  // namespace
+
+void PrintComparison(const Comparison& c, const std::string& reproduce, std::ostream& out) {
   out << "scenario " << c.scenario << ", seed " << c.seed << ", history "
       << HexHash(c.history_hash()) << (c.buggify ? ", BUGGIFY on" : "") << "\n";
-  for (const std::string& fault : c.faults) out << "fault: " << fault << "\n";
+  for (const FaultWindow& fault : c.faults) out << "fault: " << fault.what << "\n";
   out << "\n" << RenderVerdictTable(c);
   for (const LimiterOutcome& o : c.limiters) {
     if (o.unanswered > 0) {
@@ -62,10 +64,13 @@ void PrintComparison(const Comparison& c, const std::string& file, std::ostream&
   for (const std::string& note : c.notes) out << "\nnote: " << note;
   const std::string witnesses = RenderWitnesses(c);
   if (!witnesses.empty()) out << "\n\nfirst witness of each violation:\n" << witnesses;
-  out << "\nreproduce: ratelab run " << file << " --seed " << c.seed << "\n";
+  out << "\nreproduce: " << reproduce << "\n";
 }
 
-}  // namespace
+std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed) {
+  return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " +
+         std::to_string(seed);
+}
 
 int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
   Result<Scenario> scenario = LoadScenario(options.scenario);
@@ -83,12 +88,13 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
       err << "ratelab run: " << c.status().message() << "\n";
       return kExitBadInput;
     }
-    const nlohmann::json j = ResultJson(*c);
+    nlohmann::json j = ResultJson(*c);
+    j["reproduce"] = ReproduceCommand("run", options.scenario, c->seed);
     if (!options.out.empty() && !WriteJson(options.out, j, err)) return kExitBadInput;
     if (options.json) {
       out << j.dump(2) << "\n";
     } else {
-      PrintComparison(*c, options.scenario, out);
+      PrintComparison(*c, ReproduceCommand("run", options.scenario, c->seed), out);
     }
     return c->violation_count() > 0 ? kExitViolation : kExitOk;
   }
@@ -148,10 +154,15 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
     Result<Comparison> c = RunScenario(*scenario, *first_failing);
     if (c.ok()) shown = *std::move(c);
   }
+  nlohmann::json failing_run;  // null when no seed failed
+  if (shown) {
+    failing_run = ResultJson(*shown);
+    failing_run["reproduce"] = ReproduceCommand("run", options.scenario, shown->seed);
+  }
   nlohmann::json j = {{"scenario", scenario->name},
                       {"seeds", seeds},
                       {"seeds_with_violations", failing.load()},
-                      {"first_failing", shown ? ResultJson(*shown) : nlohmann::json()}};
+                      {"first_failing", failing_run}};
   if (!options.out.empty() && !WriteJson(options.out, j, err)) return kExitBadInput;
   if (options.json) {
     out << j.dump(2) << "\n";
@@ -160,7 +171,7 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
         << " with violations\n";
     if (shown) {
       out << "first failing seed " << *first_failing << ":\n\n";
-      PrintComparison(*shown, options.scenario, out);
+      PrintComparison(*shown, ReproduceCommand("run", options.scenario, shown->seed), out);
     }
   }
   return failing.load() > 0 ? kExitViolation : kExitOk;

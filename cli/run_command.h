@@ -7,6 +7,8 @@
 #include <ostream>
 #include <string>
 
+#include "sim/scenario_run.h"
+
 namespace ratelab {
 
 struct RunOptions {
@@ -20,6 +22,11 @@ struct RunOptions {
 
 // Exit status: 0 no violation, 1 a violation found, 2 bad input.
 int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
+
+// The run in words: seed, faults, verdict table, notes, first witnesses, and `reproduce`.
+void PrintComparison(const Comparison& c, const std::string& reproduce, std::ostream& out);
+// "ratelab COMMAND FILE --seed SEED" (without FILE when it is empty).
+std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed);
 
 }  // namespace ratelab
 

@@ -144,7 +144,8 @@ uint64_t Comparison::history_hash() const {
   return h;
 }
 
-Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
+Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
+                               const RunProgress& progress) {
   const Random root(seed);
   const std::vector<Arrival> arrivals = GenerateAll(scenario.traffic, root.Fork(kTrafficStream));
 
@@ -161,7 +162,9 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
                                       10 * (scenario.to_store.base + scenario.to_store.jitter));
 
   Comparison c{scenario.name,
+               scenario.description,
                seed,
+               scenario.start,
                config.buggify.enabled,
                {},
                scenario.claim_limit,
@@ -183,10 +186,15 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
       faults.push_back(f);
     }
   }
-  for (const FaultSpec& f : faults) c.faults.push_back(f.Describe(scenario.start));
+  for (const FaultSpec& f : faults) {
+    const Instant at = scenario.start + f.at;
+    c.faults.push_back({f.Describe(scenario.start), at,
+                        f.kind == FaultSpec::Kind::kClockJump ? at : at + f.amount});
+  }
   AddFaultNotes(scenario, faults, c.notes);
 
   for (const LimiterSpec& spec : scenario.limiters) {
+    if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     Simulation sim(config, nullptr);
     MemoryKv kv(sim.clock(), spec.durability);
     FaultyKv faulty(kv);
@@ -230,6 +238,8 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed) {
     o.policy = spec.policy;
     o.history = sim.Run(arrivals);
     o.history_hash = HistoryHash(o.history);
+    o.state = sim.ProcessState();
+    o.state += kv.Usage();
     o.offered = static_cast<int64_t>(o.history.size());
     for (const HistoryEvent& e : o.history) {
       o.admitted += e.admitted();

@@ -62,6 +62,14 @@ Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
 
 Simulation::~Simulation() = default;
 
+StateSize Simulation::ProcessState() const {
+  StateSize s;
+  for (const auto& n : nodes_) {
+    if (n->protocol) s += n->protocol->ProcessState();
+  }
+  return s;
+}
+
 void Simulation::CrashNode(int node, Instant at, Duration down_for) {
   loop_.At(at, [this, node, down_for] {
     Node& n = *nodes_[static_cast<size_t>(node)];

@@ -71,6 +71,8 @@ class Simulation {
   History Run(const std::vector<Arrival>& arrivals);
 
   const EventLoop& loop() const { return loop_; }
+  // The state the nodes' protocol instances hold in process memory, summed (after Run).
+  StateSize ProcessState() const;
   // True (virtual) time: the clock for stores shared by the nodes.
   const Clock& clock() const { return loop_; }
 

@@ -206,8 +206,8 @@ TEST(Swarm, EachSeedDrawsItsOwnFaultsAndTheSameSeedTheSameOnes) {
   EXPECT_NE(a.faults, other.faults);
   bool store_fault = false;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    for (const std::string& f : RunYaml(yaml, seed).faults) {
-      store_fault = store_fault || f.find("store") != std::string::npos;
+    for (const FaultWindow& f : RunYaml(yaml, seed).faults) {
+      store_fault = store_fault || f.what.find("store") != std::string::npos;
     }
   }
   EXPECT_TRUE(store_fault) << "20 seeds never drew a store fault";

@@ -45,6 +45,7 @@ class GuardedProtocol final : public Protocol {
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   void Restart() override;
+  StateSize ProcessState() const override { return inner_->ProcessState(); }
 
   Breaker breaker() const { return breaker_; }
 

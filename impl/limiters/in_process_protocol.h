@@ -16,6 +16,7 @@ class InProcessProtocol final : public Protocol {
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   void Restart() override { limiter_->Clear(); }
+  StateSize ProcessState() const override { return {limiter_->KeyCount(), limiter_->StateBytes()}; }
   InProcessLimiter& limiter() { return *limiter_; }
 
  private:

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "impl/core/request.h"
+#include "impl/core/state_size.h"
 #include "impl/core/status.h"
 #include "impl/core/step.h"
 #include "impl/core/task.h"
@@ -25,6 +26,8 @@ class Protocol {
   virtual Task<Result<Decision>> Decide(Context& ctx, const Request& request) = 0;
   // Forgets the state this process holds (a restart); state in an external store is kept.
   virtual void Restart() = 0;
+  // The state this process holds (zero for a protocol whose state is all in a store).
+  virtual StateSize ProcessState() const { return {}; }
 };
 
 // The stores a protocol may run on; the ones a run does not have are null.

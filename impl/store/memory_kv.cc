@@ -109,6 +109,29 @@ size_t MemoryKv::KeyCount() const {
   return data_.size();
 }
 
+StateSize MemoryKv::Usage() const {
+  std::lock_guard lock(mu_);
+  const int64_t now_ms = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
+  StateSize s;
+  for (const auto& [key, entry] : data_) {
+    if (entry.expire_ms >= 0 && now_ms > entry.expire_ms) continue;
+    ++s.keys;
+    s.bytes += static_cast<int64_t>(key.size());
+    if (const auto* str = std::get_if<std::string>(&entry.value)) {
+      s.bytes += static_cast<int64_t>(str->size());
+    } else if (const auto* hash = std::get_if<Hash>(&entry.value)) {
+      for (const auto& [field, value] : *hash) {
+        s.bytes += static_cast<int64_t>(field.size() + value.size());
+      }
+    } else if (const auto* zset = std::get_if<ZSet>(&entry.value)) {
+      for (const auto& [member, score] : zset->scores) {
+        s.bytes += static_cast<int64_t>(member.size() + sizeof score);
+      }
+    }
+  }
+  return s;
+}
+
 MemoryKv::Entry* MemoryKv::Find(const std::string& key) {
   auto it = data_.find(key);
   if (it == data_.end()) return nullptr;

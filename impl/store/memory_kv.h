@@ -30,6 +30,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "impl/core/clock.h"
+#include "impl/core/state_size.h"
 #include "impl/store/durability.h"
 #include "impl/store/kv.h"
 
@@ -51,6 +52,9 @@ class MemoryKv final : public Kv {
   Durability durability() const { return durability_; }
   // Live keys (expired ones not yet reclaimed are counted until touched).
   size_t KeyCount() const;
+  // Keys live now on the clock, and their payload: key, value, and hash fields and values, or
+  // sorted-set members with 8 bytes per score.
+  StateSize Usage() const;
 
  private:
   using Args = std::span<const std::string>;

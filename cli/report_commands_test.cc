@@ -1,0 +1,151 @@
+#include "cli/report_commands.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_test_util.h"
+#include "cli/ratelab_cli.h"
+
+namespace ratelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Scenario(const std::string& name) {
+  return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
+}
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path TempDir(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("ratelab-report-" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+void ExpectAllFiles(const fs::path& dir) {
+  for (const char* f : {"report.html", "report.md", "report.json", "junit.xml", "plots/traffic.svg",
+                        "plots/window.svg"}) {
+    EXPECT_TRUE(fs::exists(dir / f)) << dir / f;
+  }
+}
+
+TEST(Compare, WritesEveryViewForEveryExampleScenario) {
+  for (const char* name :
+       {"boundary-attack", "steady-poisson", "bursty-many-users", "restart-mid-window",
+        "clock-skew", "store-outage", "store-restart", "access-log-replay"}) {
+    const fs::path dir = TempDir(std::string("compare-") + name);
+    CliOutcome r = Ratelab({"compare", Scenario(name), "--out", dir.string()});
+    EXPECT_EQ(r.exit, kExitOk) << name << "\n" << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("report: " + (dir / "report.html").string()), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("simulating 1/"), std::string::npos) << "no progress shown";
+    ExpectAllFiles(dir);
+    const nlohmann::json j = nlohmann::json::parse(Read(dir / "report.json"));
+    EXPECT_EQ(j["reproduce"], "ratelab compare " + Scenario(name) + " --seed 1");
+  }
+}
+
+TEST(Compare, StrictExitsOneOnlyWhenACheckIsBroken) {
+  EXPECT_EQ(Ratelab({"compare", Scenario("boundary-attack"), "--strict", "--out",
+                     TempDir("strict-a").string()})
+                .exit,
+            kExitViolation);
+  EXPECT_EQ(Ratelab({"compare", Scenario("steady-poisson"), "--strict", "--out",
+                     TempDir("strict-b").string()})
+                .exit,
+            kExitOk);
+}
+
+TEST(Report, RebuildsTheSameViewsFromReportJson) {
+  const fs::path first = TempDir("first"), again = TempDir("again");
+  ASSERT_EQ(Ratelab({"compare", Scenario("store-outage"), "--out", first.string()}).exit, kExitOk);
+  CliOutcome r = Ratelab({"report", (first / "report.json").string(), "--out", again.string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  for (const char* f : {"report.html", "report.md", "report.json", "junit.xml"}) {
+    EXPECT_EQ(Read(first / f), Read(again / f)) << f;
+  }
+}
+
+TEST(Report, RebuildsFromRunResultsAndFromASweepsFirstFailingSeed) {
+  const fs::path run = TempDir("run"), from_run = TempDir("from-run");
+  Ratelab({"run", Scenario("boundary-attack"), "--out", run.string()});
+  CliOutcome r = Ratelab({"report", (run / "result.json").string(), "--out", from_run.string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  ExpectAllFiles(from_run);
+  EXPECT_NE(Read(from_run / "report.md").find("ratelab run "), std::string::npos);
+
+  const fs::path sweep = TempDir("sweep"), from_sweep = TempDir("from-sweep");
+  Ratelab({"run", Scenario("clock-skew"), "--seeds", "1..3", "--out", sweep.string()});
+  r = Ratelab({"report", (sweep / "result.json").string(), "--out", from_sweep.string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  ExpectAllFiles(from_sweep);
+
+  const fs::path calm = TempDir("calm"), from_calm = TempDir("from-calm");
+  Ratelab({"run", Scenario("steady-poisson"), "--seeds", "1..2", "--out", calm.string()});
+  r = Ratelab({"report", (calm / "result.json").string(), "--out", from_calm.string()});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("no seed failed"), std::string::npos) << r.err;
+}
+
+TEST(Report, BadFilesExitTwoSayingWhatIsWrong) {
+  const fs::path dir = TempDir("bad");
+  fs::create_directories(dir);
+  const auto write = [&](const char* name, const char* text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string out = (dir / "out").string();
+  CliOutcome r = Ratelab({"report", (dir / "missing.json").string(), "--out", out});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+
+  r = Ratelab({"report", write("broken.json", "{\"limiters\": [1,"), "--out", out});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("not JSON"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+
+  r = Ratelab({"report", write("other.json", "{\"name\": \"x\"}"), "--out", out});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("is not a ratelab result"), std::string::npos) << r.err;
+
+  r = Ratelab({"report", write("wrong.json", "{\"limiters\": 3, \"bins\": {}}"), "--out", out});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("not a ratelab result"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out" / "report.html"));
+}
+
+TEST(Compare, AnOutputDirectoryThatCannotBeMadeExitsTwo) {
+  const fs::path dir = TempDir("blocked");
+  fs::create_directories(dir);
+  std::ofstream(dir / "file") << "x";
+  CliOutcome r =
+      Ratelab({"compare", Scenario("boundary-attack"), "--out", (dir / "file" / "sub").string()});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
+}
+
+TEST(Demo, WritesItsReportWhereAsked) {
+  const fs::path dir = TempDir("demo");
+  CliOutcome r = Ratelab({"demo", "--out", dir.string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  ExpectAllFiles(dir);
+  EXPECT_NE(r.out.find("report: " + (dir / "report.html").string()), std::string::npos);
+  // The any-window invariant fails for the fixed window in the JUnit file.
+  const std::string junit = Read(dir / "junit.xml");
+  const size_t fixed = junit.find("classname=\"demo.memory-fixed-window\" name=\"any-window-cap\"");
+  ASSERT_NE(fixed, std::string::npos);
+  EXPECT_LT(junit.find("<failure", fixed), junit.find("</testcase>", fixed));
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,209 @@
+#include "reports/metrics.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+namespace ratelab {
+
+namespace {
+
+// Every event of `h`, by key, each key's in (send time, id) order.
+std::vector<const HistoryEvent*> ByKeyInSendOrder(const History& h) {
+  std::vector<const HistoryEvent*> events;
+  events.reserve(h.size());
+  for (const HistoryEvent& e : h) events.push_back(&e);
+  std::sort(events.begin(), events.end(), [](const HistoryEvent* a, const HistoryEvent* b) {
+    if (a->key != b->key) return a->key < b->key;
+    return a->invoke != b->invoke ? a->invoke < b->invoke : a->id < b->id;
+  });
+  return events;
+}
+
+// Cost sent in the window (t - width, t] ending at each event of one key, as they come.
+class WindowSum {
+ public:
+  explicit WindowSum(Duration width) : width_(width) {}
+  void Reset() {
+    in_.clear();
+    sum_ = 0;
+  }
+  // Drops what left the window ending at `t`; returns what is left.
+  int64_t At(Instant t) {
+    while (!in_.empty() && t - in_.front().first >= width_) {
+      sum_ -= in_.front().second;
+      in_.pop_front();
+    }
+    return sum_;
+  }
+  void Add(Instant t, int64_t cost) {
+    in_.emplace_back(t, cost);
+    sum_ += cost;
+  }
+
+ private:
+  Duration width_;
+  std::deque<std::pair<Instant, int64_t>> in_;
+  int64_t sum_ = 0;
+};
+
+// Calls `visit(e, admitted_in_window, offered_in_window)` for each event of `o` in key order;
+// both sums cover the claim window ending at `e` and include `e` itself when it counts.
+template <typename Visit>
+void WalkWindows(const Comparison& c, const LimiterOutcome& o, Visit visit) {
+  const std::vector<const HistoryEvent*> events = ByKeyInSendOrder(o.history);
+  WindowSum admitted(c.window), offered(c.window);
+  for (size_t i = 0; i < events.size(); ++i) {
+    const HistoryEvent& e = *events[i];
+    if (i == 0 || events[i - 1]->key != e.key) {
+      admitted.Reset();
+      offered.Reset();
+    }
+    admitted.At(e.invoke);
+    offered.At(e.invoke);
+    if (e.admitted()) admitted.Add(e.invoke, e.cost);
+    offered.Add(e.invoke, e.cost);
+    visit(e, admitted.At(e.invoke), offered.At(e.invoke));
+  }
+}
+
+std::optional<double> Jain(const std::vector<double>& x) {
+  if (x.empty()) return std::nullopt;
+  double sum = 0, squares = 0;
+  for (double v : x) {
+    sum += v;
+    squares += v * v;
+  }
+  if (squares == 0) return 1.0;  // everyone got nothing: equal, if not generous
+  return sum * sum / (static_cast<double>(x.size()) * squares);
+}
+
+}  // namespace
+
+LimiterMetrics ComputeMetrics(const Comparison& c, const LimiterOutcome& o) {
+  LimiterMetrics m;
+  m.burst_ratio = c.limit > 0 ? static_cast<double>(o.max_in_any_window) / c.limit : 0;
+
+  struct User {
+    int64_t offered = 0, admitted = 0, peak_offered = 0;
+  };
+  std::map<std::string_view, User> users;
+  WalkWindows(c, o, [&](const HistoryEvent& e, int64_t admitted, int64_t offered) {
+    User& u = users[e.key];
+    u.offered += 1;
+    u.admitted += e.admitted();
+    u.peak_offered = std::max(u.peak_offered, offered);
+    if (e.admitted() && admitted > c.limit) ++m.over_admitted;
+    if (e.denied() && admitted + e.cost <= c.limit) ++m.false_denials;
+  });
+  std::vector<double> shares;
+  for (const auto& [key, u] : users) {
+    if (u.peak_offered > c.limit) {
+      shares.push_back(static_cast<double>(u.admitted) / static_cast<double>(u.offered));
+    }
+  }
+  m.fairness = Jain(shares);
+  m.contended_users = static_cast<int64_t>(shares.size());
+
+  if (o.state.keys > 0) {
+    m.state_bytes_per_key = static_cast<double>(o.state.bytes) / static_cast<double>(o.state.keys);
+  }
+  int64_t steps = 0, answered = 0;
+  std::vector<Duration> latencies;
+  for (const HistoryEvent& e : o.history) {
+    steps += static_cast<int64_t>(e.steps.size());
+    if (!e.decision) continue;
+    ++answered;
+    latencies.push_back(e.complete - e.invoke);
+  }
+  m.steps_per_decision = answered > 0 ? static_cast<double>(steps) / answered : 0;
+  std::sort(latencies.begin(), latencies.end());
+  if (!latencies.empty()) {
+    for (size_t p = 0; p <= 100; ++p) {
+      // Nearest rank: the smallest latency with at least p% of the answers at or below it.
+      const size_t rank = std::max<size_t>(1, (p * latencies.size() + 99) / 100);
+      m.latency_cdf.push_back(latencies[rank - 1]);
+    }
+  }
+
+  for (const FaultWindow& f : c.faults) {
+    FaultOutcome out{f.what, f.from, f.to == f.from ? f.from + c.window : f.to, 0, 0, 0, 0};
+    for (const HistoryEvent& e : o.history) {
+      if (e.invoke < out.from || e.invoke >= out.to) continue;
+      ++out.offered;
+      out.admitted += e.admitted();
+      out.denied += e.denied();
+      out.unanswered += !e.decision.has_value();
+    }
+    m.during_faults.push_back(std::move(out));
+  }
+  return m;
+}
+
+size_t Bins::Of(Instant t) const {
+  if (t < start || count == 0) return 0;
+  return std::min(count - 1, static_cast<size_t>((t - start) / width));
+}
+
+Bins ChooseBins(const Comparison& c) {
+  constexpr int64_t kMaxBins = 120;
+  Instant last = c.start;
+  for (const LimiterOutcome& o : c.limiters) {
+    for (const HistoryEvent& e : o.history) last = std::max(last, e.invoke);
+  }
+  const int64_t span = (last - c.start).count() + 1;
+  // The narrowest round width that needs no more than kMaxBins bins.
+  constexpr int64_t kMs = 1'000'000, kS = 1000 * kMs;
+  constexpr int64_t kRound[] = {kMs,       2 * kMs,   5 * kMs,   10 * kMs, 20 * kMs, 50 * kMs,
+                                100 * kMs, 200 * kMs, 500 * kMs, kS,       2 * kS,   5 * kS,
+                                10 * kS,   15 * kS,   30 * kS,   60 * kS,  120 * kS, 300 * kS,
+                                600 * kS,  900 * kS,  1800 * kS, 3600 * kS};
+  int64_t width = 0;
+  for (int64_t w : kRound) {
+    width = w;
+    if ((span + w - 1) / w <= kMaxBins) break;
+  }
+  width = std::max(width, (span + kMaxBins - 1) / kMaxBins);  // runs longer than 120 hours
+  return {c.start, Duration(width), static_cast<size_t>((span + width - 1) / width)};
+}
+
+TimeSeries ComputeSeries(const Comparison& c, const LimiterOutcome& o, const Bins& bins) {
+  TimeSeries s;
+  for (auto* v : {&s.offered, &s.admitted, &s.denied, &s.unanswered, &s.peak_in_window}) {
+    v->assign(bins.count, 0);
+  }
+  for (const HistoryEvent& e : o.history) {
+    const size_t b = bins.Of(e.invoke);
+    ++s.offered[b];
+    s.admitted[b] += e.admitted();
+    s.denied[b] += e.denied();
+    s.unanswered[b] += !e.decision.has_value();
+  }
+  WalkWindows(c, o, [&](const HistoryEvent& e, int64_t admitted, int64_t) {
+    if (!e.admitted()) return;
+    int64_t& peak = s.peak_in_window[bins.Of(e.invoke)];
+    peak = std::max(peak, admitted);
+  });
+  return s;
+}
+
+std::vector<UserShare> TopUsers(const Comparison& c, size_t n) {
+  std::map<std::string, UserShare> users;
+  for (size_t l = 0; l < c.limiters.size(); ++l) {
+    for (const HistoryEvent& e : c.limiters[l].history) {
+      UserShare& u = users[e.key];
+      u.key = e.key;
+      u.admitted.resize(c.limiters.size());
+      if (l == 0) ++u.offered;  // every limiter sees the same traffic
+      u.admitted[l] += e.admitted();
+    }
+  }
+  std::vector<UserShare> out;
+  for (auto& [key, u] : users) out.push_back(std::move(u));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const UserShare& a, const UserShare& b) { return a.offered > b.offered; });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+}  // namespace ratelab

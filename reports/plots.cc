@@ -1,0 +1,245 @@
+#include "reports/plots.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace ratelab {
+
+namespace {
+
+using nlohmann::json;
+
+// A gnuplot single-quoted string: no escapes inside, a quote is doubled.
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                                   "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+std::string Color(size_t i) { return kColors[i % std::size(kColors)]; }
+
+double BinWidthSeconds(const json& r) { return r["bins"]["width_ms"].get<double>() / 1000.0; }
+
+// Shading for every fault, the x range, and the time axis label.
+std::string TimeAxis(const json& r) {
+  std::string s = "set xlabel 'seconds since the start'\n";
+  s += "set xrange [0:" + Num(BinWidthSeconds(r) * r["bins"]["count"].get<double>()) + "]\n";
+  int n = 1;
+  for (const json& f : r["faults"]) {
+    const double from = f["from_s"].get<double>(), to = f["to_s"].get<double>();
+    if (to > from) {
+      s += "set object " + std::to_string(n++) + " rect from " + Num(from) + ", graph 0 to " +
+           Num(to) + ", graph 1 behind fc rgb '#f3d9b1' fs solid 0.7 noborder\n";
+    } else {
+      s += "set arrow from " + Num(from) + ", graph 0 to " + Num(from) +
+           ", graph 1 nohead lc rgb '#d08000' dt 2 lw 2\n";
+    }
+  }
+  return s;
+}
+
+// A data block named `name`: one row per bin, x the bin's start, then one column per series.
+std::string Block(const std::string& name, const json& r, const std::vector<const json*>& series) {
+  const double width = BinWidthSeconds(r);
+  const size_t count = r["bins"]["count"].get<size_t>();
+  std::string s = "$" + name + " << EOD\n";
+  for (size_t i = 0; i < count; ++i) {
+    s += Num(width * static_cast<double>(i));
+    for (const json* column : series) s += " " + Num((*column)[i].get<double>());
+    s += "\n";
+  }
+  // One more row so the last bin's step is drawn to its end.
+  s += Num(width * static_cast<double>(count));
+  for (const json* column : series) s += " " + Num((*column)[count - 1].get<double>());
+  return s + "\nEOD\n";
+}
+
+Plot TrafficPlot(const json& r) {
+  const json& limiters = r["limiters"];
+  std::string s = TimeAxis(r);
+  s += "set multiplot layout " + std::to_string(limiters.size()) + ",1\n";
+  s +=
+      "set ylabel 'requests per " + r["bins"]["width"].get<std::string>() + "'\nset yrange [0:*]\n";
+  s += "set key outside right top\nset style fill solid 0.35 noborder\n";
+  for (size_t i = 0; i < limiters.size(); ++i) {
+    const json& series = limiters[i]["series"];
+    const std::string block = "traffic" + std::to_string(i);
+    s += Block(block, r, {&series["offered"], &series["admitted"], &series["denied"]});
+    s += "set title " + Quote(limiters[i]["name"].get<std::string>()) + "\n";
+    if (i + 1 < limiters.size()) s += "unset xlabel\n";
+    if (i + 1 == limiters.size()) s += "set xlabel 'seconds since the start'\n";
+    s += "plot $" + block + " using 1:2 with fillsteps lc rgb '#bbbbbb' title 'offered', $" +
+         block + " using 1:3 with steps lw 2 lc rgb '#2ca02c' title 'admitted', $" + block +
+         " using 1:4 with steps lw 1.5 lc rgb '#d62728' title 'denied'\n";
+  }
+  s += "unset multiplot\n";
+  return {"traffic",
+          "Offered, admitted and denied requests over time, limiter by limiter; shaded: faults.", s,
+          std::max(360, 220 * static_cast<int>(limiters.size()))};
+}
+
+Plot WindowPlot(const json& r) {
+  const json& limiters = r["limiters"];
+  const std::string limit = std::to_string(r["claim"]["limit"].get<int64_t>());
+  int64_t top = r["claim"]["limit"].get<int64_t>();
+  for (const json& l : limiters) top = std::max(top, l["max_in_any_window"].get<int64_t>());
+  std::string s = TimeAxis(r);
+  s += "set multiplot layout " + std::to_string(limiters.size()) + ",1\n";
+  s += "set ylabel 'most for one key in " + r["claim"]["window"].get<std::string>() +
+       "'\nset yrange [0:" + std::to_string(top + 1) + "]\nset key outside right top\n";
+  for (size_t i = 0; i < limiters.size(); ++i) {
+    const std::string block = "window" + std::to_string(i);
+    s += Block(block, r, {&limiters[i]["series"]["peak_in_window"]});
+    s += "set title " + Quote(limiters[i]["name"].get<std::string>()) + "\n";
+    s += i + 1 < limiters.size() ? "unset xlabel\n" : "set xlabel 'seconds since the start'\n";
+    s += "plot " + limit + " with lines dt 2 lw 2 lc rgb 'black' title 'limit " + limit + "', $" +
+         block + " using 1:2 with steps lw 2 lc rgb '" + Color(i) + "' title 'admitted'\n";
+  }
+  s += "unset multiplot\n";
+  return {"window",
+          "The most one key had admitted in any window of the claim (sampled at each admission), "
+          "against the limit: above the dashed line the claim is broken (the fixed window's "
+          "boundary burst shows as a spike to twice the limit).",
+          s, std::max(360, 200 * static_cast<int>(limiters.size()))};
+}
+
+Plot UsersPlot(const json& r) {
+  const json& limiters = r["limiters"];
+  std::string s = "$users << EOD\n";
+  for (const json& u : r["users"]) {
+    // A data label: in double quotes, where a double quote cannot be escaped.
+    std::string label = u["key"].get<std::string>();
+    std::replace(label.begin(), label.end(), '"', '\'');
+    s += "\"" + label + "\"";
+    const double offered = u["offered"].get<double>();
+    for (const json& a : u["admitted"]) s += " " + Num(offered > 0 ? a.get<double>() / offered : 0);
+    s += "\n";
+  }
+  s += "EOD\n";
+  s += "set style data histogram\nset style histogram clustered gap 1\n"
+       "set style fill solid 0.8 noborder\nset yrange [0:1.05]\n"
+       "set ylabel 'admitted / offered'\nset xtics rotate by -35 left\nset key outside right top\n";
+  s += "plot";
+  for (size_t i = 0; i < limiters.size(); ++i) {
+    s += std::string(i == 0 ? " " : ", ") + "$users using " + std::to_string(i + 2) +
+         (i == 0 ? ":xtic(1)" : "") + " lc rgb '" + Color(i) + "' title " +
+         Quote(limiters[i]["name"].get<std::string>());
+  }
+  return {"users",
+          "Each of the busiest users' share of their requests admitted, limiter by limiter "
+          "(busiest first).",
+          s + "\n"};
+}
+
+Plot LatencyPlot(const json& r) {
+  const json& limiters = r["limiters"];
+  std::string s = "$latency << EOD\n";
+  for (size_t p = 0; p <= 100; ++p) {
+    s += Num(static_cast<double>(p) / 100.0);
+    for (const json& l : limiters) {
+      const json& cdf = l["metrics"]["latency_cdf_ms"];
+      s += " " + (cdf.size() == 101 ? Num(cdf[p].get<double>()) : std::string("NaN"));
+    }
+    s += "\n";
+  }
+  s += "EOD\nset xlabel 'decision latency (ms)'\nset ylabel 'fraction of decisions'\n"
+       "set yrange [0:1]\nset key outside right top\nplot";
+  for (size_t i = 0; i < limiters.size(); ++i) {
+    s += std::string(i == 0 ? " " : ", ") + "$latency using " + std::to_string(i + 2) +
+         ":1 with lines lw 2 lc rgb '" + Color(i) + "' title " +
+         Quote(limiters[i]["name"].get<std::string>());
+  }
+  return {"latency",
+          "Decision latency CDF (virtual time in the simulator: store round trips, outages, "
+          "retries).",
+          s + "\n"};
+}
+
+bool AnyLatency(const json& r) {
+  for (const json& l : r["limiters"]) {
+    const json& cdf = l["metrics"]["latency_cdf_ms"];
+    if (!cdf.empty() && cdf.back().get<double>() > 0) return true;
+  }
+  return false;
+}
+
+// Runs `gnuplot script` with stderr in `log`; the exit status, or -1 when it cannot start.
+int RunGnuplot(const std::string& script, const std::string& log, int* spawn_error) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::string program = "gnuplot";
+  char* argv[] = {program.data(), const_cast<char*>(script.c_str()), nullptr};
+  pid_t pid = 0;
+  *spawn_error = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (*spawn_error != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+std::vector<Plot> PlotScripts(const json& report) {
+  std::vector<Plot> plots = {TrafficPlot(report), WindowPlot(report)};
+  if (!report["users"].empty()) plots.push_back(UsersPlot(report));
+  if (AnyLatency(report)) plots.push_back(LatencyPlot(report));
+  return plots;
+}
+
+Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return absl::InternalError("cannot create " + dir + ": " + ec.message());
+  for (const Plot& p : plots) {
+    const std::filesystem::path base = std::filesystem::path(dir) / p.name;
+    const std::string script = base.string() + ".gp", log = base.string() + ".log";
+    std::ofstream f(script);
+    f << "set terminal svg size 960," << p.height
+      << " dynamic noenhanced font 'sans,11' background rgb 'white'\n"
+      << "set output " << Quote(base.string() + ".svg") << "\nset grid\n"
+      << p.script;
+    if (!f.flush()) return absl::InternalError("cannot write " + script);
+    f.close();
+    int spawn_error = 0;
+    const int status = RunGnuplot(script, log, &spawn_error);
+    if (spawn_error == ENOENT) {
+      return absl::FailedPreconditionError(
+          "gnuplot is not installed (Debian package gnuplot-nox; scripts/demo installs it)");
+    }
+    if (status != 0) {
+      std::ifstream in(log);
+      std::stringstream said;
+      said << in.rdbuf();
+      return absl::InternalError("gnuplot failed on " + script + ": " +
+                                 (spawn_error != 0 ? std::strerror(spawn_error) : said.str()));
+    }
+    std::filesystem::remove(log, ec);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ratelab

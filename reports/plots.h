@@ -1,0 +1,35 @@
+// The report's plots: gnuplot scripts made from the run's data (result JSON), drawn to SVG by
+// Debian's gnuplot. Every time plot shades the fault periods (a clock jump is a dashed line).
+//
+//   traffic  offered (grey), admitted (green) and denied (red) per time bin, one panel per limiter
+//   window   the most one key had admitted in a claim window, per time bin, against the limit
+//   users    each of the busiest users' admitted share, limiter by limiter
+//   latency  the decision latency CDF (only when some decision took time: stores, latency)
+#ifndef RATELAB_REPORTS_PLOTS_H_
+#define RATELAB_REPORTS_PLOTS_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "impl/core/status.h"
+
+namespace ratelab {
+
+struct Plot {
+  std::string name;     // file stem: "traffic"
+  std::string caption;  // one sentence saying what to look for
+  std::string script;   // gnuplot, without the terminal and output lines
+  int height = 360;     // pixels (the width is 960)
+};
+
+// The plots `report` (ResultJson) calls for, in the order the views show them.
+std::vector<Plot> PlotScripts(const nlohmann::json& report);
+
+// Writes DIR/NAME.gp and draws DIR/NAME.svg for each plot. Fails with what gnuplot said, or with
+// how to install it when it is missing.
+Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_REPORTS_PLOTS_H_

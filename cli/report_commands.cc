@@ -1,5 +1,6 @@
 #include "cli/report_commands.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -34,10 +35,11 @@ bool Write(const char* command, const nlohmann::json& j, const std::string& dir,
   if (!files->plot_error.empty()) {
     err << "ratelab " << command << ": warning: no plots: " << files->plot_error << "\n";
   }
-  out << "\nreport: " << files->html << "\n  also " << files->markdown << ", " << files->json
-      << ", " << files->junit;
-  if (!files->plots.empty()) out << ", " << files->plots.size() << " plots in " << dir << "/plots";
-  out << "\n";
+  // Absolute, so the path can be opened from wherever the command ran.
+  const auto at = [](const std::string& path) { return std::filesystem::absolute(path).string(); };
+  out << "\nreport: " << at(files->html) << "\n  also report.md, report.json, junit.xml";
+  if (!files->plots.empty()) out << " and " << files->plots.size() << " plots (SVG) in plots/";
+  out << ", beside it\n";
   return true;
 }
 

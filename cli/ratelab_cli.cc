@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/check_command.h"
 #include "cli/report_commands.h"
 #include "cli/run_command.h"
 #include "ratelab_version.h"
@@ -60,6 +61,40 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       ->capture_default_str();
   compare->add_flag("--strict", compare_options.strict, "Exit 1 when a check is broken");
 
+  CheckOptions check_options;
+  int64_t check_limit = 0, check_burst = 0;
+  double check_rate = 0;
+  uint64_t check_seed = 0;
+  std::string check_window;
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "Search for a violation of what a protocol promises (random traffic, interleavings and "
+      "faults through the simulator), shrink it, and print the minimal witness; exit 1 when "
+      "one is found");
+  check->add_option("protocol", check_options.protocol, "A protocol from ratelab list protocols")
+      ->required();
+  CLI::Option* limit_option =
+      check->add_option("--limit", check_limit, "Window algorithms: N per window (default 2)");
+  CLI::Option* window_option =
+      check->add_option("--window", check_window, "Window algorithms: W (default 10s)");
+  CLI::Option* rate_option =
+      check->add_option("--rate", check_rate, "Bucket algorithms: tokens per second (default 1)");
+  CLI::Option* burst_option =
+      check->add_option("--burst", check_burst, "Bucket algorithms: capacity (default 1)");
+  check->add_option("--seeds", check_options.seeds, "How many seeds to search")
+      ->capture_default_str();
+  CLI::Option* check_seed_option =
+      check->add_option("--seed", check_seed, "Search this one seed (to replay a finding)");
+  check->add_option("--concurrency", check_options.concurrency, "Nodes sending requests at once")
+      ->capture_default_str();
+  check
+      ->add_option("--faults", check_options.faults,
+                   "Comma-separated faults to inject: crash, restart, skew, outage, or none")
+      ->capture_default_str();
+  check->add_flag("--claim", check_options.claim,
+                  "Also hold it to the seeds' claim: no more than N in any window W");
+  check->add_flag("--json", check_options.json, "Print the verdict as JSON");
+
   std::string report_file, report_out = kDefaultReportDir;
   CLI::App* report = app.add_subcommand(
       "report",
@@ -111,6 +146,14 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     return CompareCommand(compare_options, out, err);
   }
   if (report->parsed()) return ReportCommand(report_file, report_out, out, err);
+  if (check->parsed()) {
+    if (limit_option->count() > 0) check_options.limit = check_limit;
+    if (window_option->count() > 0) check_options.window = check_window;
+    if (rate_option->count() > 0) check_options.rate = check_rate;
+    if (burst_option->count() > 0) check_options.burst = check_burst;
+    if (check_seed_option->count() > 0) check_options.seed = check_seed;
+    return CheckCommand(check_options, out, err);
+  }
   if (run->parsed()) {
     if (seed_option->count() > 0) run_options.seed = run_seed;
     return RunCommand(run_options, out, err);

@@ -44,15 +44,6 @@ bool InvokeOrder(const HistoryEvent* a, const HistoryEvent* b) {
   return a->invoke != b->invoke ? a->invoke < b->invoke : a->id < b->id;
 }
 
-std::vector<const HistoryEvent*> AnsweredInInvokeOrder(const History& h) {
-  std::vector<const HistoryEvent*> events;
-  for (const HistoryEvent& e : h) {
-    if (e.decision) events.push_back(&e);
-  }
-  std::stable_sort(events.begin(), events.end(), InvokeOrder);
-  return events;
-}
-
 std::vector<HistoryEvent> Copy(const std::vector<const HistoryEvent*>& events, size_t from,
                                size_t to) {
   std::vector<HistoryEvent> out;

@@ -47,7 +47,8 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
 std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, Duration interval);
 
 // Replays the history into the reference model of `policy` (admissions forced in, in invoke
-// order) and flags each denial the model would have admitted: "no false denials".
+// order) and flags each denial the model would have admitted: "no false denials". A request
+// lost after its steps reached the store counts as admitted (it may have consumed).
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
 
 // Replays as above and flags each denial whose retry_after differs from the model's exact wait

@@ -17,9 +17,6 @@ using KeyGroups = std::vector<std::pair<std::string_view, std::vector<const Hist
 template <typename Keep>
 KeyGroups GroupByKey(const History& h, Keep keep);
 
-// Every event of `h` with an answer, in (invoke, id) order.
-std::vector<const HistoryEvent*> AnsweredInInvokeOrder(const History& h);
-
 std::vector<HistoryEvent> Copy(const std::vector<const HistoryEvent*>& events, size_t from,
                                size_t to);
 

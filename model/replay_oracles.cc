@@ -1,6 +1,8 @@
 // Oracles that replay a history's admissions into the reference model.
+#include <algorithm>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "model/oracles.h"
@@ -12,18 +14,52 @@ namespace ratelab {
 namespace {
 
 // Calls `judge(event, model_decision)` for each denial, with the model holding exactly the
-// admissions applied before it; returns the violations `judge` reports (first per key).
+// admissions applied before it; returns the violations `judge` reports (first per key). With
+// `count_lost`, a request that got no answer but whose steps reached the store counts as
+// admitted too: it may have consumed (a crash took its answer), so no denial it explains is
+// called false.
 template <typename Judge>
-std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, Judge judge) {
+std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool count_lost,
+                                     Judge judge) {
   std::vector<Violation> out;
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
   std::unordered_set<std::string_view> reported;
-  for (const HistoryEvent* e : internal::AnsweredInInvokeOrder(h)) {
-    if (e->decision->allowed) {
+  std::vector<const HistoryEvent*> events;
+  for (const HistoryEvent& e : h) {
+    if (e.decision || (count_lost && !e.steps.empty())) events.push_back(&e);
+  }
+  std::stable_sort(events.begin(), events.end(), internal::InvokeOrder);
+  // With `count_lost`, a denial that overlaps an admission of its key in time is not judged:
+  // which of two concurrent requests the store took first is the store's order, not invoke's.
+  std::unordered_map<std::string_view, std::vector<const HistoryEvent*>> admitted;
+  Duration longest{};
+  if (count_lost) {
+    for (const HistoryEvent* e : events) {
+      if (!e->admitted()) continue;
+      admitted[e->key].push_back(e);
+      longest = std::max(longest, e->complete - e->invoke);
+    }
+  }
+  const auto overlaps_an_admission = [&](const HistoryEvent& d) {
+    auto it = admitted.find(d.key);
+    if (it == admitted.end()) return false;
+    const std::vector<const HistoryEvent*>& a = it->second;  // in invoke order
+    auto hi = std::upper_bound(a.begin(), a.end(), d.complete,
+                               [](Instant t, const HistoryEvent* f) { return t < f->invoke; });
+    while (hi != a.begin()) {
+      const HistoryEvent* f = *--hi;
+      if (f->invoke < d.invoke - longest) break;
+      if (f->complete >= d.invoke) return true;
+    }
+    return false;
+  };
+  for (const HistoryEvent* e : events) {
+    if (!e->decision || e->decision->allowed) {
       model->Admit(e->key, e->invoke, e->cost);
       continue;
     }
     if (reported.contains(e->key)) continue;
+    if (count_lost && overlaps_an_admission(*e)) continue;
     const Decision expected = model->Peek(e->key, e->invoke, e->cost);
     if (std::optional<std::string> why = judge(*e, expected)) {
       out.push_back({"", e->key, *why, {*e}});
@@ -37,7 +73,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, Jud
 
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy) {
   std::vector<Violation> out = ReplayDenials(
-      h, policy,
+      h, policy, /*count_lost=*/true,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
         return "denied at " + FormatInstant(e.invoke) + " although " + policy.ToString() +
@@ -50,7 +86,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
 
 std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy) {
   std::vector<Violation> out = ReplayDenials(
-      h, policy,
+      h, policy, /*count_lost=*/false,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (expected.allowed || expected.retry_after == e.decision->retry_after) {
           return std::nullopt;

@@ -47,6 +47,26 @@ History AtResolution(const History& h, Duration resolution) {
   return out;
 }
 
+// "key-expiry": every key a protocol leaves in its store must expire. One violation per key
+// without an expiry at the end of the run, witnessed by the requests whose steps touched it.
+std::vector<Violation> KeysThatNeverExpire(const MemoryKv& kv, const History& h) {
+  std::vector<Violation> out;
+  for (const std::string& key : kv.KeysWithoutExpiry()) {
+    Violation v{
+        "key-expiry", key, "store key " + key + " has no expiry: nothing will ever free it", {}};
+    for (const HistoryEvent& e : h) {
+      for (const StepRecord& s : e.steps) {
+        if (s.label.find(key) != std::string::npos) {
+          v.witness.push_back(e);
+          break;
+        }
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 // What a reader must know about each fault to read the verdicts.
 void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
                    std::vector<std::string>& notes) {
@@ -254,7 +274,9 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
     for (const std::string& name : scenario.checks) {
-      o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any)});
+      o.checks.push_back({name, name == "key-expiry"
+                                    ? KeysThatNeverExpire(kv, o.history)
+                                    : Check(name, h, spec.policy, c.limit, c.window, any)});
     }
     c.limiters.push_back(std::move(o));
   }

@@ -5,6 +5,8 @@
 #include "impl/limiters/in_process_protocol.h"
 #include "impl/limiters/kv_fixed_window_lua.h"
 #include "impl/limiters/kv_gcra_lua.h"
+#include "impl/limiters/kv_lua_limiters.h"
+#include "impl/limiters/kv_seed002.h"
 #include "impl/limiters/protocol.h"
 
 namespace ratelab {
@@ -28,10 +30,23 @@ std::unique_ptr<Protocol> MakeKvGcraLua(const Policy& policy, const Stores& s) {
   return std::make_unique<KvGcraLua>(*s.kv, policy);
 }
 
+// The seed 002 protocols and the Lua log count whole milliseconds (Date.now()).
+Status CheckWholeMillisecondWindow(const Policy& policy) {
+  if (policy.window.count() % 1'000'000 == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError("this protocol works in whole milliseconds; the window " +
+                                    FormatDuration(policy.window) + " is not one");
+}
+
+template <typename P>
+std::unique_ptr<Protocol> MakeKv(const Policy& policy, const Stores& s) {
+  return std::make_unique<P>(*s.kv, policy);
+}
+
 constexpr Duration kNanosecond(1);
+constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 7> kProtocols = {{
+constexpr std::array<ProtocolInfo, 13> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
      "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
      MakeInProcess, kNanosecond},
@@ -51,6 +66,24 @@ constexpr std::array<ProtocolInfo, 7> kProtocols = {{
     {"kv-gcra-lua", "kv", "best practice", "gcra",
      "GCRA as one Lua script on one key; atomic, expires when full", CheckKvGcraLua, MakeKvGcraLua,
      kMicrosecond},
+    {"kv-sliding-log-lua", "kv", "best practice", "sliding-log",
+     "exact sliding log as one Lua script; logs only admitted requests",
+     CheckWholeMillisecondWindow, MakeKv<KvSlidingLogLua>, kMillisecond},
+    {"kv-token-bucket-lua", "kv", "seed 003", "token-bucket",
+     "token bucket as one Lua script (HMGET, refill, HSET, PEXPIRE 2x window); atomic", nullptr,
+     MakeKv<KvTokenBucketLua>, kMillisecond},
+    {"kv-fixed-window-incr-pexpire", "kv", "seed 002", "fixed-window",
+     "INCR then PEXPIRE: a crash between them leaves a key that never expires",
+     CheckWholeMillisecondWindow, MakeKv<KvFixedWindowIncrPexpire>, kMillisecond},
+    {"kv-sliding-log-zset", "kv", "seed 002", "sliding-log",
+     "ZREMRANGEBYSCORE, ZADD, ZCARD, EXPIRE pipeline: logs denied requests too (false denials)",
+     CheckWholeMillisecondWindow, MakeKv<KvSlidingLogZset>, kMillisecond},
+    {"kv-sliding-counter", "kv", "seed 002", "sliding-counter",
+     "GET previous, INCR current: approximate, and denied requests still count",
+     CheckWholeMillisecondWindow, MakeKv<KvSlidingCounter>, kMillisecond},
+    {"kv-token-bucket-hgetall-hset", "kv", "seed 002", "token-bucket",
+     "HGETALL, then HSET: concurrent requests spend the same token (races)", nullptr,
+     MakeKv<KvTokenBucketHgetallHset>, kMillisecond},
 }};
 
 }  // namespace

@@ -132,6 +132,16 @@ StateSize MemoryKv::Usage() const {
   return s;
 }
 
+std::vector<std::string> MemoryKv::KeysWithoutExpiry() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [key, entry] : data_) {
+    if (entry.expire_ms < 0) out.push_back(key);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 MemoryKv::Entry* MemoryKv::Find(const std::string& key) {
   auto it = data_.find(key);
   if (it == data_.end()) return nullptr;

@@ -55,6 +55,8 @@ class MemoryKv final : public Kv {
   // Keys live now on the clock, and their payload: key, value, and hash fields and values, or
   // sorted-set members with 8 bytes per score.
   StateSize Usage() const;
+  // Live keys with no expiry, sorted: state nothing will ever free.
+  std::vector<std::string> KeysWithoutExpiry() const;
 
  private:
   using Args = std::span<const std::string>;

@@ -1,0 +1,387 @@
+#include "cli/check_command.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/ratelab_cli.h"
+#include "impl/core/system_clock.h"
+#include "impl/limiters/protocol.h"
+#include "reports/result_json.h"
+#include "sim/scenario.h"
+#include "sim/scenario_run.h"
+
+namespace ratelab {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// One candidate run: everything explicit, so shrinking can take parts away.
+struct Case {
+  Policy policy;
+  std::vector<Arrival> arrivals;
+  std::vector<FaultSpec> faults;
+  std::vector<NodeSpec> nodes;
+  std::vector<std::string> checks;
+};
+
+constexpr Duration kLatencyBase = milliseconds(1);
+constexpr Duration kLatencyJitter = milliseconds(3);
+
+Scenario ToScenario(const std::string& protocol, const Case& c) {
+  Scenario s;
+  s.name = "check " + protocol;
+  s.nodes = c.nodes;
+  s.to_store = {kLatencyBase, kLatencyJitter};
+  s.from_store = s.to_store;
+  s.buggify = Scenario::BuggifyMode::kAuto;
+  LimiterSpec spec;
+  spec.protocol = protocol;
+  spec.policy = c.policy;
+  s.limiters.push_back(spec);
+  s.claim_limit = c.policy.limit;
+  s.claim_window = c.policy.IsBucket() ? c.policy.limit * c.policy.window : c.policy.window;
+  s.traffic.push_back(std::make_unique<ReplayTraffic>("the case", c.arrivals));
+  s.faults = c.faults;
+  s.checks = c.checks;
+  return s;
+}
+
+// The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
+Duration Span(const Policy& p) { return 3 * (p.IsBucket() ? p.limit * p.window : p.window); }
+
+// Random traffic and faults for `seed`: one or two users, Poisson at three times the limit, and
+// now and then a burst or a boundary attack; faults placed just after requests, where they cut
+// protocols between steps.
+Case Draw(const Case& base, uint64_t seed, const std::set<std::string>& faults, int concurrency) {
+  Random r = Random(seed).Fork(7);
+  Case c = base;
+  const Scenario start_of;  // for the default start instant
+  const Instant start = start_of.start;
+  const Policy& p = c.policy;
+  const Duration w = p.IsBucket() ? p.limit * p.window : p.window;
+  const Duration span = Span(p);
+  const int users = static_cast<int>(r.Uniform(1, 3));
+  for (int u = 1; u <= users; ++u) {
+    const std::string user = "u" + std::to_string(u);
+    const Duration gap = w / (3 * p.limit);
+    for (Instant t = start + r.Exponential(gap); t < start + span; t += r.Exponential(gap)) {
+      c.arrivals.push_back({t, user, "/api", 1});
+    }
+    if (r.Chance(0.5)) {
+      const Instant at = start + Duration(r.Uniform(0, span.count()));
+      for (int64_t i = 0; i <= p.limit; ++i) c.arrivals.push_back({at, user, "/api", 1});
+    }
+    if (r.Chance(0.5)) {
+      const Instant edge = start + w * r.Uniform(1, 3);
+      const Duration step = std::max(Duration(1), w / (100 * p.limit));
+      for (int64_t i = 1; i <= p.limit; ++i) {
+        c.arrivals.push_back({edge - i * step, user, "/api", 1});
+        c.arrivals.push_back({edge + (i - 1) * step, user, "/api", 1});
+      }
+    }
+  }
+  std::stable_sort(c.arrivals.begin(), c.arrivals.end(),
+                   [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+  c.nodes.assign(static_cast<size_t>(concurrency), NodeSpec{});
+  if (faults.count("skew") && concurrency > 1) {
+    c.nodes[1].clock_offset = Duration(r.Uniform(-w.count() / 4, w.count() / 4 + 1));
+  }
+  const auto near_a_request = [&] {
+    const Arrival& a =
+        c.arrivals[static_cast<size_t>(r.Uniform(0, static_cast<int64_t>(c.arrivals.size())))];
+    return a.at - start + Duration(r.Uniform(0, (2 * (kLatencyBase + kLatencyJitter)).count()));
+  };
+  if (c.arrivals.empty()) return c;
+  if (faults.count("crash") && r.Chance(0.7)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kCrash;
+    f.node = static_cast<int>(r.Uniform(0, concurrency));
+    f.at = near_a_request();
+    f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
+    c.faults.push_back(f);
+  }
+  if (faults.count("restart") && r.Chance(0.5)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kStoreRestart;
+    f.at = near_a_request();
+    f.amount = milliseconds(r.Uniform(1, 50));
+    c.faults.push_back(f);
+  }
+  if (faults.count("outage") && r.Chance(0.5)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kStoreOutage;
+    f.at = near_a_request();
+    f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
+    c.faults.push_back(f);
+  }
+  return c;
+}
+
+// The first violation of a run of `c`, if any; `history` gets the run's history.
+std::optional<Violation> FirstViolation(const std::string& protocol, const Case& c, uint64_t seed,
+                                        History* history = nullptr) {
+  Result<Comparison> run = RunScenario(ToScenario(protocol, c), seed);
+  if (!run.ok()) return std::nullopt;
+  if (history != nullptr) *history = run->limiters.front().history;
+  for (const CheckResult& check : run->limiters.front().checks) {
+    if (!check.violations.empty()) return check.violations.front();
+  }
+  return std::nullopt;
+}
+
+// Takes parts of `c` away while the run still breaks `invariant`: chunks of requests (halves,
+// then quarters, down to single ones), faults one at a time, then a smaller limit. At most
+// `budget` runs.
+Case Shrink(const std::string& protocol, Case c, uint64_t seed, const std::string& invariant,
+            int budget) {
+  const auto still_fails = [&](const Case& candidate) {
+    if (budget-- <= 0) return false;
+    const std::optional<Violation> v = FirstViolation(protocol, candidate, seed);
+    return v && v->invariant == invariant;
+  };
+  for (bool progress = true; progress && budget > 0;) {
+    progress = false;
+    for (size_t chunk = std::max<size_t>(1, c.arrivals.size() / 2); chunk >= 1; chunk /= 2) {
+      for (size_t at = 0; at < c.arrivals.size();) {
+        Case candidate = c;
+        const auto first = candidate.arrivals.begin() + static_cast<std::ptrdiff_t>(at);
+        candidate.arrivals.erase(
+            first, first + static_cast<std::ptrdiff_t>(std::min(chunk, c.arrivals.size() - at)));
+        if (!candidate.arrivals.empty() && still_fails(candidate)) {
+          c = std::move(candidate);
+          progress = true;
+        } else {
+          at += chunk;
+        }
+      }
+      if (chunk == 1) break;
+    }
+    for (size_t i = 0; i < c.faults.size();) {
+      Case candidate = c;
+      candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));
+      if (still_fails(candidate)) {
+        c = std::move(candidate);
+        progress = true;
+      } else {
+        ++i;
+      }
+    }
+    if (c.policy.limit > 1) {
+      Case candidate = c;
+      --candidate.policy.limit;
+      if (CheckProtocol(protocol, candidate.policy).ok() && still_fails(candidate)) {
+        c = std::move(candidate);
+        progress = true;
+      }
+    }
+  }
+  return c;
+}
+
+// The requests as a timeline: each one's send, steps and answer, in time order, relative to
+// the first.
+std::string Timeline(const std::vector<HistoryEvent>& events) {
+  struct Row {
+    Instant at;
+    int64_t id;
+    int order;
+    std::string what;
+  };
+  std::vector<Row> rows;
+  for (const HistoryEvent& e : events) {
+    const std::string who = "#" + std::to_string(e.id) + " node " + std::to_string(e.node);
+    rows.push_back({e.invoke, e.id, 0, who + "  sent (" + e.key + ")"});
+    int order = 1;
+    for (const StepRecord& s : e.steps) rows.push_back({s.at, e.id, order++, who + "  " + s.label});
+    if (e.decision) {
+      rows.push_back(
+          {e.complete, e.id, order,
+           who + "  " +
+               (e.decision->allowed
+                    ? std::string("admitted")
+                    : "denied (retry after " + FormatDuration(e.decision->retry_after) + ")")});
+    } else {
+      const Instant last = e.steps.empty() ? e.invoke : e.steps.back().at;
+      rows.push_back({last, e.id, order, who + "  never answered (a crash, or the store failed)"});
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.at != b.at) return a.at < b.at;
+    return a.id != b.id ? a.id < b.id : a.order < b.order;
+  });
+  std::string out;
+  for (const Row& r : rows) {
+    std::string when = "+" + FormatDuration(r.at - rows.front().at);
+    when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
+    out += "  " + when + r.what + "\n";
+  }
+  return out;
+}
+
+std::set<std::string> ParseFaults(const std::string& text, std::string* error) {
+  std::set<std::string> out;
+  size_t from = 0;
+  while (from <= text.size() && !text.empty()) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    const std::string word = text.substr(from, comma - from);
+    if (word != "crash" && word != "restart" && word != "skew" && word != "outage" &&
+        word != "none") {
+      *error = "--faults: unknown fault '" + word +
+               "' (expected a comma-separated list of crash, restart, skew, outage, or none)";
+      return {};
+    }
+    if (word != "none") out.insert(word);
+    from = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
+  const ProtocolInfo* info = FindProtocol(o.protocol);
+  if (info == nullptr) {
+    err << "ratelab check: unknown protocol '" << o.protocol << "' (see ratelab list protocols)\n";
+    return kExitBadInput;
+  }
+  const Algorithm algorithm = *AlgorithmFromName(info->algorithm);
+  Case base;
+  const bool bucket = algorithm == Algorithm::kTokenBucket || algorithm == Algorithm::kGcra;
+  if (bucket) {
+    if (o.limit || o.window) {
+      err << "ratelab check: " << o.protocol << " is a " << info->algorithm
+          << ": give --rate and --burst, not --limit and --window\n";
+      return kExitBadInput;
+    }
+    const double rate = o.rate.value_or(1.0);
+    if (!(rate > 0) || rate > 1e6) {
+      err << "ratelab check: --rate must be above 0 and at most 1000000 per second\n";
+      return kExitBadInput;
+    }
+    // The interval, in whole microseconds (what the Lua protocols can express).
+    const int64_t us = std::max<int64_t>(1, static_cast<int64_t>(1e6 / rate + 0.5));
+    base.policy = Policy::Bucket(algorithm, o.burst.value_or(1), std::chrono::microseconds(us));
+  } else {
+    if (o.rate || o.burst) {
+      err << "ratelab check: " << o.protocol << " is a " << info->algorithm
+          << ": give --limit and --window, not --rate and --burst\n";
+      return kExitBadInput;
+    }
+    Duration window = std::chrono::seconds(10);
+    if (o.window) {
+      const std::optional<Duration> parsed = ParseDuration(*o.window);
+      if (!parsed || parsed->count() <= 0) {
+        err << "ratelab check: --window '" << *o.window
+            << "' is not a positive duration (e.g. 10s, 1m, 500ms)\n";
+        return kExitBadInput;
+      }
+      window = *parsed;
+    }
+    base.policy = Policy::Window(algorithm, o.limit.value_or(2), window);
+  }
+  if (std::optional<std::string> problem = base.policy.Problem()) {
+    err << "ratelab check: " << *problem << "\n";
+    return kExitBadInput;
+  }
+  if (Status s = CheckProtocol(o.protocol, base.policy); !s.ok()) {
+    err << "ratelab check: " << s.message() << "\n";
+    return kExitBadInput;
+  }
+  if (o.concurrency < 1 || o.concurrency > 64) {
+    err << "ratelab check: --concurrency must be between 1 and 64\n";
+    return kExitBadInput;
+  }
+  if (o.seeds < 1) {
+    err << "ratelab check: --seeds must be at least 1\n";
+    return kExitBadInput;
+  }
+  std::string fault_error;
+  const std::set<std::string> faults = ParseFaults(o.faults, &fault_error);
+  if (!fault_error.empty()) {
+    err << "ratelab check: " << fault_error << "\n";
+    return kExitBadInput;
+  }
+  base.checks = {"promise"};
+  if (!bucket) base.checks.push_back("false-denials");
+  if (info->store != "memory") base.checks.push_back("key-expiry");
+  if (o.claim) base.checks.push_back("any-window-cap");
+
+  const SystemClock clock;
+  const Instant began = clock.Now();
+  const uint64_t first = o.seed.value_or(1), last = o.seed ? *o.seed : o.seeds;
+  for (uint64_t seed = first; seed <= last; ++seed) {
+    if (seed % 50 == 0) err << "progress: " << seed << "/" << last << " seeds, nothing yet\n";
+    const Case drawn = Draw(base, seed, faults, o.concurrency);
+    const std::optional<Violation> found = FirstViolation(o.protocol, drawn, seed);
+    if (!found) continue;
+    const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
+    const Case minimal = Shrink(o.protocol, drawn, seed, found->invariant, 2000);
+    History history;
+    const std::optional<Violation> shown = FirstViolation(o.protocol, minimal, seed, &history);
+    const Violation& v = shown ? *shown : *found;
+    // The minimal case is the witness: every request in it is needed to break the invariant.
+    std::vector<HistoryEvent> witness;
+    for (const HistoryEvent& e : history) {
+      if (shown) witness.push_back(e);
+    }
+    std::vector<std::string> fault_words;
+    for (const FaultSpec& f : minimal.faults) fault_words.push_back(f.Describe(Scenario().start));
+    err << "found after " << seed - first + 1 << " seed(s) in " << seconds << " s\n";
+    if (o.json) {
+      nlohmann::json json_witness = nlohmann::json::array();
+      for (const HistoryEvent& e : witness) {
+        json_witness.push_back({{"id", e.id},
+                                {"node", e.node},
+                                {"key", e.key},
+                                {"outcome", !e.decision           ? "no answer"
+                                            : e.decision->allowed ? "admitted"
+                                                                  : "denied"}});
+      }
+      out << nlohmann::json{{"protocol", o.protocol},
+                            {"policy", minimal.policy.ToString()},
+                            {"verdict", "violation"},
+                            {"seed", seed},
+                            {"seeds_searched", seed - first + 1},
+                            {"invariant", v.invariant},
+                            {"summary", v.summary},
+                            {"requests", minimal.arrivals.size()},
+                            {"faults", fault_words},
+                            {"witness", json_witness}}
+                 .dump(2)
+          << "\n";
+    } else {
+      out << o.protocol << ": VIOLATION of " << v.invariant << " (seed " << seed << ", "
+          << seed - first + 1 << " seed(s) searched)\n"
+          << "minimal case: " << minimal.policy.ToString() << ", " << minimal.arrivals.size()
+          << " request(s) (from " << drawn.arrivals.size() << "), " << minimal.nodes.size()
+          << " node(s)";
+      for (const std::string& f : fault_words) out << "; " << f;
+      out << "\n"
+          << v.summary << "\nwitness (" << witness.size() << " request(s)):\n"
+          << Timeline(witness) << "reproduce: ratelab check " << o.protocol << " --seed " << seed
+          << (o.faults != "crash,restart" ? " --faults " + o.faults : "") << " --concurrency "
+          << o.concurrency << "\n";
+    }
+    return kExitViolation;
+  }
+  const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
+  err << "searched " << last - first + 1 << " seed(s) in " << seconds << " s\n";
+  if (o.json) {
+    out << nlohmann::json{{"protocol", o.protocol},
+                          {"policy", base.policy.ToString()},
+                          {"verdict", "none"},
+                          {"seeds_searched", last - first + 1}}
+               .dump(2)
+        << "\n";
+  } else {
+    out << o.protocol << ": nothing found in " << last - first + 1 << " seed(s) ("
+        << base.policy.ToString() << "; checks:";
+    for (const std::string& c : base.checks) out << " " << c;
+    out << "; faults: " << (faults.empty() ? std::string("none") : o.faults) << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,40 @@
+// `ratelab check PROTOCOL`: searches for a violation of what the protocol's algorithm promises
+// (random traffic, random interleavings through the simulator's latencies and BUGGIFY, and
+// faults), shrinks what it finds, and prints the minimal witness as a timeline.
+//
+// What is checked: the algorithm's own promise (per aligned window for the fixed window and the
+// counter, any window for the log, bucket conformance for the buckets: at burst 1, "2 requests,
+// 1 token: only 1 succeeds"); no false denials for the window algorithms; for protocols on a
+// store, that every key they leave expires; with --claim, "no more than N in any W" as the
+// seeds state it. Node crashes (--faults crash) check "survives restart".
+//
+// Exit status: 0 nothing found, 1 a violation found, 2 bad input.
+#ifndef RATELAB_CLI_CHECK_COMMAND_H_
+#define RATELAB_CLI_CHECK_COMMAND_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace ratelab {
+
+struct CheckOptions {
+  std::string protocol;
+  std::optional<int64_t> limit;          // window algorithms (default 2)
+  std::optional<std::string> window;     // window algorithms (default 10s)
+  std::optional<double> rate;            // bucket algorithms: tokens per second (default 1)
+  std::optional<int64_t> burst;          // bucket algorithms (default 1)
+  uint64_t seeds = 200;                  // how many seeds to search
+  std::optional<uint64_t> seed;          // search this seed only
+  int concurrency = 3;                   // nodes sending requests at once
+  std::string faults = "crash,restart";  // comma-separated: crash, restart, skew, outage
+  bool claim = false;
+  bool json = false;
+};
+
+int CheckCommand(const CheckOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_CLI_CHECK_COMMAND_H_

@@ -1,0 +1,120 @@
+#include "impl/limiters/kv_lua_limiters.h"
+
+#include <algorithm>
+
+#include "impl/limiters/kv_seed002.h"
+
+namespace ratelab {
+
+namespace {
+constexpr int64_t kNanosPerMs = 1'000'000;
+int64_t NowMs(const Request& r) { return FloorDiv(ToUnixNanos(r.now), kNanosPerMs); }
+}  // namespace
+
+const KvScript& KvTokenBucketLua::Script() {
+  static const KvScript script("kv-token-bucket-lua", R"lua(-- Token bucket (seed 003).
+-- KEYS[1]: the bucket, a hash {tokens, last_refill}. ARGV: max_tokens, refill_rate (tokens per
+-- ms), now (ms), ttl (ms). Returns {1 allowed / 0 denied, whole tokens left, ms to next token}.
+local max_tokens = tonumber(ARGV[1])
+local refill_rate = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+-- 1. Read the hash fields tokens and last_refill from the bucket key.
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'last_refill')
+local tokens = tonumber(state[1]) or max_tokens
+local last_refill = tonumber(state[2]) or now
+-- 2. Calculate elapsed time since last refill.
+local elapsed = now - last_refill
+-- 3. Refill tokens proportionally.
+tokens = math.min(max_tokens, tokens + elapsed * refill_rate)
+-- 4. If a token is whole, take it; otherwise say when the next one arrives.
+local allowed, retry_ms = 0, 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+else
+  retry_ms = math.ceil((1 - tokens) / refill_rate)
+end
+-- 5. Write tokens and last_refill back; TTL twice the window.
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'last_refill', now)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return {allowed, math.floor(tokens), retry_ms}
+)lua");
+  return script;
+}
+
+Task<Result<Decision>> KvTokenBucketLua::Decide(Context& ctx, const Request& request) {
+  if (Status s = Validate(request); !s.ok()) co_return s;
+  const double interval_ms = static_cast<double>(policy_.window.count()) / kNanosPerMs;
+  // The window: how long an empty bucket takes to fill.
+  const int64_t ttl_ms =
+      2 * ((policy_.limit * policy_.window.count() + kNanosPerMs - 1) / kNanosPerMs);
+  std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}"};
+  std::vector<std::string> args = {std::to_string(policy_.limit), JsNumber(1 / interval_ms),
+                                   std::to_string(NowMs(request)), std::to_string(ttl_ms)};
+  const Result<std::vector<int64_t>> reply = ReplyIntegers(
+      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
+  if (!reply.ok()) co_return reply.status();
+  Decision d;
+  d.limit = policy_.limit;
+  d.allowed = (*reply)[0] != 0;
+  d.remaining = std::max<int64_t>(0, (*reply)[1]);
+  if (!d.allowed) d.retry_after = std::chrono::milliseconds((*reply)[2]);
+  d.reset = request.now + d.retry_after;
+  co_return d;
+}
+
+const KvScript& KvSlidingLogLua::Script() {
+  static const KvScript script("kv-sliding-log-lua", R"lua(-- Exact sliding log.
+-- KEYS[1]: the log (a sorted set of admitted requests by time), KEYS[2]: a counter that makes
+-- members unique. ARGV: limit, cost, now (ms), window (ms).
+-- Returns {1 admitted / 0 denied, remaining, ms until the request would fit}.
+local limit = tonumber(ARGV[1])
+local cost = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local window = tonumber(ARGV[4])
+-- The window is (now - window, now]: an entry at now - window has left it.
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if cost > limit then
+  return {0, limit - count, -1}
+end
+if count + cost > limit then
+  -- The request fits once the (count + cost - limit)-th oldest entry has left.
+  local oldest = redis.call('ZRANGE', KEYS[1], count + cost - limit - 1,
+                            count + cost - limit - 1, 'WITHSCORES')
+  return {0, limit - count, tonumber(oldest[2]) + window - now}
+end
+for i = 1, cost do
+  local seq = redis.call('INCR', KEYS[2])
+  redis.call('ZADD', KEYS[1], now, now .. '-' .. seq)
+end
+redis.call('PEXPIRE', KEYS[1], window)
+redis.call('PEXPIRE', KEYS[2], window)
+return {1, limit - count - cost, 0}
+)lua");
+  return script;
+}
+
+Task<Result<Decision>> KvSlidingLogLua::Decide(Context& ctx, const Request& request) {
+  if (Status s = Validate(request); !s.ok()) co_return s;
+  const std::string tag = "rl:{" + LimiterKey(request) + "}";
+  std::vector<std::string> keys = {tag + ":log", tag + ":seq"};
+  std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
+                                   std::to_string(NowMs(request)),
+                                   std::to_string(policy_.window.count() / kNanosPerMs)};
+  const Result<std::vector<int64_t>> reply = ReplyIntegers(
+      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
+  if (!reply.ok()) co_return reply.status();
+  Decision d;
+  d.limit = policy_.limit;
+  d.allowed = (*reply)[0] != 0;
+  d.remaining = std::max<int64_t>(0, (*reply)[1]);
+  if (!d.allowed) {
+    d.retry_after = (*reply)[2] < 0 ? kNever : std::chrono::milliseconds((*reply)[2]);
+  }
+  d.reset = d.allowed || d.retry_after == kNever ? request.now + policy_.window
+                                                 : request.now + d.retry_after;
+  co_return d;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,84 @@
+// Seed 002's four Redis limiters, as written there: the JavaScript becomes coroutines step for
+// step, one Step per Redis command (a pipeline's or a Promise.all's commands are separate steps:
+// other clients' commands can run between them, as on a real server). Numbers that JavaScript
+// keeps as doubles are doubles here too. Each is a faithful reproduction with its flaw:
+//
+//   kv-fixed-window-incr-pexpire   INCR, then PEXPIRE when the count is 1. A crash between the
+//                                  two leaves a key that never expires (and nothing ever sets
+//                                  its expiry again: the next INCR returns 2).
+//   kv-sliding-log-zset            ZREMRANGEBYSCORE, ZADD, ZCARD, EXPIRE. Every request is
+//                                  logged, denied ones included, so a client that keeps trying
+//                                  stays denied: false denials. EXPIRE gets windowMs / 1000,
+//                                  which Redis refuses unless the window is whole seconds.
+//   kv-sliding-counter             GET previous window, INCR current (and PEXPIRE at 1). Denied
+//                                  requests still count, and the weighted estimate is approximate.
+//   kv-token-bucket-hgetall-hset   HGETALL, compute, HSET, EXPIRE: read and write are separate
+//                                  steps, so concurrent requests both spend the same token.
+//
+// The seed's functions take no cost: every request counts 1, whatever its cost.
+#ifndef RATELAB_IMPL_LIMITERS_KV_SEED002_H_
+#define RATELAB_IMPL_LIMITERS_KV_SEED002_H_
+
+#include <cstdint>
+#include <string>
+
+#include "impl/limiters/protocol.h"
+
+namespace ratelab {
+
+class KvFixedWindowIncrPexpire final : public Protocol {
+ public:
+  KvFixedWindowIncrPexpire(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override {}
+
+ private:
+  Kv& kv_;
+  Policy policy_;
+};
+
+class KvSlidingLogZset final : public Protocol {
+ public:
+  KvSlidingLogZset(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override { random_state_ = kRandomSeed; }
+
+ private:
+  // Math.random() for the member's suffix: a per-process generator (splitmix64), reset by a
+  // restart so runs stay deterministic.
+  static constexpr uint64_t kRandomSeed = 0x5eed002;
+  double MathRandom();
+
+  Kv& kv_;
+  Policy policy_;
+  uint64_t random_state_ = kRandomSeed;
+};
+
+class KvSlidingCounter final : public Protocol {
+ public:
+  KvSlidingCounter(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override {}
+
+ private:
+  Kv& kv_;
+  Policy policy_;
+};
+
+class KvTokenBucketHgetallHset final : public Protocol {
+ public:
+  KvTokenBucketHgetallHset(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override {}
+
+ private:
+  Kv& kv_;
+  Policy policy_;
+};
+
+// What JavaScript's String(x) writes for a double: the shortest text that reads back as x.
+std::string JsNumber(double x);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_KV_SEED002_H_

@@ -14,26 +14,25 @@ namespace ratelab {
 namespace {
 
 // Calls `judge(event, model_decision)` for each denial, with the model holding exactly the
-// admissions applied before it; returns the violations `judge` reports (first per key). With
-// `count_lost`, a request that got no answer but whose steps reached the store counts as
-// admitted too: it may have consumed (a crash took its answer), so no denial it explains is
-// called false.
+// admissions applied before it; returns the violations `judge` reports (first per key).
+// `lenient` gives denials every benefit of the doubt (for "no false denials"): a request that got
+// no answer but whose steps reached the store counts as admitted (it may have consumed; a crash
+// took its answer), and a denial concurrent with an admission of its key is not judged.
 template <typename Judge>
-std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool count_lost,
+std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool lenient,
                                      Judge judge) {
   std::vector<Violation> out;
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
   std::unordered_set<std::string_view> reported;
   std::vector<const HistoryEvent*> events;
   for (const HistoryEvent& e : h) {
-    if (e.decision || (count_lost && !e.steps.empty())) events.push_back(&e);
+    if (e.decision || (lenient && !e.steps.empty())) events.push_back(&e);
   }
   std::stable_sort(events.begin(), events.end(), internal::InvokeOrder);
-  // With `count_lost`, a denial that overlaps an admission of its key in time is not judged:
-  // which of two concurrent requests the store took first is the store's order, not invoke's.
+  // Which of two concurrent requests the store took first is the store's order, not invoke's.
   std::unordered_map<std::string_view, std::vector<const HistoryEvent*>> admitted;
   Duration longest{};
-  if (count_lost) {
+  if (lenient) {
     for (const HistoryEvent* e : events) {
       if (!e->admitted()) continue;
       admitted[e->key].push_back(e);
@@ -59,7 +58,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
       continue;
     }
     if (reported.contains(e->key)) continue;
-    if (count_lost && overlaps_an_admission(*e)) continue;
+    if (lenient && overlaps_an_admission(*e)) continue;
     const Decision expected = model->Peek(e->key, e->invoke, e->cost);
     if (std::optional<std::string> why = judge(*e, expected)) {
       out.push_back({"", e->key, *why, {*e}});
@@ -73,7 +72,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
 
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy) {
   std::vector<Violation> out = ReplayDenials(
-      h, policy, /*count_lost=*/true,
+      h, policy, /*lenient=*/true,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
         return "denied at " + FormatInstant(e.invoke) + " although " + policy.ToString() +
@@ -86,7 +85,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
 
 std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy) {
   std::vector<Violation> out = ReplayDenials(
-      h, policy, /*count_lost=*/false,
+      h, policy, /*lenient=*/false,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (expected.allowed || expected.retry_after == e.decision->retry_after) {
           return std::nullopt;

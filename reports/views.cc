@@ -194,6 +194,21 @@ std::string HtmlWitness(const json& v) {
   return s + "</table>\n";
 }
 
+// Calls `visit(limiter, check name, how many keys broke it)` for every check of every limiter,
+// in order; returns how many checks were broken.
+template <typename Visit>
+int64_t ForEachCheck(const json& r, Visit visit) {
+  int64_t broken = 0;
+  for (const json& l : r["limiters"]) {
+    for (const json& c : l["checks"]) {
+      const int64_t n = c["violations"].get<int64_t>();
+      broken += n > 0;
+      visit(l, Str(c["name"]), n);
+    }
+  }
+  return broken;
+}
+
 // Violations of `limiter`'s check `check`, at most `max` (all when max is 0).
 std::vector<const json*> ViolationsOf(const json& limiter, const std::string& check, size_t max) {
   std::vector<const json*> out;
@@ -287,22 +302,17 @@ std::string RenderHtml(const json& r, const std::map<std::string, std::string>& 
   }
 
   s += "<h2>Violations</h2>\n";
-  bool any = false;
-  for (const json& l : r["limiters"]) {
-    for (const json& c : l["checks"]) {
-      const int64_t n = c["violations"].get<int64_t>();
-      if (n == 0) continue;
-      any = true;
-      s += "<h3>" + Escape(Str(l["name"])) + ": " + Escape(CheckTitle(r, Str(c["name"]))) + " " +
-           Escape(Verdict(n)) + "</h3>\n";
-      for (const json* v : ViolationsOf(l, Str(c["name"]), kShownViolations)) s += HtmlWitness(*v);
-      if (n > static_cast<int64_t>(kShownViolations)) {
-        s += "<p>... and " + std::to_string(n - static_cast<int64_t>(kShownViolations)) +
-             " more, each with its witness in report.json.</p>\n";
-      }
+  const int64_t broken = ForEachCheck(r, [&](const json& l, const std::string& check, int64_t n) {
+    if (n == 0) return;
+    s += "<h3>" + Escape(Str(l["name"])) + ": " + Escape(CheckTitle(r, check)) + " " +
+         Escape(Verdict(n)) + "</h3>\n";
+    for (const json* v : ViolationsOf(l, check, kShownViolations)) s += HtmlWitness(*v);
+    if (n > static_cast<int64_t>(kShownViolations)) {
+      s += "<p>... and " + std::to_string(n - static_cast<int64_t>(kShownViolations)) +
+           " more, each with its witness in report.json.</p>\n";
     }
-  }
-  if (!any) s += "<p class=\"good\">None: every limiter kept every check.</p>\n";
+  });
+  if (broken == 0) s += "<p class=\"good\">None: every limiter kept every check.</p>\n";
 
   if (r.contains("reproduce")) {
     s += "<h2>Reproduce</h2>\n<pre>" + Escape(Str(r["reproduce"])) +
@@ -333,18 +343,13 @@ std::string RenderMarkdown(const json& r, const std::vector<std::string>& plots)
     }
   }
   s += "\n### Findings\n\n";
-  bool any = false;
-  for (const json& l : r["limiters"]) {
-    for (const json& c : l["checks"]) {
-      const int64_t n = c["violations"].get<int64_t>();
-      if (n == 0) continue;
-      any = true;
-      const std::vector<const json*> first = ViolationsOf(l, Str(c["name"]), 1);
-      s += "- **" + cell(Str(l["name"])) + "** broke *" + CheckTitle(r, Str(c["name"])) + "* (" +
-           Verdict(n) + ")" + (first.empty() ? "" : ": " + Str((*first[0])["summary"])) + "\n";
-    }
-  }
-  if (!any) s += "None: every limiter kept every check.\n";
+  const int64_t broken = ForEachCheck(r, [&](const json& l, const std::string& check, int64_t n) {
+    if (n == 0) return;
+    const std::vector<const json*> first = ViolationsOf(l, check, 1);
+    s += "- **" + cell(Str(l["name"])) + "** broke *" + CheckTitle(r, check) + "* (" + Verdict(n) +
+         ")" + (first.empty() ? "" : ": " + Str((*first[0])["summary"])) + "\n";
+  });
+  if (broken == 0) s += "None: every limiter kept every check.\n";
   for (const json& note : r["notes"]) s += "\n> " + Str(note) + "\n";
   if (!plots.empty()) {
     s += "\n### Plots\n\n";
@@ -356,34 +361,30 @@ std::string RenderMarkdown(const json& r, const std::vector<std::string>& plots)
 }
 
 std::string RenderJunit(const json& r) {
-  int64_t tests = 0, failures = 0;
+  int64_t tests = 0;
   std::string cases;
-  for (const json& l : r["limiters"]) {
-    for (const json& c : l["checks"]) {
-      ++tests;
-      const int64_t n = c["violations"].get<int64_t>();
-      cases += "    <testcase classname=\"" + Escape(Str(r["scenario"]) + "." + Str(l["name"])) +
-               "\" name=\"" + Escape(Str(c["name"])) + "\" time=\"0\"";
-      if (n == 0) {
-        cases += "/>\n";
-        continue;
-      }
-      ++failures;
-      const std::vector<const json*> first = ViolationsOf(l, Str(c["name"]), 1);
-      std::string message = Verdict(n), body;
-      if (!first.empty()) {
-        const json& v = *first[0];
-        message += ": " + Str(v["summary"]);
-        body = Str(v["invariant"]) + " on key " + Str(v["key"]) + "\n";
-        for (const TimelineRow& row : Timeline(v["witness"])) {
-          body += Fixed(row.at_s, 6) + "s  #" + std::to_string(row.id) + "  " + row.node + "  " +
-                  row.what + "\n";
-        }
-      }
-      cases += ">\n      <failure type=\"" + Escape(Str(c["name"])) + "\" message=\"" +
-               Escape(message) + "\">" + Escape(body) + "</failure>\n    </testcase>\n";
+  const int64_t failures = ForEachCheck(r, [&](const json& l, const std::string& check, int64_t n) {
+    ++tests;
+    cases += "    <testcase classname=\"" + Escape(Str(r["scenario"]) + "." + Str(l["name"])) +
+             "\" name=\"" + Escape(check) + "\" time=\"0\"";
+    if (n == 0) {
+      cases += "/>\n";
+      return;
     }
-  }
+    const std::vector<const json*> first = ViolationsOf(l, check, 1);
+    std::string message = Verdict(n), body;
+    if (!first.empty()) {
+      const json& v = *first[0];
+      message += ": " + Str(v["summary"]);
+      body = Str(v["invariant"]) + " on key " + Str(v["key"]) + "\n";
+      for (const TimelineRow& row : Timeline(v["witness"])) {
+        body += Fixed(row.at_s, 6) + "s  #" + std::to_string(row.id) + "  " + row.node + "  " +
+                row.what + "\n";
+      }
+    }
+    cases += ">\n      <failure type=\"" + Escape(check) + "\" message=\"" + Escape(message) +
+             "\">" + Escape(body) + "</failure>\n    </testcase>\n";
+  });
   const std::string counts = " tests=\"" + std::to_string(tests) + "\" failures=\"" +
                              std::to_string(failures) + "\" errors=\"0\"";
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ratelab\"" + counts +

@@ -17,10 +17,32 @@ constexpr uint64_t kTrafficStream = 2;
 constexpr uint64_t kBuggifyStream = 3;
 constexpr uint64_t kSwarmStream = 4;
 
-// `any_window` is the any-window report for the claim, computed once per history.
+// "key-expiry": every key a protocol leaves in its store must expire. One violation per key
+// without an expiry at the end of the run, witnessed by the requests whose steps touched it.
+std::vector<Violation> KeysThatNeverExpire(const MemoryKv& kv, const History& h) {
+  std::vector<Violation> out;
+  for (const std::string& key : kv.KeysWithoutExpiry()) {
+    Violation v{
+        "key-expiry", key, "store key " + key + " has no expiry: nothing will ever free it", {}};
+    for (const HistoryEvent& e : h) {
+      for (const StepRecord& s : e.steps) {
+        if (s.label.find(key) != std::string::npos) {
+          v.witness.push_back(e);
+          break;
+        }
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// `any_window` is the any-window report for the claim, computed once per history; `kv` is the
+// limiter's store.
 std::vector<Violation> Check(const std::string& name, const History& h, const Policy& own,
                              int64_t claim_limit, Duration claim_window,
-                             const AnyWindowReport& any_window) {
+                             const AnyWindowReport& any_window, const MemoryKv& kv) {
+  if (name == "key-expiry") return KeysThatNeverExpire(kv, h);
   if (name == "promise") return CheckPromise(h, own);
   if (name == "any-window-cap") return any_window.violations;
   if (name == "aligned-window-cap") return CheckAlignedWindowCap(h, claim_limit, claim_window);
@@ -43,26 +65,6 @@ History AtResolution(const History& h, Duration resolution) {
     e.invoke = floor(e.invoke);
     e.apply = floor(e.apply);
     e.complete = floor(e.complete);
-  }
-  return out;
-}
-
-// "key-expiry": every key a protocol leaves in its store must expire. One violation per key
-// without an expiry at the end of the run, witnessed by the requests whose steps touched it.
-std::vector<Violation> KeysThatNeverExpire(const MemoryKv& kv, const History& h) {
-  std::vector<Violation> out;
-  for (const std::string& key : kv.KeysWithoutExpiry()) {
-    Violation v{
-        "key-expiry", key, "store key " + key + " has no expiry: nothing will ever free it", {}};
-    for (const HistoryEvent& e : h) {
-      for (const StepRecord& s : e.steps) {
-        if (s.label.find(key) != std::string::npos) {
-          v.witness.push_back(e);
-          break;
-        }
-      }
-    }
-    out.push_back(std::move(v));
   }
   return out;
 }
@@ -274,9 +276,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
     for (const std::string& name : scenario.checks) {
-      o.checks.push_back({name, name == "key-expiry"
-                                    ? KeysThatNeverExpire(kv, o.history)
-                                    : Check(name, h, spec.policy, c.limit, c.window, any)});
+      o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any, kv)});
     }
     c.limiters.push_back(std::move(o));
   }

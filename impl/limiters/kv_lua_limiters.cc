@@ -8,7 +8,6 @@ namespace ratelab {
 
 namespace {
 constexpr int64_t kNanosPerMs = 1'000'000;
-int64_t NowMs(const Request& r) { return FloorDiv(ToUnixNanos(r.now), kNanosPerMs); }
 }  // namespace
 
 const KvScript& KvTokenBucketLua::Script() {
@@ -50,15 +49,11 @@ Task<Result<Decision>> KvTokenBucketLua::Decide(Context& ctx, const Request& req
       2 * ((policy_.limit * policy_.window.count() + kNanosPerMs - 1) / kNanosPerMs);
   std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}"};
   std::vector<std::string> args = {std::to_string(policy_.limit), JsNumber(1 / interval_ms),
-                                   std::to_string(NowMs(request)), std::to_string(ttl_ms)};
+                                   std::to_string(UnixMillis(request.now)), std::to_string(ttl_ms)};
   const Result<std::vector<int64_t>> reply = ReplyIntegers(
       co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
   if (!reply.ok()) co_return reply.status();
-  Decision d;
-  d.limit = policy_.limit;
-  d.allowed = (*reply)[0] != 0;
-  d.remaining = std::max<int64_t>(0, (*reply)[1]);
-  if (!d.allowed) d.retry_after = std::chrono::milliseconds((*reply)[2]);
+  Decision d = ScriptDecision(*reply, policy_.limit);
   d.reset = request.now + d.retry_after;
   co_return d;
 }
@@ -100,18 +95,12 @@ Task<Result<Decision>> KvSlidingLogLua::Decide(Context& ctx, const Request& requ
   const std::string tag = "rl:{" + LimiterKey(request) + "}";
   std::vector<std::string> keys = {tag + ":log", tag + ":seq"};
   std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
-                                   std::to_string(NowMs(request)),
+                                   std::to_string(UnixMillis(request.now)),
                                    std::to_string(policy_.window.count() / kNanosPerMs)};
   const Result<std::vector<int64_t>> reply = ReplyIntegers(
       co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
   if (!reply.ok()) co_return reply.status();
-  Decision d;
-  d.limit = policy_.limit;
-  d.allowed = (*reply)[0] != 0;
-  d.remaining = std::max<int64_t>(0, (*reply)[1]);
-  if (!d.allowed) {
-    d.retry_after = (*reply)[2] < 0 ? kNever : std::chrono::milliseconds((*reply)[2]);
-  }
+  Decision d = ScriptDecision(*reply, policy_.limit);
   d.reset = d.allowed || d.retry_after == kNever ? request.now + policy_.window
                                                  : request.now + d.retry_after;
   co_return d;

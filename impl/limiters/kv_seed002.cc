@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kNanosPerMs = 1'000'000;
 
 // Date.now(): whole milliseconds on the node's clock.
-int64_t DateNow(const Request& r) { return FloorDiv(ToUnixNanos(r.now), kNanosPerMs); }
+int64_t DateNow(const Request& r) { return UnixMillis(r.now); }
 int64_t WindowMs(const Policy& p) { return p.window.count() / kNanosPerMs; }
 
 // A Redis integer reply, or Internal naming the command (an error reply makes the JavaScript

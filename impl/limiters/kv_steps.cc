@@ -1,5 +1,7 @@
 #include "impl/limiters/kv_steps.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "impl/store/lua_scripting.h"
 
@@ -36,6 +38,15 @@ Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
   argv[1] = script.body;
   label_words[0] = "EVAL";
   co_return co_await ctx.Step(CommandLabel(label_words), [&] { return kv.Execute(argv); });
+}
+
+Decision ScriptDecision(const std::vector<int64_t>& reply, int64_t limit) {
+  Decision d;
+  d.limit = limit;
+  d.allowed = reply[0] != 0;
+  d.remaining = std::max<int64_t>(0, reply[1]);
+  if (!d.allowed) d.retry_after = reply[2] < 0 ? kNever : std::chrono::milliseconds(reply[2]);
+  return d;
 }
 
 Result<std::vector<int64_t>> ReplyIntegers(const Result<KvReply>& reply, size_t n,

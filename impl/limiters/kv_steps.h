@@ -11,6 +11,8 @@
 #include "impl/core/step.h"
 #include "impl/core/task.h"
 #include "impl/store/kv.h"
+#include "model/decision.h"
+#include "model/time.h"
 
 namespace ratelab {
 
@@ -31,6 +33,13 @@ Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> a
 // Runs `script` with `keys` and `args` (EVALSHA; EVAL after NOSCRIPT).
 Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
                              std::vector<std::string> keys, std::vector<std::string> args);
+
+// `t` in whole unix milliseconds (JavaScript's Date.now(), and what the ms scripts take).
+inline int64_t UnixMillis(Instant t) { return FloorDiv(ToUnixNanos(t), 1'000'000); }
+
+// The decision a script's {allowed (non-zero), remaining, ms to wait (negative: never)} reply
+// says, for a policy of `limit`; the caller sets `reset`.
+Decision ScriptDecision(const std::vector<int64_t>& reply, int64_t limit);
 
 // The first `n` elements of an array reply as integers (numbers may come back as strings);
 // the store's error as is, and Internal naming `protocol` when the reply has another shape.

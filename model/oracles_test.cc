@@ -100,6 +100,23 @@ TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());
 }
 
+TEST(FalseDenialOracle, ExcusesADenialConcurrentWithALostRequestThatReachedTheStore) {
+  // Limit 1. B is sent at 1ms and denied at 9ms; A, sent at 2ms, spent the token at 6ms (its
+  // step reached the store) and then lost its answer in a crash. The store took A first.
+  const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, seconds(10));
+  History h = At({milliseconds(1)}, /*allowed=*/false, seconds(9));
+  h[0].complete = kT0 + milliseconds(9);
+  HistoryEvent lost{1, "u", 0, 1, kT0 + milliseconds(2), {}, {}, {}, std::nullopt, {}};
+  lost.steps.push_back({"EVAL", kT0 + milliseconds(6)});
+  h.push_back(lost);
+  EXPECT_TRUE(CheckFalseDenials(h, p).empty());
+  // Had A's step landed after B's answer, B's denial had no excuse.
+  h[1].steps[0].at = kT0 + milliseconds(9) + Duration(1);
+  h[0].complete = kT0 + milliseconds(9);
+  h[1].invoke = kT0 + milliseconds(9) + Duration(1);
+  EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
+}
+
 TEST(RetryAfterOracle, FlagsAWaitThatIsNotTheExactOne) {
   const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, minutes(1));
   History h = At({seconds(0)});

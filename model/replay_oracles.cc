@@ -31,12 +31,16 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
   std::stable_sort(events.begin(), events.end(), internal::InvokeOrder);
   // Which of two concurrent requests the store took first is the store's order, not invoke's.
   std::unordered_map<std::string_view, std::vector<const HistoryEvent*>> admitted;
+  // An unanswered request's effect on the store came no later than its last step.
+  const auto end = [](const HistoryEvent* e) {
+    return e->decision ? e->complete : e->steps.back().at;
+  };
   Duration longest{};
   if (lenient) {
     for (const HistoryEvent* e : events) {
-      if (!e->admitted()) continue;
+      if (e->denied()) continue;
       admitted[e->key].push_back(e);
-      longest = std::max(longest, e->complete - e->invoke);
+      longest = std::max(longest, end(e) - e->invoke);
     }
   }
   const auto overlaps_an_admission = [&](const HistoryEvent& d) {
@@ -48,7 +52,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
     while (hi != a.begin()) {
       const HistoryEvent* f = *--hi;
       if (f->invoke < d.invoke - longest) break;
-      if (f->complete >= d.invoke) return true;
+      if (end(f) >= d.invoke) return true;
     }
     return false;
   };

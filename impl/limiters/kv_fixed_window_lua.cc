@@ -6,7 +6,8 @@ namespace ratelab {
 
 const KvScript& KvFixedWindowLua::Script() {
   static const KvScript script("kv-fixed-window-lua", R"lua(-- Fixed window, one key per window.
--- KEYS[1]: the window's key. ARGV: limit, cost, ttl_ms (to the window's end, plus one window).
+-- KEYS[1]: the window's key. ARGV: limit, cost, ttl_ms (to the window's end, plus one
+-- window, at least kTransitAllowance).
 -- Returns {1 admitted / 0 denied, the window's count after the decision}.
 local limit = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
@@ -27,7 +28,9 @@ Task<Result<Decision>> KvFixedWindowLua::Decide(Context& ctx, const Request& req
   if (Status s = Validate(request); !s.ok()) co_return s;
   const int64_t index = AlignedWindowIndex(request.now, policy_.window);
   const Instant window_end = AlignedWindowStart(index + 1, policy_.window);
-  const int64_t ttl_ms = (window_end - request.now + policy_.window).count() / 1'000'000 + 1;
+  const int64_t ttl_ms =
+      (window_end - request.now + std::max(policy_.window, kTransitAllowance)).count() / 1'000'000 +
+      1;
   std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}:" + std::to_string(index)};
   std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
                                    std::to_string(ttl_ms)};

@@ -6,25 +6,30 @@ namespace ratelab {
 
 const KvScript& KvGcraLua::Script() {
   static const KvScript script("kv-gcra-lua", R"lua(-- GCRA, in whole microseconds.
--- KEYS[1]: the limiter key. ARGV: now_us, interval_us, burst, cost.
+-- KEYS[1]: the limiter key. ARGV: now_us, interval_us, burst, cost, pad_ms (the key lives
+-- that long past its theoretical arrival time).
 -- Returns {1 admitted / 0 denied, the theoretical arrival time after the decision}.
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
+local pad = tonumber(ARGV[5])
 local tat = tonumber(redis.call('GET', KEYS[1]) or now)
 if tat < now then tat = now end
 local new_tat = tat + cost * interval
 if cost > burst or new_tat - now > burst * interval then
   return {0, tat}
 end
-redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil((new_tat - now) / 1000) + 1)
+redis.call('SET', KEYS[1], new_tat, 'PX', math.ceil((new_tat - now) / 1000) + pad)
 return {1, new_tat}
 )lua");
   return script;
 }
 
-KvGcraLua::KvGcraLua(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+KvGcraLua::KvGcraLua(Kv& kv, const Policy& policy)
+    : kv_(kv),
+      policy_(policy),
+      pad_ms_(std::max(kTransitAllowance, policy.limit * policy.window).count() / 1'000'000 + 1) {}
 
 Task<Result<Decision>> KvGcraLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
@@ -32,7 +37,8 @@ Task<Result<Decision>> KvGcraLua::Decide(Context& ctx, const Request& request) {
   const int64_t interval_us = policy_.window.count() / 1000;
   std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}"};
   std::vector<std::string> args = {std::to_string(now_us), std::to_string(interval_us),
-                                   std::to_string(policy_.limit), std::to_string(request.cost)};
+                                   std::to_string(policy_.limit), std::to_string(request.cost),
+                                   std::to_string(pad_ms_)};
   const Result<std::vector<int64_t>> reply = ReplyIntegers(
       co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();

@@ -1,6 +1,9 @@
 // kv-gcra-lua: GCRA in one Lua script on a Kv store (best practice). One key per limiter key
 // holding the theoretical arrival time; the whole decision is one atomic script, so concurrent
-// requests cannot race, and the key expires once the bucket is full again.
+// requests cannot race. The key expires once the bucket is full again plus a pad (one tolerance,
+// at least kTransitAllowance): its TTL runs on the store's clock, the decision on the client's,
+// and a request delayed in transit past an unpadded expiry found a fresh bucket (the harness
+// found that: `ratelab check kv-gcra-lua --burst 1 --rate 2 --seed 17`, before the pad).
 //
 // Times travel to the script in whole microseconds (Lua numbers are doubles, exact below 2^53),
 // so the policy's interval must be a whole number of microseconds and `now` is floored to one.
@@ -25,6 +28,7 @@ class KvGcraLua final : public Protocol {
  private:
   Kv& kv_;
   Policy policy_;
+  int64_t pad_ms_;
 };
 
 }  // namespace ratelab

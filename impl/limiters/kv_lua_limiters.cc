@@ -61,30 +61,34 @@ Task<Result<Decision>> KvTokenBucketLua::Decide(Context& ctx, const Request& req
 const KvScript& KvSlidingLogLua::Script() {
   static const KvScript script("kv-sliding-log-lua", R"lua(-- Exact sliding log.
 -- KEYS[1]: the log (a sorted set of admitted requests by time), KEYS[2]: a counter that makes
--- members unique. ARGV: limit, cost, now (ms), window (ms).
+-- members unique. ARGV: limit, cost, now (ms), window (ms), ttl (ms: the window plus a pad, so
+-- that a request delayed in transit still finds the log).
 -- Returns {1 admitted / 0 denied, remaining, ms until the request would fit}.
 local limit = tonumber(ARGV[1])
 local cost = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
--- The window is (now - window, now]: an entry at now - window has left it.
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
+local ttl = tonumber(ARGV[5])
+-- The window is (now - window, now]. Requests reach the store out of order (a later one can
+-- overtake an earlier one in transit), so entries are trimmed only once they are older than
+-- the TTL, and every entry after now - window counts, later ones included.
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - ttl)
+local count = redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf')
 if cost > limit then
   return {0, limit - count, -1}
 end
 if count + cost > limit then
   -- The request fits once the (count + cost - limit)-th oldest entry has left.
-  local oldest = redis.call('ZRANGE', KEYS[1], count + cost - limit - 1,
-                            count + cost - limit - 1, 'WITHSCORES')
+  local rank = redis.call('ZCOUNT', KEYS[1], '-inf', now - window) + count + cost - limit - 1
+  local oldest = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')
   return {0, limit - count, tonumber(oldest[2]) + window - now}
 end
 for i = 1, cost do
   local seq = redis.call('INCR', KEYS[2])
   redis.call('ZADD', KEYS[1], now, now .. '-' .. seq)
 end
-redis.call('PEXPIRE', KEYS[1], window)
-redis.call('PEXPIRE', KEYS[2], window)
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return {1, limit - count - cost, 0}
 )lua");
   return script;
@@ -93,10 +97,13 @@ return {1, limit - count - cost, 0}
 Task<Result<Decision>> KvSlidingLogLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   const std::string tag = "rl:{" + LimiterKey(request) + "}";
+  const int64_t ttl_ms =
+      (policy_.window + std::max(policy_.window, kTransitAllowance)).count() / kNanosPerMs;
   std::vector<std::string> keys = {tag + ":log", tag + ":seq"};
   std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
                                    std::to_string(UnixMillis(request.now)),
-                                   std::to_string(policy_.window.count() / kNanosPerMs)};
+                                   std::to_string(policy_.window.count() / kNanosPerMs),
+                                   std::to_string(ttl_ms)};
   const Result<std::vector<int64_t>> reply = ReplyIntegers(
       co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
   if (!reply.ok()) co_return reply.status();

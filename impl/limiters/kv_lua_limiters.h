@@ -10,7 +10,10 @@
 //   kv-sliding-log-lua   the correct form of seed 002's sliding log: trims, counts, and logs
 //                        the request only when it is admitted, with members made unique by a
 //                        counter, and an exact Retry-After (when the oldest entry that must go
-//                        leaves the window).
+//                        leaves the window). Its keys live a window past the last entry,
+//                        plus a pad (kTransitAllowance), so a request delayed in transit still
+//                        finds them. Seed 003's TTL has no such pad: with a fill time shorter
+//                        than a request's transit, a late request finds a fresh bucket.
 #ifndef RATELAB_IMPL_LIMITERS_KV_LUA_LIMITERS_H_
 #define RATELAB_IMPL_LIMITERS_KV_LUA_LIMITERS_H_
 

@@ -34,6 +34,12 @@ Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> a
 Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
                              std::vector<std::string> keys, std::vector<std::string> args);
 
+// How long a correct protocol keeps a key past the last instant it matters (the key's own
+// horizon, measured on the client's clock): the key's TTL runs on the store's clock from when the
+// command lands, so a request that spent longer than this in transit could find its key expired
+// and start afresh. Protocols pad by the larger of this and one window (or one tolerance).
+inline constexpr Duration kTransitAllowance = std::chrono::seconds(1);
+
 // `t` in whole unix milliseconds (JavaScript's Date.now(), and what the ms scripts take).
 inline int64_t UnixMillis(Instant t) { return FloorDiv(ToUnixNanos(t), 1'000'000); }
 

@@ -8,8 +8,11 @@
 namespace ratelab {
 
 namespace {
-constexpr std::array<OracleInfo, 6> kOracles = {{
+constexpr std::array<OracleInfo, 7> kOracles = {{
     {"aligned-window-cap", "at most N admitted per key in each aligned window"},
+    {"anchored-window-cap",
+     "at most N admitted per key in each window of W opened by the first admission after the "
+     "last window"},
     {"any-window-cap", "at most N admitted per key in any span of length W (sliding, exact)"},
     {"boundary-burst",
      "most admitted in any span W, over N: 1 for exact limiters, up to 2 for "
@@ -34,6 +37,8 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
       return CheckBucketConformance(h, policy.limit, policy.window);
+    case Algorithm::kAnchoredWindow:
+      return CheckAnchoredWindowCap(h, policy.limit, policy.window);
   }
   return {};
 }

@@ -30,6 +30,11 @@ std::span<const OracleInfo> Oracles();
 // At most `limit` units admitted per key in each aligned window [kW, (k+1)W).
 std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window);
 
+// At most `limit` units admitted per key in each anchored window: a window opens at the first
+// admission (in invoke order), covers [start, start + W], and the next opens at the first
+// admission after it.
+std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window);
+
 struct AnyWindowReport {
   // The most units admitted for one key in any half-open span [s, s + W); over `limit` it is the
   // boundary-burst ratio (a fixed window reaches 2).
@@ -57,7 +62,7 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
 
 // What `policy`'s algorithm itself promises, checked on `h`: the aligned-window cap for the
 // fixed window and sliding counter, the any-window cap for the sliding log, bucket conformance
-// for the token bucket and GCRA.
+// for the token bucket and GCRA, the anchored-window cap for the anchored window.
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
 
 }  // namespace ratelab

@@ -11,7 +11,7 @@ constexpr int64_t kMaxLimit = int64_t{1} << 40;
 // About 146 years in nanoseconds: a larger window or interval is surely a unit mistake.
 constexpr int64_t kMaxWindowNanos = int64_t{1} << 62;
 
-constexpr std::array<AlgorithmInfo, 5> kAlgorithms = {{
+constexpr std::array<AlgorithmInfo, 6> kAlgorithms = {{
     {Algorithm::kFixedWindow, "fixed-window",
      "N per aligned window of W; up to 2N across a window edge", false},
     {Algorithm::kSlidingLog, "sliding-log",
@@ -25,6 +25,10 @@ constexpr std::array<AlgorithmInfo, 5> kAlgorithms = {{
      "generic cell rate algorithm: one theoretical arrival time per key; same promise as the "
      "token bucket",
      true},
+    {Algorithm::kAnchoredWindow, "anchored-window",
+     "N per window of W that opens at the first request after the last one closed (not "
+     "aligned); up to 2N across a window edge",
+     false},
 }};
 }  // namespace
 

@@ -1,8 +1,8 @@
 // What a limiter promises: an algorithm and its parameters.
 //
-// Window algorithms (fixed window, sliding log, sliding window counter) take a limit N and a
-// window W: "N per W". Bucket algorithms (token bucket, GCRA) take a burst B and an emission
-// interval T (one token every T, i.e. rate 1/T): "B at once, then one per T". Keeping T an
+// Window algorithms (fixed window, sliding log, sliding window counter, anchored window) take a
+// limit N and a window W: "N per W". Bucket algorithms (token bucket, GCRA) take a burst B and an
+// emission interval T (one token every T, i.e. rate 1/T): "B at once, then one per T". Keeping T an
 // integer number of nanoseconds makes every model exact: no floating-point drift anywhere.
 #ifndef RATELAB_MODEL_POLICY_H_
 #define RATELAB_MODEL_POLICY_H_
@@ -17,7 +17,14 @@
 
 namespace ratelab {
 
-enum class Algorithm { kFixedWindow, kSlidingLog, kSlidingCounter, kTokenBucket, kGcra };
+enum class Algorithm {
+  kFixedWindow,
+  kSlidingLog,
+  kSlidingCounter,
+  kTokenBucket,
+  kGcra,
+  kAnchoredWindow,
+};
 
 struct AlgorithmInfo {
   Algorithm algorithm;

@@ -1,5 +1,6 @@
 #include "model/reference_model.h"
 
+#include "model/anchored_window_model.h"
 #include "model/fixed_window_model.h"
 #include "model/gcra_model.h"
 #include "model/sliding_counter_model.h"
@@ -26,6 +27,8 @@ std::unique_ptr<ReferenceModel> MakeReferenceModel(const Policy& policy) {
       return std::make_unique<internal::PerKeyModel<TokenBucketModel>>(policy);
     case Algorithm::kGcra:
       return std::make_unique<internal::PerKeyModel<GcraModel>>(policy);
+    case Algorithm::kAnchoredWindow:
+      return std::make_unique<internal::PerKeyModel<AnchoredWindowModel>>(policy);
   }
   return nullptr;
 }

@@ -41,6 +41,31 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
   return out;
 }
 
+std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window) {
+  std::vector<Violation> out;
+  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+    size_t first = 0;  // the event that opened the current window
+    int64_t used = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i]->invoke > events[first]->invoke + window) {
+        first = i;
+        used = 0;
+      }
+      used += events[i]->cost;
+      if (used > limit) {
+        const Instant start = events[first]->invoke;
+        out.push_back({"anchored-window-cap", std::string(key),
+                       std::to_string(used) + " admitted in the window opened at " +
+                           Span(start, start + window, "]") + ", limit " + std::to_string(limit) +
+                           " per " + FormatDuration(window),
+                       internal::Copy(events, first, i + 1)});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window) {
   AnyWindowReport report;
   for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {

@@ -29,6 +29,11 @@ RC_GTEST_PROP(InProcessLimiter, GcraMatchesModel, ()) {
                    TimeOrder::kNonDecreasing);
 }
 
+RC_GTEST_PROP(InProcessLimiter, AnchoredWindowMatchesModel, ()) {
+  MatchesReference(Algorithm::kAnchoredWindow, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+
 RC_GTEST_PROP(InProcessLimiter, MatchesModelWhenTimeStepsBack, ()) {
   const Algorithm a = *GenAlgorithm();
   MatchesReference(a, MakeInProcessSubject, MakeModelSubject, TimeOrder::kMayStepBack);

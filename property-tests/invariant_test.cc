@@ -25,6 +25,12 @@ RC_GTEST_PROP(SlidingCounter, NeverAboveLimitInAnAlignedWindow, ()) {
 RC_GTEST_PROP(SlidingCounter, NeverAboveTwiceTheLimitInAnyWindow, ()) {
   AnyWindowAtMost(Algorithm::kSlidingCounter, 2, MakeInProcessSubject);
 }
+RC_GTEST_PROP(AnchoredWindow, NeverAboveLimitInAWindow, ()) {
+  AnchoredWindowNeverAboveLimit(MakeInProcessSubject);
+}
+RC_GTEST_PROP(AnchoredWindow, NeverAboveTwiceTheLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kAnchoredWindow, 2, MakeInProcessSubject);
+}
 RC_GTEST_PROP(TokenBucket, ConformsToBurstPlusRate, ()) {
   ConformsToBucket(Algorithm::kTokenBucket, MakeInProcessSubject);
 }

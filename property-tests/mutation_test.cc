@@ -41,6 +41,11 @@ TEST(Mutants, OffByOneSlidingCounterBreaksTheAlignedCap) {
   }));
 }
 
+TEST(Mutants, OffByOneAnchoredWindowBreaksItsCap) {
+  EXPECT_FALSE(rc::check("anchored cap on an off-by-one anchored window",
+                         [] { AnchoredWindowNeverAboveLimit(OffByOneLimit); }));
+}
+
 TEST(Mutants, FastRefillTokenBucketBreaksConformance) {
   EXPECT_FALSE(rc::check("conformance of a token bucket refilling twice as fast",
                          [] { ConformsToBucket(Algorithm::kTokenBucket, FastRefill); }));

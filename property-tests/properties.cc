@@ -43,6 +43,11 @@ void AlignedWindowNeverAboveLimit(Algorithm a, const SubjectFactory& make) {
   AssertNoViolation(CheckAlignedWindowCap(Run(make, t), t.policy.limit, t.policy.window), t);
 }
 
+void AnchoredWindowNeverAboveLimit(const SubjectFactory& make) {
+  const Traffic t = *GenTraffic(Algorithm::kAnchoredWindow);
+  AssertNoViolation(CheckAnchoredWindowCap(Run(make, t), t.policy.limit, t.policy.window), t);
+}
+
 void AnyWindowAtMost(Algorithm a, int64_t multiple, const SubjectFactory& make) {
   const Traffic t = *GenTraffic(a);
   const AnyWindowReport r =

@@ -26,6 +26,9 @@ void AlignedWindowNeverAboveLimit(Algorithm a, const SubjectFactory& make);
 // Never more than `multiple` * N admitted in any span of length W.
 void AnyWindowAtMost(Algorithm a, int64_t multiple, const SubjectFactory& make);
 
+// Never more than N admitted in one anchored window (anchored window).
+void AnchoredWindowNeverAboveLimit(const SubjectFactory& make);
+
 // N requests one tick before a window edge and N at the edge are all admitted: 2N within two
 // ticks. Pins that the fixed window's 2N bound is reached, not just respected.
 void BoundaryAttackReachesTwiceTheLimit(const SubjectFactory& make);

@@ -38,7 +38,8 @@ rc::Gen<Move> GenMove(int64_t w, TimeOrder order) {
 
 rc::Gen<Algorithm> GenAlgorithm() {
   return rc::gen::element(Algorithm::kFixedWindow, Algorithm::kSlidingLog,
-                          Algorithm::kSlidingCounter, Algorithm::kTokenBucket, Algorithm::kGcra);
+                          Algorithm::kSlidingCounter, Algorithm::kTokenBucket, Algorithm::kGcra,
+                          Algorithm::kAnchoredWindow);
 }
 
 rc::Gen<Policy> GenPolicy(Algorithm a) {

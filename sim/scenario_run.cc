@@ -46,6 +46,7 @@ std::vector<Violation> Check(const std::string& name, const History& h, const Po
   if (name == "promise") return CheckPromise(h, own);
   if (name == "any-window-cap") return any_window.violations;
   if (name == "aligned-window-cap") return CheckAlignedWindowCap(h, claim_limit, claim_window);
+  if (name == "anchored-window-cap") return CheckAnchoredWindowCap(h, claim_limit, claim_window);
   if (name == "bucket-conformance") {
     return own.IsBucket() ? CheckBucketConformance(h, own.limit, own.window)
                           : std::vector<Violation>{};

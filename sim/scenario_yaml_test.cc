@@ -102,8 +102,8 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
             "bad.yaml:6:25: 'node' must be between 0 and 0 (got 3)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "checks: [promise, vibes]\n"),
             "bad.yaml:5:19: unknown check 'vibes' (expected promise, aligned-window-cap, "
-            "any-window-cap, bucket-conformance, false-denials, retry-after or key-expiry; the "
-            "boundary-burst ratio is always reported)");
+            "anchored-window-cap, any-window-cap, bucket-conformance, false-denials, retry-after "
+            "or key-expiry; the boundary-burst ratio is always reported)");
   EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
 }
 

@@ -22,4 +22,23 @@ Decision FixedWindowCounter::Decide(State& s, Instant now, int64_t cost) const {
   return d;
 }
 
+Decision AnchoredWindow::Decide(State& s, Instant now, int64_t cost) const {
+  const int64_t t = ToUnixNanos(now);
+  // As for the fixed window, a fresh window is kept only when admitting.
+  const bool new_window = s.start == kUnseen || t > s.start + window_;
+  const int64_t start = new_window ? t : s.start;
+  const int64_t count = new_window ? 0 : s.count;
+  const int64_t next = start + window_ + 1;  // the first instant after the window
+  Decision d{.limit = limit_, .remaining = limit_ - count, .reset = FromUnixNanos(next)};
+  if (cost <= limit_ - count) {
+    s.start = start;
+    s.count = count + cost;
+    d.allowed = true;
+    d.remaining = limit_ - s.count;
+  } else {
+    d.retry_after = cost > limit_ ? kNever : Duration(next - t);
+  }
+  return d;
+}
+
 }  // namespace ratelab::internal

@@ -33,6 +33,22 @@ class FixedWindowCounter {
   int64_t window_;
 };
 
+// Seed 004's window from the first request (see model/anchored_window_model.h).
+class AnchoredWindow {
+ public:
+  struct State {
+    int64_t start = kUnseen;
+    int64_t count = 0;
+  };
+  explicit AnchoredWindow(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State&) { return 0; }
+
+ private:
+  int64_t limit_;
+  int64_t window_;
+};
+
 class SlidingLog {
  public:
   struct State {

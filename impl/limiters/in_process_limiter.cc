@@ -49,6 +49,8 @@ std::unique_ptr<InProcessLimiter> MakeInProcessLimiter(const Policy& policy) {
       return std::make_unique<ShardedLimiter<internal::TokenBucket>>(policy);
     case Algorithm::kGcra:
       return std::make_unique<ShardedLimiter<internal::Gcra>>(policy);
+    case Algorithm::kAnchoredWindow:
+      return std::make_unique<ShardedLimiter<internal::AnchoredWindow>>(policy);
   }
   return nullptr;
 }

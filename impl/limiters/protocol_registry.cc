@@ -46,7 +46,7 @@ constexpr Duration kNanosecond(1);
 constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 13> kProtocols = {{
+constexpr std::array<ProtocolInfo, 14> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
      "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
      MakeInProcess, kNanosecond},
@@ -60,6 +60,9 @@ constexpr std::array<ProtocolInfo, 13> kProtocols = {{
      "in-process token bucket with exact lazy refill", nullptr, MakeInProcess, kNanosecond},
     {"memory-gcra", "memory", "best practice", "gcra",
      "in-process GCRA: one timestamp per key, fastest", nullptr, MakeInProcess, kNanosecond},
+    {"memory-anchored-window", "memory", "best practice", "anchored-window",
+     "in-process window from the first request (the atomic form of seed 004)", nullptr,
+     MakeInProcess, kNanosecond},
     {"kv-fixed-window-lua", "kv", "best practice", "fixed-window",
      "fixed window as one Lua script (check, INCRBY, PEXPIRE atomically); 2N across an edge",
      nullptr, MakeKvFixedWindowLua, kNanosecond},

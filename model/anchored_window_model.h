@@ -1,0 +1,31 @@
+// Anchored window (seed 004's window "from the first request"): a window of W opens at a request
+// that finds none open and holds at most N units. It stays open through start + W inclusive (a
+// request at exactly start + W still falls in it, as seed 004's `timestamp < now - window` has
+// it); the first admitted request after that opens the next one. Windows are not aligned to
+// the clock, and up to 2N fit across the edge between two of them.
+#ifndef RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_
+#define RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "model/decision.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+struct AnchoredWindowModel {
+  std::optional<Instant> start;  // empty: no window ever opened
+  int64_t count = 0;
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+
+ private:
+  // The window `now` falls in: this one, or a fresh one opening at `now`.
+  AnchoredWindowModel At(const Policy& p, Instant now) const;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_

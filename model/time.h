@@ -31,6 +31,10 @@ constexpr int64_t FloorDiv(int64_t n, int64_t d) {
   return (n % d != 0 && n < 0) ? q - 1 : q;
 }
 
+// `t` in whole unix milliseconds (JavaScript's Date.now()), and back.
+constexpr int64_t UnixMillis(Instant t) { return FloorDiv(ToUnixNanos(t), 1'000'000); }
+constexpr Instant FromUnixMillis(int64_t ms) { return FromUnixNanos(ms * 1'000'000); }
+
 // 128-bit intermediate for products such as limit * window in nanoseconds.
 __extension__ using Int128 = __int128;
 

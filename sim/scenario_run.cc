@@ -3,9 +3,10 @@
 #include <memory>
 
 #include "impl/limiters/failure_policy.h"
+#include "impl/store/memory_docs.h"
 #include "impl/store/memory_kv.h"
 #include "model/oracles.h"
-#include "sim/faulty_kv.h"
+#include "sim/faulty_stores.h"
 #include "sim/simulation.h"
 #include "sim/swarm.h"
 
@@ -17,19 +18,51 @@ constexpr uint64_t kTrafficStream = 2;
 constexpr uint64_t kBuggifyStream = 3;
 constexpr uint64_t kSwarmStream = 4;
 
-// "key-expiry": every key a protocol leaves in its store must expire. One violation per key
-// without an expiry at the end of the run, witnessed by the requests whose steps touched it.
-std::vector<Violation> KeysThatNeverExpire(const MemoryKv& kv, const History& h) {
+// The stores one limiter runs on, and the link its nodes reach them by.
+struct RunStores {
+  explicit RunStores(const Clock& clock, Durability durability)
+      : kv(clock, durability), docs(clock, durability) {}
+  void Restart() {
+    kv.Restart();
+    docs.Restart();
+  }
+  StateSize Usage() const {
+    StateSize s = kv.Usage();
+    s += docs.Usage();
+    return s;
+  }
+
+  MemoryKv kv;
+  MemoryDocs docs;
+  StoreLink link;
+  FaultyKv faulty_kv{kv, link};
+  FaultyDocs faulty_docs{docs, link};
+};
+
+// "key-expiry": every key (or document) a protocol leaves in its store must expire. One
+// violation per key without an expiry at the end of the run, witnessed by the requests whose
+// steps named it (for a document: named all its string fields).
+std::vector<Violation> KeysThatNeverExpire(const RunStores& stores, const History& h) {
+  std::vector<MemoryDocs::Immortal> immortal;
+  for (const std::string& key : stores.kv.KeysWithoutExpiry()) {
+    immortal.push_back({"store key " + key, {key}});
+  }
+  for (MemoryDocs::Immortal& doc : stores.docs.DocumentsWithoutExpiry()) {
+    doc.name = "document " + doc.name;
+    immortal.push_back(std::move(doc));
+  }
   std::vector<Violation> out;
-  for (const std::string& key : kv.KeysWithoutExpiry()) {
+  for (const MemoryDocs::Immortal& item : immortal) {
     Violation v{
-        "key-expiry", key, "store key " + key + " has no expiry: nothing will ever free it", {}};
+        "key-expiry", item.name, item.name + " has no expiry: nothing will ever free it", {}};
+    const auto names_it = [&](const std::string& label) {
+      return std::all_of(item.fields.begin(), item.fields.end(),
+                         [&](const std::string& f) { return label.find(f) != std::string::npos; });
+    };
     for (const HistoryEvent& e : h) {
-      for (const StepRecord& s : e.steps) {
-        if (s.label.find(key) != std::string::npos) {
-          v.witness.push_back(e);
-          break;
-        }
+      if (std::any_of(e.steps.begin(), e.steps.end(),
+                      [&](const StepRecord& s) { return names_it(s.label); })) {
+        v.witness.push_back(e);
       }
     }
     out.push_back(std::move(v));
@@ -37,12 +70,12 @@ std::vector<Violation> KeysThatNeverExpire(const MemoryKv& kv, const History& h)
   return out;
 }
 
-// `any_window` is the any-window report for the claim, computed once per history; `kv` is the
-// limiter's store.
+// `any_window` is the any-window report for the claim, computed once per history; `stores` are
+// the limiter's.
 std::vector<Violation> Check(const std::string& name, const History& h, const Policy& own,
                              int64_t claim_limit, Duration claim_window,
-                             const AnyWindowReport& any_window, const MemoryKv& kv) {
-  if (name == "key-expiry") return KeysThatNeverExpire(kv, h);
+                             const AnyWindowReport& any_window, const RunStores& stores) {
+  if (name == "key-expiry") return KeysThatNeverExpire(stores, h);
   if (name == "promise") return CheckPromise(h, own);
   if (name == "any-window-cap") return any_window.violations;
   if (name == "aligned-window-cap") return CheckAlignedWindowCap(h, claim_limit, claim_window);
@@ -219,9 +252,8 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
   for (const LimiterSpec& spec : scenario.limiters) {
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     Simulation sim(config, nullptr);
-    MemoryKv kv(sim.clock(), spec.durability);
-    FaultyKv faulty(kv);
-    const Stores stores{&faulty};
+    RunStores run_stores(sim.clock(), spec.durability);
+    const Stores stores{&run_stores.faulty_kv, &run_stores.faulty_docs};
     // Scenarios built in code have not been through the reader's checks.
     if (Status s = CheckProtocol(spec.protocol, spec.policy); !s.ok()) return s;
     sim.SetFactory([&](int) {
@@ -243,15 +275,15 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
           sim.LatencySpike(at, f.amount, f.extra);
           break;
         case FaultSpec::Kind::kStoreOutage:
-          sim.At(at, [&faulty] { faulty.Down(); });
-          sim.At(at + f.amount, [&faulty] { faulty.Up(); });
+          sim.At(at, [&run_stores] { run_stores.link.Down(); });
+          sim.At(at + f.amount, [&run_stores] { run_stores.link.Up(); });
           break;
         case FaultSpec::Kind::kStoreRestart:
-          sim.At(at, [&faulty, &kv] {
-            faulty.Down();
-            kv.Restart();
+          sim.At(at, [&run_stores] {
+            run_stores.link.Down();
+            run_stores.Restart();
           });
-          sim.At(at + f.amount, [&faulty] { faulty.Up(); });
+          sim.At(at + f.amount, [&run_stores] { run_stores.link.Up(); });
           break;
       }
     }
@@ -262,7 +294,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
     o.history = sim.Run(arrivals);
     o.history_hash = HistoryHash(o.history);
     o.state = sim.ProcessState();
-    o.state += kv.Usage();
+    o.state += run_stores.Usage();
     o.offered = static_cast<int64_t>(o.history.size());
     for (const HistoryEvent& e : o.history) {
       o.admitted += e.admitted();
@@ -277,7 +309,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
     for (const std::string& name : scenario.checks) {
-      o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any, kv)});
+      o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any, run_stores)});
     }
     c.limiters.push_back(std::move(o));
   }

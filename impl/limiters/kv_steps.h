@@ -40,9 +40,6 @@ Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
 // and start afresh. Protocols pad by the larger of this and one window (or one tolerance).
 inline constexpr Duration kTransitAllowance = std::chrono::seconds(1);
 
-// `t` in whole unix milliseconds (JavaScript's Date.now(), and what the ms scripts take).
-inline int64_t UnixMillis(Instant t) { return FloorDiv(ToUnixNanos(t), 1'000'000); }
-
 // The decision a script's {allowed (non-zero), remaining, ms to wait (negative: never)} reply
 // says, for a policy of `limit`; the caller sets `reset`.
 Decision ScriptDecision(const std::vector<int64_t>& reply, int64_t limit);

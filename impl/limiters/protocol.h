@@ -13,6 +13,7 @@
 #include "impl/core/status.h"
 #include "impl/core/step.h"
 #include "impl/core/task.h"
+#include "impl/store/docs.h"
 #include "impl/store/kv.h"
 #include "model/decision.h"
 #include "model/policy.h"
@@ -33,6 +34,7 @@ class Protocol {
 // The stores a protocol may run on; the ones a run does not have are null.
 struct Stores {
   Kv* kv = nullptr;
+  Docs* docs = nullptr;
 };
 
 struct ProtocolInfo {

@@ -2,6 +2,7 @@
 #include <array>
 #include <string>
 
+#include "impl/limiters/docs_protocols.h"
 #include "impl/limiters/in_process_protocol.h"
 #include "impl/limiters/kv_fixed_window_lua.h"
 #include "impl/limiters/kv_gcra_lua.h"
@@ -37,6 +38,17 @@ Status CheckWholeMillisecondWindow(const Policy& policy) {
                                     FormatDuration(policy.window) + " is not one");
 }
 
+std::unique_ptr<Protocol> MakeDocsUpsert(const Policy& policy, const Stores& s) {
+  return std::make_unique<DocsFixedWindowMinute>(*s.docs, policy, /*unique_index=*/false);
+}
+std::unique_ptr<Protocol> MakeDocsUnique(const Policy& policy, const Stores& s) {
+  return std::make_unique<DocsFixedWindowMinute>(*s.docs, policy, /*unique_index=*/true);
+}
+template <typename P>
+std::unique_ptr<Protocol> MakeDocs(const Policy& policy, const Stores& s) {
+  return std::make_unique<P>(*s.docs, policy);
+}
+
 template <typename P>
 std::unique_ptr<Protocol> MakeKv(const Policy& policy, const Stores& s) {
   return std::make_unique<P>(*s.kv, policy);
@@ -46,7 +58,7 @@ constexpr Duration kNanosecond(1);
 constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 14> kProtocols = {{
+constexpr std::array<ProtocolInfo, 18> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
      "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
      MakeInProcess, kNanosecond},
@@ -87,6 +99,20 @@ constexpr std::array<ProtocolInfo, 14> kProtocols = {{
     {"kv-token-bucket-hgetall-hset", "kv", "seed 002", "token-bucket",
      "HGETALL, then HSET: concurrent requests spend the same token (races)", nullptr,
      MakeKv<KvTokenBucketHgetallHset>, kMillisecond},
+    {"docs-fixed-window-upsert", "docs", "seed 000", "fixed-window",
+     "findOneAndUpdate(count < N, $inc, upsert) with no unique index: once full, the upsert "
+     "inserts a second document and admits without bound",
+     CheckWholeMillisecondWindow, MakeDocsUpsert, kMillisecond},
+    {"docs-fixed-window-unique", "docs", "seed 000", "fixed-window",
+     "the same with a unique index on (userId, minute): E11000 becomes a 429; 2N across an edge",
+     CheckWholeMillisecondWindow, MakeDocsUnique, kMillisecond},
+    {"docs-fixed-window-retry", "docs", "seed 001", "fixed-window",
+     "conditional increment, read, insert, retry once on E11000; correct, 2N across an edge",
+     CheckWholeMillisecondWindow, MakeDocs<DocsFixedWindowRetry>, kMillisecond},
+    {"docs-check-then-consume", "docs", "seed 004", "anchored-window",
+     "findOne, then updateOne($set, upsert) as separate steps: concurrent requests spend the "
+     "same token (races)",
+     CheckWholeMillisecondWindow, MakeDocs<DocsCheckThenConsume>, kMillisecond},
 }};
 
 }  // namespace
@@ -118,8 +144,10 @@ Result<std::unique_ptr<Protocol>> MakeProtocol(std::string_view name, const Poli
                                                const Stores& stores) {
   if (Status s = CheckProtocol(name, policy); !s.ok()) return s;
   const ProtocolInfo* info = FindProtocol(name);
-  if (info->store == "kv" && stores.kv == nullptr) {
-    return absl::InvalidArgumentError("protocol '" + std::string(name) + "' needs a kv store");
+  if ((info->store == "kv" && stores.kv == nullptr) ||
+      (info->store == "docs" && stores.docs == nullptr)) {
+    return absl::InvalidArgumentError("protocol '" + std::string(name) + "' needs a " +
+                                      std::string(info->store) + " store");
   }
   return info->make(policy, stores);
 }

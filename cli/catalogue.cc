@@ -8,6 +8,7 @@
 #include "impl/limiters/protocol.h"
 #include "model/oracles.h"
 #include "model/policy.h"
+#include "sim/scenario_run.h"
 #include "sim/traffic.h"
 
 namespace ratelab {
@@ -58,8 +59,10 @@ std::string RenderCatalogue(const std::string& section) {
   sections.emplace_back("traffic", traffic);
 
   std::vector<Entry> checks;
-  for (const OracleInfo& o : Oracles())
-    checks.push_back({std::string(o.name), std::string(o.summary)});
+  for (const CheckInfo& c : Checks()) checks.push_back({c.name, c.summary});
+  for (const OracleInfo& o : Oracles()) {
+    if (o.name == "boundary-burst") checks.push_back({std::string(o.name), std::string(o.summary)});
+  }
   sections.emplace_back("checks", checks);
 
   std::string out;

@@ -20,6 +20,7 @@ using std::chrono::milliseconds;
 // One candidate run: everything explicit, so shrinking can take parts away.
 struct Case {
   Policy policy;
+  Durability durability = Durability::kAlways;
   std::vector<Arrival> arrivals;
   std::vector<FaultSpec> faults;
   std::vector<NodeSpec> nodes;
@@ -39,6 +40,7 @@ Scenario ToScenario(const std::string& protocol, const Case& c) {
   LimiterSpec spec;
   spec.protocol = protocol;
   spec.policy = c.policy;
+  spec.durability = c.durability;
   s.limiters.push_back(spec);
   s.claim_limit = c.policy.limit;
   s.claim_window = c.policy.IsBucket() ? c.policy.limit * c.policy.window : c.policy.window;
@@ -220,12 +222,38 @@ std::string Timeline(const std::vector<HistoryEvent>& events) {
   return out;
 }
 
+// The words of a comma-separated list.
+std::vector<std::string> Words(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t from = 0; from <= text.size();) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    out.push_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return out;
+}
+
+// The command that replays `seed` with the options the user gave.
+std::string Reproduce(const CheckOptions& o, uint64_t seed) {
+  std::string out = "ratelab check " + o.protocol;
+  if (o.limit) out += " --limit " + std::to_string(*o.limit);
+  if (o.window) out += " --window " + *o.window;
+  if (o.rate) out += " --rate " + nlohmann::json(*o.rate).dump();
+  if (o.burst) out += " --burst " + std::to_string(*o.burst);
+  out += " --seed " + std::to_string(seed);
+  if (o.faults != CheckOptions().faults) out += " --faults " + o.faults;
+  if (o.concurrency != CheckOptions().concurrency) {
+    out += " --concurrency " + std::to_string(o.concurrency);
+  }
+  if (o.durability != CheckOptions().durability) out += " --durability " + o.durability;
+  if (o.checks) out += " --checks " + *o.checks;
+  if (o.claim) out += " --claim";
+  return out;
+}
+
 std::set<std::string> ParseFaults(const std::string& text, std::string* error) {
   std::set<std::string> out;
-  size_t from = 0;
-  while (from <= text.size() && !text.empty()) {
-    const size_t comma = std::min(text.find(',', from), text.size());
-    const std::string word = text.substr(from, comma - from);
+  for (const std::string& word : Words(text)) {
     if (word != "crash" && word != "restart" && word != "skew" && word != "outage" &&
         word != "none") {
       *error = "--faults: unknown fault '" + word +
@@ -233,7 +261,6 @@ std::set<std::string> ParseFaults(const std::string& text, std::string* error) {
       return {};
     }
     if (word != "none") out.insert(word);
-    from = comma + 1;
   }
   return out;
 }
@@ -248,7 +275,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   }
   const Algorithm algorithm = *AlgorithmFromName(info->algorithm);
   Case base;
-  const bool bucket = algorithm == Algorithm::kTokenBucket || algorithm == Algorithm::kGcra;
+  const bool bucket = Describe(algorithm).bucket;
   if (bucket) {
     if (o.limit || o.window) {
       err << "ratelab check: " << o.protocol << " is a " << info->algorithm
@@ -303,9 +330,26 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     err << "ratelab check: " << fault_error << "\n";
     return kExitBadInput;
   }
-  base.checks = {"promise"};
-  if (!bucket) base.checks.push_back("false-denials");
-  if (info->store != "memory") base.checks.push_back("key-expiry");
+  const std::optional<Durability> durability = DurabilityFromName(o.durability);
+  if (!durability) {
+    err << "ratelab check: --durability '" << o.durability
+        << "' is not one of none, everysec, always\n";
+    return kExitBadInput;
+  }
+  base.durability = *durability;
+  if (o.checks) {
+    for (const std::string& name : Words(*o.checks)) {
+      if (Status s = CheckCheckName(name); !s.ok()) {
+        err << "ratelab check: --checks: " << s.message() << "\n";
+        return kExitBadInput;
+      }
+      base.checks.push_back(name);
+    }
+  } else {
+    base.checks = {"promise"};
+    if (!bucket) base.checks.push_back("false-denials");
+    if (info->store != "memory") base.checks.push_back("key-expiry");
+  }
   if (o.claim) base.checks.push_back("any-window-cap");
 
   const SystemClock clock;
@@ -348,6 +392,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
                             {"summary", v.summary},
                             {"requests", minimal.arrivals.size()},
                             {"faults", fault_words},
+                            {"reproduce", Reproduce(o, seed)},
                             {"witness", json_witness}}
                  .dump(2)
           << "\n";
@@ -360,9 +405,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       for (const std::string& f : fault_words) out << "; " << f;
       out << "\n"
           << v.summary << "\nwitness (" << witness.size() << " request(s)):\n"
-          << Timeline(witness) << "reproduce: ratelab check " << o.protocol << " --seed " << seed
-          << (o.faults != "crash,restart" ? " --faults " + o.faults : "") << " --concurrency "
-          << o.concurrency << "\n";
+          << Timeline(witness) << "reproduce: " << Reproduce(o, seed) << "\n";
     }
     return kExitViolation;
   }

@@ -6,7 +6,8 @@
 // counter, any window for the log, bucket conformance for the buckets: at burst 1, "2 requests,
 // 1 token: only 1 succeeds"); no false denials for the window algorithms; for protocols on a
 // store, that every key they leave expires; with --claim, "no more than N in any W" as the
-// seeds state it. Node crashes (--faults crash) check "survives restart".
+// seeds state it. --checks replaces that list, e.g. with survives-restart (the promise across
+// node crashes and store restarts; give --durability to say what the store keeps).
 //
 // Exit status: 0 nothing found, 1 a violation found, 2 bad input.
 #ifndef RATELAB_CLI_CHECK_COMMAND_H_
@@ -30,6 +31,9 @@ struct CheckOptions {
   int concurrency = 3;                   // nodes sending requests at once
   std::string faults = "crash,restart";  // comma-separated: crash, restart, skew, outage
   bool claim = false;
+  // Comma-separated checks to run instead of the protocol's defaults (see `ratelab list checks`).
+  std::optional<std::string> checks;
+  std::string durability = "always";  // the store's: none, everysec, always
   bool json = false;
 };
 

@@ -18,6 +18,8 @@ struct Finding {
   int64_t seeds = 0;
   size_t requests = 0;
   std::vector<std::string> faults;
+  std::string summary;
+  std::vector<std::string> outcomes;  // of the witness's requests
 };
 
 Finding Check(std::vector<std::string> args) {
@@ -27,7 +29,10 @@ Finding Check(std::vector<std::string> args) {
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
   if (r.exit != kExitViolation) return {};
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  return {j["invariant"], j["seeds_searched"], j["requests"].get<size_t>(), j["faults"]};
+  Finding f{j["invariant"], j["seeds_searched"], j["requests"].get<size_t>(),
+            j["faults"],    j["summary"],        {}};
+  for (const nlohmann::json& e : j["witness"]) f.outcomes.push_back(e["outcome"]);
+  return f;
 }
 
 TEST(Check, TheHgetallHsetTokenBucketRacesTwoRequestsOneToken) {
@@ -62,6 +67,62 @@ TEST(Check, TheSeedsClaimFailsForEveryFixedWindowAtItsBoundary) {
   EXPECT_EQ(f.requests, 2u) << "limit 1: one request just before the edge, one just after";
 }
 
+TEST(Check, SeedZerosUpsertInsertsASecondDocumentOnceTheFirstIsFull) {
+  const Finding f =
+      Check({"docs-fixed-window-upsert", "--limit", "1", "--faults", "none", "--seeds", "20"});
+  EXPECT_EQ(f.invariant, "aligned-window-cap");
+  EXPECT_EQ(f.requests, 2u) << "the first fills the document, the second upserts another";
+}
+
+TEST(Check, SeedZeroWithAUniqueIndexHoldsPerWindowButNotAcrossAnEdgeOrSkewedClocks) {
+  Finding f = Check({"docs-fixed-window-unique", "--claim", "--checks", "promise", "--faults",
+                     "none", "--seeds", "50"});
+  EXPECT_EQ(f.invariant, "any-window-cap");
+  EXPECT_EQ(f.requests, 2u);
+  f = Check(
+      {"docs-fixed-window-unique", "--checks", "promise", "--faults", "skew", "--seeds", "50"});
+  EXPECT_EQ(f.invariant, "aligned-window-cap") << "app servers disagree on the minute";
+  // No TTL in seed 000: its documents stay forever.
+  f = Check({"docs-fixed-window-unique", "--seeds", "5"});
+  EXPECT_EQ(f.invariant, "key-expiry");
+  EXPECT_NE(f.summary.find("no TTL index"), std::string::npos) << f.summary;
+}
+
+TEST(Check, SeedFoursCheckThenConsumeRacesTwoRequestsOneToken) {
+  const Finding f =
+      Check({"docs-check-then-consume", "--limit", "1", "--checks", "promise", "--seeds", "50"});
+  EXPECT_EQ(f.invariant, "anchored-window-cap");
+  EXPECT_EQ(f.requests, 2u);
+  EXPECT_EQ(f.outcomes, (std::vector<std::string>{"admitted", "admitted"}));
+}
+
+TEST(Check, SeedFoursTtlIndexIsOnANumberSoNothingExpires) {
+  const Finding f = Check({"docs-check-then-consume", "--seeds", "5"});
+  EXPECT_EQ(f.invariant, "key-expiry");
+  EXPECT_NE(f.summary.find("the TTL index is on 'timestamp', which holds a number, not a date"),
+            std::string::npos)
+      << f.summary;
+}
+
+TEST(Check, SurvivesRestartOnlyWhereTheStateIsKept) {
+  // In process memory: a crash forgets the bucket.
+  Finding f = Check({"memory-gcra", "--checks", "survives-restart", "--concurrency", "1",
+                     "--faults", "crash", "--seeds", "50"});
+  EXPECT_EQ(f.invariant, "survives-restart");
+  EXPECT_EQ(f.requests, 2u);
+  // In a store without persistence: a store restart forgets the count.
+  f = Check({"docs-fixed-window-retry", "--limit", "1", "--checks", "survives-restart",
+             "--durability", "none", "--faults", "restart", "--seeds", "50"});
+  EXPECT_EQ(f.invariant, "survives-restart");
+  EXPECT_NE(f.summary.find("across the restart: the store restarted"), std::string::npos);
+  // With every write fsynced, neither crashes nor store restarts reset anything.
+  for (const char* protocol : {"docs-fixed-window-retry", "kv-fixed-window-lua"}) {
+    CliOutcome r = Ratelab(
+        {"check", protocol, "--limit", "1", "--checks", "survives-restart", "--seeds", "300"});
+    EXPECT_EQ(r.exit, kExitOk) << protocol << "\n" << r.out << r.err;
+  }
+}
+
 TEST(Check, InProcessStateDoesNotSurviveARestart) {
   const Finding f =
       Check({"memory-fixed-window", "--faults", "crash", "--concurrency", "1", "--seeds", "50"});
@@ -78,6 +139,13 @@ TEST(Check, CorrectProtocolsKeepTheirPromisesOverManySeeds) {
                               "400", "--faults", "crash,restart,outage"});
       EXPECT_EQ(r.exit, kExitOk) << protocol << " per " << window << "\n" << r.out << r.err;
     }
+  }
+  for (const char* limit : {"1", "3"}) {
+    CliOutcome r =
+        Ratelab({"check", "docs-fixed-window-retry", "--limit", limit, "--seeds", "300", "--faults",
+                 "crash,restart,outage", "--checks", "promise,false-denials"});
+    EXPECT_EQ(r.exit, kExitOk) << "docs-fixed-window-retry limit " << limit << "\n"
+                               << r.out << r.err;
   }
   for (const char* burst : {"1", "3"}) {
     CliOutcome r = Ratelab({"check", "kv-token-bucket-lua", "--burst", burst, "--rate", "2",
@@ -120,6 +188,8 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-fixed-window-lua", "--faults", "crash,meteor"}, "unknown fault 'meteor'"},
       {{"check", "kv-fixed-window-lua", "--concurrency", "0"}, "--concurrency"},
       {{"check", "kv-gcra-lua", "--rate", "-1"}, "--rate"},
+      {{"check", "kv-gcra-lua", "--checks", "promise,vibes"}, "unknown check 'vibes'"},
+      {{"check", "kv-gcra-lua", "--durability", "sometimes"}, "--durability 'sometimes'"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);

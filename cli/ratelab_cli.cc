@@ -65,7 +65,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   int64_t check_limit = 0, check_burst = 0;
   double check_rate = 0;
   uint64_t check_seed = 0;
-  std::string check_window;
+  std::string check_window, check_checks;
   CLI::App* check = app.add_subcommand(
       "check",
       "Search for a violation of what a protocol promises (random traffic, interleavings and "
@@ -93,6 +93,14 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       ->capture_default_str();
   check->add_flag("--claim", check_options.claim,
                   "Also hold it to the seeds' claim: no more than N in any window W");
+  CLI::Option* checks_option = check->add_option(
+      "--checks", check_checks,
+      "Comma-separated checks instead of the protocol's own (see ratelab list checks), e.g. "
+      "survives-restart");
+  check
+      ->add_option("--durability", check_options.durability,
+                   "What the store keeps over a restart: none, everysec, always")
+      ->capture_default_str();
   check->add_flag("--json", check_options.json, "Print the verdict as JSON");
 
   std::string report_file, report_out = kDefaultReportDir;
@@ -152,6 +160,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (rate_option->count() > 0) check_options.rate = check_rate;
     if (burst_option->count() > 0) check_options.burst = check_burst;
     if (check_seed_option->count() > 0) check_options.seed = check_seed;
+    if (checks_option->count() > 0) check_options.checks = check_checks;
     return CheckCommand(check_options, out, err);
   }
   if (run->parsed()) {

@@ -1,6 +1,8 @@
 #include "sim/scenario_run.h"
 
+#include <algorithm>
 #include <memory>
+#include <set>
 
 #include "impl/limiters/failure_policy.h"
 #include "impl/store/memory_docs.h"
@@ -45,7 +47,7 @@ struct RunStores {
 std::vector<Violation> KeysThatNeverExpire(const RunStores& stores, const History& h) {
   std::vector<MemoryDocs::Immortal> immortal;
   for (const std::string& key : stores.kv.KeysWithoutExpiry()) {
-    immortal.push_back({"store key " + key, {key}});
+    immortal.push_back({"store key " + key, "no TTL", {key}});
   }
   for (MemoryDocs::Immortal& doc : stores.docs.DocumentsWithoutExpiry()) {
     doc.name = "document " + doc.name;
@@ -53,8 +55,10 @@ std::vector<Violation> KeysThatNeverExpire(const RunStores& stores, const Histor
   }
   std::vector<Violation> out;
   for (const MemoryDocs::Immortal& item : immortal) {
-    Violation v{
-        "key-expiry", item.name, item.name + " has no expiry: nothing will ever free it", {}};
+    Violation v{"key-expiry",
+                item.name,
+                item.name + " has no expiry (" + item.why + "): nothing will ever free it",
+                {}};
     const auto names_it = [&](const std::string& label) {
       return std::all_of(item.fields.begin(), item.fields.end(),
                          [&](const std::string& f) { return label.find(f) != std::string::npos; });
@@ -72,6 +76,30 @@ std::vector<Violation> KeysThatNeverExpire(const RunStores& stores, const Histor
 
 // `any_window` is the any-window report for the claim, computed once per history; `stores` are
 // the limiter's.
+// "survives-restart": the promise's violations whose witness spans a restart (its first request
+// came before it, its last after): what a restart reset. `restarts` are the node crashes and
+// store restarts of the run.
+std::vector<Violation> BrokenByRestarts(const History& h, const Policy& own,
+                                        const std::vector<FaultWindow>& restarts) {
+  std::vector<Violation> out;
+  for (Violation& v : CheckPromise(h, own)) {
+    Instant first = Instant::max(), last = Instant::min();
+    for (const HistoryEvent& e : v.witness) {
+      first = std::min(first, e.invoke);
+      last = std::max(last, e.invoke);
+    }
+    for (const FaultWindow& r : restarts) {
+      if (first < r.from && r.from <= last) {
+        v.summary += "; across the restart: " + r.what;
+        v.invariant = "survives-restart";
+        out.push_back(std::move(v));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<Violation> Check(const std::string& name, const History& h, const Policy& own,
                              int64_t claim_limit, Duration claim_window,
                              const AnyWindowReport& any_window, const RunStores& stores) {
@@ -91,6 +119,7 @@ std::vector<Violation> Check(const std::string& name, const History& h, const Po
 
 // `h` with its times floored to multiples of `resolution`.
 History AtResolution(const History& h, Duration resolution) {
+  if (resolution <= Duration(1)) return h;
   History out = h;
   const auto floor = [resolution](Instant t) {
     return FromUnixNanos(FloorDiv(ToUnixNanos(t), resolution.count()) * resolution.count());
@@ -145,7 +174,77 @@ void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& fault
   }
 }
 
+// One limiter's simulation from start to end: its stores, the simulation with `faults`
+// scheduled, and the history it made.
+struct LimiterRun {
+  LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
+             const std::vector<FaultSpec>& faults, Instant start,
+             const std::vector<Arrival>& arrivals)
+      : sim(config, nullptr), stores(sim.clock(), spec.durability) {
+    sim.SetFactory([this, &spec](int) {
+      std::unique_ptr<Protocol> p = *MakeProtocol(spec.protocol, spec.policy, handles);
+      if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
+      return std::unique_ptr<Protocol>(
+          std::make_unique<GuardedProtocol>(std::move(p), spec.policy, spec.on_store_error));
+    });
+    for (const FaultSpec& f : faults) {
+      const Instant at = start + f.at;
+      switch (f.kind) {
+        case FaultSpec::Kind::kCrash:
+          sim.CrashNode(f.node, at, f.amount);
+          break;
+        case FaultSpec::Kind::kClockJump:
+          sim.JumpClock(f.node, at, f.amount);
+          break;
+        case FaultSpec::Kind::kLatencySpike:
+          sim.LatencySpike(at, f.amount, f.extra);
+          break;
+        case FaultSpec::Kind::kStoreOutage:
+          sim.At(at, [this] { stores.link.Down(); });
+          sim.At(at + f.amount, [this] { stores.link.Up(); });
+          break;
+        case FaultSpec::Kind::kStoreRestart:
+          sim.At(at, [this] {
+            stores.link.Down();
+            stores.Restart();
+          });
+          sim.At(at + f.amount, [this] { stores.link.Up(); });
+          break;
+      }
+    }
+    history = sim.Run(arrivals);
+  }
+
+  Simulation sim;
+  RunStores stores;
+  Stores handles{&stores.faulty_kv, &stores.faulty_docs};
+  History history;
+};
+
 }  // namespace
+
+std::vector<CheckInfo> Checks() {
+  std::vector<CheckInfo> out = {
+      {"promise", "what the limiter's own algorithm promises (its window cap, or conformance)"}};
+  for (const OracleInfo& o : Oracles()) {
+    if (o.name != "boundary-burst") out.push_back({std::string(o.name), std::string(o.summary)});
+  }
+  out.push_back({"key-expiry", "every key or document a protocol leaves in its store expires"});
+  out.push_back({"survives-restart",
+                 "the promise holds across node restarts and store restarts: no window or bucket "
+                 "is reset by one"});
+  return out;
+}
+
+Status CheckCheckName(const std::string& name) {
+  std::string expected;
+  for (const CheckInfo& c : Checks()) {
+    if (c.name == name) return absl::OkStatus();
+    expected += (expected.empty() ? "" : ", ") + c.name;
+  }
+  return absl::InvalidArgumentError("unknown check '" + name + "' (expected one of " + expected +
+                                    "; the boundary-burst ratio is always reported)");
+}
 
 int64_t LimiterOutcome::violation_count() const {
   int64_t n = 0;
@@ -242,59 +341,30 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
       faults.push_back(f);
     }
   }
+  std::vector<FaultWindow> restarts;
   for (const FaultSpec& f : faults) {
     const Instant at = scenario.start + f.at;
     c.faults.push_back({f.Describe(scenario.start), at,
                         f.kind == FaultSpec::Kind::kClockJump ? at : at + f.amount});
+    if (f.kind == FaultSpec::Kind::kCrash || f.kind == FaultSpec::Kind::kStoreRestart) {
+      restarts.push_back(c.faults.back());
+    }
   }
   AddFaultNotes(scenario, faults, c.notes);
 
   for (const LimiterSpec& spec : scenario.limiters) {
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
-    Simulation sim(config, nullptr);
-    RunStores run_stores(sim.clock(), spec.durability);
-    const Stores stores{&run_stores.faulty_kv, &run_stores.faulty_docs};
     // Scenarios built in code have not been through the reader's checks.
     if (Status s = CheckProtocol(spec.protocol, spec.policy); !s.ok()) return s;
-    sim.SetFactory([&](int) {
-      std::unique_ptr<Protocol> p = *MakeProtocol(spec.protocol, spec.policy, stores);
-      if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
-      return std::unique_ptr<Protocol>(
-          std::make_unique<GuardedProtocol>(std::move(p), spec.policy, spec.on_store_error));
-    });
-    for (const FaultSpec& f : faults) {
-      const Instant at = scenario.start + f.at;
-      switch (f.kind) {
-        case FaultSpec::Kind::kCrash:
-          sim.CrashNode(f.node, at, f.amount);
-          break;
-        case FaultSpec::Kind::kClockJump:
-          sim.JumpClock(f.node, at, f.amount);
-          break;
-        case FaultSpec::Kind::kLatencySpike:
-          sim.LatencySpike(at, f.amount, f.extra);
-          break;
-        case FaultSpec::Kind::kStoreOutage:
-          sim.At(at, [&run_stores] { run_stores.link.Down(); });
-          sim.At(at + f.amount, [&run_stores] { run_stores.link.Up(); });
-          break;
-        case FaultSpec::Kind::kStoreRestart:
-          sim.At(at, [&run_stores] {
-            run_stores.link.Down();
-            run_stores.Restart();
-          });
-          sim.At(at + f.amount, [&run_stores] { run_stores.link.Up(); });
-          break;
-      }
-    }
+    const LimiterRun run(config, spec, faults, scenario.start, arrivals);
     LimiterOutcome o;
     o.name = spec.DisplayName();
     o.protocol = spec.protocol;
     o.policy = spec.policy;
-    o.history = sim.Run(arrivals);
+    o.history = run.history;
     o.history_hash = HistoryHash(o.history);
-    o.state = sim.ProcessState();
-    o.state += run_stores.Usage();
+    o.state = run.sim.ProcessState();
+    o.state += run.stores.Usage();
     o.offered = static_cast<int64_t>(o.history.size());
     for (const HistoryEvent& e : o.history) {
       o.admitted += e.admitted();
@@ -303,13 +373,34 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
     }
     // Judged at the protocol's own time resolution: no alarm for what it cannot see.
     const Duration resolution = FindProtocol(spec.protocol)->time_resolution;
-    const History judged =
-        resolution > Duration(1) ? AtResolution(o.history, resolution) : History{};
-    const History& h = resolution > Duration(1) ? judged : o.history;
+    const bool coarse = resolution > Duration(1);
+    const History judged = coarse ? AtResolution(o.history, resolution) : History{};
+    const History& h = coarse ? judged : o.history;
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
     for (const std::string& name : scenario.checks) {
-      o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any, run_stores)});
+      if (name != "survives-restart") {
+        o.checks.push_back({name, Check(name, h, spec.policy, c.limit, c.window, any, run.stores)});
+        continue;
+      }
+      // What the restarts broke: promise violations across a restart, for keys whose promise
+      // holds in the same run without its restarts.
+      std::vector<FaultSpec> kept;
+      for (const FaultSpec& f : faults) {
+        if (f.kind != FaultSpec::Kind::kCrash && f.kind != FaultSpec::Kind::kStoreRestart) {
+          kept.push_back(f);
+        }
+      }
+      const LimiterRun calm(config, spec, kept, scenario.start, arrivals);
+      std::set<std::string> broken_anyway;
+      for (const Violation& v : CheckPromise(AtResolution(calm.history, resolution), spec.policy)) {
+        broken_anyway.insert(v.key);
+      }
+      std::vector<Violation> broken;
+      for (Violation& v : BrokenByRestarts(h, spec.policy, restarts)) {
+        if (!broken_anyway.contains(v.key)) broken.push_back(std::move(v));
+      }
+      o.checks.push_back({name, std::move(broken)});
     }
     c.limiters.push_back(std::move(o));
   }

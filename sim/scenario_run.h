@@ -70,6 +70,17 @@ struct Comparison {
   uint64_t history_hash() const;
 };
 
+struct CheckInfo {
+  std::string name;
+  std::string summary;
+};
+// Every check a scenario (or `ratelab check --checks`) can name: "promise", the oracles (but
+// boundary-burst, a ratio every run reports), and the run-level checks key-expiry and
+// survives-restart.
+std::vector<CheckInfo> Checks();
+// InvalidArgument naming the checks there are, unless `name` is one.
+Status CheckCheckName(const std::string& name);
+
 // Told before each limiter's simulation starts: its name, its index and how many there are.
 using RunProgress = std::function<void(const std::string& limiter, size_t index, size_t count)>;
 

@@ -8,6 +8,7 @@
 #include "model/oracles.h"
 #include "sim/internal/scenario_reader.h"
 #include "sim/scenario.h"
+#include "sim/scenario_run.h"
 
 namespace ratelab {
 
@@ -242,17 +243,7 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
   s.checks.clear();
   for (const YAML::Node& c : n) {
     const std::string name = c.IsScalar() ? c.Scalar() : "";
-    std::string expected = "promise";
-    bool known = name == "promise" || name == "key-expiry";
-    for (const OracleInfo& o : Oracles()) {
-      if (o.name == "boundary-burst") continue;
-      known = known || o.name == name;
-      expected += ", " + std::string(o.name);
-    }
-    if (!known) {
-      return Error(c, "unknown check '" + name + "' (expected " + expected +
-                          " or key-expiry; the boundary-burst ratio is always reported)");
-    }
+    if (Status s = CheckCheckName(name); !s.ok()) return Error(c, std::string(s.message()));
     s.checks.push_back(name);
   }
   return absl::OkStatus();

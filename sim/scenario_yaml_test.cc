@@ -101,9 +101,9 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: crash, node: 3, at: 1s}\n"),
             "bad.yaml:6:25: 'node' must be between 0 and 0 (got 3)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "checks: [promise, vibes]\n"),
-            "bad.yaml:5:19: unknown check 'vibes' (expected promise, aligned-window-cap, "
-            "anchored-window-cap, any-window-cap, bucket-conformance, false-denials, retry-after "
-            "or key-expiry; the boundary-burst ratio is always reported)");
+            "bad.yaml:5:19: unknown check 'vibes' (expected one of promise, aligned-window-cap, "
+            "anchored-window-cap, any-window-cap, bucket-conformance, false-denials, retry-after, "
+            "key-expiry, survives-restart; the boundary-burst ratio is always reported)");
   EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
 }
 

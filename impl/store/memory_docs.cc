@@ -626,14 +626,21 @@ std::vector<MemoryDocs::Immortal> MemoryDocs::DocumentsWithoutExpiry() const {
   std::vector<Immortal> out;
   for (const auto& [name, c] : data_) {
     for (const Document& doc : c.docs) {
-      const bool expires = std::any_of(c.indexes.begin(), c.indexes.end(), [&](const Index& i) {
-        const Document* v = i.expire_after_s ? FieldOf(doc, i.key.begin().key()) : nullptr;
-        return v != nullptr && IsDate(*v);
-      });
+      std::string why = "its collection has no TTL index";
+      bool expires = false;
+      for (const Index& i : c.indexes) {
+        if (!i.expire_after_s) continue;
+        const std::string& field = i.key.begin().key();
+        const Document* v = FieldOf(doc, field);
+        expires = expires || (v != nullptr && IsDate(*v));
+        why = v == nullptr ? "it has no '" + field + "' field for the TTL index"
+                           : "the TTL index is on '" + field + "', which holds a " +
+                                 std::string(v->type_name()) + ", not a date";
+      }
       if (expires) continue;
       Document shown = doc;
       shown.erase("_id");
-      Immortal m{name + " " + Show(shown), {}};
+      Immortal m{name + " " + Show(shown), why, {}};
       for (auto it = shown.begin(); it != shown.end(); ++it) {
         if (!it.value().is_string()) continue;
         std::string field = Document{{it.key(), it.value()}}.dump();

@@ -57,6 +57,7 @@ class MemoryDocs final : public Docs {
   // that wrote it.
   struct Immortal {
     std::string name;
+    std::string why;  // "no TTL index", or why the TTL index does not apply
     std::vector<std::string> fields;
   };
   std::vector<Immortal> DocumentsWithoutExpiry() const;

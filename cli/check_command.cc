@@ -1,12 +1,16 @@
 #include "cli/check_command.h"
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "cli/ratelab_cli.h"
 #include "impl/core/system_clock.h"
+#include "impl/limiters/kv_user_lua.h"
 #include "impl/limiters/protocol.h"
+#include "impl/store/memory_kv.h"
 #include "reports/result_json.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
@@ -30,7 +34,8 @@ struct Case {
 constexpr Duration kLatencyBase = milliseconds(1);
 constexpr Duration kLatencyJitter = milliseconds(3);
 
-Scenario ToScenario(const std::string& protocol, const Case& c) {
+Scenario ToScenario(const std::string& protocol, const Case& c,
+                    const std::shared_ptr<const LimiterSpec::Custom>& custom) {
   Scenario s;
   s.name = "check " + protocol;
   s.nodes = c.nodes;
@@ -41,6 +46,7 @@ Scenario ToScenario(const std::string& protocol, const Case& c) {
   spec.protocol = protocol;
   spec.policy = c.policy;
   spec.durability = c.durability;
+  spec.custom = custom;
   s.limiters.push_back(spec);
   s.claim_limit = c.policy.limit;
   s.claim_window = c.policy.IsBucket() ? c.policy.limit * c.policy.window : c.policy.window;
@@ -122,9 +128,15 @@ Case Draw(const Case& base, uint64_t seed, const std::set<std::string>& faults, 
 }
 
 // The first violation of a run of `c`, if any; `history` gets the run's history.
-std::optional<Violation> FirstViolation(const std::string& protocol, const Case& c, uint64_t seed,
+// The protocol under check: a registry name, or a user's script.
+struct Subject {
+  std::string protocol;
+  std::shared_ptr<const LimiterSpec::Custom> custom;
+};
+
+std::optional<Violation> FirstViolation(const Subject& subject, const Case& c, uint64_t seed,
                                         History* history = nullptr) {
-  Result<Comparison> run = RunScenario(ToScenario(protocol, c), seed);
+  Result<Comparison> run = RunScenario(ToScenario(subject.protocol, c, subject.custom), seed);
   if (!run.ok()) return std::nullopt;
   if (history != nullptr) *history = run->limiters.front().history;
   for (const CheckResult& check : run->limiters.front().checks) {
@@ -136,11 +148,11 @@ std::optional<Violation> FirstViolation(const std::string& protocol, const Case&
 // Takes parts of `c` away while the run still breaks `invariant`: chunks of requests (halves,
 // then quarters, down to single ones), faults one at a time, then a smaller limit. At most
 // `budget` runs.
-Case Shrink(const std::string& protocol, Case c, uint64_t seed, const std::string& invariant,
+Case Shrink(const Subject& subject, Case c, uint64_t seed, const std::string& invariant,
             int budget) {
   const auto still_fails = [&](const Case& candidate) {
     if (budget-- <= 0) return false;
-    const std::optional<Violation> v = FirstViolation(protocol, candidate, seed);
+    const std::optional<Violation> v = FirstViolation(subject, candidate, seed);
     return v && v->invariant == invariant;
   };
   for (bool progress = true; progress && budget > 0;) {
@@ -173,7 +185,8 @@ Case Shrink(const std::string& protocol, Case c, uint64_t seed, const std::strin
     if (c.policy.limit > 1) {
       Case candidate = c;
       --candidate.policy.limit;
-      if (CheckProtocol(protocol, candidate.policy).ok() && still_fails(candidate)) {
+      if ((subject.custom || CheckProtocol(subject.protocol, candidate.policy).ok()) &&
+          still_fails(candidate)) {
         c = std::move(candidate);
         progress = true;
       }
@@ -235,7 +248,12 @@ std::vector<std::string> Words(const std::string& text) {
 
 // The command that replays `seed` with the options the user gave.
 std::string Reproduce(const CheckOptions& o, uint64_t seed) {
+  const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   std::string out = "ratelab check " + o.protocol;
+  if (o.lua) {
+    out = "ratelab check --lua " + *o.lua + " --model " + o.model + " --keys " + quoted(o.keys) +
+          " --args " + quoted(o.args) + " --reply " + quoted(o.reply);
+  }
   if (o.limit) out += " --limit " + std::to_string(*o.limit);
   if (o.window) out += " --window " + *o.window;
   if (o.rate) out += " --rate " + nlohmann::json(*o.rate).dump();
@@ -265,20 +283,85 @@ std::set<std::string> ParseFaults(const std::string& text, std::string* error) {
   return out;
 }
 
+// The user's script as a protocol on the Kv store, after a first request on a scratch store
+// has shown that it runs and answers in the shape --reply says.
+Result<std::shared_ptr<const LimiterSpec::Custom>> UserScript(const CheckOptions& o) {
+  if (!o.protocol.empty()) {
+    return absl::InvalidArgumentError("give a protocol or --lua, not both");
+  }
+  const std::optional<Algorithm> model = AlgorithmFromName(o.model);
+  if (!model) {
+    std::string known;
+    for (const AlgorithmInfo& a : Algorithms())
+      known += (known.empty() ? "" : ", ") + std::string(a.name);
+    return absl::InvalidArgumentError("--model '" + o.model + "' is not an algorithm (expected " +
+                                      known + ")");
+  }
+  std::ifstream file(*o.lua, std::ios::binary);
+  if (!file) return absl::InvalidArgumentError("--lua: cannot read '" + *o.lua + "'");
+  std::ostringstream body;
+  body << file.rdbuf();
+  Result<std::shared_ptr<const UserLuaScript>> parsed =
+      ParseUserLua("lua:" + *o.lua, body.str(), o.keys, o.args, o.reply);
+  if (!parsed.ok()) return parsed.status();
+  std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
+  // The protocol sees time as finely as its arguments carry it (a script reading TIME sees
+  // microseconds).
+  Duration resolution = std::chrono::microseconds(1);
+  const std::string all = o.keys + "," + o.args;
+  if (all.find("{now_s}") != std::string::npos) resolution = std::chrono::seconds(1);
+  if (all.find("{now_ms}") != std::string::npos) resolution = std::chrono::milliseconds(1);
+  if (all.find("{now_us}") != std::string::npos) resolution = std::chrono::microseconds(1);
+  auto custom = std::make_shared<LimiterSpec::Custom>();
+  custom->info =
+      ProtocolInfo{"user lua", "kv",    "the user", Describe(*model).name, "a user's Lua script",
+                   nullptr,    nullptr, resolution};
+  custom->make = [script](const Policy& policy, const Stores& stores) {
+    return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
+  };
+  // One request on a scratch store, to report a broken script before any search.
+  const Scenario defaults;
+  ManualClock clock(defaults.start);
+  MemoryKv kv(clock);
+  const Policy probe_policy = Describe(*model).bucket
+                                  ? Policy::Bucket(*model, 1, std::chrono::seconds(1))
+                                  : Policy::Window(*model, 1, std::chrono::seconds(1));
+  KvUserLua probe(kv, probe_policy, script);
+  InlineExecutor inline_executor;
+  Context ctx(inline_executor);
+  const Request request{"user", "u1", "/api", 1, defaults.start};
+  const Result<Decision> first = RunInline(probe.Decide(ctx, request));
+  if (!first.ok()) return first.status();
+  return std::shared_ptr<const LimiterSpec::Custom>(std::move(custom));
+}
+
 }  // namespace
 
 int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
-  const ProtocolInfo* info = FindProtocol(o.protocol);
+  Subject subject{o.protocol, nullptr};
+  if (o.lua) {
+    Result<std::shared_ptr<const LimiterSpec::Custom>> custom = UserScript(o);
+    if (!custom.ok()) {
+      err << "ratelab check: " << custom.status().message() << "\n";
+      return kExitBadInput;
+    }
+    subject = {"lua:" + *o.lua, *std::move(custom)};
+  } else if (o.protocol.empty()) {
+    err << "ratelab check: name a protocol (see ratelab list protocols) or give --lua FILE\n";
+    return kExitBadInput;
+  }
+  const ProtocolInfo* info = subject.custom ? &subject.custom->info : FindProtocol(o.protocol);
   if (info == nullptr) {
     err << "ratelab check: unknown protocol '" << o.protocol << "' (see ratelab list protocols)\n";
     return kExitBadInput;
   }
+  const std::string& name = subject.protocol;
   const Algorithm algorithm = *AlgorithmFromName(info->algorithm);
   Case base;
   const bool bucket = Describe(algorithm).bucket;
   if (bucket) {
     if (o.limit || o.window) {
-      err << "ratelab check: " << o.protocol << " is a " << info->algorithm
+      err << "ratelab check: " << name << " is a " << info->algorithm
           << ": give --rate and --burst, not --limit and --window\n";
       return kExitBadInput;
     }
@@ -292,7 +375,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     base.policy = Policy::Bucket(algorithm, o.burst.value_or(1), std::chrono::microseconds(us));
   } else {
     if (o.rate || o.burst) {
-      err << "ratelab check: " << o.protocol << " is a " << info->algorithm
+      err << "ratelab check: " << name << " is a " << info->algorithm
           << ": give --limit and --window, not --rate and --burst\n";
       return kExitBadInput;
     }
@@ -312,7 +395,8 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     err << "ratelab check: " << *problem << "\n";
     return kExitBadInput;
   }
-  if (Status s = CheckProtocol(o.protocol, base.policy); !s.ok()) {
+  if (Status s = subject.custom ? absl::OkStatus() : CheckProtocol(o.protocol, base.policy);
+      !s.ok()) {
     err << "ratelab check: " << s.message() << "\n";
     return kExitBadInput;
   }
@@ -358,12 +442,12 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   for (uint64_t seed = first; seed <= last; ++seed) {
     if (seed % 50 == 0) err << "progress: " << seed << "/" << last << " seeds, nothing yet\n";
     const Case drawn = Draw(base, seed, faults, o.concurrency);
-    const std::optional<Violation> found = FirstViolation(o.protocol, drawn, seed);
+    const std::optional<Violation> found = FirstViolation(subject, drawn, seed);
     if (!found) continue;
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
-    const Case minimal = Shrink(o.protocol, drawn, seed, found->invariant, 2000);
+    const Case minimal = Shrink(subject, drawn, seed, found->invariant, 2000);
     History history;
-    const std::optional<Violation> shown = FirstViolation(o.protocol, minimal, seed, &history);
+    const std::optional<Violation> shown = FirstViolation(subject, minimal, seed, &history);
     const Violation& v = shown ? *shown : *found;
     // The minimal case is the witness: every request in it is needed to break the invariant.
     std::vector<HistoryEvent> witness;
@@ -383,7 +467,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
                                             : e.decision->allowed ? "admitted"
                                                                   : "denied"}});
       }
-      out << nlohmann::json{{"protocol", o.protocol},
+      out << nlohmann::json{{"protocol", name},
                             {"policy", minimal.policy.ToString()},
                             {"verdict", "violation"},
                             {"seed", seed},
@@ -397,7 +481,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
                  .dump(2)
           << "\n";
     } else {
-      out << o.protocol << ": VIOLATION of " << v.invariant << " (seed " << seed << ", "
+      out << name << ": VIOLATION of " << v.invariant << " (seed " << seed << ", "
           << seed - first + 1 << " seed(s) searched)\n"
           << "minimal case: " << minimal.policy.ToString() << ", " << minimal.arrivals.size()
           << " request(s) (from " << drawn.arrivals.size() << "), " << minimal.nodes.size()
@@ -412,14 +496,14 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
   err << "searched " << last - first + 1 << " seed(s) in " << seconds << " s\n";
   if (o.json) {
-    out << nlohmann::json{{"protocol", o.protocol},
+    out << nlohmann::json{{"protocol", name},
                           {"policy", base.policy.ToString()},
                           {"verdict", "none"},
                           {"seeds_searched", last - first + 1}}
                .dump(2)
         << "\n";
   } else {
-    out << o.protocol << ": nothing found in " << last - first + 1 << " seed(s) ("
+    out << name << ": nothing found in " << last - first + 1 << " seed(s) ("
         << base.policy.ToString() << "; checks:";
     for (const std::string& c : base.checks) out << " " << c;
     out << "; faults: " << (faults.empty() ? std::string("none") : o.faults) << ")\n";

@@ -34,6 +34,13 @@ struct CheckOptions {
   // Comma-separated checks to run instead of the protocol's defaults (see `ratelab list checks`).
   std::optional<std::string> checks;
   std::string durability = "always";  // the store's: none, everysec, always
+  // Bring your own Lua: the script file, the algorithm it claims (--model), and how it is
+  // called (see impl/limiters/kv_user_lua.h). `protocol` is then empty.
+  std::optional<std::string> lua;
+  std::string model;
+  std::string keys = "rl:{key}";
+  std::string args;
+  std::string reply = "allowed";
   bool json = false;
 };
 

@@ -9,6 +9,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
+#include "testing/files.h"
 
 namespace ratelab {
 namespace {
@@ -175,6 +176,89 @@ TEST(Check, TheSameSeedFindsTheSameWitness) {
   EXPECT_EQ(a.out, b.out);
   EXPECT_NE(a.out.find("reproduce: ratelab check kv-sliding-log-zset --seed 1"), std::string::npos)
       << a.out;
+}
+
+// A user's fixed window in Lua: the window's key built in the script, numbers returned as
+// strings. `compare` is the test of a full window: ">=" is right, ">" admits one too many.
+std::string FixedWindowScript(const std::string& compare) {
+  return "local limit = tonumber(ARGV[1])\n"
+         "local window = tonumber(ARGV[2])\n"
+         "local key = KEYS[1] .. ':' .. math.floor(tonumber(ARGV[3]) / window)\n"
+         "local count = tonumber(redis.call('GET', key) or '0')\n"
+         "if count " +
+         compare +
+         " limit then return {'0', '0'} end\n"
+         "redis.call('INCR', key)\n"
+         "redis.call('PEXPIRE', key, 2 * window + 1000)\n"
+         "return {'1', tostring(limit - count - 1)}\n";
+}
+
+std::vector<std::string> UserLua(const std::string& file, std::vector<std::string> more) {
+  std::vector<std::string> args = {"check",
+                                   "--lua",
+                                   file,
+                                   "--model",
+                                   "fixed-window",
+                                   "--args",
+                                   "{limit},{window_ms},{now_ms}",
+                                   "--reply",
+                                   "allowed,remaining"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Check, BringYourOwnLuaACorrectScriptPasses) {
+  const auto file = testing_files::Write(testing_files::TempDir("lua"), "fixed_window.lua",
+                                         FixedWindowScript(">="));
+  CliOutcome r = Ratelab(UserLua(file.string(), {"--seeds", "300"}));
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("nothing found in 300 seed(s)"), std::string::npos) << r.out;
+}
+
+TEST(Check, BringYourOwnLuaAnOffByOneScriptIsCaught) {
+  const auto file =
+      testing_files::Write(testing_files::TempDir("lua"), "off_by_one.lua", FixedWindowScript(">"));
+  CliOutcome r = Ratelab(UserLua(file.string(), {"--limit", "1", "--seeds", "20", "--json"}));
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["requests"], 2) << "limit 1: the second request in a window";
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--lua " + file.string()), std::string::npos);
+}
+
+TEST(Check, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {
+  const auto dir = testing_files::TempDir("lua");
+  const auto broken = testing_files::Write(dir, "broken.lua", "return redis.call('NOPE')\n");
+  CliOutcome r = Ratelab(UserLua(broken.string(), {}));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'NOPE'"), std::string::npos)
+      << r.err;
+  const auto syntax = testing_files::Write(dir, "syntax.lua", "return {1,\n");
+  r = Ratelab(UserLua(syntax.string(), {}));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("the script failed: ERR"), std::string::npos) << r.err;
+  const auto fine = testing_files::Write(dir, "fine.lua", FixedWindowScript(">="));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--args", "{windw}"},
+       "unknown placeholder '{windw}'"},
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--reply", "remaining"},
+       "name the field that says allowed or limited"},
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--reply", "allowed,cost"},
+       "unknown field 'cost'"},
+      {{"check", "--lua", fine.string(), "--model", "leaky-bucket"},
+       "--model 'leaky-bucket' is not an algorithm"},
+      {{"check", "--lua", (dir / "missing.lua").string(), "--model", "gcra"}, "cannot read"},
+      {{"check", "kv-gcra-lua", "--lua", fine.string(), "--model", "gcra"}, "not both"},
+      // The reply has two numbers; a third field finds none.
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--args",
+        "{limit},{window_ms},{now_ms}", "--reply", "allowed,remaining,retry_after_ms"},
+       "has no number for 'retry_after_ms' at position 3"},
+  };
+  for (const auto& [args, expected] : cases) {
+    r = Ratelab(args);
+    EXPECT_EQ(r.exit, kExitBadInput) << expected;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
 }
 
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {

@@ -65,14 +65,14 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   int64_t check_limit = 0, check_burst = 0;
   double check_rate = 0;
   uint64_t check_seed = 0;
-  std::string check_window, check_checks;
+  std::string check_window, check_checks, check_lua;
   CLI::App* check = app.add_subcommand(
       "check",
       "Search for a violation of what a protocol promises (random traffic, interleavings and "
       "faults through the simulator), shrink it, and print the minimal witness; exit 1 when "
       "one is found");
-  check->add_option("protocol", check_options.protocol, "A protocol from ratelab list protocols")
-      ->required();
+  check->add_option("protocol", check_options.protocol,
+                    "A protocol from ratelab list protocols (or give --lua)");
   CLI::Option* limit_option =
       check->add_option("--limit", check_limit, "Window algorithms: N per window (default 2)");
   CLI::Option* window_option =
@@ -100,6 +100,23 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   check
       ->add_option("--durability", check_options.durability,
                    "What the store keeps over a restart: none, everysec, always")
+      ->capture_default_str();
+  CLI::Option* lua_option = check->add_option(
+      "--lua", check_lua, "Check your own Lua script instead of a protocol (with --model)");
+  check->add_option("--model", check_options.model,
+                    "--lua: the algorithm the script implements (see ratelab list algorithms)");
+  check
+      ->add_option("--keys", check_options.keys,
+                   "--lua: KEYS, comma-separated, with placeholders such as {key}")
+      ->capture_default_str();
+  check->add_option("--args", check_options.args,
+                    "--lua: ARGV, comma-separated, with placeholders: {key} {limit} {burst} "
+                    "{window_ms} {window_s} {rate_per_s} {period_s} {cost} {now_ms} {now_us} "
+                    "{now_s}");
+  check
+      ->add_option("--reply", check_options.reply,
+                   "--lua: the reply's fields by position: allowed, limited, remaining, "
+                   "retry_after_ms, retry_after_s, reset_ms, reset_s, _")
       ->capture_default_str();
   check->add_flag("--json", check_options.json, "Print the verdict as JSON");
 
@@ -161,6 +178,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (burst_option->count() > 0) check_options.burst = check_burst;
     if (check_seed_option->count() > 0) check_options.seed = check_seed;
     if (checks_option->count() > 0) check_options.checks = check_checks;
+    if (lua_option->count() > 0) check_options.lua = check_lua;
     return CheckCommand(check_options, out, err);
   }
   if (run->parsed()) {

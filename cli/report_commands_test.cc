@@ -9,27 +9,17 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
+#include "testing/files.h"
 
 namespace ratelab {
 namespace {
 
 namespace fs = std::filesystem;
+using testing_files::Read;
+using testing_files::TempDir;
 
 std::string Scenario(const std::string& name) {
   return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
-}
-
-std::string Read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("ratelab-report-" + name);
-  fs::remove_all(dir);
-  return dir;
 }
 
 void ExpectAllFiles(const fs::path& dir) {

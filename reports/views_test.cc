@@ -10,25 +10,14 @@
 #include "reports/plots.h"
 #include "reports/result_json.h"
 #include "sim/scenario.h"
+#include "testing/files.h"
 
 namespace ratelab {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A fresh directory under the test's temp dir.
-fs::path TempDir(const std::string& name) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("ratelab-views-" + name);
-  fs::remove_all(dir);
-  return dir;
-}
+using testing_files::Read;
+using testing_files::TempDir;
 
 // "" when every tag of `text` is closed in order (void and self-closed tags aside), or what is
 // wrong. Enough of a parser for what ratelab writes: no '<' in text or attribute values.

@@ -4,12 +4,14 @@
 #define RATELAB_SIM_SCENARIO_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "impl/core/status.h"
 #include "impl/limiters/failure_policy.h"
+#include "impl/limiters/protocol.h"
 #include "impl/store/durability.h"
 #include "model/policy.h"
 #include "sim/simulation.h"
@@ -26,8 +28,21 @@ struct LimiterSpec {
   // What reports call it; empty: the protocol's name, with its failure policy and durability
   // when they are not the defaults.
   std::string name;
+  // A protocol from outside the registry (a user's Lua script), named by `protocol`: its
+  // catalogue entry (whose `make` is unused) and how to make it. Null: a registry protocol.
+  struct Custom {
+    ProtocolInfo info;
+    std::function<std::unique_ptr<Protocol>(const Policy&, const Stores&)> make;
+  };
+  std::shared_ptr<const Custom> custom;
 
   std::string DisplayName() const;
+  // The registry's entry for `protocol`, or the custom one; null when neither exists.
+  const ProtocolInfo* Info() const { return custom ? &custom->info : FindProtocol(protocol); }
+  // CheckProtocol, or OK for a custom protocol.
+  Status Check() const { return custom ? absl::OkStatus() : CheckProtocol(protocol, policy); }
+  // MakeProtocol, or the custom factory.
+  Result<std::unique_ptr<Protocol>> Make(const Stores& stores) const;
 };
 
 struct FaultSpec {

@@ -138,7 +138,7 @@ void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& fault
   for (const FaultSpec& f : faults) {
     const std::string what = f.Describe(scenario.start);
     for (const LimiterSpec& spec : scenario.limiters) {
-      const ProtocolInfo* info = FindProtocol(spec.protocol);
+      const ProtocolInfo* info = spec.Info();
       const bool in_process = info == nullptr || info->store == "memory";
       std::string note;
       switch (f.kind) {
@@ -182,7 +182,7 @@ struct LimiterRun {
              const std::vector<Arrival>& arrivals)
       : sim(config, nullptr), stores(sim.clock(), spec.durability) {
     sim.SetFactory([this, &spec](int) {
-      std::unique_ptr<Protocol> p = *MakeProtocol(spec.protocol, spec.policy, handles);
+      std::unique_ptr<Protocol> p = *spec.Make(handles);
       if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
       return std::unique_ptr<Protocol>(
           std::make_unique<GuardedProtocol>(std::move(p), spec.policy, spec.on_store_error));
@@ -223,6 +223,11 @@ struct LimiterRun {
 
 }  // namespace
 
+Result<std::unique_ptr<Protocol>> LimiterSpec::Make(const Stores& stores) const {
+  if (!custom) return MakeProtocol(protocol, policy, stores);
+  return custom->make(policy, stores);
+}
+
 std::vector<CheckInfo> Checks() {
   std::vector<CheckInfo> out = {
       {"promise", "what the limiter's own algorithm promises (its window cap, or conformance)"}};
@@ -261,7 +266,7 @@ int64_t Comparison::violation_count() const {
 std::string LimiterSpec::DisplayName() const {
   if (!name.empty()) return name;
   std::string out = protocol;
-  const ProtocolInfo* info = FindProtocol(protocol);
+  const ProtocolInfo* info = Info();
   if (info == nullptr || info->store == "memory") return out;
   std::vector<std::string> extras;
   if (on_store_error.kind != FailurePolicy::Kind::kError) {
@@ -331,7 +336,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
 
   bool has_store = false;
   for (const LimiterSpec& spec : scenario.limiters) {
-    const ProtocolInfo* info = FindProtocol(spec.protocol);
+    const ProtocolInfo* info = spec.Info();
     has_store = has_store || (info != nullptr && info->store != "memory");
   }
   std::vector<FaultSpec> faults = scenario.faults;
@@ -355,7 +360,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
   for (const LimiterSpec& spec : scenario.limiters) {
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     // Scenarios built in code have not been through the reader's checks.
-    if (Status s = CheckProtocol(spec.protocol, spec.policy); !s.ok()) return s;
+    if (Status s = spec.Check(); !s.ok()) return s;
     const LimiterRun run(config, spec, faults, scenario.start, arrivals);
     LimiterOutcome o;
     o.name = spec.DisplayName();
@@ -372,7 +377,7 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
       o.unanswered += !e.decision.has_value();
     }
     // Judged at the protocol's own time resolution: no alarm for what it cannot see.
-    const Duration resolution = FindProtocol(spec.protocol)->time_resolution;
+    const Duration resolution = spec.Info()->time_resolution;
     const bool coarse = resolution > Duration(1);
     const History judged = coarse ? AtResolution(o.history, resolution) : History{};
     const History& h = coarse ? judged : o.history;

@@ -1,0 +1,65 @@
+// A user's own Lua limiter script, run on a Kv store as one EVALSHA step per request, so that
+// `ratelab check --lua FILE` can hold it to an algorithm's promise.
+//
+// How the script is called is given as templates. KEYS and ARGV are comma-separated lists whose
+// items may hold these placeholders:
+//   {key}         the limiter key (scope type, value and endpoint, escaped: no ':', '{', '}')
+//   {limit}       N (window algorithms) or the burst B (bucket algorithms); {burst} the same
+//   {window_ms}   the window (or a bucket's interval) in ms; {window_s} in seconds
+//   {rate_per_s}  tokens per second (1 / interval); {period_s} the interval in seconds
+//   {cost}        the request's cost
+//   {now_ms} {now_us} {now_s}   the node's clock, in whole units since the epoch
+// Fractional values are written as JavaScript would (shortest round-trip decimal).
+//
+// The reply is read by position, as the comma-separated field names say:
+//   allowed (non-zero: admitted), limited (non-zero: denied), remaining, retry_after_ms,
+//   retry_after_s, reset_ms, reset_s (time until the window resets), _ (ignored).
+// Either allowed or limited must be named. A number may come back as an integer or as a string
+// holding one (a decimal string is truncated, as Redis truncates Lua numbers). A reply that is
+// a single value is read as a one-element array.
+#ifndef RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
+#define RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/limiters/kv_steps.h"
+#include "impl/limiters/protocol.h"
+
+namespace ratelab {
+
+struct UserLuaScript {
+  KvScript script;
+  std::vector<std::string> keys;   // templates
+  std::vector<std::string> args;   // templates
+  std::vector<std::string> reply;  // field names
+};
+
+// Checks the templates and field names; InvalidArgument naming what is wrong and where.
+Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std::string body,
+                                                          std::string_view keys,
+                                                          std::string_view args,
+                                                          std::string_view reply);
+
+class KvUserLua final : public Protocol {
+ public:
+  KvUserLua(Kv& kv, const Policy& policy, std::shared_ptr<const UserLuaScript> user)
+      : kv_(kv), policy_(policy), user_(std::move(user)) {}
+  // A script error or a reply without the fields named comes back as InvalidArgument quoting
+  // the script's own message or the reply.
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override {}
+
+ private:
+  std::string Expand(const std::string& item, const Request& request) const;
+
+  Kv& kv_;
+  Policy policy_;
+  std::shared_ptr<const UserLuaScript> user_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_

@@ -10,6 +10,11 @@
 
 namespace ratelab {
 
+// A window algorithm's answer for a window holding `count` of `p.limit` units, from which a
+// request of `cost` at `now` would next find room at `next` (when the window ends).
+Decision CountedWindowDecision(const Policy& p, int64_t count, Instant next, Instant now,
+                               int64_t cost);
+
 struct FixedWindowModel {
   int64_t window_index = std::numeric_limits<int64_t>::min();  // min: never seen
   int64_t count = 0;

@@ -36,43 +36,41 @@
 
 namespace ratelab {
 
+// What the three share: the store, the policy, and whether this process has ensured its indexes
+// (a restart forgets that it has).
+class DocsProtocol : public Protocol {
+ public:
+  void Restart() override { indexes_ensured_ = false; }
+
+ protected:
+  DocsProtocol(Docs& docs, const Policy& policy) : docs_(docs), policy_(policy) {}
+
+  Docs& docs_;
+  Policy policy_;
+  bool indexes_ensured_ = false;
+};
+
 // Seed 000, either reading.
-class DocsFixedWindowMinute final : public Protocol {
+class DocsFixedWindowMinute final : public DocsProtocol {
  public:
   DocsFixedWindowMinute(Docs& docs, const Policy& policy, bool unique_index)
-      : docs_(docs), policy_(policy), unique_index_(unique_index) {}
+      : DocsProtocol(docs, policy), unique_index_(unique_index) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override { indexes_ensured_ = false; }
 
  private:
-  Docs& docs_;
-  Policy policy_;
   bool unique_index_;
-  bool indexes_ensured_ = false;
 };
 
-class DocsFixedWindowRetry final : public Protocol {
+class DocsFixedWindowRetry final : public DocsProtocol {
  public:
-  DocsFixedWindowRetry(Docs& docs, const Policy& policy) : docs_(docs), policy_(policy) {}
+  DocsFixedWindowRetry(Docs& docs, const Policy& policy) : DocsProtocol(docs, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override { indexes_ensured_ = false; }
-
- private:
-  Docs& docs_;
-  Policy policy_;
-  bool indexes_ensured_ = false;
 };
 
-class DocsCheckThenConsume final : public Protocol {
+class DocsCheckThenConsume final : public DocsProtocol {
  public:
-  DocsCheckThenConsume(Docs& docs, const Policy& policy) : docs_(docs), policy_(policy) {}
+  DocsCheckThenConsume(Docs& docs, const Policy& policy) : DocsProtocol(docs, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override { indexes_ensured_ = false; }
-
- private:
-  Docs& docs_;
-  Policy policy_;
-  bool indexes_ensured_ = false;
 };
 
 }  // namespace ratelab

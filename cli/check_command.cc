@@ -349,6 +349,10 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   } else if (o.protocol.empty()) {
     err << "ratelab check: name a protocol (see ratelab list protocols) or give --lua FILE\n";
     return kExitBadInput;
+  } else if (!o.model.empty() || !o.args.empty() || o.keys != CheckOptions().keys ||
+             o.reply != CheckOptions().reply) {
+    err << "ratelab check: --model, --keys, --args and --reply describe a --lua script\n";
+    return kExitBadInput;
   }
   const ProtocolInfo* info = subject.custom ? &subject.custom->info : FindProtocol(o.protocol);
   if (info == nullptr) {

@@ -274,6 +274,8 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-gcra-lua", "--rate", "-1"}, "--rate"},
       {{"check", "kv-gcra-lua", "--checks", "promise,vibes"}, "unknown check 'vibes'"},
       {{"check", "kv-gcra-lua", "--durability", "sometimes"}, "--durability 'sometimes'"},
+      {{"check", "kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
+      {{"check"}, "name a protocol"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);

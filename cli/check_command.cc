@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "cli/ratelab_cli.h"
 #include "impl/core/system_clock.h"
 #include "impl/limiters/kv_user_lua.h"
@@ -235,15 +236,10 @@ std::string Timeline(const std::vector<HistoryEvent>& events) {
   return out;
 }
 
-// The words of a comma-separated list.
+// The words of a comma-separated list; none in an empty one.
 std::vector<std::string> Words(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t from = 0; from <= text.size();) {
-    const size_t comma = std::min(text.find(',', from), text.size());
-    out.push_back(text.substr(from, comma - from));
-    from = comma + 1;
-  }
-  return out;
+  if (text.empty()) return {};
+  return absl::StrSplit(text, ',');
 }
 
 // The command that replays `seed` with the options the user gave.
@@ -426,6 +422,10 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   }
   base.durability = *durability;
   if (o.checks) {
+    if (o.checks->empty()) {
+      err << "ratelab check: --checks: name at least one check (see ratelab list checks)\n";
+      return kExitBadInput;
+    }
     for (const std::string& name : Words(*o.checks)) {
       if (Status s = CheckCheckName(name); !s.ok()) {
         err << "ratelab check: --checks: " << s.message() << "\n";

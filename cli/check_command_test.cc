@@ -276,6 +276,7 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-gcra-lua", "--durability", "sometimes"}, "--durability 'sometimes'"},
       {{"check", "kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
       {{"check"}, "name a protocol"},
+      {{"check", "kv-gcra-lua", "--checks", ""}, "name at least one check"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);

@@ -11,19 +11,14 @@
 
 namespace ratelab {
 
-class KvFixedWindowLua final : public Protocol {
+class KvFixedWindowLua final : public KvProtocol {
  public:
   // Requires a fixed-window policy.
-  KvFixedWindowLua(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvFixedWindowLua(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}  // all state is in the store
 
   static const KvScript& Script();
-
- private:
-  Kv& kv_;
-  Policy policy_;
 };
 
 }  // namespace ratelab

@@ -27,8 +27,7 @@ return {1, new_tat}
 }
 
 KvGcraLua::KvGcraLua(Kv& kv, const Policy& policy)
-    : kv_(kv),
-      policy_(policy),
+    : KvProtocol(kv, policy),
       pad_ms_(std::max(kTransitAllowance, policy.limit * policy.window).count() / 1'000'000 + 1) {}
 
 Task<Result<Decision>> KvGcraLua::Decide(Context& ctx, const Request& request) {

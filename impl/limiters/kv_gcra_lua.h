@@ -15,19 +15,16 @@
 
 namespace ratelab {
 
-class KvGcraLua final : public Protocol {
+class KvGcraLua final : public KvProtocol {
  public:
   // Requires a GCRA policy whose interval is a whole number of microseconds.
   KvGcraLua(Kv& kv, const Policy& policy);
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}  // all state is in the store
 
   static const KvScript& Script();
 
  private:
-  Kv& kv_;
-  Policy policy_;
   int64_t pad_ms_;
 };
 

@@ -22,28 +22,18 @@
 
 namespace ratelab {
 
-class KvTokenBucketLua final : public Protocol {
+class KvTokenBucketLua final : public KvProtocol {
  public:
-  KvTokenBucketLua(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvTokenBucketLua(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}
   static const KvScript& Script();
-
- private:
-  Kv& kv_;
-  Policy policy_;
 };
 
-class KvSlidingLogLua final : public Protocol {
+class KvSlidingLogLua final : public KvProtocol {
  public:
-  KvSlidingLogLua(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvSlidingLogLua(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}
   static const KvScript& Script();
-
- private:
-  Kv& kv_;
-  Policy policy_;
 };
 
 }  // namespace ratelab

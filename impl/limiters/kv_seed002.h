@@ -22,24 +22,20 @@
 #include <cstdint>
 #include <string>
 
+#include "impl/limiters/kv_steps.h"
 #include "impl/limiters/protocol.h"
 
 namespace ratelab {
 
-class KvFixedWindowIncrPexpire final : public Protocol {
+class KvFixedWindowIncrPexpire final : public KvProtocol {
  public:
-  KvFixedWindowIncrPexpire(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvFixedWindowIncrPexpire(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}
-
- private:
-  Kv& kv_;
-  Policy policy_;
 };
 
-class KvSlidingLogZset final : public Protocol {
+class KvSlidingLogZset final : public KvProtocol {
  public:
-  KvSlidingLogZset(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvSlidingLogZset(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   void Restart() override { random_state_ = kRandomSeed; }
 
@@ -49,31 +45,19 @@ class KvSlidingLogZset final : public Protocol {
   static constexpr uint64_t kRandomSeed = 0x5eed002;
   double MathRandom();
 
-  Kv& kv_;
-  Policy policy_;
   uint64_t random_state_ = kRandomSeed;
 };
 
-class KvSlidingCounter final : public Protocol {
+class KvSlidingCounter final : public KvProtocol {
  public:
-  KvSlidingCounter(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvSlidingCounter(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}
-
- private:
-  Kv& kv_;
-  Policy policy_;
 };
 
-class KvTokenBucketHgetallHset final : public Protocol {
+class KvTokenBucketHgetallHset final : public KvProtocol {
  public:
-  KvTokenBucketHgetallHset(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+  KvTokenBucketHgetallHset(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}
-
- private:
-  Kv& kv_;
-  Policy policy_;
 };
 
 // What JavaScript's String(x) writes for a double: the shortest text that reads back as x.

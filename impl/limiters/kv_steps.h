@@ -10,11 +10,25 @@
 
 #include "impl/core/step.h"
 #include "impl/core/task.h"
+#include "impl/limiters/protocol.h"
 #include "impl/store/kv.h"
 #include "model/decision.h"
 #include "model/time.h"
 
 namespace ratelab {
+
+// What the Kv protocols share: the store and the policy. Their state is all in the store, so a
+// restart forgets nothing (a protocol with process state overrides Restart).
+class KvProtocol : public Protocol {
+ public:
+  void Restart() override {}
+
+ protected:
+  KvProtocol(Kv& kv, const Policy& policy) : kv_(kv), policy_(policy) {}
+
+  Kv& kv_;
+  Policy policy_;
+};
 
 // A Lua script with its name (for histories) and SHA-1 (for EVALSHA), computed once.
 struct KvScript {

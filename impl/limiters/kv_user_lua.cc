@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "absl/strings/str_split.h"
 #include "impl/limiters/kv_seed002.h"
 
 namespace ratelab {
@@ -16,15 +17,10 @@ constexpr std::array<std::string_view, 8> kFields = {
     "allowed",       "limited",  "remaining", "retry_after_ms",
     "retry_after_s", "reset_ms", "reset_s",   "_"};
 
+// The items of a comma-separated list; none in an empty one.
 std::vector<std::string> Split(std::string_view list) {
-  std::vector<std::string> out;
-  if (list.empty()) return out;
-  for (size_t from = 0; from <= list.size();) {
-    const size_t comma = std::min(list.find(',', from), list.size());
-    out.emplace_back(list.substr(from, comma - from));
-    from = comma + 1;
-  }
-  return out;
+  if (list.empty()) return {};
+  return absl::StrSplit(absl::string_view(list.data(), list.size()), ',');
 }
 
 // Calls `each(name)` for every {placeholder} of `item`; false when a brace is unmatched.

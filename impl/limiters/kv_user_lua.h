@@ -43,20 +43,17 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
                                                           std::string_view args,
                                                           std::string_view reply);
 
-class KvUserLua final : public Protocol {
+class KvUserLua final : public KvProtocol {
  public:
   KvUserLua(Kv& kv, const Policy& policy, std::shared_ptr<const UserLuaScript> user)
-      : kv_(kv), policy_(policy), user_(std::move(user)) {}
+      : KvProtocol(kv, policy), user_(std::move(user)) {}
   // A script error or a reply without the fields named comes back as InvalidArgument quoting
   // the script's own message or the reply.
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override {}
 
  private:
   std::string Expand(const std::string& item, const Request& request) const;
 
-  Kv& kv_;
-  Policy policy_;
   std::shared_ptr<const UserLuaScript> user_;
 };
 

@@ -246,6 +246,77 @@ std::optional<Failure> ApplyUpdate(Document& doc, const Document& update, bool i
 
 }  // namespace
 
+namespace {
+
+// The key under which `field: value` is looked up: two values that a filter's equality calls
+// equal get the same key (numbers by their double value, whatever their type). Null (which also
+// matches a missing field), objects and arrays get none.
+std::optional<std::string> LookupKey(const std::string& field, const Document& value) {
+  std::string tagged;
+  if (value.is_string()) {
+    tagged = "s" + value.get<std::string>();
+  } else if (value.is_number()) {
+    tagged = "n" + Document(value.get<double>()).dump();
+  } else if (value.is_boolean()) {
+    tagged = value.get<bool>() ? "t" : "f";
+  } else if (IsDate(value)) {
+    tagged = "d" + std::to_string(DateMs(value));
+  } else if (IsWrapped(value, "$oid") && value["$oid"].is_string()) {
+    tagged = "o" + value["$oid"].get<std::string>();
+  } else {
+    return std::nullopt;
+  }
+  return field + '\0' + tagged;
+}
+
+}  // namespace
+
+void MemoryDocs::Collection::Add(Document doc) {
+  const uint64_t seq = next_seq++;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (std::optional<std::string> key = LookupKey(it.key(), it.value())) {
+      by_value[*key].insert(seq);
+    }
+  }
+  docs.emplace(seq, std::move(doc));
+}
+
+void MemoryDocs::Collection::Erase(uint64_t seq) {
+  const Document& doc = docs.at(seq);
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    const std::optional<std::string> key = LookupKey(it.key(), it.value());
+    if (!key) continue;
+    auto posting = by_value.find(*key);
+    posting->second.erase(seq);
+    if (posting->second.empty()) by_value.erase(posting);
+  }
+  docs.erase(seq);
+}
+
+void MemoryDocs::Collection::Replace(uint64_t seq, Document doc) {
+  Erase(seq);
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (std::optional<std::string> key = LookupKey(it.key(), it.value())) {
+      by_value[*key].insert(seq);
+    }
+  }
+  docs.emplace(seq, std::move(doc));
+}
+
+std::vector<uint64_t> MemoryDocs::Collection::Candidates(const Document& filter) const {
+  std::vector<uint64_t> out;
+  for (auto it = filter.begin(); it != filter.end(); ++it) {
+    if (IsOperators(it.value())) continue;
+    const std::optional<std::string> key = LookupKey(it.key(), it.value());
+    if (!key) continue;
+    auto posting = by_value.find(*key);
+    if (posting != by_value.end()) out.assign(posting->second.begin(), posting->second.end());
+    return out;
+  }
+  for (const auto& [seq, doc] : docs) out.push_back(seq);
+  return out;
+}
+
 MemoryDocs::MemoryDocs(const Clock& clock, Durability durability)
     : clock_(clock), durability_(durability) {}
 
@@ -296,15 +367,20 @@ Document MemoryDocs::NewObjectId() {
 }
 
 std::optional<Failure> MemoryDocs::UniqueConflict(const Collection& c, const Document& doc,
-                                                  std::optional<size_t> self) const {
+                                                  std::optional<uint64_t> self) const {
   for (const Index& index : c.indexes) {
     if (!index.unique) continue;
-    for (size_t j = 0; j < c.docs.size(); ++j) {
+    // Documents with the same key have an equal first field.
+    const std::string& first = index.key.begin().key();
+    const Document* value = FieldOf(doc, first);
+    Document probe = Document::object();
+    if (value != nullptr) probe[first] = *value;
+    for (uint64_t j : c.Candidates(probe)) {
       if (self && *self == j) continue;
       bool same = true;
       for (auto f = index.key.begin(); f != index.key.end() && same; ++f) {
         const Document* mine = FieldOf(doc, f.key());
-        same = Equal(FieldOf(c.docs[j], f.key()), mine ? *mine : Document());
+        same = Equal(FieldOf(c.docs.at(j), f.key()), mine ? *mine : Document());
       }
       if (!same) continue;
       Document key = Document::object();
@@ -327,13 +403,13 @@ std::optional<Failure> MemoryDocs::InsertChecked(Collection& c, Document doc) {
     doc = std::move(with_id);
   }
   if (std::optional<Failure> f = UniqueConflict(c, doc, std::nullopt)) return f;
-  c.docs.push_back(std::move(doc));
+  c.Add(std::move(doc));
   return std::nullopt;
 }
 
-std::optional<Failure> MemoryDocs::ReplaceChecked(Collection& c, size_t i, Document doc) {
-  if (std::optional<Failure> f = UniqueConflict(c, doc, i)) return f;
-  c.docs[i] = std::move(doc);
+std::optional<Failure> MemoryDocs::ReplaceChecked(Collection& c, uint64_t seq, Document doc) {
+  if (std::optional<Failure> f = UniqueConflict(c, doc, seq)) return f;
+  c.Replace(seq, std::move(doc));
   return std::nullopt;
 }
 
@@ -368,12 +444,12 @@ Document MemoryDocs::FindAndModify(const std::string& name, const Document& cmd)
   std::optional<Failure> failure = CheckFilter(query);
   if (failure) return failure->Reply();
   Collection& c = Write(name);
-  for (size_t i = 0; i < c.docs.size(); ++i) {
-    if (!Matches(c.docs[i], query)) continue;
-    Document updated = c.docs[i];
+  for (uint64_t seq : c.Candidates(query)) {
+    if (!Matches(c.docs.at(seq), query)) continue;
+    Document before = c.docs.at(seq);
+    Document updated = before;
     if ((failure = ApplyUpdate(updated, update, false))) return failure->Reply();
-    Document before = c.docs[i];
-    if ((failure = ReplaceChecked(c, i, updated))) return failure->Reply();
+    if ((failure = ReplaceChecked(c, seq, updated))) return failure->Reply();
     return Document{{"lastErrorObject", {{"n", 1}, {"updatedExisting", true}}},
                     {"value", Project(want_new ? updated : before, fields)},
                     {"ok", 1}};
@@ -399,7 +475,8 @@ Document MemoryDocs::Find(const std::string& name, const Document& cmd) {
   if (std::optional<Failure> failure = CheckFilter(filter)) return failure->Reply();
   Document batch = Document::array();
   if (auto it = data_.find(name); it != data_.end()) {
-    for (const Document& doc : it->second.docs) {
+    for (uint64_t seq : it->second.Candidates(filter)) {
+      const Document& doc = it->second.docs.at(seq);
       if (!Matches(doc, filter)) continue;
       batch.push_back(Project(doc, projection));
       if (limit > 0 && static_cast<int64_t>(batch.size()) >= limit) break;
@@ -448,14 +525,15 @@ Document MemoryDocs::Update(const std::string& name, const Document& cmd) {
     const bool multi = u.value("multi", false);
     std::optional<Failure> failure = CheckFilter(q);
     bool matched_any = false;
-    for (size_t i = 0; i < c.docs.size() && !failure; ++i) {
-      if (!Matches(c.docs[i], q)) continue;
+    const std::vector<uint64_t> candidates = failure ? std::vector<uint64_t>{} : c.Candidates(q);
+    for (uint64_t seq : candidates) {
+      if (!Matches(c.docs.at(seq), q)) continue;
       matched_any = true;
       ++n;
-      Document updated = c.docs[i];
+      Document updated = c.docs.at(seq);
       if ((failure = ApplyUpdate(updated, change, false))) break;
-      if (updated != c.docs[i]) {
-        if ((failure = ReplaceChecked(c, i, std::move(updated)))) break;
+      if (updated != c.docs.at(seq)) {
+        if ((failure = ReplaceChecked(c, seq, std::move(updated)))) break;
         ++modified;
       }
       if (!multi) break;
@@ -490,13 +568,10 @@ Document MemoryDocs::Delete(const std::string& name, const Document& cmd) {
     const int64_t limit = d.value("limit", int64_t{0});
     if (std::optional<Failure> failure = CheckFilter(q)) return failure->Reply();
     if (!data_.contains(name)) continue;
-    std::vector<Document>& docs = Write(name).docs;
-    for (size_t i = 0; i < docs.size();) {
-      if (!Matches(docs[i], q)) {
-        ++i;
-        continue;
-      }
-      docs.erase(docs.begin() + static_cast<std::ptrdiff_t>(i));
+    Collection& c = Write(name);
+    for (uint64_t seq : c.Candidates(q)) {
+      if (!Matches(c.docs.at(seq), q)) continue;
+      c.Erase(seq);
       ++n;
       if (limit == 1) break;
     }
@@ -552,12 +627,14 @@ Document MemoryDocs::CreateIndexes(const std::string& name, const Document& cmd)
           .Reply();
     }
     if (index.unique) {
-      Collection probe{c.name, {}, {index}};
-      for (const Document& doc : c.docs) {
+      Collection probe;
+      probe.name = c.name;
+      probe.indexes = {index};
+      for (const auto& [seq, doc] : c.docs) {
         if (std::optional<Failure> f = UniqueConflict(probe, doc, std::nullopt)) {
           return f->Reply();
         }
-        probe.docs.push_back(doc);
+        probe.Add(doc);
       }
     }
     c.indexes.push_back(std::move(index));
@@ -577,10 +654,14 @@ void MemoryDocs::RunTtlMonitor() {
     for (const Index& index : c.indexes) {
       if (!index.expire_after_s) continue;
       const std::string& field = index.key.begin().key();
-      std::erase_if(c.docs, [&](const Document& doc) {
+      std::vector<uint64_t> expired;
+      for (const auto& [seq, doc] : c.docs) {
         const Document* v = FieldOf(doc, field);
-        return v != nullptr && IsDate(*v) && DateMs(*v) + *index.expire_after_s * 1000 < pass_ms;
-      });
+        if (v != nullptr && IsDate(*v) && DateMs(*v) + *index.expire_after_s * 1000 < pass_ms) {
+          expired.push_back(seq);
+        }
+      }
+      for (uint64_t seq : expired) c.Erase(seq);
     }
   }
 }
@@ -613,7 +694,7 @@ StateSize MemoryDocs::Usage() const {
   std::lock_guard lock(mu_);
   StateSize s;
   for (const auto& [name, c] : data_) {
-    for (const Document& doc : c.docs) {
+    for (const auto& [seq, doc] : c.docs) {
       ++s.keys;
       s.bytes += static_cast<int64_t>(doc.dump().size());
     }
@@ -625,7 +706,7 @@ std::vector<MemoryDocs::Immortal> MemoryDocs::DocumentsWithoutExpiry() const {
   std::lock_guard lock(mu_);
   std::vector<Immortal> out;
   for (const auto& [name, c] : data_) {
-    for (const Document& doc : c.docs) {
+    for (const auto& [seq, doc] : c.docs) {
       std::string why = "its collection has no TTL index";
       bool expires = false;
       for (const Index& i : c.indexes) {

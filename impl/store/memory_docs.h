@@ -24,7 +24,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "impl/core/clock.h"
@@ -71,8 +73,19 @@ class MemoryDocs final : public Docs {
   };
   struct Collection {
     std::string name;
-    std::vector<Document> docs;  // natural (insertion) order
+    std::map<uint64_t, Document> docs;  // by insertion sequence: natural order
+    uint64_t next_seq = 0;
+    // Every document's top-level scalar fields (LookupKey: field and value) to the documents
+    // holding them: a filter with an equality reads only those, not the whole collection.
+    std::unordered_map<std::string, std::set<uint64_t>> by_value;
     std::vector<Index> indexes;  // "_id_" first
+
+    void Add(Document doc);
+    void Replace(uint64_t seq, Document doc);
+    void Erase(uint64_t seq);
+    // The documents a filter can match, in natural order: those holding its first scalar
+    // equality, or all.
+    std::vector<uint64_t> Candidates(const Document& filter) const;
   };
   using Data = std::map<std::string, Collection, std::less<>>;
   using Failure = internal::DocsFailure;
@@ -88,10 +101,10 @@ class MemoryDocs final : public Docs {
   Collection& Write(const std::string& name);
   // Inserts `doc` (giving it an _id), or names the unique index it would break.
   std::optional<Failure> InsertChecked(Collection& c, Document doc);
-  // Replaces c.docs[i] with `doc` unless a unique index forbids it.
-  std::optional<Failure> ReplaceChecked(Collection& c, size_t i, Document doc);
+  // Replaces document `seq` with `doc` unless a unique index forbids it.
+  std::optional<Failure> ReplaceChecked(Collection& c, uint64_t seq, Document doc);
   std::optional<Failure> UniqueConflict(const Collection& c, const Document& doc,
-                                        std::optional<size_t> self) const;
+                                        std::optional<uint64_t> self) const;
   // The upsert: `filter`'s equality fields, updated by `update` as an insert.
   Document UpsertDocument(const Document& filter, const Document& update,
                           std::optional<Failure>& failure);

@@ -11,7 +11,7 @@ RATELAB_PACKAGES=(
   libabsl-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev
   liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-  gnuplot-nox
+  gnuplot-nox redis-server redis-tools
 )
 
 ratelab_install_packages() {

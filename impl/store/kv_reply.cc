@@ -46,4 +46,6 @@ std::optional<int64_t> ParseRedisInteger(std::string_view s) {
   return v;
 }
 
+void PrintTo(const KvReply& r, std::ostream* os) { *os << ToString(r); }
+
 }  // namespace ratelab

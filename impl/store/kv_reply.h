@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,8 @@ struct KvReply {
 // redis-cli's rendering: (nil), (integer) 3, "text", (error) ERR ..., OK, and arrays as
 // [a, b, c] on one line, for histories and test failures.
 std::string ToString(const KvReply& r);
+// For GoogleTest's messages: the ToString rendering.
+void PrintTo(const KvReply& r, std::ostream* os);
 
 // Strict base-10 int64 parsing as Redis does it (no spaces, no '+', no leading zeros).
 std::optional<int64_t> ParseRedisInteger(std::string_view s);

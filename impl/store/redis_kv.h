@@ -1,0 +1,87 @@
+// RedisKv: the Kv interface on a real Redis, over hiredis. One connection, one command at a time
+// (Execute), or many sent before any reply is read (ExecutePipeline).
+//
+// Where: a URL, `redis://host[:port][/db]` (TCP, port 6379 by default) or
+// `unix:///path/to/redis.sock[?db=N]`. The connection is opened lazily and again after any
+// I/O error: a command on a connection the server dropped fails, and the one after reconnects.
+// Nothing is retried, since a command that got no answer may have run.
+//
+// Errors: an error reply (WRONGTYPE, NOSCRIPT, a script error) is an OK reply of type kError,
+// as with MemoryKv. A server that cannot be reached, or drops the connection, is Unavailable; a
+// command that gets no answer within the timeout is DeadlineExceeded (and may have run).
+//
+// Scripts are the protocols' business: they send EVALSHA and fall back to EVAL on NOSCRIPT, so a
+// restarted server (whose script cache is empty) is loaded again by the first request after it.
+//
+// Not thread-safe: give each thread its own RedisKv. Connecting sets SIGPIPE to be ignored (a
+// dropped connection is then an error, not the end of the process).
+#ifndef RATELAB_IMPL_STORE_REDIS_KV_H_
+#define RATELAB_IMPL_STORE_REDIS_KV_H_
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "impl/store/kv.h"
+#include "model/time.h"
+
+struct redisContext;
+
+namespace ratelab {
+
+// Where a Redis server listens, parsed from a URL.
+struct RedisEndpoint {
+  std::string host;       // TCP; empty for a unix socket
+  int port = 6379;        // TCP
+  std::string unix_path;  // a unix socket; empty for TCP
+  int db = 0;
+
+  // The URL again: redis://127.0.0.1:6379/0 or unix:///tmp/redis.sock?db=0.
+  std::string Url() const;
+  friend bool operator==(const RedisEndpoint&, const RedisEndpoint&) = default;
+};
+
+// InvalidArgument naming what is wrong with `url` unless it is one of the forms above.
+Result<RedisEndpoint> ParseRedisUrl(std::string_view url);
+
+struct RedisOptions {
+  Duration connect_timeout = std::chrono::seconds(2);
+  Duration command_timeout = std::chrono::seconds(5);
+};
+
+class RedisKv final : public Kv {
+ public:
+  explicit RedisKv(RedisEndpoint endpoint, RedisOptions options = {});
+  ~RedisKv() override;
+  RedisKv(const RedisKv&) = delete;
+  RedisKv& operator=(const RedisKv&) = delete;
+
+  // Connects now (Execute would on first use): Unavailable, naming the endpoint, if it can't.
+  Status Connect();
+  // Closes the connection; the next command opens a new one. After a server restart the old
+  // connection is dead, and the first command on it would fail (Unavailable) before the one
+  // after it reconnects: a caller that knows of the restart disconnects instead.
+  void Disconnect();
+  Result<KvReply> Execute(std::span<const std::string> argv) override;
+  // Sends every command, then reads every reply, in order: one round trip for all of them.
+  Result<std::vector<KvReply>> ExecutePipeline(std::span<const std::vector<std::string>> commands);
+
+  const RedisEndpoint& endpoint() const { return endpoint_; }
+
+ private:
+  // Drops the connection after an error and says what happened, as a Status.
+  Status Fail(std::string_view doing);
+  // Reads one reply of the pipeline in flight.
+  Result<KvReply> ReadReply();
+
+  RedisEndpoint endpoint_;
+  RedisOptions options_;
+  redisContext* context_ = nullptr;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_REDIS_KV_H_

@@ -1,0 +1,226 @@
+// RedisKv and RedisServer against a real redis-server (started per test on a unix socket).
+#include "impl/store/redis_kv.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "impl/store/redis_server.h"
+#include "testing/files.h"
+#include "testing/redis.h"
+
+namespace ratelab {
+namespace {
+
+using ::testing::HasSubstr;
+using Argv = std::vector<std::string>;
+
+KvReply Must(RedisKv& kv, const Argv& argv) {
+  Result<KvReply> r = kv.Execute(argv);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : KvReply::Error("(not reached)");
+}
+
+TEST(RedisUrlTest, ParsesTcpAndUnixForms) {
+  EXPECT_EQ(*ParseRedisUrl("redis://10.0.0.5:6380/3"), (RedisEndpoint{"10.0.0.5", 6380, "", 3}));
+  EXPECT_EQ(*ParseRedisUrl("redis://cache"), (RedisEndpoint{"cache", 6379, "", 0}));
+  EXPECT_EQ(*ParseRedisUrl("redis://"), (RedisEndpoint{"127.0.0.1", 6379, "", 0}));
+  EXPECT_EQ(*ParseRedisUrl("redis://[::1]:7000/1"), (RedisEndpoint{"::1", 7000, "", 1}));
+  EXPECT_EQ(*ParseRedisUrl("unix:///run/redis.sock"),
+            (RedisEndpoint{"", 6379, "/run/redis.sock", 0}));
+  EXPECT_EQ(*ParseRedisUrl("unix:///run/redis.sock?db=4"),
+            (RedisEndpoint{"", 6379, "/run/redis.sock", 4}));
+  EXPECT_EQ(ParseRedisUrl("redis://h:7/2")->Url(), "redis://h:7/2");
+  EXPECT_EQ(ParseRedisUrl("unix:///s.sock?db=2")->Url(), "unix:///s.sock?db=2");
+}
+
+TEST(RedisUrlTest, RefusesWhatItCannotUse) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"http://h:1", "unknown scheme"},
+      {"redis://h:", "empty port"},
+      {"redis://h:70000", "port must be a number"},
+      {"redis://h:x1", "port must be a number"},
+      {"redis://h/zero", "database after '/'"},
+      {"redis://user:pw@h", "passwords"},
+      {"unix://relative.sock", "absolute"},
+      {"unix:///s.sock?database=1", "db=N"},
+  };
+  for (const auto& [url, why] : bad) {
+    const Result<RedisEndpoint> r = ParseRedisUrl(url);
+    ASSERT_FALSE(r.ok()) << url;
+    EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
+    EXPECT_THAT(r.status().message(), HasSubstr(why)) << url;
+    EXPECT_THAT(r.status().message(), HasSubstr(url));
+  }
+}
+
+TEST(RedisKvTest, NoServerIsUnavailable) {
+  RedisKv kv(*ParseRedisUrl("unix:///nonexistent/ratelab.sock"));
+  const Result<KvReply> r = kv.Execute(Argv{"PING"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("/nonexistent/ratelab.sock"));
+}
+
+TEST(RedisKvTest, SilentServerIsDeadlineExceeded) {
+  // A socket that accepts connections (the kernel's backlog does) but never answers.
+  const std::string path = testing_files::TempDir("silent").string() + ".sock";
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  path.copy(addr.sun_path, sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 4), 0);
+  RedisEndpoint e;
+  e.unix_path = path;
+  RedisOptions o;
+  o.command_timeout = std::chrono::milliseconds(50);
+  RedisKv kv(e, o);
+  const Result<KvReply> r = kv.Execute(Argv{"PING"});
+  close(fd);
+  unlink(path.c_str());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsDeadlineExceeded(r.status())) << r.status();
+}
+
+TEST(RedisKvTest, RepliesOfEveryType) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv kv(server->endpoint());
+  EXPECT_EQ(Must(kv, {"SET", "k", "v"}), KvReply::Ok());
+  EXPECT_EQ(Must(kv, {"GET", "k"}), KvReply::Bulk("v"));
+  EXPECT_EQ(Must(kv, {"GET", "missing"}), KvReply::Nil());
+  EXPECT_EQ(Must(kv, {"INCR", "n"}), KvReply::Integer(1));
+  EXPECT_EQ(Must(kv, {"INCR", "k"}), KvReply::Error("ERR value is not an integer or out of range"));
+  EXPECT_EQ(Must(kv, {"HSET", "h", "a", "1", "b", "2"}), KvReply::Integer(2));
+  EXPECT_EQ(Must(kv, {"HGETALL", "h"}), KvReply::Array({KvReply::Bulk("a"), KvReply::Bulk("1"),
+                                                        KvReply::Bulk("b"), KvReply::Bulk("2")}));
+  EXPECT_EQ(Must(kv, {"EVAL", "return {1, 'x', redis.call('GET', KEYS[1])}", "1", "k"}),
+            KvReply::Array({KvReply::Integer(1), KvReply::Bulk("x"), KvReply::Bulk("v")}));
+  EXPECT_EQ(Must(kv, {"EVALSHA", std::string(40, 'a'), "0"}).text.substr(0, 8), "NOSCRIPT");
+  // Binary-safe: a key and a value with NUL and CRLF in them.
+  const std::string odd("a\0b\r\n", 5);
+  EXPECT_EQ(Must(kv, {"SET", odd, odd}), KvReply::Ok());
+  EXPECT_EQ(Must(kv, {"GET", odd}), KvReply::Bulk(odd));
+}
+
+TEST(RedisKvTest, PipelineAnswersInOrder) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv kv(server->endpoint(5));
+  const std::vector<Argv> commands = {
+      {"INCR", "c"}, {"INCR", "c"}, {"GET", "c"}, {"LPUSH", "c", "x"}};
+  const Result<std::vector<KvReply>> r = kv.ExecutePipeline(commands);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ((*r)[0], KvReply::Integer(1));
+  EXPECT_EQ((*r)[1], KvReply::Integer(2));
+  EXPECT_EQ((*r)[2], KvReply::Bulk("2"));
+  EXPECT_TRUE((*r)[3].is_error());
+  // Database 5 was selected: database 0 is empty.
+  RedisKv db0(server->endpoint(0));
+  EXPECT_EQ(Must(db0, {"DBSIZE"}), KvReply::Integer(0));
+}
+
+TEST(RedisKvTest, ReconnectsAfterTheServerRestarts) {
+  RedisServerOptions o;
+  o.durability = Durability::kAlways;
+  RATELAB_START_REDIS(server, o);
+  RedisKv kv(server->endpoint());
+  EXPECT_EQ(Must(kv, {"INCR", "n"}), KvReply::Integer(1));
+  ASSERT_TRUE(server->Kill().ok());
+  const Result<KvReply> down = kv.Execute(Argv{"INCR", "n"});
+  ASSERT_FALSE(down.ok());
+  EXPECT_TRUE(absl::IsUnavailable(down.status())) << down.status();
+  ASSERT_TRUE(server->Launch().ok());
+  EXPECT_EQ(Must(kv, {"INCR", "n"}), KvReply::Integer(2));  // the failure dropped the connection
+}
+
+// What a kill -9 keeps under each durability: appendonly no keeps nothing; with an append-only
+// file (everysec or always) every write that Redis answered survives, since the kernel holds it.
+TEST(RedisServerTest, KillKeepsWhatTheDurabilityKeeps) {
+  for (const Durability d : kDurabilities) {
+    RedisServerOptions o;
+    o.durability = d;
+    RATELAB_START_REDIS(server, o);
+    RedisKv kv(server->endpoint());
+    for (int i = 0; i < 5; ++i) Must(kv, {"INCR", "n"});
+    ASSERT_TRUE(server->Restart().ok());
+    kv.Disconnect();
+    EXPECT_EQ(Must(kv, {"GET", "n"}), d == Durability::kNone ? KvReply::Nil() : KvReply::Bulk("5"))
+        << DurabilityName(d);
+    // A clean stop flushes too.
+    Must(kv, {"INCR", "n"});
+    ASSERT_TRUE(server->Stop().ok());
+    ASSERT_TRUE(server->Launch().ok());
+    kv.Disconnect();
+    EXPECT_EQ(Must(kv, {"GET", "n"}), d == Durability::kNone ? KvReply::Nil() : KvReply::Bulk("6"))
+        << DurabilityName(d);
+  }
+}
+
+TEST(RedisServerTest, ScriptsAreForgottenOnRestart) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv kv(server->endpoint());
+  const KvReply sha = Must(kv, {"SCRIPT", "LOAD", "return 7"});
+  EXPECT_EQ(Must(kv, {"EVALSHA", sha.text, "0"}), KvReply::Integer(7));
+  ASSERT_TRUE(server->Restart().ok());
+  kv.Disconnect();
+  EXPECT_THAT(Must(kv, {"EVALSHA", sha.text, "0"}).text, HasSubstr("NOSCRIPT"));
+}
+
+TEST(RedisServerTest, VirtualClockIsTheServersWallClock) {
+  const Instant start = FromUnixMillis(1'800'000'000'123);
+  RedisServerOptions o;
+  o.virtual_clock = start;
+  RATELAB_START_REDIS(server, o);
+  RedisKv kv(server->endpoint());
+  EXPECT_EQ(Must(kv, {"TIME"}),
+            KvReply::Array({KvReply::Bulk("1800000000"), KvReply::Bulk("123000")}));
+  EXPECT_EQ(Must(kv, {"SET", "k", "v", "PX", "100"}), KvReply::Ok());
+  server->virtual_clock()->Set(start + std::chrono::milliseconds(100));
+  EXPECT_EQ(Must(kv, {"PTTL", "k"}), KvReply::Integer(0));  // alive through its expiry ms
+  server->virtual_clock()->Set(start + std::chrono::milliseconds(101));
+  EXPECT_EQ(Must(kv, {"GET", "k"}), KvReply::Nil());
+  // A restart keeps the clock file, so the server comes back on virtual time.
+  ASSERT_TRUE(server->Restart().ok());
+  kv.Disconnect();
+  EXPECT_EQ(Must(kv, {"TIME"}),
+            KvReply::Array({KvReply::Bulk("1800000000"), KvReply::Bulk("224000")}));
+}
+
+TEST(RedisServerTest, RemovesItsDirectory) {
+  std::string dir;
+  {
+    RATELAB_START_REDIS(server, RedisServerOptions{});
+    dir = server->dir();
+    EXPECT_TRUE(std::filesystem::exists(dir + "/redis.sock"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// Without redis-server, Start says so; under CI=true the fixture fails the test instead of
+// skipping it.
+TEST(RedisServerTest, MissingServerIsNotFoundAndFailsUnderCi) {
+  const std::string path = getenv("PATH");
+  const char* ci = getenv("CI");
+  const std::string saved_ci = ci == nullptr ? "" : ci;
+  setenv("PATH", "/nonexistent", 1);
+  const auto started = RedisServer::Start({});
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_FALSE(started.ok());
+  EXPECT_TRUE(absl::IsNotFound(started.status()));
+  EXPECT_THAT(started.status().message(), HasSubstr("redis-server"));
+  setenv("CI", "true", 1);
+  EXPECT_FALSE(testing_redis::MaySkip(started.status()));
+  unsetenv("CI");
+  EXPECT_TRUE(testing_redis::MaySkip(started.status()));
+  if (ci != nullptr) setenv("CI", saved_ci.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace ratelab

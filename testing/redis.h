@@ -1,0 +1,38 @@
+// A private redis-server for one test (impl/store/redis_server.h). Header-only; for tests.
+//
+//   RATELAB_START_REDIS(server, options);   // std::unique_ptr<RedisServer> server
+//
+// Where redis-server is missing, the test fails under CI=true (CI must run every real-server
+// test) and is skipped with the reason elsewhere. Any other start-up failure fails the test.
+#ifndef RATELAB_TESTING_REDIS_H_
+#define RATELAB_TESTING_REDIS_H_
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <memory>
+#include <string_view>
+
+#include "impl/store/redis_server.h"
+
+namespace ratelab::testing_redis {
+
+inline bool UnderCi() {
+  const char* ci = getenv("CI");
+  return ci != nullptr && std::string_view(ci) == "true";
+}
+
+// Whether a start failure may skip the test rather than fail it.
+inline bool MaySkip(const Status& s) { return absl::IsNotFound(s) && !UnderCi(); }
+
+}  // namespace ratelab::testing_redis
+
+#define RATELAB_START_REDIS(server, options)                                          \
+  auto server##_started = ::ratelab::RedisServer::Start(options);                     \
+  if (!server##_started.ok() && ::ratelab::testing_redis::MaySkip(server##_started.status())) { \
+    GTEST_SKIP() << server##_started.status();                                        \
+  }                                                                                   \
+  ASSERT_TRUE(server##_started.ok()) << server##_started.status();                    \
+  std::unique_ptr<::ratelab::RedisServer> server = *std::move(server##_started)
+
+#endif  // RATELAB_TESTING_REDIS_H_

@@ -248,21 +248,38 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
   rand48_ = 0x330E;  // redisSrand48(0), before every script
   instructions_left_ = instruction_budget_;
   lua_sethook(L, &LuaScripting::BudgetHook, LUA_MASKCOUNT, kHookEvery);
-  const int status = lua_pcall(L, 0, 1, 0);
+  lua_pushcfunction(L, &LuaScripting::NoteErrorLine);
+  lua_insert(L, -2);  // the handler goes below the script
+  error_line_ = -1;
+  const int status = lua_pcall(L, 0, 1, -2);
   lua_sethook(L, nullptr, 0, 0);
   KvReply reply;
+  // Redis 7.0 says where a raised error came from: "... script: <sha>, on @user_script:3."
+  const std::string where =
+      " script: " + std::string(sha) +
+      (error_line_ >= 0 ? ", on @user_script:" + std::to_string(error_line_) + "." : "");
   if (status == 0) {
     reply = ToReply(L, -1);
   } else if (lua_istable(L, -1)) {  // an error reply raised by redis.call or error({err=...})
     const std::optional<std::string> err = StringField(L, lua_gettop(L), "err");
-    reply = KvReply::Error(err.value_or("ERR unknown error") + " script: " + std::string(sha));
+    reply = KvReply::Error(err.value_or("ERR unknown error") + where);
   } else {
     const char* message = lua_tostring(L, -1);
-    reply = KvReply::Error(std::string("ERR ") + (message ? message : "unknown error") +
-                           " script: " + std::string(sha));
+    reply = KvReply::Error(std::string("ERR ") + (message ? message : "unknown error") + where);
   }
-  lua_pop(L, 1);
+  lua_pop(L, 2);  // the result and the handler
   return reply;
+}
+
+int LuaScripting::NoteErrorLine(lua_State* L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar) != 0; ++level) {
+    if (lua_getinfo(L, "Sl", &ar) != 0 && ar.currentline >= 0) {
+      Self(L).error_line_ = ar.currentline;
+      break;
+    }
+  }
+  return 1;
 }
 
 int LuaScripting::RedisCall(lua_State* L) { return Self(L).CallCommand(L, true); }

@@ -56,6 +56,9 @@ class LuaScripting {
   static int Random(lua_State* L);
   static int RandomSeed(lua_State* L);
   static void BudgetHook(lua_State* L, lua_Debug* ar);
+  // The error handler of every script: notes the script line the error was raised on (as
+  // Redis 7.0's handler does), leaving the error as it is.
+  static int NoteErrorLine(lua_State* L);
   static LuaScripting& Self(lua_State* L);
   int CallCommand(lua_State* L, bool raise);
   // Redis's rand48, so math.random gives the numbers it gives on Redis.
@@ -64,6 +67,7 @@ class LuaScripting {
   Dispatch dispatch_;
   const int64_t instruction_budget_;
   int64_t instructions_left_ = 0;
+  int error_line_ = -1;  // the line of the script's last error, -1: unknown
   uint64_t rand48_ = 0;
   lua_State* L_;
 };

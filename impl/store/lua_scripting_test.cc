@@ -88,6 +88,20 @@ TEST_F(LuaScriptingTest, CallRaisesErrorsAndPCallReturnsThem) {
                          "ERR Lua redis() command arguments must be strings or integers"));
 }
 
+// Redis 7.0 ends a raised error with the script and the line it was raised on (seen on
+// redis-server 7.0.15); a returned error reply has neither.
+TEST_F(LuaScriptingTest, RaisedErrorsSayWhichLine) {
+  Run({"SET", "s", "x"});
+  const std::string sha = Sha1Hex("local x = 1\nreturn redis.call('INCR', KEYS[1])");
+  EXPECT_EQ(Eval("local x = 1\nreturn redis.call('INCR', KEYS[1])", {"s"}),
+            KvReply::Error("ERR value is not an integer or out of range script: " + sha +
+                           ", on @user_script:2."));
+  EXPECT_EQ(Eval("error({err='X boom'})"),
+            KvReply::Error("X boom script: " + Sha1Hex("error({err='X boom'})") +
+                           ", on @user_script:1."));
+  EXPECT_EQ(Eval("return redis.error_reply('X boom')"), KvReply::Error("X boom"));
+}
+
 TEST_F(LuaScriptingTest, ScriptErrorsBecomeErrorRepliesNotCrashes) {
   EXPECT_TRUE(StartsWith(Eval("return nil + 1"), "ERR user_script:1: attempt to perform"));
   EXPECT_TRUE(StartsWith(Eval("return +"), "ERR Error compiling script"));

@@ -322,8 +322,6 @@ KvReply MemoryKv::Expire(Args a) { return ExpireIn(a, 1000, "expire"); }
 KvReply MemoryKv::PExpire(Args a) { return ExpireIn(a, 1, "pexpire"); }
 
 KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, const char* name) {
-  const std::optional<int64_t> ttl = ParseRedisInteger(a[2]);
-  if (!ttl) return kv_errors::NotInteger();
   std::array<bool, 4> flags{};
   const size_t end = ReadKvOptions<4>(a, 3, {"NX", "XX", "GT", "LT"}, flags);
   if (end < a.size()) return KvReply::Error("ERR Unsupported option " + a[end]);
@@ -332,6 +330,9 @@ KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, const char* name) {
     return KvReply::Error("ERR NX and XX, GT or LT options at the same time are not compatible");
   }
   if (gt && lt) return KvReply::Error("ERR GT and LT options at the same time are not compatible");
+  // Redis reads the options before the time.
+  const std::optional<int64_t> ttl = ParseRedisInteger(a[2]);
+  if (!ttl) return kv_errors::NotInteger();
   int64_t when = 0;
   if (__builtin_mul_overflow(*ttl, unit_ms, &when) ||
       __builtin_add_overflow(when, now_ms_, &when)) {

@@ -64,6 +64,9 @@ class MemoryKv final : public Kv {
   struct ZSet {
     std::set<std::pair<double, std::string>> by_score;
     absl::flat_hash_map<std::string, double> scores;
+    // Redis keeps a small sorted set (up to 128 members of up to 64 bytes) in a listpack, which
+    // stores a score of -0 as 0; past either limit it becomes a skiplist for good.
+    bool listpack = true;
   };
   struct Entry {
     std::variant<std::string, Hash, ZSet> value;

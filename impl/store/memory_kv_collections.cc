@@ -169,6 +169,10 @@ KvReply MemoryKv::HLen(Args a) {
 
 // Sorted sets ---------------------------------------------------------------------------------
 
+// Redis 7.0's zset-max-listpack-entries and zset-max-listpack-value.
+constexpr size_t kListpackMaxEntries = 128;
+constexpr size_t kListpackMaxValue = 64;
+
 KvReply MemoryKv::ZAdd(Args a) {
   std::array<bool, 6> flags{};
   const size_t pairs_at = ReadKvOptions<6>(a, 2, {"NX", "XX", "GT", "LT", "CH", "INCR"}, flags);
@@ -195,8 +199,12 @@ KvReply MemoryKv::ZAdd(Args a) {
   int64_t added = 0, changed = 0;
   for (size_t j = pairs_at, k = 0; j < a.size(); j += 2, ++k) {
     const std::string& member = a[j + 1];
-    const double score = scores[k];
     auto it = z.scores.find(member);
+    if (z.listpack && (member.size() > kListpackMaxValue ||
+                       (it == z.scores.end() && z.scores.size() + 1 > kListpackMaxEntries))) {
+      z.listpack = false;
+    }
+    const double score = z.listpack && scores[k] == 0 ? 0.0 : scores[k];
     if (it == z.scores.end()) {
       if (xx) continue;
       z.scores.emplace(member, score);

@@ -35,6 +35,21 @@ TEST_F(MemoryKvTest, SetAndGet) {
   EXPECT_EQ(Run({"get", "k"}), Bulk("v"));  // command names are case-insensitive
 }
 
+// Both seen on redis-server 7.0.15 (and found by the equivalence property).
+TEST_F(MemoryKvTest, ExpireReadsItsOptionsBeforeItsTime) {
+  EXPECT_EQ(Run({"EXPIRE", "k", "x", "NX", "XX"}),
+            KvReply::Error("ERR NX and XX, GT or LT options at the same time are not compatible"));
+  EXPECT_EQ(Run({"EXPIRE", "k", "x", "NX"}),
+            KvReply::Error("ERR value is not an integer or out of range"));
+}
+
+TEST_F(MemoryKvTest, SmallSortedSetsStoreMinusZeroAsZero) {
+  Run({"ZADD", "small", "-0", "m"});
+  EXPECT_EQ(Run({"ZSCORE", "small", "m"}), Bulk("0"));
+  Run({"ZADD", "big", "-0", std::string(65, 'm')});  // past 64 bytes: a skiplist
+  EXPECT_EQ(Run({"ZSCORE", "big", std::string(65, 'm')}), Bulk("-0"));
+}
+
 TEST_F(MemoryKvTest, SetNxXxAndGetOptions) {
   EXPECT_EQ(Run({"SET", "k", "a", "XX"}), KvReply::Nil());
   EXPECT_EQ(Run({"SET", "k", "a", "NX"}), KvReply::Ok());

@@ -1,0 +1,302 @@
+// MemoryKv is a simulation of Redis; this shows it answers as a real redis-server does. Random
+// sequences of commands and scripts (the limiters' own scripts among them) over a few keys, with
+// virtual time moving between them, run on both, on the same virtual clock (the server runs on
+// it through virtual_time_shim), and every reply must be identical. A difference shrinks to the
+// shortest sequence that shows it.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <string>
+#include <vector>
+
+#include "impl/core/clock.h"
+#include "impl/limiters/kv_fixed_window_lua.h"
+#include "impl/limiters/kv_gcra_lua.h"
+#include "impl/limiters/kv_lua_limiters.h"
+#include "impl/store/memory_kv.h"
+#include "impl/store/redis_kv.h"
+#include "testing/redis.h"
+
+namespace ratelab {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+constexpr int64_t kStartMs = 1'800'000'000'000;  // 2027-01-15, on a whole second
+
+// The clock as the command runs, in unix ms or µs: a script argument the limiters pass.
+constexpr char kNowMs[] = "{now_ms}";
+constexpr char kNowUs[] = "{now_us}";
+
+// One step of a sequence: move the clock on, then run a command (kNowMs and kNowUs words
+// replaced by the time then).
+struct KvOp {
+  int64_t advance_ms = 0;
+  Argv argv;
+};
+
+std::string Describe(const std::vector<KvOp>& ops, size_t upto) {
+  std::string out;
+  int64_t t = 0;
+  for (size_t i = 0; i <= upto && i < ops.size(); ++i) {
+    t += ops[i].advance_ms;
+    out += "\n  +" + std::to_string(t) + "ms";
+    for (const std::string& a : ops[i].argv)
+      out += " " + (a.size() > 40 ? a.substr(0, 37) + "..." : a);
+  }
+  return out;
+}
+
+rc::Gen<std::string> Key() { return rc::gen::element<std::string>("a", "b", "c"); }
+rc::Gen<std::string> Field() { return rc::gen::element<std::string>("f", "g", "tokens"); }
+rc::Gen<std::string> Number() {
+  return rc::gen::element<std::string>("0", "1", "-1", "7", "100", "x", "", "1.5", "01", " 1",
+                                       "9223372036854775807", "-9223372036854775808", "+2");
+}
+rc::Gen<std::string> Score() {
+  return rc::gen::element<std::string>("1", "2", "2.5", "-inf", "+inf", "0", "-0", "1e3", "x",
+                                       "3.0000000000000004", "(1");
+}
+rc::Gen<std::string> Bound() {
+  return rc::gen::element<std::string>("-inf", "+inf", "1", "(1", "2.5", "(2.5", "0", "x", "((1");
+}
+rc::Gen<std::string> Ms() {
+  return rc::gen::element<std::string>("1", "2", "5", "100", "0", "-5", "x", "9223372036854775807");
+}
+
+// Optional words drawn independently, in the order given.
+rc::Gen<Argv> Options(std::vector<std::string> words) {
+  return rc::gen::exec([words] {
+    Argv out;
+    for (const std::string& w : words) {
+      if (*rc::gen::inRange(0, 4) == 0) out.push_back(w);
+    }
+    return out;
+  });
+}
+
+Argv Concat(Argv a, const Argv& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A command a limiter (or a user's script) might send.
+rc::Gen<Argv> Command() {
+  using rc::gen::just;
+  const std::string now = kNowMs;
+  const std::string now_us = kNowUs;
+  return rc::gen::oneOf(
+      // strings
+      rc::gen::exec([] {
+        return Argv{"GET", *Key()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {"SET", *Key(), *Number()};
+        a = Concat(a, *Options({"NX", "XX", "GET"}));
+        switch (*rc::gen::inRange(0, 5)) {
+          case 0:
+            a = Concat(a, {"PX", *Ms()});
+            break;
+          case 1:
+            a = Concat(a, {"EX", *Ms()});
+            break;
+          case 2:
+            a.push_back("KEEPTTL");
+            break;
+          default:
+            break;
+        }
+        return a;
+      }),
+      rc::gen::exec([] {
+        return Argv{"INCR", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"INCRBY", *Key(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"DECR", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"DECRBY", *Key(), *Number()};
+      }),
+      // keys
+      rc::gen::exec([] {
+        return Argv{"DEL", *Key(), *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EXISTS", *Key(), *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"TYPE", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Concat({*rc::gen::element<std::string>("EXPIRE", "PEXPIRE"), *Key(), *Ms()},
+                      *Options({"NX", "XX", "GT", "LT"}));
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("TTL", "PTTL"), *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"PERSIST", *Key()};
+      }),
+      // hashes
+      rc::gen::exec([] {
+        return Argv{"HGET", *Key(), *Field()};
+      }),
+      rc::gen::exec([] { return Argv{"HSET", *Key(), *Field(), *Number(), *Field(), *Number()}; }),
+      rc::gen::exec([] {
+        return Argv{"HMGET", *Key(), *Field(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HGETALL", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HINCRBY", *Key(), *Field(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HDEL", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HEXISTS", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HLEN", *Key()};
+      }),
+      // sorted sets
+      rc::gen::exec([] {
+        return Concat(Concat({"ZADD", *Key()}, *Options({"NX", "XX", "GT", "LT", "CH"})),
+                      {*Score(), *Field(), *Score(), *Field()});
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZREM", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZREMRANGEBYSCORE", *Key(), *Bound(), *Bound()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZCARD", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZCOUNT", *Key(), *Bound(), *Bound()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZSCORE", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Concat({"ZRANGE", *Key(), *rc::gen::element<std::string>("0", "1", "-1"),
+                       *rc::gen::element<std::string>("0", "-1", "5")},
+                      *Options({"WITHSCORES"}));
+      }),
+      // server
+      just(Argv{"TIME"}), just(Argv{"DBSIZE"}),
+      // the limiters' scripts, at expiry edges (TTLs of a few ms)
+      rc::gen::exec([now_us] {
+        return Argv{"EVAL",
+                    KvGcraLua::Script().body,
+                    "1",
+                    *Key(),
+                    now_us,
+                    *rc::gen::element<std::string>("1000", "3000"),
+                    *rc::gen::element<std::string>("1", "2"),
+                    *rc::gen::element<std::string>("1", "2", "3"),
+                    *rc::gen::element<std::string>("0", "2")};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EVAL",
+                    KvFixedWindowLua::Script().body,
+                    "1",
+                    *Key(),
+                    *rc::gen::element<std::string>("1", "2"),
+                    *rc::gen::element<std::string>("1", "2"),
+                    *rc::gen::element<std::string>("1", "3")};
+      }),
+      rc::gen::exec([now] {
+        return Argv{"EVAL", KvTokenBucketLua::Script().body,
+                    "1",    *Key(),
+                    "2",    *rc::gen::element<std::string>("0.5", "0.1", "0.3333333333333333"),
+                    now,    *rc::gen::element<std::string>("2", "5")};
+      }),
+      rc::gen::exec([now] {
+        return Argv{"EVAL",
+                    KvSlidingLogLua::Script().body,
+                    "2",
+                    *Key(),
+                    *Key(),
+                    *rc::gen::element<std::string>("1", "2"),
+                    *rc::gen::element<std::string>("1", "2"),
+                    now,
+                    *rc::gen::element<std::string>("2", "3"),
+                    *rc::gen::element<std::string>("3", "6")};
+      }),
+      // scripts that read the clock and convert replies both ways
+      just(Argv{"EVAL", "return redis.call('TIME')", "0"}), rc::gen::exec([] {
+        return Argv{"EVAL", "return {redis.call('PTTL', KEYS[1]), redis.call('TYPE', KEYS[1])}",
+                    "1", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EVAL", "return redis.pcall('INCRBY', KEYS[1], ARGV[1])", "1", *Key(),
+                    *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EVAL", "return {1.9, -2.5, 'x', true, false, {3}}", "0"};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EVAL", "return redis.call('HGETALL', KEYS[1])", "1", *Key()};
+      }));
+}
+
+rc::Gen<std::vector<KvOp>> Ops() {
+  const rc::Gen<KvOp> op = rc::gen::exec([] {
+    KvOp o;
+    o.advance_ms = *rc::gen::weightedElement<int64_t>(
+        {{6, 0}, {4, 1}, {2, 2}, {1, 5}, {1, 999}, {1, 1000}, {1, 1001}});
+    o.argv = *Command();
+    return o;
+  });
+  return rc::gen::resize(40, rc::gen::nonEmpty(rc::gen::container<std::vector<KvOp>>(op)));
+}
+
+Argv AtTime(Argv argv, Instant now) {
+  for (std::string& a : argv) {
+    if (a == kNowMs) a = std::to_string(UnixMillis(now));
+    if (a == kNowUs) a = std::to_string(UnixMillis(now) * 1000);
+  }
+  return argv;
+}
+
+TEST(KvEquivalenceTest, MemoryKvAnswersAsRedisDoes) {
+  const Instant start = FromUnixMillis(kStartMs);
+  RedisServerOptions options;
+  options.virtual_clock = start;
+  RATELAB_START_REDIS(server, options);
+  RedisKv redis(server->endpoint());
+  const Argv flush = {"FLUSHALL"};
+  const Argv script_flush = {"SCRIPT", "FLUSH"};
+  const bool ok = rc::check("every reply of MemoryKv equals redis-server's", [&] {
+    const std::vector<KvOp> ops = *Ops();
+    // Start each case empty, on the same clock.
+    server->virtual_clock()->Set(start);
+    RC_ASSERT(redis.Execute(flush).ok());
+    RC_ASSERT(redis.Execute(script_flush).ok());
+    ManualClock clock(start);
+    MemoryKv memory(clock);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      clock.Advance(std::chrono::milliseconds(ops[i].advance_ms));
+      server->virtual_clock()->Set(clock.Now());
+      const Argv argv = AtTime(ops[i].argv, clock.Now());
+      const Result<KvReply> want = redis.Execute(argv);
+      RC_ASSERT(want.ok());
+      const Result<KvReply> got = memory.Execute(argv);
+      RC_ASSERT(got.ok());
+      if (!(*got == *want)) {
+        RC_FAIL("after" + Describe(ops, i) + "\nredis-server: " + ToString(*want) +
+                "\nMemoryKv:     " + ToString(*got));
+      }
+    }
+  });
+  EXPECT_TRUE(ok);
+}
+
+}  // namespace
+}  // namespace ratelab

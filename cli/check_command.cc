@@ -36,8 +36,10 @@ constexpr Duration kLatencyBase = milliseconds(1);
 constexpr Duration kLatencyJitter = milliseconds(3);
 
 Scenario ToScenario(const std::string& protocol, const Case& c,
-                    const std::shared_ptr<const LimiterSpec::Custom>& custom) {
+                    const std::shared_ptr<const LimiterSpec::Custom>& custom,
+                    const std::shared_ptr<KvStoreSource>& kv_store) {
   Scenario s;
+  s.kv_store = kv_store;
   s.name = "check " + protocol;
   s.nodes = c.nodes;
   s.to_store = {kLatencyBase, kLatencyJitter};
@@ -133,12 +135,20 @@ Case Draw(const Case& base, uint64_t seed, const std::set<std::string>& faults, 
 struct Subject {
   std::string protocol;
   std::shared_ptr<const LimiterSpec::Custom> custom;
+  std::shared_ptr<KvStoreSource> kv_store;  // null: MemoryKv
+  // The first run that could not be made (a real store that failed): the search stops there.
+  Status failure;
 };
 
-std::optional<Violation> FirstViolation(const Subject& subject, const Case& c, uint64_t seed,
+std::optional<Violation> FirstViolation(Subject& subject, const Case& c, uint64_t seed,
                                         History* history = nullptr) {
-  Result<Comparison> run = RunScenario(ToScenario(subject.protocol, c, subject.custom), seed);
-  if (!run.ok()) return std::nullopt;
+  if (!subject.failure.ok()) return std::nullopt;
+  Result<Comparison> run =
+      RunScenario(ToScenario(subject.protocol, c, subject.custom, subject.kv_store), seed);
+  if (!run.ok()) {
+    subject.failure = run.status();
+    return std::nullopt;
+  }
   if (history != nullptr) *history = run->limiters.front().history;
   for (const CheckResult& check : run->limiters.front().checks) {
     if (!check.violations.empty()) return check.violations.front();
@@ -149,8 +159,7 @@ std::optional<Violation> FirstViolation(const Subject& subject, const Case& c, u
 // Takes parts of `c` away while the run still breaks `invariant`: chunks of requests (halves,
 // then quarters, down to single ones), faults one at a time, then a smaller limit. At most
 // `budget` runs.
-Case Shrink(const Subject& subject, Case c, uint64_t seed, const std::string& invariant,
-            int budget) {
+Case Shrink(Subject& subject, Case c, uint64_t seed, const std::string& invariant, int budget) {
   const auto still_fails = [&](const Case& candidate) {
     if (budget-- <= 0) return false;
     const std::optional<Violation> v = FirstViolation(subject, candidate, seed);
@@ -260,6 +269,7 @@ std::string Reproduce(const CheckOptions& o, uint64_t seed) {
     out += " --concurrency " + std::to_string(o.concurrency);
   }
   if (o.durability != CheckOptions().durability) out += " --durability " + o.durability;
+  if (o.store != CheckOptions().store) out += " --store " + o.store;
   if (o.checks) out += " --checks " + *o.checks;
   if (o.claim) out += " --claim";
   return out;
@@ -334,14 +344,15 @@ Result<std::shared_ptr<const LimiterSpec::Custom>> UserScript(const CheckOptions
 }  // namespace
 
 int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
-  Subject subject{o.protocol, nullptr};
+  Subject subject{o.protocol, nullptr, nullptr, absl::OkStatus()};
   if (o.lua) {
     Result<std::shared_ptr<const LimiterSpec::Custom>> custom = UserScript(o);
     if (!custom.ok()) {
       err << "ratelab check: " << custom.status().message() << "\n";
       return kExitBadInput;
     }
-    subject = {"lua:" + *o.lua, *std::move(custom)};
+    subject.protocol = "lua:" + *o.lua;
+    subject.custom = *std::move(custom);
   } else if (o.protocol.empty()) {
     err << "ratelab check: name a protocol (see ratelab list protocols) or give --lua FILE\n";
     return kExitBadInput;
@@ -421,6 +432,26 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   base.durability = *durability;
+  if (o.store != CheckOptions().store) {
+    Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(o.store);
+    if (!source.ok()) {
+      err << "ratelab check: --store: " << source.status().message() << "\n";
+      return kExitBadInput;
+    }
+    subject.kv_store = *std::move(source);
+  }
+  std::set<std::string> faults_here = faults;
+  if (subject.kv_store && !subject.kv_store->owns_server() && info->store == "kv" &&
+      faults_here.contains("restart")) {
+    if (o.faults != CheckOptions().faults) {
+      err << "ratelab check: --faults restart needs a Redis that ratelab starts (--store redis): "
+             "it cannot restart the one at "
+          << o.store << "\n";
+      return kExitBadInput;
+    }
+    faults_here.erase("restart");
+    err << "note: no store restarts: ratelab cannot restart the Redis at " << o.store << "\n";
+  }
   if (o.checks) {
     if (o.checks->empty()) {
       err << "ratelab check: --checks: name at least one check (see ratelab list checks)\n";
@@ -445,13 +476,15 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   const uint64_t first = o.seed.value_or(1), last = o.seed ? *o.seed : o.seeds;
   for (uint64_t seed = first; seed <= last; ++seed) {
     if (seed % 50 == 0) err << "progress: " << seed << "/" << last << " seeds, nothing yet\n";
-    const Case drawn = Draw(base, seed, faults, o.concurrency);
+    const Case drawn = Draw(base, seed, faults_here, o.concurrency);
     const std::optional<Violation> found = FirstViolation(subject, drawn, seed);
+    if (!subject.failure.ok()) break;
     if (!found) continue;
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     const Case minimal = Shrink(subject, drawn, seed, found->invariant, 2000);
     History history;
     const std::optional<Violation> shown = FirstViolation(subject, minimal, seed, &history);
+    if (!subject.failure.ok()) break;
     const Violation& v = shown ? *shown : *found;
     // The minimal case is the witness: every request in it is needed to break the invariant.
     std::vector<HistoryEvent> witness;
@@ -497,6 +530,10 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     }
     return kExitViolation;
   }
+  if (!subject.failure.ok()) {
+    err << "ratelab check: " << subject.failure.message() << "\n";
+    return kExitBadInput;
+  }
   const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
   err << "searched " << last - first + 1 << " seed(s) in " << seconds << " s\n";
   if (o.json) {
@@ -510,7 +547,9 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     out << name << ": nothing found in " << last - first + 1 << " seed(s) ("
         << base.policy.ToString() << "; checks:";
     for (const std::string& c : base.checks) out << " " << c;
-    out << "; faults: " << (faults.empty() ? std::string("none") : o.faults) << ")\n";
+    std::string fault_list;
+    for (const std::string& f : faults_here) fault_list += (fault_list.empty() ? "" : ",") + f;
+    out << "; faults: " << (fault_list.empty() ? std::string("none") : fault_list) << ")\n";
   }
   return kExitOk;
 }

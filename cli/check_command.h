@@ -34,6 +34,9 @@ struct CheckOptions {
   // Comma-separated checks to run instead of the protocol's defaults (see `ratelab list checks`).
   std::optional<std::string> checks;
   std::string durability = "always";  // the store's: none, everysec, always
+  // Where the kv protocols keep their state: memory, redis (a private server ratelab starts),
+  // or a Redis URL (sim/kv_backend.h).
+  std::string store = "memory";
   // Bring your own Lua: the script file, the algorithm it claims (--model), and how it is
   // called (see impl/limiters/kv_user_lua.h). `protocol` is then empty.
   std::optional<std::string> lua;

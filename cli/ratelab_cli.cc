@@ -14,6 +14,11 @@ namespace ratelab {
 
 namespace {
 
+constexpr char kStoreHelp[] =
+    "Where the kv protocols keep their state: memory (MemoryKv), redis (a private redis-server "
+    "that ratelab starts, on virtual time), or the URL of a running Redis, redis://host:port/db "
+    "or unix:///path.sock?db=N (its database must be empty; ratelab empties it before each run)";
+
 constexpr char kDescription[] =
     "ratelab: a deterministic simulation and verification harness for rate limiters.\n"
     "It runs real limiter implementations beside reference models on a virtual clock and\n"
@@ -60,6 +65,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   compare->add_option("--out", compare_options.out, "Directory to write the report into")
       ->capture_default_str();
   compare->add_flag("--strict", compare_options.strict, "Exit 1 when a check is broken");
+  compare->add_option("--store", compare_options.store, kStoreHelp);
 
   CheckOptions check_options;
   int64_t check_limit = 0, check_burst = 0;
@@ -101,6 +107,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       ->add_option("--durability", check_options.durability,
                    "What the store keeps over a restart: none, everysec, always")
       ->capture_default_str();
+  check->add_option("--store", check_options.store, kStoreHelp)->capture_default_str();
   CLI::Option* lua_option = check->add_option(
       "--lua", check_lua, "Check your own Lua script instead of a protocol (with --model)");
   check->add_option("--model", check_options.model,
@@ -143,6 +150,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   run->add_option("--jobs", run_options.jobs, "Seeds simulated in parallel")->capture_default_str();
   run->add_option("--out", run_options.out, "Directory to write result.json into");
   run->add_flag("--json", run_options.json, "Print the result as JSON instead of a table");
+  run->add_option("--store", run_options.store, kStoreHelp);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

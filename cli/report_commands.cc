@@ -51,12 +51,17 @@ int CompareCommand(const CompareOptions& options, std::ostream& out, std::ostrea
     err << "ratelab compare: " << scenario.status().message() << "\n";
     return kExitBadInput;
   }
+  if (Status s = UseStore(options.store, *scenario); !s.ok()) {
+    err << "ratelab compare: " << s.message() << "\n";
+    return kExitBadInput;
+  }
   Result<Comparison> c = RunWithProgress(*scenario, options.seed.value_or(scenario->seed), err);
   if (!c.ok()) {
     err << "ratelab compare: " << c.status().message() << "\n";
     return kExitBadInput;
   }
-  const std::string reproduce = ReproduceCommand("compare", options.scenario, c->seed);
+  const std::string reproduce =
+      ReproduceCommand("compare", options.scenario, c->seed, options.store);
   PrintComparison(*c, reproduce, out);
   nlohmann::json j = ResultJson(*c);
   j["reproduce"] = reproduce;

@@ -22,6 +22,7 @@ struct CompareOptions {
   std::optional<uint64_t> seed;  // default: the scenario's
   std::string out = kDefaultReportDir;
   bool strict = false;  // exit 1 when a check is broken
+  std::string store;    // where the kv protocols keep their state; empty: as the scenario says
 };
 int CompareCommand(const CompareOptions& options, std::ostream& out, std::ostream& err);
 

@@ -67,15 +67,29 @@ void PrintComparison(const Comparison& c, const std::string& reproduce, std::ost
   out << "\nreproduce: " << reproduce << "\n";
 }
 
-std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed) {
+std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
+                             const std::string& store) {
   return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " +
-         std::to_string(seed);
+         std::to_string(seed) + (store.empty() ? "" : " --store " + store);
+}
+
+Status UseStore(const std::string& store, Scenario& scenario) {
+  if (store.empty()) return absl::OkStatus();
+  Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(store);
+  if (!source.ok())
+    return absl::InvalidArgumentError("--store: " + std::string(source.status().message()));
+  scenario.kv_store = source->get()->memory() ? nullptr : *std::move(source);
+  return absl::OkStatus();
 }
 
 int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
   Result<Scenario> scenario = LoadScenario(options.scenario);
   if (!scenario.ok()) {
     err << "ratelab run: " << scenario.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (Status s = UseStore(options.store, *scenario); !s.ok()) {
+    err << "ratelab run: " << s.message() << "\n";
     return kExitBadInput;
   }
   if (options.jobs < 1 || options.jobs > 256) {
@@ -90,12 +104,12 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
     }
     if (!options.out.empty() || options.json) {  // the JSON's metrics cost a pass or two
       nlohmann::json j = ResultJson(*c);
-      j["reproduce"] = ReproduceCommand("run", options.scenario, c->seed);
+      j["reproduce"] = ReproduceCommand("run", options.scenario, c->seed, options.store);
       if (!options.out.empty() && !WriteJson(options.out, j, err)) return kExitBadInput;
       if (options.json) out << j.dump(2) << "\n";
     }
     if (!options.json) {
-      PrintComparison(*c, ReproduceCommand("run", options.scenario, c->seed), out);
+      PrintComparison(*c, ReproduceCommand("run", options.scenario, c->seed, options.store), out);
     }
     return c->violation_count() > 0 ? kExitViolation : kExitOk;
   }
@@ -158,7 +172,8 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
   nlohmann::json failing_run;  // null when no seed failed
   if (shown) {
     failing_run = ResultJson(*shown);
-    failing_run["reproduce"] = ReproduceCommand("run", options.scenario, shown->seed);
+    failing_run["reproduce"] =
+        ReproduceCommand("run", options.scenario, shown->seed, options.store);
   }
   nlohmann::json j = {{"scenario", scenario->name},
                       {"seeds", seeds},
@@ -172,7 +187,8 @@ int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) 
         << " with violations\n";
     if (shown) {
       out << "first failing seed " << *first_failing << ":\n\n";
-      PrintComparison(*shown, ReproduceCommand("run", options.scenario, shown->seed), out);
+      PrintComparison(*shown, ReproduceCommand("run", options.scenario, shown->seed, options.store),
+                      out);
     }
   }
   return failing.load() > 0 ? kExitViolation : kExitOk;

@@ -14,6 +14,7 @@
 #include "impl/limiters/protocol.h"
 #include "impl/store/durability.h"
 #include "model/policy.h"
+#include "sim/kv_backend.h"
 #include "sim/simulation.h"
 #include "sim/traffic.h"
 
@@ -76,6 +77,9 @@ struct Scenario {
   bool swarm = false;
   // Oracle names (`ratelab list checks`) and "promise" (each limiter's own algorithm's promise).
   std::vector<std::string> checks = {"promise", "any-window-cap"};
+  // Where the kv protocols keep their state (kv_backend.h); null: MemoryKv. Shared, so that the
+  // private servers it starts serve every run of a sweep.
+  std::shared_ptr<KvStoreSource> kv_store;
 };
 
 // Reads the scenario at `path`. Errors read "FILE:LINE:COLUMN: what is wrong, what was expected".

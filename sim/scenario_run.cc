@@ -9,6 +9,7 @@
 #include "impl/store/memory_kv.h"
 #include "model/oracles.h"
 #include "sim/faulty_stores.h"
+#include "sim/kv_backend.h"
 #include "sim/simulation.h"
 #include "sim/swarm.h"
 
@@ -20,33 +21,43 @@ constexpr uint64_t kTrafficStream = 2;
 constexpr uint64_t kBuggifyStream = 3;
 constexpr uint64_t kSwarmStream = 4;
 
-// The stores one limiter runs on, and the link its nodes reach them by.
+// The stores one limiter runs on, and the link its nodes reach them by. `status` says why the kv
+// store could not be had; nothing else is usable then.
 struct RunStores {
-  explicit RunStores(const Clock& clock, Durability durability)
-      : kv(clock, durability), docs(clock, durability) {}
+  RunStores(const Clock& clock, Durability durability, KvStoreSource& source)
+      : docs(clock, durability) {
+    Result<std::unique_ptr<KvBackend>> opened = source.Open(clock, durability);
+    if (!opened.ok()) {
+      status = opened.status();
+      return;
+    }
+    kv = *std::move(opened);
+    faulty_kv = std::make_unique<FaultyKv>(*kv, link);
+  }
   void Restart() {
-    kv.Restart();
+    kv->Restart();
     docs.Restart();
   }
-  StateSize Usage() const {
-    StateSize s = kv.Usage();
+  StateSize Usage() {
+    StateSize s = kv->Usage();
     s += docs.Usage();
     return s;
   }
 
-  MemoryKv kv;
+  Status status;
+  std::unique_ptr<KvBackend> kv;
   MemoryDocs docs;
   StoreLink link;
-  FaultyKv faulty_kv{kv, link};
+  std::unique_ptr<FaultyKv> faulty_kv;
   FaultyDocs faulty_docs{docs, link};
 };
 
 // "key-expiry": every key (or document) a protocol leaves in its store must expire. One
 // violation per key without an expiry at the end of the run, witnessed by the requests whose
 // steps named it (for a document: named all its string fields).
-std::vector<Violation> KeysThatNeverExpire(const RunStores& stores, const History& h) {
+std::vector<Violation> KeysThatNeverExpire(RunStores& stores, const History& h) {
   std::vector<MemoryDocs::Immortal> immortal;
-  for (const std::string& key : stores.kv.KeysWithoutExpiry()) {
+  for (const std::string& key : stores.kv->KeysWithoutExpiry()) {
     immortal.push_back({"store key " + key, "no TTL", {key}});
   }
   for (MemoryDocs::Immortal& doc : stores.docs.DocumentsWithoutExpiry()) {
@@ -102,7 +113,7 @@ std::vector<Violation> BrokenByRestarts(const History& h, const Policy& own,
 // any-window report for the claim, computed once per history; `stores` are the limiter's.
 std::vector<Violation> Check(const std::string& name, const History& h, const Policy& own,
                              int64_t claim_limit, Duration claim_window,
-                             const AnyWindowReport& any_window, const RunStores& stores) {
+                             const AnyWindowReport& any_window, RunStores& stores) {
   if (name == "key-expiry") return KeysThatNeverExpire(stores, h);
   if (name == "promise") return CheckPromise(h, own);
   if (name == "any-window-cap") return any_window.violations;
@@ -134,7 +145,7 @@ History AtResolution(const History& h, Duration resolution) {
 
 // What a reader must know about each fault to read the verdicts.
 void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
-                   std::vector<std::string>& notes) {
+                   const KvStoreSource& kv_source, std::vector<std::string>& notes) {
   for (const FaultSpec& f : faults) {
     const std::string what = f.Describe(scenario.start);
     for (const LimiterSpec& spec : scenario.limiters) {
@@ -153,7 +164,13 @@ void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& fault
               note = "runs on a store without persistence (durability none): every count was lost";
               break;
             case Durability::kEverySec:
-              note = "runs on a store fsyncing every second: the last second's counts were lost";
+              note = kv_source.memory() || info->store != "kv"
+                         ? "runs on a store fsyncing every second: the last second's counts were "
+                           "lost"
+                         : "runs on a redis-server fsyncing every second: the kill -9 kept what "
+                           "Redis had written to its file, but not writes it held back while an "
+                           "fsync ran, so what was lost depends on the machine's timing and is not "
+                           "reproducible from the seed";
               break;
             case Durability::kAlways:
               note = "runs on a store fsyncing every write (durability always): no count was lost";
@@ -179,8 +196,13 @@ void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& fault
 struct LimiterRun {
   LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
              const std::vector<FaultSpec>& faults, Instant start,
-             const std::vector<Arrival>& arrivals)
-      : sim(config, nullptr), stores(sim.clock(), spec.durability) {
+             const std::vector<Arrival>& arrivals, KvStoreSource& kv_source)
+      : sim(config, nullptr), stores(sim.clock(), spec.durability, kv_source) {
+    if (!stores.status.ok()) {
+      status = stores.status;
+      return;
+    }
+    handles.kv = stores.faulty_kv.get();
     sim.SetFactory([this, &spec](int) {
       std::unique_ptr<Protocol> p = *spec.Make(handles);
       if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
@@ -213,12 +235,16 @@ struct LimiterRun {
       }
     }
     history = sim.Run(arrivals);
+    status = stores.kv->failure();
   }
 
   Simulation sim;
   RunStores stores;
-  Stores handles{&stores.faulty_kv, &stores.faulty_docs};
+  Stores handles{nullptr, &stores.faulty_docs};
   History history;
+  // Not OK when the kv store could not be had, or failed (not by a simulated fault) during the
+  // run: the history is then worthless.
+  Status status;
 };
 
 }  // namespace
@@ -334,18 +360,35 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
                {}};
   for (const auto& g : scenario.traffic) c.traffic.push_back(g->Describe());
 
-  bool has_store = false;
+  // Where the kv protocols keep their state: MemoryKv unless the scenario says otherwise.
+  std::shared_ptr<KvStoreSource> memory_kv;
+  if (!scenario.kv_store) memory_kv = *KvStoreSource::Make("memory");
+  KvStoreSource& kv_source = scenario.kv_store ? *scenario.kv_store : *memory_kv;
+  bool has_store = false, has_kv = false;
   for (const LimiterSpec& spec : scenario.limiters) {
     const ProtocolInfo* info = spec.Info();
     has_store = has_store || (info != nullptr && info->store != "memory");
+    has_kv = has_kv || (info != nullptr && info->store == "kv");
   }
+  const bool can_restart_store = kv_source.memory() || kv_source.owns_server() || !has_kv;
   std::vector<FaultSpec> faults = scenario.faults;
   if (scenario.swarm) {
     const Duration span = arrivals.empty() ? Duration(0) : arrivals.back().at - scenario.start;
     for (const FaultSpec& f : SwarmFaults(root.Fork(kSwarmStream), scenario, span, has_store)) {
+      // A server ratelab does not own cannot be restarted.
+      if (f.kind == FaultSpec::Kind::kStoreRestart && !can_restart_store) continue;
       faults.push_back(f);
     }
   }
+  for (const FaultSpec& f : scenario.faults) {
+    if (f.kind == FaultSpec::Kind::kStoreRestart && !can_restart_store) {
+      return absl::InvalidArgumentError(
+          "a store-restart fault needs a Redis that ratelab starts (store redis): it cannot "
+          "restart the one at " +
+          kv_source.where());
+    }
+  }
+  if (has_kv && !kv_source.Note().empty()) c.notes.push_back(kv_source.Note());
   std::vector<FaultWindow> restarts;
   for (const FaultSpec& f : faults) {
     const Instant at = scenario.start + f.at;
@@ -355,13 +398,14 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
       restarts.push_back(c.faults.back());
     }
   }
-  AddFaultNotes(scenario, faults, c.notes);
+  AddFaultNotes(scenario, faults, kv_source, c.notes);
 
   for (const LimiterSpec& spec : scenario.limiters) {
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     // Scenarios built in code have not been through the reader's checks.
     if (Status s = spec.Check(); !s.ok()) return s;
-    const LimiterRun run(config, spec, faults, scenario.start, arrivals);
+    LimiterRun run(config, spec, faults, scenario.start, arrivals, kv_source);
+    if (!run.status.ok()) return run.status;
     LimiterOutcome o;
     o.name = spec.DisplayName();
     o.protocol = spec.protocol;
@@ -400,7 +444,8 @@ Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
           kept.push_back(f);
         }
       }
-      const LimiterRun calm(config, spec, kept, scenario.start, arrivals);
+      const LimiterRun calm(config, spec, kept, scenario.start, arrivals, kv_source);
+      if (!calm.status.ok()) return calm.status;
       std::set<std::string> broken_anyway;
       for (const Violation& v : CheckPromise(AtResolution(calm.history, resolution), spec.policy)) {
         broken_anyway.insert(v.key);

@@ -40,7 +40,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     return Error(root["buggify"], "'buggify' must be off, on or auto (got '" + buggify + "')");
   }
 
-  if (root["store"]) RL_RETURN_IF_ERROR(ReadStore(root["store"]));
+  if (root["store"]) RL_RETURN_IF_ERROR(ReadStore(root["store"], s));
   if (const YAML::Node swarm = root["swarm"]) {
     if (!swarm.IsScalar() || !YAML::convert<bool>::decode(swarm, s.swarm)) {
       return Error(swarm, "'swarm' must be true or false");
@@ -117,8 +117,22 @@ Status ScenarioReader::ReadLatency(const YAML::Node& n, Scenario& s) const {
   return absl::OkStatus();
 }
 
-Status ScenarioReader::ReadStore(const YAML::Node& n) {
-  RL_RETURN_IF_ERROR(OnlyKeys(n, "store", {"durability"}));
+Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) {
+  // `store: redis` is short for `store: {kv: redis}`.
+  std::string kv = "memory";
+  if (n.IsScalar()) {
+    kv = n.as<std::string>();
+  } else {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "store", {"kv", "durability"}));
+    RL_ASSIGN(kv, StringAt(n, "kv", false, "memory"));
+  }
+  if (kv != "memory") {
+    Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(kv);
+    if (!source.ok())
+      return Error(n.IsScalar() ? n : n["kv"], std::string(source.status().message()));
+    s.kv_store = *std::move(source);
+  }
+  if (n.IsScalar()) return absl::OkStatus();
   std::string name;
   RL_ASSIGN(name, StringAt(n, "durability", false, "always"));
   const std::optional<Durability> d = DurabilityFromName(name);

@@ -140,8 +140,9 @@ TEST(RedisKvTest, ReconnectsAfterTheServerRestarts) {
   EXPECT_EQ(Must(kv, {"INCR", "n"}), KvReply::Integer(2));  // the failure dropped the connection
 }
 
-// What a kill -9 keeps under each durability: appendonly no keeps nothing; with an append-only
-// file (everysec or always) every write that Redis answered survives, since the kernel holds it.
+// What a kill -9 keeps: appendonly no nothing, appendfsync always everything Redis answered
+// (it writes before it answers). Under everysec a kill may lose writes held back during an fsync,
+// a matter of timing, so only the clean stop is pinned there: it flushes.
 TEST(RedisServerTest, KillKeepsWhatTheDurabilityKeeps) {
   for (const Durability d : kDurabilities) {
     RedisServerOptions o;
@@ -151,10 +152,13 @@ TEST(RedisServerTest, KillKeepsWhatTheDurabilityKeeps) {
     for (int i = 0; i < 5; ++i) Must(kv, {"INCR", "n"});
     ASSERT_TRUE(server->Restart().ok());
     kv.Disconnect();
-    EXPECT_EQ(Must(kv, {"GET", "n"}), d == Durability::kNone ? KvReply::Nil() : KvReply::Bulk("5"))
-        << DurabilityName(d);
-    // A clean stop flushes too.
-    Must(kv, {"INCR", "n"});
+    const KvReply after_kill = Must(kv, {"GET", "n"});
+    if (d == Durability::kNone) {
+      EXPECT_EQ(after_kill, KvReply::Nil());
+    } else if (d == Durability::kAlways) {
+      EXPECT_EQ(after_kill, KvReply::Bulk("5"));
+    }
+    Must(kv, {"SET", "n", "6"});
     ASSERT_TRUE(server->Stop().ok());
     ASSERT_TRUE(server->Launch().ok());
     kv.Disconnect();

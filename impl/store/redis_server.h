@@ -6,10 +6,12 @@
 //   none      --save "" --appendonly no            a restart loses everything
 //   everysec  --appendonly yes --appendfsync everysec
 //   always    --appendonly yes --appendfsync always
-// A kill -9 of the server process loses nothing that Redis wrote to its append-only file, under
-// everysec as under always: the kernel still holds the written pages. Only a crash of the whole
-// machine loses everysec's last second, which is what MemoryKv's everysec models; so on a real
-// server, everysec restarts keep what MemoryKv's would lose.
+// A kill -9 of the server process loses nothing that Redis wrote to its append-only file: the
+// kernel still holds the written pages. Under always, Redis writes before it answers, so a kill
+// loses nothing. Under everysec it may hold writes back while a background fsync runs, so a kill
+// loses those, and which they are depends on the machine's timing: everysec restarts of a real
+// server are not reproducible. (MemoryKv's everysec models a crash of the whole machine, which
+// loses the last second.)
 //
 // Virtual time: with `virtual_clock` set, the server runs with virtual_time_shim (LD_PRELOAD), so
 // its wall clock (TIME, key expiry, TTLs) is whatever the VirtualClock says, moved by the

@@ -105,7 +105,7 @@ class ScenarioReader {
   Status ReadNodes(const YAML::Node& n, Scenario& s) const;
   Status ReadLatency(const YAML::Node& n, Scenario& s) const;
   Status ReadLimiter(const YAML::Node& n, Scenario& s) const;
-  Status ReadStore(const YAML::Node& n);
+  Status ReadStore(const YAML::Node& n, Scenario& s);
   Status ReadTraffic(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_traffic.cc
   Status ReadReplay(const YAML::Node& n, Scenario& s) const;   // scenario_yaml_traffic.cc
   Status ReadFault(const YAML::Node& n, Scenario& s) const;

@@ -1,0 +1,234 @@
+#include "sim/kv_backend.h"
+
+#include <algorithm>
+
+#include "impl/store/memory_kv.h"
+#include "impl/store/redis_kv.h"
+#include "impl/store/redis_server.h"
+
+namespace ratelab {
+
+namespace {
+
+using Argv = std::vector<std::string>;
+
+class MemoryBackend final : public KvBackend {
+ public:
+  MemoryBackend(const Clock& clock, Durability durability) : kv_(clock, durability) {}
+  Result<KvReply> Execute(std::span<const std::string> argv) override { return kv_.Execute(argv); }
+  void Restart() override { kv_.Restart(); }
+  std::vector<std::string> KeysWithoutExpiry() override { return kv_.KeysWithoutExpiry(); }
+  StateSize Usage() override { return kv_.Usage(); }
+
+ private:
+  MemoryKv kv_;
+};
+
+}  // namespace
+
+class RedisBackend final : public KvBackend {
+ public:
+  RedisBackend(std::shared_ptr<KvStoreSource> source, std::unique_ptr<RedisServer> server,
+               const RedisEndpoint& endpoint, const Clock& clock)
+      : source_(std::move(source)), server_(std::move(server)), kv_(endpoint), clock_(clock) {}
+  ~RedisBackend() override {
+    if (server_ != nullptr) {
+      source_->ReturnServer(std::move(server_));
+    } else {
+      source_->ReturnUrl();
+    }
+  }
+
+  Result<KvReply> Execute(std::span<const std::string> argv) override {
+    if (server_ != nullptr && server_->virtual_clock() != nullptr) {
+      server_->virtual_clock()->Set(clock_.Now());
+    }
+    Result<KvReply> r = kv_.Execute(argv);
+    if (!r.ok() && failure_.ok()) failure_ = r.status();
+    return r;
+  }
+
+  void Restart() override {
+    if (server_ == nullptr) {
+      Fail(absl::FailedPreconditionError("cannot restart " + source_->where() +
+                                         ": ratelab did not start it"));
+      return;
+    }
+    Fail(server_->Restart());
+    kv_.Disconnect();
+  }
+
+  std::vector<std::string> KeysWithoutExpiry() override {
+    std::vector<std::string> out;
+    for (const std::string& key : Keys()) {
+      if (Run({"PTTL", key}).integer == -1) out.push_back(key);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  StateSize Usage() override {
+    StateSize s;
+    for (const std::string& key : Keys()) {
+      const std::string type = Run({"TYPE", key}).text;
+      int64_t bytes = static_cast<int64_t>(key.size());
+      if (type == "string") {
+        bytes += static_cast<int64_t>(Run({"GET", key}).text.size());
+      } else if (type == "hash") {
+        for (const KvReply& r : Run({"HGETALL", key}).elements) {
+          bytes += static_cast<int64_t>(r.text.size());
+        }
+      } else if (type == "zset") {
+        for (const KvReply& member : Run({"ZRANGE", key, "0", "-1"}).elements) {
+          bytes += static_cast<int64_t>(member.text.size() + sizeof(double));
+        }
+      } else {
+        continue;  // gone since the scan
+      }
+      ++s.keys;
+      s.bytes += bytes;
+    }
+    return s;
+  }
+
+  Status failure() const override { return failure_; }
+
+  // Empties the store for a new run.
+  Status Reset(bool whole_server) {
+    const std::vector<Argv> commands = whole_server
+                                           ? std::vector<Argv>{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}}
+                                           : std::vector<Argv>{{"FLUSHDB"}};
+    for (const Argv& c : commands) {
+      Result<KvReply> r = Execute(c);
+      if (!r.ok()) return r.status();
+      if (r->is_error())
+        return absl::InternalError(c[0] + " failed on " + source_->where() + ": " + r->text);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  void Fail(const Status& s) {
+    if (!s.ok() && failure_.ok()) failure_ = s;
+  }
+  // A command of the harness's own; a failure is recorded and reads as nil.
+  KvReply Run(Argv argv) {
+    Result<KvReply> r = Execute(argv);
+    return r.ok() ? *std::move(r) : KvReply::Nil();
+  }
+  // Every key, by SCAN.
+  std::vector<std::string> Keys() {
+    std::vector<std::string> keys;
+    std::string cursor = "0";
+    do {
+      const KvReply page = Run({"SCAN", cursor, "COUNT", "1000"});
+      if (page.elements.size() != 2) break;
+      cursor = page.elements[0].text;
+      for (const KvReply& k : page.elements[1].elements) keys.push_back(k.text);
+    } while (cursor != "0");
+    return keys;
+  }
+
+  std::shared_ptr<KvStoreSource> source_;
+  std::unique_ptr<RedisServer> server_;  // null: a server ratelab does not own
+  RedisKv kv_;
+  const Clock& clock_;
+  Status failure_;
+};
+
+Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(const std::string& where) {
+  if (where != "memory" && where != "redis") {
+    if (Result<RedisEndpoint> e = ParseRedisUrl(where); !e.ok()) {
+      return absl::InvalidArgumentError(
+          "unknown kv store '" + where +
+          "' (expected memory, redis, or a Redis URL: " + std::string(e.status().message()) + ")");
+    }
+  }
+  return std::shared_ptr<KvStoreSource>(new KvStoreSource(where));
+}
+
+KvStoreSource::~KvStoreSource() = default;
+
+std::string KvStoreSource::Note() const {
+  if (memory()) return "";
+  if (owns_server()) {
+    return "the kv protocols ran on a private redis-server on virtual time; a store restart there "
+           "is a kill -9 and a restart";
+  }
+  return "the kv protocols ran on the Redis at " + where_ +
+         ", which is not on virtual time: scripts got the simulated time as an argument, but its "
+         "TIME and key expiry followed its own clock, so keys outlived their simulated expiry";
+}
+
+Result<std::unique_ptr<RedisServer>> KvStoreSource::LeaseServer(Durability durability) {
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+      if ((*it)->options().durability == durability) {
+        std::unique_ptr<RedisServer> s = std::move(*it);
+        idle_.erase(it);
+        return s;
+      }
+    }
+  }
+  RedisServerOptions options;
+  options.durability = durability;
+  options.virtual_clock = FromUnixNanos(0);
+  return RedisServer::Start(options);
+}
+
+void KvStoreSource::ReturnServer(std::unique_ptr<RedisServer> server) {
+  if (!server->running()) return;  // a failed restart: start afresh next time
+  std::lock_guard lock(mu_);
+  idle_.push_back(std::move(server));
+}
+
+void KvStoreSource::ReturnUrl() {
+  {
+    std::lock_guard lock(mu_);
+    url_busy_ = false;
+  }
+  url_free_.notify_one();
+}
+
+Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durability durability) {
+  if (memory()) return std::unique_ptr<KvBackend>(new MemoryBackend(clock, durability));
+  if (owns_server()) {
+    Result<std::unique_ptr<RedisServer>> server = LeaseServer(durability);
+    if (!server.ok()) return server.status();
+    const RedisEndpoint endpoint = (*server)->endpoint();
+    auto backend =
+        std::make_unique<RedisBackend>(shared_from_this(), *std::move(server), endpoint, clock);
+    if (Status s = backend->Reset(true); !s.ok()) return s;
+    return std::unique_ptr<KvBackend>(std::move(backend));
+  }
+  {
+    std::unique_lock lock(mu_);
+    url_free_.wait(lock, [this] { return !url_busy_; });
+    url_busy_ = true;
+  }
+  auto backend =
+      std::make_unique<RedisBackend>(shared_from_this(), nullptr, *ParseRedisUrl(where_), clock);
+  bool check_empty = false;
+  {
+    std::lock_guard lock(mu_);
+    check_empty = !url_checked_empty_;
+  }
+  if (check_empty) {
+    const Argv dbsize = {"DBSIZE"};
+    Result<KvReply> n = backend->Execute(dbsize);
+    if (!n.ok()) return n.status();
+    if (n->integer != 0) {
+      return absl::FailedPreconditionError(
+          "the database at " + where_ + " holds " + std::to_string(n->integer) +
+          " keys: ratelab empties the database it runs on before each run, so give it an empty "
+          "one (another database number, e.g. redis://host:6379/15)");
+    }
+    std::lock_guard lock(mu_);
+    url_checked_empty_ = true;
+  }
+  if (Status s = backend->Reset(false); !s.ok()) return s;
+  return std::unique_ptr<KvBackend>(std::move(backend));
+}
+
+}  // namespace ratelab

@@ -1,0 +1,91 @@
+// Where a simulated run keeps the kv protocols' state: MemoryKv on the simulation's clock (the
+// default), or a real Redis.
+//
+//   memory              MemoryKv, embedded.
+//   redis               a private redis-server that ratelab starts (redis_server.h) on a unix
+//                       socket in a temp dir, on virtual time: before each command the server's
+//                       wall clock is set to the simulation's true time, so TIME, TTLs and
+//                       expiry follow the simulation exactly, and a seed gives the same history
+//                       as on MemoryKv. Store restarts kill -9 and restart it.
+//   redis://host:port/db, unix:///path.sock?db=N
+//                       a Redis that is already running. ratelab flushes that database before
+//                       each run, so it must be empty when first used. Its clock is its own:
+//                       scripts still get `now` as an argument, but TTLs and expiry run on real
+//                       time while the simulation moves minutes in milliseconds, so keys outlive
+//                       their simulated expiry, TIME is the machine's, and store restarts cannot
+//                       be simulated (ratelab does not own the server). Runs say so in their
+//                       notes.
+//
+// The steps of concurrent simulated requests reach the server one at a time, in the order the
+// simulation applies them: the real server sees exactly the interleaving the seed chose.
+#ifndef RATELAB_SIM_KV_BACKEND_H_
+#define RATELAB_SIM_KV_BACKEND_H_
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "impl/core/clock.h"
+#include "impl/core/state_size.h"
+#include "impl/core/status.h"
+#include "impl/store/durability.h"
+#include "impl/store/kv.h"
+#include "impl/store/redis_server.h"
+
+namespace ratelab {
+
+// One run's kv store. Execute is the protocols' way in; the rest is the harness's.
+class KvBackend : public Kv {
+ public:
+  // A store restart under the store's durability (kill -9 and start again, for a real server).
+  virtual void Restart() = 0;
+  // Live keys with no expiry, sorted.
+  virtual std::vector<std::string> KeysWithoutExpiry() = 0;
+  // Live keys and their payload, counted as MemoryKv::Usage counts them.
+  virtual StateSize Usage() = 0;
+  // The first failure of the store itself (a server that died, a lost connection), which makes
+  // the run's history worthless: OK if none. Store faults the simulation injects are not these.
+  virtual Status failure() const { return absl::OkStatus(); }
+};
+
+// Hands out the store of each run. Thread-safe: runs on several threads each get their own.
+class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
+ public:
+  // `where`: "memory", "redis" or a Redis URL (see above); InvalidArgument naming what is wrong
+  // otherwise.
+  static Result<std::shared_ptr<KvStoreSource>> Make(const std::string& where);
+  ~KvStoreSource();
+
+  // An empty store for one run, on `clock` (the simulation's true time), with `durability` (a
+  // private server runs with it; MemoryKv simulates it; an existing server has its own).
+  Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability);
+
+  const std::string& where() const { return where_; }
+  bool memory() const { return where_ == "memory"; }
+  // Whether the server's clock follows the simulation, and ratelab can restart the server.
+  bool owns_server() const { return where_ == "redis"; }
+  // What a reader of a run on this store must know about it, or empty.
+  std::string Note() const;
+
+ private:
+  friend class RedisBackend;
+  explicit KvStoreSource(std::string where) : where_(std::move(where)) {}
+  // A private server with `durability`, idle or new.
+  Result<std::unique_ptr<RedisServer>> LeaseServer(Durability durability);
+  void ReturnServer(std::unique_ptr<RedisServer> server);
+  // The existing server's database: one run at a time.
+  void ReturnUrl();
+
+  std::string where_;
+  std::mutex mu_;
+  std::condition_variable url_free_;
+  bool url_busy_ = false;
+  bool url_checked_empty_ = false;
+  std::vector<std::unique_ptr<RedisServer>> idle_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_KV_BACKEND_H_

@@ -35,6 +35,9 @@ class RedisBackend final : public KvBackend {
     if (server_ != nullptr) {
       source_->ReturnServer(std::move(server_));
     } else {
+      // Leave the database as it was found: empty. (Only once it was found empty: a database
+      // holding someone's keys is never touched.)
+      if (owns_database_) (void)kv_.Execute(std::vector<std::string>{"FLUSHDB"});
       source_->ReturnUrl();
     }
   }
@@ -93,8 +96,9 @@ class RedisBackend final : public KvBackend {
 
   Status failure() const override { return failure_; }
 
-  // Empties the store for a new run.
+  // Empties the store for a new run, once it is known to be ratelab's.
   Status Reset(bool whole_server) {
+    owns_database_ = true;
     const std::vector<Argv> commands = whole_server
                                            ? std::vector<Argv>{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}}
                                            : std::vector<Argv>{{"FLUSHDB"}};
@@ -134,6 +138,7 @@ class RedisBackend final : public KvBackend {
   RedisKv kv_;
   const Clock& clock_;
   Status failure_;
+  bool owns_database_ = false;
 };
 
 Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(const std::string& where) {
@@ -221,8 +226,8 @@ Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durab
     if (n->integer != 0) {
       return absl::FailedPreconditionError(
           "the database at " + where_ + " holds " + std::to_string(n->integer) +
-          " keys: ratelab empties the database it runs on before each run, so give it an empty "
-          "one (another database number, e.g. redis://host:6379/15)");
+          " keys: ratelab empties the database it runs on before and after each run, so give it "
+          "an empty one (another database number, e.g. redis://host:6379/15)");
     }
     std::lock_guard lock(mu_);
     url_checked_empty_ = true;

@@ -9,11 +9,11 @@
 //                       as on MemoryKv. Store restarts kill -9 and restart it.
 //   redis://host:port/db, unix:///path.sock?db=N
 //                       a Redis that is already running. ratelab flushes that database before
-//                       each run, so it must be empty when first used. Its clock is its own:
-//                       scripts still get `now` as an argument, but TTLs and expiry run on real
-//                       time while the simulation moves minutes in milliseconds, so keys outlive
-//                       their simulated expiry, TIME is the machine's, and store restarts cannot
-//                       be simulated (ratelab does not own the server). Runs say so in their
+//                       and after each run, so it must be empty when first used. Its clock is its
+//                       own: scripts still get `now` as an argument, but TTLs and expiry run on
+//                       real time while the simulation moves minutes in milliseconds, so keys
+//                       outlive their simulated expiry, TIME is the machine's, and store restarts
+//                       cannot be simulated (ratelab does not own the server). Runs say so in their
 //                       notes.
 //
 // The steps of concurrent simulated requests reach the server one at a time, in the order the

@@ -107,6 +107,30 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
   EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
 }
 
+TEST(ScenarioFile, StoreNamesWhereTheKvProtocolsRun) {
+  const std::string limiters =
+      "limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: 1, "
+      "interval: 1s}\n";
+  Result<Scenario> memory = ParseScenario(limiters + kTraffic, "s.yaml");
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_EQ(memory->kv_store, nullptr);
+  Result<Scenario> redis = ParseScenario("store: redis\n" + limiters + kTraffic, "s.yaml");
+  ASSERT_TRUE(redis.ok()) << redis.status();
+  ASSERT_NE(redis->kv_store, nullptr);
+  EXPECT_TRUE(redis->kv_store->owns_server());
+  Result<Scenario> url = ParseScenario(
+      "store: {kv: 'redis://10.1.2.3:6380/2', durability: none}\n" + limiters + kTraffic, "s.yaml");
+  ASSERT_TRUE(url.ok()) << url.status();
+  EXPECT_EQ(url->kv_store->where(), "redis://10.1.2.3:6380/2");
+  EXPECT_EQ(url->limiters.front().durability, Durability::kNone);
+  EXPECT_EQ(ErrorOf("store: {kv: 'redis://h:0'}\n" + limiters + kTraffic),
+            "bad.yaml:1:13: unknown kv store 'redis://h:0' (expected memory, redis, or a Redis "
+            "URL: bad Redis URL 'redis://h:0': the port must be a number from 1 to 65535 "
+            "(expected redis://host[:port][/db] or unix:///path.sock[?db=N]))");
+  EXPECT_EQ(ErrorOf("store: mongo\n" + limiters + kTraffic).substr(0, 38),
+            "bad.yaml:1:8: unknown kv store 'mongo'");
+}
+
 TEST(ScenarioFile, ErrorsInStoresAndFailurePolicies) {
   EXPECT_EQ(ErrorOf(std::string("store: {durability: sometimes}\n"
                                 "limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n") +

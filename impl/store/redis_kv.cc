@@ -210,12 +210,16 @@ Result<KvReply> RedisKv::ReadReply() {
   return out;
 }
 
-Result<std::vector<KvReply>> RedisKv::ExecutePipeline(
-    std::span<const std::vector<std::string>> commands) {
+Status RedisKv::Send(std::span<const std::vector<std::string>> commands) {
+  absl::InlinedVector<std::span<const std::string>, 16> spans(commands.begin(), commands.end());
+  return Send(std::span<const std::span<const std::string>>(spans.data(), spans.size()));
+}
+
+Status RedisKv::Send(std::span<const std::span<const std::string>> commands) {
   if (Status s = Connect(); !s.ok()) return s;
   absl::InlinedVector<const char*, 16> args;
   absl::InlinedVector<size_t, 16> lengths;
-  for (const std::vector<std::string>& argv : commands) {
+  for (const std::span<const std::string> argv : commands) {
     args.clear();
     lengths.clear();
     for (const std::string& a : argv) {
@@ -227,14 +231,28 @@ Result<std::vector<KvReply>> RedisKv::ExecutePipeline(
       return Fail("queueing a pipelined command");
     }
   }
+  for (int done = 0; done == 0;) {
+    if (redisBufferWrite(context_, &done) != REDIS_OK) return Fail("sending a pipeline");
+  }
+  return absl::OkStatus();
+}
+
+Result<std::vector<KvReply>> RedisKv::Receive(size_t n) {
+  if (context_ == nullptr) return absl::FailedPreconditionError("nothing was sent");
   std::vector<KvReply> replies;
-  replies.reserve(commands.size());
-  for (size_t i = 0; i < commands.size(); ++i) {
+  replies.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
     Result<KvReply> r = ReadReply();
     if (!r.ok()) return r.status();
     replies.push_back(*std::move(r));
   }
   return replies;
+}
+
+Result<std::vector<KvReply>> RedisKv::ExecutePipeline(
+    std::span<const std::vector<std::string>> commands) {
+  if (Status s = Send(commands); !s.ok()) return s;
+  return Receive(commands.size());
 }
 
 }  // namespace ratelab

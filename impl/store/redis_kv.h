@@ -68,6 +68,12 @@ class RedisKv final : public Kv {
   Result<KvReply> Execute(std::span<const std::string> argv) override;
   // Sends every command, then reads every reply, in order: one round trip for all of them.
   Result<std::vector<KvReply>> ExecutePipeline(std::span<const std::vector<std::string>> commands);
+  // ExecutePipeline in two halves, so that one thread can keep several connections busy: Send
+  // writes the commands out without waiting; Receive reads the next `n` replies.
+  Status Send(std::span<const std::vector<std::string>> commands);
+  // The same for commands whose words live elsewhere (nothing is copied).
+  Status Send(std::span<const std::span<const std::string>> commands);
+  Result<std::vector<KvReply>> Receive(size_t n);
 
   const RedisEndpoint& endpoint() const { return endpoint_; }
 

@@ -1,0 +1,321 @@
+// Decisions per second and latency of the Lua protocols through RedisKv on a private
+// redis-server, beside redis-benchmark sending EVALSHA of the same script to the same server with
+// the same number of connections and the same pipeline depth. The last column is ratelab's rate
+// over redis-benchmark's.
+//
+// ratelab runs the protocol's own code (the Decide coroutine, its keys and arguments, its reply
+// parsing) for random users among 10 000. On one connection without pipelining, each step runs
+// at once (InlineExecutor: ratelab's real mode). Otherwise, like redis-benchmark, one thread
+// keeps every connection busy: on each, P requests are started together and a pipelining
+// executor sends their steps in one write (P = 1 without pipelining). It applies the batch's
+// steps once to learn their commands (the kv steps only call Kv::Execute, which records them),
+// sends them with RedisKv::Send, and once RedisKv::Receive has the replies, applies them again
+// with those. Latency is from sending a command (or a pipeline) to reading its reply, as
+// redis-benchmark measures it.
+// Policies are generous (a million a second per user), so every decision takes the script's
+// admitting path on both sides.
+//
+// Run: build/bench/redis_throughput [--seconds S]   (default 2 per setting)
+#include <stdio.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "impl/core/system_clock.h"
+#include "impl/limiters/kv_gcra_lua.h"
+#include "impl/limiters/kv_lua_limiters.h"
+#include "impl/limiters/protocol.h"
+#include "impl/store/redis_kv.h"
+#include "impl/store/redis_server.h"
+#include "sim/random.h"
+
+namespace ratelab {
+namespace {
+
+using Argv = std::vector<std::string>;
+constexpr int kUsers = 10'000;
+
+struct Figures {
+  double per_second = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+};
+
+// Records the commands of a batch of steps, then answers them with the pipeline's replies.
+class PipeliningKv final : public Kv {
+ public:
+  Result<KvReply> Execute(std::span<const std::string> argv) override {
+    if (replaying_) return replies_[next_++];
+    recorded_.push_back(argv);  // the words live in the suspended step until it is resumed
+    return KvReply::Nil();
+  }
+  void Record() {
+    replaying_ = false;
+    recorded_.clear();
+  }
+  void Replay(std::vector<KvReply> replies) {
+    replaying_ = true;
+    replies_ = std::move(replies);
+    next_ = 0;
+  }
+  std::span<const std::span<const std::string>> recorded() const { return recorded_; }
+
+ private:
+  bool replaying_ = false;
+  std::vector<std::span<const std::string>> recorded_;
+  std::vector<KvReply> replies_;
+  size_t next_ = 0;
+};
+
+class BatchExecutor final : public Executor {
+ public:
+  bool RunsInline() const override { return false; }
+  void Submit(PendingStep& step) override { pending.push_back(&step); }
+  std::vector<PendingStep*> pending;
+};
+
+Policy GenerousPolicy(const std::string& protocol) {
+  const Algorithm a = protocol == "kv-gcra-lua" ? Algorithm::kGcra : Algorithm::kTokenBucket;
+  return Policy::Bucket(a, 1'000'000, std::chrono::microseconds(1));
+}
+
+Request RandomRequest(Random& random, const Clock& clock) {
+  return Request{"user", "u" + std::to_string(random.Uniform(0, kUsers)), "/api", 1, clock.Now()};
+}
+
+double Percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+  return v[i];
+}
+
+[[noreturn]] void Die(const Status& s) {
+  std::cerr << "redis_throughput: " << s << "\n";
+  std::exit(1);
+}
+
+// One connection with its batch of decisions in flight.
+struct Lane {
+  Lane(const std::string& protocol, const RedisEndpoint& endpoint, uint64_t seed)
+      : redis(endpoint),
+        decide(*MakeProtocol(protocol, GenerousPolicy(protocol), {&recorder, nullptr})),
+        random(seed) {}
+
+  // Starts `pipeline` decisions and sends their first steps.
+  void Send(int pipeline, const Clock& clock) {
+    contexts.clear();
+    requests.clear();
+    tasks.clear();
+    for (int i = 0; i < pipeline; ++i) requests.push_back(RandomRequest(random, clock));
+    for (int i = 0; i < pipeline; ++i) {
+      contexts.emplace_back(executor, i);
+      tasks.push_back(decide->Decide(contexts.back(), requests[static_cast<size_t>(i)]));
+      tasks.back().Start();
+    }
+    SendPending(clock);
+  }
+  // Reads the replies and finishes the decisions (a step after the first, as after NOSCRIPT,
+  // takes another round trip); returns how many were made.
+  int64_t Receive(const Clock& clock, std::vector<double>& latencies) {
+    while (true) {
+      Result<std::vector<KvReply>> replies = redis.Receive(in_flight.size());
+      if (!replies.ok()) Die(replies.status());
+      const double ms = std::chrono::duration<double, std::milli>(clock.Now() - sent).count();
+      for (size_t i = 0; i < in_flight.size(); ++i) latencies.push_back(ms);
+      recorder.Replay(*std::move(replies));
+      for (PendingStep* s : in_flight) s->Apply();
+      for (PendingStep* s : in_flight) s->resume.resume();
+      if (executor.pending.empty()) break;
+      SendPending(clock);
+    }
+    for (Task<Result<Decision>>& t : tasks) {
+      if (!t.done()) Die(absl::InternalError("a decision did not finish"));
+      if (!t.result().ok()) Die(t.result().status());
+    }
+    return static_cast<int64_t>(tasks.size());
+  }
+
+  void SendPending(const Clock& clock) {
+    in_flight = std::move(executor.pending);
+    executor.pending.clear();
+    recorder.Record();
+    for (PendingStep* s : in_flight) s->Apply();
+    sent = clock.Now();
+    if (Status st = redis.Send(recorder.recorded()); !st.ok()) Die(st);
+  }
+
+  RedisKv redis;
+  PipeliningKv recorder;
+  std::unique_ptr<Protocol> decide;
+  Random random;
+  BatchExecutor executor;
+  std::deque<Context> contexts;
+  std::vector<Request> requests;
+  std::vector<Task<Result<Decision>>> tasks;
+  std::vector<PendingStep*> in_flight;
+  Instant sent{};
+};
+
+// One connection, one decision at a time, each step run at once: ratelab's real mode.
+int64_t Inline(const std::string& protocol, const RedisEndpoint& endpoint, const Clock& clock,
+               Instant until, std::vector<double>& latencies) {
+  Random random(1);
+  RedisKv redis(endpoint);
+  const std::unique_ptr<Protocol> decide =
+      *MakeProtocol(protocol, GenerousPolicy(protocol), {&redis, nullptr});
+  InlineExecutor executor;
+  int64_t decisions = 0;
+  while (clock.Now() < until) {
+    Context ctx(executor);
+    const Request request = RandomRequest(random, clock);
+    const Instant sent = clock.Now();
+    const Result<Decision> d = RunInline(decide->Decide(ctx, request));
+    latencies.push_back(std::chrono::duration<double, std::milli>(clock.Now() - sent).count());
+    if (!d.ok()) Die(d.status());
+    ++decisions;
+  }
+  return decisions;
+}
+
+// `connections` connections driven by one thread, as redis-benchmark drives them: each always
+// has a batch in flight.
+Figures Ours(const std::string& protocol, const RedisEndpoint& endpoint, int connections,
+             int pipeline, double seconds) {
+  const SystemClock clock;
+  const Instant began = clock.Now();
+  const Instant until =
+      began + std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
+  std::vector<double> latencies;
+  int64_t decisions = 0;
+  if (connections == 1 && pipeline == 1) {
+    decisions = Inline(protocol, endpoint, clock, until, latencies);
+  } else {
+    std::vector<std::unique_ptr<Lane>> lanes;
+    for (int c = 0; c < connections; ++c) {
+      lanes.push_back(std::make_unique<Lane>(protocol, endpoint, static_cast<uint64_t>(c) + 1));
+    }
+    // Each connection gets its next batch as soon as its replies are read, so the server
+    // always has work while this thread makes the next requests.
+    for (auto& lane : lanes) lane->Send(pipeline, clock);
+    while (clock.Now() < until) {
+      for (auto& lane : lanes) {
+        decisions += lane->Receive(clock, latencies);
+        lane->Send(pipeline, clock);
+      }
+    }
+    for (auto& lane : lanes) decisions += lane->Receive(clock, latencies);
+  }
+  const double elapsed = std::chrono::duration<double>(clock.Now() - began).count();
+  return {static_cast<double>(decisions) / elapsed, Percentile(latencies, 0.5),
+          Percentile(latencies, 0.99)};
+}
+
+std::string Quote(const std::string& s) { return "'" + s + "'"; }
+
+// redis-benchmark's figures for `command` (EVALSHA ...), from its CSV line.
+Figures Theirs(const std::string& socket, const Argv& command, int connections, int pipeline,
+               int64_t requests) {
+  std::string cmd = "redis-benchmark -s " + Quote(socket) + " -c " + std::to_string(connections) +
+                    " -P " + std::to_string(pipeline) + " -n " + std::to_string(requests) + " -r " +
+                    std::to_string(kUsers) + " --csv";
+  for (const std::string& a : command) cmd += " " + Quote(a);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) {
+    std::cerr << "redis_throughput: cannot run redis-benchmark\n";
+    std::exit(1);
+  }
+  std::string last;
+  char line[4096];
+  while (fgets(line, sizeof line, p) != nullptr) {
+    if (line[0] != '\0' && std::strncmp(line, "\"test\"", 6) != 0) last = line;
+  }
+  pclose(p);
+  // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms",
+  // "p99_latency_ms","max_latency_ms"
+  std::vector<std::string> fields = absl::StrSplit(last, "\",\"");
+  if (fields.size() < 8) {
+    std::cerr << "redis_throughput: cannot read redis-benchmark's output: " << last << "\n";
+    std::exit(1);
+  }
+  return {std::atof(fields[1].c_str()), std::atof(fields[4].c_str()), std::atof(fields[6].c_str())};
+}
+
+// The EVALSHA that `protocol` sends for a random user, for redis-benchmark (__rand_int__ is
+// its random number).
+Argv BenchmarkCommand(const std::string& protocol, const Clock& clock) {
+  const Policy policy = GenerousPolicy(protocol);
+  const int64_t now_ms = UnixMillis(clock.Now());
+  const std::string key = "rl:{user:u__rand_int__:/api}";
+  if (protocol == "kv-gcra-lua") {
+    return {"EVALSHA", KvGcraLua::Script().sha,      "1", key,   std::to_string(now_ms * 1000),
+            "1",       std::to_string(policy.limit), "1", "1001"};
+  }
+  return {"EVALSHA", KvTokenBucketLua::Script().sha, "1",   key, std::to_string(policy.limit),
+          "1000",    std::to_string(now_ms),         "2000"};
+}
+
+int Main(int argc, char** argv) {
+  double seconds = 2;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--seconds" && i + 1 < argc) {
+      seconds = std::atof(argv[++i]);
+    } else {
+      std::cerr << "usage: redis_throughput [--seconds S]  (seconds per setting, default 2)\n";
+      return 2;
+    }
+  }
+  if (!(seconds > 0)) {
+    std::cerr << "redis_throughput: --seconds must be above 0\n";
+    return 2;
+  }
+  Result<std::unique_ptr<RedisServer>> server = RedisServer::Start({});
+  if (!server.ok()) {
+    std::cerr << "redis_throughput: " << server.status() << "\n";
+    return 1;
+  }
+  const RedisEndpoint endpoint = (*server)->endpoint();
+  RedisKv admin(endpoint);
+  for (const KvScript* s : {&KvGcraLua::Script(), &KvTokenBucketLua::Script()}) {
+    const Argv load = {"SCRIPT", "LOAD", s->body};
+    if (Result<KvReply> r = admin.Execute(load); !r.ok() || r->text != s->sha) {
+      std::cerr << "redis_throughput: cannot load " << s->name << "\n";
+      return 1;
+    }
+  }
+  const SystemClock clock;
+  std::printf("redis-server %s, %.1f s per setting; latency in ms\n", endpoint.Url().c_str(),
+              seconds);
+  std::printf("%-20s %5s %4s | %12s %7s %7s | %12s %7s %7s | %5s\n", "protocol", "conns", "pipe",
+              "ratelab/s", "p50", "p99", "redis-bench/s", "p50", "p99", "ratio");
+  for (const std::string protocol : {"kv-token-bucket-lua", "kv-gcra-lua"}) {
+    for (const int connections : {1, 16, 50}) {
+      for (const int pipeline : {1, 16}) {
+        (void)admin.Execute(Argv{"FLUSHDB"});
+        const Figures ours = Ours(protocol, endpoint, connections, pipeline, seconds);
+        (void)admin.Execute(Argv{"FLUSHDB"});
+        const auto requests = static_cast<int64_t>(std::max(10'000.0, ours.per_second * seconds));
+        const Figures theirs = Theirs(endpoint.unix_path, BenchmarkCommand(protocol, clock),
+                                      connections, pipeline, requests);
+        std::printf("%-20s %5d %4d | %12.0f %7.3f %7.3f | %12.0f %7.3f %7.3f | %5.2f\n",
+                    protocol.c_str(), connections, pipeline, ours.per_second, ours.p50_ms,
+                    ours.p99_ms, theirs.per_second, theirs.p50_ms, theirs.p99_ms,
+                    theirs.per_second > 0 ? ours.per_second / theirs.per_second : 0.0);
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ratelab
+
+int main(int argc, char** argv) { return ratelab::Main(argc, argv); }

@@ -17,7 +17,8 @@ namespace {
 constexpr char kStoreHelp[] =
     "Where the kv protocols keep their state: memory (MemoryKv), redis (a private redis-server "
     "that ratelab starts, on virtual time), or the URL of a running Redis, redis://host:port/db "
-    "or unix:///path.sock?db=N (its database must be empty; ratelab empties it before each run)";
+    "or unix:///path.sock?db=N (its database must be empty; ratelab empties it before and "
+    "after each run)";
 
 constexpr char kDescription[] =
     "ratelab: a deterministic simulation and verification harness for rate limiters.\n"

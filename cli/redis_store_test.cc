@@ -34,9 +34,7 @@ Result<Comparison> RunOn(const std::string& name, const std::string& store, uint
 // The example scenarios with kv protocols: outages with each failure policy, two skewed nodes,
 // and store restarts (without persistence and with every write fsynced), over a few seeds.
 TEST(RedisStore, SameSeedSameHistoryAsOnMemoryKv) {
-  if (!OnPath("redis-server") && testing_redis::MaySkip(absl::NotFoundError(""))) {
-    GTEST_SKIP() << "no redis-server";
-  }
+  RATELAB_REQUIRE_REDIS_SERVER();
   for (const std::string name : {"store-outage", "clock-skew", "store-restart"}) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       const Result<Comparison> memory = RunOn(name, "memory", seed);
@@ -72,9 +70,7 @@ std::string Verdict(std::vector<std::string> args, const std::string& store) {
 }
 
 TEST(RedisStore, EveryKvProtocolsVerdictIsTheSameAsOnMemoryKv) {
-  if (!OnPath("redis-server") && testing_redis::MaySkip(absl::NotFoundError(""))) {
-    GTEST_SKIP() << "no redis-server";
-  }
+  RATELAB_REQUIRE_REDIS_SERVER();
   // Each kv protocol with the options that show its flaw, or with store restarts and crashes
   // for the correct ones; durability none so that restarts lose what they lose on both.
   const std::vector<std::vector<std::string>> cases = {

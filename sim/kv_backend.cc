@@ -26,6 +26,10 @@ class MemoryBackend final : public KvBackend {
 
 }  // namespace
 
+std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability) {
+  return std::make_unique<MemoryBackend>(clock, durability);
+}
+
 class RedisBackend final : public KvBackend {
  public:
   RedisBackend(std::shared_ptr<KvStoreSource> source, std::unique_ptr<RedisServer> server,
@@ -197,7 +201,7 @@ void KvStoreSource::ReturnUrl() {
 }
 
 Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durability durability) {
-  if (memory()) return std::unique_ptr<KvBackend>(new MemoryBackend(clock, durability));
+  if (memory()) return OpenMemoryKv(clock, durability);
   if (owns_server()) {
     Result<std::unique_ptr<RedisServer>> server = LeaseServer(durability);
     if (!server.ok()) return server.status();

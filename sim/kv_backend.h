@@ -50,6 +50,9 @@ class KvBackend : public Kv {
   virtual Status failure() const { return absl::OkStatus(); }
 };
 
+// MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state.
+std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability);
+
 // Hands out the store of each run. Thread-safe: runs on several threads each get their own.
 class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
  public:

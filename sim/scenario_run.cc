@@ -21,12 +21,14 @@ constexpr uint64_t kTrafficStream = 2;
 constexpr uint64_t kBuggifyStream = 3;
 constexpr uint64_t kSwarmStream = 4;
 
-// The stores one limiter runs on, and the link its nodes reach them by. `status` says why the kv
+// The stores one limiter runs on, and the link its nodes reach them by. A limiter that keeps
+// no kv state gets an (unused) MemoryKv rather than a real server. `status` says why the kv
 // store could not be had; nothing else is usable then.
 struct RunStores {
-  RunStores(const Clock& clock, Durability durability, KvStoreSource& source)
+  RunStores(const Clock& clock, Durability durability, KvStoreSource& source, bool uses_kv)
       : docs(clock, durability) {
-    Result<std::unique_ptr<KvBackend>> opened = source.Open(clock, durability);
+    Result<std::unique_ptr<KvBackend>> opened =
+        uses_kv ? source.Open(clock, durability) : OpenMemoryKv(clock, durability);
     if (!opened.ok()) {
       status = opened.status();
       return;
@@ -197,7 +199,8 @@ struct LimiterRun {
   LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
              const std::vector<FaultSpec>& faults, Instant start,
              const std::vector<Arrival>& arrivals, KvStoreSource& kv_source)
-      : sim(config, nullptr), stores(sim.clock(), spec.durability, kv_source) {
+      : sim(config, nullptr),
+        stores(sim.clock(), spec.durability, kv_source, spec.Info()->store == "kv") {
     if (!stores.status.ok()) {
       status = stores.status;
       return;

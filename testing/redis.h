@@ -1,6 +1,7 @@
 // A private redis-server for one test (impl/store/redis_server.h). Header-only; for tests.
 //
 //   RATELAB_START_REDIS(server, options);   // std::unique_ptr<RedisServer> server
+//   RATELAB_REQUIRE_REDIS_SERVER();         // the test starts servers itself
 //
 // Where redis-server is missing, the test fails under CI=true (CI must run every real-server
 // test) and is skipped with the reason elsewhere. Any other start-up failure fails the test.
@@ -34,5 +35,13 @@ inline bool MaySkip(const Status& s) { return absl::IsNotFound(s) && !UnderCi();
   }                                                                                   \
   ASSERT_TRUE(server##_started.ok()) << server##_started.status();                    \
   std::unique_ptr<::ratelab::RedisServer> server = *std::move(server##_started)
+
+// For a test that starts its servers elsewhere (through ratelab): skips it, outside CI, where
+// redis-server is missing; under CI=true it runs and fails.
+#define RATELAB_REQUIRE_REDIS_SERVER()                                                   \
+  if (!::ratelab::OnPath("redis-server") &&                                              \
+      ::ratelab::testing_redis::MaySkip(absl::NotFoundError("redis-server"))) {          \
+    GTEST_SKIP() << "redis-server is not on PATH";                                       \
+  }
 
 #endif  // RATELAB_TESTING_REDIS_H_

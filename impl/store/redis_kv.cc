@@ -185,25 +185,15 @@ Status RedisKv::Fail(std::string_view doing) {
 }
 
 Result<KvReply> RedisKv::Execute(std::span<const std::string> argv) {
-  if (Status s = Connect(); !s.ok()) return s;
-  absl::InlinedVector<const char*, 16> args;
-  absl::InlinedVector<size_t, 16> lengths;
-  for (const std::string& a : argv) {
-    args.push_back(a.data());
-    lengths.push_back(a.size());
-  }
-  void* reply =
-      redisCommandArgv(context_, static_cast<int>(argv.size()), args.data(), lengths.data());
-  if (reply == nullptr) return Fail(argv.empty() ? "command" : argv[0]);
-  KvReply out = Convert(*static_cast<redisReply*>(reply));
-  freeReplyObject(reply);
-  return out;
+  const std::span<const std::string> one[] = {argv};
+  if (Status s = Send(one); !s.ok()) return s;
+  return ReadReply();
 }
 
 Result<KvReply> RedisKv::ReadReply() {
   void* reply = nullptr;
   if (redisGetReply(context_, &reply) != REDIS_OK || reply == nullptr) {
-    return Fail("reading a pipelined reply");
+    return Fail("reading a reply");
   }
   KvReply out = Convert(*static_cast<redisReply*>(reply));
   freeReplyObject(reply);
@@ -228,11 +218,11 @@ Status RedisKv::Send(std::span<const std::span<const std::string>> commands) {
     }
     if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), args.data(),
                                lengths.data()) != REDIS_OK) {
-      return Fail("queueing a pipelined command");
+      return Fail("queueing a command");
     }
   }
   for (int done = 0; done == 0;) {
-    if (redisBufferWrite(context_, &done) != REDIS_OK) return Fail("sending a pipeline");
+    if (redisBufferWrite(context_, &done) != REDIS_OK) return Fail("sending");
   }
   return absl::OkStatus();
 }

@@ -80,7 +80,7 @@ class RedisKv final : public Kv {
  private:
   // Drops the connection after an error and says what happened, as a Status.
   Status Fail(std::string_view doing);
-  // Reads one reply of the pipeline in flight.
+  // Reads the next reply of what was sent.
   Result<KvReply> ReadReply();
 
   RedisEndpoint endpoint_;

@@ -22,6 +22,11 @@ inline CliOutcome Ratelab(const std::vector<std::string>& args) {
   return {exit, out.str(), err.str()};
 }
 
+// The path of scenarios/NAME.yaml in the source tree.
+inline std::string ExampleScenario(const std::string& name) {
+  return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
+}
+
 }  // namespace ratelab
 
 #endif  // RATELAB_CLI_CLI_TEST_UTIL_H_

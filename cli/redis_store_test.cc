@@ -16,12 +16,8 @@
 namespace ratelab {
 namespace {
 
-std::string ScenarioPath(const std::string& name) {
-  return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
-}
-
 Result<Comparison> RunOn(const std::string& name, const std::string& store, uint64_t seed) {
-  Result<Scenario> s = LoadScenario(ScenarioPath(name));
+  Result<Scenario> s = LoadScenario(ExampleScenario(name));
   if (!s.ok()) return s.status();
   if (store != "memory") {
     Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(store);
@@ -101,18 +97,18 @@ TEST(RedisStore, AnExistingServerMustBeEmptyAndCannotBeRestarted) {
   RedisKv kv(server->endpoint(3));
   ASSERT_TRUE(kv.Execute(std::vector<std::string>{"SET", "theirs", "1"}).ok());
   // Database 3 holds a key that is not ratelab's: refused, and left alone.
-  CliOutcome r = Ratelab({"run", ScenarioPath("store-outage"), "--store", server->url(3)});
+  CliOutcome r = Ratelab({"run", ExampleScenario("store-outage"), "--store", server->url(3)});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("holds 1 keys"), std::string::npos) << r.err;
   EXPECT_EQ(kv.Execute(std::vector<std::string>{"GET", "theirs"})->text, "1");
   // An empty database is used, and the run says its clock is not virtual.
-  r = Ratelab({"run", ScenarioPath("store-outage"), "--store", server->url(4)});
+  r = Ratelab({"run", ExampleScenario("store-outage"), "--store", server->url(4)});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
   EXPECT_NE(r.out.find("not on virtual time"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--store " + server->url(4)), std::string::npos) << r.out;
   // It cannot be restarted: a scenario that restarts the store is refused; check leaves
   // restarts out of its default faults, and refuses them when asked for.
-  r = Ratelab({"run", ScenarioPath("store-restart"), "--store", server->url(4)});
+  r = Ratelab({"run", ExampleScenario("store-restart"), "--store", server->url(4)});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("cannot restart"), std::string::npos) << r.err;
   r = Ratelab({"check", "kv-gcra-lua", "--seeds", "5", "--store", server->url(4)});

@@ -18,10 +18,6 @@ namespace fs = std::filesystem;
 using testing_files::Read;
 using testing_files::TempDir;
 
-std::string Scenario(const std::string& name) {
-  return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
-}
-
 void ExpectAllFiles(const fs::path& dir) {
   for (const char* f : {"report.html", "report.md", "report.json", "junit.xml", "plots/traffic.svg",
                         "plots/window.svg"}) {
@@ -34,23 +30,23 @@ TEST(Compare, WritesEveryViewForEveryExampleScenario) {
        {"boundary-attack", "steady-poisson", "bursty-many-users", "restart-mid-window",
         "clock-skew", "store-outage", "store-restart", "access-log-replay"}) {
     const fs::path dir = TempDir(std::string("compare-") + name);
-    CliOutcome r = Ratelab({"compare", Scenario(name), "--out", dir.string()});
+    CliOutcome r = Ratelab({"compare", ExampleScenario(name), "--out", dir.string()});
     EXPECT_EQ(r.exit, kExitOk) << name << "\n" << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
     EXPECT_NE(r.out.find("report: " + (dir / "report.html").string()), std::string::npos) << r.out;
     EXPECT_NE(r.err.find("simulating 1/"), std::string::npos) << "no progress shown";
     ExpectAllFiles(dir);
     const nlohmann::json j = nlohmann::json::parse(Read(dir / "report.json"));
-    EXPECT_EQ(j["reproduce"], "ratelab compare " + Scenario(name) + " --seed 1");
+    EXPECT_EQ(j["reproduce"], "ratelab compare " + ExampleScenario(name) + " --seed 1");
   }
 }
 
 TEST(Compare, StrictExitsOneOnlyWhenACheckIsBroken) {
-  EXPECT_EQ(Ratelab({"compare", Scenario("boundary-attack"), "--strict", "--out",
+  EXPECT_EQ(Ratelab({"compare", ExampleScenario("boundary-attack"), "--strict", "--out",
                      TempDir("strict-a").string()})
                 .exit,
             kExitViolation);
-  EXPECT_EQ(Ratelab({"compare", Scenario("steady-poisson"), "--strict", "--out",
+  EXPECT_EQ(Ratelab({"compare", ExampleScenario("steady-poisson"), "--strict", "--out",
                      TempDir("strict-b").string()})
                 .exit,
             kExitOk);
@@ -58,7 +54,8 @@ TEST(Compare, StrictExitsOneOnlyWhenACheckIsBroken) {
 
 TEST(Report, RebuildsTheSameViewsFromReportJson) {
   const fs::path first = TempDir("first"), again = TempDir("again");
-  ASSERT_EQ(Ratelab({"compare", Scenario("store-outage"), "--out", first.string()}).exit, kExitOk);
+  ASSERT_EQ(Ratelab({"compare", ExampleScenario("store-outage"), "--out", first.string()}).exit,
+            kExitOk);
   CliOutcome r = Ratelab({"report", (first / "report.json").string(), "--out", again.string()});
   ASSERT_EQ(r.exit, kExitOk) << r.err;
   for (const char* f : {"report.html", "report.md", "report.json", "junit.xml"}) {
@@ -68,20 +65,20 @@ TEST(Report, RebuildsTheSameViewsFromReportJson) {
 
 TEST(Report, RebuildsFromRunResultsAndFromASweepsFirstFailingSeed) {
   const fs::path run = TempDir("run"), from_run = TempDir("from-run");
-  Ratelab({"run", Scenario("boundary-attack"), "--out", run.string()});
+  Ratelab({"run", ExampleScenario("boundary-attack"), "--out", run.string()});
   CliOutcome r = Ratelab({"report", (run / "result.json").string(), "--out", from_run.string()});
   ASSERT_EQ(r.exit, kExitOk) << r.err;
   ExpectAllFiles(from_run);
   EXPECT_NE(Read(from_run / "report.md").find("ratelab run "), std::string::npos);
 
   const fs::path sweep = TempDir("sweep"), from_sweep = TempDir("from-sweep");
-  Ratelab({"run", Scenario("clock-skew"), "--seeds", "1..3", "--out", sweep.string()});
+  Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "1..3", "--out", sweep.string()});
   r = Ratelab({"report", (sweep / "result.json").string(), "--out", from_sweep.string()});
   ASSERT_EQ(r.exit, kExitOk) << r.err;
   ExpectAllFiles(from_sweep);
 
   const fs::path calm = TempDir("calm"), from_calm = TempDir("from-calm");
-  Ratelab({"run", Scenario("steady-poisson"), "--seeds", "1..2", "--out", calm.string()});
+  Ratelab({"run", ExampleScenario("steady-poisson"), "--seeds", "1..2", "--out", calm.string()});
   r = Ratelab({"report", (calm / "result.json").string(), "--out", from_calm.string()});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("no seed failed"), std::string::npos) << r.err;
@@ -118,8 +115,8 @@ TEST(Compare, AnOutputDirectoryThatCannotBeMadeExitsTwo) {
   const fs::path dir = TempDir("blocked");
   fs::create_directories(dir);
   std::ofstream(dir / "file") << "x";
-  CliOutcome r =
-      Ratelab({"compare", Scenario("boundary-attack"), "--out", (dir / "file" / "sub").string()});
+  CliOutcome r = Ratelab(
+      {"compare", ExampleScenario("boundary-attack"), "--out", (dir / "file" / "sub").string()});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
 }

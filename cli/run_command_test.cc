@@ -16,12 +16,8 @@
 namespace ratelab {
 namespace {
 
-std::string Scenario(const std::string& name) {
-  return std::string(RATELAB_SOURCE_DIR) + "/scenarios/" + name + ".yaml";
-}
-
 TEST(RunCommand, BoundaryAttackBreaksTheClaimForTheFixedWindowOnly) {
-  CliOutcome r = Ratelab({"run", Scenario("boundary-attack"), "--json"});
+  CliOutcome r = Ratelab({"run", ExampleScenario("boundary-attack"), "--json"});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["seed"], 1);
@@ -40,7 +36,7 @@ TEST(RunCommand, EveryExampleScenarioRunsWithTheExpectedVerdict) {
       {"clock-skew", kExitViolation},      {"store-outage", kExitViolation},
       {"store-restart", kExitViolation},   {"access-log-replay", kExitViolation}};
   for (const auto& [name, exit] : expected) {
-    CliOutcome r = Ratelab({"run", Scenario(name)});
+    CliOutcome r = Ratelab({"run", ExampleScenario(name)});
     EXPECT_EQ(r.exit, exit) << name << "\n" << r.out << r.err;
     EXPECT_NE(r.out.find("reproduce: ratelab run"), std::string::npos) << name;
   }
@@ -48,7 +44,7 @@ TEST(RunCommand, EveryExampleScenarioRunsWithTheExpectedVerdict) {
 
 // The invariants each limiter of `scenario` broke, by limiter name.
 std::map<std::string, std::set<std::string>> Broken(const std::string& scenario) {
-  CliOutcome r = Ratelab({"run", Scenario(scenario), "--json"});
+  CliOutcome r = Ratelab({"run", ExampleScenario(scenario), "--json"});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
   std::map<std::string, std::set<std::string>> out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -85,7 +81,7 @@ TEST(RunCommand, ReplayedScraperBurstsBreakTheFixedWindowNotTheSlidingLog) {
 }
 
 TEST(RunCommand, ARestartIsExplainedInTheOutput) {
-  CliOutcome r = Ratelab({"run", Scenario("restart-mid-window")});
+  CliOutcome r = Ratelab({"run", ExampleScenario("restart-mid-window")});
   EXPECT_NE(r.out.find("note: node 0 crashed at 12:00:20.000 (down 3s): memory-fixed-window keeps "
                        "its counts in process memory, so the restart forgot them"),
             std::string::npos)
@@ -96,7 +92,7 @@ TEST(RunCommand, ARestartIsExplainedInTheOutput) {
 TEST(RunCommand, WritesResultJsonIntoOut) {
   const std::string dir = ::testing::TempDir() + "/ratelab-run-out";
   std::filesystem::remove_all(dir);
-  CliOutcome r = Ratelab({"run", Scenario("steady-poisson"), "--seed", "3", "--out", dir});
+  CliOutcome r = Ratelab({"run", ExampleScenario("steady-poisson"), "--seed", "3", "--out", dir});
   EXPECT_EQ(r.exit, kExitOk) << r.err;
   std::ifstream f(dir + "/result.json");
   ASSERT_TRUE(f.good());
@@ -107,7 +103,7 @@ TEST(RunCommand, WritesResultJsonIntoOut) {
 
 TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {
   CliOutcome r =
-      Ratelab({"run", Scenario("clock-skew"), "--seeds", "1..6", "--jobs", "2", "--json"});
+      Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "1..6", "--jobs", "2", "--json"});
   EXPECT_EQ(r.exit, kExitViolation);
   EXPECT_NE(r.err.find("progress: 6/6 seeds"), std::string::npos) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -115,16 +111,16 @@ TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {
   EXPECT_EQ(j["first_failing"]["seed"], 1);
   // A sweep on two threads makes the same runs as one seed at a time.
   for (const nlohmann::json& s : j["seeds"]) {
-    CliOutcome one = Ratelab(
-        {"run", Scenario("clock-skew"), "--seed", std::to_string(s["seed"].get<int>()), "--json"});
+    CliOutcome one = Ratelab({"run", ExampleScenario("clock-skew"), "--seed",
+                              std::to_string(s["seed"].get<int>()), "--json"});
     EXPECT_EQ(nlohmann::json::parse(one.out)["history_hash"], s["history_hash"]);
   }
 }
 
 TEST(RunCommand, SameSeedSameHistoryInTwoProcesses) {
   auto run = [](const std::string& seed) {
-    const std::string cmd = std::string(RATELAB_BINARY) + " run " + Scenario("bursty-many-users") +
-                            " --seed " + seed + " --json";
+    const std::string cmd = std::string(RATELAB_BINARY) + " run " +
+                            ExampleScenario("bursty-many-users") + " --seed " + seed + " --json";
     FILE* p = popen(cmd.c_str(), "r");
     std::string text;
     char buf[4096];
@@ -145,8 +141,8 @@ TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
   EXPECT_EQ(r.err, "ratelab run: " + path +
                        ":2:38: 'limit' must be between 1 and 1099511627776 (got -1)\n");
   EXPECT_EQ(Ratelab({"run", path + ".missing"}).exit, kExitBadInput);
-  EXPECT_EQ(Ratelab({"run", Scenario("clock-skew"), "--seeds", "9..2"}).exit, kExitBadInput);
-  EXPECT_EQ(Ratelab({"run", Scenario("clock-skew"), "--seed", "1", "--seeds", "1..2"}).exit,
+  EXPECT_EQ(Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "9..2"}).exit, kExitBadInput);
+  EXPECT_EQ(Ratelab({"run", ExampleScenario("clock-skew"), "--seed", "1", "--seeds", "1..2"}).exit,
             kExitBadInput);
 }
 

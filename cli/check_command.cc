@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_split.h"
+#include "cli/policy_flags.h"
 #include "cli/ratelab_cli.h"
 #include "impl/core/system_clock.h"
 #include "impl/limiters/kv_user_lua.h"
@@ -259,10 +260,10 @@ std::string Reproduce(const CheckOptions& o, uint64_t seed) {
     out = "ratelab check --lua " + *o.lua + " --model " + o.model + " --keys " + quoted(o.keys) +
           " --args " + quoted(o.args) + " --reply " + quoted(o.reply);
   }
-  if (o.limit) out += " --limit " + std::to_string(*o.limit);
-  if (o.window) out += " --window " + *o.window;
-  if (o.rate) out += " --rate " + nlohmann::json(*o.rate).dump();
-  if (o.burst) out += " --burst " + std::to_string(*o.burst);
+  if (o.policy.limit) out += " --limit " + std::to_string(*o.policy.limit);
+  if (o.policy.window) out += " --window " + *o.policy.window;
+  if (o.policy.rate) out += " --rate " + nlohmann::json(*o.policy.rate).dump();
+  if (o.policy.burst) out += " --burst " + std::to_string(*o.policy.burst);
   out += " --seed " + std::to_string(seed);
   if (o.faults != CheckOptions().faults) out += " --faults " + o.faults;
   if (o.concurrency != CheckOptions().concurrency) {
@@ -367,45 +368,15 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     return kExitBadInput;
   }
   const std::string& name = subject.protocol;
-  const Algorithm algorithm = *AlgorithmFromName(info->algorithm);
+  const bool bucket = Describe(*AlgorithmFromName(info->algorithm)).bucket;
   Case base;
-  const bool bucket = Describe(algorithm).bucket;
-  if (bucket) {
-    if (o.limit || o.window) {
-      err << "ratelab check: " << name << " is a " << info->algorithm
-          << ": give --rate and --burst, not --limit and --window\n";
-      return kExitBadInput;
-    }
-    const double rate = o.rate.value_or(1.0);
-    if (!(rate > 0) || rate > 1e6) {
-      err << "ratelab check: --rate must be above 0 and at most 1000000 per second\n";
-      return kExitBadInput;
-    }
-    // The interval, in whole microseconds (what the Lua protocols can express).
-    const int64_t us = std::max<int64_t>(1, static_cast<int64_t>(1e6 / rate + 0.5));
-    base.policy = Policy::Bucket(algorithm, o.burst.value_or(1), std::chrono::microseconds(us));
-  } else {
-    if (o.rate || o.burst) {
-      err << "ratelab check: " << name << " is a " << info->algorithm
-          << ": give --limit and --window, not --rate and --burst\n";
-      return kExitBadInput;
-    }
-    Duration window = std::chrono::seconds(10);
-    if (o.window) {
-      const std::optional<Duration> parsed = ParseDuration(*o.window);
-      if (!parsed || parsed->count() <= 0) {
-        err << "ratelab check: --window '" << *o.window
-            << "' is not a positive duration (e.g. 10s, 1m, 500ms)\n";
-        return kExitBadInput;
-      }
-      window = *parsed;
-    }
-    base.policy = Policy::Window(algorithm, o.limit.value_or(2), window);
-  }
-  if (std::optional<std::string> problem = base.policy.Problem()) {
-    err << "ratelab check: " << *problem << "\n";
+  Result<Policy> policy =
+      PolicyFromFlags(subject.protocol, info->algorithm, o.policy, kCheckPolicyDefaults);
+  if (!policy.ok()) {
+    err << "ratelab check: " << policy.status().message() << "\n";
     return kExitBadInput;
   }
+  base.policy = *policy;
   if (Status s = subject.custom ? absl::OkStatus() : CheckProtocol(o.protocol, base.policy);
       !s.ok()) {
     err << "ratelab check: " << s.message() << "\n";

@@ -18,14 +18,16 @@
 #include <ostream>
 #include <string>
 
+#include "cli/policy_flags.h"
+
 namespace ratelab {
+
+inline const PolicyDefaults kCheckPolicyDefaults = {
+    .limit = 2, .window = "10s", .rate = 1.0, .burst = 1};
 
 struct CheckOptions {
   std::string protocol;
-  std::optional<int64_t> limit;          // window algorithms (default 2)
-  std::optional<std::string> window;     // window algorithms (default 10s)
-  std::optional<double> rate;            // bucket algorithms: tokens per second (default 1)
-  std::optional<int64_t> burst;          // bucket algorithms (default 1)
+  PolicyFlags policy;                    // kCheckPolicyDefaults where left out
   uint64_t seeds = 200;                  // how many seeds to search
   std::optional<uint64_t> seed;          // search this seed only
   int concurrency = 3;                   // nodes sending requests at once

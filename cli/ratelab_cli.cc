@@ -5,6 +5,7 @@
 #include "cli/check_command.h"
 #include "cli/report_commands.h"
 #include "cli/run_command.h"
+#include "cli/stress_command.h"
 #include "ratelab_version.h"
 #include "reports/verdict_table.h"
 #include "sim/scenario.h"
@@ -69,10 +70,8 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   compare->add_option("--store", compare_options.store, kStoreHelp);
 
   CheckOptions check_options;
-  int64_t check_limit = 0, check_burst = 0;
-  double check_rate = 0;
   uint64_t check_seed = 0;
-  std::string check_window, check_checks, check_lua;
+  std::string check_checks, check_lua;
   CLI::App* check = app.add_subcommand(
       "check",
       "Search for a violation of what a protocol promises (random traffic, interleavings and "
@@ -80,14 +79,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       "one is found");
   check->add_option("protocol", check_options.protocol,
                     "A protocol from ratelab list protocols (or give --lua)");
-  CLI::Option* limit_option =
-      check->add_option("--limit", check_limit, "Window algorithms: N per window (default 2)");
-  CLI::Option* window_option =
-      check->add_option("--window", check_window, "Window algorithms: W (default 10s)");
-  CLI::Option* rate_option =
-      check->add_option("--rate", check_rate, "Bucket algorithms: tokens per second (default 1)");
-  CLI::Option* burst_option =
-      check->add_option("--burst", check_burst, "Bucket algorithms: capacity (default 1)");
+  AddPolicyFlags(*check, check_options.policy, kCheckPolicyDefaults);
   check->add_option("--seeds", check_options.seeds, "How many seeds to search")
       ->capture_default_str();
   CLI::Option* check_seed_option =
@@ -153,6 +145,31 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   run->add_flag("--json", run_options.json, "Print the result as JSON instead of a table");
   run->add_option("--store", run_options.store, kStoreHelp);
 
+  StressOptions stress_options;
+  CLI::App* stress = app.add_subcommand(
+      "stress",
+      "Real concurrency: threads, each a limiter process with its own connection, send requests "
+      "to a real Redis as fast as it answers; the promise is judged on the wall-clock history "
+      "(a decision took effect somewhere between sent and answered); exit 1 when it is broken");
+  stress->add_option("protocol", stress_options.protocol, "A kv protocol (ratelab list protocols)")
+      ->required();
+  stress
+      ->add_option("--store", stress_options.store,
+                   "redis (a private redis-server that ratelab starts and stops), or the URL of a "
+                   "running Redis, redis://host:port/db or unix:///path.sock?db=N (its database "
+                   "must be empty; ratelab empties it after the run)")
+      ->capture_default_str();
+  stress->add_option("--threads", stress_options.threads, "Threads sending at once")
+      ->capture_default_str();
+  stress->add_option("--duration", stress_options.duration, "How long they send, e.g. 3s, 1m")
+      ->capture_default_str();
+  stress
+      ->add_option("--keys", stress_options.keys,
+                   "Keys the requests go round (fewer keys, more contention)")
+      ->capture_default_str();
+  AddPolicyFlags(*stress, stress_options.policy, kStressPolicyDefaults);
+  stress->add_flag("--json", stress_options.json, "Print the result as JSON");
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
@@ -181,15 +198,12 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   if (report->parsed()) return ReportCommand(report_file, report_out, out, err);
   if (check->parsed()) {
-    if (limit_option->count() > 0) check_options.limit = check_limit;
-    if (window_option->count() > 0) check_options.window = check_window;
-    if (rate_option->count() > 0) check_options.rate = check_rate;
-    if (burst_option->count() > 0) check_options.burst = check_burst;
     if (check_seed_option->count() > 0) check_options.seed = check_seed;
     if (checks_option->count() > 0) check_options.checks = check_checks;
     if (lua_option->count() > 0) check_options.lua = check_lua;
     return CheckCommand(check_options, out, err);
   }
+  if (stress->parsed()) return StressCommand(stress_options, out, err);
   if (run->parsed()) {
     if (seed_option->count() > 0) run_options.seed = run_seed;
     return RunCommand(run_options, out, err);

@@ -56,4 +56,18 @@ uint64_t HistoryHash(const History& h) {
   return f.value();
 }
 
+History AtResolution(const History& h, Duration resolution) {
+  if (resolution <= Duration(1)) return h;
+  History out = h;
+  const auto floor = [resolution](Instant t) {
+    return FromUnixNanos(FloorDiv(ToUnixNanos(t), resolution.count()) * resolution.count());
+  };
+  for (HistoryEvent& e : out) {
+    e.invoke = floor(e.invoke);
+    e.apply = floor(e.apply);
+    e.complete = floor(e.complete);
+  }
+  return out;
+}
+
 }  // namespace ratelab

@@ -42,6 +42,10 @@ using History = std::vector<HistoryEvent>;
 // same hash made the same history. Independent of platform and of pointer values.
 uint64_t HistoryHash(const History& h);
 
+// `h` with its times floored to multiples of `resolution`: the history as a protocol that sees
+// time only that finely saw it (oracles judge such a protocol at its resolution).
+History AtResolution(const History& h, Duration resolution);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_MODEL_HISTORY_H_

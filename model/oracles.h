@@ -10,6 +10,7 @@
 #define RATELAB_MODEL_ORACLES_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,25 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
 // fixed window and sliding counter, the any-window cap for the sliding log, bucket conformance
 // for the token bucket and GCRA, the anchored-window cap for the anchored window.
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
+
+// Histories of real concurrency (`ratelab stress`): wall-clock times, and a decision that took
+// effect somewhere in [invoke, complete], no one knows where. This reports only what is broken
+// wherever each decision fell: admissions of one key, each answered inside one span, that are
+// more than `policy`'s promise allows in that span (for the fixed window and the counter, one
+// aligned window; for the log, a span shorter than W; for the buckets, B + floor(span / T)).
+// Never a false alarm; the price is that a breach narrower than the answers' latency is missed.
+// The buckets' spans are searched up to `horizon` long (over-admission from races shows within
+// a few bucket-fills). Nothing (nullopt) for the anchored window, whose windows move with the
+// unknown instants.
+std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h,
+                                                                const Policy& policy,
+                                                                Duration horizon);
+
+// The most `policy` lets one key be admitted between `from` and `to` (for a run's summary: a
+// correct limiter never exceeds it, whatever the traffic): B + floor(span / T) for the buckets,
+// N per aligned window touched for the fixed window and the counter, N per W started for the
+// log; -1 for the anchored window.
+int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to);
 
 }  // namespace ratelab
 

@@ -132,5 +132,80 @@ TEST(RetryAfterOracle, FlagsAWaitThatIsNotTheExactOne) {
             "per 1m is 40s");
 }
 
+// `h` with each request answered `latency` after it was sent.
+History AnsweredAfter(History h, Duration latency) {
+  for (HistoryEvent& e : h) e.complete = e.invoke + latency;
+  return h;
+}
+
+TEST(IntervalOracles, InstantAnswersAreJudgedLikeThePointOracles) {
+  const Policy window = Policy::Window(Algorithm::kFixedWindow, 2, seconds(1));
+  const History h = At({milliseconds(100), milliseconds(200), milliseconds(300)});
+  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, window, seconds(10));
+  ASSERT_TRUE(v.has_value());
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].witness.size(), 3u);
+  EXPECT_EQ((*v)[0].summary,
+            "3 admitted, each sent and answered within [12:00:00.100, 12:00:00.300] (span 200ms), "
+            "all in one aligned window, limit 2 per 1s");
+}
+
+TEST(IntervalOracles, AnAnswerThatCrossesTheWindowEdgeMayBelongToTheNextWindow) {
+  const Policy window = Policy::Window(Algorithm::kFixedWindow, 2, seconds(1));
+  History h =
+      AnsweredAfter(At({milliseconds(900), milliseconds(950), milliseconds(990)}), milliseconds(5));
+  EXPECT_EQ(CheckAlignedWindowCap(h, 2, seconds(1)).size(), 1u) << "judged at invoke";
+  h.back().complete = kT0 + milliseconds(1001);
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, window, seconds(10))->empty());
+}
+
+TEST(IntervalOracles, TheLogCountsOnlySetsAnsweredWithinLessThanW) {
+  const Policy log = Policy::Window(Algorithm::kSlidingLog, 2, seconds(1));
+  History h =
+      AnsweredAfter(At({milliseconds(0), milliseconds(500), milliseconds(990)}), milliseconds(10));
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, log, seconds(10))->empty()) << "span exactly W";
+  h.back().complete -= Duration(1);
+  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, log, seconds(10));
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].invariant, "any-window-cap");
+  EXPECT_EQ((*v)[0].witness.size(), 3u);
+}
+
+TEST(IntervalOracles, TwoRacersSpendingOneTokenAreABreachUnlessTheirAnswersTookLonger) {
+  // Burst 1, one token a second: two admissions answered within 2ms of each other break it.
+  const Policy bucket = Policy::Bucket(Algorithm::kTokenBucket, 1, seconds(1));
+  History h = AnsweredAfter(At({milliseconds(0), milliseconds(1)}), milliseconds(1));
+  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, bucket, seconds(10));
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].summary,
+            "2 admitted, each sent and answered within [12:00:00.000, 12:00:00.002] (span 2ms), "
+            "bucket allows at most 1 + span / 1s");
+  // An answer a second late: the second decision may have come with the next token.
+  h.back().complete = kT0 + seconds(1) + milliseconds(1);
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, seconds(10))->empty());
+  // Spans longer than the horizon are not searched.
+  h.back().complete = kT0 + milliseconds(2);
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, Duration(1))->empty());
+}
+
+TEST(IntervalOracles, TheAnchoredWindowCannotBeJudged) {
+  const Policy anchored = Policy::Window(Algorithm::kAnchoredWindow, 1, seconds(1));
+  EXPECT_FALSE(CheckPromiseOverIntervals(At({seconds(0)}), anchored, seconds(1)).has_value());
+}
+
+TEST(MostAdmittedBetween, IsWhatACorrectLimiterCanReach) {
+  const Instant from = kT0 + milliseconds(500);
+  const Instant to = kT0 + milliseconds(2'500);
+  EXPECT_EQ(MostAdmittedBetween(Policy::Window(Algorithm::kFixedWindow, 5, seconds(1)), from, to),
+            15);
+  EXPECT_EQ(MostAdmittedBetween(Policy::Window(Algorithm::kSlidingLog, 5, seconds(1)), from, to),
+            15);
+  EXPECT_EQ(MostAdmittedBetween(Policy::Window(Algorithm::kSlidingLog, 5, seconds(1)), from,
+                                from + milliseconds(999)),
+            5);
+  EXPECT_EQ(MostAdmittedBetween(Policy::Bucket(Algorithm::kGcra, 3, milliseconds(100)), from, to),
+            23);
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -224,15 +224,7 @@ Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durab
     check_empty = !url_checked_empty_;
   }
   if (check_empty) {
-    const Argv dbsize = {"DBSIZE"};
-    Result<KvReply> n = backend->Execute(dbsize);
-    if (!n.ok()) return n.status();
-    if (n->integer != 0) {
-      return absl::FailedPreconditionError(
-          "the database at " + where_ + " holds " + std::to_string(n->integer) +
-          " keys: ratelab empties the database it runs on before and after each run, so give it "
-          "an empty one (another database number, e.g. redis://host:6379/15)");
-    }
+    if (Status s = RequireEmptyDatabase(*backend, where_); !s.ok()) return s;
     std::lock_guard lock(mu_);
     url_checked_empty_ = true;
   }

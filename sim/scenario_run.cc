@@ -130,21 +130,6 @@ std::vector<Violation> Check(const std::string& name, const History& h, const Po
   return {};
 }
 
-// `h` with its times floored to multiples of `resolution`.
-History AtResolution(const History& h, Duration resolution) {
-  if (resolution <= Duration(1)) return h;
-  History out = h;
-  const auto floor = [resolution](Instant t) {
-    return FromUnixNanos(FloorDiv(ToUnixNanos(t), resolution.count()) * resolution.count());
-  };
-  for (HistoryEvent& e : out) {
-    e.invoke = floor(e.invoke);
-    e.apply = floor(e.apply);
-    e.complete = floor(e.complete);
-  }
-  return out;
-}
-
 // What a reader must know about each fault to read the verdicts.
 void AddFaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
                    const KvStoreSource& kv_source, std::vector<std::string>& notes) {

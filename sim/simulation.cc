@@ -34,6 +34,7 @@ Request RequestFor(const Arrival& a, Instant now) {
 // Independent random streams of a run.
 constexpr uint64_t kRoutingStream = 1;
 constexpr uint64_t kNodeStreamBase = 1000;
+constexpr uint64_t kProcessStreamBase = 2000;  // each node's own Math.random
 }  // namespace
 
 Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
@@ -133,7 +134,10 @@ void Simulation::Finish(int node, int64_t id) {
 }
 
 History Simulation::Run(const std::vector<Arrival>& arrivals) {
-  for (size_t i = 0; i < nodes_.size(); ++i) nodes_[i]->protocol = factory_(static_cast<int>(i));
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    nodes_[i]->protocol = factory_(static_cast<int>(i));
+    nodes_[i]->protocol->SeedProcess(Random(config_.seed).Fork(kProcessStreamBase + i).Next());
+  }
   history_.assign(arrivals.size(), HistoryEvent{});
   arrivals_ = &arrivals;
   std::vector<size_t>& order = arrival_order_;

@@ -37,15 +37,16 @@ class KvSlidingLogZset final : public KvProtocol {
  public:
   KvSlidingLogZset(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override { random_state_ = kRandomSeed; }
+  void Restart() override { random_state_ = seed_; }
+  void SeedProcess(uint64_t seed) override { random_state_ = seed_ = seed; }
 
  private:
   // Math.random() for the member's suffix: a per-process generator (splitmix64), reset by a
   // restart so runs stay deterministic.
-  static constexpr uint64_t kRandomSeed = 0x5eed002;
   double MathRandom();
 
-  uint64_t random_state_ = kRandomSeed;
+  uint64_t seed_ = 0x5eed002;
+  uint64_t random_state_ = seed_;
 };
 
 class KvSlidingCounter final : public KvProtocol {

@@ -4,6 +4,7 @@
 #ifndef RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 #define RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -27,6 +28,9 @@ class Protocol {
   virtual Task<Result<Decision>> Decide(Context& ctx, const Request& request) = 0;
   // Forgets the state this process holds (a restart); state in an external store is kept.
   virtual void Restart() = 0;
+  // Seeds the process's own randomness (what the seeds' code draws from Math.random): each
+  // limiter process draws its own sequence, from the start again after a restart.
+  virtual void SeedProcess(uint64_t /*seed*/) {}
   // The state this process holds (zero for a protocol whose state is all in a store).
   virtual StateSize ProcessState() const { return {}; }
 };

@@ -245,4 +245,17 @@ Result<std::vector<KvReply>> RedisKv::ExecutePipeline(
   return Receive(commands.size());
 }
 
+Status RequireEmptyDatabase(Kv& kv, std::string_view url) {
+  const std::vector<std::string> dbsize = {"DBSIZE"};
+  Result<KvReply> n = kv.Execute(dbsize);
+  if (!n.ok()) return n.status();
+  if (n->is_error())
+    return absl::UnavailableError("DBSIZE at " + std::string(url) + ": " + n->text);
+  if (n->integer == 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      "the database at " + std::string(url) + " holds " + std::to_string(n->integer) +
+      " keys: ratelab empties the database it runs on before and after each run, so give it "
+      "an empty one (another database number, e.g. redis://host:6379/15)");
+}
+
 }  // namespace ratelab

@@ -88,6 +88,11 @@ class RedisKv final : public Kv {
   redisContext* context_ = nullptr;
 };
 
+// OK when the database `kv` is connected to (at `url`, for the message) holds no keys;
+// FailedPrecondition saying how many it holds otherwise. ratelab empties the database it runs on
+// before and after a run, so it only ever takes an empty one.
+Status RequireEmptyDatabase(Kv& kv, std::string_view url);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_IMPL_STORE_REDIS_KV_H_

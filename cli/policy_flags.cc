@@ -1,0 +1,69 @@
+#include "cli/policy_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+
+namespace ratelab {
+
+namespace {
+std::string Number(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+}  // namespace
+
+void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults) {
+  command.add_option(
+      "--limit", flags.limit,
+      "Window algorithms: N per window (default " + std::to_string(defaults.limit) + ")");
+  command.add_option("--window", flags.window,
+                     "Window algorithms: W, e.g. 10s, 1m, 500ms (default " + defaults.window + ")");
+  command.add_option(
+      "--rate", flags.rate,
+      "Bucket algorithms: tokens per second (default " + Number(defaults.rate) + ")");
+  command.add_option(
+      "--burst", flags.burst,
+      "Bucket algorithms: capacity (default " + std::to_string(defaults.burst) + ")");
+}
+
+Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm_name,
+                               const PolicyFlags& flags, const PolicyDefaults& defaults) {
+  const std::optional<Algorithm> algorithm = AlgorithmFromName(algorithm_name);
+  if (!algorithm) {
+    return absl::InvalidArgumentError("unknown algorithm '" + std::string(algorithm_name) + "'");
+  }
+  const std::string what = std::string(name) + " is a " + std::string(algorithm_name);
+  Policy policy;
+  if (Describe(*algorithm).bucket) {
+    if (flags.limit || flags.window) {
+      return absl::InvalidArgumentError(what +
+                                        ": give --rate and --burst, not --limit and --window");
+    }
+    const double rate = flags.rate.value_or(defaults.rate);
+    if (!(rate > 0) || rate > 1e6) {
+      return absl::InvalidArgumentError("--rate must be above 0 and at most 1000000 per second");
+    }
+    const int64_t us = std::max<int64_t>(1, static_cast<int64_t>(1e6 / rate + 0.5));
+    policy = Policy::Bucket(*algorithm, flags.burst.value_or(defaults.burst),
+                            std::chrono::microseconds(us));
+  } else {
+    if (flags.rate || flags.burst) {
+      return absl::InvalidArgumentError(what +
+                                        ": give --limit and --window, not --rate and --burst");
+    }
+    const std::string text = flags.window.value_or(defaults.window);
+    const std::optional<Duration> window = ParseDuration(text);
+    if (!window || window->count() <= 0) {
+      return absl::InvalidArgumentError("--window '" + text +
+                                        "' is not a positive duration (e.g. 10s, 1m, 500ms)");
+    }
+    policy = Policy::Window(*algorithm, flags.limit.value_or(defaults.limit), *window);
+  }
+  if (std::optional<std::string> problem = policy.Problem()) {
+    return absl::InvalidArgumentError(*problem);
+  }
+  return policy;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,47 @@
+// The flags that give a protocol its policy, shared by the commands that take one: --limit and
+// --window for the window algorithms, --rate and --burst for the buckets.
+#ifndef RATELAB_CLI_POLICY_FLAGS_H_
+#define RATELAB_CLI_POLICY_FLAGS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "impl/core/status.h"
+#include "model/policy.h"
+
+namespace CLI {
+class App;
+}
+
+namespace ratelab {
+
+struct PolicyFlags {
+  std::optional<int64_t> limit;
+  std::optional<std::string> window;
+  std::optional<double> rate;  // tokens per second
+  std::optional<int64_t> burst;
+};
+
+// What a flag left out means.
+struct PolicyDefaults {
+  int64_t limit;
+  std::string window;
+  double rate;
+  int64_t burst;
+};
+
+// Adds --limit, --window, --rate and --burst to `command`, each help naming its default.
+void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults);
+
+// The policy `flags` give protocol `name`, whose algorithm is `algorithm`: InvalidArgument
+// naming the flag when they give the other family's flags, a window that is not a positive
+// duration, a rate out of (0, 1000000] per second, or a policy the algorithm refuses. A rate
+// becomes an emission interval in whole microseconds (what the Lua protocols can express).
+Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm,
+                               const PolicyFlags& flags, const PolicyDefaults& defaults);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_CLI_POLICY_FLAGS_H_

@@ -1,0 +1,105 @@
+// `ratelab stress`: real threads on a real redis-server. The racy seed protocol over-admits and
+// the harness says so with a witness; the atomic Lua protocols are never accused; bad options
+// and a database that is not empty are refused, leaving it alone.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "cli/ratelab_cli.h"
+#include "impl/store/redis_kv.h"
+#include "testing/redis.h"
+
+namespace ratelab {
+namespace {
+
+CliOutcome Stress(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"stress"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.push_back("--json");
+  return Ratelab(all);
+}
+
+TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  const CliOutcome r =
+      Stress({"kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "2s"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["violations"].size(), 1u);
+  const nlohmann::json& v = j["violations"][0];
+  EXPECT_EQ(v["invariant"], "bucket-conformance");
+  // Burst 10: eleven admissions answered within a span too short for another token.
+  EXPECT_GE(v["witness"].size(), 11u);
+  EXPECT_LE(v["witness"].size(), 20u);
+  std::set<int> threads;
+  for (const nlohmann::json& e : v["witness"]) {
+    threads.insert(e["thread"].get<int>());
+    ASSERT_EQ(e["steps"].size(), 3u) << e;  // HGETALL, HSET, EXPIRE
+  }
+  EXPECT_GE(threads.size(), 2u) << "a race needs two processes";
+  EXPECT_GT(j["busiest_key"]["admitted"].get<int64_t>(),
+            j["busiest_key"]["allowed"].get<int64_t>());
+}
+
+TEST(Stress, TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  for (const std::string protocol :
+       {"kv-token-bucket-lua", "kv-gcra-lua", "kv-fixed-window-lua", "kv-sliding-log-lua"}) {
+    const CliOutcome r = Stress({protocol, "--threads", "4", "--duration", "1s", "--keys", "2"});
+    EXPECT_EQ(r.exit, kExitOk) << protocol << "\n" << r.out << r.err;
+    if (r.exit == kExitBadInput) continue;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_GT(j["admitted"].get<int64_t>(), 0) << protocol;
+    EXPECT_GT(j["denied"].get<int64_t>(), 0) << protocol << ": the limit was never reached";
+    EXPECT_LE(j["busiest_key"]["admitted"].get<int64_t>(),
+              j["busiest_key"]["allowed"].get<int64_t>())
+        << protocol;
+  }
+}
+
+TEST(Stress, RunsOnAGivenServerOnlyWhenItsDatabaseIsEmpty) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv theirs(server->endpoint(3));
+  ASSERT_TRUE(theirs.Execute(std::vector<std::string>{"SET", "theirs", "1"}).ok());
+  CliOutcome r = Stress({"kv-gcra-lua", "--duration", "100ms", "--store", server->url(3)});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("holds 1 keys"), std::string::npos) << r.err;
+  EXPECT_EQ(theirs.Execute(std::vector<std::string>{"GET", "theirs"})->text, "1");
+
+  r = Stress({"kv-gcra-lua", "--duration", "100ms", "--threads", "2", "--store", server->url(4)});
+  EXPECT_EQ(r.exit, kExitOk) << r.err;
+  RedisKv ours(server->endpoint(4));
+  EXPECT_EQ(ours.Execute(std::vector<std::string>{"DBSIZE"})->integer, 0) << "emptied after";
+}
+
+TEST(Stress, RefusesWhatItCannotRun) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"no-such-protocol"}, "unknown protocol 'no-such-protocol'"},
+      {{"memory-gcra"}, "memory-gcra keeps its state in memory"},
+      {{"docs-check-then-consume"}, "keeps its state in docs"},
+      {{"kv-gcra-lua", "--store", "memory"}, "MemoryKv is a single-threaded simulation"},
+      {{"kv-gcra-lua", "--store", "mongodb://x"}, "--store:"},
+      {{"kv-gcra-lua", "--threads", "0"}, "--threads must be between 1 and 256"},
+      {{"kv-gcra-lua", "--duration", "soon"}, "--duration 'soon' is not a duration"},
+      {{"kv-gcra-lua", "--keys", "0"}, "--keys must be between 1"},
+      {{"kv-gcra-lua", "--limit", "5"}, "give --rate and --burst, not --limit and --window"},
+      {{"kv-fixed-window-lua", "--window", "-1s"}, "--window '-1s' is not a positive duration"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliOutcome r = Stress(args);
+    EXPECT_EQ(r.exit, kExitBadInput) << args[0];
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+}
+
+TEST(Stress, AServerThatIsNotThereIsAnError) {
+  const CliOutcome r = Stress({"kv-gcra-lua", "--store", "unix:///nonexistent/redis.sock"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("cannot connect to Redis at unix:///nonexistent/redis.sock"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,152 @@
+// The promise judged on histories of real concurrency, where each decision took effect at an
+// unknown instant of [invoke, complete]. A set of admissions is a breach only when every one of
+// them was answered inside the span it is counted in: then wherever the decisions fell, they
+// fell inside it.
+#include <algorithm>
+
+#include "model/oracles.h"
+#include "model/oracles_internal.h"
+
+namespace ratelab {
+
+namespace {
+
+using Events = std::vector<const HistoryEvent*>;
+
+bool CompleteOrder(const HistoryEvent* a, const HistoryEvent* b) {
+  return a->complete != b->complete ? a->complete < b->complete : a->id < b->id;
+}
+
+// The fewest of `inside` (the earliest answered first) that hold more than `bound(span)` units,
+// where span runs from the earliest invoke to the latest complete among them; empty if none do.
+template <typename Bound>
+Events FirstBreach(Events inside, Bound bound) {
+  if (!std::is_sorted(inside.begin(), inside.end(), CompleteOrder)) {
+    std::sort(inside.begin(), inside.end(), CompleteOrder);
+  }
+  int64_t used = 0;
+  Instant first_invoke = Instant::max();
+  for (size_t n = 0; n < inside.size(); ++n) {
+    used += inside[n]->cost;
+    first_invoke = std::min(first_invoke, inside[n]->invoke);
+    if (used > bound(inside[n]->complete - first_invoke)) {
+      inside.resize(n + 1);
+      std::sort(inside.begin(), inside.end(), internal::InvokeOrder);
+      return inside;
+    }
+  }
+  return {};
+}
+
+Violation Report(std::string_view invariant, std::string_view key, const Events& witness,
+                 const std::string& bound) {
+  int64_t used = 0;
+  Instant from = Instant::max(), to = Instant::min();
+  for (const HistoryEvent* e : witness) {
+    used += e->cost;
+    from = std::min(from, e->invoke);
+    to = std::max(to, e->complete);
+  }
+  return {std::string(invariant), std::string(key),
+          std::to_string(used) + " admitted, each sent and answered within [" +
+              FormatInstant(from) + ", " + FormatInstant(to) + "] (span " +
+              FormatDuration(to - from) + "), " + bound,
+          internal::Copy(witness, 0, witness.size())};
+}
+
+auto Admitted() {
+  return [](const HistoryEvent& e) { return e.admitted(); };
+}
+
+std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration window) {
+  std::vector<Violation> out;
+  const std::string bound = "all in one aligned window, limit " + std::to_string(limit) + " per " +
+                            FormatDuration(window);
+  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+    for (size_t i = 0; i < events.size();) {
+      const int64_t index = AlignedWindowIndex(events[i]->invoke, window);
+      Events inside;
+      for (; i < events.size() && AlignedWindowIndex(events[i]->invoke, window) == index; ++i) {
+        if (AlignedWindowIndex(events[i]->complete, window) == index) inside.push_back(events[i]);
+      }
+      Events witness = FirstBreach(std::move(inside), [&](Duration) { return limit; });
+      if (!witness.empty()) {
+        out.push_back(Report("aligned-window-cap", key, witness, bound));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// For each first invoke s, the admissions sent at or after s and answered by s + reach; a breach
+// is what `bound` refuses for the span they cover.
+template <typename Bound>
+std::vector<Violation> Spans(const History& h, std::string_view invariant, Duration reach,
+                             const std::string& words, Bound bound) {
+  std::vector<Violation> out;
+  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Instant end = events[i]->invoke + reach;
+      Events inside;
+      for (size_t j = i; j < events.size() && events[j]->invoke <= end; ++j) {
+        if (events[j]->complete <= end) inside.push_back(events[j]);
+      }
+      Events witness = FirstBreach(std::move(inside), bound);
+      if (!witness.empty()) {
+        out.push_back(Report(invariant, key, witness, words));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h,
+                                                                const Policy& policy,
+                                                                Duration horizon) {
+  const int64_t limit = policy.limit;
+  const Duration window = policy.window;
+  switch (policy.algorithm) {
+    case Algorithm::kFixedWindow:
+    case Algorithm::kSlidingCounter:
+      return AlignedWindows(h, limit, window);
+    case Algorithm::kSlidingLog:
+      // A span shorter than W: answered before s + W, so by s + W - 1ns.
+      return Spans(h, "any-window-cap", window - Duration(1),
+                   "limit " + std::to_string(limit) + " in any " + FormatDuration(window),
+                   [&](Duration) { return limit; });
+    case Algorithm::kTokenBucket:
+    case Algorithm::kGcra:
+      return Spans(
+          h, "bucket-conformance", horizon,
+          "bucket allows at most " + std::to_string(limit) + " + span / " + FormatDuration(window),
+          [&](Duration span) { return policy.BucketBound(span); });
+    case Algorithm::kAnchoredWindow:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to) {
+  const Duration span = to - from;
+  switch (policy.algorithm) {
+    case Algorithm::kFixedWindow:
+    case Algorithm::kSlidingCounter:
+      return policy.limit *
+             (AlignedWindowIndex(to, policy.window) - AlignedWindowIndex(from, policy.window) + 1);
+    case Algorithm::kSlidingLog:
+      // [from, to] is covered by this many half-open spans of W, each holding at most N.
+      return policy.limit * (span.count() / policy.window.count() + 1);
+    case Algorithm::kTokenBucket:
+    case Algorithm::kGcra:
+      return policy.BucketBound(span);
+    case Algorithm::kAnchoredWindow:
+      return -1;
+  }
+  return -1;
+}
+
+}  // namespace ratelab

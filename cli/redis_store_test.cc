@@ -8,6 +8,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
+#include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
@@ -119,6 +120,32 @@ TEST(RedisStore, AnExistingServerMustBeEmptyAndCannotBeRestarted) {
   // Each run emptied the database after itself.
   RedisKv db4(server->endpoint(4));
   EXPECT_EQ(db4.Execute(std::vector<std::string>{"DBSIZE"})->integer, 0);
+}
+
+// The simulator and stress on a real 3-master Redis Cluster: the same findings as on one server.
+TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
+  RATELAB_START_REDIS_CLUSTER(cluster);
+  const std::string url = cluster->url();
+  CliOutcome r = Ratelab({"check", "kv-token-bucket-hgetall-hset", "--burst", "1", "--faults",
+                          "crash", "--seeds", "20", "--store", url});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  r = Ratelab(
+      {"check", "kv-gcra-lua", "--faults", "crash,outage", "--seeds", "20", "--store", url});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  r = Ratelab({"run", ExampleScenario("clock-skew"), "--store", url});
+  EXPECT_EQ(r.exit, kExitViolation) << r.err;
+  EXPECT_NE(r.out.find("kv-fixed-window-lua: [any-window-cap]"), std::string::npos) << r.out;
+  r = Ratelab({"stress", "kv-token-bucket-hgetall-hset", "--duration", "2s", "--store", url});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  r = Ratelab({"stress", "kv-sliding-log-lua", "--keys", "6", "--duration", "1s", "--store", url});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  // Every run left the cluster as it found it: empty, on every master.
+  RedisClusterKv kv(ParseRedisClusterUrl(url).value());
+  EXPECT_EQ(kv.Execute(std::vector<std::string>{"DBSIZE"})->integer, 0);
+  ASSERT_TRUE(kv.Execute(std::vector<std::string>{"SET", "theirs", "1"}).ok());
+  r = Ratelab({"stress", "kv-gcra-lua", "--duration", "100ms", "--store", url});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("holds 1 keys"), std::string::npos) << r.err;
 }
 
 TEST(RedisStore, AServerThatIsNotThereIsAnErrorNotAVerdict) {

@@ -12,6 +12,7 @@
 #include "cli/ratelab_cli.h"
 #include "impl/core/system_clock.h"
 #include "impl/limiters/protocol.h"
+#include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "impl/store/redis_server.h"
 #include "model/oracles.h"
@@ -43,7 +44,7 @@ class RecordingExecutor final : public Executor {
 struct Plan {
   std::string protocol;
   Policy policy;
-  RedisEndpoint endpoint;
+  std::string url;  // the store
   int threads = 0;
   Duration duration{};
   std::vector<std::string> users;
@@ -58,9 +59,9 @@ struct Worker {
 // One limiter process: its own connection and protocol instance, sending until `deadline`.
 void Work(const Plan& plan, int node, Instant deadline, const Clock& clock,
           std::atomic<int64_t>& answered, Worker& w) {
-  RedisKv kv(plan.endpoint);
+  std::unique_ptr<Kv> kv = *OpenRedisUrl(plan.url);  // checked in StressCommand
   Result<std::unique_ptr<Protocol>> protocol =
-      MakeProtocol(plan.protocol, plan.policy, Stores{&kv, nullptr});
+      MakeProtocol(plan.protocol, plan.policy, Stores{kv.get(), nullptr});
   if (!protocol.ok()) {
     w.failure = protocol.status();
     return;
@@ -238,22 +239,21 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
       return kExitBadInput;
     }
     private_server = *std::move(server);
-    plan->endpoint = private_server->endpoint();
+    plan->url = private_server->url();
     where = "a private redis-server";
   } else if (o.store == "memory") {
     err << "ratelab stress: --store memory: MemoryKv is a single-threaded simulation; stress "
            "needs a real Redis (--store redis, or its URL)\n";
     return kExitBadInput;
   } else {
-    Result<RedisEndpoint> endpoint = ParseRedisUrl(o.store);
-    if (!endpoint.ok()) {
-      err << "ratelab stress: --store: " << endpoint.status().message() << "\n";
-      return kExitBadInput;
-    }
-    plan->endpoint = *endpoint;
+    plan->url = o.store;
   }
-  RedisKv admin(plan->endpoint);
-  if (Status s = RequireEmptyDatabase(admin, plan->endpoint.Url()); !s.ok()) {
+  Result<std::unique_ptr<Kv>> admin = OpenRedisUrl(plan->url);
+  if (!admin.ok()) {
+    err << "ratelab stress: --store: " << admin.status().message() << "\n";
+    return kExitBadInput;
+  }
+  if (Status s = RequireEmptyDatabase(**admin, plan->url); !s.ok()) {
     err << "ratelab stress: " << s.message() << "\n";
     return kExitBadInput;
   }
@@ -278,7 +278,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
       err << "progress: " << second << "s, " << answered.load() << " answered\n";
     }
   }
-  (void)admin.Execute(std::vector<std::string>{"FLUSHDB"});
+  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
 
   for (const Worker& w : workers) {
     if (!w.failure.ok()) {

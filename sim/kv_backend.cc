@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "impl/store/memory_kv.h"
+#include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "impl/store/redis_server.h"
 
@@ -32,16 +33,24 @@ std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durabilit
 
 class RedisBackend final : public KvBackend {
  public:
+  // On a private `server`.
   RedisBackend(std::shared_ptr<KvStoreSource> source, std::unique_ptr<RedisServer> server,
-               const RedisEndpoint& endpoint, const Clock& clock)
-      : source_(std::move(source)), server_(std::move(server)), kv_(endpoint), clock_(clock) {}
+               const Clock& clock)
+      : source_(std::move(source)), server_(std::move(server)), clock_(clock) {
+    auto kv = std::make_unique<RedisKv>(server_->endpoint());
+    private_kv_ = kv.get();
+    kv_ = std::move(kv);
+  }
+  // On an existing server or cluster, through `kv`.
+  RedisBackend(std::shared_ptr<KvStoreSource> source, std::unique_ptr<Kv> kv, const Clock& clock)
+      : source_(std::move(source)), kv_(std::move(kv)), clock_(clock) {}
   ~RedisBackend() override {
     if (server_ != nullptr) {
       source_->ReturnServer(std::move(server_));
     } else {
       // Leave the database as it was found: empty. (Only once it was found empty: a database
       // holding someone's keys is never touched.)
-      if (owns_database_) (void)kv_.Execute(std::vector<std::string>{"FLUSHDB"});
+      if (owns_database_) (void)kv_->Execute(std::vector<std::string>{"FLUSHDB"});
       source_->ReturnUrl();
     }
   }
@@ -50,7 +59,7 @@ class RedisBackend final : public KvBackend {
     if (server_ != nullptr && server_->virtual_clock() != nullptr) {
       server_->virtual_clock()->Set(clock_.Now());
     }
-    Result<KvReply> r = kv_.Execute(argv);
+    Result<KvReply> r = kv_->Execute(argv);
     if (!r.ok() && failure_.ok()) failure_ = r.status();
     return r;
   }
@@ -62,7 +71,7 @@ class RedisBackend final : public KvBackend {
       return;
     }
     Fail(server_->Restart());
-    kv_.Disconnect();
+    private_kv_->Disconnect();
   }
 
   std::vector<std::string> KeysWithoutExpiry() override {
@@ -124,22 +133,18 @@ class RedisBackend final : public KvBackend {
     Result<KvReply> r = Execute(argv);
     return r.ok() ? *std::move(r) : KvReply::Nil();
   }
-  // Every key, by SCAN.
+  // Every key (of every master, on a cluster). KEYS, not SCAN: the database is the run's own,
+  // and small.
   std::vector<std::string> Keys() {
     std::vector<std::string> keys;
-    std::string cursor = "0";
-    do {
-      const KvReply page = Run({"SCAN", cursor, "COUNT", "1000"});
-      if (page.elements.size() != 2) break;
-      cursor = page.elements[0].text;
-      for (const KvReply& k : page.elements[1].elements) keys.push_back(k.text);
-    } while (cursor != "0");
+    for (const KvReply& k : Run({"KEYS", "*"}).elements) keys.push_back(k.text);
     return keys;
   }
 
   std::shared_ptr<KvStoreSource> source_;
   std::unique_ptr<RedisServer> server_;  // null: a server ratelab does not own
-  RedisKv kv_;
+  std::unique_ptr<Kv> kv_;               // a RedisKv, or a RedisClusterKv for a cluster's URL
+  RedisKv* private_kv_ = nullptr;        // kv_, on a private server
   const Clock& clock_;
   Status failure_;
   bool owns_database_ = false;
@@ -147,10 +152,11 @@ class RedisBackend final : public KvBackend {
 
 Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(const std::string& where) {
   if (where != "memory" && where != "redis") {
-    if (Result<RedisEndpoint> e = ParseRedisUrl(where); !e.ok()) {
-      return absl::InvalidArgumentError(
-          "unknown kv store '" + where +
-          "' (expected memory, redis, or a Redis URL: " + std::string(e.status().message()) + ")");
+    if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(where); !kv.ok()) {
+      return absl::InvalidArgumentError("unknown kv store '" + where +
+                                        "' (expected memory, redis, or a Redis or Redis Cluster "
+                                        "URL: " +
+                                        std::string(kv.status().message()) + ")");
     }
   }
   return std::shared_ptr<KvStoreSource>(new KvStoreSource(where));
@@ -205,9 +211,7 @@ Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durab
   if (owns_server()) {
     Result<std::unique_ptr<RedisServer>> server = LeaseServer(durability);
     if (!server.ok()) return server.status();
-    const RedisEndpoint endpoint = (*server)->endpoint();
-    auto backend =
-        std::make_unique<RedisBackend>(shared_from_this(), *std::move(server), endpoint, clock);
+    auto backend = std::make_unique<RedisBackend>(shared_from_this(), *std::move(server), clock);
     if (Status s = backend->Reset(true); !s.ok()) return s;
     return std::unique_ptr<KvBackend>(std::move(backend));
   }
@@ -216,8 +220,7 @@ Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durab
     url_free_.wait(lock, [this] { return !url_busy_; });
     url_busy_ = true;
   }
-  auto backend =
-      std::make_unique<RedisBackend>(shared_from_this(), nullptr, *ParseRedisUrl(where_), clock);
+  auto backend = std::make_unique<RedisBackend>(shared_from_this(), *OpenRedisUrl(where_), clock);
   bool check_empty = false;
   {
     std::lock_guard lock(mu_);

@@ -7,8 +7,9 @@
 //                       wall clock is set to the simulation's true time, so TIME, TTLs and
 //                       expiry follow the simulation exactly, and a seed gives the same history
 //                       as on MemoryKv. Store restarts kill -9 and restart it.
-//   redis://host:port/db, unix:///path.sock?db=N
-//                       a Redis that is already running. ratelab flushes that database before
+//   redis://host:port/db, unix:///path.sock?db=N, redis-cluster://host:port[,host:port...]
+//                       a Redis, or a Redis Cluster (impl/store/redis_cluster.h), that is
+//                       already running. ratelab flushes that database before
 //                       and after each run, so it must be empty when first used. Its clock is its
 //                       own: scripts still get `now` as an argument, but TTLs and expiry run on
 //                       real time while the simulation moves minutes in milliseconds, so keys

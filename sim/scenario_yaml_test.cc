@@ -125,8 +125,18 @@ TEST(ScenarioFile, StoreNamesWhereTheKvProtocolsRun) {
   EXPECT_EQ(url->limiters.front().durability, Durability::kNone);
   EXPECT_EQ(ErrorOf("store: {kv: 'redis://h:0'}\n" + limiters + kTraffic),
             "bad.yaml:1:13: unknown kv store 'redis://h:0' (expected memory, redis, or a Redis "
-            "URL: bad Redis URL 'redis://h:0': the port must be a number from 1 to 65535 "
+            "or Redis Cluster URL: bad Redis URL 'redis://h:0': the port must be a number from 1 "
+            "to 65535 "
             "(expected redis://host[:port][/db] or unix:///path.sock[?db=N]))");
+  Result<Scenario> cluster = ParseScenario(
+      "store: {kv: 'redis-cluster://10.1.2.3:7000,10.1.2.4:7000'}\n" + limiters + kTraffic,
+      "s.yaml");
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  EXPECT_FALSE(cluster->kv_store->owns_server());
+  EXPECT_NE(ErrorOf("store: {kv: 'redis-cluster://h:1/2'}\n" + limiters + kTraffic)
+                .find("bad Redis Cluster URL 'redis-cluster://h:1/2': a cluster has only "
+                      "database 0"),
+            std::string::npos);
   EXPECT_EQ(ErrorOf("store: mongo\n" + limiters + kTraffic).substr(0, 38),
             "bad.yaml:1:8: unknown kv store 'mongo'");
 }

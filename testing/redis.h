@@ -14,6 +14,7 @@
 #include <memory>
 #include <string_view>
 
+#include "impl/store/redis_cluster_server.h"
 #include "impl/store/redis_server.h"
 
 namespace ratelab::testing_redis {
@@ -35,6 +36,16 @@ inline bool MaySkip(const Status& s) { return absl::IsNotFound(s) && !UnderCi();
   }                                                                                   \
   ASSERT_TRUE(server##_started.ok()) << server##_started.status();                    \
   std::unique_ptr<::ratelab::RedisServer> server = *std::move(server##_started)
+
+// The same for a 3-master Redis Cluster (impl/store/redis_cluster_server.h):
+//   RATELAB_START_REDIS_CLUSTER(cluster);   // std::unique_ptr<RedisClusterServers> cluster
+#define RATELAB_START_REDIS_CLUSTER(cluster)                                          \
+  auto cluster##_started = ::ratelab::RedisClusterServers::Start(3);                  \
+  if (!cluster##_started.ok() && ::ratelab::testing_redis::MaySkip(cluster##_started.status())) { \
+    GTEST_SKIP() << cluster##_started.status();                                       \
+  }                                                                                   \
+  ASSERT_TRUE(cluster##_started.ok()) << cluster##_started.status();                  \
+  std::unique_ptr<::ratelab::RedisClusterServers> cluster = *std::move(cluster##_started)
 
 // For a test that starts its servers elsewhere (through ratelab): skips it, outside CI, where
 // redis-server is missing; under CI=true it runs and fails.

@@ -50,7 +50,12 @@ std::string RenderCatalogue(const std::string& section) {
 
   sections.emplace_back(
       "backends",
-      std::vector<Entry>{{"memory", "embedded in this process; no server to start (the default)"}});
+      std::vector<Entry>{
+          {"memory", "MemoryKv and MemoryDocs, embedded in this process; no server (the default)"},
+          {"redis", "a private redis-server that ratelab starts on a unix socket, on virtual time"},
+          {"redis://host:port/db", "a running Redis over TCP (its database must be empty)"},
+          {"unix:///path.sock?db=N", "a running Redis over a unix socket (the same)"},
+          {"redis-cluster://host:port,...", "a running Redis Cluster, routed by slot (the same)"}});
 
   std::vector<Entry> traffic;
   for (const TrafficInfo& t : TrafficGenerators()) {

@@ -18,8 +18,8 @@ namespace {
 constexpr char kStoreHelp[] =
     "Where the kv protocols keep their state: memory (MemoryKv), redis (a private redis-server "
     "that ratelab starts, on virtual time), or the URL of a running Redis, redis://host:port/db "
-    "or unix:///path.sock?db=N (its database must be empty; ratelab empties it before and "
-    "after each run)";
+    "or unix:///path.sock?db=N, or of a Redis Cluster, redis-cluster://host:port[,host:port...] "
+    "(its database must be empty; ratelab empties it before and after each run)";
 
 constexpr char kDescription[] =
     "ratelab: a deterministic simulation and verification harness for rate limiters.\n"
@@ -156,8 +156,9 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   stress
       ->add_option("--store", stress_options.store,
                    "redis (a private redis-server that ratelab starts and stops), or the URL of a "
-                   "running Redis, redis://host:port/db or unix:///path.sock?db=N (its database "
-                   "must be empty; ratelab empties it after the run)")
+                   "running Redis, redis://host:port/db or unix:///path.sock?db=N, or of a Redis "
+                   "Cluster, redis-cluster://host:port[,host:port...] (its database must be "
+                   "empty; ratelab empties it after the run)")
       ->capture_default_str();
   stress->add_option("--threads", stress_options.threads, "Threads sending at once")
       ->capture_default_str();

@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "cli/ratelab_cli.h"
+#include "sim/simulation.h"
 
 int main(int argc, char** argv) {
+  ratelab::KeepFreedMemoryForReuse();
   std::vector<std::string> args(argv + 1, argv + argc);
   return ratelab::RunRatelab(args, std::cout, std::cerr);
 }

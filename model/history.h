@@ -31,6 +31,11 @@ struct HistoryEvent {
   Instant node_now{};  // what the node's clock read when the request arrived (skew shows here)
   std::optional<Decision> decision;  // empty: no answer ever came (lost in a crash)
   std::vector<StepRecord> steps;     // in the order they took effect
+  // A dense number for `key` given by whoever made the history (the simulator), so oracles can
+  // group by key without hashing strings: events with the same key have the same id and events
+  // with different keys different ids. -1: not given (the oracles then hash the keys). Derived
+  // from `key`, so not part of HistoryHash.
+  int32_t key_id = -1;
 
   bool admitted() const { return decision && decision->allowed; }
   bool denied() const { return decision && !decision->allowed; }

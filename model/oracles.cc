@@ -49,9 +49,10 @@ bool InvokeOrder(const HistoryEvent* a, const HistoryEvent* b) {
   return a->invoke != b->invoke ? a->invoke < b->invoke : a->id < b->id;
 }
 
-std::vector<HistoryEvent> Copy(const std::vector<const HistoryEvent*>& events, size_t from,
+std::vector<HistoryEvent> Copy(std::span<const HistoryEvent* const> events, size_t from,
                                size_t to) {
   std::vector<HistoryEvent> out;
+  out.reserve(to - from);
   for (size_t i = from; i < to; ++i) out.push_back(*events[i]);
   return out;
 }

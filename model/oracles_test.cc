@@ -58,7 +58,7 @@ TEST(AlignedWindowCapOracle, DeniedAndUnansweredRequestsDoNotCount) {
   History denied = At({seconds(3)}, /*allowed=*/false);
   denied[0].id = 7;
   h.push_back(denied[0]);
-  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, kT0, std::nullopt, {}});
+  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, kT0, std::nullopt, {}, -1});
   EXPECT_TRUE(CheckAlignedWindowCap(h, 2, minutes(1)).empty());
 }
 
@@ -106,7 +106,7 @@ TEST(FalseDenialOracle, ExcusesADenialConcurrentWithALostRequestThatReachedTheSt
   const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, seconds(10));
   History h = At({milliseconds(1)}, /*allowed=*/false, seconds(9));
   h[0].complete = kT0 + milliseconds(9);
-  HistoryEvent lost{1, "u", 0, 1, kT0 + milliseconds(2), {}, {}, {}, std::nullopt, {}};
+  HistoryEvent lost{1, "u", 0, 1, kT0 + milliseconds(2), {}, {}, {}, std::nullopt, {}, -1};
   lost.steps.push_back({"EVAL", kT0 + milliseconds(6)});
   h.push_back(lost);
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());
@@ -205,6 +205,35 @@ TEST(MostAdmittedBetween, IsWhatACorrectLimiterCanReach) {
             5);
   EXPECT_EQ(MostAdmittedBetween(Policy::Bucket(Algorithm::kGcra, 3, milliseconds(100)), from, to),
             23);
+}
+
+TEST(KeyIds, GroupingByTheSimulatorsKeyIdsIsGroupingByKey) {
+  // Three keys, interleaved, each over its cap; ids given in a different order than the keys'.
+  History h;
+  const std::vector<std::string> keys = {"b", "a", "c"};
+  for (int i = 0; i < 12; ++i) {
+    HistoryEvent e;
+    e.id = i;
+    e.key = keys[static_cast<size_t>(i % 3)];
+    e.invoke = e.apply = e.complete = kT0 + milliseconds(10 * i);
+    e.decision = Decision{true, 0, 0, {}, {}};
+    h.push_back(e);
+  }
+  History with_ids = h;
+  for (HistoryEvent& e : with_ids) e.key_id = static_cast<int32_t>(7 - (e.key[0] - 'a'));
+  for (const auto& check :
+       {+[](const History& x) { return CheckAlignedWindowCap(x, 2, seconds(1)); },
+        +[](const History& x) { return CheckAnyWindowCap(x, 2, seconds(1)).violations; },
+        +[](const History& x) { return CheckBucketConformance(x, 2, seconds(1)); }}) {
+    const std::vector<Violation> a = check(h), b = check(with_ids);
+    ASSERT_EQ(a.size(), 3u);
+    ASSERT_EQ(b.size(), 3u);
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].key, std::string(1, static_cast<char>('a' + i))) << "in key order";
+      EXPECT_EQ(a[i].summary, b[i].summary);
+      EXPECT_EQ(a[i].witness.size(), b[i].witness.size());
+    }
+  }
 }
 
 }  // namespace

@@ -15,12 +15,12 @@ void EventLoop::At(Instant t, Callback cb) {
     callbacks_[slot] = std::move(cb);
   }
   events_.push_back({std::max(t, now_), next_seq_++, slot});
-  std::push_heap(events_.begin(), events_.end(), Later);
+  std::push_heap(events_.begin(), events_.end(), Later{});
 }
 
 bool EventLoop::RunOne() {
   if (events_.empty()) return false;
-  std::pop_heap(events_.begin(), events_.end(), Later);
+  std::pop_heap(events_.begin(), events_.end(), Later{});
   const Event e = events_.back();
   events_.pop_back();
   now_ = e.at;

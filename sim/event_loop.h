@@ -49,10 +49,13 @@ class EventLoop final : public Clock {
     uint64_t seq;
     uint32_t slot;
   };
-  // Min-heap order for std::push_heap / std::pop_heap (which build max-heaps).
-  static bool Later(const Event& a, const Event& b) {
-    return a.at != b.at ? a.at > b.at : a.seq > b.seq;
-  }
+  // Min-heap order for std::push_heap / std::pop_heap (which build max-heaps); a type, not a
+  // function pointer, so that the heap operations inline it.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+    }
+  };
 
   Instant now_;
   uint64_t next_seq_ = 0;

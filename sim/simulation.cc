@@ -1,5 +1,7 @@
 #include "sim/simulation.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 
 namespace ratelab {
@@ -142,11 +144,19 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
   arrivals_ = &arrivals;
   std::vector<size_t>& order = arrival_order_;
   order.resize(arrivals.size());
+  // Each distinct key is made once, and numbered for the oracles (HistoryEvent::key_id).
+  absl::flat_hash_map<std::pair<std::string_view, std::string_view>, int32_t> key_ids;
+  std::vector<std::string> keys;
   for (size_t i = 0; i < arrivals.size(); ++i) {
     HistoryEvent& e = history_[i];
     e.id = static_cast<int64_t>(i);
     e.cost = arrivals[i].cost;
-    e.key = LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint);  // also unanswered
+    const auto [it, inserted] = key_ids.try_emplace(
+        std::pair<std::string_view, std::string_view>(arrivals[i].user, arrivals[i].endpoint),
+        static_cast<int32_t>(keys.size()));
+    if (inserted) keys.push_back(LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint));
+    e.key = keys[static_cast<size_t>(it->second)];  // also for requests never answered
+    e.key_id = it->second;
     order[i] = i;
   }
   const auto earlier = [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; };
@@ -168,6 +178,13 @@ void Simulation::ScheduleArrival(size_t next) {
     Arrive(static_cast<int64_t>(i), (*arrivals_)[i]);
     ScheduleArrival(next + 1);
   });
+}
+
+void KeepFreedMemoryForReuse() {
+  constexpr int kLarge = 1 << 30;
+  mallopt(M_MMAP_THRESHOLD, kLarge);  // big blocks from the heap, not from mmap
+  mallopt(M_TRIM_THRESHOLD, kLarge);  // and not returned to the system when freed
+  mallopt(M_TOP_PAD, 256 << 20);      // grow the heap in large steps
 }
 
 }  // namespace ratelab

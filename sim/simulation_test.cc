@@ -63,6 +63,19 @@ TEST(Simulation, EveryRequestIsAnsweredWithStepsBetweenInvokeAndComplete) {
   EXPECT_EQ(per_node.size(), 3u) << "traffic is spread over the nodes";
 }
 
+TEST(Simulation, EachKeyHasOneIdAndEachIdOneKey) {
+  Simulation sim(ThreeNodes(4), InProcess(Policy::Window(Algorithm::kFixedWindow, 3, seconds(1))));
+  const History h = sim.Run(ManyUsers(4));
+  std::map<std::string, int32_t> id_of;
+  std::map<int32_t, std::string> key_of;
+  for (const HistoryEvent& e : h) {
+    ASSERT_GE(e.key_id, 0);
+    EXPECT_EQ(id_of.try_emplace(e.key, e.key_id).first->second, e.key_id) << e.key;
+    EXPECT_EQ(key_of.try_emplace(e.key_id, e.key).first->second, e.key) << e.key_id;
+  }
+  EXPECT_GT(id_of.size(), 5u);
+}
+
 TEST(Simulation, ANodeSeesItsOwnSkewedClock) {
   SimulationConfig c = ThreeNodes(5);
   c.nodes = {NodeSpec{seconds(30), 0}, NodeSpec{-seconds(2), 0}};

@@ -141,7 +141,6 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
     nodes_[i]->protocol->SeedProcess(Random(config_.seed).Fork(kProcessStreamBase + i).Next());
   }
   history_.assign(arrivals.size(), HistoryEvent{});
-  arrivals_ = &arrivals;
   std::vector<size_t>& order = arrival_order_;
   order.resize(arrivals.size());
   // Each distinct key is made once, and numbered for the oracles (HistoryEvent::key_id).
@@ -163,21 +162,22 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
   if (!std::is_sorted(order.begin(), order.end(), earlier)) {
     std::stable_sort(order.begin(), order.end(), earlier);
   }
-  // Arrivals are fed one at a time, each scheduling the next, so the event queue holds only
-  // what is in flight, not the whole run's traffic.
-  ScheduleArrival(0);
-  loop_.RunAll();
-  arrivals_ = nullptr;
+  // Arrivals are already in time order: they are fed to the loop as a stream, each taking its
+  // place in the (time, sequence) order when the one before it has arrived, so the event queue
+  // holds only what is in flight.
+  size_t next = 0;
+  uint64_t ticket = loop_.TakeTicket();
+  while (true) {
+    if (next < order.size() && loop_.ComesFirst(arrivals[order[next]].at, ticket)) {
+      loop_.RunStreamed(arrivals[order[next]].at);
+      Arrive(static_cast<int64_t>(order[next]), arrivals[order[next]]);
+      ++next;
+      ticket = loop_.TakeTicket();
+    } else if (!loop_.RunOne()) {
+      break;
+    }
+  }
   return std::move(history_);
-}
-
-void Simulation::ScheduleArrival(size_t next) {
-  if (next == arrival_order_.size()) return;
-  loop_.At((*arrivals_)[arrival_order_[next]].at, [this, next] {
-    const size_t i = arrival_order_[next];
-    Arrive(static_cast<int64_t>(i), (*arrivals_)[i]);
-    ScheduleArrival(next + 1);
-  });
 }
 
 void KeepFreedMemoryForReuse() {

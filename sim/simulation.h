@@ -81,8 +81,6 @@ class Simulation {
   struct Node;
 
   void Arrive(int64_t id, const Arrival& a);
-  // Schedules the `next`-th arrival in time order; it schedules the one after.
-  void ScheduleArrival(size_t next);
   void Finish(int node, int64_t id);
   int PickNode();
 
@@ -92,8 +90,7 @@ class Simulation {
   Random routing_;
   std::vector<std::unique_ptr<Node>> nodes_;
   History history_;
-  const std::vector<Arrival>* arrivals_ = nullptr;  // during Run
-  std::vector<size_t> arrival_order_;               // indexes into *arrivals_, by time
+  std::vector<size_t> arrival_order_;  // indexes into the arrivals, by time
 };
 
 // Tells the C allocator to keep freed memory for reuse instead of handing it back to the system:

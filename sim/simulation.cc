@@ -9,18 +9,18 @@ namespace ratelab {
 // A request between arrival and answer. Lives at a stable address: its task refers to the
 // request and the context.
 struct Simulation::InFlight {
+  int node;
   Request request;
   Context ctx;
   Task<Result<Decision>> task;
-  InFlight(Request r, Executor& executor, int64_t id, Protocol& protocol)
-      : request(std::move(r)), ctx(executor, id), task(protocol.Decide(ctx, request)) {}
+  InFlight(int n, Request r, Executor& executor, int64_t id, Protocol& protocol)
+      : node(n), request(std::move(r)), ctx(executor, id), task(protocol.Decide(ctx, request)) {}
 };
 
 struct Simulation::Node {
   NodeClock clock;
   std::unique_ptr<Protocol> protocol;
   std::unique_ptr<SimulationExecutor> executor;
-  absl::flat_hash_map<int64_t, std::unique_ptr<InFlight>> in_flight;
   bool up = true;
 };
 
@@ -46,16 +46,15 @@ Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
       routing_(Random(config_.seed).Fork(kRoutingStream)) {
   for (size_t i = 0; i < config_.nodes.size(); ++i) {
     const NodeSpec& spec = config_.nodes[i];
-    auto node = std::make_unique<Node>(Node{
-        NodeClock(config_.start, spec.clock_offset, spec.drift_ppm), nullptr, nullptr, {}, true});
-    const int index = static_cast<int>(i);
+    auto node = std::make_unique<Node>(
+        Node{NodeClock(config_.start, spec.clock_offset, spec.drift_ppm), nullptr, nullptr, true});
     SimulationExecutor::Observer observer{
         [this](int64_t request, const std::string& label, Instant at) {
           HistoryEvent& e = history_[static_cast<size_t>(request)];
           e.steps.push_back({label, at});
           e.apply = at;
         },
-        [this, index](int64_t request) { Finish(index, request); }};
+        [this](int64_t request) { Finish(request); }};
     node->executor = std::make_unique<SimulationExecutor>(
         loop_, Random(config_.seed).Fork(kNodeStreamBase + i), config_.to_store, config_.from_store,
         config_.buggify, std::move(observer));
@@ -77,7 +76,10 @@ void Simulation::CrashNode(int node, Instant at, Duration down_for) {
   loop_.At(at, [this, node, down_for] {
     Node& n = *nodes_[static_cast<size_t>(node)];
     n.executor->Crash();
-    n.in_flight.clear();  // destroys the coroutines; their history events keep no answer
+    // Destroys the node's coroutines; their history events keep no answer.
+    for (std::unique_ptr<InFlight>& f : in_flight_) {
+      if (f != nullptr && f->node == node) f.reset();
+    }
     n.protocol->Restart();
     n.up = false;
     loop_.After(down_for, [this, node] { nodes_[static_cast<size_t>(node)]->up = true; });
@@ -116,23 +118,21 @@ void Simulation::Arrive(int64_t id, const Arrival& a) {
   Node& n = *nodes_[static_cast<size_t>(node)];
   e.node = node;
   e.node_now = n.clock.Read(loop_.now());
-  auto flight = std::make_unique<InFlight>(RequestFor(a, e.node_now), *n.executor, id, *n.protocol);
-  InFlight& f = *flight;
-  n.in_flight.emplace(id, std::move(flight));
-  f.task.Start();
-  Finish(node, id);
+  std::unique_ptr<InFlight>& f = in_flight_[static_cast<size_t>(id)];
+  f = std::make_unique<InFlight>(node, RequestFor(a, e.node_now), *n.executor, id, *n.protocol);
+  f->task.Start();
+  Finish(id);
 }
 
-void Simulation::Finish(int node, int64_t id) {
-  Node& n = *nodes_[static_cast<size_t>(node)];
-  auto it = n.in_flight.find(id);
-  if (it == n.in_flight.end() || !it->second->task.done()) return;
+void Simulation::Finish(int64_t id) {
+  std::unique_ptr<InFlight>& f = in_flight_[static_cast<size_t>(id)];
+  if (f == nullptr || !f->task.done()) return;
   HistoryEvent& e = history_[static_cast<size_t>(id)];
   e.complete = loop_.now();
   if (e.steps.empty()) e.apply = e.complete;
-  const Result<Decision>& result = it->second->task.result();
+  const Result<Decision>& result = f->task.result();
   if (result.ok()) e.decision = *result;  // a store error is recorded as no answer
-  n.in_flight.erase(it);
+  f.reset();
 }
 
 History Simulation::Run(const std::vector<Arrival>& arrivals) {
@@ -141,6 +141,8 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
     nodes_[i]->protocol->SeedProcess(Random(config_.seed).Fork(kProcessStreamBase + i).Next());
   }
   history_.assign(arrivals.size(), HistoryEvent{});
+  in_flight_.clear();
+  in_flight_.resize(arrivals.size());
   std::vector<size_t>& order = arrival_order_;
   order.resize(arrivals.size());
   // Each distinct key is made once, and numbered for the oracles (HistoryEvent::key_id).

@@ -81,7 +81,7 @@ class Simulation {
   struct Node;
 
   void Arrive(int64_t id, const Arrival& a);
-  void Finish(int node, int64_t id);
+  void Finish(int64_t id);
   int PickNode();
 
   SimulationConfig config_;
@@ -90,6 +90,9 @@ class Simulation {
   Random routing_;
   std::vector<std::unique_ptr<Node>> nodes_;
   History history_;
+  // By request id: the requests in flight (null when answered, lost, or not yet arrived).
+  // Declared after nodes_, so destroyed before the executors its coroutines refer to.
+  std::vector<std::unique_ptr<InFlight>> in_flight_;
   std::vector<size_t> arrival_order_;  // indexes into the arrivals, by time
 };
 

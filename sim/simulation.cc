@@ -140,7 +140,8 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
     nodes_[i]->protocol = factory_(static_cast<int>(i));
     nodes_[i]->protocol->SeedProcess(Random(config_.seed).Fork(kProcessStreamBase + i).Next());
   }
-  history_.assign(arrivals.size(), HistoryEvent{});
+  history_.clear();
+  history_.reserve(arrivals.size());
   in_flight_.clear();
   in_flight_.resize(arrivals.size());
   std::vector<size_t>& order = arrival_order_;
@@ -149,7 +150,7 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, int32_t> key_ids;
   std::vector<std::string> keys;
   for (size_t i = 0; i < arrivals.size(); ++i) {
-    HistoryEvent& e = history_[i];
+    HistoryEvent& e = history_.emplace_back();
     e.id = static_cast<int64_t>(i);
     e.cost = arrivals[i].cost;
     const auto [it, inserted] = key_ids.try_emplace(

@@ -149,12 +149,18 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
 }
 
 TEST(RedisStore, AServerThatIsNotThereIsAnErrorNotAVerdict) {
-  const CliOutcome r = Ratelab({"check", "kv-gcra-lua", "--faults", "crash", "--seeds", "3",
-                                "--store", "unix:///nonexistent/redis.sock"});
-  EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("cannot connect to Redis at unix:///nonexistent/redis.sock"),
-            std::string::npos)
-      << r.err;
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"check", "kv-gcra-lua", "--faults", "crash", "--seeds", "3"},
+        std::vector<std::string>{"stress", "kv-gcra-lua"}}) {
+    std::vector<std::string> args = command;
+    args.push_back("--store");
+    args.push_back("unix:///nonexistent/redis.sock");
+    const CliOutcome r = Ratelab(args);
+    EXPECT_EQ(r.exit, kExitBadInput) << command[0];
+    EXPECT_NE(r.err.find("cannot connect to Redis at unix:///nonexistent/redis.sock"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 }  // namespace

@@ -93,13 +93,5 @@ TEST(Stress, RefusesWhatItCannotRun) {
   }
 }
 
-TEST(Stress, AServerThatIsNotThereIsAnError) {
-  const CliOutcome r = Stress({"kv-gcra-lua", "--store", "unix:///nonexistent/redis.sock"});
-  EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("cannot connect to Redis at unix:///nonexistent/redis.sock"),
-            std::string::npos)
-      << r.err;
-}
-
 }  // namespace
 }  // namespace ratelab

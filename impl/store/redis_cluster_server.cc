@@ -1,9 +1,7 @@
 #include "impl/store/redis_cluster_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +13,6 @@
 #include <thread>
 
 #include "impl/store/redis_cluster.h"
-
-extern char** environ;
 
 namespace ratelab {
 
@@ -55,20 +51,10 @@ Result<int> FreePortPair(const std::vector<int>& taken) {
 
 // Runs `args` to its end with output into `log`: its exit status, or -1 if it could not run.
 int RunToEnd(std::vector<std::string> args, const std::string& log) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
+  const Result<pid_t> pid = SpawnLogged(std::move(args), nullptr, log);
+  if (!pid.ok()) return -1;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

@@ -159,10 +159,6 @@ Status RedisServer::Launch() {
                                    std::to_string(kDatabases)};
   for (std::string& a : RedisDurabilityArgs(options_.durability)) args.push_back(std::move(a));
   for (const std::string& a : options_.extra_args) args.push_back(a);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view v(*e);
@@ -174,23 +170,35 @@ Status RedisServer::Launch() {
     env_strings.push_back("LD_PRELOAD=" + ShimPath());
     env_strings.push_back("RATELAB_VIRTUAL_CLOCK=" + clock_->path());
   }
-  std::vector<char*> envp;
-  for (std::string& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
+  const Result<pid_t> pid = SpawnLogged(std::move(args), &env_strings, dir_ + "/" + kLogName);
+  if (!pid.ok()) return pid.status();
+  pid_ = *pid;
+  return WaitUntilUp();
+}
 
-  const std::string log = dir_ + "/" + kLogName;
+Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::string>* env,
+                          const std::string& log) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_copy;
+  std::vector<char*> envp;
+  if (env != nullptr) {
+    env_copy = *env;
+    for (std::string& e : env_copy) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, "redis-server", &actions, nullptr, argv.data(), envp.data());
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(),
+                              env != nullptr ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    return absl::UnavailableError(std::string("cannot run redis-server: ") + strerror(rc));
-  pid_ = pid;
-  return WaitUntilUp();
+  if (rc != 0) return absl::UnavailableError("cannot run " + args[0] + ": " + strerror(rc));
+  return pid;
 }
 
 Status RedisServer::WaitUntilUp() {

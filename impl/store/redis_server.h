@@ -104,6 +104,12 @@ class RedisServer {
 // The redis-server arguments for `durability`.
 std::vector<std::string> RedisDurabilityArgs(Durability durability);
 
+// Starts `args` (args[0] found on PATH) with stdin from /dev/null and stdout and stderr appended
+// to `log`, in environment `env` (KEY=VALUE strings; null: this process's): its pid, or
+// Unavailable naming the program.
+Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::string>* env,
+                          const std::string& log);
+
 // Says whether `program` is on PATH.
 bool OnPath(const std::string& program);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -205,6 +206,43 @@ TEST(RedisServerTest, RemovesItsDirectory) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/redis.sock"));
   }
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// What a ratelab killed outright leaves: its dir, and a redis-server still running there.
+TEST(RedisServerTest, TheNextStartCleansUpAfterAProcessKilledOutright) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  std::string root_template = "/tmp/rl-XXXXXX";  // short: a unix socket's path is limited
+  ASSERT_NE(mkdtemp(root_template.data()), nullptr);
+  const std::filesystem::path root = root_template;
+  const std::string abandoned = (root / "ratelab-redis-abandoned").string();
+  std::filesystem::create_directories(abandoned);
+  Result<pid_t> server = SpawnLogged({"redis-server", "--port", "0", "--unixsocket",
+                                      abandoned + "/redis.sock", "--dir", abandoned, "--save", ""},
+                                     nullptr, abandoned + "/redis.log");
+  ASSERT_TRUE(server.ok()) << server.status();
+  RedisEndpoint e;
+  e.unix_path = abandoned + "/redis.sock";
+  RedisKv kv(e);
+  for (int i = 0; i < 400 && !kv.Execute(std::vector<std::string>{"PING"}).ok(); ++i) {
+    usleep(5000);
+  }
+  ASSERT_TRUE(kv.Execute(std::vector<std::string>{"PING"}).ok()) << "the server is up";
+  const pid_t gone = fork();  // a pid whose process has exited: the owner that was killed
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  testing_files::Write(abandoned, "owner", std::to_string(gone) + " " + std::to_string(*server));
+  // A live process's dir, and a dir with no owner, are not touched.
+  testing_files::Write(root / "ratelab-redis-live", "owner", std::to_string(getpid()) + " 0");
+  std::filesystem::create_directories(root / "ratelab-redis-unknown");
+
+  EXPECT_EQ(RemoveAbandonedServers(root.string()), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(*server, &status, 0), *server);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_FALSE(std::filesystem::exists(abandoned));
+  EXPECT_TRUE(std::filesystem::exists(root / "ratelab-redis-live"));
+  EXPECT_TRUE(std::filesystem::exists(root / "ratelab-redis-unknown"));
+  std::filesystem::remove_all(root);
 }
 
 // Without redis-server, Start says so; under CI=true the fixture fails the test instead of

@@ -14,6 +14,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -28,6 +29,25 @@ namespace fs = std::filesystem;
 constexpr char kSocketName[] = "redis.sock";
 constexpr char kLogName[] = "redis.log";
 constexpr char kClockName[] = "virtual-clock";
+// "<ratelab's pid> <redis-server's pid>": who to ask whether the dir is still in use.
+constexpr char kOwnerName[] = "owner";
+constexpr char kDirPrefix[] = "ratelab-redis-";
+
+std::string TempRoot() {
+  const char* tmp = getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
+// Whether process `pid` exists (a zombie counts).
+bool Alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
+
+// Whether process `pid` is a redis-server working in `dir`.
+bool ServesIn(pid_t pid, const std::string& dir) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cmdline.find("redis-server") != std::string::npos &&
+         cmdline.find(dir) != std::string::npos;
+}
 // Databases a private server offers: one per limiter of a scenario.
 constexpr int kDatabases = 256;
 
@@ -102,9 +122,8 @@ Result<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptions optio
     return absl::NotFoundError(
         "redis-server is not on PATH (install Debian's package redis-server; scripts/test does)");
   }
-  const char* tmp = getenv("TMPDIR");
-  std::string dir_template =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ratelab-redis-XXXXXX";
+  RemoveAbandonedServers(TempRoot());
+  std::string dir_template = TempRoot() + "/" + kDirPrefix + "XXXXXX";
   if (mkdtemp(dir_template.data()) == nullptr) {
     return absl::InternalError("cannot make a temp dir " + dir_template + ": " + strerror(errno));
   }
@@ -173,7 +192,25 @@ Status RedisServer::Launch() {
   const Result<pid_t> pid = SpawnLogged(std::move(args), &env_strings, dir_ + "/" + kLogName);
   if (!pid.ok()) return pid.status();
   pid_ = *pid;
+  std::ofstream(dir_ + "/" + kOwnerName) << getpid() << " " << pid_ << "\n";
   return WaitUntilUp();
+}
+
+int RemoveAbandonedServers(const std::string& root) {
+  int removed = 0;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
+    const std::string dir = entry.path().string();
+    if (!entry.path().filename().string().starts_with(kDirPrefix)) continue;
+    std::ifstream owner(dir + "/" + kOwnerName);
+    pid_t ratelab = 0, server = 0;
+    if (!(owner >> ratelab >> server) || Alive(ratelab)) continue;
+    if (Alive(server) && ServesIn(server, dir)) kill(server, SIGKILL);
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+    ++removed;
+  }
+  return removed;
 }
 
 Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::string>* env,

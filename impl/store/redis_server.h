@@ -1,6 +1,7 @@
 // A private redis-server (Debian's), for tests, benchmarks and `--store redis`: started on a unix
 // socket in a fresh temp dir, with the durability asked for, and stopped, killed (-9) and
-// restarted on the same data dir at will. The destructor kills it and removes the dir.
+// restarted on the same data dir at will. The destructor kills it and removes the dir; what a
+// process killed outright leaves behind, the next Start removes (RemoveAbandonedServers).
 //
 // Durability, as Redis configures it:
 //   none      --save "" --appendonly no            a restart loses everything
@@ -109,6 +110,13 @@ std::vector<std::string> RedisDurabilityArgs(Durability durability);
 // Unavailable naming the program.
 Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::string>* env,
                           const std::string& log);
+
+// Cleans up after ratelab processes that died without stopping their servers (kill -9, a crash):
+// every ratelab-redis-* dir under `root` whose owner process is gone is removed, and its
+// redis-server, if still running there, killed. Dirs of live processes, and dirs without an
+// owner file, are left alone. Start does this on TMPDIR (or /tmp) before making its own dir.
+// Returns how many dirs it removed.
+int RemoveAbandonedServers(const std::string& root);
 
 // Says whether `program` is on PATH.
 bool OnPath(const std::string& program);

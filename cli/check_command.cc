@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/policy_flags.h"
 #include "cli/ratelab_cli.h"
+#include "cli/user_script.h"
 #include "impl/core/system_clock.h"
 #include "impl/limiters/kv_user_lua.h"
 #include "impl/limiters/protocol.h"
@@ -254,12 +255,8 @@ std::vector<std::string> Words(const std::string& text) {
 
 // The command that replays `seed` with the options the user gave.
 std::string Reproduce(const CheckOptions& o, uint64_t seed) {
-  const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   std::string out = "ratelab check " + o.protocol;
-  if (o.lua) {
-    out = "ratelab check --lua " + *o.lua + " --model " + o.model + " --keys " + quoted(o.keys) +
-          " --args " + quoted(o.args) + " --reply " + quoted(o.reply);
-  }
+  if (o.script.lua) out = "ratelab check" + o.script.Flags();
   if (o.policy.limit) out += " --limit " + std::to_string(*o.policy.limit);
   if (o.policy.window) out += " --window " + *o.policy.window;
   if (o.policy.rate) out += " --rate " + nlohmann::json(*o.policy.rate).dump();
@@ -290,75 +287,26 @@ std::set<std::string> ParseFaults(const std::string& text, std::string* error) {
   return out;
 }
 
-// The user's script as a protocol on the Kv store, after a first request on a scratch store
-// has shown that it runs and answers in the shape --reply says.
-Result<std::shared_ptr<const LimiterSpec::Custom>> UserScript(const CheckOptions& o) {
-  if (!o.protocol.empty()) {
-    return absl::InvalidArgumentError("give a protocol or --lua, not both");
-  }
-  const std::optional<Algorithm> model = AlgorithmFromName(o.model);
-  if (!model) {
-    std::string known;
-    for (const AlgorithmInfo& a : Algorithms())
-      known += (known.empty() ? "" : ", ") + std::string(a.name);
-    return absl::InvalidArgumentError("--model '" + o.model + "' is not an algorithm (expected " +
-                                      known + ")");
-  }
-  std::ifstream file(*o.lua, std::ios::binary);
-  if (!file) return absl::InvalidArgumentError("--lua: cannot read '" + *o.lua + "'");
-  std::ostringstream body;
-  body << file.rdbuf();
-  Result<std::shared_ptr<const UserLuaScript>> parsed =
-      ParseUserLua("lua:" + *o.lua, body.str(), o.keys, o.args, o.reply);
-  if (!parsed.ok()) return parsed.status();
-  std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
-  // The protocol sees time as finely as its arguments carry it (a script reading TIME sees
-  // microseconds).
-  Duration resolution = std::chrono::microseconds(1);
-  const std::string all = o.keys + "," + o.args;
-  if (all.find("{now_s}") != std::string::npos) resolution = std::chrono::seconds(1);
-  if (all.find("{now_ms}") != std::string::npos) resolution = std::chrono::milliseconds(1);
-  if (all.find("{now_us}") != std::string::npos) resolution = std::chrono::microseconds(1);
-  auto custom = std::make_shared<LimiterSpec::Custom>();
-  custom->info =
-      ProtocolInfo{"user lua", "kv",    "the user", Describe(*model).name, "a user's Lua script",
-                   nullptr,    nullptr, resolution};
-  custom->make = [script](const Policy& policy, const Stores& stores) {
-    return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
-  };
-  // One request on a scratch store, to report a broken script before any search.
-  const Scenario defaults;
-  ManualClock clock(defaults.start);
-  MemoryKv kv(clock);
-  const Policy probe_policy = Describe(*model).bucket
-                                  ? Policy::Bucket(*model, 1, std::chrono::seconds(1))
-                                  : Policy::Window(*model, 1, std::chrono::seconds(1));
-  KvUserLua probe(kv, probe_policy, script);
-  InlineExecutor inline_executor;
-  Context ctx(inline_executor);
-  const Request request{"user", "u1", "/api", 1, defaults.start};
-  const Result<Decision> first = RunInline(probe.Decide(ctx, request));
-  if (!first.ok()) return first.status();
-  return std::shared_ptr<const LimiterSpec::Custom>(std::move(custom));
-}
-
 }  // namespace
 
 int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
   Subject subject{o.protocol, nullptr, nullptr, absl::OkStatus()};
-  if (o.lua) {
-    Result<std::shared_ptr<const LimiterSpec::Custom>> custom = UserScript(o);
+  if (o.script.lua && !o.protocol.empty()) {
+    err << "ratelab check: give a protocol or --lua, not both\n";
+    return kExitBadInput;
+  }
+  if (o.script.lua) {
+    Result<std::shared_ptr<const LimiterSpec::Custom>> custom = LoadUserScript(o.script);
     if (!custom.ok()) {
       err << "ratelab check: " << custom.status().message() << "\n";
       return kExitBadInput;
     }
-    subject.protocol = "lua:" + *o.lua;
+    subject.protocol = "lua:" + *o.script.lua;
     subject.custom = *std::move(custom);
   } else if (o.protocol.empty()) {
     err << "ratelab check: name a protocol (see ratelab list protocols) or give --lua FILE\n";
     return kExitBadInput;
-  } else if (!o.model.empty() || !o.args.empty() || o.keys != CheckOptions().keys ||
-             o.reply != CheckOptions().reply) {
+  } else if (o.script.DescribesAScript()) {
     err << "ratelab check: --model, --keys, --args and --reply describe a --lua script\n";
     return kExitBadInput;
   }

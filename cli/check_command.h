@@ -19,6 +19,7 @@
 #include <string>
 
 #include "cli/policy_flags.h"
+#include "cli/user_script.h"
 
 namespace ratelab {
 
@@ -39,13 +40,8 @@ struct CheckOptions {
   // Where the kv protocols keep their state: memory, redis (a private server ratelab starts),
   // or a Redis URL (sim/kv_backend.h).
   std::string store = "memory";
-  // Bring your own Lua: the script file, the algorithm it claims (--model), and how it is
-  // called (see impl/limiters/kv_user_lua.h). `protocol` is then empty.
-  std::optional<std::string> lua;
-  std::string model;
-  std::string keys = "rl:{key}";
-  std::string args;
-  std::string reply = "allowed";
+  // Bring your own Lua (cli/user_script.h); `protocol` is then empty.
+  UserScriptFlags script;
   bool json = false;
 };
 

@@ -178,21 +178,6 @@ TEST(Check, TheSameSeedFindsTheSameWitness) {
       << a.out;
 }
 
-// A user's fixed window in Lua: the window's key built in the script, numbers returned as
-// strings. `compare` is the test of a full window: ">=" is right, ">" admits one too many.
-std::string FixedWindowScript(const std::string& compare) {
-  return "local limit = tonumber(ARGV[1])\n"
-         "local window = tonumber(ARGV[2])\n"
-         "local key = KEYS[1] .. ':' .. math.floor(tonumber(ARGV[3]) / window)\n"
-         "local count = tonumber(redis.call('GET', key) or '0')\n"
-         "if count " +
-         compare +
-         " limit then return {'0', '0'} end\n"
-         "redis.call('INCR', key)\n"
-         "redis.call('PEXPIRE', key, 2 * window + 1000)\n"
-         "return {'1', tostring(limit - count - 1)}\n";
-}
-
 std::vector<std::string> UserLua(const std::string& file, std::vector<std::string> more) {
   std::vector<std::string> args = {"check",
                                    "--lua",

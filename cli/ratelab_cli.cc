@@ -6,6 +6,7 @@
 #include "cli/report_commands.h"
 #include "cli/run_command.h"
 #include "cli/stress_command.h"
+#include "cli/user_script.h"
 #include "ratelab_version.h"
 #include "reports/verdict_table.h"
 #include "sim/scenario.h"
@@ -71,7 +72,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
 
   CheckOptions check_options;
   uint64_t check_seed = 0;
-  std::string check_checks, check_lua;
+  std::string check_checks;
   CLI::App* check = app.add_subcommand(
       "check",
       "Search for a violation of what a protocol promises (random traffic, interleavings and "
@@ -101,23 +102,8 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
                    "What the store keeps over a restart: none, everysec, always")
       ->capture_default_str();
   check->add_option("--store", check_options.store, kStoreHelp)->capture_default_str();
-  CLI::Option* lua_option = check->add_option(
-      "--lua", check_lua, "Check your own Lua script instead of a protocol (with --model)");
-  check->add_option("--model", check_options.model,
-                    "--lua: the algorithm the script implements (see ratelab list algorithms)");
-  check
-      ->add_option("--keys", check_options.keys,
-                   "--lua: KEYS, comma-separated, with placeholders such as {key}")
-      ->capture_default_str();
-  check->add_option("--args", check_options.args,
-                    "--lua: ARGV, comma-separated, with placeholders: {key} {limit} {burst} "
-                    "{window_ms} {window_s} {rate_per_s} {period_s} {cost} {now_ms} {now_us} "
-                    "{now_s}");
-  check
-      ->add_option("--reply", check_options.reply,
-                   "--lua: the reply's fields by position: allowed, limited, remaining, "
-                   "retry_after_ms, retry_after_s, reset_ms, reset_s, _")
-      ->capture_default_str();
+  AddUserScriptFlags(*check, check_options.script,
+                     "Check your own Lua script instead of a protocol (with --model)");
   check->add_flag("--json", check_options.json, "Print the verdict as JSON");
 
   std::string report_file, report_out = kDefaultReportDir;
@@ -151,8 +137,8 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       "Real concurrency: threads, each a limiter process with its own connection, send requests "
       "to a real Redis as fast as it answers; the promise is judged on the wall-clock history "
       "(a decision took effect somewhere between sent and answered); exit 1 when it is broken");
-  stress->add_option("protocol", stress_options.protocol, "A kv protocol (ratelab list protocols)")
-      ->required();
+  stress->add_option("protocol", stress_options.protocol,
+                     "A kv protocol (ratelab list protocols), or give --lua");
   stress
       ->add_option("--store", stress_options.store,
                    "redis (a private redis-server that ratelab starts and stops), or the URL of a "
@@ -165,10 +151,12 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   stress->add_option("--duration", stress_options.duration, "How long they send, e.g. 3s, 1m")
       ->capture_default_str();
   stress
-      ->add_option("--keys", stress_options.keys,
-                   "Keys the requests go round (fewer keys, more contention)")
+      ->add_option("--users", stress_options.users,
+                   "Users whose keys the requests go round (fewer users, more contention)")
       ->capture_default_str();
   AddPolicyFlags(*stress, stress_options.policy, kStressPolicyDefaults);
+  AddUserScriptFlags(*stress, stress_options.script,
+                     "Stress your own Lua script instead of a protocol (with --model)");
   stress->add_flag("--json", stress_options.json, "Print the result as JSON");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -201,7 +189,6 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (check->parsed()) {
     if (check_seed_option->count() > 0) check_options.seed = check_seed;
     if (checks_option->count() > 0) check_options.checks = check_checks;
-    if (lua_option->count() > 0) check_options.lua = check_lua;
     return CheckCommand(check_options, out, err);
   }
   if (stress->parsed()) return StressCommand(stress_options, out, err);

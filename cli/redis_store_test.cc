@@ -137,7 +137,7 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
   EXPECT_NE(r.out.find("kv-fixed-window-lua: [any-window-cap]"), std::string::npos) << r.out;
   r = Ratelab({"stress", "kv-token-bucket-hgetall-hset", "--duration", "2s", "--store", url});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
-  r = Ratelab({"stress", "kv-sliding-log-lua", "--keys", "6", "--duration", "1s", "--store", url});
+  r = Ratelab({"stress", "kv-sliding-log-lua", "--users", "6", "--duration", "1s", "--store", url});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   // Every run left the cluster as it found it: empty, on every master.
   RedisClusterKv kv(ParseRedisClusterUrl(url).value());

@@ -42,7 +42,9 @@ class RecordingExecutor final : public Executor {
 };
 
 struct Plan {
-  std::string protocol;
+  std::string protocol;  // a registry name, or "lua:FILE"
+  const ProtocolInfo* info = nullptr;
+  std::shared_ptr<const LimiterSpec::Custom> custom;  // a user's script
   Policy policy;
   std::string url;  // the store
   int threads = 0;
@@ -60,8 +62,10 @@ struct Worker {
 void Work(const Plan& plan, int node, Instant deadline, const Clock& clock,
           std::atomic<int64_t>& answered, Worker& w) {
   std::unique_ptr<Kv> kv = *OpenRedisUrl(plan.url);  // checked in StressCommand
+  const Stores stores{kv.get(), nullptr};
   Result<std::unique_ptr<Protocol>> protocol =
-      MakeProtocol(plan.protocol, plan.policy, Stores{kv.get(), nullptr});
+      plan.custom ? plan.custom->make(plan.policy, stores)
+                  : MakeProtocol(plan.protocol, plan.policy, stores);
   if (!protocol.ok()) {
     w.failure = protocol.status();
     return;
@@ -191,21 +195,35 @@ std::optional<Plan> MakePlan(const StressOptions& o, std::ostream& err) {
     err << "ratelab stress: " << why << "\n";
     return std::nullopt;
   };
-  const ProtocolInfo* info = FindProtocol(o.protocol);
-  if (info == nullptr) {
-    return refuse("unknown protocol '" + o.protocol + "' (see ratelab list protocols)");
+  Plan plan;
+  if (o.script.lua && !o.protocol.empty()) return refuse("give a protocol or --lua, not both");
+  if (o.script.lua) {
+    Result<std::shared_ptr<const LimiterSpec::Custom>> custom = LoadUserScript(o.script);
+    if (!custom.ok()) return refuse(std::string(custom.status().message()));
+    plan.custom = *std::move(custom);
+    plan.protocol = "lua:" + *o.script.lua;
+    plan.info = &plan.custom->info;
+  } else if (o.protocol.empty()) {
+    return refuse("name a kv protocol (see ratelab list protocols) or give --lua FILE");
+  } else if (o.script.DescribesAScript()) {
+    return refuse("--model, --keys, --args and --reply describe a --lua script");
+  } else {
+    plan.protocol = o.protocol;
+    plan.info = FindProtocol(o.protocol);
+    if (plan.info == nullptr) {
+      return refuse("unknown protocol '" + o.protocol + "' (see ratelab list protocols)");
+    }
   }
-  if (info->store != "kv") {
-    return refuse(o.protocol + " keeps its state in " + std::string(info->store) +
+  if (plan.info->store != "kv") {
+    return refuse(o.protocol + " keeps its state in " + std::string(plan.info->store) +
                   ": stress runs the kv protocols on a real Redis (ratelab list protocols)");
   }
-  Plan plan;
-  plan.protocol = o.protocol;
   Result<Policy> policy =
-      PolicyFromFlags(o.protocol, info->algorithm, o.policy, kStressPolicyDefaults);
+      PolicyFromFlags(plan.protocol, plan.info->algorithm, o.policy, kStressPolicyDefaults);
   if (!policy.ok()) return refuse(std::string(policy.status().message()));
-  if (Status s = CheckProtocol(o.protocol, *policy); !s.ok())
+  if (Status s = plan.custom ? absl::OkStatus() : CheckProtocol(o.protocol, *policy); !s.ok()) {
     return refuse(std::string(s.message()));
+  }
   plan.policy = *policy;
   if (policy->algorithm == Algorithm::kAnchoredWindow) {
     return refuse("the anchored window cannot be judged on a wall-clock history");
@@ -218,8 +236,8 @@ std::optional<Plan> MakePlan(const StressOptions& o, std::ostream& err) {
                   "' is not a duration above 0 and at most 1h (e.g. 3s, 1m)");
   }
   plan.duration = *duration;
-  if (o.keys < 1 || o.keys > 1'000'000) return refuse("--keys must be between 1 and 1000000");
-  for (int k = 1; k <= o.keys; ++k) plan.users.push_back("s" + std::to_string(k));
+  if (o.users < 1 || o.users > 1'000'000) return refuse("--users must be between 1 and 1000000");
+  for (int k = 1; k <= o.users; ++k) plan.users.push_back("s" + std::to_string(k));
   return plan;
 }
 
@@ -264,7 +282,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
   const Instant start = clock.Now();
   const Instant deadline = start + plan->duration;
   err << "stress " << plan->protocol << " (" << plan->policy.ToString() << ") on " << where << ": "
-      << plan->threads << " threads, " << plan->users.size() << " key(s), "
+      << plan->threads << " threads, " << plan->users.size() << " user(s), "
       << FormatDuration(plan->duration) << "\n";
   {
     std::vector<std::jthread> threads;
@@ -290,7 +308,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
   const History history = Merge(workers);
   // Judged as the protocol sees time (the Lua scripts take whole milliseconds or microseconds);
   // the witnesses show the events as they were.
-  const Duration resolution = FindProtocol(plan->protocol)->time_resolution;
+  const Duration resolution = plan->info->time_resolution;
   const History judged = AtResolution(history, resolution);
   const Duration horizon =
       std::max<Duration>(std::chrono::seconds(1), 4 * plan->policy.limit * plan->policy.window);
@@ -331,7 +349,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
         {"store", o.store},
         {"policy", plan->policy.ToString()},
         {"threads", plan->threads},
-        {"keys", plan->users.size()},
+        {"users", plan->users.size()},
         {"duration_s", seconds},
         {"answered", history.size()},
         {"admitted", admitted},

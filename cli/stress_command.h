@@ -1,4 +1,5 @@
-// `ratelab stress PROTOCOL --store URL`: real concurrency. T threads, each with its own
+// `ratelab stress PROTOCOL --store URL` (or `--lua FILE --model ALGORITHM`, a user's script):
+// real concurrency. T threads, each with its own
 // connection and its own instance of the protocol (T limiter processes), send requests as fast as
 // they are answered for a while, running the protocol's steps at once on their own thread as in
 // production. Every request is recorded with the wall-clock instants it was sent and answered,
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "cli/policy_flags.h"
+#include "cli/user_script.h"
 
 namespace ratelab {
 
@@ -30,8 +32,9 @@ struct StressOptions {
   std::string store = "redis";
   int threads = 4;
   std::string duration = "3s";
-  int keys = 1;  // requests go round the keys, so the threads contend for each
+  int users = 1;  // requests go round the users' keys, so the threads contend for each
   PolicyFlags policy;
+  UserScriptFlags script;  // stress your own Lua script instead of a protocol
   bool json = false;
 };
 

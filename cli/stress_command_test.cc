@@ -8,6 +8,7 @@
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
 #include "impl/store/redis_kv.h"
+#include "testing/files.h"
 #include "testing/redis.h"
 
 namespace ratelab {
@@ -46,7 +47,7 @@ TEST(Stress, TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency) {
   RATELAB_REQUIRE_REDIS_SERVER();
   for (const std::string protocol :
        {"kv-token-bucket-lua", "kv-gcra-lua", "kv-fixed-window-lua", "kv-sliding-log-lua"}) {
-    const CliOutcome r = Stress({protocol, "--threads", "4", "--duration", "1s", "--keys", "2"});
+    const CliOutcome r = Stress({protocol, "--threads", "4", "--duration", "1s", "--users", "2"});
     EXPECT_EQ(r.exit, kExitOk) << protocol << "\n" << r.out << r.err;
     if (r.exit == kExitBadInput) continue;
     const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -55,6 +56,28 @@ TEST(Stress, TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency) {
     EXPECT_LE(j["busiest_key"]["admitted"].get<int64_t>(),
               j["busiest_key"]["allowed"].get<int64_t>())
         << protocol;
+  }
+}
+
+// A user's script is one atomic script, so no race: an off-by-one admits one too many in every
+// window, and stress says so; the right comparison passes.
+TEST(Stress, BringYourOwnLua) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  const auto dir = testing_files::TempDir("lua");
+  for (const std::string compare : {">=", ">"}) {
+    const auto file = testing_files::Write(dir, "fixed_window.lua", FixedWindowScript(compare));
+    const CliOutcome r = Stress({"--lua", file.string(), "--model", "fixed-window", "--args",
+                                 "{limit},{window_ms},{now_ms}", "--reply", "allowed,remaining",
+                                 "--limit", "20", "--window", "100ms", "--duration", "500ms"});
+    if (compare == ">=") {
+      EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+      continue;
+    }
+    ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["protocol"], "lua:" + file.string());
+    EXPECT_EQ(j["violations"][0]["invariant"], "aligned-window-cap");
+    EXPECT_EQ(j["violations"][0]["witness"].size(), 21u) << "the first 21 in one window";
   }
 }
 
@@ -82,7 +105,11 @@ TEST(Stress, RefusesWhatItCannotRun) {
       {{"kv-gcra-lua", "--store", "mongodb://x"}, "--store:"},
       {{"kv-gcra-lua", "--threads", "0"}, "--threads must be between 1 and 256"},
       {{"kv-gcra-lua", "--duration", "soon"}, "--duration 'soon' is not a duration"},
-      {{"kv-gcra-lua", "--keys", "0"}, "--keys must be between 1"},
+      {{"kv-gcra-lua", "--users", "0"}, "--users must be between 1"},
+      {{"kv-gcra-lua", "--lua", "x.lua"}, "give a protocol or --lua, not both"},
+      {{"--lua", "/nonexistent.lua", "--model", "gcra"}, "--lua: cannot read '/nonexistent.lua'"},
+      {{"kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
+      {{}, "name a kv protocol"},
       {{"kv-gcra-lua", "--limit", "5"}, "give --rate and --burst, not --limit and --window"},
       {{"kv-fixed-window-lua", "--window", "-1s"}, "--window '-1s' is not a positive duration"},
   };

@@ -34,11 +34,11 @@ class RecordingExecutor final : public Executor {
     steps_.push_back({step.label(), clock_.Now()});
     step.resume.resume();
   }
-  std::vector<StepRecord> TakeSteps() { return std::exchange(steps_, {}); }
+  StepList TakeSteps() { return std::exchange(steps_, {}); }
 
  private:
   const Clock& clock_;
-  std::vector<StepRecord> steps_;
+  StepList steps_;
 };
 
 struct Plan {

@@ -72,9 +72,9 @@ struct HistoryEvent {
   std::optional<Decision> decision;  // empty: no answer ever came (lost in a crash)
   StepList steps;                    // in the order they took effect
   // A dense number for `key` given by whoever made the history (the simulator), so oracles can
-  // group by key without hashing strings: events with the same key have the same id and events
-  // with different keys different ids. -1: not given (the oracles then hash the keys). Derived
-  // from `key`, so not part of HistoryHash.
+  // group by key without hashing or sorting strings: events with the same key have the same id,
+  // and ids increase with the keys (in std::string order). -1: not given (the oracles then hash
+  // and sort the keys). Derived from `key`, so not part of HistoryHash.
   int32_t key_id = -1;
 
   bool admitted() const { return decision && decision->allowed; }

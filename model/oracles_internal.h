@@ -73,9 +73,17 @@ KeyGroups GroupByKey(const History& h, Keep keep) {
       kept.emplace_back(it->second, &e);
     }
   }
-  std::vector<uint32_t> order(keys.size());  // key indices in key order
-  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> order;  // key indices in key order
+  order.reserve(keys.size());
+  if (interned) {  // ids are in key order already
+    for (const int64_t k : dense) {
+      if (k >= 0) order.push_back(static_cast<uint32_t>(k));
+    }
+  } else {
+    for (uint32_t k = 0; k < keys.size(); ++k) order.push_back(k);
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  }
   std::vector<size_t> count(keys.size(), 0);
   for (const auto& [k, e] : kept) ++count[k];
   std::vector<size_t> start(keys.size());  // by key index: where its group begins

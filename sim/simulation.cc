@@ -157,9 +157,22 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
         std::pair<std::string_view, std::string_view>(arrivals[i].user, arrivals[i].endpoint),
         static_cast<int32_t>(keys.size()));
     if (inserted) keys.push_back(LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint));
-    e.key = keys[static_cast<size_t>(it->second)];  // also for requests never answered
     e.key_id = it->second;
     order[i] = i;
+  }
+  // Renumber the keys in key order (the oracles then need not sort them), and give each event
+  // its key (also the requests never answered).
+  std::vector<int32_t> by_key(keys.size());
+  for (size_t k = 0; k < keys.size(); ++k) by_key[k] = static_cast<int32_t>(k);
+  std::sort(by_key.begin(), by_key.end(), [&](int32_t a, int32_t b) {
+    return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)];
+  });
+  std::vector<int32_t> rank(keys.size());
+  for (size_t r = 0; r < by_key.size(); ++r)
+    rank[static_cast<size_t>(by_key[r])] = static_cast<int32_t>(r);
+  for (HistoryEvent& e : history_) {
+    e.key = keys[static_cast<size_t>(e.key_id)];
+    e.key_id = rank[static_cast<size_t>(e.key_id)];
   }
   const auto earlier = [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; };
   if (!std::is_sorted(order.begin(), order.end(), earlier)) {

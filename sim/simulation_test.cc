@@ -74,6 +74,11 @@ TEST(Simulation, EachKeyHasOneIdAndEachIdOneKey) {
     EXPECT_EQ(key_of.try_emplace(e.key_id, e.key).first->second, e.key) << e.key_id;
   }
   EXPECT_GT(id_of.size(), 5u);
+  int32_t previous = -1;
+  for (const auto& [key, id] : id_of) {  // std::map: in key order
+    EXPECT_GT(id, previous) << "ids increase with the keys";
+    previous = id;
+  }
 }
 
 TEST(Simulation, ANodeSeesItsOwnSkewedClock) {

@@ -14,15 +14,40 @@ void EventLoop::At(Instant t, Callback cb) {
     free_slots_.pop_back();
     callbacks_[slot] = std::move(cb);
   }
-  events_.push_back({std::max(t, now_), next_seq_++, slot});
-  std::push_heap(events_.begin(), events_.end(), Later{});
+  // A 4-ary min-heap: half the depth of a binary one, and a node's children share a cache line.
+  const Event e{std::max(t, now_), next_seq_++, slot};
+  size_t i = events_.size();
+  events_.push_back(e);
+  while (i > 0) {
+    const size_t parent = (i - 1) / 4;
+    if (!Later{}(events_[parent], e)) break;
+    events_[i] = events_[parent];
+    i = parent;
+  }
+  events_[i] = e;
 }
 
 bool EventLoop::RunOne() {
   if (events_.empty()) return false;
-  std::pop_heap(events_.begin(), events_.end(), Later{});
-  const Event e = events_.back();
+  const Event e = events_.front();
+  const Event last = events_.back();
   events_.pop_back();
+  if (!events_.empty()) {  // sift `last` down from the root
+    const size_t n = events_.size();
+    size_t i = 0;
+    while (true) {
+      const size_t first = 4 * i + 1;
+      if (first >= n) break;
+      size_t best = first;
+      for (size_t c = first + 1; c < first + 4 && c < n; ++c) {
+        if (Later{}(events_[best], events_[c])) best = c;
+      }
+      if (!Later{}(last, events_[best])) break;
+      events_[i] = events_[best];
+      i = best;
+    }
+    events_[i] = last;
+  }
   now_ = e.at;
   // The callback may schedule events (and so grow callbacks_): run it from a local.
   Callback cb = std::move(callbacks_[e.slot]);

@@ -22,6 +22,9 @@ namespace ratelab {
 namespace {
 
 constexpr size_t kWitnessLinesShown = 16;
+// The most requests a run records (each is held in memory until the end, a few hundred bytes):
+// the threads stop there, and the run says so.
+constexpr int64_t kMaxRequests = 5'000'000;
 
 // The inline executor's way (each step runs at once, on the caller's thread), noting each step
 // and when its answer came, so that a witness shows how the racers' steps interleaved.
@@ -58,9 +61,14 @@ struct Worker {
   Status failure;
 };
 
-// One limiter process: its own connection and protocol instance, sending until `deadline`.
+// One limiter process: its own connection and protocol instance, sending until `deadline`, or
+// until the run has recorded kMaxRequests.
 void Work(const Plan& plan, int node, Instant deadline, const Clock& clock,
-          std::atomic<int64_t>& answered, Worker& w) {
+          std::atomic<int64_t>& answered, std::atomic<int>& running, Worker& w) {
+  struct Done {
+    std::atomic<int>& running;
+    ~Done() { running.fetch_sub(1); }
+  } done{running};
   std::unique_ptr<Kv> kv = *OpenRedisUrl(plan.url);  // checked in StressCommand
   const Stores stores{kv.get(), nullptr};
   Result<std::unique_ptr<Protocol>> protocol =
@@ -74,7 +82,9 @@ void Work(const Plan& plan, int node, Instant deadline, const Clock& clock,
   RecordingExecutor executor(clock);
   for (size_t i = static_cast<size_t>(node);; ++i) {
     const Request request{"user", plan.users[i % plan.users.size()], "/stress", 1, clock.Now()};
-    if (request.now >= deadline) return;
+    if (request.now >= deadline || answered.load(std::memory_order_relaxed) >= kMaxRequests) {
+      return;
+    }
     HistoryEvent e;
     e.key = LimiterKey(request);
     e.node = node;
@@ -279,6 +289,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
   const SystemClock clock;
   std::vector<Worker> workers(static_cast<size_t>(plan->threads));
   std::atomic<int64_t> answered = 0;
+  std::atomic<int> running = plan->threads;
   const Instant start = clock.Now();
   const Instant deadline = start + plan->duration;
   err << "stress " << plan->protocol << " (" << plan->policy.ToString() << ") on " << where << ": "
@@ -288,13 +299,24 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
     std::vector<std::jthread> threads;
     for (int t = 0; t < plan->threads; ++t) {
       threads.emplace_back(Work, std::cref(*plan), t, deadline, std::cref(clock),
-                           std::ref(answered), std::ref(workers[static_cast<size_t>(t)]));
+                           std::ref(answered), std::ref(running),
+                           std::ref(workers[static_cast<size_t>(t)]));
     }
-    // A progress line a second while they run (the threads stop on their own at the deadline).
-    for (int second = 1; clock.Now() + std::chrono::seconds(1) < deadline; ++second) {
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      err << "progress: " << second << "s, " << answered.load() << " answered\n";
+    // A progress line a second while they run (they stop on their own).
+    Instant next = start + std::chrono::seconds(1);
+    while (running.load() > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (clock.Now() >= next && running.load() > 0) {
+        err << "progress: " << FormatDuration(next - start) << ", " << answered.load()
+            << " answered\n";
+        next += std::chrono::seconds(1);
+      }
     }
+  }
+  const Duration elapsed = clock.Now() - start;  // the duration, or less if stopped early
+  if (answered.load() >= kMaxRequests) {
+    err << "note: stopped after " << kMaxRequests
+        << " requests, the most a run records; give a shorter --duration\n";
   }
   (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
 
@@ -330,7 +352,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
   auto percentile = [&](size_t p) {
     return latencies.empty() ? Duration(0) : latencies[(latencies.size() - 1) * p / 100];
   };
-  const double seconds = std::chrono::duration<double>(plan->duration).count();
+  const double seconds = std::chrono::duration<double>(elapsed).count();
   const Busiest busiest = BusiestKey(judged, plan->policy);
   const std::string promise = PromiseName(plan->policy);
 

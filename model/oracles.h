@@ -73,8 +73,8 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
 // aligned window; for the log, a span shorter than W; for the buckets, B + floor(span / T)).
 // Never a false alarm; the price is that a breach narrower than the answers' latency is missed.
 // The buckets' spans are searched up to `horizon` long (over-admission from races shows within
-// a few bucket-fills). Nothing (nullopt) for the anchored window, whose windows move with the
-// unknown instants.
+// a short span); the work is about the admissions times those within `horizon` of each. Nothing
+// (nullopt) for the anchored window, whose windows move with the unknown instants.
 std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h,
                                                                 const Policy& policy,
                                                                 Duration horizon);

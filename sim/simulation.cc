@@ -146,33 +146,34 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
   in_flight_.resize(arrivals.size());
   std::vector<size_t>& order = arrival_order_;
   order.resize(arrivals.size());
-  // Each distinct key is made once, and numbered for the oracles (HistoryEvent::key_id).
+  // Each distinct key is made once, and numbered in key order for the oracles
+  // (HistoryEvent::key_id: they then need neither hash nor sort the keys).
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, int32_t> key_ids;
   std::vector<std::string> keys;
+  std::vector<int32_t> key_of(arrivals.size());  // by arrival: its key's index in `keys`
   for (size_t i = 0; i < arrivals.size(); ++i) {
-    HistoryEvent& e = history_.emplace_back();
-    e.id = static_cast<int64_t>(i);
-    e.cost = arrivals[i].cost;
     const auto [it, inserted] = key_ids.try_emplace(
         std::pair<std::string_view, std::string_view>(arrivals[i].user, arrivals[i].endpoint),
         static_cast<int32_t>(keys.size()));
     if (inserted) keys.push_back(LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint));
-    e.key_id = it->second;
+    key_of[i] = it->second;
     order[i] = i;
   }
-  // Renumber the keys in key order (the oracles then need not sort them), and give each event
-  // its key (also the requests never answered).
   std::vector<int32_t> by_key(keys.size());
   for (size_t k = 0; k < keys.size(); ++k) by_key[k] = static_cast<int32_t>(k);
   std::sort(by_key.begin(), by_key.end(), [&](int32_t a, int32_t b) {
     return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)];
   });
   std::vector<int32_t> rank(keys.size());
-  for (size_t r = 0; r < by_key.size(); ++r)
+  for (size_t r = 0; r < by_key.size(); ++r) {
     rank[static_cast<size_t>(by_key[r])] = static_cast<int32_t>(r);
-  for (HistoryEvent& e : history_) {
-    e.key = keys[static_cast<size_t>(e.key_id)];
-    e.key_id = rank[static_cast<size_t>(e.key_id)];
+  }
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    HistoryEvent& e = history_.emplace_back();
+    e.id = static_cast<int64_t>(i);
+    e.cost = arrivals[i].cost;
+    e.key = keys[static_cast<size_t>(key_of[i])];  // also for requests never answered
+    e.key_id = rank[static_cast<size_t>(key_of[i])];
   }
   const auto earlier = [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; };
   if (!std::is_sorted(order.begin(), order.end(), earlier)) {

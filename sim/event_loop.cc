@@ -14,8 +14,15 @@ void EventLoop::At(Instant t, Callback cb) {
     free_slots_.pop_back();
     callbacks_[slot] = std::move(cb);
   }
+  Push({std::max(t, now_), next_seq_++, nullptr, slot});
+}
+
+void EventLoop::At(Instant t, EventTarget& target, uint64_t arg) {
+  Push({std::max(t, now_), next_seq_++, &target, arg});
+}
+
+void EventLoop::Push(const Event& e) {
   // A 4-ary min-heap: half the depth of a binary one, and a node's children share a cache line.
-  const Event e{std::max(t, now_), next_seq_++, slot};
   size_t i = events_.size();
   events_.push_back(e);
   while (i > 0) {
@@ -49,9 +56,14 @@ bool EventLoop::RunOne() {
     events_[i] = last;
   }
   now_ = e.at;
+  if (e.target != nullptr) {
+    e.target->OnEvent(e.arg);
+    return true;
+  }
+  const auto slot = static_cast<uint32_t>(e.arg);
   // The callback may schedule events (and so grow callbacks_): run it from a local.
-  Callback cb = std::move(callbacks_[e.slot]);
-  free_slots_.push_back(e.slot);
+  Callback cb = std::move(callbacks_[slot]);
+  free_slots_.push_back(slot);
   cb();
   return true;
 }

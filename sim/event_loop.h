@@ -18,6 +18,16 @@
 
 namespace ratelab {
 
+// What an event can call without a callback object: the simulator's hottest events (a step's
+// two legs) are a pointer and a number, with nothing to allocate, move or destroy.
+class EventTarget {
+ public:
+  virtual void OnEvent(uint64_t arg) = 0;
+
+ protected:
+  ~EventTarget() = default;
+};
+
 // The loop is also the true (virtual) clock of a run, for what runs on true time: the stores.
 class EventLoop final : public Clock {
  public:
@@ -30,6 +40,9 @@ class EventLoop final : public Clock {
   // Runs `cb` at `t`; a `t` in the past runs at now() instead.
   void At(Instant t, Callback cb);
   void After(Duration d, Callback cb) { At(now_ + d, std::move(cb)); }
+  // Calls `target.OnEvent(arg)` at `t` (in the same order as a callback scheduled then).
+  void At(Instant t, EventTarget& target, uint64_t arg);
+  void After(Duration d, EventTarget& target, uint64_t arg) { At(now_ + d, target, arg); }
 
   // Runs the earliest event; false when none is left.
   bool RunOne();
@@ -40,7 +53,8 @@ class EventLoop final : public Clock {
   // Exactly the order of scheduling it with At, without the queue's cost.
   uint64_t TakeTicket() { return next_seq_++; }
   bool ComesFirst(Instant t, uint64_t ticket) const {
-    return events_.empty() || Later{}(events_.front(), Event{std::max(t, now_), ticket, 0});
+    return events_.empty() ||
+           Later{}(events_.front(), Event{std::max(t, now_), ticket, nullptr, 0});
   }
   void RunStreamed(Instant t) { now_ = std::max(t, now_); }
 
@@ -58,8 +72,10 @@ class EventLoop final : public Clock {
   struct Event {
     Instant at;
     uint64_t seq;
-    uint32_t slot;
+    EventTarget* target;  // null: run callbacks_[arg]
+    uint64_t arg;
   };
+  void Push(const Event& e);
   // Min-heap order for std::push_heap / std::pop_heap (which build max-heaps); a type, not a
   // function pointer, so that the heap operations inline it.
   struct Later {

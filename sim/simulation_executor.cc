@@ -23,23 +23,28 @@ uint32_t SimulationExecutor::Hold(PendingStep& step) {
 
 void SimulationExecutor::Submit(PendingStep& step) {
   const uint32_t slot = Hold(step);
-  loop_.After(Leg(out_), [this, slot] {
-    PendingStep* s = slots_[slot];
-    if (s == nullptr) {  // lost in a crash before it reached the store
+  loop_.After(Leg(out_), *this, uint64_t{slot} * 2);
+}
+
+void SimulationExecutor::OnEvent(uint64_t arg) {
+  const auto slot = static_cast<uint32_t>(arg / 2);
+  PendingStep* s = slots_[slot];
+  if (arg % 2 == 0) {    // the step reaches the store
+    if (s == nullptr) {  // lost in a crash before it got there
       Release(slot);
       return;
     }
     s->Apply();
     observer_.applied(s->request(), s->label(), loop_.now());
-    loop_.After(Leg(back_), [this, slot] {
-      PendingStep* s = slots_[slot];
-      Release(slot);
-      if (s == nullptr) return;  // applied, but the node crashed before the answer came back
-      const int64_t request = s->request();
-      s->resume.resume();  // may finish the request and destroy *s
-      observer_.resumed(request);
-    });
-  });
+    loop_.After(Leg(back_), *this, arg + 1);
+    return;
+  }
+  // The answer reaches the client.
+  Release(slot);
+  if (s == nullptr) return;  // applied, but the node crashed before the answer came back
+  const int64_t request = s->request();
+  s->resume.resume();  // may finish the request and destroy *s
+  observer_.resumed(request);
 }
 
 }  // namespace ratelab

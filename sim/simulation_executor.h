@@ -37,7 +37,7 @@ struct Buggify {
   Duration max_delay{};       // the delay is uniform in [0, max_delay)
 };
 
-class SimulationExecutor final : public Executor {
+class SimulationExecutor final : public Executor, private EventTarget {
  public:
   // Told of every applied step, and of every resumption (after which a request may be done).
   struct Observer {
@@ -79,8 +79,11 @@ class SimulationExecutor final : public Executor {
   Buggify buggify_;
   Duration extra_{};
   Observer observer_;
-  // Steps in flight, by slot; a crash nulls them so their pending events do nothing. Events
-  // capture (this, slot): small enough for AnyInvocable's inline storage, so no allocation.
+  // A step's two legs are events of this executor: arg is the slot times two, plus one for the
+  // way back.
+  void OnEvent(uint64_t arg) override;
+
+  // Steps in flight, by slot; a crash nulls them so their pending events do nothing.
   std::vector<PendingStep*> slots_;
   std::vector<uint32_t> free_;
 };

@@ -6,15 +6,24 @@
 
 namespace ratelab {
 
-// A request between arrival and answer. Lives at a stable address: its task refers to the
-// request and the context.
+namespace {
+// Every simulated request is limited per user.
+constexpr char kScopeType[] = "user";
+}  // namespace
+
+// A request between arrival and answer, as its node sees it at `now`. Lives at a stable
+// address: its task refers to the request and the context.
 struct Simulation::InFlight {
   int node;
   Request request;
   Context ctx;
   Task<Result<Decision>> task;
-  InFlight(int n, Request r, Executor& executor, int64_t id, Protocol& protocol)
-      : node(n), request(std::move(r)), ctx(executor, id), task(protocol.Decide(ctx, request)) {}
+  InFlight(int n, const Arrival& a, Instant now, Executor& executor, int64_t id,
+           Protocol& protocol)
+      : node(n),
+        request{kScopeType, a.user, a.endpoint, a.cost, now},
+        ctx(executor, id),
+        task(protocol.Decide(ctx, request)) {}
 };
 
 struct Simulation::Node {
@@ -25,14 +34,6 @@ struct Simulation::Node {
 };
 
 namespace {
-// Every simulated request is limited per user.
-constexpr char kScopeType[] = "user";
-
-// The request an arrival makes, as its node sees it at `now`.
-Request RequestFor(const Arrival& a, Instant now) {
-  return {kScopeType, a.user, a.endpoint, a.cost, now};
-}
-
 // Independent random streams of a run.
 constexpr uint64_t kRoutingStream = 1;
 constexpr uint64_t kNodeStreamBase = 1000;
@@ -119,7 +120,7 @@ void Simulation::Arrive(int64_t id, const Arrival& a) {
   e.node = node;
   e.node_now = n.clock.Read(loop_.now());
   std::unique_ptr<InFlight>& f = in_flight_[static_cast<size_t>(id)];
-  f = std::make_unique<InFlight>(node, RequestFor(a, e.node_now), *n.executor, id, *n.protocol);
+  f = std::make_unique<InFlight>(node, a, e.node_now, *n.executor, id, *n.protocol);
   f->task.Start();
   Finish(id);
 }

@@ -18,8 +18,7 @@ struct Simulation::InFlight {
   Request request;
   Context ctx;
   Task<Result<Decision>> task;
-  InFlight(int n, const Arrival& a, Instant now, Executor& executor, int64_t id,
-           Protocol& protocol)
+  InFlight(int n, const Arrival& a, Instant now, Executor& executor, int64_t id, Protocol& protocol)
       : node(n),
         request{kScopeType, a.user, a.endpoint, a.cost, now},
         ctx(executor, id),

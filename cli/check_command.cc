@@ -15,6 +15,7 @@
 #include "impl/limiters/protocol.h"
 #include "impl/store/memory_kv.h"
 #include "reports/result_json.h"
+#include "reports/timeline.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 
@@ -142,8 +143,11 @@ struct Subject {
   Status failure;
 };
 
+// The first violation of a run of `c`, if any; `history` and `faults` get the run's history and
+// its faults' windows.
 std::optional<Violation> FirstViolation(Subject& subject, const Case& c, uint64_t seed,
-                                        History* history = nullptr) {
+                                        History* history = nullptr,
+                                        std::vector<FaultWindow>* faults = nullptr) {
   if (!subject.failure.ok()) return std::nullopt;
   Result<Comparison> run =
       RunScenario(ToScenario(subject.protocol, c, subject.custom, subject.kv_store), seed);
@@ -152,6 +156,7 @@ std::optional<Violation> FirstViolation(Subject& subject, const Case& c, uint64_
     return std::nullopt;
   }
   if (history != nullptr) *history = run->limiters.front().history;
+  if (faults != nullptr) *faults = run->faults;
   for (const CheckResult& check : run->limiters.front().checks) {
     if (!check.violations.empty()) return check.violations.front();
   }
@@ -207,42 +212,21 @@ Case Shrink(Subject& subject, Case c, uint64_t seed, const std::string& invarian
   return c;
 }
 
-// The requests as a timeline: each one's send, steps and answer, in time order, relative to
-// the first.
-std::string Timeline(const std::vector<HistoryEvent>& events) {
-  struct Row {
-    Instant at;
-    int64_t id;
-    int order;
-    std::string what;
-  };
-  std::vector<Row> rows;
-  for (const HistoryEvent& e : events) {
-    const std::string who = "#" + std::to_string(e.id) + " node " + std::to_string(e.node);
-    rows.push_back({e.invoke, e.id, 0, who + "  sent (" + e.key + ")"});
-    int order = 1;
-    for (const StepRecord& s : e.steps) rows.push_back({s.at, e.id, order++, who + "  " + s.label});
-    if (e.decision) {
-      rows.push_back(
-          {e.complete, e.id, order,
-           who + "  " +
-               (e.decision->allowed
-                    ? std::string("admitted")
-                    : "denied (retry after " + FormatDuration(e.decision->retry_after) + ")")});
-    } else {
-      const Instant last = e.steps.empty() ? e.invoke : e.steps.back().at;
-      rows.push_back({last, e.id, order, who + "  never answered (a crash, or the store failed)"});
-    }
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    if (a.at != b.at) return a.at < b.at;
-    return a.id != b.id ? a.id < b.id : a.order < b.order;
-  });
+// The witness as a timeline (reports/timeline.h): each request's send, steps and answer, and
+// the faults that touch them, in time order, relative to the first row.
+std::string Timeline(const std::vector<HistoryEvent>& events,
+                     const std::vector<FaultWindow>& faults) {
+  const Instant start = Scenario().start;
+  const std::vector<TimelineRow> rows =
+      WitnessTimeline(WitnessJson(events, start), FaultsJson(faults, start));
   std::string out;
-  for (const Row& r : rows) {
-    std::string when = "+" + FormatDuration(r.at - rows.front().at);
+  for (const TimelineRow& r : rows) {
+    const auto since =
+        std::chrono::round<Duration>(std::chrono::duration<double>(r.at_s - rows.front().at_s));
+    std::string when = "+" + FormatDuration(since);
     when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
-    out += "  " + when + r.what + "\n";
+    const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
+    out += "  " + when + who + r.what + "\n";
   }
   return out;
 }
@@ -402,7 +386,9 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     const Case minimal = Shrink(subject, drawn, seed, found->invariant, 2000);
     History history;
-    const std::optional<Violation> shown = FirstViolation(subject, minimal, seed, &history);
+    std::vector<FaultWindow> fault_windows;
+    const std::optional<Violation> shown =
+        FirstViolation(subject, minimal, seed, &history, &fault_windows);
     if (!subject.failure.ok()) break;
     const Violation& v = shown ? *shown : *found;
     // The minimal case is the witness: every request in it is needed to break the invariant.
@@ -445,7 +431,7 @@ int CheckCommand(const CheckOptions& o, std::ostream& out, std::ostream& err) {
       for (const std::string& f : fault_words) out << "; " << f;
       out << "\n"
           << v.summary << "\nwitness (" << witness.size() << " request(s)):\n"
-          << Timeline(witness) << "reproduce: " << Reproduce(o, seed) << "\n";
+          << Timeline(witness, fault_windows) << "reproduce: " << Reproduce(o, seed) << "\n";
     }
     return kExitViolation;
   }

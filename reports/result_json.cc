@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "reports/metrics.h"
+#include "reports/timeline.h"
 
 namespace ratelab {
 
@@ -13,28 +14,6 @@ constexpr size_t kTopUsers = 20;
 
 double Seconds(Instant t, Instant start) { return static_cast<double>((t - start).count()) / 1e9; }
 double Millis(Duration d) { return static_cast<double>(d.count()) / 1e6; }
-
-nlohmann::json EventJson(const HistoryEvent& e, Instant start) {
-  std::string outcome = "no answer";
-  if (e.decision) {
-    outcome = e.decision->allowed
-                  ? "admitted"
-                  : "denied, retry after " + FormatDuration(e.decision->retry_after);
-  }
-  nlohmann::json steps = nlohmann::json::array();
-  for (const StepRecord& s : e.steps)
-    steps.push_back({{"label", s.label}, {"at_s", Seconds(s.at, start)}});
-  return {
-      {"id", e.id},
-      {"key", e.key},
-      {"node", e.node},
-      {"cost", e.cost},
-      {"at", FormatInstant(e.apply)},
-      {"outcome", outcome},
-      {"invoke_s", Seconds(e.invoke, start)},
-      {"complete_s", e.decision ? nlohmann::json(Seconds(e.complete, start)) : nlohmann::json()},
-      {"steps", steps}};
-}
 
 nlohmann::json Optional(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
@@ -98,13 +77,11 @@ nlohmann::json ResultJson(const Comparison& c) {
     for (const CheckResult& check : o.checks) {
       checks.push_back({{"name", check.name}, {"violations", check.violations.size()}});
       for (const Violation& v : check.violations) {
-        nlohmann::json witness = nlohmann::json::array();
-        for (const HistoryEvent& e : v.witness) witness.push_back(EventJson(e, c.start));
         violations.push_back({{"check", check.name},
                               {"invariant", v.invariant},
                               {"key", v.key},
                               {"summary", v.summary},
-                              {"witness", witness}});
+                              {"witness", WitnessJson(v.witness, c.start)}});
       }
     }
     limiters.push_back({{"name", o.name},
@@ -121,11 +98,7 @@ nlohmann::json ResultJson(const Comparison& c) {
                         {"checks", checks},
                         {"violations", violations}});
   }
-  nlohmann::json faults = nlohmann::json::array();
-  for (const FaultWindow& f : c.faults) {
-    faults.push_back(
-        {{"what", f.what}, {"from_s", Seconds(f.from, c.start)}, {"to_s", Seconds(f.to, c.start)}});
-  }
+  const nlohmann::json faults = FaultsJson(c.faults, c.start);
   nlohmann::json users = nlohmann::json::array();
   for (const UserShare& u : TopUsers(c, kTopUsers)) {
     users.push_back({{"key", u.key}, {"offered", u.offered}, {"admitted", u.admitted}});

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "reports/plots.h"
+#include "reports/timeline.h"
 
 namespace ratelab {
 
@@ -144,43 +145,12 @@ std::string HtmlTable(const std::vector<std::vector<std::string>>& rows) {
   return s + "</table>\n";
 }
 
-// The witness as a timeline: every send, step and answer of its requests, in time order.
-struct TimelineRow {
-  double at_s;
-  int64_t id;
-  int order;  // sent, steps, answered
-  std::string node, what;
-};
-std::vector<TimelineRow> Timeline(const json& witness) {
-  std::vector<TimelineRow> rows;
-  for (const json& e : witness) {
-    const int64_t id = e["id"].get<int64_t>();
-    const std::string node = "node " + Str(e["node"]);
-    rows.push_back({e["invoke_s"].get<double>(), id, 0, node,
-                    "sent (" + Str(e["key"]) + ", cost " + Str(e["cost"]) + ")"});
-    int order = 1;
-    for (const json& s : e["steps"]) {
-      rows.push_back({s["at_s"].get<double>(), id, order++, node, "step: " + Str(s["label"])});
-    }
-    if (!e["complete_s"].is_null()) {
-      rows.push_back({e["complete_s"].get<double>(), id, order, node, Str(e["outcome"])});
-    } else {
-      rows.push_back({e["invoke_s"].get<double>(), id, order, node, "never answered"});
-    }
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
-    if (a.at_s != b.at_s) return a.at_s < b.at_s;
-    return a.id != b.id ? a.id < b.id : a.order < b.order;
-  });
-  return rows;
-}
-
-std::string HtmlWitness(const json& v) {
+std::string HtmlWitness(const json& v, const json& faults) {
   std::string s = "<p class=\"summary\"><b>" + Escape(Str(v["invariant"])) + "</b> on key <code>" +
                   Escape(Str(v["key"])) + "</code>: " + Escape(Str(v["summary"])) + "</p>\n";
   s += "<table class=\"timeline\">\n<tr><th>time (s since start)</th><th>+ms</th><th>request</th>"
        "<th>node</th><th>what happened</th></tr>\n";
-  const std::vector<TimelineRow> rows = Timeline(v["witness"]);
+  const std::vector<TimelineRow> rows = WitnessTimeline(v["witness"], faults);
   for (const TimelineRow& row : rows) {
     const bool admitted = row.what == "admitted", denied = row.what.rfind("denied", 0) == 0;
     s += std::string("<tr") +
@@ -188,8 +158,9 @@ std::string HtmlWitness(const json& v) {
           : denied ? " class=\"bad\""
                    : "") +
          "><td>" + Fixed(row.at_s, 6) + "</td><td>" +
-         Fixed((row.at_s - rows.front().at_s) * 1000, 3) + "</td><td>#" + std::to_string(row.id) +
-         "</td><td>" + Escape(row.node) + "</td><td>" + Escape(row.what) + "</td></tr>\n";
+         Fixed((row.at_s - rows.front().at_s) * 1000, 3) + "</td><td>" +
+         (row.id < 0 ? std::string() : "#" + std::to_string(row.id)) + "</td><td>" +
+         Escape(row.node) + "</td><td>" + Escape(row.what) + "</td></tr>\n";
   }
   return s + "</table>\n";
 }
@@ -306,7 +277,8 @@ std::string RenderHtml(const json& r, const std::map<std::string, std::string>& 
     if (n == 0) return;
     s += "<h3>" + Escape(Str(l["name"])) + ": " + Escape(CheckTitle(r, check)) + " " +
          Escape(Verdict(n)) + "</h3>\n";
-    for (const json* v : ViolationsOf(l, check, kShownViolations)) s += HtmlWitness(*v);
+    for (const json* v : ViolationsOf(l, check, kShownViolations))
+      s += HtmlWitness(*v, r["faults"]);
     if (n > static_cast<int64_t>(kShownViolations)) {
       s += "<p>... and " + std::to_string(n - static_cast<int64_t>(kShownViolations)) +
            " more, each with its witness in report.json.</p>\n";
@@ -377,9 +349,11 @@ std::string RenderJunit(const json& r) {
       const json& v = *first[0];
       message += ": " + Str(v["summary"]);
       body = Str(v["invariant"]) + " on key " + Str(v["key"]) + "\n";
-      for (const TimelineRow& row : Timeline(v["witness"])) {
-        body += Fixed(row.at_s, 6) + "s  #" + std::to_string(row.id) + "  " + row.node + "  " +
-                row.what + "\n";
+      for (const TimelineRow& row : WitnessTimeline(v["witness"], r["faults"])) {
+        body +=
+            Fixed(row.at_s, 6) + "s  " +
+            (row.id < 0 ? std::string() : "#" + std::to_string(row.id) + "  " + row.node + "  ") +
+            row.what + "\n";
       }
     }
     cases += ">\n      <failure type=\"" + Escape(check) + "\" message=\"" + Escape(message) +

@@ -43,6 +43,16 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
   return {};
 }
 
+std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h) {
+  std::vector<const HistoryEvent*> out;
+  out.reserve(h.size());
+  for (const auto& [key, events] :
+       internal::GroupByKey(h, [](const HistoryEvent&) { return true; })) {
+    out.insert(out.end(), events.begin(), events.end());
+  }
+  return out;
+}
+
 namespace internal {
 
 bool InvokeOrder(const HistoryEvent* a, const HistoryEvent* b) {

@@ -79,6 +79,11 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
                                                                 const Policy& policy,
                                                                 Duration horizon);
 
+// Every event of `h`, by key in key order, each key's in (invoke, id) order: the order the
+// oracles read a history in, for other readers (the reports' metrics). Linear with the
+// simulator's key ids (HistoryEvent::key_id), else a hash and a sort of the keys.
+std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h);
+
 // The most `policy` lets one key be admitted between `from` and `to` (for a run's summary: a
 // correct limiter never exceeds it, whatever the traffic): B + floor(span / T) for the buckets,
 // N per aligned window touched for the fixed window and the counter, N per W started for the

@@ -4,21 +4,11 @@
 #include <deque>
 #include <map>
 
+#include "model/oracles.h"
+
 namespace ratelab {
 
 namespace {
-
-// Every event of `h`, by key, each key's in (send time, id) order.
-std::vector<const HistoryEvent*> ByKeyInSendOrder(const History& h) {
-  std::vector<const HistoryEvent*> events;
-  events.reserve(h.size());
-  for (const HistoryEvent& e : h) events.push_back(&e);
-  std::sort(events.begin(), events.end(), [](const HistoryEvent* a, const HistoryEvent* b) {
-    if (a->key != b->key) return a->key < b->key;
-    return a->invoke != b->invoke ? a->invoke < b->invoke : a->id < b->id;
-  });
-  return events;
-}
 
 // Cost sent in the window (t - width, t] ending at each event of one key, as they come.
 class WindowSum {
@@ -51,7 +41,7 @@ class WindowSum {
 // both sums cover the claim window ending at `e` and include `e` itself when it counts.
 template <typename Visit>
 void WalkWindows(const Comparison& c, const LimiterOutcome& o, Visit visit) {
-  const std::vector<const HistoryEvent*> events = ByKeyInSendOrder(o.history);
+  const std::vector<const HistoryEvent*> events = ByKeyInInvokeOrder(o.history);
   WindowSum admitted(c.window), offered(c.window);
   for (size_t i = 0; i < events.size(); ++i) {
     const HistoryEvent& e = *events[i];

@@ -219,13 +219,19 @@ Status RedisClusterKv::Refresh() {
 
 Status RedisClusterKv::EnsureMap() { return stale_ ? Refresh() : absl::OkStatus(); }
 
+std::vector<RedisClusterKv::Node*> RedisClusterKv::MasterNodes() const {
+  std::vector<Node*> out;
+  std::set<const Node*> seen;
+  for (Node* n : slots_) {
+    if (n != nullptr && seen.insert(n).second) out.push_back(n);
+  }
+  return out;
+}
+
 std::vector<RedisEndpoint> RedisClusterKv::Masters() {
   std::vector<RedisEndpoint> out;
   if (!EnsureMap().ok()) return out;
-  std::set<const Node*> seen;
-  for (const Node* n : slots_) {
-    if (n != nullptr && seen.insert(n).second) out.push_back(n->endpoint);
-  }
+  for (const Node* n : MasterNodes()) out.push_back(n->endpoint);
   return out;
 }
 
@@ -314,9 +320,7 @@ Result<KvReply> RedisClusterKv::OnEveryMaster(std::span<const std::string> argv)
   if (Status s = EnsureMap(); !s.ok()) return s;
   const std::string name = Upper(argv[0]);
   std::vector<KvReply> replies;
-  std::set<Node*> seen;
-  for (Node* n : slots_) {
-    if (n == nullptr || !seen.insert(n).second) continue;
+  for (Node* n : MasterNodes()) {
     Result<KvReply> r = n->kv->Execute(argv);
     if (!r.ok()) {
       stale_ = true;

@@ -86,6 +86,8 @@ class RedisClusterKv final : public Kv {
   };
   // The node at host:port, connecting on first use.
   Node& NodeAt(const std::string& host, int port);
+  // The owners in the map as last read, each once, in the order of their first slot.
+  std::vector<Node*> MasterNodes() const;
   Result<KvReply> OnSlot(int slot, std::span<const std::string> argv);
   Result<KvReply> OnEveryMaster(std::span<const std::string> argv);
   Status EnsureMap();

@@ -29,23 +29,22 @@ inline bool MaySkip(const Status& s) { return absl::IsNotFound(s) && !UnderCi();
 
 }  // namespace ratelab::testing_redis
 
-#define RATELAB_START_REDIS(server, options)                                          \
-  auto server##_started = ::ratelab::RedisServer::Start(options);                     \
-  if (!server##_started.ok() && ::ratelab::testing_redis::MaySkip(server##_started.status())) { \
-    GTEST_SKIP() << server##_started.status();                                        \
-  }                                                                                   \
-  ASSERT_TRUE(server##_started.ok()) << server##_started.status();                    \
-  std::unique_ptr<::ratelab::RedisServer> server = *std::move(server##_started)
+// `var` = *(`started`), a Result<std::unique_ptr<...>>; skips or fails the test as above.
+#define RATELAB_START_OR_SKIP(var, started)                                                 \
+  auto var##_started = (started);                                                           \
+  if (!var##_started.ok() && ::ratelab::testing_redis::MaySkip(var##_started.status())) {    \
+    GTEST_SKIP() << var##_started.status();                                                 \
+  }                                                                                         \
+  ASSERT_TRUE(var##_started.ok()) << var##_started.status();                                \
+  auto var = *std::move(var##_started)
+
+#define RATELAB_START_REDIS(server, options) \
+  RATELAB_START_OR_SKIP(server, ::ratelab::RedisServer::Start(options))
 
 // The same for a 3-master Redis Cluster (impl/store/redis_cluster_server.h):
 //   RATELAB_START_REDIS_CLUSTER(cluster);   // std::unique_ptr<RedisClusterServers> cluster
-#define RATELAB_START_REDIS_CLUSTER(cluster)                                          \
-  auto cluster##_started = ::ratelab::RedisClusterServers::Start(3);                  \
-  if (!cluster##_started.ok() && ::ratelab::testing_redis::MaySkip(cluster##_started.status())) { \
-    GTEST_SKIP() << cluster##_started.status();                                       \
-  }                                                                                   \
-  ASSERT_TRUE(cluster##_started.ok()) << cluster##_started.status();                  \
-  std::unique_ptr<::ratelab::RedisClusterServers> cluster = *std::move(cluster##_started)
+#define RATELAB_START_REDIS_CLUSTER(cluster) \
+  RATELAB_START_OR_SKIP(cluster, ::ratelab::RedisClusterServers::Start(3))
 
 // For a test that starts its servers elsewhere (through ratelab): skips it, outside CI, where
 // redis-server is missing; under CI=true it runs and fails.

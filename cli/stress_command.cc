@@ -183,22 +183,6 @@ nlohmann::json WitnessJson(const HistoryEvent& e) {
           {"steps", steps}};
 }
 
-std::string PromiseName(const Policy& policy) {
-  switch (policy.algorithm) {
-    case Algorithm::kFixedWindow:
-    case Algorithm::kSlidingCounter:
-      return "aligned-window-cap";
-    case Algorithm::kSlidingLog:
-      return "any-window-cap";
-    case Algorithm::kTokenBucket:
-    case Algorithm::kGcra:
-      return "bucket-conformance";
-    case Algorithm::kAnchoredWindow:
-      break;
-  }
-  return "anchored-window-cap";
-}
-
 // Checks the options and says what to run, or writes why not to `err`.
 std::optional<Plan> MakePlan(const StressOptions& o, std::ostream& err) {
   auto refuse = [&](const std::string& why) {
@@ -355,7 +339,7 @@ int StressCommand(const StressOptions& o, std::ostream& out, std::ostream& err) 
   };
   const double seconds = std::chrono::duration<double>(elapsed).count();
   const Busiest busiest = BusiestKey(judged, plan->policy);
-  const std::string promise = PromiseName(plan->policy);
+  const std::string promise(PromiseInvariant(plan->policy.algorithm));
 
   if (o.json) {
     nlohmann::json v = nlohmann::json::array();

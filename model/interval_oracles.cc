@@ -71,7 +71,7 @@ std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration 
       }
       Events witness = FirstBreach(std::move(inside), [&](Duration) { return limit; });
       if (!witness.empty()) {
-        out.push_back(Report("aligned-window-cap", key, witness, bound));
+        out.push_back(Report(PromiseInvariant(Algorithm::kFixedWindow), key, witness, bound));
         break;
       }
     }
@@ -122,13 +122,13 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
       return AlignedWindows(h, limit, window);
     case Algorithm::kSlidingLog:
       // A span shorter than W: answered before s + W, so by s + W - 1ns.
-      return Spans(h, "any-window-cap", window - Duration(1),
+      return Spans(h, PromiseInvariant(policy.algorithm), window - Duration(1),
                    "limit " + std::to_string(limit) + " in any " + FormatDuration(window),
                    [&](Duration) { return limit; });
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
       return Spans(
-          h, "bucket-conformance", horizon,
+          h, PromiseInvariant(policy.algorithm), horizon,
           "bucket allows at most " + std::to_string(limit) + " + span / " + FormatDuration(window),
           [&](Duration span) { return policy.BucketBound(span); });
     case Algorithm::kAnchoredWindow:

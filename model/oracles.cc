@@ -43,6 +43,22 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
   return {};
 }
 
+std::string_view PromiseInvariant(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kFixedWindow:
+    case Algorithm::kSlidingCounter:
+      return "aligned-window-cap";
+    case Algorithm::kSlidingLog:
+      return "any-window-cap";
+    case Algorithm::kTokenBucket:
+    case Algorithm::kGcra:
+      return "bucket-conformance";
+    case Algorithm::kAnchoredWindow:
+      return "anchored-window-cap";
+  }
+  return "";
+}
+
 std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h) {
   std::vector<const HistoryEvent*> out;
   out.reserve(h.size());

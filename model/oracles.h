@@ -65,6 +65,10 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
 // fixed window and sliding counter, the any-window cap for the sliding log, bucket conformance
 // for the token bucket and GCRA, the anchored-window cap for the anchored window.
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
+// The invariant that CheckPromise (and CheckPromiseOverIntervals) checks for `algorithm`, as its
+// violations name it: "aligned-window-cap", "any-window-cap", "bucket-conformance" or
+// "anchored-window-cap".
+std::string_view PromiseInvariant(Algorithm algorithm);
 
 // Histories of real concurrency (`ratelab stress`): wall-clock times, and a decision that took
 // effect somewhere in [invoke, complete], no one knows where. This reports only what is broken

@@ -236,5 +236,17 @@ TEST(KeyIds, GroupingByTheSimulatorsKeyIdsIsGroupingByKey) {
   }
 }
 
+TEST(PromiseInvariant, NamesWhatCheckPromiseReports) {
+  const History burst = At({seconds(0), seconds(0), seconds(0)});
+  for (const AlgorithmInfo& a : Algorithms()) {
+    const Algorithm algorithm = *AlgorithmFromName(a.name);
+    const Policy p = a.bucket ? Policy::Bucket(algorithm, 1, seconds(1))
+                              : Policy::Window(algorithm, 1, seconds(1));
+    const std::vector<Violation> v = CheckPromise(burst, p);
+    ASSERT_EQ(v.size(), 1u) << a.name;
+    EXPECT_EQ(v[0].invariant, PromiseInvariant(algorithm)) << a.name;
+  }
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -1,0 +1,236 @@
+// Behaviour pins: the bytes ratelab printed and wrote before the architecture step (issue 14),
+// hashed. The same seeds must give the same history hashes, verdicts, witnesses and report
+// bytes after any refactoring; a change in behaviour must change these pins on purpose, in its
+// own commit, saying why.
+//
+// Each pin is an FNV-1a hash of a command's standard output (or of a file it wrote). On a
+// mismatch the test writes what it got to the temp dir and names the file, so the difference
+// can be read with diff against the output of the previous binary.
+#include <gtest/gtest.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+#include "testing/files.h"
+
+namespace ratelab {
+namespace {
+
+namespace fs = std::filesystem;
+
+uint64_t Fnv(const std::string& bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+std::string Hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
+  return buf;
+}
+
+// Replaces every `from` in `text` with `to`.
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// Expects `bytes` to hash to `pinned`; keeps what it got for reading when not.
+void ExpectPinned(const std::string& what, const std::string& bytes, const std::string& pinned) {
+  const std::string got = Hex(Fnv(bytes));
+  if (got == pinned) return;
+  std::string name = what;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  const fs::path kept = fs::path(::testing::TempDir()) / ("ratelab-pin-" + name.substr(0, 120));
+  testing_files::Write(kept.parent_path(), kept.filename().string(), bytes);
+  ADD_FAILURE() << what << ": hash " << got << ", pinned " << pinned << "; output kept in "
+                << kept.string();
+}
+
+struct CommandPin {
+  std::vector<std::string> args;  // {scenario} stands for scenarios/ in the source tree
+  int exit;
+  std::string stdout_hash;
+};
+
+std::vector<std::string> Expand(std::vector<std::string> args) {
+  for (std::string& a : args) a = Replace(a, "{scenarios}", RATELAB_SOURCE_DIR "/scenarios");
+  return args;
+}
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+void ExpectCommandPins(const std::vector<CommandPin>& pins) {
+  for (const CommandPin& pin : pins) {
+    const CliOutcome r = Ratelab(Expand(pin.args));
+    const std::string what = Joined(pin.args);
+    EXPECT_EQ(r.exit, pin.exit) << what << "\n" << r.err;
+    ExpectPinned(what, Replace(r.out, RATELAB_SOURCE_DIR, "SRC"), pin.stdout_hash);
+  }
+}
+
+TEST(BehaviourPins, RunPrintsTheSameHistoriesVerdictsAndWitnesses) {
+  ExpectCommandPins({
+      {{"run", "{scenarios}/access-log-replay.yaml", "--seed", "1"}, 1, "36bb65c53a95994b"},
+      {{"run", "{scenarios}/boundary-attack.yaml", "--seed", "1"}, 1, "ba1fdda322d9d2de"},
+      {{"run", "{scenarios}/bursty-many-users.yaml", "--seed", "2"}, 0, "5f728abe3798ee60"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--seed", "3"}, 1, "dcc6b183dfdb98a2"},
+      {{"run", "{scenarios}/restart-mid-window.yaml", "--seed", "1"}, 1, "f5ec432a08ff12f6"},
+      {{"run", "{scenarios}/steady-poisson.yaml", "--seed", "2"}, 0, "c35dd087cdb29599"},
+      {{"run", "{scenarios}/store-outage.yaml", "--seed", "3"}, 1, "dbbe9c2b09576835"},
+      {{"run", "{scenarios}/store-restart.yaml", "--seed", "1"}, 1, "3470a1ee2ba3f547"},
+  });
+}
+
+TEST(BehaviourPins, RunJsonHasTheSameNumbers) {
+  ExpectCommandPins({
+      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "3eaaed929a9733b5"},
+      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "2bd7bc3550f44366"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "28149b58b86ae302"},
+      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "f3a4851b38aa8a4d"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "11fa7ffc291855bd"},
+      {{"run", "{scenarios}/store-outage.yaml", "--seeds", "4..9"}, 1, "391051cc4eb9586f"},
+  });
+}
+
+TEST(BehaviourPins, CheckFindsTheSameMinimalWitnesses) {
+  ExpectCommandPins({
+      {{"check", "kv-token-bucket-hgetall-hset", "--burst", "1", "--seeds", "20"},
+       1,
+       "7ed49f76cf130666"},
+      {{"check", "kv-fixed-window-incr-pexpire", "--faults", "crash", "--seeds", "200"},
+       1,
+       "7db23cc8c6394db3"},
+      {{"check", "kv-sliding-log-zset", "--seeds", "20"}, 1, "4da146555adafc03"},
+      {{"check", "kv-sliding-counter", "--seeds", "20"}, 1, "4045e9f96bbfc6a3"},
+      {{"check", "kv-fixed-window-lua", "--claim", "--faults", "none", "--seeds", "50"},
+       1,
+       "39387278c9c414e6"},
+      {{"check", "docs-fixed-window-upsert", "--limit", "1", "--faults", "none"},
+       1,
+       "808e475ec0b8b212"},
+      {{"check", "docs-fixed-window-unique", "--checks", "promise", "--faults", "skew"},
+       1,
+       "b2c6fea9f392898f"},
+      {{"check", "docs-check-then-consume", "--limit", "1", "--checks", "promise"},
+       1,
+       "a7ac14fc9741f17b"},
+      {{"check", "memory-gcra", "--checks", "survives-restart", "--concurrency", "1", "--faults",
+        "crash"},
+       1,
+       "c45830afc8947c62"},
+      {{"check", "docs-fixed-window-retry", "--limit", "1", "--checks", "survives-restart",
+        "--durability", "none", "--faults", "restart"},
+       1,
+       "d6d43cb08ad833d1"},
+      {{"check", "kv-token-bucket-lua", "--burst", "2", "--rate", "100", "--faults", "none",
+        "--seeds", "100"},
+       1,
+       "5a9ff8d86968ceed"},
+      {{"check", "kv-gcra-lua", "--seeds", "60", "--faults", "crash,restart,outage,skew"},
+       1,
+       "94da0fd686e96e38"},
+      {{"check", "kv-sliding-log-lua", "--limit", "3", "--window", "1m", "--seeds", "40"},
+       0,
+       "44309fbb107218a6"},
+  });
+}
+
+TEST(BehaviourPins, CheckJudgesAUserScriptTheSameWay) {
+  const fs::path dir = testing_files::TempDir("lua");
+  const fs::path bad = testing_files::Write(dir, "off_by_one.lua", FixedWindowScript(">"));
+  const fs::path good = testing_files::Write(dir, "fixed_window.lua", FixedWindowScript(">="));
+  for (const auto& [file, exit, pinned] : std::vector<std::tuple<fs::path, int, std::string>>{
+           {bad, 1, "f50c50dcea950bb7"}, {good, 0, "c3c5bd70f7b6b9c7"}}) {
+    const CliOutcome r = Ratelab({"check", "--lua", file.string(), "--model", "fixed-window",
+                                  "--args", "{limit},{window_ms},{now_ms}", "--reply",
+                                  "allowed,remaining", "--limit", "1", "--seeds", "40"});
+    EXPECT_EQ(r.exit, exit) << r.err;
+    ExpectPinned("check --lua " + file.filename().string(), Replace(r.out, dir.string(), "DIR"),
+                 pinned);
+  }
+}
+
+// A report directory's files, each pinned; plots too (gnuplot's SVG is part of the HTML).
+struct FilePin {
+  std::string name;
+  std::string hash;
+};
+
+void ExpectFilesPinned(const std::string& what, const fs::path& dir,
+                       const std::vector<FilePin>& pins) {
+  for (const FilePin& pin : pins) {
+    ExpectPinned(what + " " + pin.name,
+                 Replace(testing_files::Read(dir / pin.name), dir.string(), "DIR"), pin.hash);
+  }
+}
+
+// stdout up to the line that names the report's (temp) directory.
+std::string BeforeReportPath(const std::string& out) {
+  return out.substr(0, out.find("\nreport: "));
+}
+
+const std::vector<FilePin> kStoreOutageReport = {
+    {"report.json", "3a3ca89818ed8494"},      {"report.md", "660d64c7aee7e420"},
+    {"junit.xml", "3fd2d505a027dddd"},        {"report.html", "15252ece6dce3813"},
+    {"plots/traffic.gp", "6b4c1ffcc982676e"}, {"plots/window.gp", "6c11f3c0f73e52c0"},
+    {"plots/latency.gp", "4e90ca50e8d87faa"},
+};
+
+TEST(BehaviourPins, CompareWritesTheSameReport) {
+  const fs::path dir = testing_files::TempDir("compare");
+  const CliOutcome r = Ratelab({"compare", RATELAB_SOURCE_DIR "/scenarios/store-outage.yaml",
+                                "--seed", "2", "--out", dir.string()});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  ExpectPinned("compare stdout", Replace(BeforeReportPath(r.out), RATELAB_SOURCE_DIR, "SRC"),
+               "9a1c4746a6cf0902");
+  ExpectFilesPinned("compare", dir, kStoreOutageReport);
+
+  // Rebuilt from its report.json, the views are the same bytes.
+  const fs::path again = testing_files::TempDir("report");
+  const CliOutcome rebuilt =
+      Ratelab({"report", (dir / "report.json").string(), "--out", again.string()});
+  ASSERT_EQ(rebuilt.exit, 0) << rebuilt.err;
+  ExpectFilesPinned("report", again, kStoreOutageReport);
+}
+
+TEST(BehaviourPins, DemoWritesTheSameReport) {
+  const fs::path dir = testing_files::TempDir("demo");
+  const CliOutcome r = Ratelab({"demo", "--seed", "3", "--out", dir.string()});
+  ASSERT_EQ(r.exit, 0) << r.err;
+  ExpectPinned("demo stdout", BeforeReportPath(r.out), "b330b6169ed32828");
+  ExpectFilesPinned("demo", dir,
+                    {{"report.json", "d9e42789a05bc86a"},
+                     {"report.md", "80f9fa2332342327"},
+                     {"junit.xml", "d434cd2d4fbf8d12"},
+                     {"report.html", "47c1ee664261e6c9"}});
+}
+
+TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
+  const fs::path dir = testing_files::TempDir("sweep");
+  const CliOutcome r = Ratelab({"run", RATELAB_SOURCE_DIR "/scenarios/restart-mid-window.yaml",
+                                "--seeds", "1..5", "--out", dir.string()});
+  ASSERT_EQ(r.exit, 1) << r.err;
+  ExpectPinned("sweep result.json", testing_files::Read(dir / "result.json"), "b5b2de6c5ac65648");
+  const fs::path views = testing_files::TempDir("views");
+  ASSERT_EQ(Ratelab({"report", (dir / "result.json").string(), "--out", views.string()}).exit, 0);
+  ExpectFilesPinned("sweep report", views,
+                    {{"report.md", "24e41478e290da6d"},
+                     {"junit.xml", "8043fc6acdd3fedf"},
+                     {"report.html", "26e0092b8498a679"}});
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -23,9 +23,9 @@ inline std::string Read(const fs::path& p) {
 // A path `name` under the test's temp dir, unique to the running test, with nothing there yet.
 inline fs::path TempDir(const std::string& name) {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("ratelab-" + std::string(test->test_suite_name()) + "-" + test->name() +
-                        "-" + name);
+  const fs::path dir =
+      fs::path(::testing::TempDir()) /
+      ("ratelab-" + std::string(test->test_suite_name()) + "-" + test->name() + "-" + name);
   fs::remove_all(dir);
   return dir;
 }

@@ -14,8 +14,8 @@
 #include <memory>
 #include <string_view>
 
-#include "impl/store/redis_cluster_server.h"
 #include "impl/store/redis_server.h"
+#include "testing/redis_cluster_server.h"
 
 namespace ratelab::testing_redis {
 
@@ -30,28 +30,28 @@ inline bool MaySkip(const Status& s) { return absl::IsNotFound(s) && !UnderCi();
 }  // namespace ratelab::testing_redis
 
 // `var` = *(`started`), a Result<std::unique_ptr<...>>; skips or fails the test as above.
-#define RATELAB_START_OR_SKIP(var, started)                                                 \
-  auto var##_started = (started);                                                           \
-  if (!var##_started.ok() && ::ratelab::testing_redis::MaySkip(var##_started.status())) {    \
-    GTEST_SKIP() << var##_started.status();                                                 \
-  }                                                                                         \
-  ASSERT_TRUE(var##_started.ok()) << var##_started.status();                                \
+#define RATELAB_START_OR_SKIP(var, started)                                               \
+  auto var##_started = (started);                                                         \
+  if (!var##_started.ok() && ::ratelab::testing_redis::MaySkip(var##_started.status())) { \
+    GTEST_SKIP() << var##_started.status();                                               \
+  }                                                                                       \
+  ASSERT_TRUE(var##_started.ok()) << var##_started.status();                              \
   auto var = *std::move(var##_started)
 
 #define RATELAB_START_REDIS(server, options) \
   RATELAB_START_OR_SKIP(server, ::ratelab::RedisServer::Start(options))
 
-// The same for a 3-master Redis Cluster (impl/store/redis_cluster_server.h):
+// The same for a 3-master Redis Cluster (testing/redis_cluster_server.h):
 //   RATELAB_START_REDIS_CLUSTER(cluster);   // std::unique_ptr<RedisClusterServers> cluster
 #define RATELAB_START_REDIS_CLUSTER(cluster) \
   RATELAB_START_OR_SKIP(cluster, ::ratelab::RedisClusterServers::Start(3))
 
 // For a test that starts its servers elsewhere (through ratelab): skips it, outside CI, where
 // redis-server is missing; under CI=true it runs and fails.
-#define RATELAB_REQUIRE_REDIS_SERVER()                                                   \
-  if (!::ratelab::OnPath("redis-server") &&                                              \
-      ::ratelab::testing_redis::MaySkip(absl::NotFoundError("redis-server"))) {          \
-    GTEST_SKIP() << "redis-server is not on PATH";                                       \
+#define RATELAB_REQUIRE_REDIS_SERVER()                                          \
+  if (!::ratelab::OnPath("redis-server") &&                                     \
+      ::ratelab::testing_redis::MaySkip(absl::NotFoundError("redis-server"))) { \
+    GTEST_SKIP() << "redis-server is not on PATH";                              \
   }
 
 #endif  // RATELAB_TESTING_REDIS_H_

@@ -3,8 +3,9 @@
 // reply is what Redis would answer. Each Execute is atomic: it is the one store operation of a
 // protocol Step (a script runs whole).
 //
-// Implementations: MemoryKv (in-process, embedded Lua 5.1, virtual-clock expiry) and, later,
-// RedisKv (hiredis). KvWrapper forwards every call, so a fault injector can override one.
+// Implementations: MemoryKv (in-process, embedded Lua 5.1, virtual-clock expiry), RedisKv (one
+// redis-server, over hiredis) and RedisClusterKv (a Redis Cluster, routed by slot). KvWrapper
+// forwards every call, so a fault injector can override one.
 #ifndef RATELAB_IMPL_STORE_KV_H_
 #define RATELAB_IMPL_STORE_KV_H_
 

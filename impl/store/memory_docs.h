@@ -33,12 +33,13 @@
 #include "impl/core/state_size.h"
 #include "impl/store/docs.h"
 #include "impl/store/durability.h"
+#include "impl/store/durable_snapshot.h"
 
 namespace ratelab {
 
-namespace internal {
-struct DocsFailure;  // a command's error: code, codeName, errmsg
-}  // namespace internal
+namespace docs_query {
+struct Failure;  // a command's error: code, codeName, errmsg (docs_query.h)
+}  // namespace docs_query
 
 class MemoryDocs final : public Docs {
  public:
@@ -49,7 +50,7 @@ class MemoryDocs final : public Docs {
   Result<Document> Execute(const Document& command) override;
 
   void Restart();
-  Durability durability() const { return durability_; }
+  Durability durability() const { return snapshot_.durability(); }
   // Documents live now, and the bytes of their JSON.
   StateSize Usage() const;
 
@@ -88,7 +89,7 @@ class MemoryDocs final : public Docs {
     std::vector<uint64_t> Candidates(const Document& filter) const;
   };
   using Data = std::map<std::string, Collection, std::less<>>;
-  using Failure = internal::DocsFailure;
+  using Failure = docs_query::Failure;
 
   Document Run(const Document& command);
   Document FindAndModify(const std::string& name, const Document& cmd);
@@ -110,18 +111,14 @@ class MemoryDocs final : public Docs {
                           std::optional<Failure>& failure);
   Document NewObjectId();
   void RunTtlMonitor();
-  void SyncFinishedSeconds();
 
   const Clock& clock_;
-  const Durability durability_;
   mutable std::mutex mu_;
   int64_t now_ms_ = 0;
   int64_t ttl_pass_minute_ = 0;  // the last whole minute the TTL monitor ran at
   uint64_t next_id_ = 1;
   Data data_;
-  // everysec: the state as of the end of the last second that had a write.
-  Data durable_;
-  int64_t synced_second_ = 0;
+  DurableSnapshot<Data> snapshot_;  // what a restart keeps, by collection
 };
 
 }  // namespace ratelab

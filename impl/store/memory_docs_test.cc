@@ -214,6 +214,30 @@ TEST_F(MemoryDocsTest, RestartKeepsWhatTheDurabilityKeeps) {
   EXPECT_EQ(count_after_restart(Durability::kAlways), 2u);
 }
 
+TEST_F(MemoryDocsTest, EverySecKeepsEachCollectionAsItWasAtTheEndOfTheLastSecond) {
+  ManualClock clock(kNoon);
+  MemoryDocs docs(clock, Durability::kEverySec);
+  const auto ids = [&](const char* collection) {
+    std::vector<int> out;
+    const Document found = (*docs.Execute(Document{{"find", collection}}))["cursor"]["firstBatch"];
+    for (const Document& d : found) out.push_back(d["_id"].get<int>());
+    return out;
+  };
+  (void)docs.Execute(Parse(R"({"insert": "a", "documents": [{"_id": 1}]})"));
+  clock.Advance(seconds(1));
+  (void)docs.Execute(Parse(R"({"insert": "b", "documents": [{"_id": 1}]})"));
+  clock.Advance(seconds(1));
+  (void)docs.Execute(Parse(R"({"insert": "a", "documents": [{"_id": 2}]})"));
+  (void)docs.Execute(Parse(R"({"delete": "b", "deletes": [{"q": {}, "limit": 0}]})"));
+  docs.Restart();  // in the second of the last two writes: they are lost
+  EXPECT_EQ(ids("a"), std::vector<int>{1});
+  EXPECT_EQ(ids("b"), std::vector<int>{1});
+  clock.Advance(seconds(1));
+  docs.Restart();  // nothing written since: nothing more is lost
+  EXPECT_EQ(ids("a"), std::vector<int>{1});
+  EXPECT_EQ(ids("b"), std::vector<int>{1});
+}
+
 TEST_F(MemoryDocsTest, BadCommandsAreErrorsNotCrashes) {
   EXPECT_EQ(Run(Parse(R"({"drink": "c"})"))["code"], 59);
   EXPECT_EQ(Run(Parse(R"({"find": 3})"))["code"], 73);

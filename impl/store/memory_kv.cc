@@ -19,7 +19,7 @@ struct MemoryKv::Command {
 
 MemoryKv::MemoryKv(const Clock& clock, Durability durability)
     : clock_(clock),
-      durability_(durability),
+      snapshot_(durability),
       lua_(std::make_unique<LuaScripting>(
           [this](std::span<const std::string> argv) { return Dispatch(argv, true); })) {}
 
@@ -89,18 +89,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
 void MemoryKv::Restart() {
   std::lock_guard lock(mu_);
   now_ms_ = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
-  switch (durability_) {
-    case Durability::kNone:
-      data_.clear();
-      break;
-    case Durability::kEverySec:
-      if (FloorDiv(now_ms_, 1000) != dirty_second_) SyncFinishedSeconds();
-      data_ = durable_;
-      dirty_.clear();
-      break;
-    case Durability::kAlways:
-      break;
-  }
+  snapshot_.Restart(data_, now_ms_);
   lua_->Flush();
 }
 
@@ -185,25 +174,7 @@ void MemoryKv::Erase(const std::string& key) {
   data_.erase(key);
 }
 
-void MemoryKv::MarkDirty(const std::string& key) {
-  if (durability_ != Durability::kEverySec) return;
-  const int64_t second = FloorDiv(now_ms_, 1000);
-  if (second != dirty_second_) SyncFinishedSeconds();
-  dirty_second_ = second;
-  dirty_.insert(key);
-}
-
-void MemoryKv::SyncFinishedSeconds() {
-  for (const std::string& key : dirty_) {
-    auto it = data_.find(key);
-    if (it == data_.end()) {
-      durable_.erase(key);
-    } else {
-      durable_[key] = it->second;
-    }
-  }
-  dirty_.clear();
-}
+void MemoryKv::MarkDirty(const std::string& key) { snapshot_.WillChange(data_, key, now_ms_); }
 
 // Strings -------------------------------------------------------------------------------------
 

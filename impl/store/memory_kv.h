@@ -32,6 +32,7 @@
 #include "impl/core/clock.h"
 #include "impl/core/state_size.h"
 #include "impl/store/durability.h"
+#include "impl/store/durable_snapshot.h"
 #include "impl/store/kv.h"
 
 namespace ratelab {
@@ -49,7 +50,7 @@ class MemoryKv final : public Kv {
 
   // The server restarts: what Durability did not make durable is lost; scripts are forgotten.
   void Restart();
-  Durability durability() const { return durability_; }
+  Durability durability() const { return snapshot_.durability(); }
   // Live keys (expired ones not yet reclaimed are counted until touched).
   size_t KeyCount() const;
   // Keys live now on the clock, and their payload: key, value, and hash fields and values, or
@@ -91,8 +92,6 @@ class MemoryKv final : public Kv {
   Entry& Write(const std::string& key);
   void Erase(const std::string& key);
   void MarkDirty(const std::string& key);
-  // everysec: makes the writes of finished seconds durable.
-  void SyncFinishedSeconds();
 
   // Strings and keys (memory_kv.cc).
   KvReply Get(Args a);
@@ -139,14 +138,10 @@ class MemoryKv final : public Kv {
   KvReply RunScript(Args a, bool by_sha);
 
   const Clock& clock_;
-  const Durability durability_;
   mutable std::mutex mu_;
   int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
   Map data_;
-  // everysec: the state as of the last fsync, and the keys written since, all in one second.
-  Map durable_;
-  absl::flat_hash_set<std::string> dirty_;
-  int64_t dirty_second_ = 0;
+  DurableSnapshot<Map> snapshot_;  // what a restart keeps
   std::unique_ptr<LuaScripting> lua_;
 };
 

@@ -1,9 +1,9 @@
-// A real Redis Cluster for tests and the CLI: `masters` redis-server processes started with
+// A real Redis Cluster for tests: `masters` redis-server processes started with
 // --cluster-enabled yes on free loopback ports (each also needs its port + 10000 free, for the
 // cluster bus), joined by `redis-cli --cluster create` with no replicas, each master owning an
 // equal share of the 16384 slots. Stopped and removed with the object.
-#ifndef RATELAB_IMPL_STORE_REDIS_CLUSTER_SERVER_H_
-#define RATELAB_IMPL_STORE_REDIS_CLUSTER_SERVER_H_
+#ifndef RATELAB_TESTING_REDIS_CLUSTER_SERVER_H_
+#define RATELAB_TESTING_REDIS_CLUSTER_SERVER_H_
 
 #include <memory>
 #include <string>
@@ -37,4 +37,4 @@ class RedisClusterServers {
 
 }  // namespace ratelab
 
-#endif  // RATELAB_IMPL_STORE_REDIS_CLUSTER_SERVER_H_
+#endif  // RATELAB_TESTING_REDIS_CLUSTER_SERVER_H_

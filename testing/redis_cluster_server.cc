@@ -1,4 +1,4 @@
-#include "impl/store/redis_cluster_server.h"
+#include "testing/redis_cluster_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,0 +1,62 @@
+# Fails when a source file includes a project header from a layer it may not depend on. The
+# layers and their arrows (a layer may include itself and what its arrows reach, transitively):
+#
+#   model                                   (std only)
+#   impl/core      -> model
+#   impl/store     -> impl/core             (the in-process stores and the Redis ones)
+#   impl/limiters  -> impl/store
+#   sim            -> impl/limiters
+#   reports        -> sim
+#   cli            -> reports
+#
+# Tests (*_test.cc) may also include testing/. property-tests/ and bench/ may include any
+# library layer; testing/ may include impl/.
+# Run as: cmake -DROOT=... -P layering_check.cmake
+set(below_model "model")
+set(below_impl/core "model;impl/core")
+set(below_impl/store "${below_impl/core};impl/store")
+set(below_impl/limiters "${below_impl/store};impl/limiters")
+set(below_sim "${below_impl/limiters};sim")
+set(below_reports "${below_sim};reports")
+set(below_cli "${below_reports};cli")
+set(below_testing "${below_impl/limiters};testing")
+set(below_property-tests "${below_reports};property-tests;testing")
+set(below_bench "${below_reports};bench")
+
+set(problems "")
+set(count 0)
+foreach(layer model impl/core impl/store impl/limiters sim reports cli testing property-tests bench)
+  file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
+  foreach(source ${sources})
+    math(EXPR count "${count} + 1")
+    set(allowed ${below_${layer}})
+    if(source MATCHES "_test\\.cc$")
+      list(APPEND allowed testing)
+    endif()
+    file(STRINGS ${source} includes REGEX "^#include \"")
+    foreach(line ${includes})
+      string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+      if(NOT header MATCHES "/")
+        continue()  # generated headers (ratelab_version.h)
+      endif()
+      # The header's layer: impl/X for impl, else its top folder; absl/ and the like are not ours.
+      if(header MATCHES "^impl/([^/]+)/")
+        set(target_layer "impl/${CMAKE_MATCH_1}")
+      else()
+        string(REGEX REPLACE "/.*" "" target_layer "${header}")
+      endif()
+      if(NOT target_layer MATCHES "^(model|impl/.*|sim|reports|cli|testing|property-tests|bench)$")
+        continue()
+      endif()
+      list(FIND allowed "${target_layer}" at)
+      if(at EQUAL -1)
+        file(RELATIVE_PATH rel ${ROOT} ${source})
+        string(APPEND problems "  ${rel} (${layer}) includes ${header} (${target_layer})\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(NOT problems STREQUAL "")
+  message(FATAL_ERROR "Includes against the layering (see cmake/layering_check.cmake):\n${problems}")
+endif()
+message(STATUS "layering check: ${count} files keep to their layers")

@@ -1,14 +1,16 @@
-// `ratelab list`: everything ratelab can run or check, one line each, from the libraries' own
-// registries so the list cannot drift from the code.
+// `ratelab list [SECTION]`: everything ratelab can run or check, one line each, from the
+// libraries' own registries so the list cannot drift from the code.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "cli/ratelab_cli.h"
+#include "cli/command.h"
+#include "cli/exit_codes.h"
 #include "impl/limiters/protocol.h"
 #include "model/oracles.h"
 #include "model/policy.h"
-#include "sim/scenario_run.h"
+#include "sim/checks.h"
 #include "sim/traffic.h"
 
 namespace ratelab {
@@ -30,8 +32,7 @@ std::string Section(const std::string& title, const std::vector<Entry>& entries)
   return out;
 }
 
-}  // namespace
-
+// The catalogue, or one section of it.
 std::string RenderCatalogue(const std::string& section) {
   std::vector<std::pair<std::string, std::vector<Entry>>> sections;
   std::vector<Entry> algorithms;
@@ -64,7 +65,9 @@ std::string RenderCatalogue(const std::string& section) {
   sections.emplace_back("traffic", traffic);
 
   std::vector<Entry> checks;
-  for (const CheckInfo& c : Checks()) checks.push_back({c.name, c.summary});
+  for (const CheckInfo& c : Checks()) {
+    checks.push_back({std::string(c.name), std::string(c.summary)});
+  }
   for (const OracleInfo& o : Oracles()) {
     if (o.name == "boundary-burst") checks.push_back({std::string(o.name), std::string(o.summary)});
   }
@@ -77,5 +80,30 @@ std::string RenderCatalogue(const std::string& section) {
   }
   return out;
 }
+
+class List final : public Command {
+ public:
+  CLI::App* Add(CLI::App& app) override {
+    CLI::App* c = app.add_subcommand(
+        "list",
+        "List algorithms, protocols (with the seed each reproduces), backends, traffic "
+        "generators and checks");
+    c->add_option("section", section_, "Only this section")
+        ->check(CLI::IsMember({"algorithms", "protocols", "backends", "traffic", "checks"}));
+    return c;
+  }
+
+  Result<int> Run(std::ostream& out, std::ostream&) override {
+    out << RenderCatalogue(section_);
+    return kExitOk;
+  }
+
+ private:
+  std::string section_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> ListCommand() { return std::make_unique<List>(); }
 
 }  // namespace ratelab

@@ -1,6 +1,7 @@
-// `ratelab check PROTOCOL`: searches for a violation of what the protocol's algorithm promises
-// (random traffic, random interleavings through the simulator's latencies and BUGGIFY, and
-// faults), shrinks what it finds, and prints the minimal witness as a timeline.
+// `ratelab check PROTOCOL` (or `--lua FILE --model ALGORITHM`): searches for a violation of what
+// the protocol's algorithm promises (sim/search.h: random traffic, random interleavings through
+// the simulator's latencies and BUGGIFY, and faults), shrinks what it finds, and prints the
+// minimal witness as a timeline (reports/check_report.h).
 //
 // What is checked: the algorithm's own promise (per aligned window for the fixed window and the
 // counter, any window for the log, bucket conformance for the buckets: at burst 1, "2 requests,
@@ -9,44 +10,10 @@
 // seeds state it. --checks replaces that list, e.g. with survives-restart (the promise across
 // node crashes and store restarts; give --durability to say what the store keeps).
 //
-// Exit status: 0 nothing found, 1 a violation found, 2 bad input.
+// Exit status: 0 nothing found, 1 a violation found, 2 bad input or a store that failed.
 #ifndef RATELAB_CLI_CHECK_COMMAND_H_
 #define RATELAB_CLI_CHECK_COMMAND_H_
 
-#include <cstdint>
-#include <optional>
-#include <ostream>
-#include <string>
-
-#include "cli/policy_flags.h"
-#include "cli/user_script.h"
-
-namespace ratelab {
-
-inline const PolicyDefaults kCheckPolicyDefaults = {
-    .limit = 2, .window = "10s", .rate = 1.0, .burst = 1};
-
-struct CheckOptions {
-  std::string protocol;
-  PolicyFlags policy;                    // kCheckPolicyDefaults where left out
-  uint64_t seeds = 200;                  // how many seeds to search
-  std::optional<uint64_t> seed;          // search this seed only
-  int concurrency = 3;                   // nodes sending requests at once
-  std::string faults = "crash,restart";  // comma-separated: crash, restart, skew, outage
-  bool claim = false;
-  // Comma-separated checks to run instead of the protocol's defaults (see `ratelab list checks`).
-  std::optional<std::string> checks;
-  std::string durability = "always";  // the store's: none, everysec, always
-  // Where the kv protocols keep their state: memory, redis (a private server ratelab starts),
-  // or a Redis URL (sim/kv_backend.h).
-  std::string store = "memory";
-  // Bring your own Lua (cli/user_script.h); `protocol` is then empty.
-  UserScriptFlags script;
-  bool json = false;
-};
-
-int CheckCommand(const CheckOptions& options, std::ostream& out, std::ostream& err);
-
-}  // namespace ratelab
+#include "cli/command.h"
 
 #endif  // RATELAB_CLI_CHECK_COMMAND_H_

@@ -30,9 +30,10 @@ Finding Check(std::vector<std::string> args) {
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
   if (r.exit != kExitViolation) return {};
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  Finding f{j["invariant"], j["seeds_searched"], j["requests"].get<size_t>(),
-            j["faults"],    j["summary"],        {}};
-  for (const nlohmann::json& e : j["witness"]) f.outcomes.push_back(e["outcome"]);
+  const nlohmann::json& v = j["violation"];
+  Finding f{v["invariant"], j["seeds_searched"], j["requests"].get<size_t>(), {}, v["summary"], {}};
+  for (const nlohmann::json& fault : j["faults"]) f.faults.push_back(fault["what"]);
+  for (const nlohmann::json& e : v["witness"]) f.outcomes.push_back(e["outcome"]);
   return f;
 }
 
@@ -206,7 +207,7 @@ TEST(Check, BringYourOwnLuaAnOffByOneScriptIsCaught) {
   CliOutcome r = Ratelab(UserLua(file.string(), {"--limit", "1", "--seeds", "20", "--json"}));
   ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
   EXPECT_EQ(j["requests"], 2) << "limit 1: the second request in a window";
   EXPECT_NE(j["reproduce"].get<std::string>().find("--lua " + file.string()), std::string::npos);
 }
@@ -251,14 +252,15 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "no-such-protocol"}, "unknown protocol"},
       {{"check", "kv-gcra-lua", "--limit", "3"}, "give --rate and --burst"},
       {{"check", "kv-fixed-window-lua", "--rate", "3"}, "give --limit and --window"},
-      {{"check", "kv-fixed-window-lua", "--window", "soon"}, "--window 'soon'"},
+      {{"check", "kv-fixed-window-lua", "--window", "soon"}, "--window: 'soon' is not a positive"},
       {{"check", "kv-sliding-log-lua", "--window", "1500us"}, "whole milliseconds"},
       {{"check", "kv-fixed-window-lua", "--limit", "0"}, "limit"},
       {{"check", "kv-fixed-window-lua", "--faults", "crash,meteor"}, "unknown fault 'meteor'"},
       {{"check", "kv-fixed-window-lua", "--concurrency", "0"}, "--concurrency"},
       {{"check", "kv-gcra-lua", "--rate", "-1"}, "--rate"},
       {{"check", "kv-gcra-lua", "--checks", "promise,vibes"}, "unknown check 'vibes'"},
-      {{"check", "kv-gcra-lua", "--durability", "sometimes"}, "--durability 'sometimes'"},
+      {{"check", "kv-gcra-lua", "--durability", "sometimes"},
+       "--durability: unknown durability 'sometimes'"},
       {{"check", "kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
       {{"check"}, "name a protocol"},
       {{"check", "kv-gcra-lua", "--checks", ""}, "name at least one check"},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/exit_codes.h"
 #include "cli/ratelab_cli.h"
 
 namespace ratelab {

@@ -2,6 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "cli/options.h"
 
 namespace ratelab {
 
@@ -13,12 +16,22 @@ std::string Number(double x) {
 }
 }  // namespace
 
+std::string PolicyFlags::Flags() const {
+  std::string out;
+  if (limit) out += " --limit " + std::to_string(*limit);
+  if (window) out += " --window " + FormatDuration(*window);
+  if (rate) out += " --rate " + nlohmann::json(*rate).dump();
+  if (burst) out += " --burst " + std::to_string(*burst);
+  return out;
+}
+
 void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults) {
   command.add_option(
       "--limit", flags.limit,
       "Window algorithms: N per window (default " + std::to_string(defaults.limit) + ")");
-  command.add_option("--window", flags.window,
-                     "Window algorithms: W, e.g. 10s, 1m, 500ms (default " + defaults.window + ")");
+  AddParsed(command, "--window", flags.window, ParsePositiveDuration,
+            "Window algorithms: W, e.g. 10s, 1m, 500ms (default " +
+                FormatDuration(defaults.window) + ")");
   command.add_option(
       "--rate", flags.rate,
       "Bucket algorithms: tokens per second (default " + Number(defaults.rate) + ")");
@@ -52,13 +65,8 @@ Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm
       return absl::InvalidArgumentError(what +
                                         ": give --limit and --window, not --rate and --burst");
     }
-    const std::string text = flags.window.value_or(defaults.window);
-    const std::optional<Duration> window = ParseDuration(text);
-    if (!window || window->count() <= 0) {
-      return absl::InvalidArgumentError("--window '" + text +
-                                        "' is not a positive duration (e.g. 10s, 1m, 500ms)");
-    }
-    policy = Policy::Window(*algorithm, flags.limit.value_or(defaults.limit), *window);
+    policy = Policy::Window(*algorithm, flags.limit.value_or(defaults.limit),
+                            flags.window.value_or(defaults.window));
   }
   if (std::optional<std::string> problem = policy.Problem()) {
     return absl::InvalidArgumentError(*problem);

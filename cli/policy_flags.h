@@ -17,17 +17,21 @@ class App;
 
 namespace ratelab {
 
+// As given; unset when left out.
 struct PolicyFlags {
   std::optional<int64_t> limit;
-  std::optional<std::string> window;
+  std::optional<Duration> window;
   std::optional<double> rate;  // tokens per second
   std::optional<int64_t> burst;
+
+  // " --limit N --window W --rate R --burst B", of those given, for a reproduce line.
+  std::string Flags() const;
 };
 
 // What a flag left out means.
 struct PolicyDefaults {
   int64_t limit;
-  std::string window;
+  Duration window;
   double rate;
   int64_t burst;
 };
@@ -36,9 +40,9 @@ struct PolicyDefaults {
 void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults);
 
 // The policy `flags` give protocol `name`, whose algorithm is `algorithm`: InvalidArgument
-// naming the flag when they give the other family's flags, a window that is not a positive
-// duration, a rate out of (0, 1000000] per second, or a policy the algorithm refuses. A rate
-// becomes an emission interval in whole microseconds (what the Lua protocols can express).
+// naming the flag when they give the other family's flags, a rate out of (0, 1000000] per
+// second, or a policy the algorithm refuses. A rate becomes an emission interval in whole
+// microseconds (what the Lua protocols can express).
 Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm,
                                const PolicyFlags& flags, const PolicyDefaults& defaults);
 

@@ -1,5 +1,5 @@
-// The `ratelab` command line, as a function so tests can run it without a process.
-// Exit status: 0 success (and, for checks, nothing found), 1 a violation found, 2 bad input.
+// The `ratelab` command line, as a function so tests can run it without a process. The commands
+// are a table (cli/command.h); exit codes are in cli/exit_codes.h.
 #ifndef RATELAB_CLI_RATELAB_CLI_H_
 #define RATELAB_CLI_RATELAB_CLI_H_
 
@@ -9,15 +9,8 @@
 
 namespace ratelab {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitViolation = 1;
-inline constexpr int kExitBadInput = 2;
-
 // Runs `ratelab` with `args` (without the program name), writing to `out` and `err`.
 int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-
-// `ratelab list [SECTION]`: the catalogue, or one section of it. Empty on an unknown section.
-std::string RenderCatalogue(const std::string& section);
 
 }  // namespace ratelab
 

@@ -17,7 +17,7 @@
 namespace ratelab {
 namespace {
 
-Result<Comparison> RunOn(const std::string& name, const std::string& store, uint64_t seed) {
+Result<RunResult> RunOn(const std::string& name, const std::string& store, uint64_t seed) {
   Result<Scenario> s = LoadScenario(ExampleScenario(name));
   if (!s.ok()) return s.status();
   if (store != "memory") {
@@ -34,8 +34,8 @@ TEST(RedisStore, SameSeedSameHistoryAsOnMemoryKv) {
   RATELAB_REQUIRE_REDIS_SERVER();
   for (const std::string name : {"store-outage", "clock-skew", "store-restart"}) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
-      const Result<Comparison> memory = RunOn(name, "memory", seed);
-      const Result<Comparison> redis = RunOn(name, "redis", seed);
+      const Result<RunResult> memory = RunOn(name, "memory", seed);
+      const Result<RunResult> redis = RunOn(name, "redis", seed);
       ASSERT_TRUE(memory.ok()) << memory.status();
       ASSERT_TRUE(redis.ok()) << redis.status();
       ASSERT_EQ(memory->limiters.size(), redis->limiters.size());

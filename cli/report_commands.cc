@@ -1,130 +1,191 @@
 #include "cli/report_commands.h"
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
-#include "cli/ratelab_cli.h"
+#include "cli/exit_codes.h"
+#include "cli/options.h"
 #include "cli/run_command.h"
-#include "reports/result_json.h"
+#include "reports/run_report.h"
 #include "reports/verdict_table.h"
 #include "reports/views.h"
-#include "sim/scenario.h"
 #include "sim/scenario_run.h"
 
 namespace ratelab {
 
 namespace {
 
+constexpr char kDefaultReportDir[] = "ratelab-report";
+constexpr char kOutHelp[] =
+    "Directory for report.html, report.md, report.json, junit.xml and plots/";
+
 // Runs `scenario`, telling `err` which limiter is being simulated.
-Result<Comparison> RunWithProgress(const Scenario& scenario, uint64_t seed, std::ostream& err) {
+Result<RunResult> RunWithProgress(const Scenario& scenario, uint64_t seed, std::ostream& err) {
   return RunScenario(scenario, seed, [&err](const std::string& limiter, size_t i, size_t n) {
     err << "simulating " << (i + 1) << "/" << n << ": " << limiter << "\n";
   });
 }
 
-// Writes the report of `j` into `dir` and says where it is; false (with the reason on `err`)
-// when it could not be written.
-bool Write(const char* command, const nlohmann::json& j, const std::string& dir, std::ostream& out,
-           std::ostream& err) {
-  Result<ReportFiles> files = WriteReport(j, dir);
-  if (!files.ok()) {
-    err << "ratelab " << command << ": " << files.status().message() << "\n";
-    return false;
-  }
-  if (!files->plot_error.empty()) {
-    err << "ratelab " << command << ": warning: no plots: " << files->plot_error << "\n";
-  }
+// Writes `report` into `dir` and says where it is.
+Status Write(const RunReport& report, const std::string& dir, std::ostream& out,
+             std::ostream& err) {
+  Result<ReportFiles> files = WriteReport(report, dir);
+  if (!files.ok()) return files.status();
+  if (!files->plot_error.empty()) err << "warning: no plots: " << files->plot_error << "\n";
   // Absolute, so the path can be opened from wherever the command ran.
   const auto at = [](const std::string& path) { return std::filesystem::absolute(path).string(); };
   out << "\nreport: " << at(files->html) << "\n  also report.md, report.json, junit.xml";
   if (!files->plots.empty()) out << " and " << files->plots.size() << " plots (SVG) in plots/";
   out << ", beside it\n";
-  return true;
+  return absl::OkStatus();
 }
+
+// The report of `c`, replayed by `reproduce`.
+RunReport ReportOf(const RunResult& c, const std::string& reproduce) {
+  RunReport report = MakeRunReport(c);
+  report.reproduce = reproduce;
+  return report;
+}
+
+class Compare final : public Command {
+ public:
+  CLI::App* Add(CLI::App& app) override {
+    CLI::App* c = app.add_subcommand(
+        "compare",
+        "Simulate a scenario file and write a report comparing its limiters: report.html, "
+        "report.md, report.json, junit.xml and plots/ (exit 0 once written)");
+    c->add_option("scenario", scenario_, "Scenario YAML file")->required();
+    c->add_option("--seed", seed_, "Seed of the run (default: the scenario's)");
+    c->add_option("--out", out_, "Directory to write the report into")->capture_default_str();
+    c->add_flag("--strict", strict_, "Exit 1 when a check is broken");
+    AddStoreOption(*c, store_, kStoreHelp);
+    return c;
+  }
+
+  Result<int> Run(std::ostream& out, std::ostream& err) override {
+    Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
+    if (!scenario.ok()) return scenario.status();
+    Result<RunResult> c = RunWithProgress(*scenario, seed_.value_or(scenario->seed), err);
+    if (!c.ok()) return c.status();
+    const std::string reproduce = ReproduceCommand("compare", scenario_, c->seed, store_);
+    out << RenderRunText(*c, reproduce);
+    if (Status s = Write(ReportOf(*c, reproduce), out_, out, err); !s.ok()) return s;
+    return strict_ && c->violation_count() > 0 ? kExitViolation : kExitOk;
+  }
+
+ private:
+  std::string scenario_;
+  std::optional<uint64_t> seed_;
+  std::string out_ = kDefaultReportDir;
+  bool strict_ = false;
+  std::optional<KvStoreName> store_;
+};
+
+class ReportFromFile final : public Command {
+ public:
+  CLI::App* Add(CLI::App& app) override {
+    CLI::App* c = app.add_subcommand(
+        "report",
+        "Rebuild a report's views (HTML, Markdown, JUnit, plots) from a saved report.json, or "
+        "from result.json of ratelab run --out");
+    c->add_option("result", file_, "report.json or result.json")->required();
+    c->add_option("--out", out_, "Directory to write the report into")->capture_default_str();
+    return c;
+  }
+
+  Result<int> Run(std::ostream& out, std::ostream& err) override {
+    Result<RunReport> report = Read();
+    if (!report.ok()) return report.status();
+    out << "ratelab report: " << report->scenario << ", seed " << report->seed << "\n";
+    if (Status s = Write(*report, out_, out, err); !s.ok()) return s;
+    return kExitOk;
+  }
+
+ private:
+  // The run in the file: compare's report.json, or run's result.json (for a sweep, its first
+  // failing seed).
+  Result<RunReport> Read() const {
+    std::ifstream in(file_);
+    if (!in || std::filesystem::is_directory(file_)) {
+      return absl::InvalidArgumentError("cannot read " + file_);
+    }
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      return absl::InvalidArgumentError(file_ + ": not JSON (it stops making sense at byte " +
+                                        std::to_string(e.byte) + ")");
+    }
+    const auto not_ours = [&](const Status& s) {
+      return absl::InvalidArgumentError(
+          file_ +
+          " is not a ratelab result (expected report.json from ratelab compare, or result.json "
+          "from ratelab run --out): " +
+          std::string(s.message()));
+    };
+    if (j.is_object() && j.contains("first_failing")) {  // a sweep: its first failing seed
+      Result<SweepReport> sweep = SweepReportFromJson(j);
+      if (!sweep.ok()) return not_ours(sweep.status());
+      if (!sweep->first_failing) {
+        return absl::InvalidArgumentError(
+            file_ +
+            " is a sweep in which no seed failed: there is no run in it to report on; run one "
+            "seed with ratelab compare");
+      }
+      return *sweep->first_failing;
+    }
+    Result<RunReport> run = RunReportFromJson(j);
+    if (!run.ok()) return not_ours(run.status());
+    return run;
+  }
+
+  std::string file_;
+  std::string out_ = kDefaultReportDir;
+};
+
+class Demo final : public Command {
+ public:
+  CLI::App* Add(CLI::App& app) override {
+    CLI::App* c = app.add_subcommand(
+        "demo",
+        "Compare every algorithm in process on a built-in scenario (steady traffic, a boundary "
+        "attack, a burst, many users), print the verdicts and write a report");
+    c->add_option("--seed", seed_, "Seed of the run (drives the many-users traffic)")
+        ->capture_default_str();
+    c->add_option("--out", out_, kOutHelp)->capture_default_str();
+    return c;
+  }
+
+  Result<int> Run(std::ostream& out, std::ostream& err) override {
+    Result<RunResult> c = RunWithProgress(DemoScenario(), seed_, err);
+    if (!c.ok()) return c.status();
+    out << "ratelab demo, seed " << seed_
+        << ": every algorithm in process, on the same traffic, compared against the claim \""
+        << c->limit << " in any " << FormatDuration(c->window) << "\"\n\ntraffic:\n";
+    for (const std::string& line : c->traffic) out << "  - " << line << "\n";
+    out << "\n" << RenderVerdictTable(*c) << "\n";
+    const std::string witnesses = RenderWitnesses(*c);
+    if (!witnesses.empty()) out << "first witness of each broken claim:\n" << witnesses << "\n";
+    out << "Reading it: \"own promise\" is what the algorithm guarantees (aligned windows for the\n"
+           "fixed window and the counter, any window for the log, burst plus rate for the "
+           "buckets);\nthe last column holds every limiter to the seeds' claim. The fixed window "
+           "keeps its\npromise yet admits twice the limit across a window edge.\n\n";
+    const std::string reproduce = ReproduceCommand("demo", "", seed_);
+    out << "reproduce: " << reproduce << "\n";
+    if (Status s = Write(ReportOf(*c, reproduce), out_, out, err); !s.ok()) return s;
+    return kExitOk;
+  }
+
+ private:
+  uint64_t seed_ = 1;
+  std::string out_ = kDefaultReportDir;
+};
 
 }  // namespace
 
-int CompareCommand(const CompareOptions& options, std::ostream& out, std::ostream& err) {
-  Result<Scenario> scenario = LoadScenario(options.scenario);
-  if (!scenario.ok()) {
-    err << "ratelab compare: " << scenario.status().message() << "\n";
-    return kExitBadInput;
-  }
-  if (Status s = UseStore(options.store, *scenario); !s.ok()) {
-    err << "ratelab compare: " << s.message() << "\n";
-    return kExitBadInput;
-  }
-  Result<Comparison> c = RunWithProgress(*scenario, options.seed.value_or(scenario->seed), err);
-  if (!c.ok()) {
-    err << "ratelab compare: " << c.status().message() << "\n";
-    return kExitBadInput;
-  }
-  const std::string reproduce =
-      ReproduceCommand("compare", options.scenario, c->seed, options.store);
-  PrintComparison(*c, reproduce, out);
-  nlohmann::json j = ResultJson(*c);
-  j["reproduce"] = reproduce;
-  if (!Write("compare", j, options.out, out, err)) return kExitBadInput;
-  return options.strict && c->violation_count() > 0 ? kExitViolation : kExitOk;
-}
-
-int ReportCommand(const std::string& file, const std::string& dir, std::ostream& out,
-                  std::ostream& err) {
-  std::ifstream in(file);
-  if (!in) {
-    err << "ratelab report: cannot read " << file << "\n";
-    return kExitBadInput;
-  }
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    err << "ratelab report: " << file << ": not JSON: " << e.what() << "\n";
-    return kExitBadInput;
-  }
-  if (j.is_object() && j.contains("first_failing")) {  // a sweep: its first failing seed
-    if (j["first_failing"].is_null()) {
-      err << "ratelab report: " << file
-          << " is a sweep in which no seed failed: there is no run in it to report on; run one "
-             "seed with ratelab compare\n";
-      return kExitBadInput;
-    }
-    j = nlohmann::json(j["first_failing"]);
-  }
-  if (!j.is_object() || !j.contains("limiters") || !j.contains("bins")) {
-    err << "ratelab report: " << file
-        << " is not a ratelab result (expected report.json from ratelab compare, or result.json "
-           "from ratelab run --out)\n";
-    return kExitBadInput;
-  }
-  out << "ratelab report: " << j.value("scenario", std::string("?")) << ", seed "
-      << j.value("seed", uint64_t{0}) << "\n";
-  return Write("report", j, dir, out, err) ? kExitOk : kExitBadInput;
-}
-
-int DemoCommand(uint64_t seed, const std::string& dir, std::ostream& out, std::ostream& err) {
-  Result<Comparison> c = RunWithProgress(DemoScenario(), seed, err);
-  if (!c.ok()) {
-    err << "ratelab demo: " << c.status().message() << "\n";
-    return kExitBadInput;
-  }
-  out << "ratelab demo, seed " << seed
-      << ": every algorithm in process, on the same traffic, compared against the claim \""
-      << c->limit << " in any " << FormatDuration(c->window) << "\"\n\ntraffic:\n";
-  for (const std::string& line : c->traffic) out << "  - " << line << "\n";
-  out << "\n" << RenderVerdictTable(*c) << "\n";
-  const std::string witnesses = RenderWitnesses(*c);
-  if (!witnesses.empty()) out << "first witness of each broken claim:\n" << witnesses << "\n";
-  out << "Reading it: \"own promise\" is what the algorithm guarantees (aligned windows for the\n"
-         "fixed window and the counter, any window for the log, burst plus rate for the buckets);\n"
-         "the last column holds every limiter to the seeds' claim. The fixed window keeps its\n"
-         "promise yet admits twice the limit across a window edge.\n\n";
-  const std::string reproduce = ReproduceCommand("demo", "", seed);
-  out << "reproduce: " << reproduce << "\n";
-  nlohmann::json j = ResultJson(*c);
-  j["reproduce"] = reproduce;
-  return Write("demo", j, dir, out, err) ? kExitOk : kExitBadInput;
-}
+std::unique_ptr<Command> CompareCommand() { return std::make_unique<Compare>(); }
+std::unique_ptr<Command> ReportCommand() { return std::make_unique<ReportFromFile>(); }
+std::unique_ptr<Command> DemoCommand() { return std::make_unique<Demo>(); }
 
 }  // namespace ratelab

@@ -1,197 +1,167 @@
 #include "cli/run_command.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
-#include <thread>
-#include <vector>
 
-#include "cli/ratelab_cli.h"
-#include "reports/result_json.h"
+#include "cli/exit_codes.h"
+#include "cli/options.h"
+#include "reports/run_report.h"
 #include "reports/verdict_table.h"
-#include "sim/scenario.h"
 #include "sim/scenario_run.h"
+#include "sim/sweep.h"
 
 namespace ratelab {
 
 namespace {
 
-// "A..B" with A <= B; empty when malformed.
-std::optional<std::pair<uint64_t, uint64_t>> ParseSeedRange(const std::string& text) {
+struct SeedRange {
+  uint64_t first = 0, last = 0;
+};
+
+// "A..B" with A <= B.
+Result<SeedRange> ParseSeedRange(std::string_view text) {
+  const auto bad = [&] {
+    return absl::InvalidArgumentError("must be A..B with A <= B (got '" + std::string(text) + "')");
+  };
   const size_t dots = text.find("..");
-  if (dots == std::string::npos || dots == 0 || dots + 2 >= text.size()) return std::nullopt;
+  if (dots == std::string::npos || dots == 0 || dots + 2 >= text.size()) return bad();
   try {
     size_t used = 0;
-    const std::string from = text.substr(0, dots), to = text.substr(dots + 2);
+    const std::string from(text.substr(0, dots)), to(text.substr(dots + 2));
     const uint64_t a = std::stoull(from, &used);
-    if (used != from.size()) return std::nullopt;
+    if (used != from.size()) return bad();
     const uint64_t b = std::stoull(to, &used);
-    if (used != to.size() || a > b) return std::nullopt;
-    return std::pair{a, b};
+    if (used != to.size() || a > b) return bad();
+    return SeedRange{a, b};
   } catch (const std::exception&) {
-    return std::nullopt;
+    return bad();
   }
 }
 
-bool WriteJson(const std::string& dir, const nlohmann::json& j, std::ostream& err) {
+Status WriteJson(const std::string& dir, const nlohmann::json& j) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const std::string path = (std::filesystem::path(dir) / "result.json").string();
   std::ofstream f(path);
-  if (ec || !(f << j.dump(2) << "\n")) {
-    err << "ratelab run: cannot write " << path << "\n";
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-void PrintComparison(const Comparison& c, const std::string& reproduce, std::ostream& out) {
-  out << "scenario " << c.scenario << ", seed " << c.seed << ", history "
-      << HexHash(c.history_hash()) << (c.buggify ? ", BUGGIFY on" : "") << "\n";
-  for (const FaultWindow& fault : c.faults) out << "fault: " << fault.what << "\n";
-  out << "\n" << RenderVerdictTable(c);
-  for (const LimiterOutcome& o : c.limiters) {
-    if (o.unanswered > 0) {
-      out << "\n"
-          << o.name << ": " << o.unanswered
-          << " request(s) got no answer (lost in a crash, or sent while every node was down)";
-    }
-  }
-  for (const std::string& note : c.notes) out << "\nnote: " << note;
-  const std::string witnesses = RenderWitnesses(c);
-  if (!witnesses.empty()) out << "\n\nfirst witness of each violation:\n" << witnesses;
-  out << "\nreproduce: " << reproduce << "\n";
-}
-
-std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
-                             const std::string& store) {
-  return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " +
-         std::to_string(seed) + (store.empty() ? "" : " --store " + store);
-}
-
-Status UseStore(const std::string& store, Scenario& scenario) {
-  if (store.empty()) return absl::OkStatus();
-  Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(store);
-  if (!source.ok())
-    return absl::InvalidArgumentError("--store: " + std::string(source.status().message()));
-  scenario.kv_store = source->get()->memory() ? nullptr : *std::move(source);
+  if (ec || !(f << j.dump(2) << "\n")) return absl::InvalidArgumentError("cannot write " + path);
   return absl::OkStatus();
 }
 
-int RunCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
-  Result<Scenario> scenario = LoadScenario(options.scenario);
-  if (!scenario.ok()) {
-    err << "ratelab run: " << scenario.status().message() << "\n";
-    return kExitBadInput;
+class RunScenarioCommand final : public Command {
+ public:
+  CLI::App* Add(CLI::App& app) override {
+    CLI::App* c = app.add_subcommand(
+        "run",
+        "Simulate a scenario file (see docs/scenarios.md and scenarios/), check its oracles, "
+        "print the verdicts; exit 1 when a check is broken");
+    c->add_option("scenario", scenario_, "Scenario YAML file")->required();
+    CLI::Option* seed = c->add_option("--seed", seed_, "Seed of the run (default: the scenario's)");
+    AddParsed(*c, "--seeds", seeds_, ParseSeedRange, "A range of seeds to sweep, A..B")
+        ->excludes(seed);
+    c->add_option("--jobs", jobs_, "Seeds simulated in parallel")->capture_default_str();
+    c->add_option("--out", out_, "Directory to write result.json into");
+    c->add_flag("--json", json_, "Print the result as JSON instead of a table");
+    AddStoreOption(*c, store_, kStoreHelp);
+    return c;
   }
-  if (Status s = UseStore(options.store, *scenario); !s.ok()) {
-    err << "ratelab run: " << s.message() << "\n";
-    return kExitBadInput;
+
+  Result<int> Run(std::ostream& out, std::ostream& err) override {
+    Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
+    if (!scenario.ok()) return scenario.status();
+    if (jobs_ < 1 || jobs_ > 256)
+      return absl::InvalidArgumentError("--jobs must be between 1 and 256");
+    if (!seeds_) return RunOne(*scenario, seed_.value_or(scenario->seed), out);
+    return Sweep(*scenario, out, err);
   }
-  if (options.jobs < 1 || options.jobs > 256) {
-    err << "ratelab run: --jobs must be between 1 and 256\n";
-    return kExitBadInput;
-  }
-  if (options.seeds.empty()) {
-    Result<Comparison> c = RunScenario(*scenario, options.seed.value_or(scenario->seed));
-    if (!c.ok()) {
-      err << "ratelab run: " << c.status().message() << "\n";
-      return kExitBadInput;
+
+ private:
+  Result<int> RunOne(const Scenario& scenario, uint64_t seed, std::ostream& out) {
+    Result<RunResult> c = RunScenario(scenario, seed);
+    if (!c.ok()) return c.status();
+    const std::string reproduce = ReproduceCommand("run", scenario_, c->seed, store_);
+    if (!out_.empty() || json_) {  // the report's metrics cost a pass or two
+      RunReport report = MakeRunReport(*c);
+      report.reproduce = reproduce;
+      const nlohmann::json j = ToJson(report);
+      if (!out_.empty()) {
+        if (Status s = WriteJson(out_, j); !s.ok()) return s;
+      }
+      if (json_) out << j.dump(2) << "\n";
     }
-    if (!options.out.empty() || options.json) {  // the JSON's metrics cost a pass or two
-      nlohmann::json j = ResultJson(*c);
-      j["reproduce"] = ReproduceCommand("run", options.scenario, c->seed, options.store);
-      if (!options.out.empty() && !WriteJson(options.out, j, err)) return kExitBadInput;
-      if (options.json) out << j.dump(2) << "\n";
-    }
-    if (!options.json) {
-      PrintComparison(*c, ReproduceCommand("run", options.scenario, c->seed, options.store), out);
-    }
+    if (!json_) out << RenderRunText(*c, reproduce);
     return c->violation_count() > 0 ? kExitViolation : kExitOk;
   }
 
-  const auto range = ParseSeedRange(options.seeds);
-  if (!range) {
-    err << "ratelab run: --seeds must be A..B with A <= B (got '" << options.seeds << "')\n";
-    return kExitBadInput;
-  }
-  const uint64_t count = range->second - range->first + 1;
-  struct SeedRun {
-    uint64_t hash = 0;
-    int64_t violations = 0;
-  };
-  std::vector<SeedRun> runs(count);
-  std::atomic<uint64_t> next{0}, done{0}, failing{0};
-  std::string error;  // the first run that could not be made
-  const uint64_t report_every = std::max<uint64_t>(1, count / 20);
-  std::mutex progress;  // guards `err` and `error`
-  auto worker = [&] {
-    for (uint64_t i = next++; i < count; i = next++) {
-      Result<Comparison> c = RunScenario(*scenario, range->first + i);
-      if (!c.ok()) {
-        std::lock_guard<std::mutex> lock(progress);
-        if (error.empty()) error = std::string(c.status().message());
-        continue;
-      }
-      runs[i] = {c->history_hash(), c->violation_count()};
-      if (runs[i].violations > 0) ++failing;
-      const uint64_t finished = ++done;
-      if (count > 1 && (finished % report_every == 0 || finished == count)) {
-        std::lock_guard<std::mutex> lock(progress);
-        err << "progress: " << finished << "/" << count << " seeds, " << failing.load()
-            << " with violations\n";
+  Result<int> Sweep(const Scenario& scenario, std::ostream& out, std::ostream& err) {
+    const uint64_t count = seeds_->last - seeds_->first + 1;
+    const uint64_t report_every = std::max<uint64_t>(1, count / 20);
+    Result<SweepResult> sweep = RunSweep(
+        scenario, seeds_->first, seeds_->last, jobs_, [&](uint64_t done, uint64_t failing) {
+          if (count > 1 && (done % report_every == 0 || done == count)) {
+            err << "progress: " << done << "/" << count << " seeds, " << failing
+                << " with violations\n";
+          }
+        });
+    if (!sweep.ok()) return sweep.status();
+    SweepReport report{scenario.name, {}, sweep->seeds_with_violations, std::nullopt};
+    for (const SeedOutcome& s : sweep->seeds) {
+      report.seeds.push_back({s.seed, HexHash(s.history_hash), s.violations});
+    }
+    // The first failing seed, run again in full (same seed, same run) for its witnesses.
+    std::optional<RunResult> shown;
+    if (sweep->first_failing) {
+      Result<RunResult> c = RunScenario(scenario, *sweep->first_failing);
+      if (c.ok()) shown = *std::move(c);
+    }
+    const std::string reproduce =
+        shown ? ReproduceCommand("run", scenario_, shown->seed, store_) : "";
+    if (shown) {
+      report.first_failing = MakeRunReport(*shown);
+      report.first_failing->reproduce = reproduce;
+    }
+    const nlohmann::json j = ToJson(report);
+    if (!out_.empty()) {
+      if (Status s = WriteJson(out_, j); !s.ok()) return s;
+    }
+    if (json_) {
+      out << j.dump(2) << "\n";
+    } else {
+      out << "seeds " << seeds_->first << ".." << seeds_->last << ": "
+          << sweep->seeds_with_violations << " of " << count << " with violations\n";
+      if (shown) {
+        out << "first failing seed " << shown->seed << ":\n\n" << RenderRunText(*shown, reproduce);
       }
     }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < options.jobs; ++t) threads.emplace_back(worker);
-  for (std::thread& t : threads) t.join();
-  if (!error.empty()) {
-    err << "ratelab run: " << error << "\n";
-    return kExitBadInput;
+    return sweep->seeds_with_violations > 0 ? kExitViolation : kExitOk;
   }
 
-  nlohmann::json seeds = nlohmann::json::array();
-  std::optional<uint64_t> first_failing;
-  for (uint64_t i = 0; i < count; ++i) {
-    seeds.push_back({{"seed", range->first + i},
-                     {"history_hash", HexHash(runs[i].hash)},
-                     {"violations", runs[i].violations}});
-    if (runs[i].violations > 0 && !first_failing) first_failing = range->first + i;
-  }
-  // The first failing seed, run again in full (same seed, same run) for its witnesses.
-  std::optional<Comparison> shown;
-  if (first_failing) {
-    Result<Comparison> c = RunScenario(*scenario, *first_failing);
-    if (c.ok()) shown = *std::move(c);
-  }
-  nlohmann::json failing_run;  // null when no seed failed
-  if (shown) {
-    failing_run = ResultJson(*shown);
-    failing_run["reproduce"] =
-        ReproduceCommand("run", options.scenario, shown->seed, options.store);
-  }
-  nlohmann::json j = {{"scenario", scenario->name},
-                      {"seeds", seeds},
-                      {"seeds_with_violations", failing.load()},
-                      {"first_failing", failing_run}};
-  if (!options.out.empty() && !WriteJson(options.out, j, err)) return kExitBadInput;
-  if (options.json) {
-    out << j.dump(2) << "\n";
-  } else {
-    out << "seeds " << options.seeds << ": " << failing.load() << " of " << count
-        << " with violations\n";
-    if (shown) {
-      out << "first failing seed " << *first_failing << ":\n\n";
-      PrintComparison(*shown, ReproduceCommand("run", options.scenario, shown->seed, options.store),
-                      out);
-    }
-  }
-  return failing.load() > 0 ? kExitViolation : kExitOk;
+  std::string scenario_;
+  std::optional<uint64_t> seed_;
+  std::optional<SeedRange> seeds_;
+  int jobs_ = 1;
+  std::string out_;
+  bool json_ = false;
+  std::optional<KvStoreName> store_;
+};
+
+}  // namespace
+
+std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
+                             const std::optional<KvStoreName>& store) {
+  return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " +
+         std::to_string(seed) + (store ? " --store " + store->ToString() : "");
 }
+
+Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<KvStoreName>& store) {
+  Result<Scenario> scenario = LoadScenario(path);
+  if (!scenario.ok() || !store) return scenario;
+  scenario->kv_store =
+      store->kind == KvStoreName::Kind::kMemory ? nullptr : KvStoreSource::Make(*store);
+  return scenario;
+}
+
+std::unique_ptr<Command> RunCommand() { return std::make_unique<RunScenarioCommand>(); }
 
 }  // namespace ratelab

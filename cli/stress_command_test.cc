@@ -35,7 +35,7 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   EXPECT_LE(v["witness"].size(), 20u);
   std::set<int> threads;
   for (const nlohmann::json& e : v["witness"]) {
-    threads.insert(e["thread"].get<int>());
+    threads.insert(e["node"].get<int>());
     ASSERT_EQ(e["steps"].size(), 3u) << e;  // HGETALL, HSET, EXPIRE
   }
   EXPECT_GE(threads.size(), 2u) << "a race needs two processes";
@@ -104,14 +104,15 @@ TEST(Stress, RefusesWhatItCannotRun) {
       {{"kv-gcra-lua", "--store", "memory"}, "MemoryKv is a single-threaded simulation"},
       {{"kv-gcra-lua", "--store", "mongodb://x"}, "--store:"},
       {{"kv-gcra-lua", "--threads", "0"}, "--threads must be between 1 and 256"},
-      {{"kv-gcra-lua", "--duration", "soon"}, "--duration 'soon' is not a duration"},
+      {{"kv-gcra-lua", "--duration", "soon"}, "--duration: 'soon' is not a duration"},
+      {{"kv-gcra-lua", "--duration", "2h"}, "--duration must be above 0 and at most 1h"},
       {{"kv-gcra-lua", "--users", "0"}, "--users must be between 1"},
       {{"kv-gcra-lua", "--lua", "x.lua"}, "give a protocol or --lua, not both"},
       {{"--lua", "/nonexistent.lua", "--model", "gcra"}, "--lua: cannot read '/nonexistent.lua'"},
       {{"kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
-      {{}, "name a kv protocol"},
+      {{}, "name a protocol (see ratelab list protocols) or give --lua FILE"},
       {{"kv-gcra-lua", "--limit", "5"}, "give --rate and --burst, not --limit and --window"},
-      {{"kv-fixed-window-lua", "--window", "-1s"}, "--window '-1s' is not a positive duration"},
+      {{"kv-fixed-window-lua", "--window", "-1s"}, "--window: '-1s' is not a positive duration"},
   };
   for (const auto& [args, message] : cases) {
     const CliOutcome r = Stress(args);

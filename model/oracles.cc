@@ -8,21 +8,9 @@
 namespace ratelab {
 
 namespace {
-constexpr std::array<OracleInfo, 7> kOracles = {{
-    {"aligned-window-cap", "at most N admitted per key in each aligned window"},
-    {"anchored-window-cap",
-     "at most N admitted per key in each window of W opened by the first admission after the "
-     "last window"},
-    {"any-window-cap", "at most N admitted per key in any span of length W (sliding, exact)"},
-    {"boundary-burst",
-     "most admitted in any span W, over N: 1 for exact limiters, up to 2 for "
-     "fixed windows"},
-    {"bucket-conformance", "at most B + floor(D / T) admitted per key in any span of length D"},
-    {"false-denials", "no denial where the exact reference model had room"},
-    {"retry-after",
-     "Retry-After equals the model's exact wait: retrying then succeeds, one "
-     "tick earlier does not"},
-}};
+constexpr std::array<OracleInfo, 7> kOracles = {
+    kAlignedWindowCapOracle,  kAnchoredWindowCapOracle, kAnyWindowCapOracle, kBoundaryBurstOracle,
+    kBucketConformanceOracle, kFalseDenialsOracle,      kRetryAfterOracle};
 }  // namespace
 
 std::span<const OracleInfo> Oracles() { return kOracles; }

@@ -25,6 +25,25 @@ struct OracleInfo {
   std::string_view name;
   std::string_view summary;
 };
+inline constexpr OracleInfo kAlignedWindowCapOracle = {
+    "aligned-window-cap", "at most N admitted per key in each aligned window"};
+inline constexpr OracleInfo kAnchoredWindowCapOracle = {
+    "anchored-window-cap",
+    "at most N admitted per key in each window of W opened by the first admission after the "
+    "last window"};
+inline constexpr OracleInfo kAnyWindowCapOracle = {
+    "any-window-cap", "at most N admitted per key in any span of length W (sliding, exact)"};
+inline constexpr OracleInfo kBoundaryBurstOracle = {
+    "boundary-burst",
+    "most admitted in any span W, over N: 1 for exact limiters, up to 2 for fixed windows"};
+inline constexpr OracleInfo kBucketConformanceOracle = {
+    "bucket-conformance", "at most B + floor(D / T) admitted per key in any span of length D"};
+inline constexpr OracleInfo kFalseDenialsOracle = {
+    "false-denials", "no denial where the exact reference model had room"};
+inline constexpr OracleInfo kRetryAfterOracle = {
+    "retry-after",
+    "Retry-After equals the model's exact wait: retrying then succeeds, one tick earlier does "
+    "not"};
 // Every oracle, for `ratelab list`.
 std::span<const OracleInfo> Oracles();
 

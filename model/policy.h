@@ -48,6 +48,9 @@ struct Policy {
     return {a, burst, interval};
   }
   bool IsBucket() const { return Describe(algorithm).bucket; }
+  // The window of the claim "limit in any window" this policy makes: W, or for a bucket the time
+  // it takes to fill, B * T.
+  Duration ClaimWindow() const { return IsBucket() ? limit * window : window; }
   // The most a conforming limiter may admit in any span of length `span` (closed interval):
   // N per aligned window allows 2N across a boundary, so for window algorithms the bound is
   // stated separately by each invariant; for bucket algorithms it is B + floor(span / T).

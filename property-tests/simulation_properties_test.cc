@@ -58,7 +58,7 @@ RC_GTEST_PROP(Persistence, KvProtocolsKeepTheirPromiseAcrossRestartsWithDurabili
   }
   s.claim_limit = policy.limit;
   s.claim_window = w;
-  s.checks = {"promise"};
+  s.checks = {CheckId::kPromise};
   std::vector<Arrival> arrivals;
   const std::vector<Call> calls = *GenCalls(policy, TimeOrder::kNonDecreasing);
   for (const Call& call : calls) {
@@ -75,7 +75,7 @@ RC_GTEST_PROP(Persistence, KvProtocolsKeepTheirPromiseAcrossRestartsWithDurabili
     f.amount = Duration(*rc::gen::inRange<int64_t>(0, w.count()));
     s.faults.push_back(f);
   }
-  Result<Comparison> c = RunScenario(s, *rc::gen::arbitrary<uint64_t>());
+  Result<RunResult> c = RunScenario(s, *rc::gen::arbitrary<uint64_t>());
   RC_ASSERT(c.ok());
   for (const LimiterOutcome& o : c->limiters) {
     for (const CheckResult& check : o.checks) {

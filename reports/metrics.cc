@@ -40,7 +40,7 @@ class WindowSum {
 // Calls `visit(e, admitted_in_window, offered_in_window)` for each event of `o` in key order;
 // both sums cover the claim window ending at `e` and include `e` itself when it counts.
 template <typename Visit>
-void WalkWindows(const Comparison& c, const LimiterOutcome& o, Visit visit) {
+void WalkWindows(const RunResult& c, const LimiterOutcome& o, Visit visit) {
   const std::vector<const HistoryEvent*> events = ByKeyInInvokeOrder(o.history);
   WindowSum admitted(c.window), offered(c.window);
   for (size_t i = 0; i < events.size(); ++i) {
@@ -70,7 +70,7 @@ std::optional<double> Jain(const std::vector<double>& x) {
 
 }  // namespace
 
-LimiterMetrics ComputeMetrics(const Comparison& c, const LimiterOutcome& o) {
+LimiterMetrics ComputeMetrics(const RunResult& c, const LimiterOutcome& o) {
   LimiterMetrics m;
   m.burst_ratio = c.limit > 0 ? static_cast<double>(o.max_in_any_window) / c.limit : 0;
 
@@ -135,7 +135,7 @@ size_t Bins::Of(Instant t) const {
   return std::min(count - 1, static_cast<size_t>((t - start) / width));
 }
 
-Bins ChooseBins(const Comparison& c) {
+Bins ChooseBins(const RunResult& c) {
   constexpr int64_t kMaxBins = 120;
   Instant last = c.start;
   for (const LimiterOutcome& o : c.limiters) {
@@ -157,7 +157,7 @@ Bins ChooseBins(const Comparison& c) {
   return {c.start, Duration(width), static_cast<size_t>((span + width - 1) / width)};
 }
 
-TimeSeries ComputeSeries(const Comparison& c, const LimiterOutcome& o, const Bins& bins) {
+TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins& bins) {
   TimeSeries s;
   for (auto* v : {&s.offered, &s.admitted, &s.denied, &s.unanswered, &s.peak_in_window}) {
     v->assign(bins.count, 0);
@@ -177,7 +177,7 @@ TimeSeries ComputeSeries(const Comparison& c, const LimiterOutcome& o, const Bin
   return s;
 }
 
-std::vector<UserShare> TopUsers(const Comparison& c, size_t n) {
+std::vector<UserShare> TopUsers(const RunResult& c, size_t n) {
   std::map<std::string, UserShare> users;
   for (size_t l = 0; l < c.limiters.size(); ++l) {
     for (const HistoryEvent& e : c.limiters[l].history) {

@@ -49,7 +49,7 @@ struct LimiterMetrics {
   std::vector<FaultOutcome> during_faults;
 };
 
-LimiterMetrics ComputeMetrics(const Comparison& c, const LimiterOutcome& o);
+LimiterMetrics ComputeMetrics(const RunResult& c, const LimiterOutcome& o);
 
 // Time bins covering a run's requests, from the scenario's start: at most 120 of them.
 struct Bins {
@@ -58,7 +58,7 @@ struct Bins {
   size_t count = 0;
   size_t Of(Instant t) const;
 };
-Bins ChooseBins(const Comparison& c);
+Bins ChooseBins(const RunResult& c);
 
 // Per bin, by send time.
 struct TimeSeries {
@@ -67,7 +67,7 @@ struct TimeSeries {
   // nothing was admitted in it): the fixed window's 2N shows here.
   std::vector<int64_t> peak_in_window;
 };
-TimeSeries ComputeSeries(const Comparison& c, const LimiterOutcome& o, const Bins& bins);
+TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins& bins);
 
 // The users that offered most (at most `n`, busiest first, ties by key), with what each limiter
 // admitted of theirs, limiter by limiter.
@@ -76,7 +76,7 @@ struct UserShare {
   int64_t offered = 0;
   std::vector<int64_t> admitted;
 };
-std::vector<UserShare> TopUsers(const Comparison& c, size_t n);
+std::vector<UserShare> TopUsers(const RunResult& c, size_t n);
 
 }  // namespace ratelab
 

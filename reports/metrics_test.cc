@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <map>
 
-#include "reports/result_json.h"
+#include "reports/run_report.h"
 #include "sim/scenario.h"
 
 namespace ratelab {
@@ -35,10 +35,10 @@ faults:
 checks: [promise, any-window-cap]
 )";
 
-Comparison RunMetricsScenario() {
+RunResult RunMetricsScenario() {
   Result<Scenario> s = ParseScenario(kYaml, "metrics.yaml");
   EXPECT_TRUE(s.ok()) << s.status();
-  Result<Comparison> c = RunScenario(*s, 3);
+  Result<RunResult> c = RunScenario(*s, 3);
   EXPECT_TRUE(c.ok()) << c.status();
   return *std::move(c);
 }
@@ -58,8 +58,8 @@ int64_t AdmittedInWindow(const History& h, const HistoryEvent& self, Duration w,
 double Seconds(Instant t, Instant start) { return static_cast<double>((t - start).count()) / 1e9; }
 
 TEST(ReportData, NumbersMatchTheHistoryRecomputedByBruteForce) {
-  const Comparison c = RunMetricsScenario();
-  const nlohmann::json j = ResultJson(c);
+  const RunResult c = RunMetricsScenario();
+  const nlohmann::json j = ToJson(MakeRunReport(c));
   ASSERT_EQ(j["limiters"].size(), 3u);
   ASSERT_EQ(j["faults"].size(), 3u);
   const double width_s = j["bins"]["width_ms"].get<double>() / 1000;
@@ -165,7 +165,7 @@ TEST(ReportData, NumbersMatchTheHistoryRecomputedByBruteForce) {
 }
 
 TEST(ReportData, BusiestUsersFirstWithEachLimitersAdmittedCount) {
-  const Comparison c = RunMetricsScenario();
+  const RunResult c = RunMetricsScenario();
   const std::vector<UserShare> users = TopUsers(c, 3);
   ASSERT_EQ(users.size(), 3u);
   for (size_t i = 1; i < users.size(); ++i) EXPECT_GE(users[i - 1].offered, users[i].offered);
@@ -180,7 +180,7 @@ TEST(ReportData, BusiestUsersFirstWithEachLimitersAdmittedCount) {
 }
 
 TEST(ReportData, BinsAreRoundAndCoverEveryRequest) {
-  const Comparison c = RunMetricsScenario();
+  const RunResult c = RunMetricsScenario();
   const Bins bins = ChooseBins(c);
   EXPECT_LE(bins.count, 120u);
   EXPECT_EQ(bins.width, std::chrono::seconds(1));  // a 2-minute run

@@ -19,8 +19,6 @@ namespace ratelab {
 
 namespace {
 
-using nlohmann::json;
-
 // A gnuplot single-quoted string: no escapes inside, a quote is doubled.
 std::string Quote(const std::string& s) {
   std::string out = "'";
@@ -38,15 +36,15 @@ constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "
                                    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 std::string Color(size_t i) { return kColors[i % std::size(kColors)]; }
 
-double BinWidthSeconds(const json& r) { return r["bins"]["width_ms"].get<double>() / 1000.0; }
+double BinWidthSeconds(const RunReport& r) { return r.bins.width_ms / 1000.0; }
 
 // Shading for every fault, the x range, and the time axis label.
-std::string TimeAxis(const json& r) {
+std::string TimeAxis(const RunReport& r) {
   std::string s = "set xlabel 'seconds since the start'\n";
-  s += "set xrange [0:" + Num(BinWidthSeconds(r) * r["bins"]["count"].get<double>()) + "]\n";
+  s += "set xrange [0:" + Num(BinWidthSeconds(r) * static_cast<double>(r.bins.count)) + "]\n";
   int n = 1;
-  for (const json& f : r["faults"]) {
-    const double from = f["from_s"].get<double>(), to = f["to_s"].get<double>();
+  for (const FaultReport& f : r.faults) {
+    const double from = f.from_s, to = f.to_s;
     if (to > from) {
       s += "set object " + std::to_string(n++) + " rect from " + Num(from) + ", graph 0 to " +
            Num(to) + ", graph 1 behind fc rgb '#f3d9b1' fs solid 0.7 noborder\n";
@@ -59,33 +57,37 @@ std::string TimeAxis(const json& r) {
 }
 
 // A data block named `name`: one row per bin, x the bin's start, then one column per series.
-std::string Block(const std::string& name, const json& r, const std::vector<const json*>& series) {
+// Every column has a value per bin (the report reader checks it).
+std::string Block(const std::string& name, const RunReport& r,
+                  const std::vector<const std::vector<int64_t>*>& series) {
   const double width = BinWidthSeconds(r);
-  const size_t count = r["bins"]["count"].get<size_t>();
+  const size_t count = r.bins.count;
+  const auto value = [](int64_t v) { return Num(static_cast<double>(v)); };
   std::string s = "$" + name + " << EOD\n";
   for (size_t i = 0; i < count; ++i) {
     s += Num(width * static_cast<double>(i));
-    for (const json* column : series) s += " " + Num((*column)[i].get<double>());
+    for (const std::vector<int64_t>* column : series) s += " " + value((*column)[i]);
     s += "\n";
   }
   // One more row so the last bin's step is drawn to its end.
-  s += Num(width * static_cast<double>(count));
-  for (const json* column : series) s += " " + Num((*column)[count - 1].get<double>());
+  if (count > 0) {
+    s += Num(width * static_cast<double>(count));
+    for (const std::vector<int64_t>* column : series) s += " " + value((*column)[count - 1]);
+  }
   return s + "\nEOD\n";
 }
 
-Plot TrafficPlot(const json& r) {
-  const json& limiters = r["limiters"];
+Plot TrafficPlot(const RunReport& r) {
+  const std::vector<LimiterReport>& limiters = r.limiters;
   std::string s = TimeAxis(r);
   s += "set multiplot layout " + std::to_string(limiters.size()) + ",1\n";
-  s +=
-      "set ylabel 'requests per " + r["bins"]["width"].get<std::string>() + "'\nset yrange [0:*]\n";
+  s += "set ylabel 'requests per " + r.bins.width + "'\nset yrange [0:*]\n";
   s += "set key outside right top\nset style fill solid 0.35 noborder\n";
   for (size_t i = 0; i < limiters.size(); ++i) {
-    const json& series = limiters[i]["series"];
+    const SeriesReport& series = limiters[i].series;
     const std::string block = "traffic" + std::to_string(i);
-    s += Block(block, r, {&series["offered"], &series["admitted"], &series["denied"]});
-    s += "set title " + Quote(limiters[i]["name"].get<std::string>()) + "\n";
+    s += Block(block, r, {&series.offered, &series.admitted, &series.denied});
+    s += "set title " + Quote(limiters[i].name) + "\n";
     if (i + 1 < limiters.size()) s += "unset xlabel\n";
     if (i + 1 == limiters.size()) s += "set xlabel 'seconds since the start'\n";
     s += "plot $" + block + " using 1:2 with fillsteps lc rgb '#bbbbbb' title 'offered', $" +
@@ -98,19 +100,19 @@ Plot TrafficPlot(const json& r) {
           std::max(360, 220 * static_cast<int>(limiters.size()))};
 }
 
-Plot WindowPlot(const json& r) {
-  const json& limiters = r["limiters"];
-  const std::string limit = std::to_string(r["claim"]["limit"].get<int64_t>());
-  int64_t top = r["claim"]["limit"].get<int64_t>();
-  for (const json& l : limiters) top = std::max(top, l["max_in_any_window"].get<int64_t>());
+Plot WindowPlot(const RunReport& r) {
+  const std::vector<LimiterReport>& limiters = r.limiters;
+  const std::string limit = std::to_string(r.claim.limit);
+  int64_t top = r.claim.limit;
+  for (const LimiterReport& l : limiters) top = std::max(top, l.max_in_any_window);
   std::string s = TimeAxis(r);
   s += "set multiplot layout " + std::to_string(limiters.size()) + ",1\n";
-  s += "set ylabel 'most for one key in " + r["claim"]["window"].get<std::string>() +
+  s += "set ylabel 'most for one key in " + r.claim.window +
        "'\nset yrange [0:" + std::to_string(top + 1) + "]\nset key outside right top\n";
   for (size_t i = 0; i < limiters.size(); ++i) {
     const std::string block = "window" + std::to_string(i);
-    s += Block(block, r, {&limiters[i]["series"]["peak_in_window"]});
-    s += "set title " + Quote(limiters[i]["name"].get<std::string>()) + "\n";
+    s += Block(block, r, {&limiters[i].series.peak_in_window});
+    s += "set title " + Quote(limiters[i].name) + "\n";
     s += i + 1 < limiters.size() ? "unset xlabel\n" : "set xlabel 'seconds since the start'\n";
     s += "plot " + limit + " with lines dt 2 lw 2 lc rgb 'black' title 'limit " + limit + "', $" +
          block + " using 1:2 with steps lw 2 lc rgb '" + Color(i) + "' title 'admitted'\n";
@@ -123,16 +125,18 @@ Plot WindowPlot(const json& r) {
           s, std::max(360, 200 * static_cast<int>(limiters.size()))};
 }
 
-Plot UsersPlot(const json& r) {
-  const json& limiters = r["limiters"];
+Plot UsersPlot(const RunReport& r) {
+  const std::vector<LimiterReport>& limiters = r.limiters;
   std::string s = "$users << EOD\n";
-  for (const json& u : r["users"]) {
+  for (const UserReport& u : r.users) {
     // A data label: in double quotes, where a double quote cannot be escaped.
-    std::string label = u["key"].get<std::string>();
+    std::string label = u.key;
     std::replace(label.begin(), label.end(), '"', '\'');
     s += "\"" + label + "\"";
-    const double offered = u["offered"].get<double>();
-    for (const json& a : u["admitted"]) s += " " + Num(offered > 0 ? a.get<double>() / offered : 0);
+    const double offered = static_cast<double>(u.offered);
+    for (int64_t a : u.admitted) {
+      s += " " + Num(offered > 0 ? static_cast<double>(a) / offered : 0);
+    }
     s += "\n";
   }
   s += "EOD\n";
@@ -142,8 +146,7 @@ Plot UsersPlot(const json& r) {
   s += "plot";
   for (size_t i = 0; i < limiters.size(); ++i) {
     s += std::string(i == 0 ? " " : ", ") + "$users using " + std::to_string(i + 2) +
-         (i == 0 ? ":xtic(1)" : "") + " lc rgb '" + Color(i) + "' title " +
-         Quote(limiters[i]["name"].get<std::string>());
+         (i == 0 ? ":xtic(1)" : "") + " lc rgb '" + Color(i) + "' title " + Quote(limiters[i].name);
   }
   return {"users",
           "Each of the busiest users' share of their requests admitted, limiter by limiter "
@@ -151,14 +154,14 @@ Plot UsersPlot(const json& r) {
           s + "\n"};
 }
 
-Plot LatencyPlot(const json& r) {
-  const json& limiters = r["limiters"];
+Plot LatencyPlot(const RunReport& r) {
+  const std::vector<LimiterReport>& limiters = r.limiters;
   std::string s = "$latency << EOD\n";
   for (size_t p = 0; p <= 100; ++p) {
     s += Num(static_cast<double>(p) / 100.0);
-    for (const json& l : limiters) {
-      const json& cdf = l["metrics"]["latency_cdf_ms"];
-      s += " " + (cdf.size() == 101 ? Num(cdf[p].get<double>()) : std::string("NaN"));
+    for (const LimiterReport& l : limiters) {
+      const std::vector<double>& cdf = l.metrics.latency_cdf_ms;
+      s += " " + (cdf.size() == 101 ? Num(cdf[p]) : std::string("NaN"));
     }
     s += "\n";
   }
@@ -166,8 +169,7 @@ Plot LatencyPlot(const json& r) {
        "set yrange [0:1]\nset key outside right top\nplot";
   for (size_t i = 0; i < limiters.size(); ++i) {
     s += std::string(i == 0 ? " " : ", ") + "$latency using " + std::to_string(i + 2) +
-         ":1 with lines lw 2 lc rgb '" + Color(i) + "' title " +
-         Quote(limiters[i]["name"].get<std::string>());
+         ":1 with lines lw 2 lc rgb '" + Color(i) + "' title " + Quote(limiters[i].name);
   }
   return {"latency",
           "Decision latency CDF (virtual time in the simulator: store round trips, outages, "
@@ -175,10 +177,10 @@ Plot LatencyPlot(const json& r) {
           s + "\n"};
 }
 
-bool AnyLatency(const json& r) {
-  for (const json& l : r["limiters"]) {
-    const json& cdf = l["metrics"]["latency_cdf_ms"];
-    if (!cdf.empty() && cdf.back().get<double>() > 0) return true;
+bool AnyLatency(const RunReport& r) {
+  for (const LimiterReport& l : r.limiters) {
+    const std::vector<double>& cdf = l.metrics.latency_cdf_ms;
+    if (!cdf.empty() && cdf.back() > 0) return true;
   }
   return false;
 }
@@ -203,9 +205,9 @@ int RunGnuplot(const std::string& script, const std::string& log, int* spawn_err
 
 }  // namespace
 
-std::vector<Plot> PlotScripts(const json& report) {
+std::vector<Plot> PlotScripts(const RunReport& report) {
   std::vector<Plot> plots = {TrafficPlot(report), WindowPlot(report)};
-  if (!report["users"].empty()) plots.push_back(UsersPlot(report));
+  if (!report.users.empty()) plots.push_back(UsersPlot(report));
   if (AnyLatency(report)) plots.push_back(LatencyPlot(report));
   return plots;
 }

@@ -1,4 +1,4 @@
-// The report's plots: gnuplot scripts made from the run's data (result JSON), drawn to SVG by
+// The report's plots: gnuplot scripts made from the run's report (report_model.h), drawn to SVG by
 // Debian's gnuplot. Every time plot shades the fault periods (a clock jump is a dashed line).
 //
 //   traffic  offered (grey), admitted (green) and denied (red) per time bin, one panel per limiter
@@ -8,11 +8,11 @@
 #ifndef RATELAB_REPORTS_PLOTS_H_
 #define RATELAB_REPORTS_PLOTS_H_
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "impl/core/status.h"
+#include "reports/report_model.h"
 
 namespace ratelab {
 
@@ -23,8 +23,8 @@ struct Plot {
   int height = 360;     // pixels (the width is 960)
 };
 
-// The plots `report` (ResultJson) calls for, in the order the views show them.
-std::vector<Plot> PlotScripts(const nlohmann::json& report);
+// The plots `report` calls for, in the order the views show them.
+std::vector<Plot> PlotScripts(const RunReport& report);
 
 // Writes DIR/NAME.gp and draws DIR/NAME.svg for each plot. Fails with what gnuplot said, or with
 // how to install it when it is missing.

@@ -1,17 +1,14 @@
 // A witness as a timeline: every send, store step and answer of its requests, and the faults
-// that touch it, in time order. One row builder for every view that shows a witness: the HTML
-// and JUnit reports (from report.json) and `ratelab check` (from its history, through the same
-// JSON).
+// that touch it, in time order. The one row builder for every view that shows a witness: the
+// HTML and JUnit reports, `ratelab check` and `ratelab stress`.
 #ifndef RATELAB_REPORTS_TIMELINE_H_
 #define RATELAB_REPORTS_TIMELINE_H_
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "model/history.h"
-#include "sim/scenario_run.h"
+#include "reports/report_model.h"
 
 namespace ratelab {
 
@@ -23,15 +20,10 @@ struct TimelineRow {
   std::string what;  // "sent (user:u1:/api, cost 1)", "step: INCR ...", "admitted", ...
 };
 
-// Rows for `witness` (ResultJson's witness events) and, from `faults` ([{what, from_s, to_s}]),
-// a row where each fault that overlaps the witness's span begins and one where it ends.
-std::vector<TimelineRow> WitnessTimeline(const nlohmann::json& witness,
-                                         const nlohmann::json& faults);
-
-// The JSON that ResultJson writes for witness events and for a run's faults, times relative to
-// `start`.
-nlohmann::json WitnessJson(const std::vector<HistoryEvent>& events, Instant start);
-nlohmann::json FaultsJson(const std::vector<FaultWindow>& faults, Instant start);
+// Rows for `witness` and, from `faults`, a row where each fault that overlaps the witness's span
+// begins and one where it ends; for a request never answered, the first fault after it too.
+std::vector<TimelineRow> WitnessTimeline(const std::vector<WitnessEvent>& witness,
+                                         const std::vector<FaultReport>& faults);
 
 }  // namespace ratelab
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/run_report.h"
+
 namespace ratelab {
 namespace {
 
@@ -42,7 +44,7 @@ TEST(WitnessTimeline, InterleavesRequestsAndTheFaultsThatTouchThem) {
       {"node 0's clock jumped", kStart + milliseconds(80), kStart + milliseconds(80)},
       {"long before", kStart - milliseconds(90), kStart - milliseconds(50)}};
   const std::vector<TimelineRow> rows =
-      WitnessTimeline(WitnessJson(witness, kStart), FaultsJson(faults, kStart));
+      WitnessTimeline(WitnessEvents(witness, kStart), FaultReports(faults, kStart));
   EXPECT_EQ(Lines(rows), (std::vector<std::string>{
                              "#0 sent (user:u1:/api, cost 1)",
                              "#1 sent (user:u1:/api, cost 1)",

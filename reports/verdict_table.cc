@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "reports/run_report.h"
+
 namespace ratelab {
 
 namespace {
@@ -36,7 +38,7 @@ std::string Ratio(int64_t n, int64_t d) {
 
 }  // namespace
 
-std::string RenderVerdictTable(const Comparison& c) {
+std::string RenderVerdictTable(const RunResult& c) {
   const std::string claim = std::to_string(c.limit) + " in any " + FormatDuration(c.window);
   bool any_unanswered = false;
   for (const LimiterOutcome& o : c.limiters) any_unanswered = any_unanswered || o.unanswered > 0;
@@ -46,9 +48,9 @@ std::string RenderVerdictTable(const Comparison& c) {
   header.push_back("/ limit");
   if (!c.limiters.empty()) {
     for (const CheckResult& check : c.limiters.front().checks) {
-      header.push_back(check.name == "promise"          ? "own promise"
-                       : check.name == "any-window-cap" ? claim
-                                                        : check.name);
+      header.push_back(check.check == CheckId::kPromise        ? "own promise"
+                       : check.check == CheckId::kAnyWindowCap ? claim
+                                                               : std::string(check.name()));
     }
   }
   std::vector<std::vector<std::string>> rows = {header};
@@ -68,7 +70,7 @@ std::string RenderVerdictTable(const Comparison& c) {
   return Align(rows);
 }
 
-std::string RenderWitnesses(const Comparison& c) {
+std::string RenderWitnesses(const RunResult& c) {
   std::string out;
   for (const LimiterOutcome& o : c.limiters) {
     for (const CheckResult& check : o.checks) {
@@ -76,6 +78,23 @@ std::string RenderWitnesses(const Comparison& c) {
     }
   }
   return out;
+}
+
+std::string RenderRunText(const RunResult& c, const std::string& reproduce) {
+  std::string out = "scenario " + c.scenario + ", seed " + std::to_string(c.seed) + ", history " +
+                    HexHash(c.history_hash()) + (c.buggify ? ", BUGGIFY on" : "") + "\n";
+  for (const FaultWindow& fault : c.faults) out += "fault: " + fault.what + "\n";
+  out += "\n" + RenderVerdictTable(c);
+  for (const LimiterOutcome& o : c.limiters) {
+    if (o.unanswered > 0) {
+      out += "\n" + o.name + ": " + std::to_string(o.unanswered) +
+             " request(s) got no answer (lost in a crash, or sent while every node was down)";
+    }
+  }
+  for (const std::string& note : c.notes) out += "\nnote: " + note;
+  const std::string witnesses = RenderWitnesses(c);
+  if (!witnesses.empty()) out += "\n\nfirst witness of each violation:\n" + witnesses;
+  return out + "\nreproduce: " + reproduce + "\n";
 }
 
 }  // namespace ratelab

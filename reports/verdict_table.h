@@ -11,10 +11,13 @@ namespace ratelab {
 // One row per limiter: protocol, policy, offered, admitted, denied (and unanswered when any
 // request went unanswered), the most admitted in any window of the claim against its limit, and
 // one column per check: "kept" or how many keys broke it.
-std::string RenderVerdictTable(const Comparison& c);
+std::string RenderVerdictTable(const RunResult& c);
 
 // The first witness of each violation, limiter by limiter (empty when there is none).
-std::string RenderWitnesses(const Comparison& c);
+std::string RenderWitnesses(const RunResult& c);
+
+// The run in words: seed, faults, verdict table, notes, first witnesses, and `reproduce`.
+std::string RenderRunText(const RunResult& c, const std::string& reproduce);
 
 }  // namespace ratelab
 

@@ -9,7 +9,7 @@ namespace ratelab {
 namespace {
 
 TEST(VerdictTable, HasAHeaderAndOneAlignedRowPerLimiter) {
-  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  Result<RunResult> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok());
   const std::string table = RenderVerdictTable(*c);
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 6);
@@ -23,7 +23,7 @@ TEST(VerdictTable, HasAHeaderAndOneAlignedRowPerLimiter) {
 }
 
 TEST(VerdictTable, WitnessesNameTheLimiterAndTheEvents) {
-  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  Result<RunResult> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok());
   const std::string w = RenderWitnesses(*c);
   EXPECT_NE(w.find("memory-fixed-window: [any-window-cap] 6 admitted in"), std::string::npos) << w;

@@ -1,4 +1,4 @@
-// The views of a run, each made from its data (ResultJson, or a report.json read back) alone:
+// The views of a run, each made from its report (report_model.h) alone:
 //   report.html  one self-contained page for a design review (plots inline, no network needed)
 //   report.md    a pull-request comment: verdicts, top findings, links to the plots
 //   junit.xml    one test case per (limiter, check), so CI shows broken checks natively
@@ -7,20 +7,20 @@
 #define RATELAB_REPORTS_VIEWS_H_
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "impl/core/status.h"
+#include "reports/report_model.h"
 
 namespace ratelab {
 
 // `svgs` maps a plot's name to its SVG text; `plot_error` says why there are none, if so.
-std::string RenderHtml(const nlohmann::json& report, const std::map<std::string, std::string>& svgs,
+std::string RenderHtml(const RunReport& report, const std::map<std::string, std::string>& svgs,
                        const std::string& plot_error);
 // `plots` are the names of the plots drawn into plots/NAME.svg beside the file.
-std::string RenderMarkdown(const nlohmann::json& report, const std::vector<std::string>& plots);
-std::string RenderJunit(const nlohmann::json& report);
+std::string RenderMarkdown(const RunReport& report, const std::vector<std::string>& plots);
+std::string RenderJunit(const RunReport& report);
 
 struct ReportFiles {
   std::string html, markdown, json, junit;
@@ -30,9 +30,8 @@ struct ReportFiles {
 
 // Writes DIR/report.json, report.html, report.md, junit.xml and plots/*.svg (and the gnuplot
 // scripts beside them). When gnuplot cannot draw, the other files are still written and
-// plot_error says why. Fails when a file cannot be written, or when `report` is not a run's
-// data (InvalidArgument naming the field that is wrong).
-Result<ReportFiles> WriteReport(const nlohmann::json& report, const std::string& dir);
+// plot_error says why. Fails when a file cannot be written.
+Result<ReportFiles> WriteReport(const RunReport& report, const std::string& dir);
 
 }  // namespace ratelab
 

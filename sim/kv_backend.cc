@@ -150,16 +150,39 @@ class RedisBackend final : public KvBackend {
   bool owns_database_ = false;
 };
 
-Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(const std::string& where) {
-  if (where != "memory" && where != "redis") {
-    if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(where); !kv.ok()) {
-      return absl::InvalidArgumentError("unknown kv store '" + where +
-                                        "' (expected memory, redis, or a Redis or Redis Cluster "
-                                        "URL: " +
-                                        std::string(kv.status().message()) + ")");
-    }
+Result<KvStoreName> KvStoreName::Parse(std::string_view text) {
+  if (text == "memory") return KvStoreName{Kind::kMemory, ""};
+  if (text == "redis") return KvStoreName{Kind::kPrivateRedis, ""};
+  const std::string url(text);
+  if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url); !kv.ok()) {
+    return absl::InvalidArgumentError("unknown kv store '" + url +
+                                      "' (expected memory, redis, or a Redis or Redis Cluster "
+                                      "URL: " +
+                                      std::string(kv.status().message()) + ")");
   }
-  return std::shared_ptr<KvStoreSource>(new KvStoreSource(where));
+  return KvStoreName{Kind::kUrl, url};
+}
+
+std::string KvStoreName::ToString() const {
+  switch (kind) {
+    case Kind::kMemory:
+      return "memory";
+    case Kind::kPrivateRedis:
+      return "redis";
+    case Kind::kUrl:
+      return url;
+  }
+  return "?";
+}
+
+std::shared_ptr<KvStoreSource> KvStoreSource::Make(const KvStoreName& name) {
+  return std::shared_ptr<KvStoreSource>(new KvStoreSource(name));
+}
+
+Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(std::string_view text) {
+  Result<KvStoreName> name = KvStoreName::Parse(text);
+  if (!name.ok()) return name.status();
+  return Make(*name);
 }
 
 KvStoreSource::~KvStoreSource() = default;

@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/core/clock.h"
@@ -51,38 +52,55 @@ class KvBackend : public Kv {
   virtual Status failure() const { return absl::OkStatus(); }
 };
 
+// Where kv state lives, as a user names it (--store, a scenario's `store`): "memory", "redis" (a
+// private redis-server that ratelab starts), or the URL of a running Redis or Redis Cluster.
+struct KvStoreName {
+  enum class Kind { kMemory, kPrivateRedis, kUrl };
+  Kind kind = Kind::kMemory;
+  std::string url;  // kUrl only
+
+  // InvalidArgument naming what is wrong with a URL.
+  static Result<KvStoreName> Parse(std::string_view text);
+  // As Parse reads it.
+  std::string ToString() const;
+  bool operator==(const KvStoreName&) const = default;
+};
+
 // MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state.
 std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability);
 
 // Hands out the store of each run. Thread-safe: runs on several threads each get their own.
 class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
  public:
-  // `where`: "memory", "redis" or a Redis URL (see above); InvalidArgument naming what is wrong
-  // otherwise.
-  static Result<std::shared_ptr<KvStoreSource>> Make(const std::string& where);
+  static std::shared_ptr<KvStoreSource> Make(const KvStoreName& name);
+  // Make from the name as text; InvalidArgument naming what is wrong with it.
+  static Result<std::shared_ptr<KvStoreSource>> Make(std::string_view name);
   ~KvStoreSource();
 
   // An empty store for one run, on `clock` (the simulation's true time), with `durability` (a
   // private server runs with it; MemoryKv simulates it; an existing server has its own).
   Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability);
 
+  const KvStoreName& name() const { return name_; }
+  // The name as text: "memory", "redis", or the URL.
   const std::string& where() const { return where_; }
-  bool memory() const { return where_ == "memory"; }
+  bool memory() const { return name_.kind == KvStoreName::Kind::kMemory; }
   // Whether the server's clock follows the simulation, and ratelab can restart the server.
-  bool owns_server() const { return where_ == "redis"; }
+  bool owns_server() const { return name_.kind == KvStoreName::Kind::kPrivateRedis; }
   // What a reader of a run on this store must know about it, or empty.
   std::string Note() const;
 
  private:
   friend class RedisBackend;
-  explicit KvStoreSource(std::string where) : where_(std::move(where)) {}
+  explicit KvStoreSource(KvStoreName name) : name_(std::move(name)), where_(name_.ToString()) {}
   // A private server with `durability`, idle or new.
   Result<std::unique_ptr<RedisServer>> LeaseServer(Durability durability);
   void ReturnServer(std::unique_ptr<RedisServer> server);
   // The existing server's database: one run at a time.
   void ReturnUrl();
 
-  std::string where_;
+  const KvStoreName name_;
+  const std::string where_;
   std::mutex mu_;
   std::condition_variable url_free_;
   bool url_busy_ = false;

@@ -14,6 +14,7 @@
 #include "impl/limiters/protocol.h"
 #include "impl/store/durability.h"
 #include "model/policy.h"
+#include "sim/checks.h"
 #include "sim/kv_backend.h"
 #include "sim/simulation.h"
 #include "sim/traffic.h"
@@ -75,8 +76,8 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   // Swarm mode: each seed also draws a few faults of its own (see swarm.h).
   bool swarm = false;
-  // Oracle names (`ratelab list checks`) and "promise" (each limiter's own algorithm's promise).
-  std::vector<std::string> checks = {"promise", "any-window-cap"};
+  // What every limiter's history is held to (checks.h, `ratelab list checks`).
+  std::vector<CheckId> checks = {CheckId::kPromise, CheckId::kAnyWindowCap};
   // Where the kv protocols keep their state (kv_backend.h); null: MemoryKv. Shared, so that the
   // private servers it starts serve every run of a sweep.
   std::shared_ptr<KvStoreSource> kv_store;

@@ -1,5 +1,5 @@
 // Runs a scenario: every limiter on the same traffic, each in its own simulation from the same
-// seed, judged by the scenario's checks.
+// seed (limiter_run.h), its history then judged by the scenario's checks (checks.h).
 #ifndef RATELAB_SIM_SCENARIO_RUN_H_
 #define RATELAB_SIM_SCENARIO_RUN_H_
 
@@ -13,22 +13,10 @@
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
+#include "sim/checks.h"
 #include "sim/scenario.h"
 
 namespace ratelab {
-
-// A fault of the run and the span it covers (an instant fault, a clock jump, has from == to).
-struct FaultWindow {
-  std::string what;  // "the store was unreachable at 12:00:10.000 for 20s"
-  Instant from{};
-  Instant to{};
-  bool operator==(const FaultWindow&) const = default;
-};
-
-struct CheckResult {
-  std::string name;  // "promise" or an oracle's name
-  std::vector<Violation> violations;
-};
 
 struct LimiterOutcome {
   std::string name;      // as the scenario names it: "kv-gcra-lua (fail-open)"
@@ -50,7 +38,8 @@ struct LimiterOutcome {
   int64_t violation_count() const;
 };
 
-struct Comparison {
+// What a run of a scenario from one seed made: each limiter's history, and its verdicts.
+struct RunResult {
   std::string scenario;
   std::string description;
   uint64_t seed = 0;
@@ -70,23 +59,12 @@ struct Comparison {
   uint64_t history_hash() const;
 };
 
-struct CheckInfo {
-  std::string name;
-  std::string summary;
-};
-// Every check a scenario (or `ratelab check --checks`) can name: "promise", the oracles (but
-// boundary-burst, a ratio every run reports), and the run-level checks key-expiry and
-// survives-restart.
-std::vector<CheckInfo> Checks();
-// InvalidArgument naming the checks there are, unless `name` is one.
-Status CheckCheckName(const std::string& name);
-
 // Told before each limiter's simulation starts: its name, its index and how many there are.
 using RunProgress = std::function<void(const std::string& limiter, size_t index, size_t count)>;
 
 // Runs `scenario` from `seed` (which derives latencies, routing, BUGGIFY and random traffic).
-Result<Comparison> RunScenario(const Scenario& scenario, uint64_t seed,
-                               const RunProgress& progress = nullptr);
+Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
+                              const RunProgress& progress = nullptr);
 
 }  // namespace ratelab
 

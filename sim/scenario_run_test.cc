@@ -5,7 +5,7 @@
 namespace ratelab {
 namespace {
 
-const LimiterOutcome& Find(const Comparison& c, const std::string& protocol) {
+const LimiterOutcome& Find(const RunResult& c, const std::string& protocol) {
   for (const LimiterOutcome& o : c.limiters) {
     if (o.protocol == protocol) return o;
   }
@@ -15,14 +15,14 @@ const LimiterOutcome& Find(const Comparison& c, const std::string& protocol) {
 
 const std::vector<Violation>& Violations(const LimiterOutcome& o, const std::string& check) {
   for (const CheckResult& c : o.checks) {
-    if (c.name == check) return c.violations;
+    if (c.name() == check) return c.violations;
   }
   ADD_FAILURE() << "no check " << check;
   return o.checks.front().violations;
 }
 
 TEST(DemoScenario, FixedWindowKeepsItsPromiseButReachesTwiceTheLimitInSomeWindow) {
-  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  Result<RunResult> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok()) << c.status();
   const LimiterOutcome& fw = Find(*c, "memory-fixed-window");
   EXPECT_TRUE(Violations(fw, "promise").empty());
@@ -32,7 +32,7 @@ TEST(DemoScenario, FixedWindowKeepsItsPromiseButReachesTwiceTheLimitInSomeWindow
 }
 
 TEST(DemoScenario, SlidingLogNeverExceedsTheLimitInAnyWindow) {
-  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  Result<RunResult> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok());
   const LimiterOutcome& sl = Find(*c, "memory-sliding-log");
   EXPECT_EQ(sl.max_in_any_window, c->limit);
@@ -40,7 +40,7 @@ TEST(DemoScenario, SlidingLogNeverExceedsTheLimitInAnyWindow) {
 }
 
 TEST(DemoScenario, EveryLimiterKeepsItsOwnPromiseAndSeesTheSameTraffic) {
-  Result<Comparison> c = RunScenario(DemoScenario(), 1);
+  Result<RunResult> c = RunScenario(DemoScenario(), 1);
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->limiters.size(), 5u);
   for (const LimiterOutcome& o : c->limiters) {
@@ -52,9 +52,9 @@ TEST(DemoScenario, EveryLimiterKeepsItsOwnPromiseAndSeesTheSameTraffic) {
 }
 
 TEST(DemoScenario, SameSeedSameHistoryAndTheSeedMatters) {
-  Result<Comparison> a = RunScenario(DemoScenario(), 7);
-  Result<Comparison> b = RunScenario(DemoScenario(), 7);
-  Result<Comparison> other = RunScenario(DemoScenario(), 8);
+  Result<RunResult> a = RunScenario(DemoScenario(), 7);
+  Result<RunResult> b = RunScenario(DemoScenario(), 7);
+  Result<RunResult> other = RunScenario(DemoScenario(), 8);
   ASSERT_TRUE(a.ok() && b.ok() && other.ok());
   EXPECT_EQ(a->history_hash(), b->history_hash());
   EXPECT_NE(a->history_hash(), other->history_hash());

@@ -135,11 +135,8 @@ Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) {
   if (n.IsScalar()) return absl::OkStatus();
   std::string name;
   RL_ASSIGN(name, StringAt(n, "durability", false, "always"));
-  const std::optional<Durability> d = DurabilityFromName(name);
-  if (!d) {
-    return Error(n["durability"],
-                 "unknown durability '" + name + "' (expected none, everysec or always)");
-  }
+  const Result<Durability> d = ParseDurability(name);
+  if (!d.ok()) return Error(n["durability"], std::string(d.status().message()));
   default_durability_ = *d;
   return absl::OkStatus();
 }
@@ -174,11 +171,8 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   std::string durability;
   RL_ASSIGN(durability,
             StringAt(n, "durability", false, std::string(DurabilityName(default_durability_))));
-  const std::optional<Durability> d = DurabilityFromName(durability);
-  if (!d) {
-    return Error(n["durability"],
-                 "unknown durability '" + durability + "' (expected none, everysec or always)");
-  }
+  const Result<Durability> d = ParseDurability(durability);
+  if (!d.ok()) return Error(n["durability"], std::string(d.status().message()));
   spec.durability = *d;
   std::string on_error;
   RL_ASSIGN(on_error, StringAt(n, "on_store_error", false, "error"));
@@ -257,8 +251,9 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
   s.checks.clear();
   for (const YAML::Node& c : n) {
     const std::string name = c.IsScalar() ? c.Scalar() : "";
-    if (Status s = CheckCheckName(name); !s.ok()) return Error(c, std::string(s.message()));
-    s.checks.push_back(name);
+    Result<CheckId> check = CheckFromName(name);
+    if (!check.ok()) return Error(c, std::string(check.status().message()));
+    s.checks.push_back(*check);
   }
   return absl::OkStatus();
 }

@@ -50,7 +50,8 @@ TEST(ScenarioFile, ReadsEverySection) {
   EXPECT_EQ(s->traffic.size(), 2u);
   ASSERT_EQ(s->faults.size(), 2u);
   EXPECT_EQ(s->faults[1].amount, -seconds(3));
-  EXPECT_EQ(s->checks, (std::vector<std::string>{"promise", "any-window-cap", "false-denials"}));
+  EXPECT_EQ(s->checks, (std::vector<CheckId>{CheckId::kPromise, CheckId::kAnyWindowCap,
+                                             CheckId::kFalseDenials}));
 }
 
 // The error for `text`, which must fail.

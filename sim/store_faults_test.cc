@@ -11,10 +11,10 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-Comparison RunYaml(const std::string& yaml, uint64_t seed = 1) {
+RunResult RunYaml(const std::string& yaml, uint64_t seed = 1) {
   Result<Scenario> s = ParseScenario(yaml, "test.yaml");
   EXPECT_TRUE(s.ok()) << s.status();
-  Result<Comparison> c = RunScenario(*s, seed);
+  Result<RunResult> c = RunScenario(*s, seed);
   EXPECT_TRUE(c.ok()) << c.status();
   return *c;
 }
@@ -41,7 +41,7 @@ Duration Since(const HistoryEvent& e) { return e.invoke - Scenario{}.start; }
 bool InOutage(const HistoryEvent& e) { return Since(e) >= seconds(62) && Since(e) < seconds(82); }
 
 TEST(StoreOutage, FailOpenAdmitsEveryRequestItCouldNotDecideAndOverAdmits) {
-  const Comparison c = RunYaml(OutageScenario("fail-open"));
+  const RunResult c = RunYaml(OutageScenario("fail-open"));
   const LimiterOutcome& o = c.limiters.front();
   int64_t during = 0;
   for (const HistoryEvent& e : o.history) {
@@ -55,7 +55,7 @@ TEST(StoreOutage, FailOpenAdmitsEveryRequestItCouldNotDecideAndOverAdmits) {
 }
 
 TEST(StoreOutage, FailClosedDeniesEveryRequestItCouldNotDecide) {
-  const Comparison c = RunYaml(OutageScenario("fail-closed"));
+  const RunResult c = RunYaml(OutageScenario("fail-closed"));
   const LimiterOutcome& o = c.limiters.front();
   for (const HistoryEvent& e : o.history) {
     if (!InOutage(e)) continue;
@@ -68,12 +68,12 @@ TEST(StoreOutage, FailClosedDeniesEveryRequestItCouldNotDecide) {
 }
 
 TEST(StoreOutage, ErrorPolicyLeavesTheRequestsUnanswered) {
-  const Comparison c = RunYaml(OutageScenario("error"));
+  const RunResult c = RunYaml(OutageScenario("error"));
   EXPECT_EQ(c.limiters.front().unanswered, 20);
 }
 
 TEST(StoreOutage, CircuitBreakerOpensAfterThresholdAndProbesAfterEachCoolDown) {
-  const Comparison c =
+  const RunResult c =
       RunYaml(OutageScenario("circuit-breaker", ", breaker: {threshold: 3, cool_down: 5s}"));
   const LimiterOutcome& o = c.limiters.front();
   // Failures at 62, 63, 64 open the breaker until 69; probes at 69, 74, 79 fail; the probe at
@@ -107,7 +107,7 @@ std::string RestartScenario(const std::string& durability, const std::string& fi
 }
 
 TEST(StoreRestart, DurabilityAlwaysKeepsEveryCount) {
-  const Comparison c = RunYaml(RestartScenario("always", "30200ms", "30500ms"));
+  const RunResult c = RunYaml(RestartScenario("always", "30200ms", "30500ms"));
   for (const LimiterOutcome& o : c.limiters) {
     EXPECT_EQ(o.admitted, 5) << o.protocol;
     EXPECT_EQ(Violations(o), 0) << o.protocol;
@@ -115,7 +115,7 @@ TEST(StoreRestart, DurabilityAlwaysKeepsEveryCount) {
 }
 
 TEST(StoreRestart, DurabilityNoneLosesEveryCountAndTheHarnessSeesTheOverAdmission) {
-  const Comparison c = RunYaml(RestartScenario("none", "10s", "30s"));
+  const RunResult c = RunYaml(RestartScenario("none", "10s", "30s"));
   for (const LimiterOutcome& o : c.limiters) {
     EXPECT_EQ(o.admitted, 10) << o.protocol;
     EXPECT_GT(Violations(o), 0) << o.protocol;
@@ -125,14 +125,14 @@ TEST(StoreRestart, DurabilityNoneLosesEveryCountAndTheHarnessSeesTheOverAdmissio
 }
 
 TEST(StoreRestart, DurabilityEverySecLosesOnlyTheLastSecond) {
-  const Comparison kept = RunYaml(RestartScenario("everysec", "29s", "30500ms"));
-  const Comparison lost = RunYaml(RestartScenario("everysec", "30200ms", "30500ms"));
+  const RunResult kept = RunYaml(RestartScenario("everysec", "29s", "30500ms"));
+  const RunResult lost = RunYaml(RestartScenario("everysec", "30200ms", "30500ms"));
   for (const LimiterOutcome& o : kept.limiters) EXPECT_EQ(o.admitted, 5) << o.protocol;
   for (const LimiterOutcome& o : lost.limiters) EXPECT_EQ(o.admitted, 10) << o.protocol;
 }
 
 TEST(StoreRestart, ScriptsAreReloadedAfterARestart) {
-  const Comparison c = RunYaml(RestartScenario("always", "10s", "30s"));
+  const RunResult c = RunYaml(RestartScenario("always", "10s", "30s"));
   const History& h = c.limiters.front().history;
   // The first request after the restart gets NOSCRIPT from EVALSHA and falls back to EVAL.
   // (The burst's five requests all send EVALSHA before the first EVAL lands, so each of them
@@ -145,7 +145,7 @@ TEST(StoreRestart, ScriptsAreReloadedAfterARestart) {
 }
 
 TEST(NodeCrash, KvProtocolsKeepTheirCountsInTheStore) {
-  const Comparison c = RunYaml(
+  const RunResult c = RunYaml(
       "limiters:\n"
       "  - {protocol: kv-gcra-lua, algorithm: gcra, burst: 5, interval: 12s}\n"
       "  - {protocol: memory-gcra, algorithm: gcra, burst: 5, interval: 12s}\n"
@@ -158,7 +158,7 @@ TEST(NodeCrash, KvProtocolsKeepTheirCountsInTheStore) {
 }
 
 TEST(LatencySpike, StepsDuringTheSpikeTakeLonger) {
-  const Comparison c = RunYaml(
+  const RunResult c = RunYaml(
       "latency: {to_store: {base: 1ms}, from_store: {base: 1ms}}\n"
       "limiters:\n"
       "  - {protocol: kv-gcra-lua, algorithm: gcra, burst: 100, interval: 1ms}\n"
@@ -175,7 +175,7 @@ TEST(LatencySpike, StepsDuringTheSpikeTakeLonger) {
 }
 
 TEST(LatencySpike, OverlappingSpikesAddUp) {
-  const Comparison c = RunYaml(
+  const RunResult c = RunYaml(
       "latency: {to_store: {base: 1ms}, from_store: {base: 1ms}}\n"
       "limiters:\n"
       "  - {protocol: kv-gcra-lua, algorithm: gcra, burst: 100, interval: 1ms}\n"
@@ -198,7 +198,7 @@ TEST(Swarm, EachSeedDrawsItsOwnFaultsAndTheSameSeedTheSameOnes) {
       "nodes: 3\nswarm: true\n"
       "limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: 5, interval: 1s}\n"
       "traffic:\n  - {type: zipf-users, users: 20, duration: 2m, mean_gap: 100ms}\n";
-  const Comparison a = RunYaml(yaml, 5), b = RunYaml(yaml, 5), other = RunYaml(yaml, 6);
+  const RunResult a = RunYaml(yaml, 5), b = RunYaml(yaml, 5), other = RunYaml(yaml, 6);
   ASSERT_FALSE(a.faults.empty());
   EXPECT_LE(a.faults.size(), 3u);
   EXPECT_EQ(a.faults, b.faults);

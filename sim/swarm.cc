@@ -43,4 +43,40 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
   return out;
 }
 
+std::vector<FaultSpec> FaultsNearRequests(Random& r, const std::vector<Arrival>& arrivals,
+                                          Instant start, Duration w, int nodes, Duration round_trip,
+                                          NearRequestFaults kinds) {
+  using std::chrono::milliseconds;
+  std::vector<FaultSpec> out;
+  if (arrivals.empty()) return out;
+  const auto near_a_request = [&] {
+    const Arrival& a =
+        arrivals[static_cast<size_t>(r.Uniform(0, static_cast<int64_t>(arrivals.size())))];
+    return a.at - start + Duration(r.Uniform(0, round_trip.count()));
+  };
+  if (kinds.crash && r.Chance(0.7)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kCrash;
+    f.node = static_cast<int>(r.Uniform(0, nodes));
+    f.at = near_a_request();
+    f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
+    out.push_back(f);
+  }
+  if (kinds.restart && r.Chance(0.5)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kStoreRestart;
+    f.at = near_a_request();
+    f.amount = milliseconds(r.Uniform(1, 50));
+    out.push_back(f);
+  }
+  if (kinds.outage && r.Chance(0.5)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kStoreOutage;
+    f.at = near_a_request();
+    f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
+    out.push_back(f);
+  }
+  return out;
+}
+
 }  // namespace ratelab

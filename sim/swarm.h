@@ -17,6 +17,20 @@ namespace ratelab {
 std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Duration span,
                                    bool has_store);
 
+// The faults a search may draw near requests (sim/search.h).
+struct NearRequestFaults {
+  bool crash = false;    // of a random node, with chance 0.7, down 1ms to window/10
+  bool restart = false;  // of the store, with chance 0.5, down 1 to 50ms
+  bool outage = false;   // of the store, with chance 0.5, for 1ms to window/10
+};
+// Each fault `kinds` asks for, drawn from `random` with its chance (in the order above), and
+// placed just after a random request of `arrivals` (their times counted from `start`): within
+// `round_trip` of it, where it cuts a protocol between its steps. `window` is the policy's (a
+// bucket's: its fill time); `nodes` how many there are. None when there are no arrivals.
+std::vector<FaultSpec> FaultsNearRequests(Random& random, const std::vector<Arrival>& arrivals,
+                                          Instant start, Duration window, int nodes,
+                                          Duration round_trip, NearRequestFaults kinds);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_SIM_SWARM_H_

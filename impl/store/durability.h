@@ -8,7 +8,10 @@
 
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "impl/core/status.h"
 
 namespace ratelab {
 
@@ -34,6 +37,13 @@ constexpr std::optional<Durability> DurabilityFromName(std::string_view name) {
     if (DurabilityName(d) == name) return d;
   }
   return std::nullopt;
+}
+
+// DurabilityFromName, or InvalidArgument naming the durabilities there are.
+inline Result<Durability> ParseDurability(std::string_view name) {
+  if (std::optional<Durability> d = DurabilityFromName(name)) return *d;
+  return absl::InvalidArgumentError("unknown durability '" + std::string(name) +
+                                    "' (expected none, everysec or always)");
 }
 
 }  // namespace ratelab

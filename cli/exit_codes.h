@@ -1,0 +1,13 @@
+// What `ratelab` exits with.
+#ifndef RATELAB_CLI_EXIT_CODES_H_
+#define RATELAB_CLI_EXIT_CODES_H_
+
+namespace ratelab {
+
+inline constexpr int kExitOk = 0;         // done; for a checking command: nothing found
+inline constexpr int kExitViolation = 1;  // a checking command found a violation
+inline constexpr int kExitBadInput = 2;   // bad input, or a store that failed
+
+}  // namespace ratelab
+
+#endif  // RATELAB_CLI_EXIT_CODES_H_

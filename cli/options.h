@@ -1,0 +1,61 @@
+// Options parsed into typed values where they are declared: the text of an option goes through
+// a parse function (text -> Result<T>) as CLI11 reads it, and a text the function refuses is a
+// usage error naming the option ("--window: 'soon' is not a positive duration (e.g. 10s)").
+#ifndef RATELAB_CLI_OPTIONS_H_
+#define RATELAB_CLI_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "impl/store/durability.h"
+#include "model/time.h"
+#include "sim/checks.h"
+#include "sim/kv_backend.h"
+
+namespace ratelab {
+
+// Adds option `name` to `command`: its text, parsed by `parse`, is stored in `target` (a T, or
+// an std::optional<T>, set only when the option is given).
+template <typename Target, typename Parse>
+CLI::Option* AddParsed(CLI::App& command, const std::string& name, Target& target, Parse parse,
+                       const std::string& help) {
+  return command.add_option_function<std::string>(
+      name,
+      [&target, parse, name](const std::string& text) {
+        auto parsed = parse(text);
+        if (!parsed.ok()) {
+          throw CLI::ValidationError(name + ": " + std::string(parsed.status().message()));
+        }
+        target = *std::move(parsed);
+      },
+      help);
+}
+
+// The parse functions the commands share.
+Result<Duration> ParsePositiveDuration(std::string_view text);  // "10s", "1m", "500ms"
+// A comma-separated list of checks (`ratelab list checks`), at least one.
+Result<std::vector<CheckId>> ParseCheckList(std::string_view text);
+// The checks as ParseCheckList reads them.
+std::string FormatCheckList(const std::vector<CheckId>& checks);
+
+// The --store help of the simulating commands.
+inline constexpr char kStoreHelp[] =
+    "Where the kv protocols keep their state: memory (MemoryKv), redis (a private redis-server "
+    "that ratelab starts, on virtual time), or the URL of a running Redis, redis://host:port/db "
+    "or unix:///path.sock?db=N, or of a Redis Cluster, redis-cluster://host:port[,host:port...] "
+    "(its database must be empty; ratelab empties it before and after each run)";
+
+// Adds --store (kStoreHelp) parsed into `target`.
+template <typename Target>
+CLI::Option* AddStoreOption(CLI::App& command, Target& target, const std::string& help) {
+  return AddParsed(command, "--store", target, KvStoreName::Parse, help);
+}
+
+}  // namespace ratelab
+
+#endif  // RATELAB_CLI_OPTIONS_H_

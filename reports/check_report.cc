@@ -1,0 +1,78 @@
+#include "reports/check_report.h"
+
+#include <algorithm>
+
+#include "reports/run_report.h"
+#include "reports/timeline.h"
+
+namespace ratelab {
+
+namespace {
+
+// The witness as a timeline: each request's send, steps and answer, and the faults that touch
+// them, in time order, relative to the first row.
+std::string Timeline(const ViolationReport& v, const std::vector<FaultReport>& faults) {
+  const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, faults);
+  std::string out;
+  for (const TimelineRow& r : rows) {
+    const auto since =
+        std::chrono::round<Duration>(std::chrono::duration<double>(r.at_s - rows.front().at_s));
+    std::string when = "+" + FormatDuration(since);
+    when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
+    const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
+    out += "  " + when + who + r.what + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& options,
+                            const SearchResult& result, const std::string& reproduce) {
+  CheckReport r;
+  r.protocol = protocol;
+  r.seeds_searched = result.seeds_searched;
+  if (!result.finding) {
+    r.verdict = "none";
+    r.policy = options.base.policy.ToString();
+    for (CheckId c : options.base.checks) r.checks.emplace_back(CheckOf(c).name);
+    r.fault_kinds = options.faults.Sorted();
+    return r;
+  }
+  const Finding& f = *result.finding;
+  const Instant start = Scenario().start;
+  r.verdict = "violation";
+  r.policy = f.minimal.policy.ToString();
+  r.seed = f.seed;
+  r.requests = f.minimal.arrivals.size();
+  r.drawn_requests = f.drawn.arrivals.size();
+  r.nodes = f.minimal.nodes.size();
+  r.reproduce = reproduce;
+  // The minimal case is the witness: every request in it is needed to break the invariant.
+  r.violation =
+      ViolationReport{std::string(CheckOf(f.check).name), f.violation.invariant, f.violation.key,
+                      f.violation.summary, WitnessEvents(f.witness, start)};
+  r.faults = FaultReports(f.faults, start);
+  return r;
+}
+
+std::string RenderCheckText(const CheckReport& r) {
+  if (!r.violation) {
+    std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
+                      " seed(s) (" + r.policy + "; checks:";
+    for (const std::string& c : r.checks) out += " " + c;
+    return out + "; faults: " + r.fault_kinds + ")\n";
+  }
+  const ViolationReport& v = *r.violation;
+  std::string out = r.protocol + ": VIOLATION of " + v.invariant + " (seed " +
+                    std::to_string(r.seed) + ", " + std::to_string(r.seeds_searched) +
+                    " seed(s) searched)\nminimal case: " + r.policy + ", " +
+                    std::to_string(r.requests) + " request(s) (from " +
+                    std::to_string(r.drawn_requests) + "), " + std::to_string(r.nodes) + " node(s)";
+  for (const FaultReport& f : r.faults) out += "; " + f.what;
+  out += "\n" + v.summary + "\nwitness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
+         Timeline(v, r.faults) + "reproduce: " + r.reproduce + "\n";
+  return out;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,23 @@
+// What `ratelab check` reports: a search's finding (sim/search.h), or that there was none, as a
+// CheckReport (report_model.h), printed as JSON or as text for a terminal.
+#ifndef RATELAB_REPORTS_CHECK_REPORT_H_
+#define RATELAB_REPORTS_CHECK_REPORT_H_
+
+#include <string>
+
+#include "reports/report_model.h"
+#include "sim/search.h"
+
+namespace ratelab {
+
+// The report of `result`, a search of `protocol` from `options`; `reproduce` replays its finding.
+CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& options,
+                            const SearchResult& result, const std::string& reproduce);
+
+// For a terminal: the violation, the minimal case, the witness as a timeline and the command
+// that replays it; or what was searched.
+std::string RenderCheckText(const CheckReport& report);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_REPORTS_CHECK_REPORT_H_

@@ -1,0 +1,338 @@
+// The report model to JSON and back (report_model.h). Field by field, the one place the JSON
+// layout is written down; every writer and reader of a report goes through here.
+#include "reports/json_reader.h"
+#include "reports/report_model.h"
+
+namespace ratelab {
+
+namespace {
+
+using json = nlohmann::json;
+
+json Optional(const std::optional<double>& v) { return v ? json(*v) : json(); }
+
+json ToJson(const CheckCount& c);
+json ToJson(const FaultOutcomeReport& f);
+json ToJson(const LimiterReport& l);
+json ToJson(const UserReport& u);
+json ToJson(const SeedReport& s);
+
+template <typename T>
+json Array(const std::vector<T>& items) {
+  json out = json::array();
+  for (const T& item : items) out.push_back(ToJson(item));
+  return out;
+}
+
+json ToJson(const CheckCount& c) { return {{"name", c.name}, {"violations", c.violations}}; }
+
+json ToJson(const FaultOutcomeReport& f) {
+  return {{"fault", f.fault},          {"from_s", f.from_s},     {"to_s", f.to_s},
+          {"offered", f.offered},      {"admitted", f.admitted}, {"denied", f.denied},
+          {"unanswered", f.unanswered}};
+}
+
+json ToJson(const MetricsReport& m) {
+  json latency;
+  if (m.latency_ms) {
+    latency = {{"p50", m.latency_ms->p50},
+               {"p95", m.latency_ms->p95},
+               {"p99", m.latency_ms->p99},
+               {"max", m.latency_ms->max}};
+  }
+  return {{"over_admitted", m.over_admitted},
+          {"false_denials", m.false_denials},
+          {"burst_ratio", m.burst_ratio},
+          {"fairness", Optional(m.fairness)},
+          {"contended_users", m.contended_users},
+          {"state_keys", m.state_keys},
+          {"state_bytes", m.state_bytes},
+          {"state_bytes_per_key", Optional(m.state_bytes_per_key)},
+          {"steps_per_decision", m.steps_per_decision},
+          {"latency_ms", latency},
+          {"latency_cdf_ms", m.latency_cdf_ms},
+          {"during_faults", Array(m.during_faults)}};
+}
+
+json ToJson(const SeriesReport& s) {
+  return {{"offered", s.offered},
+          {"admitted", s.admitted},
+          {"denied", s.denied},
+          {"unanswered", s.unanswered},
+          {"peak_in_window", s.peak_in_window}};
+}
+
+json ToJson(const LimiterReport& l) {
+  return {{"name", l.name},
+          {"protocol", l.protocol},
+          {"policy", l.policy},
+          {"offered", l.offered},
+          {"admitted", l.admitted},
+          {"denied", l.denied},
+          {"unanswered", l.unanswered},
+          {"max_in_any_window", l.max_in_any_window},
+          {"history_hash", l.history_hash},
+          {"metrics", ToJson(l.metrics)},
+          {"series", ToJson(l.series)},
+          {"checks", Array(l.checks)},
+          {"violations", Array(l.violations)}};
+}
+
+json ToJson(const UserReport& u) {
+  return {{"key", u.key}, {"offered", u.offered}, {"admitted", u.admitted}};
+}
+
+json ToJson(const SeedReport& s) {
+  return {{"seed", s.seed}, {"history_hash", s.history_hash}, {"violations", s.violations}};
+}
+
+// Readers, each of one concept, from a JsonReader placed on it.
+
+WitnessEvent ReadWitnessEvent(const JsonReader& r) {
+  WitnessEvent e;
+  e.id = r.Field("id").Int();
+  e.key = r.Field("key").String();
+  e.node = r.Field("node").Int();
+  e.cost = r.Field("cost").Int();
+  e.at = r.Field("at").String();
+  e.outcome = r.Field("outcome").String();
+  e.invoke_s = r.Field("invoke_s").Number();
+  e.complete_s = r.Field("complete_s").NumberOrNull();
+  for (const JsonReader& s : r.Field("steps").Elements()) {
+    e.steps.push_back({s.Field("label").String(), s.Field("at_s").Number()});
+  }
+  return e;
+}
+
+ViolationReport ReadViolation(const JsonReader& r) {
+  ViolationReport v;
+  v.check = r.Field("check").String();
+  v.invariant = r.Field("invariant").String();
+  v.key = r.Field("key").String();
+  v.summary = r.Field("summary").String();
+  for (const JsonReader& e : r.Field("witness").Elements())
+    v.witness.push_back(ReadWitnessEvent(e));
+  return v;
+}
+
+FaultReport ReadFault(const JsonReader& r) {
+  return {r.Field("what").String(), r.Field("from_s").Number(), r.Field("to_s").Number()};
+}
+
+MetricsReport ReadMetrics(const JsonReader& r) {
+  MetricsReport m;
+  m.over_admitted = r.Field("over_admitted").Int();
+  m.false_denials = r.Field("false_denials").Int();
+  m.burst_ratio = r.Field("burst_ratio").Number();
+  m.fairness = r.Field("fairness").NumberOrNull();
+  m.contended_users = r.Field("contended_users").Int();
+  m.state_keys = r.Field("state_keys").Int();
+  m.state_bytes = r.Field("state_bytes").Int();
+  m.state_bytes_per_key = r.Field("state_bytes_per_key").NumberOrNull();
+  m.steps_per_decision = r.Field("steps_per_decision").Number();
+  if (const std::optional<JsonReader> l = r.OptionalField("latency_ms")) {
+    m.latency_ms = LatencySummary{l->Field("p50").Number(), l->Field("p95").Number(),
+                                  l->Field("p99").Number(), l->Field("max").Number()};
+  } else {
+    (void)r.Field("latency_ms");  // present, as null
+  }
+  m.latency_cdf_ms = r.Field("latency_cdf_ms").Numbers();
+  for (const JsonReader& f : r.Field("during_faults").Elements()) {
+    m.during_faults.push_back({f.Field("fault").String(), f.Field("from_s").Number(),
+                               f.Field("to_s").Number(), f.Field("offered").Int(),
+                               f.Field("admitted").Int(), f.Field("denied").Int(),
+                               f.Field("unanswered").Int()});
+  }
+  return m;
+}
+
+LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
+  LimiterReport l;
+  l.name = r.Field("name").String();
+  l.protocol = r.Field("protocol").String();
+  l.policy = r.Field("policy").String();
+  l.offered = r.Field("offered").Int();
+  l.admitted = r.Field("admitted").Int();
+  l.denied = r.Field("denied").Int();
+  l.unanswered = r.Field("unanswered").Int();
+  l.max_in_any_window = r.Field("max_in_any_window").Int();
+  l.history_hash = r.Field("history_hash").String();
+  l.metrics = ReadMetrics(r.Field("metrics"));
+  const JsonReader series = r.Field("series");
+  const auto per_bin = [&](const char* name) {
+    const JsonReader column = series.Field(name);
+    std::vector<int64_t> values = column.Ints();
+    if (values.size() != bins) {
+      column.Report("expected " + std::to_string(bins) + " values (one a time bin), found " +
+                    std::to_string(values.size()));
+    }
+    return values;
+  };
+  l.series = {per_bin("offered"), per_bin("admitted"), per_bin("denied"), per_bin("unanswered"),
+              per_bin("peak_in_window")};
+  for (const JsonReader& c : r.Field("checks").Elements()) {
+    l.checks.push_back({c.Field("name").String(), c.Field("violations").Unsigned()});
+  }
+  for (const JsonReader& v : r.Field("violations").Elements()) {
+    l.violations.push_back(ReadViolation(v));
+  }
+  return l;
+}
+
+RunReport ReadRun(const JsonReader& r) {
+  RunReport run;
+  run.scenario = r.Field("scenario").String();
+  run.description = r.Field("description").String();
+  run.seed = r.Field("seed").Unsigned();
+  run.history_hash = r.Field("history_hash").String();
+  run.buggify = r.Field("buggify").Bool();
+  const JsonReader claim = r.Field("claim");
+  run.claim = {claim.Field("limit").Int(), claim.Field("window").String(),
+               claim.Field("window_ms").Number()};
+  run.traffic = r.Field("traffic").Strings();
+  for (const JsonReader& f : r.Field("faults").Elements()) run.faults.push_back(ReadFault(f));
+  run.notes = r.Field("notes").Strings();
+  const JsonReader bins = r.Field("bins");
+  run.bins = {bins.Field("width").String(), bins.Field("width_ms").Number(),
+              bins.Field("count").Unsigned()};
+  for (const JsonReader& u : r.Field("users").Elements()) {
+    run.users.push_back(
+        {u.Field("key").String(), u.Field("offered").Int(), u.Field("admitted").Ints()});
+  }
+  for (const JsonReader& l : r.Field("limiters").Elements()) {
+    run.limiters.push_back(ReadLimiter(l, run.bins.count));
+  }
+  const std::vector<JsonReader> users = r.Field("users").Elements();
+  for (size_t i = 0; i < users.size() && i < run.users.size(); ++i) {
+    if (run.users[i].admitted.size() != run.limiters.size()) {
+      users[i]
+          .Field("admitted")
+          .Report("expected " + std::to_string(run.limiters.size()) +
+                  " values (one a limiter), found " + std::to_string(run.users[i].admitted.size()));
+    }
+  }
+  if (const std::optional<JsonReader> reproduce = r.OptionalField("reproduce")) {
+    run.reproduce = reproduce->String();
+  }
+  return run;
+}
+
+}  // namespace
+
+json ToJson(const WitnessEvent& e) {
+  json steps = json::array();
+  for (const WitnessStep& s : e.steps) steps.push_back({{"label", s.label}, {"at_s", s.at_s}});
+  return {{"id", e.id},
+          {"key", e.key},
+          {"node", e.node},
+          {"cost", e.cost},
+          {"at", e.at},
+          {"outcome", e.outcome},
+          {"invoke_s", e.invoke_s},
+          {"complete_s", Optional(e.complete_s)},
+          {"steps", steps}};
+}
+
+json ToJson(const ViolationReport& v) {
+  return {{"check", v.check},
+          {"invariant", v.invariant},
+          {"key", v.key},
+          {"summary", v.summary},
+          {"witness", Array(v.witness)}};
+}
+
+json ToJson(const FaultReport& f) {
+  return {{"what", f.what}, {"from_s", f.from_s}, {"to_s", f.to_s}};
+}
+
+json ToJson(const RunReport& r) {
+  json out = {
+      {"scenario", r.scenario},
+      {"description", r.description},
+      {"seed", r.seed},
+      {"history_hash", r.history_hash},
+      {"buggify", r.buggify},
+      {"claim",
+       {{"limit", r.claim.limit}, {"window", r.claim.window}, {"window_ms", r.claim.window_ms}}},
+      {"traffic", r.traffic},
+      {"faults", Array(r.faults)},
+      {"notes", r.notes},
+      {"bins", {{"width", r.bins.width}, {"width_ms", r.bins.width_ms}, {"count", r.bins.count}}},
+      {"users", Array(r.users)},
+      {"limiters", Array(r.limiters)}};
+  if (r.reproduce) out["reproduce"] = *r.reproduce;
+  return out;
+}
+
+json ToJson(const SweepReport& s) {
+  return {{"scenario", s.scenario},
+          {"seeds", Array(s.seeds)},
+          {"seeds_with_violations", s.seeds_with_violations},
+          {"first_failing", s.first_failing ? ToJson(*s.first_failing) : json()}};
+}
+
+json ToJson(const CheckReport& c) {
+  json out = {{"protocol", c.protocol},
+              {"policy", c.policy},
+              {"verdict", c.verdict},
+              {"seeds_searched", c.seeds_searched}};
+  if (c.violation) {
+    out["seed"] = c.seed;
+    out["requests"] = c.requests;
+    out["drawn_requests"] = c.drawn_requests;
+    out["nodes"] = c.nodes;
+    out["violation"] = ToJson(*c.violation);
+    out["faults"] = Array(c.faults);
+    out["reproduce"] = c.reproduce;
+  } else {
+    out["checks"] = c.checks;
+    out["faults"] = c.fault_kinds;
+  }
+  return out;
+}
+
+json ToJson(const StressReport& s) {
+  return {
+      {"protocol", s.protocol},
+      {"store", s.store},
+      {"policy", s.policy},
+      {"threads", s.threads},
+      {"users", s.users},
+      {"duration_s", s.duration_s},
+      {"answered", s.answered},
+      {"admitted", s.admitted},
+      {"denied", s.denied},
+      {"per_second", s.per_second},
+      {"latency_ms", {{"p50", s.latency_p50_ms}, {"p99", s.latency_p99_ms}}},
+      {"busiest_key",
+       {{"key", s.busiest_key}, {"admitted", s.busiest_admitted}, {"allowed", s.busiest_allowed}}},
+      {"checks", {{{"name", s.promise}, {"violations", s.violations.size()}}}},
+      {"violations", Array(s.violations)}};
+}
+
+Result<RunReport> RunReportFromJson(const json& j) {
+  const JsonReader r(j);
+  RunReport run = ReadRun(r);
+  if (Status s = r.status(); !s.ok()) return s;
+  return run;
+}
+
+Result<SweepReport> SweepReportFromJson(const json& j) {
+  const JsonReader r(j);
+  SweepReport s;
+  s.scenario = r.Field("scenario").String();
+  for (const JsonReader& seed : r.Field("seeds").Elements()) {
+    s.seeds.push_back({seed.Field("seed").Unsigned(), seed.Field("history_hash").String(),
+                       seed.Field("violations").Int()});
+  }
+  s.seeds_with_violations = r.Field("seeds_with_violations").Unsigned();
+  if (const std::optional<JsonReader> first = r.OptionalField("first_failing")) {
+    s.first_failing = ReadRun(*first);
+  } else {
+    (void)r.Field("first_failing");  // present, as null
+  }
+  if (Status status = r.status(); !status.ok()) return status;
+  return s;
+}
+
+}  // namespace ratelab

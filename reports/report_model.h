@@ -1,0 +1,210 @@
+// The report model: what ratelab reports, as data, one type per concept, each with one way to
+// JSON (ToJson) and one way back (FromJson, naming the path of the first problem).
+//
+//   RunReport      a run of a scenario from one seed: report.json (compare, demo), run --json,
+//                  result.json of run --out; every number a view (HTML, Markdown, JUnit, plots)
+//                  shows is in it, so `ratelab report` rebuilds them from the file alone
+//   SweepReport    a sweep over seeds (run --seeds), with its first failing run
+//   CheckReport    what `ratelab check` found (check --json)
+//   StressReport   what `ratelab stress` measured and found (stress --json)
+//
+// A violation (ViolationReport) and its witness (WitnessEvent) have one shape everywhere.
+// Times are FormatInstant strings, or seconds since the run's start (fields ending in `_s`);
+// durations are milliseconds (fields ending in `_ms`).
+#ifndef RATELAB_REPORTS_REPORT_MODEL_H_
+#define RATELAB_REPORTS_REPORT_MODEL_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "impl/core/status.h"
+
+namespace ratelab {
+
+// A store step of a witness's request, and when it took effect.
+struct WitnessStep {
+  std::string label;  // "INCR rl:{user:u1:/api}"
+  double at_s = 0;
+};
+
+// A request of a witness: {"id", "key", "node", "cost", "at", "outcome", "invoke_s",
+// "complete_s" (null: never answered), "steps": [{"label", "at_s"}]}.
+struct WitnessEvent {
+  int64_t id = 0;
+  std::string key;
+  int64_t node = 0;  // the node (simulation) or thread (stress) that sent it
+  int64_t cost = 1;
+  std::string at;                    // when its decision took effect (FormatInstant)
+  std::string outcome;               // "admitted", "denied, retry after 1s" or "no answer"
+  double invoke_s = 0;               // sent
+  std::optional<double> complete_s;  // answered
+  std::vector<WitnessStep> steps;
+};
+
+// {"check", "invariant", "key", "summary", "witness": [WitnessEvent]}
+struct ViolationReport {
+  std::string check;      // the check that found it ("promise")
+  std::string invariant;  // what it broke ("bucket-conformance")
+  std::string key;
+  std::string summary;
+  std::vector<WitnessEvent> witness;
+};
+
+// A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).
+struct FaultReport {
+  std::string what;
+  double from_s = 0;
+  double to_s = 0;
+};
+
+// {"name", "violations"}: how many keys broke a check.
+struct CheckCount {
+  std::string name;
+  uint64_t violations = 0;
+};
+
+struct LatencySummary {  // ms
+  double p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+
+// What a limiter decided for the requests sent during one fault.
+struct FaultOutcomeReport {
+  std::string fault;
+  double from_s = 0, to_s = 0;
+  int64_t offered = 0, admitted = 0, denied = 0, unanswered = 0;
+};
+
+// reports/metrics.h says what each number means.
+struct MetricsReport {
+  int64_t over_admitted = 0;
+  int64_t false_denials = 0;
+  double burst_ratio = 0;
+  std::optional<double> fairness;
+  int64_t contended_users = 0;
+  int64_t state_keys = 0;
+  int64_t state_bytes = 0;
+  std::optional<double> state_bytes_per_key;
+  double steps_per_decision = 0;
+  std::optional<LatencySummary> latency_ms;  // none when no decision took time
+  std::vector<double> latency_cdf_ms;        // 101 percentiles, or none
+  std::vector<FaultOutcomeReport> during_faults;
+};
+
+// Per time bin.
+struct SeriesReport {
+  std::vector<int64_t> offered, admitted, denied, unanswered, peak_in_window;
+};
+
+struct LimiterReport {
+  std::string name;
+  std::string protocol;
+  std::string policy;
+  int64_t offered = 0, admitted = 0, denied = 0, unanswered = 0;
+  int64_t max_in_any_window = 0;
+  std::string history_hash;  // 16 hex digits
+  MetricsReport metrics;
+  SeriesReport series;
+  std::vector<CheckCount> checks;  // in the scenario's order
+  std::vector<ViolationReport> violations;
+};
+
+struct ClaimReport {
+  int64_t limit = 0;
+  std::string window;  // "1m"
+  double window_ms = 0;
+};
+
+struct BinsReport {
+  std::string width;  // "2s"
+  double width_ms = 0;
+  uint64_t count = 0;
+};
+
+// One of the busiest users, with what each limiter admitted of theirs.
+struct UserReport {
+  std::string key;
+  int64_t offered = 0;
+  std::vector<int64_t> admitted;  // per limiter
+};
+
+struct RunReport {
+  std::string scenario;
+  std::string description;
+  uint64_t seed = 0;
+  std::string history_hash;
+  bool buggify = false;
+  ClaimReport claim;
+  std::vector<std::string> traffic;
+  std::vector<FaultReport> faults;
+  std::vector<std::string> notes;
+  BinsReport bins;
+  std::vector<UserReport> users;  // the busiest 20
+  std::vector<LimiterReport> limiters;
+  std::optional<std::string> reproduce;  // the command that makes the same run
+};
+
+// One seed of a sweep.
+struct SeedReport {
+  uint64_t seed = 0;
+  std::string history_hash;
+  int64_t violations = 0;
+};
+
+struct SweepReport {
+  std::string scenario;
+  std::vector<SeedReport> seeds;
+  uint64_t seeds_with_violations = 0;
+  std::optional<RunReport> first_failing;  // run again in full
+};
+
+// What `ratelab check` found. A violation's fields are empty when verdict is "none".
+struct CheckReport {
+  std::string protocol;
+  std::string policy;   // the minimal case's, for a violation
+  std::string verdict;  // "violation" or "none"
+  uint64_t seeds_searched = 0;
+  uint64_t seed = 0;            // the seed that found it
+  uint64_t requests = 0;        // in the minimal case
+  uint64_t drawn_requests = 0;  // in the case the seed drew, before shrinking
+  uint64_t nodes = 0;
+  std::string reproduce;
+  std::optional<ViolationReport> violation;
+  std::vector<FaultReport> faults;  // the minimal case's
+  std::vector<std::string> checks;  // for "none": what was checked
+  std::string fault_kinds;          // for "none": the faults drawn ("crash,restart" or "none")
+};
+
+struct StressReport {
+  std::string protocol;
+  std::string store;
+  std::string policy;
+  int64_t threads = 0;
+  int64_t users = 0;
+  double duration_s = 0;
+  int64_t answered = 0, admitted = 0, denied = 0;
+  double per_second = 0;
+  double latency_p50_ms = 0, latency_p99_ms = 0;
+  std::string busiest_key;
+  int64_t busiest_admitted = 0, busiest_allowed = 0;
+  std::string promise;  // the invariant the promise is judged as
+  std::vector<ViolationReport> violations;
+};
+
+nlohmann::json ToJson(const WitnessEvent& e);
+nlohmann::json ToJson(const ViolationReport& v);
+nlohmann::json ToJson(const FaultReport& f);
+nlohmann::json ToJson(const RunReport& r);
+nlohmann::json ToJson(const SweepReport& s);
+nlohmann::json ToJson(const CheckReport& c);
+nlohmann::json ToJson(const StressReport& s);
+
+// InvalidArgument naming the path of the first field that is missing or of the wrong type.
+Result<RunReport> RunReportFromJson(const nlohmann::json& j);
+Result<SweepReport> SweepReportFromJson(const nlohmann::json& j);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_REPORTS_REPORT_MODEL_H_

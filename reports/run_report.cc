@@ -1,0 +1,122 @@
+#include "reports/run_report.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "reports/metrics.h"
+
+namespace ratelab {
+
+namespace {
+
+constexpr size_t kTopUsers = 20;
+
+double Seconds(Instant t, Instant start) { return static_cast<double>((t - start).count()) / 1e9; }
+double Millis(Duration d) { return static_cast<double>(d.count()) / 1e6; }
+
+MetricsReport MakeMetricsReport(const LimiterMetrics& m, const LimiterOutcome& o, Instant start) {
+  MetricsReport r;
+  r.over_admitted = m.over_admitted;
+  r.false_denials = m.false_denials;
+  r.burst_ratio = m.burst_ratio;
+  r.fairness = m.fairness;
+  r.contended_users = m.contended_users;
+  r.state_keys = o.state.keys;
+  r.state_bytes = o.state.bytes;
+  r.state_bytes_per_key = m.state_bytes_per_key;
+  r.steps_per_decision = m.steps_per_decision;
+  if (!m.latency_cdf.empty()) {
+    r.latency_ms = LatencySummary{Millis(m.latency_cdf[50]), Millis(m.latency_cdf[95]),
+                                  Millis(m.latency_cdf[99]), Millis(m.latency_cdf[100])};
+    for (Duration d : m.latency_cdf) r.latency_cdf_ms.push_back(Millis(d));
+  }
+  for (const FaultOutcome& f : m.during_faults) {
+    r.during_faults.push_back({f.fault, Seconds(f.from, start), Seconds(f.to, start), f.offered,
+                               f.admitted, f.denied, f.unanswered});
+  }
+  return r;
+}
+
+}  // namespace
+
+std::string HexHash(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
+  return buf;
+}
+
+std::vector<WitnessEvent> WitnessEvents(const std::vector<HistoryEvent>& events, Instant start) {
+  std::vector<WitnessEvent> out;
+  out.reserve(events.size());
+  for (const HistoryEvent& e : events) {
+    WitnessEvent w;
+    w.id = e.id;
+    w.key = e.key;
+    w.node = e.node;
+    w.cost = e.cost;
+    w.at = FormatInstant(e.apply);
+    w.outcome = !e.decision ? "no answer"
+                : e.decision->allowed
+                    ? "admitted"
+                    : "denied, retry after " + FormatDuration(e.decision->retry_after);
+    w.invoke_s = Seconds(e.invoke, start);
+    if (e.decision) w.complete_s = Seconds(e.complete, start);
+    for (const StepRecord& s : e.steps) w.steps.push_back({s.label, Seconds(s.at, start)});
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, Instant start) {
+  std::vector<FaultReport> out;
+  for (const FaultWindow& f : faults) {
+    out.push_back({f.what, Seconds(f.from, start), Seconds(f.to, start)});
+  }
+  return out;
+}
+
+ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start) {
+  return {std::string(check), v.invariant, v.key, v.summary, WitnessEvents(v.witness, start)};
+}
+
+RunReport MakeRunReport(const RunResult& c) {
+  const Bins bins = ChooseBins(c);
+  RunReport r;
+  r.scenario = c.scenario;
+  r.description = c.description;
+  r.seed = c.seed;
+  r.history_hash = HexHash(c.history_hash());
+  r.buggify = c.buggify;
+  r.claim = {c.limit, FormatDuration(c.window), Millis(c.window)};
+  r.traffic = c.traffic;
+  r.faults = FaultReports(c.faults, c.start);
+  r.notes = c.notes;
+  r.bins = {FormatDuration(bins.width), Millis(bins.width), bins.count};
+  for (const UserShare& u : TopUsers(c, kTopUsers))
+    r.users.push_back({u.key, u.offered, u.admitted});
+  for (const LimiterOutcome& o : c.limiters) {
+    LimiterReport l;
+    l.name = o.name;
+    l.protocol = o.protocol;
+    l.policy = o.policy.ToString();
+    l.offered = o.offered;
+    l.admitted = o.admitted;
+    l.denied = o.denied;
+    l.unanswered = o.unanswered;
+    l.max_in_any_window = o.max_in_any_window;
+    l.history_hash = HexHash(o.history_hash);
+    l.metrics = MakeMetricsReport(ComputeMetrics(c, o), o, c.start);
+    const TimeSeries s = ComputeSeries(c, o, bins);
+    l.series = {s.offered, s.admitted, s.denied, s.unanswered, s.peak_in_window};
+    for (const CheckResult& check : o.checks) {
+      l.checks.push_back({std::string(check.name()), check.violations.size()});
+      for (const Violation& v : check.violations) {
+        l.violations.push_back(MakeViolationReport(check.name(), v, c.start));
+      }
+    }
+    r.limiters.push_back(std::move(l));
+  }
+  return r;
+}
+
+}  // namespace ratelab

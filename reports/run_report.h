@@ -1,0 +1,33 @@
+// From what the simulator and the search made to the report model (report_model.h): a run's
+// result with its metrics, time series and busiest users computed (metrics.h), and the witness
+// events and faults of any history, times counted from the run's start.
+#ifndef RATELAB_REPORTS_RUN_REPORT_H_
+#define RATELAB_REPORTS_RUN_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/history.h"
+#include "reports/report_model.h"
+#include "sim/checks.h"
+#include "sim/scenario_run.h"
+
+namespace ratelab {
+
+// The report of `run`: every number the views show.
+RunReport MakeRunReport(const RunResult& run);
+
+// Witness events for `events`, times relative to `start`.
+std::vector<WitnessEvent> WitnessEvents(const std::vector<HistoryEvent>& events, Instant start);
+// A run's faults, times relative to `start`.
+std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, Instant start);
+// The report of a violation that check `check` found, its witness relative to `start`.
+ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start);
+
+// 16 hex digits.
+std::string HexHash(uint64_t h);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_REPORTS_RUN_REPORT_H_

@@ -1,0 +1,22 @@
+// What `ratelab stress` reports: a stress run (sim/stress_run.h) as a StressReport
+// (report_model.h), printed as JSON or as text for a terminal.
+#ifndef RATELAB_REPORTS_STRESS_REPORT_H_
+#define RATELAB_REPORTS_STRESS_REPORT_H_
+
+#include <string>
+
+#include "reports/report_model.h"
+#include "sim/stress_run.h"
+
+namespace ratelab {
+
+// The report of `result`, a run of `plan`; witness times count from the run's start.
+StressReport MakeStressReport(const StressPlan& plan, const StressResult& result);
+
+// For a terminal: throughput, latency, the busiest key against its promise, the verdict, and
+// each violation with its witness, a line per request (at most 16).
+std::string RenderStressText(const StressReport& report);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_REPORTS_STRESS_REPORT_H_

@@ -1,0 +1,55 @@
+// Pieces the views (html.cc, markdown.cc, junit.cc) share: escaping, number formats, what a
+// check is called, and the rows of the verdict and cost tables. Internal to reports/.
+#ifndef RATELAB_REPORTS_VIEW_PARTS_H_
+#define RATELAB_REPORTS_VIEW_PARTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reports/report_model.h"
+
+namespace ratelab::view_parts {
+
+// How many violations of one check of one limiter the HTML and Markdown show (all are in the
+// JSON).
+inline constexpr size_t kShownViolations = 3;
+
+// For HTML and XML text and attributes.
+std::string Escape(const std::string& s);
+// `v` with `digits` decimals.
+std::string Fixed(double v, int digits);
+// "5 in any 1m".
+std::string Claim(const RunReport& r);
+// What a check is called in a table header.
+std::string CheckTitle(const RunReport& r, const std::string& name);
+// "kept", or "broken for N keys".
+std::string Verdict(uint64_t broken);
+
+using Rows = std::vector<std::vector<std::string>>;
+// The verdict table, header first.
+Rows VerdictRows(const RunReport& r);
+// The costs and fairness table, header first.
+Rows MetricRows(const RunReport& r);
+
+// Calls `visit(limiter, check)` for every check of every limiter, in order; returns how many
+// checks were broken.
+template <typename Visit>
+int64_t ForEachCheck(const RunReport& r, Visit visit) {
+  int64_t broken = 0;
+  for (const LimiterReport& l : r.limiters) {
+    for (const CheckCount& c : l.checks) {
+      broken += c.violations > 0;
+      visit(l, c);
+    }
+  }
+  return broken;
+}
+
+// Violations of `limiter`'s check `check`, at most `max` (all when max is 0).
+std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,
+                                                 const std::string& check, size_t max);
+
+}  // namespace ratelab::view_parts
+
+#endif  // RATELAB_REPORTS_VIEW_PARTS_H_

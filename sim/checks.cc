@@ -1,0 +1,135 @@
+#include "sim/checks.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace ratelab {
+
+namespace {
+
+using Violations = Result<std::vector<Violation>>;
+
+Violations Promise(const Judged& r) { return CheckPromise(r.history, r.policy); }
+
+Violations AlignedWindowCap(const Judged& r) {
+  return CheckAlignedWindowCap(r.history, r.claim_limit, r.claim_window);
+}
+
+Violations AnchoredWindowCap(const Judged& r) {
+  return CheckAnchoredWindowCap(r.history, r.claim_limit, r.claim_window);
+}
+
+Violations AnyWindowCap(const Judged& r) { return r.any_window.violations; }
+
+Violations BucketConformance(const Judged& r) {
+  if (!r.policy.IsBucket()) return std::vector<Violation>{};
+  return CheckBucketConformance(r.history, r.policy.limit, r.policy.window);
+}
+
+Violations FalseDenials(const Judged& r) { return CheckFalseDenials(r.history, r.policy); }
+
+Violations RetryAfter(const Judged& r) { return CheckRetryAfter(r.history, r.policy); }
+
+// One violation per item without an expiry at the end of the run, witnessed by the requests whose
+// steps named it (for a document: named all its string fields).
+Violations KeyExpiry(const Judged& r) {
+  std::vector<Violation> out;
+  for (const MemoryDocs::Immortal& item : r.never_expire) {
+    Violation v{"key-expiry",
+                item.name,
+                item.name + " has no expiry (" + item.why + "): nothing will ever free it",
+                {}};
+    const auto names_it = [&](const std::string& label) {
+      return std::all_of(item.fields.begin(), item.fields.end(),
+                         [&](const std::string& f) { return label.find(f) != std::string::npos; });
+    };
+    for (const HistoryEvent& e : r.history) {
+      if (std::any_of(e.steps.begin(), e.steps.end(),
+                      [&](const StepRecord& s) { return names_it(s.label); })) {
+        v.witness.push_back(e);
+      }
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The promise's violations whose witness spans a restart (its first request came before it, its
+// last after), for keys whose promise holds when the same run is simulated without its restarts:
+// what a restart reset. A violation that happens anyway is not blamed on the restart.
+Violations SurvivesRestart(const Judged& r) {
+  if (r.restarts.empty()) return std::vector<Violation>{};  // nothing restarted, nothing reset
+  Result<History> calm = r.without_restarts();
+  if (!calm.ok()) return calm.status();
+  std::set<std::string> broken_anyway;
+  for (const Violation& v : CheckPromise(*calm, r.policy)) broken_anyway.insert(v.key);
+  std::vector<Violation> out;
+  for (Violation& v : CheckPromise(r.history, r.policy)) {
+    if (broken_anyway.contains(v.key)) continue;
+    Instant first = Instant::max(), last = Instant::min();
+    for (const HistoryEvent& e : v.witness) {
+      first = std::min(first, e.invoke);
+      last = std::max(last, e.invoke);
+    }
+    for (const FaultWindow& restart : r.restarts) {
+      if (first < restart.from && restart.from <= last) {
+        v.summary += "; across the restart: " + restart.what;
+        v.invariant = "survives-restart";
+        out.push_back(std::move(v));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+constexpr std::array<CheckInfo, 9> kChecks = {{
+    {CheckId::kPromise, "promise",
+     "what the limiter's own algorithm promises (its window cap, or conformance)", Promise,
+     CheckPromiseOverIntervals},
+    {CheckId::kAlignedWindowCap, kAlignedWindowCapOracle.name, kAlignedWindowCapOracle.summary,
+     AlignedWindowCap, nullptr},
+    {CheckId::kAnchoredWindowCap, kAnchoredWindowCapOracle.name, kAnchoredWindowCapOracle.summary,
+     AnchoredWindowCap, nullptr},
+    {CheckId::kAnyWindowCap, kAnyWindowCapOracle.name, kAnyWindowCapOracle.summary, AnyWindowCap,
+     nullptr},
+    {CheckId::kBucketConformance, kBucketConformanceOracle.name, kBucketConformanceOracle.summary,
+     BucketConformance, nullptr},
+    {CheckId::kFalseDenials, kFalseDenialsOracle.name, kFalseDenialsOracle.summary, FalseDenials,
+     nullptr},
+    {CheckId::kRetryAfter, kRetryAfterOracle.name, kRetryAfterOracle.summary, RetryAfter, nullptr},
+    {CheckId::kKeyExpiry, "key-expiry",
+     "every key or document a protocol leaves in its store expires", KeyExpiry, nullptr},
+    {CheckId::kSurvivesRestart, "survives-restart",
+     "the promise holds across node restarts and store restarts: no window or bucket is reset by "
+     "one",
+     SurvivesRestart, nullptr},
+}};
+
+// CheckOf reads the table by position.
+constexpr bool InIdOrder() {
+  for (size_t i = 0; i < kChecks.size(); ++i) {
+    if (static_cast<size_t>(kChecks[i].id) != i) return false;
+  }
+  return true;
+}
+static_assert(InIdOrder(), "kChecks must list the checks in CheckId order");
+
+}  // namespace
+
+std::span<const CheckInfo> Checks() { return kChecks; }
+
+const CheckInfo& CheckOf(CheckId id) { return kChecks[static_cast<size_t>(id)]; }
+
+Result<CheckId> CheckFromName(std::string_view name) {
+  std::string expected;
+  for (const CheckInfo& c : kChecks) {
+    if (c.name == name) return c.id;
+    expected += (expected.empty() ? "" : ", ") + std::string(c.name);
+  }
+  return absl::InvalidArgumentError("unknown check '" + std::string(name) + "' (expected one of " +
+                                    expected + "; the boundary-burst ratio is always reported)");
+}
+
+}  // namespace ratelab

@@ -1,0 +1,91 @@
+// The checks: everything a run can hold a limiter's history to, one table that every command
+// reads (a scenario's `checks`, `ratelab check --checks`, `ratelab stress` and `ratelab list
+// checks`). A check only judges: the running of the limiter (limiter_run.h) is done before, and
+// hands the check what it needs (Judged).
+#ifndef RATELAB_SIM_CHECKS_H_
+#define RATELAB_SIM_CHECKS_H_
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "impl/store/memory_docs.h"
+#include "model/history.h"
+#include "model/oracles.h"
+#include "model/policy.h"
+#include "model/violation.h"
+
+namespace ratelab {
+
+enum class CheckId {
+  kPromise,  // the limiter's own algorithm's promise (CheckPromise)
+  kAlignedWindowCap,
+  kAnchoredWindowCap,
+  kAnyWindowCap,
+  kBucketConformance,
+  kFalseDenials,
+  kRetryAfter,
+  kKeyExpiry,       // every key or document the protocol leaves in its store expires
+  kSurvivesRestart  // the promise across node crashes and store restarts
+};
+
+// A fault of the run and the span it covers (an instant fault, a clock jump, has from == to).
+struct FaultWindow {
+  std::string what;  // "the store was unreachable at 12:00:10.000 for 20s"
+  Instant from{};
+  Instant to{};
+  bool operator==(const FaultWindow&) const = default;
+};
+
+// What a check judges: one limiter's run of a scenario.
+struct Judged {
+  const History& history;   // at the protocol's time resolution
+  const Policy& policy;     // the limiter's own
+  int64_t claim_limit = 0;  // the scenario's claim: `claim_limit` in any `claim_window`
+  Duration claim_window{};
+  const AnyWindowReport& any_window;  // the claim's any-window report, computed once a run
+  // What the run left in its stores that nothing will ever free.
+  const std::vector<MemoryDocs::Immortal>& never_expire;
+  // The node crashes and store restarts of the run.
+  const std::vector<FaultWindow>& restarts;
+  // The same limiter's history (at its resolution) when the run is simulated again without its
+  // crashes and restarts.
+  const std::function<Result<History>()>& without_restarts;
+};
+
+struct CheckInfo {
+  CheckId id;
+  std::string_view name;
+  std::string_view summary;
+  // Judges a simulated run: its violations, or why it could not judge (a run that failed).
+  Result<std::vector<Violation>> (*judge)(const Judged& run);
+  // Judges a history of real concurrency (ratelab stress), where a decision took effect
+  // somewhere in [invoke, complete] and the store's order is unknown, reporting only what is
+  // broken wherever each fell; nullptr when the check needs the order, and nullopt when it
+  // cannot judge this policy so (see CheckPromiseOverIntervals for `horizon`).
+  std::optional<std::vector<Violation>> (*judge_over_intervals)(const History& h,
+                                                                const Policy& policy,
+                                                                Duration horizon);
+};
+
+// Every check, in the order `ratelab list checks` shows them. (The boundary-burst ratio is not
+// one: every run reports it.)
+std::span<const CheckInfo> Checks();
+const CheckInfo& CheckOf(CheckId id);
+// The check named `name`, or InvalidArgument naming the checks there are.
+Result<CheckId> CheckFromName(std::string_view name);
+
+// The result of one check of one limiter.
+struct CheckResult {
+  CheckId check;
+  std::vector<Violation> violations;
+  std::string_view name() const { return CheckOf(check).name; }
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_CHECKS_H_

@@ -1,0 +1,56 @@
+#include "sim/fault_notes.h"
+
+#include "impl/limiters/failure_policy.h"
+
+namespace ratelab {
+
+std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
+                                    const KvStoreSource& kv_source) {
+  std::vector<std::string> notes;
+  for (const FaultSpec& f : faults) {
+    const std::string what = f.Describe(scenario.start);
+    for (const LimiterSpec& spec : scenario.limiters) {
+      const ProtocolInfo* info = spec.Info();
+      const bool in_process = info == nullptr || info->store == "memory";
+      std::string note;
+      switch (f.kind) {
+        case FaultSpec::Kind::kCrash:
+          note = in_process ? "keeps its counts in process memory, so the restart forgot them"
+                            : "keeps its counts in the store, so the restart kept them";
+          break;
+        case FaultSpec::Kind::kStoreRestart:
+          if (in_process) break;
+          switch (spec.durability) {
+            case Durability::kNone:
+              note = "runs on a store without persistence (durability none): every count was lost";
+              break;
+            case Durability::kEverySec:
+              note = kv_source.memory() || info->store != "kv"
+                         ? "runs on a store fsyncing every second: the last second's counts were "
+                           "lost"
+                         : "runs on a redis-server fsyncing every second: the kill -9 kept what "
+                           "Redis had written to its file, but not writes it held back while an "
+                           "fsync ran, so what was lost depends on the machine's timing and is not "
+                           "reproducible from the seed";
+              break;
+            case Durability::kAlways:
+              note = "runs on a store fsyncing every write (durability always): no count was lost";
+              break;
+          }
+          break;
+        case FaultSpec::Kind::kStoreOutage:
+          if (in_process) break;
+          note = std::string("cannot reach its store; on a store error it does: ") +
+                 std::string(FailurePolicyName(spec.on_store_error.kind));
+          break;
+        case FaultSpec::Kind::kClockJump:
+        case FaultSpec::Kind::kLatencySpike:
+          break;
+      }
+      if (!note.empty()) notes.push_back(what + ": " + spec.DisplayName() + " " + note);
+    }
+  }
+  return notes;
+}
+
+}  // namespace ratelab

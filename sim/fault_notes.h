@@ -1,0 +1,21 @@
+// What a reader must know about each fault of a run to read its verdicts: that a crash forgot an
+// in-process limiter's counts, what a store restart kept under each limiter's durability, what a
+// limiter does while its store is unreachable.
+#ifndef RATELAB_SIM_FAULT_NOTES_H_
+#define RATELAB_SIM_FAULT_NOTES_H_
+
+#include <string>
+#include <vector>
+
+#include "sim/kv_backend.h"
+#include "sim/scenario.h"
+
+namespace ratelab {
+
+// One note per (fault, limiter) that needs one, in fault order: "WHAT: LIMITER NOTE".
+std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
+                                    const KvStoreSource& kv_source);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_FAULT_NOTES_H_

@@ -1,0 +1,67 @@
+// One limiter's simulated run, from start to end: its stores (its kv store from the run's
+// KvStoreSource, and a MemoryDocs), the simulation with the run's faults scheduled on it, and the
+// history it made. Running only: the checks judge the history afterwards (checks.h).
+#ifndef RATELAB_SIM_LIMITER_RUN_H_
+#define RATELAB_SIM_LIMITER_RUN_H_
+
+#include <memory>
+#include <vector>
+
+#include "impl/core/state_size.h"
+#include "impl/core/status.h"
+#include "impl/store/memory_docs.h"
+#include "model/history.h"
+#include "sim/faulty_stores.h"
+#include "sim/kv_backend.h"
+#include "sim/scenario.h"
+#include "sim/simulation.h"
+
+namespace ratelab {
+
+class LimiterRun {
+ public:
+  // Runs `spec` on `arrivals` with `faults` (their `at` counted from config.start), its kv store
+  // from `kv_source`. A limiter that keeps no kv state gets an (unused) MemoryKv rather than a
+  // real server.
+  LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
+             const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
+             KvStoreSource& kv_source);
+  LimiterRun(const LimiterRun&) = delete;
+  LimiterRun& operator=(const LimiterRun&) = delete;
+
+  // Not OK when the kv store could not be had, or failed (not by a simulated fault) during the
+  // run: the history is then worthless.
+  const Status& status() const { return status_; }
+  const History& history() const { return history_; }
+  History TakeHistory() { return std::move(history_); }
+  // The state left at the end: in process memory (summed over the nodes) and in the stores.
+  StateSize State();
+  // What the run left in its stores that nothing will ever free: kv keys without a TTL
+  // ("store key K") and documents no TTL index will delete ("document ...").
+  std::vector<MemoryDocs::Immortal> NeverExpire();
+
+ private:
+  // The stores, and the link the nodes reach them by (cut by outages and restarts).
+  struct StoreSet {
+    StoreSet(const Clock& clock, Durability durability, KvStoreSource& source, bool uses_kv);
+    void Restart();
+
+    Status status;
+    std::unique_ptr<KvBackend> kv;
+    MemoryDocs docs;
+    StoreLink link;
+    std::unique_ptr<FaultyKv> faulty_kv;
+    FaultyDocs faulty_docs{docs, link};
+  };
+  void Schedule(const FaultSpec& fault, Instant at);
+
+  Simulation sim_;
+  StoreSet stores_;
+  Stores handles_{nullptr, &stores_.faulty_docs};  // what the protocols are made on
+  History history_;
+  Status status_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_LIMITER_RUN_H_

@@ -1,0 +1,52 @@
+// What a checking command (check, stress) is pointed at: a protocol from the registry, or a
+// user's own Lua script with its interface, resolved in one place into what the simulator and
+// the stress runner make limiters from.
+#ifndef RATELAB_SIM_LIMITER_SUBJECT_H_
+#define RATELAB_SIM_LIMITER_SUBJECT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "impl/core/status.h"
+#include "impl/limiters/protocol.h"
+#include "model/policy.h"
+#include "sim/scenario.h"
+
+namespace ratelab {
+
+// A user's Lua script and how it is called (impl/limiters/kv_user_lua.h): its KEYS and ARGV as
+// comma-separated templates, the reply's fields by position.
+struct UserScript {
+  std::string path;
+  std::string model;  // the algorithm it implements (`ratelab list algorithms`)
+  std::string keys = "rl:{key}";
+  std::string args;
+  std::string reply = "allowed";
+};
+
+struct LimiterSubject {
+  std::string name;                                   // the registry's name, or "lua:FILE"
+  const ProtocolInfo* info = nullptr;                 // the registry's entry, or the script's own
+  std::shared_ptr<const LimiterSpec::Custom> custom;  // the script; null for a registry protocol
+
+  // InvalidArgument when `policy` does not suit it (CheckProtocol; any policy of its algorithm
+  // suits a script).
+  Status CheckPolicy(const Policy& policy) const;
+  // A limiter of it with `policy`, for a scenario.
+  LimiterSpec Spec(const Policy& policy) const;
+  // An instance on `stores`, for real mode.
+  Result<std::unique_ptr<Protocol>> Make(const Policy& policy, const Stores& stores) const;
+};
+
+// `protocol` (empty: none) or `script` (unset: none), exactly one of them. InvalidArgument
+// saying what is wrong: both or neither given, an unknown protocol, or a script that cannot be
+// read, whose templates are wrong, or that fails or answers in another shape on one request
+// on a scratch MemoryKv (a broken script is reported before any search).
+Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
+                                      const std::optional<UserScript>& script);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_LIMITER_SUBJECT_H_

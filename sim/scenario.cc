@@ -1,0 +1,45 @@
+#include "sim/scenario.h"
+
+namespace ratelab {
+
+Result<std::unique_ptr<Protocol>> LimiterSpec::Make(const Stores& stores) const {
+  if (!custom) return MakeProtocol(protocol, policy, stores);
+  return custom->make(policy, stores);
+}
+
+std::string LimiterSpec::DisplayName() const {
+  if (!name.empty()) return name;
+  std::string out = protocol;
+  const ProtocolInfo* info = Info();
+  if (info == nullptr || info->store == "memory") return out;
+  std::vector<std::string> extras;
+  if (on_store_error.kind != FailurePolicy::Kind::kError) {
+    extras.emplace_back(FailurePolicyName(on_store_error.kind));
+  }
+  if (durability != Durability::kAlways) {
+    extras.push_back("durability " + std::string(DurabilityName(durability)));
+  }
+  for (size_t i = 0; i < extras.size(); ++i) out += (i == 0 ? " (" : ", ") + extras[i];
+  return extras.empty() ? out : out + ")";
+}
+
+std::string FaultSpec::Describe(Instant start) const {
+  const std::string when = " at " + FormatInstant(start + at);
+  switch (kind) {
+    case Kind::kCrash:
+      return "node " + std::to_string(node) + " crashed" + when + " (down " +
+             FormatDuration(amount) + ")";
+    case Kind::kClockJump:
+      return "node " + std::to_string(node) + "'s clock jumped by " + FormatDuration(amount) + when;
+    case Kind::kStoreRestart:
+      return "the store restarted" + when + " (down " + FormatDuration(amount) + ")";
+    case Kind::kStoreOutage:
+      return "the store was unreachable" + when + " for " + FormatDuration(amount);
+    case Kind::kLatencySpike:
+      return "store latency rose by " + FormatDuration(extra) + " per leg" + when + " for " +
+             FormatDuration(amount);
+  }
+  return "?";
+}
+
+}  // namespace ratelab

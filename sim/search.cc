@@ -1,0 +1,235 @@
+#include "sim/search.h"
+
+#include <algorithm>
+#include <array>
+
+#include "absl/strings/str_split.h"
+#include "sim/scenario_run.h"
+#include "sim/swarm.h"
+
+namespace ratelab {
+
+namespace {
+
+constexpr std::array<std::pair<SearchFault, std::string_view>, 4> kFaultNames = {{
+    {SearchFault::kCrash, "crash"},
+    {SearchFault::kOutage, "outage"},
+    {SearchFault::kRestart, "restart"},
+    {SearchFault::kSkew, "skew"},
+}};
+
+// The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
+Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
+
+}  // namespace
+
+std::string_view SearchFaultName(SearchFault fault) {
+  return kFaultNames[static_cast<size_t>(fault)].second;
+}
+
+Result<SearchFaults> ParseSearchFaults(std::string_view text) {
+  SearchFaults out;
+  if (text.empty()) return out;
+  for (const std::string& word : std::vector<std::string>(absl::StrSplit(std::string(text), ','))) {
+    if (word == "none") continue;
+    const auto it = std::find_if(kFaultNames.begin(), kFaultNames.end(),
+                                 [&](const auto& f) { return f.second == word; });
+    if (it == kFaultNames.end()) {
+      return absl::InvalidArgumentError(
+          "unknown fault '" + word +
+          "' (expected a comma-separated list of crash, restart, skew, outage, or none)");
+    }
+    out.insert(it->first);
+  }
+  return out;
+}
+
+SearchFaults::SearchFaults(std::initializer_list<SearchFault> faults) {
+  for (SearchFault f : faults) insert(f);
+}
+
+bool SearchFaults::contains(SearchFault f) const {
+  return std::find(named_.begin(), named_.end(), f) != named_.end();
+}
+
+void SearchFaults::insert(SearchFault f) {
+  if (!contains(f)) named_.push_back(f);
+}
+
+void SearchFaults::erase(SearchFault f) { std::erase(named_, f); }
+
+bool SearchFaults::operator==(const SearchFaults& other) const {
+  return named_.size() == other.named_.size() &&
+         std::all_of(named_.begin(), named_.end(),
+                     [&](SearchFault f) { return other.contains(f); });
+}
+
+std::string SearchFaults::ToString() const {
+  std::string out;
+  for (SearchFault f : named_) out += (out.empty() ? "" : ",") + std::string(SearchFaultName(f));
+  return out.empty() ? "none" : out;
+}
+
+std::string SearchFaults::Sorted() const {
+  SearchFaults sorted;
+  for (const auto& [fault, name] : kFaultNames) {
+    if (contains(fault)) sorted.insert(fault);
+  }
+  return sorted.ToString();
+}
+
+Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concurrency) {
+  Random r = Random(seed).Fork(7);
+  Case c = base;
+  const Instant start = Scenario().start;
+  const Policy& p = c.policy;
+  const Duration w = p.ClaimWindow();
+  const Duration span = Span(p);
+  const int users = static_cast<int>(r.Uniform(1, 3));
+  for (int u = 1; u <= users; ++u) {
+    const std::string user = "u" + std::to_string(u);
+    PoissonTraffic(user, start, span, w / (3 * p.limit)).Generate(r, c.arrivals);
+    if (r.Chance(0.5)) {
+      const Instant at = start + Duration(r.Uniform(0, span.count()));
+      BurstTraffic(user, at, p.limit + 1).Generate(r, c.arrivals);
+    }
+    if (r.Chance(0.5)) {
+      const Instant edge = start + w * r.Uniform(1, 3);
+      const Duration step = std::max(Duration(1), w / (100 * p.limit));
+      BoundaryAttackTraffic(user, edge, p.limit * step, p.limit).Generate(r, c.arrivals);
+    }
+  }
+  std::stable_sort(c.arrivals.begin(), c.arrivals.end(),
+                   [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+  c.nodes.assign(static_cast<size_t>(concurrency), NodeSpec{});
+  if (faults.contains(SearchFault::kSkew) && concurrency > 1) {
+    c.nodes[1].clock_offset = Duration(r.Uniform(-w.count() / 4, w.count() / 4 + 1));
+  }
+  c.faults = FaultsNearRequests(r, c.arrivals, start, w, concurrency,
+                                2 * (kSearchLatencyBase + kSearchLatencyJitter),
+                                {.crash = faults.contains(SearchFault::kCrash),
+                                 .restart = faults.contains(SearchFault::kRestart),
+                                 .outage = faults.contains(SearchFault::kOutage)});
+  return c;
+}
+
+Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
+  Scenario s;
+  s.name = "check " + subject.name;
+  s.nodes = c.nodes;
+  s.to_store = {kSearchLatencyBase, kSearchLatencyJitter};
+  s.from_store = s.to_store;
+  s.buggify = Scenario::BuggifyMode::kAuto;
+  LimiterSpec spec = subject.Spec(c.policy);
+  spec.durability = c.durability;
+  s.limiters.push_back(std::move(spec));
+  s.claim_limit = c.policy.limit;
+  s.claim_window = c.policy.ClaimWindow();
+  s.traffic.push_back(std::make_unique<ReplayTraffic>("the case", c.arrivals));
+  s.faults = c.faults;
+  s.checks = c.checks;
+  return s;
+}
+
+Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
+                        const std::shared_ptr<KvStoreSource>& kv_store) {
+  Scenario scenario = CaseScenario(subject, c);
+  scenario.kv_store = kv_store;
+  Result<RunResult> run = RunScenario(scenario, seed);
+  if (!run.ok()) return run.status();
+  LimiterOutcome& outcome = run->limiters.front();
+  CaseRun out{std::nullopt, CheckId::kPromise, std::move(outcome.history), std::move(run->faults)};
+  for (CheckResult& check : outcome.checks) {
+    if (!check.violations.empty()) {
+      out.first = std::move(check.violations.front());
+      out.first_check = check.check;
+      break;
+    }
+  }
+  return out;
+}
+
+Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
+                    const std::string& invariant, int budget,
+                    const std::shared_ptr<KvStoreSource>& kv_store) {
+  Status failure;
+  const auto still_fails = [&](const Case& candidate) {
+    if (!failure.ok() || budget-- <= 0) return false;
+    Result<CaseRun> run = RunCase(subject, candidate, seed, kv_store);
+    if (!run.ok()) {
+      failure = run.status();
+      return false;
+    }
+    return run->first && run->first->invariant == invariant;
+  };
+  for (bool progress = true; progress && budget > 0;) {
+    progress = false;
+    for (size_t chunk = std::max<size_t>(1, c.arrivals.size() / 2); chunk >= 1; chunk /= 2) {
+      for (size_t at = 0; at < c.arrivals.size();) {
+        Case candidate = c;
+        const auto first = candidate.arrivals.begin() + static_cast<std::ptrdiff_t>(at);
+        candidate.arrivals.erase(
+            first, first + static_cast<std::ptrdiff_t>(std::min(chunk, c.arrivals.size() - at)));
+        if (!candidate.arrivals.empty() && still_fails(candidate)) {
+          c = std::move(candidate);
+          progress = true;
+        } else {
+          at += chunk;
+        }
+      }
+      if (chunk == 1) break;
+    }
+    for (size_t i = 0; i < c.faults.size();) {
+      Case candidate = c;
+      candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));
+      if (still_fails(candidate)) {
+        c = std::move(candidate);
+        progress = true;
+      } else {
+        ++i;
+      }
+    }
+    if (c.policy.limit > 1) {
+      Case candidate = c;
+      --candidate.policy.limit;
+      if (subject.CheckPolicy(candidate.policy).ok() && still_fails(candidate)) {
+        c = std::move(candidate);
+        progress = true;
+      }
+    }
+  }
+  if (!failure.ok()) return failure;
+  return c;
+}
+
+Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
+                            const SearchProgress& progress) {
+  SearchResult result;
+  for (uint64_t seed = o.first_seed; seed <= o.last_seed; ++seed) {
+    if (progress) progress(seed);
+    ++result.seeds_searched;
+    const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
+    Result<CaseRun> run = RunCase(subject, drawn, seed, o.kv_store);
+    if (!run.ok()) return run.status();
+    if (!run->first) continue;
+    Result<Case> minimal =
+        Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget, o.kv_store);
+    if (!minimal.ok()) return minimal.status();
+    Result<CaseRun> shown = RunCase(subject, *minimal, seed, o.kv_store);
+    if (!shown.ok()) return shown.status();
+    Finding f{seed,
+              drawn,
+              *std::move(minimal),
+              shown->first ? shown->first_check : run->first_check,
+              shown->first ? *shown->first : *run->first,
+              {},
+              std::move(shown->faults)};
+    // The minimal case is the witness: every request in it is needed to break the invariant.
+    if (shown->first) f.witness = std::move(shown->history);
+    result.finding = std::move(f);
+    return result;
+  }
+  return result;
+}
+
+}  // namespace ratelab

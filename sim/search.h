@@ -1,0 +1,146 @@
+// The search behind `ratelab check`, after FoundationDB's simulation testing: for each seed,
+// draw one case (traffic from the simulator's generators, nodes, and faults placed just after
+// requests, where they cut protocols between their steps), run it through the simulator, and
+// judge it by the checks. The first case that breaks a check is shrunk while it still breaks the
+// same invariant (fewer requests, fewer faults, a smaller limit): the minimal witness.
+//
+// Deterministic: the same seed draws the same case and the shrink takes the same steps, so a
+// finding is replayed by its seed. Reads no clock; progress is reported through a callback.
+#ifndef RATELAB_SIM_SEARCH_H_
+#define RATELAB_SIM_SEARCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "impl/store/durability.h"
+#include "model/history.h"
+#include "model/policy.h"
+#include "model/violation.h"
+#include "sim/checks.h"
+#include "sim/kv_backend.h"
+#include "sim/limiter_subject.h"
+#include "sim/scenario.h"
+#include "sim/traffic.h"
+
+namespace ratelab {
+
+// The faults a search may inject (in name order).
+enum class SearchFault {
+  kCrash,    // a node crashes just after a request, and comes back
+  kOutage,   // the store is unreachable for a while
+  kRestart,  // the store restarts, keeping what its durability keeps
+  kSkew,     // node 1's clock is off by up to a quarter of the window
+};
+std::string_view SearchFaultName(SearchFault fault);
+
+// A set of faults that remembers the order they were named in (for the command that replays a
+// search, as the user wrote it).
+class SearchFaults {
+ public:
+  SearchFaults() = default;
+  SearchFaults(std::initializer_list<SearchFault> faults);
+  bool contains(SearchFault f) const;
+  void insert(SearchFault f);  // at the end, unless already in
+  void erase(SearchFault f);
+  // The same faults, whatever the order.
+  bool operator==(const SearchFaults& other) const;
+  // "crash,restart" as named, or "none".
+  std::string ToString() const;
+  // "crash,restart" in name order, or "none".
+  std::string Sorted() const;
+
+ private:
+  std::vector<SearchFault> named_;
+};
+// "crash,restart" (each once; repeats are ignored) or "none"; InvalidArgument naming an
+// unknown word.
+Result<SearchFaults> ParseSearchFaults(std::string_view text);
+
+// One candidate run: everything explicit, so shrinking can take parts away.
+struct Case {
+  Policy policy;
+  Durability durability = Durability::kAlways;
+  std::vector<Arrival> arrivals;
+  std::vector<FaultSpec> faults;
+  std::vector<NodeSpec> nodes;
+  std::vector<CheckId> checks;
+};
+
+// The store latency of every step of a case, each way: 1ms plus up to 3ms.
+inline constexpr Duration kSearchLatencyBase = std::chrono::milliseconds(1);
+inline constexpr Duration kSearchLatencyJitter = std::chrono::milliseconds(3);
+
+// The case of `seed`: `base` (its policy, durability and checks) with traffic, nodes and faults
+// drawn. Traffic over three windows (a bucket's window: its fill time) from one or two users,
+// each Poisson at three times the limit and, now and then, a burst of limit + 1 or a boundary
+// attack; `concurrency` nodes, node 1's clock skewed when `faults` has skew; the other faults
+// near requests (swarm.h, FaultsNearRequests).
+Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concurrency);
+
+// The scenario that runs case `c` of `subject`: the case's traffic replayed on its nodes, steps
+// taking kSearchLatencyBase plus up to kSearchLatencyJitter each way, BUGGIFY as the seed says.
+Scenario CaseScenario(const LimiterSubject& subject, const Case& c);
+
+// A run of a case, as the search reads it.
+struct CaseRun {
+  std::optional<Violation> first;           // the first violation, by check order
+  CheckId first_check = CheckId::kPromise;  // the check that found it
+  History history;
+  std::vector<FaultWindow> faults;
+};
+// Runs `c` from `seed` on `kv_store` (null: MemoryKv). An error when the run could not be made
+// (a real store that failed).
+Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
+                        const std::shared_ptr<KvStoreSource>& kv_store);
+
+// Takes parts of `c` away while its run from `seed` still breaks `invariant`: chunks of requests
+// (halves, then quarters, down to single ones), faults one at a time, then a smaller limit
+// (when the protocol takes it). At most `budget` runs.
+Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
+                    const std::string& invariant, int budget,
+                    const std::shared_ptr<KvStoreSource>& kv_store);
+
+struct SearchOptions {
+  Case base;  // the policy, durability and checks; the rest is drawn
+  SearchFaults faults;
+  int concurrency = 3;
+  uint64_t first_seed = 1;
+  uint64_t last_seed = 200;
+  int shrink_budget = 2000;                 // runs
+  std::shared_ptr<KvStoreSource> kv_store;  // null: MemoryKv
+};
+
+// What a search found: the seed, the case it drew and the case it shrank that to, with the
+// minimal case's run (its violation, and its history: every request of it is needed).
+struct Finding {
+  uint64_t seed = 0;
+  Case drawn;
+  Case minimal;
+  CheckId check = CheckId::kPromise;  // that found the violation
+  Violation violation;
+  History witness;  // the minimal case's history; empty if the shrunk case stopped failing
+  std::vector<FaultWindow> faults;
+};
+
+struct SearchResult {
+  uint64_t seeds_searched = 0;
+  std::optional<Finding> finding;
+};
+
+// Told before each seed is run.
+using SearchProgress = std::function<void(uint64_t seed)>;
+
+// Searches the seeds of `options` in order and shrinks the first finding. An error when a run
+// could not be made.
+Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& options,
+                            const SearchProgress& progress = nullptr);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_SEARCH_H_

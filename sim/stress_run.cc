@@ -1,0 +1,249 @@
+#include "sim/stress_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "impl/store/redis_cluster.h"
+#include "impl/store/redis_kv.h"
+#include "impl/store/redis_server.h"
+#include "model/oracles.h"
+
+namespace ratelab {
+
+namespace {
+
+// The inline executor's way (each step runs at once, on the caller's thread), noting each step
+// and when its answer came, so that a witness shows how the racers' steps interleaved.
+class RecordingExecutor final : public Executor {
+ public:
+  explicit RecordingExecutor(const Clock& clock) : clock_(clock) {}
+  bool RunsInline() const override { return false; }
+  void Submit(PendingStep& step) override {
+    step.Apply();
+    steps_.push_back({step.label(), clock_.Now()});
+    step.resume.resume();
+  }
+  StepList TakeSteps() { return std::exchange(steps_, {}); }
+
+ private:
+  const Clock& clock_;
+  StepList steps_;
+};
+
+// What one thread did: its requests, and the error that stopped it, if any.
+struct Worker {
+  History history;
+  Status failure;
+};
+
+// One limiter process: its own connection and protocol instance, sending until `deadline`, or
+// until the run has recorded kStressMaxRequests.
+void Work(const StressPlan& plan, const std::string& url, int node, Instant deadline,
+          const Clock& clock, std::atomic<int64_t>& answered, std::atomic<int>& running,
+          Worker& w) {
+  struct Done {
+    std::atomic<int>& running;
+    ~Done() { running.fetch_sub(1); }
+  } done{running};
+  Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url);
+  if (!kv.ok()) {
+    w.failure = kv.status();
+    return;
+  }
+  Result<std::unique_ptr<Protocol>> protocol = plan.subject.Make(plan.policy, {kv->get(), nullptr});
+  if (!protocol.ok()) {
+    w.failure = protocol.status();
+    return;
+  }
+  (*protocol)->SeedProcess(0x5eed0000 + static_cast<uint64_t>(node));  // its own Math.random
+  RecordingExecutor executor(clock);
+  for (size_t i = static_cast<size_t>(node);; ++i) {
+    const Request request{"user", "s" + std::to_string(i % static_cast<size_t>(plan.users) + 1),
+                          "/stress", 1, clock.Now()};
+    if (request.now >= deadline || answered.load(std::memory_order_relaxed) >= kStressMaxRequests) {
+      return;
+    }
+    HistoryEvent e;
+    e.key = LimiterKey(request);
+    e.node = node;
+    e.invoke = e.node_now = request.now;
+    Context ctx(executor);
+    Task<Result<Decision>> task = (*protocol)->Decide(ctx, request);
+    task.Start();
+    if (!task.done()) std::terminate();  // every step ran at once
+    Result<Decision> decision = std::move(task.result());
+    e.complete = e.apply = clock.Now();  // where in between it took effect, no one knows
+    e.steps = executor.TakeSteps();
+    if (!decision.ok()) {
+      w.failure = decision.status();
+      return;
+    }
+    e.decision = *decision;
+    w.history.push_back(std::move(e));
+    answered.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+// Every thread's requests, in the order they were sent, numbered.
+History Merge(std::vector<Worker>& workers) {
+  History h;
+  for (Worker& w : workers) std::move(w.history.begin(), w.history.end(), std::back_inserter(h));
+  std::stable_sort(h.begin(), h.end(), [](const HistoryEvent& a, const HistoryEvent& b) {
+    return a.invoke != b.invoke ? a.invoke < b.invoke : a.node < b.node;
+  });
+  for (size_t i = 0; i < h.size(); ++i) h[i].id = static_cast<int64_t>(i);
+  return h;
+}
+
+BusiestKey FindBusiestKey(const History& h, const Policy& policy) {
+  struct Span {
+    Instant from = Instant::max(), to = Instant::min();
+    int64_t admitted = 0;
+  };
+  std::map<std::string, Span> keys;
+  for (const HistoryEvent& e : h) {
+    Span& s = keys[e.key];
+    s.from = std::min(s.from, e.invoke);
+    s.to = std::max(s.to, e.complete);
+    if (e.admitted()) s.admitted += e.cost;
+  }
+  BusiestKey best;
+  double best_ratio = -1;
+  for (const auto& [key, s] : keys) {
+    const int64_t allowed = MostAdmittedBetween(policy, s.from, s.to);
+    const double ratio = static_cast<double>(s.admitted) / static_cast<double>(allowed);
+    if (ratio > best_ratio) {
+      best_ratio = ratio;
+      best = {key, s.admitted, allowed};
+    }
+  }
+  return best;
+}
+
+// Judges `judged` (`history` at the protocol's `resolution`) by the promise over intervals, the
+// witnesses showing the events as they were. Racing over-admission shows within a few bucket
+// sizes, so spans up to 2B (at least 64) emission intervals are searched, which keeps the search
+// near linear in the admissions.
+std::vector<Violation> JudgePromise(const History& history, const History& judged,
+                                    const Policy& policy, Duration resolution) {
+  const Duration horizon = std::max<int64_t>(64, 2 * policy.limit) * policy.window;
+  std::vector<Violation> violations =
+      *CheckOf(CheckId::kPromise).judge_over_intervals(judged, policy, horizon);
+  for (Violation& v : violations) {
+    for (HistoryEvent& e : v.witness) e = history[static_cast<size_t>(e.id)];
+    if (resolution > Duration(1)) {
+      v.summary += " (times to the protocol's " + FormatDuration(resolution) + ")";
+    }
+  }
+  return violations;
+}
+
+}  // namespace
+
+Status CheckStressPlan(const StressPlan& plan) {
+  const auto refuse = [](const std::string& why) { return absl::InvalidArgumentError(why); };
+  if (plan.subject.info->store != "kv") {
+    return refuse(plan.subject.name + " keeps its state in " +
+                  std::string(plan.subject.info->store) +
+                  ": stress runs the kv protocols on a real Redis (ratelab list protocols)");
+  }
+  if (plan.policy.algorithm == Algorithm::kAnchoredWindow) {
+    return refuse("the anchored window cannot be judged on a wall-clock history");
+  }
+  if (plan.store.kind == KvStoreName::Kind::kMemory) {
+    return refuse(
+        "--store memory: MemoryKv is a single-threaded simulation; stress needs a real Redis "
+        "(--store redis, or its URL)");
+  }
+  if (plan.threads < 1 || plan.threads > 256) return refuse("--threads must be between 1 and 256");
+  if (plan.duration <= Duration(0) || plan.duration > std::chrono::hours(1)) {
+    return refuse("--duration must be above 0 and at most 1h (e.g. 3s, 1m)");
+  }
+  if (plan.users < 1 || plan.users > 1'000'000) {
+    return refuse("--users must be between 1 and 1000000");
+  }
+  return absl::OkStatus();
+}
+
+Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
+                               const StressProgress& progress) {
+  if (Status s = CheckStressPlan(plan); !s.ok()) return s;
+  StressResult r;
+  // The store: a private server for the run, or the given one (which must be empty).
+  std::unique_ptr<RedisServer> private_server;
+  std::string url = plan.store.url;
+  r.where = url;
+  if (plan.store.kind == KvStoreName::Kind::kPrivateRedis) {
+    Result<std::unique_ptr<RedisServer>> server = RedisServer::Start({});
+    if (!server.ok()) {
+      return Status(server.status().code(),
+                    "--store redis: " + std::string(server.status().message()));
+    }
+    private_server = *std::move(server);
+    url = private_server->url();
+    r.where = "a private redis-server";
+  }
+  Result<std::unique_ptr<Kv>> admin = OpenRedisUrl(url);
+  if (!admin.ok())
+    return absl::InvalidArgumentError("--store: " + std::string(admin.status().message()));
+  if (Status s = RequireEmptyDatabase(**admin, url); !s.ok()) return s;
+
+  std::vector<Worker> workers(static_cast<size_t>(plan.threads));
+  std::atomic<int64_t> answered = 0;
+  std::atomic<int> running = plan.threads;
+  r.start = clock.Now();
+  const Instant deadline = r.start + plan.duration;
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < plan.threads; ++t) {
+      threads.emplace_back(Work, std::cref(plan), std::cref(url), t, deadline, std::cref(clock),
+                           std::ref(answered), std::ref(running),
+                           std::ref(workers[static_cast<size_t>(t)]));
+    }
+    // A progress report a second while they run (they stop on their own).
+    Instant next = r.start + std::chrono::seconds(1);
+    while (running.load() > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (clock.Now() >= next && running.load() > 0) {
+        if (progress) progress(next - r.start, answered.load());
+        next += std::chrono::seconds(1);
+      }
+    }
+  }
+  r.elapsed = clock.Now() - r.start;
+  r.stopped_at_cap = answered.load() >= kStressMaxRequests;
+  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
+  for (const Worker& w : workers) {
+    if (!w.failure.ok()) {
+      return Status(w.failure.code(), "the store failed, so the history is incomplete: " +
+                                          std::string(w.failure.message()));
+    }
+  }
+
+  r.history = Merge(workers);
+  std::vector<Duration> latencies;
+  for (const HistoryEvent& e : r.history) {
+    r.admitted += e.admitted() ? 1 : 0;
+    r.denied += e.denied() ? 1 : 0;
+    latencies.push_back(e.complete - e.invoke);
+  }
+  std::sort(latencies.begin(), latencies.end());
+  const auto percentile = [&](size_t p) {
+    return latencies.empty() ? Duration(0) : latencies[(latencies.size() - 1) * p / 100];
+  };
+  r.latency_p50 = percentile(50);
+  r.latency_p99 = percentile(99);
+  r.resolution = plan.subject.info->time_resolution;
+  // Judged as the protocol sees time (the Lua scripts take whole milliseconds or microseconds).
+  const History judged = AtResolution(r.history, r.resolution);
+  r.busiest = FindBusiestKey(judged, plan.policy);
+  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
+  r.violations = JudgePromise(r.history, judged, plan.policy, r.resolution);
+  return r;
+}
+
+}  // namespace ratelab

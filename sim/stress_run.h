@@ -1,0 +1,83 @@
+// Real concurrency (`ratelab stress`): T threads, each a limiter process with its own connection
+// to a real Redis and its own instance of the protocol, send requests as fast as they are
+// answered for a while, running the protocol's steps at once on their own thread as in
+// production. Every request is recorded with the wall-clock instants it was sent and answered,
+// and the checks that can judge such a history (checks.h, judge_over_intervals) judge it with
+// the uncertainty it has: a decision took effect somewhere in [sent, answered], so only what is
+// broken wherever each fell is reported. No false alarms; the racy protocols' over-admission
+// still shows, since the racers are answered within the same few milliseconds.
+//
+// The one place where threads run protocols. Time comes from the Clock handed in.
+#ifndef RATELAB_SIM_STRESS_RUN_H_
+#define RATELAB_SIM_STRESS_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "impl/core/clock.h"
+#include "impl/core/status.h"
+#include "model/history.h"
+#include "model/policy.h"
+#include "model/violation.h"
+#include "sim/checks.h"
+#include "sim/kv_backend.h"
+#include "sim/limiter_subject.h"
+
+namespace ratelab {
+
+// The most requests a run records (each is held in memory until the end, a few hundred bytes):
+// the threads stop there, and the result says so.
+inline constexpr int64_t kStressMaxRequests = 5'000'000;
+
+struct StressPlan {
+  LimiterSubject subject;  // a kv protocol, or a user's script
+  Policy policy;
+  KvStoreName store;  // a private redis-server, or a running Redis or Redis Cluster
+  int threads = 4;
+  Duration duration = std::chrono::seconds(3);
+  int users = 1;  // requests go round the users' keys, so the threads contend for each
+};
+
+// InvalidArgument when `plan` cannot be run: a protocol that keeps no kv state, an anchored
+// window (its windows move with the unknown instants), MemoryKv (a single-threaded simulation),
+// threads outside [1, 256], a duration outside (0, 1h], users outside [1, 1000000].
+Status CheckStressPlan(const StressPlan& plan);
+
+// The key whose admissions come nearest to (or beyond) the most the promise allows over the run.
+struct BusiestKey {
+  std::string key;
+  int64_t admitted = 0;
+  int64_t allowed = 0;
+};
+
+struct StressResult {
+  std::string where;   // "a private redis-server", or the store's URL
+  Instant start{};     // when the threads started
+  Duration elapsed{};  // the duration, or less when stopped at kStressMaxRequests
+  bool stopped_at_cap = false;
+  History history;  // every request, by send time, numbered
+  int64_t admitted = 0;
+  int64_t denied = 0;
+  Duration latency_p50{};  // from sent to answered
+  Duration latency_p99{};
+  BusiestKey busiest;
+  std::string promise;    // the invariant the promise is judged as ("bucket-conformance")
+  Duration resolution{};  // the protocol's: histories are judged at it
+  // The promise's violations, each witness with the events as they were (not floored).
+  std::vector<Violation> violations;
+};
+
+// Told about once a second while the threads run: how long, how many answered.
+using StressProgress = std::function<void(Duration elapsed, int64_t answered)>;
+
+// Starts the store (a private server) or checks that the given one is empty, runs the threads,
+// empties the store, and judges the history. Unavailable (or what the store said) when the store
+// cannot be had or failed during the run: the history is then incomplete, and not judged.
+Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
+                               const StressProgress& progress = nullptr);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_STRESS_RUN_H_

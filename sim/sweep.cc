@@ -1,0 +1,51 @@
+#include "sim/sweep.h"
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "sim/scenario_run.h"
+
+namespace ratelab {
+
+Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t last, int jobs,
+                             const SweepProgress& progress) {
+  const uint64_t count = last - first + 1;
+  SweepResult result;
+  result.seeds.resize(count);
+  std::atomic<uint64_t> next{0}, done{0}, failing{0};
+  Status error;   // the first run that could not be made
+  std::mutex mu;  // guards `error` and the progress calls
+  const auto worker = [&] {
+    for (uint64_t i = next++; i < count; i = next++) {
+      Result<RunResult> c = RunScenario(scenario, first + i);
+      if (!c.ok()) {
+        std::lock_guard lock(mu);
+        if (error.ok()) error = c.status();
+        continue;
+      }
+      result.seeds[i] = {first + i, c->history_hash(), c->violation_count()};
+      if (result.seeds[i].violations > 0) ++failing;
+      const uint64_t finished = ++done;
+      if (progress) {
+        std::lock_guard lock(mu);
+        progress(finished, failing.load());
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  if (!error.ok()) return error;
+  result.seeds_with_violations = failing.load();
+  for (const SeedOutcome& s : result.seeds) {
+    if (s.violations > 0) {
+      result.first_failing = s.seed;
+      break;
+    }
+  }
+  return result;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,40 @@
+// A sweep: one scenario run from every seed of a range, several at a time, each reduced to its
+// fingerprint and its count of violations (a history is dropped once judged, so a sweep of
+// thousands of seeds holds a few numbers each).
+#ifndef RATELAB_SIM_SWEEP_H_
+#define RATELAB_SIM_SWEEP_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "sim/scenario.h"
+
+namespace ratelab {
+
+struct SeedOutcome {
+  uint64_t seed = 0;
+  uint64_t history_hash = 0;
+  int64_t violations = 0;
+};
+
+struct SweepResult {
+  std::vector<SeedOutcome> seeds;  // in seed order
+  uint64_t seeds_with_violations = 0;
+  std::optional<uint64_t> first_failing;  // the lowest seed with a violation
+};
+
+// Told after each seed: how many are done and how many of those failed.
+using SweepProgress = std::function<void(uint64_t done, uint64_t failing)>;
+
+// Runs `scenario` from each seed in [first, last] on `jobs` threads (each run is independent and
+// deterministic, so the result does not depend on `jobs`). The first run that could not be made
+// is the error. `progress` is called from the threads, one call at a time.
+Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t last, int jobs,
+                             const SweepProgress& progress = nullptr);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_SWEEP_H_

@@ -1,0 +1,107 @@
+// The checks table: every check named once and found by its name; judges read only what the run
+// hands them; survives-restart runs the limiter again only when something restarted.
+#include "sim/checks.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ratelab {
+namespace {
+
+using std::chrono::seconds;
+
+const Instant kNoon = FromUnixNanos(0) + std::chrono::hours(12);
+
+HistoryEvent Admitted(int64_t id, Duration at, const std::string& step) {
+  HistoryEvent e;
+  e.id = id;
+  e.key = "user:u1:/api";
+  e.invoke = e.apply = e.complete = kNoon + at;
+  e.decision = Decision{true, 0, 0, {}, {}};
+  e.steps.push_back({step, kNoon + at});
+  return e;
+}
+
+TEST(Checks, EveryCheckHasOneNameThatFindsIt) {
+  std::set<std::string_view> names;
+  for (const CheckInfo& c : Checks()) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name;
+    EXPECT_FALSE(c.summary.empty()) << c.name;
+    EXPECT_EQ(&CheckOf(c.id), &c);
+    Result<CheckId> found = CheckFromName(c.name);
+    ASSERT_TRUE(found.ok()) << c.name;
+    EXPECT_EQ(*found, c.id);
+  }
+  EXPECT_EQ(names.size(), 9u);
+  EXPECT_FALSE(names.contains("boundary-burst")) << "a ratio every run reports, not a check";
+  const Result<CheckId> unknown = CheckFromName("vibes");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown check 'vibes' (expected one of promise, "),
+            std::string::npos);
+}
+
+TEST(Checks, OnlyThePromiseCanBeJudgedWithoutTheStoresOrder) {
+  for (const CheckInfo& c : Checks()) {
+    EXPECT_EQ(c.judge_over_intervals != nullptr, c.id == CheckId::kPromise) << c.name;
+  }
+}
+
+// A judged run of `h` under fixed window 1 per 10s.
+struct Fixture {
+  History history;
+  Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, seconds(10));
+  AnyWindowReport any;
+  std::vector<MemoryDocs::Immortal> never_expire;
+  std::vector<FaultWindow> restarts;
+  int reruns = 0;
+  History calm;
+  std::function<Result<History>()> without_restarts = [this]() -> Result<History> {
+    ++reruns;
+    return calm;
+  };
+  Judged Run() {
+    any = CheckAnyWindowCap(history, 1, policy.window);
+    return {history, policy, 1, policy.window, any, never_expire, restarts, without_restarts};
+  }
+};
+
+TEST(Checks, KeyExpiryNamesTheKeyAndTheRequestsThatWroteIt) {
+  Fixture f;
+  f.history = {Admitted(0, seconds(1), "INCR rl:a"), Admitted(1, seconds(12), "INCR rl:b")};
+  f.never_expire = {{"store key rl:a", "no TTL", {"rl:a"}}};
+  Result<std::vector<Violation>> v = CheckOf(CheckId::kKeyExpiry).judge(f.Run());
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].summary, "store key rl:a has no expiry (no TTL): nothing will ever free it");
+  ASSERT_EQ((*v)[0].witness.size(), 1u);
+  EXPECT_EQ((*v)[0].witness[0].id, 0);
+}
+
+TEST(Checks, SurvivesRestartBlamesOnlyWhatARestartReset) {
+  Fixture f;
+  // Two admissions in one window, a restart between them.
+  f.history = {Admitted(0, seconds(1), "decide"), Admitted(1, seconds(3), "decide")};
+  Result<std::vector<Violation>> v = CheckOf(CheckId::kSurvivesRestart).judge(f.Run());
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->empty()) << "nothing restarted";
+  EXPECT_EQ(f.reruns, 0) << "and the run was not made again";
+
+  f.restarts = {
+      {"node 0 crashed at 12:00:02.000 (down 1s)", kNoon + seconds(2), kNoon + seconds(3)}};
+  f.calm = {Admitted(0, seconds(1), "decide")};  // without the crash, the second was denied
+  v = CheckOf(CheckId::kSurvivesRestart).judge(f.Run());
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(v->size(), 1u);
+  EXPECT_EQ((*v)[0].invariant, "survives-restart");
+  EXPECT_NE((*v)[0].summary.find("; across the restart: node 0 crashed"), std::string::npos);
+  EXPECT_EQ(f.reruns, 1);
+
+  f.calm = f.history;  // broken anyway: not the restart's doing
+  v = CheckOf(CheckId::kSurvivesRestart).judge(f.Run());
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->empty());
+}
+
+}  // namespace
+}  // namespace ratelab

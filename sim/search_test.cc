@@ -1,0 +1,152 @@
+// The search behind `ratelab check`: its draws are a function of the seed, made of the
+// simulator's own traffic and fault draws; shrinking keeps the invariant broken with fewer
+// requests; a run that could not be made is an error, never "nothing found".
+#include "sim/search.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace ratelab {
+namespace {
+
+using std::chrono::seconds;
+
+Case Base(Algorithm a, int64_t limit, Duration window) {
+  Case c;
+  c.policy =
+      Describe(a).bucket ? Policy::Bucket(a, limit, window) : Policy::Window(a, limit, window);
+  c.checks = {CheckId::kPromise};
+  return c;
+}
+
+LimiterSubject Subject(const std::string& protocol) {
+  Result<LimiterSubject> s = ResolveLimiter(protocol, std::nullopt);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return *s;
+}
+
+TEST(SearchFaults, ReadsANamedListAndRemembersItsOrder) {
+  Result<SearchFaults> f = ParseSearchFaults("restart,crash,restart");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->ToString(), "restart,crash");
+  EXPECT_EQ(f->Sorted(), "crash,restart");
+  EXPECT_EQ(*f, (SearchFaults{SearchFault::kCrash, SearchFault::kRestart}));
+  EXPECT_NE(*f, (SearchFaults{SearchFault::kCrash}));
+  EXPECT_EQ(ParseSearchFaults("none")->ToString(), "none");
+  EXPECT_EQ(ParseSearchFaults("")->ToString(), "none");
+  const Result<SearchFaults> bad = ParseSearchFaults("crash,meteor");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "unknown fault 'meteor' (expected a comma-separated list of crash, restart, skew, "
+            "outage, or none)");
+}
+
+TEST(Draw, TheSameSeedDrawsTheSameCase) {
+  const Case base = Base(Algorithm::kFixedWindow, 3, seconds(10));
+  const SearchFaults all = {SearchFault::kCrash, SearchFault::kRestart, SearchFault::kOutage,
+                            SearchFault::kSkew};
+  std::set<size_t> sizes;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Case a = Draw(base, seed, all, 3), b = Draw(base, seed, all, 3);
+    ASSERT_EQ(a.arrivals.size(), b.arrivals.size());
+    for (size_t i = 0; i < a.arrivals.size(); ++i) {
+      EXPECT_EQ(a.arrivals[i].at, b.arrivals[i].at);
+      EXPECT_EQ(a.arrivals[i].user, b.arrivals[i].user);
+    }
+    ASSERT_EQ(a.faults.size(), b.faults.size());
+    sizes.insert(a.arrivals.size());
+  }
+  EXPECT_GT(sizes.size(), 5u) << "different seeds draw different traffic";
+}
+
+TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
+  const Case base = Base(Algorithm::kFixedWindow, 2, seconds(10));
+  const Instant start = Scenario().start;
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const Case c = Draw(base, seed, {SearchFault::kOutage}, 2);
+    ASSERT_FALSE(c.arrivals.empty());
+    EXPECT_TRUE(std::is_sorted(c.arrivals.begin(), c.arrivals.end(),
+                               [](const Arrival& a, const Arrival& b) { return a.at < b.at; }));
+    for (const Arrival& a : c.arrivals) {
+      EXPECT_GE(a.at, start - seconds(1)) << "a boundary attack starts just before an edge";
+      EXPECT_LT(a.at, start + seconds(30) + seconds(1));
+      EXPECT_TRUE(a.user == "u1" || a.user == "u2") << a.user;
+    }
+    EXPECT_EQ(c.nodes.size(), 2u);
+    EXPECT_EQ(c.nodes[1].clock_offset, Duration(0)) << "no skew unless asked";
+    for (const FaultSpec& f : c.faults) {
+      EXPECT_EQ(f.kind, FaultSpec::Kind::kStoreOutage);
+      // Just after some request: within a round trip of the latest request before it.
+      const Instant at = start + f.at;
+      bool near = false;
+      for (const Arrival& a : c.arrivals) {
+        near = near || (a.at <= at && at - a.at <= 2 * (kSearchLatencyBase + kSearchLatencyJitter));
+      }
+      EXPECT_TRUE(near) << "seed " << seed;
+    }
+  }
+  int skewed = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    skewed += Draw(base, seed, {SearchFault::kSkew}, 2).nodes[1].clock_offset != Duration(0);
+  }
+  EXPECT_GT(skewed, 15);
+}
+
+TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
+  const LimiterSubject racy = Subject("kv-token-bucket-hgetall-hset");
+  const Case base = Base(Algorithm::kTokenBucket, 1, seconds(1));
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Case drawn = Draw(base, seed, {}, 3);
+    Result<CaseRun> run = RunCase(racy, drawn, seed, nullptr);
+    ASSERT_TRUE(run.ok()) << run.status();
+    if (!run->first) continue;
+    Result<Case> minimal = Shrink(racy, drawn, seed, run->first->invariant, 2000, nullptr);
+    ASSERT_TRUE(minimal.ok()) << minimal.status();
+    EXPECT_EQ(minimal->arrivals.size(), 2u) << "2 requests, 1 token: both succeed";
+    Result<CaseRun> again = RunCase(racy, *minimal, seed, nullptr);
+    ASSERT_TRUE(again.ok());
+    ASSERT_TRUE(again->first);
+    EXPECT_EQ(again->first->invariant, run->first->invariant);
+    // With no runs to spend, nothing is taken away.
+    Result<Case> untouched = Shrink(racy, drawn, seed, run->first->invariant, 0, nullptr);
+    ASSERT_TRUE(untouched.ok());
+    EXPECT_EQ(untouched->arrivals.size(), drawn.arrivals.size());
+    return;
+  }
+  FAIL() << "no seed in 1..20 found the race";
+}
+
+TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
+  SearchOptions options;
+  options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
+  options.last_seed = 20;
+  std::vector<uint64_t> told;
+  Result<SearchResult> found = Search(Subject("kv-token-bucket-hgetall-hset"), options,
+                                      [&](uint64_t seed) { told.push_back(seed); });
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->finding);
+  EXPECT_EQ(found->seeds_searched, found->finding->seed);
+  EXPECT_EQ(told.size(), found->seeds_searched);
+  EXPECT_EQ(found->finding->check, CheckId::kPromise);
+  EXPECT_EQ(found->finding->witness.size(), found->finding->minimal.arrivals.size());
+
+  options.last_seed = 40;
+  Result<SearchResult> none = Search(Subject("kv-token-bucket-lua"), options);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->finding);
+  EXPECT_EQ(none->seeds_searched, 40u);
+}
+
+TEST(Search, AStoreThatCannotBeReachedIsAnErrorNotNothingFound) {
+  SearchOptions options;
+  options.base = Base(Algorithm::kGcra, 1, seconds(1));
+  options.last_seed = 5;
+  options.kv_store = *KvStoreSource::Make("redis://127.0.0.1:1/0");  // nothing listens there
+  Result<SearchResult> r = Search(Subject("kv-gcra-lua"), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -4,9 +4,8 @@
 #include <optional>
 
 #include "cli/exit_codes.h"
+#include "cli/limiter_flags.h"
 #include "cli/options.h"
-#include "cli/policy_flags.h"
-#include "cli/user_script.h"
 #include "impl/core/system_clock.h"
 #include "reports/check_report.h"
 #include "sim/search.h"
@@ -27,8 +26,8 @@ class Check final : public Command {
         "Search for a violation of what a protocol promises (random traffic, interleavings and "
         "faults through the simulator), shrink it, and print the minimal witness; exit 1 when "
         "one is found");
-    c->add_option("protocol", protocol_, "A protocol from ratelab list protocols (or give --lua)");
-    AddPolicyFlags(*c, policy_, kDefaults);
+    limiter_.Add(*c, "A protocol from ratelab list protocols (or give --lua)",
+                 "Check your own Lua script instead of a protocol (with --model)");
     c->add_option("--seeds", seeds_, "How many seeds to search")->capture_default_str();
     c->add_option("--seed", seed_, "Search this one seed (to replay a finding)");
     c->add_option("--concurrency", concurrency_, "Nodes sending requests at once")
@@ -43,21 +42,15 @@ class Check final : public Command {
     AddParsed(*c, "--durability", durability_, ParseDurability,
               "What the store keeps over a restart: none, everysec, always (default always)");
     AddStoreOption(*c, store_, std::string(kStoreHelp) + " (default memory)");
-    AddUserScriptFlags(*c, script_,
-                       "Check your own Lua script instead of a protocol (with --model)");
     c->add_flag("--json", json_, "Print the verdict as JSON");
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    Result<std::optional<UserScript>> script = script_.Script();
-    if (!script.ok()) return script.status();
-    Result<LimiterSubject> subject = ResolveLimiter(protocol_, *script);
+    Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
-    Result<Policy> policy =
-        PolicyFromFlags(subject->name, subject->info->algorithm, policy_, kDefaults);
+    Result<Policy> policy = limiter_.PolicyOf(*subject);
     if (!policy.ok()) return policy.status();
-    if (Status s = subject->CheckPolicy(*policy); !s.ok()) return s;
     if (concurrency_ < 1 || concurrency_ > 64) {
       return absl::InvalidArgumentError("--concurrency must be between 1 and 64");
     }
@@ -118,8 +111,7 @@ class Check final : public Command {
 
   // The command that replays `seed` with the options the user gave.
   std::string Reproduce(uint64_t seed) const {
-    std::string out = "ratelab check" + (script_.lua ? script_.Flags() : " " + protocol_);
-    out += policy_.Flags() + " --seed " + std::to_string(seed);
+    std::string out = "ratelab check" + limiter_.Flags() + " --seed " + std::to_string(seed);
     if (faults_ != kDefaultFaults) out += " --faults " + faults_.ToString();
     if (concurrency_ != 3) out += " --concurrency " + std::to_string(concurrency_);
     if (durability_ != Durability::kAlways) {
@@ -131,8 +123,7 @@ class Check final : public Command {
     return out;
   }
 
-  std::string protocol_;
-  PolicyFlags policy_;
+  LimiterFlags limiter_{kDefaults};
   uint64_t seeds_ = 200;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;
@@ -142,7 +133,6 @@ class Check final : public Command {
   std::optional<std::vector<CheckId>> checks_;
   Durability durability_ = Durability::kAlways;
   KvStoreName store_;
-  UserScriptFlags script_;
   bool json_ = false;
 };
 

@@ -3,9 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/limiter_flags.h"
 #include "cli/options.h"
-#include "cli/policy_flags.h"
-#include "cli/user_script.h"
 #include "impl/core/system_clock.h"
 #include "reports/stress_report.h"
 #include "sim/stress_run.h"
@@ -32,7 +31,8 @@ class Stress final : public Command {
         "requests to a real Redis as fast as it answers; the promise is judged on the wall-clock "
         "history (a decision took effect somewhere between sent and answered); exit 1 when it is "
         "broken");
-    c->add_option("protocol", protocol_, "A kv protocol (ratelab list protocols), or give --lua");
+    limiter_.Add(*c, "A kv protocol (ratelab list protocols), or give --lua",
+                 "Stress your own Lua script instead of a protocol (with --model)");
     AddStoreOption(*c, plan_.store,
                    "redis (a private redis-server that ratelab starts and stops; the default), or "
                    "the URL of a running Redis, redis://host:port/db or unix:///path.sock?db=N, "
@@ -44,24 +44,17 @@ class Stress final : public Command {
     c->add_option("--users", plan_.users,
                   "Users whose keys the requests go round (fewer users, more contention)")
         ->capture_default_str();
-    AddPolicyFlags(*c, policy_, kDefaults);
-    AddUserScriptFlags(*c, script_,
-                       "Stress your own Lua script instead of a protocol (with --model)");
     c->add_flag("--json", json_, "Print the result as JSON");
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    Result<std::optional<UserScript>> script = script_.Script();
-    if (!script.ok()) return script.status();
-    Result<LimiterSubject> subject = ResolveLimiter(protocol_, *script);
+    Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
     plan_.subject = *std::move(subject);
     if (plan_.subject.info->store != "kv") return CheckStressPlan(plan_);  // says why not
-    Result<Policy> policy =
-        PolicyFromFlags(plan_.subject.name, plan_.subject.info->algorithm, policy_, kDefaults);
+    Result<Policy> policy = limiter_.PolicyOf(plan_.subject);
     if (!policy.ok()) return policy.status();
-    if (Status s = plan_.subject.CheckPolicy(*policy); !s.ok()) return s;
     plan_.policy = *policy;
     if (Status s = CheckStressPlan(plan_); !s.ok()) return s;
 
@@ -91,10 +84,8 @@ class Stress final : public Command {
     return plan;
   }
 
-  std::string protocol_;
+  LimiterFlags limiter_{kDefaults};
   StressPlan plan_ = WithPrivateRedis();
-  PolicyFlags policy_;
-  UserScriptFlags script_;
   bool json_ = false;
 };
 

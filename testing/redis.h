@@ -13,7 +13,9 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
+#include "impl/store/kv.h"
 #include "impl/store/redis_server.h"
 #include "testing/redis_cluster_server.h"
 
@@ -26,6 +28,13 @@ inline bool UnderCi() {
 
 // Whether a start failure may skip the test rather than fail it.
 inline bool MaySkip(const Status& s) { return absl::IsNotFound(s) && !UnderCi(); }
+
+// The reply to `argv`, failing the test (and answering nil) when the store cannot be reached.
+inline KvReply Cmd(Kv& kv, const std::vector<std::string>& argv) {
+  Result<KvReply> r = kv.Execute(argv);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : KvReply::Nil();
+}
 
 }  // namespace ratelab::testing_redis
 

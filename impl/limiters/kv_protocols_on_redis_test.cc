@@ -11,13 +11,7 @@
 namespace ratelab {
 namespace {
 
-using Argv = std::vector<std::string>;
-
-KvReply Cmd(Kv& kv, const Argv& argv) {
-  Result<KvReply> r = kv.Execute(argv);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : KvReply::Nil();
-}
+using testing_redis::Cmd;
 
 TEST(RedisCluster, EveryKvProtocolDecidesOnTheCluster) {
   RATELAB_START_REDIS_CLUSTER(cluster);

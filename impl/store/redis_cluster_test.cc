@@ -15,11 +15,7 @@ namespace {
 
 using Argv = std::vector<std::string>;
 
-KvReply Cmd(Kv& kv, const Argv& argv) {
-  Result<KvReply> r = kv.Execute(argv);
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : KvReply::Nil();
-}
+using testing_redis::Cmd;
 
 TEST(KeySlot, MatchesRedisPublishedValues) {
   EXPECT_EQ(Crc16("123456789"), 0x31C3);

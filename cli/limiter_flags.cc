@@ -1,0 +1,31 @@
+#include "cli/limiter_flags.h"
+
+#include <CLI/CLI.hpp>
+
+namespace ratelab {
+
+void LimiterFlags::Add(CLI::App& command, const std::string& protocol_help,
+                       const std::string& lua_help) {
+  command.add_option("protocol", protocol, protocol_help);
+  AddPolicyFlags(command, policy, defaults);
+  AddUserScriptFlags(command, script, lua_help);
+}
+
+Result<LimiterSubject> LimiterFlags::Subject() const {
+  Result<std::optional<UserScript>> user_script = script.Script();
+  if (!user_script.ok()) return user_script.status();
+  return ResolveLimiter(protocol, *user_script);
+}
+
+Result<Policy> LimiterFlags::PolicyOf(const LimiterSubject& subject) const {
+  Result<Policy> p = PolicyFromFlags(subject.name, subject.info->algorithm, policy, defaults);
+  if (!p.ok()) return p.status();
+  if (Status s = subject.CheckPolicy(*p); !s.ok()) return s;
+  return p;
+}
+
+std::string LimiterFlags::Flags() const {
+  return (script.lua ? script.Flags() : " " + protocol) + policy.Flags();
+}
+
+}  // namespace ratelab

@@ -45,7 +45,11 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
       out << (app.get_subcommands().empty() ? app.help() : app.get_subcommands().front()->help());
       return kExitOk;
     }
-    err << "ratelab: " << e.what() << "\nRun 'ratelab --help' for usage.\n";
+    const std::string help =
+        app.get_subcommands().empty()
+            ? "ratelab --help"
+            : "ratelab " + app.get_subcommands().front()->get_name() + " --help";
+    err << "ratelab: " << e.what() << "\nRun '" << help << "' for usage.\n";
     return kExitBadInput;
   }
   for (const auto& [subcommand, command] : table) {

@@ -106,10 +106,12 @@ class ReportFromFile final : public Command {
   // The run in the file: compare's report.json, or run's result.json (for a sweep, its first
   // failing seed).
   Result<RunReport> Read() const {
-    std::ifstream in(file_);
-    if (!in || std::filesystem::is_directory(file_)) {
-      return absl::InvalidArgumentError("cannot read " + file_);
+    if (std::error_code ec; std::filesystem::is_directory(file_, ec)) {
+      return absl::InvalidArgumentError(
+          "cannot read " + file_ + ": it is a directory (give its report.json or result.json)");
     }
+    std::ifstream in(file_);
+    if (!in) return absl::InvalidArgumentError("cannot read " + file_);
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(in);

@@ -1,7 +1,8 @@
 // Swarm mode, after FoundationDB's swarm testing: every seed draws its own handful of faults
 // (node crashes, clock jumps, store outages and restarts, latency spikes) at its own times, so a
 // sweep over many seeds covers combinations nobody wrote down. The faults are a function of the
-// seed, printed with the run, and replayed by the same seed.
+// seed, printed with the run, and replayed by the same seed. The search behind `ratelab check`
+// (search.h) draws its faults here too, placed just after requests.
 #ifndef RATELAB_SIM_SWARM_H_
 #define RATELAB_SIM_SWARM_H_
 

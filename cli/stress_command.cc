@@ -59,10 +59,8 @@ class Stress final : public Command {
     if (Status s = CheckStressPlan(plan_); !s.ok()) return s;
 
     err << "stress " << plan_.subject.name << " (" << plan_.policy.ToString() << ") on "
-        << (plan_.store.kind == KvStoreName::Kind::kPrivateRedis ? "a private redis-server"
-                                                                 : plan_.store.url)
-        << ": " << plan_.threads << " threads, " << plan_.users << " user(s), "
-        << FormatDuration(plan_.duration) << "\n";
+        << plan_.store.Describe() << ": " << plan_.threads << " threads, " << plan_.users
+        << " user(s), " << FormatDuration(plan_.duration) << "\n";
     const SystemClock clock;
     Result<StressResult> result = RunStress(plan_, clock, [&](Duration elapsed, int64_t answered) {
       err << "progress: " << FormatDuration(elapsed) << ", " << answered << " answered\n";

@@ -175,6 +175,18 @@ std::string KvStoreName::ToString() const {
   return "?";
 }
 
+std::string KvStoreName::Describe() const {
+  switch (kind) {
+    case Kind::kMemory:
+      return "MemoryKv";
+    case Kind::kPrivateRedis:
+      return "a private redis-server";
+    case Kind::kUrl:
+      return url;
+  }
+  return "?";
+}
+
 std::shared_ptr<KvStoreSource> KvStoreSource::Make(const KvStoreName& name) {
   return std::shared_ptr<KvStoreSource>(new KvStoreSource(name));
 }

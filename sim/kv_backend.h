@@ -63,6 +63,8 @@ struct KvStoreName {
   static Result<KvStoreName> Parse(std::string_view text);
   // As Parse reads it.
   std::string ToString() const;
+  // In words: "MemoryKv", "a private redis-server", or the URL.
+  std::string Describe() const;
   bool operator==(const KvStoreName&) const = default;
 };
 

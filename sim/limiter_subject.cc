@@ -25,15 +25,14 @@ Duration ScriptResolution(const UserScript& s) {
 // One request on a scratch MemoryKv: the script's own error, or a reply in another shape than
 // its interface says, before any search.
 Status TryOnce(const std::shared_ptr<const UserLuaScript>& script, Algorithm model) {
-  const Scenario defaults;
-  ManualClock clock(defaults.start);
+  ManualClock clock(kDefaultScenarioStart);
   MemoryKv kv(clock);
   const Policy policy = Describe(model).bucket ? Policy::Bucket(model, 1, std::chrono::seconds(1))
                                                : Policy::Window(model, 1, std::chrono::seconds(1));
   KvUserLua probe(kv, policy, script);
   InlineExecutor inline_executor;
   Context ctx(inline_executor);
-  const Request request{"user", "u1", "/api", 1, defaults.start};
+  const Request request{"user", "u1", "/api", 1, kDefaultScenarioStart};
   const Result<Decision> first = RunInline(probe.Decide(ctx, request));
   return first.ok() ? absl::OkStatus() : first.status();
 }

@@ -59,11 +59,14 @@ struct FaultSpec {
   std::string Describe(Instant start) const;
 };
 
+// Where a scenario's clock starts unless it says otherwise (and where a search's cases start).
+inline constexpr Instant kDefaultScenarioStart = FromUnixNanos(0) + std::chrono::hours(12);
+
 struct Scenario {
   std::string name;
   std::string description;
   uint64_t seed = 1;
-  Instant start = FromUnixNanos(0) + std::chrono::hours(12);
+  Instant start = kDefaultScenarioStart;
   std::vector<NodeSpec> nodes = {NodeSpec{}};
   Latency to_store;
   Latency from_store;

@@ -81,7 +81,7 @@ std::string SearchFaults::Sorted() const {
 Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concurrency) {
   Random r = Random(seed).Fork(7);
   Case c = base;
-  const Instant start = Scenario().start;
+  const Instant start = kDefaultScenarioStart;
   const Policy& p = c.policy;
   const Duration w = p.ClaimWindow();
   const Duration span = Span(p);

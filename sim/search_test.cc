@@ -62,7 +62,7 @@ TEST(Draw, TheSameSeedDrawsTheSameCase) {
 
 TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
   const Case base = Base(Algorithm::kFixedWindow, 2, seconds(10));
-  const Instant start = Scenario().start;
+  const Instant start = kDefaultScenarioStart;
   for (uint64_t seed = 1; seed <= 50; ++seed) {
     const Case c = Draw(base, seed, {SearchFault::kOutage}, 2);
     ASSERT_FALSE(c.arrivals.empty());

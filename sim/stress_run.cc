@@ -176,7 +176,6 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   // The store: a private server for the run, or the given one (which must be empty).
   std::unique_ptr<RedisServer> private_server;
   std::string url = plan.store.url;
-  r.where = url;
   if (plan.store.kind == KvStoreName::Kind::kPrivateRedis) {
     Result<std::unique_ptr<RedisServer>> server = RedisServer::Start({});
     if (!server.ok()) {
@@ -185,7 +184,6 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
     }
     private_server = *std::move(server);
     url = private_server->url();
-    r.where = "a private redis-server";
   }
   Result<std::unique_ptr<Kv>> admin = OpenRedisUrl(url);
   if (!admin.ok())

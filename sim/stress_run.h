@@ -53,7 +53,6 @@ struct BusiestKey {
 };
 
 struct StressResult {
-  std::string where;   // "a private redis-server", or the store's URL
   Instant start{};     // when the threads started
   Duration elapsed{};  // the duration, or less when stopped at kStressMaxRequests
   bool stopped_at_cap = false;

@@ -91,11 +91,15 @@ class Check final : public Command {
     });
     if (!result.ok()) return result.status();
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
-    err << (result->finding ? "found after " : "searched ") << result->seeds_searched
-        << " seed(s) in " << seconds << " s\n";
-    const uint64_t found_at = result->finding ? result->finding->seed : 0;
+    const bool found = result->finding || result->failure;
+    err << (found ? "found after " : "searched ") << result->seeds_searched << " seed(s) in "
+        << seconds << " s\n";
+    const uint64_t found_at = result->failure   ? result->failure->seed
+                              : result->finding ? result->finding->seed
+                                                : 0;
     const CheckReport report = MakeCheckReport(subject->name, search, *result, Reproduce(found_at));
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderCheckText(report));
+    if (result->failure) return kExitLimiterFailed;
     return result->finding ? kExitViolation : kExitOk;
   }
 

@@ -247,6 +247,55 @@ TEST(Check, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {
   }
 }
 
+// A script that errs only once a key is past its limit: one request on a fresh key cannot show
+// it, so only the search can. Before, such a run counted the errors as lost requests and ended
+// "nothing found".
+constexpr char kErrsPastTheLimit[] =
+    "local n = redis.call('INCR', KEYS[1])\n"
+    "redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+    "if n > tonumber(ARGV[1]) + 1 then return redis.call('HGET', KEYS[1], 'f') end\n"
+    "if n > tonumber(ARGV[1]) then return {0} end\n"
+    "return {1}\n";
+
+TEST(Check, AScriptThatFailsMidSearchIsAFailureNotNothingFound) {
+  const auto file =
+      testing_files::Write(testing_files::TempDir("lua"), "errs.lua", kErrsPastTheLimit);
+  const std::vector<std::string> args = {
+      "check",   "--lua", file.string(), "--model", "fixed-window", "--args", "{limit},{window_ms}",
+      "--seeds", "50"};
+  CliOutcome r = Ratelab(args);
+  ASSERT_EQ(r.exit, kExitLimiterFailed) << r.out << r.err;
+  EXPECT_NE(r.out.find(": FAILED (seed "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the script failed: WRONGTYPE"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nothing found"), std::string::npos) << r.out;
+  std::vector<std::string> json = args;
+  json.push_back("--json");
+  r = Ratelab(json);
+  ASSERT_EQ(r.exit, kExitLimiterFailed) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "failure");
+  EXPECT_NE(j["failure"].get<std::string>().find("WRONGTYPE"), std::string::npos);
+  EXPECT_EQ(j["request"]["key"].get<std::string>().rfind("user:u", 0), 0u) << j["request"];
+  // The reproduce line replays it.
+  const std::string reproduce = j["reproduce"];
+  EXPECT_NE(reproduce.find("--seed " + j["seed"].dump()), std::string::npos) << reproduce;
+}
+
+TEST(Check, ABooleanReplySaysAllowedOrNot) {
+  // Lua's false arrives as nil: for allowed, that is a denial, not a reply of the wrong shape.
+  const auto file = testing_files::Write(
+      testing_files::TempDir("lua"), "boolean.lua",
+      "local key = KEYS[1] .. ':' .. math.floor(tonumber(ARGV[3]) / tonumber(ARGV[2]))\n"
+      "local n = tonumber(redis.call('GET', key) or '0')\n"
+      "if n >= tonumber(ARGV[1]) then return false end\n"
+      "redis.call('INCR', key)\n"
+      "redis.call('PEXPIRE', key, 2 * tonumber(ARGV[2]) + 1000)\n"
+      "return true\n");
+  CliOutcome r = Ratelab({"check", "--lua", file.string(), "--model", "fixed-window", "--args",
+                          "{limit},{window_ms},{now_ms}", "--reply", "allowed", "--seeds", "100"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+}
+
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"check", "no-such-protocol"}, "unknown protocol"},

@@ -7,6 +7,9 @@ namespace ratelab {
 inline constexpr int kExitOk = 0;         // done; for a checking command: nothing found
 inline constexpr int kExitViolation = 1;  // a checking command found a violation
 inline constexpr int kExitBadInput = 2;   // bad input, or a store that failed
+// The limiter answered with its own error (a script that failed, a reply of another shape than
+// its interface says): its verdicts cannot be trusted, so neither 0 nor 1.
+inline constexpr int kExitLimiterFailed = 3;
 
 }  // namespace ratelab
 

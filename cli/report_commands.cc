@@ -58,7 +58,8 @@ class Compare final : public Command {
     c->add_option("scenario", scenario_, "Scenario YAML file")->required();
     c->add_option("--seed", seed_, "Seed of the run (default: the scenario's)");
     c->add_option("--out", out_, "Directory to write the report into")->capture_default_str();
-    c->add_flag("--strict", strict_, "Exit 1 when a check is broken");
+    c->add_flag("--strict", strict_,
+                "Exit 1 when a check is broken, 3 when a limiter answered with its own error");
     AddStoreOption(*c, store_, kStoreHelp);
     return c;
   }
@@ -71,6 +72,7 @@ class Compare final : public Command {
     const std::string reproduce = ReproduceCommand("compare", scenario_, c->seed, store_);
     out << RenderRunText(*c, reproduce);
     if (Status s = Write(ReportOf(*c, reproduce), out_, out, err); !s.ok()) return s;
+    if (strict_ && c->failure_count() > 0) return kExitLimiterFailed;
     return strict_ && c->violation_count() > 0 ? kExitViolation : kExitOk;
   }
 

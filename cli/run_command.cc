@@ -91,6 +91,7 @@ class RunScenarioCommand final : public Command {
       if (json_) out << j.dump(2) << "\n";
     }
     if (!json_) out << RenderRunText(*c, reproduce);
+    if (c->failure_count() > 0) return kExitLimiterFailed;
     return c->violation_count() > 0 ? kExitViolation : kExitOk;
   }
 
@@ -107,7 +108,7 @@ class RunScenarioCommand final : public Command {
     if (!sweep.ok()) return sweep.status();
     SweepReport report{scenario.name, {}, sweep->seeds_with_violations, std::nullopt};
     for (const SeedOutcome& s : sweep->seeds) {
-      report.seeds.push_back({s.seed, HexHash(s.history_hash), s.violations});
+      report.seeds.push_back({s.seed, HexHash(s.history_hash), s.violations, s.failures});
     }
     // The first failing seed, run again in full (same seed, same run) for its witnesses.
     std::optional<RunResult> shown;
@@ -130,10 +131,15 @@ class RunScenarioCommand final : public Command {
     } else {
       out << "seeds " << seeds_->first << ".." << seeds_->last << ": "
           << sweep->seeds_with_violations << " of " << count << " with violations\n";
+      if (sweep->seeds_with_failures > 0) {
+        out << "FAILED: in " << sweep->seeds_with_failures << " of " << count
+            << " seeds a limiter answered with its own error instead of a decision\n";
+      }
       if (shown) {
         out << "first failing seed " << shown->seed << ":\n\n" << RenderRunText(*shown, reproduce);
       }
     }
+    if (sweep->seeds_with_failures > 0) return kExitLimiterFailed;
     return sweep->seeds_with_violations > 0 ? kExitViolation : kExitOk;
   }
 

@@ -72,6 +72,7 @@ class Stress final : public Command {
     }
     const StressReport report = MakeStressReport(plan_, *result);
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderStressText(report));
+    if (result->failure) return kExitLimiterFailed;
     return report.violations.empty() ? kExitOk : kExitViolation;
   }
 

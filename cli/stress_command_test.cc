@@ -81,6 +81,23 @@ TEST(Stress, BringYourOwnLua) {
   }
 }
 
+// A script that errs once its key is past the limit (the first request on a fresh key passes):
+// under real threads that is a failure of the limiter, exit 3, never "kept".
+TEST(Stress, AScriptThatFailsIsAFailureNotAVerdict) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  const auto file = testing_files::Write(
+      testing_files::TempDir("lua"), "errs.lua",
+      "local n = redis.call('INCR', KEYS[1])\n"
+      "redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+      "if n > tonumber(ARGV[1]) + 1 then return redis.call('HGET', KEYS[1], 'f') end\n"
+      "return {n <= tonumber(ARGV[1]) and 1 or 0}\n");
+  const CliOutcome r = Stress({"--lua", file.string(), "--model", "fixed-window", "--args",
+                               "{limit},{window_ms}", "--duration", "300ms"});
+  ASSERT_EQ(r.exit, kExitLimiterFailed) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["failure"].get<std::string>().find("WRONGTYPE"), std::string::npos) << j;
+}
+
 TEST(Stress, RunsOnAGivenServerOnlyWhenItsDatabaseIsEmpty) {
   RATELAB_START_REDIS(server, RedisServerOptions{});
   RedisKv theirs(server->endpoint(3));

@@ -52,6 +52,7 @@ uint64_t HistoryHash(const History& h) {
       f.Bytes(s.label);
       f.Time(s.at);
     }
+    if (e.failed()) f.Bytes(e.failure);  // only then, so histories without failures hash as before
   }
   return f.value();
 }

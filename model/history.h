@@ -76,8 +76,13 @@ struct HistoryEvent {
   // and ids increase with the keys (in std::string order). -1: not given (the oracles then hash
   // and sort the keys). Derived from `key`, so not part of HistoryHash.
   int32_t key_id = -1;
+  // The limiter's own error, when it answered with one instead of a decision (a script that
+  // failed, a reply of another shape than its interface says); empty otherwise. Not a store
+  // fault: those are requests with no answer.
+  std::string failure;
 
   bool admitted() const { return decision && decision->allowed; }
+  bool failed() const { return !failure.empty(); }
   bool denied() const { return decision && !decision->allowed; }
 };
 

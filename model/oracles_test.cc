@@ -58,7 +58,7 @@ TEST(AlignedWindowCapOracle, DeniedAndUnansweredRequestsDoNotCount) {
   History denied = At({seconds(3)}, /*allowed=*/false);
   denied[0].id = 7;
   h.push_back(denied[0]);
-  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, kT0, std::nullopt, {}, -1});
+  h.push_back(HistoryEvent{8, "u", 0, 1, kT0, kT0, kT0, kT0, std::nullopt, {}, -1, ""});
   EXPECT_TRUE(CheckAlignedWindowCap(h, 2, minutes(1)).empty());
 }
 
@@ -106,7 +106,7 @@ TEST(FalseDenialOracle, ExcusesADenialConcurrentWithALostRequestThatReachedTheSt
   const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, seconds(10));
   History h = At({milliseconds(1)}, /*allowed=*/false, seconds(9));
   h[0].complete = kT0 + milliseconds(9);
-  HistoryEvent lost{1, "u", 0, 1, kT0 + milliseconds(2), {}, {}, {}, std::nullopt, {}, -1};
+  HistoryEvent lost{1, "u", 0, 1, kT0 + milliseconds(2), {}, {}, {}, std::nullopt, {}, -1, ""};
   lost.steps.push_back({"EVAL", kT0 + milliseconds(6)});
   h.push_back(lost);
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());

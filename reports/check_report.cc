@@ -32,6 +32,15 @@ CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& op
   CheckReport r;
   r.protocol = protocol;
   r.seeds_searched = result.seeds_searched;
+  if (result.failure) {
+    r.verdict = "failure";
+    r.policy = options.base.policy.ToString();
+    r.seed = result.failure->seed;
+    r.failure = result.failure->request.failure;
+    r.failed_request = WitnessEvents({result.failure->request}, kDefaultScenarioStart).front();
+    r.reproduce = reproduce;
+    return r;
+  }
   if (!result.finding) {
     r.verdict = "none";
     r.policy = options.base.policy.ToString();
@@ -57,6 +66,16 @@ CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& op
 }
 
 std::string RenderCheckText(const CheckReport& r) {
+  if (r.failed_request) {
+    const WitnessEvent& e = *r.failed_request;
+    return r.protocol + ": FAILED (seed " + std::to_string(r.seed) + ", " +
+           std::to_string(r.seeds_searched) +
+           " seed(s) searched): the limiter answered a request with an error instead of a "
+           "decision, so nothing it decided can be trusted\n  " +
+           r.failure + "\nrequest #" + std::to_string(e.id) + " (" + e.key + ", node " +
+           std::to_string(e.node) + ", sent at " + std::to_string(e.invoke_s) + " s), " + r.policy +
+           "\nreproduce: " + r.reproduce + "\n";
+  }
   if (!r.violation) {
     std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
                       " seed(s) (" + r.policy + "; checks:";

@@ -10,12 +10,14 @@
 
 namespace ratelab {
 
-// The report of `result`, a search of `protocol` from `options`; `reproduce` replays its finding.
+// The report of `result`, a search of `protocol` from `options`; `reproduce` replays its finding
+// (or its failure).
 CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& options,
                             const SearchResult& result, const std::string& reproduce);
 
 // For a terminal: the violation, the minimal case, the witness as a timeline and the command
-// that replays it; or what was searched.
+// that replays it; or the limiter's failure and the request it failed on; or what was
+// searched.
 std::string RenderCheckText(const CheckReport& report);
 
 }  // namespace ratelab

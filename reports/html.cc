@@ -111,6 +111,13 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
        "<i>claim</i>: every limiter held to the scenario's claim. <i>over-admitted</i>: admitted "
        "requests past the claim in the window ending at them; <i>false denials</i>: denied "
        "requests an exact sliding log would have admitted.</p>\n";
+  for (const LimiterReport& l : r.limiters) {
+    if (l.failed == 0) continue;
+    s += "<p class=\"bad\"><b>" + Escape(l.name) + " FAILED</b>: " + std::to_string(l.failed) +
+         " request(s) answered with the limiter's own error instead of a decision, so its "
+         "verdicts cannot be trusted. The first: " +
+         Escape(l.failure) + "</p>\n";
+  }
   for (const std::string& note : r.notes) {
     s += "<p class=\"note\">Note: " + Escape(note) + "</p>\n";
   }

@@ -35,8 +35,21 @@ std::string RenderJunit(const RunReport& r) {
     cases += ">\n      <failure type=\"" + Escape(check.name) + "\" message=\"" + Escape(message) +
              "\">" + Escape(body) + "</failure>\n    </testcase>\n";
   });
+  // A limiter that answered with its own error: the run of it is an error, not a verdict.
+  int64_t errors = 0;
+  for (const LimiterReport& l : r.limiters) {
+    if (l.failed == 0) continue;
+    ++tests;
+    ++errors;
+    cases += "    <testcase classname=\"" + Escape(r.scenario + "." + l.name) +
+             "\" name=\"decides without failing\" time=\"0\">\n      <error type=\"failure\" "
+             "message=\"" +
+             Escape(std::to_string(l.failed) + " request(s) failed: " + l.failure) +
+             "\"/>\n    </testcase>\n";
+  }
   const std::string counts = " tests=\"" + std::to_string(tests) + "\" failures=\"" +
-                             std::to_string(failures) + "\" errors=\"0\"";
+                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
+                             "\"";
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ratelab\"" + counts +
          ">\n  <testsuite name=\"" + Escape("ratelab." + r.scenario) + "\"" + counts +
          " skipped=\"0\" time=\"0\">\n" + cases + "  </testsuite>\n</testsuites>\n";

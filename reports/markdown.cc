@@ -35,7 +35,14 @@ std::string RenderMarkdown(const RunReport& r, const std::vector<std::string>& p
              view_parts::Verdict(check.violations) + ")" +
              (first.empty() ? "" : ": " + first[0]->summary) + "\n";
       });
-  if (broken == 0) s += "None: every limiter kept every check.\n";
+  int64_t failed = 0;
+  for (const LimiterReport& l : r.limiters) {
+    if (l.failed == 0) continue;
+    ++failed;
+    s += "- **" + cell(l.name) + "** FAILED: " + std::to_string(l.failed) +
+         " request(s) answered with its own error; the first: " + l.failure + "\n";
+  }
+  if (broken == 0 && failed == 0) s += "None: every limiter kept every check.\n";
   for (const std::string& note : r.notes) s += "\n> " + note + "\n";
   if (!plots.empty()) {
     s += "\n### Plots\n\n";

@@ -63,19 +63,24 @@ json ToJson(const SeriesReport& s) {
 }
 
 json ToJson(const LimiterReport& l) {
-  return {{"name", l.name},
-          {"protocol", l.protocol},
-          {"policy", l.policy},
-          {"offered", l.offered},
-          {"admitted", l.admitted},
-          {"denied", l.denied},
-          {"unanswered", l.unanswered},
-          {"max_in_any_window", l.max_in_any_window},
-          {"history_hash", l.history_hash},
-          {"metrics", ToJson(l.metrics)},
-          {"series", ToJson(l.series)},
-          {"checks", Array(l.checks)},
-          {"violations", Array(l.violations)}};
+  json out = {{"name", l.name},
+              {"protocol", l.protocol},
+              {"policy", l.policy},
+              {"offered", l.offered},
+              {"admitted", l.admitted},
+              {"denied", l.denied},
+              {"unanswered", l.unanswered},
+              {"max_in_any_window", l.max_in_any_window},
+              {"history_hash", l.history_hash},
+              {"metrics", ToJson(l.metrics)},
+              {"series", ToJson(l.series)},
+              {"checks", Array(l.checks)},
+              {"violations", Array(l.violations)}};
+  if (l.failed > 0) {
+    out["failed"] = l.failed;
+    out["failure"] = l.failure;
+  }
+  return out;
 }
 
 json ToJson(const UserReport& u) {
@@ -83,7 +88,9 @@ json ToJson(const UserReport& u) {
 }
 
 json ToJson(const SeedReport& s) {
-  return {{"seed", s.seed}, {"history_hash", s.history_hash}, {"violations", s.violations}};
+  json out = {{"seed", s.seed}, {"history_hash", s.history_hash}, {"violations", s.violations}};
+  if (s.failed > 0) out["failed"] = s.failed;
+  return out;
 }
 
 // Readers, each of one concept, from a JsonReader placed on it.
@@ -175,6 +182,10 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
   }
   for (const JsonReader& v : r.Field("violations").Elements()) {
     l.violations.push_back(ReadViolation(v));
+  }
+  if (r.Has("failed")) {
+    l.failed = r.Field("failed").Int();
+    l.failure = r.Field("failure").String();
   }
   return l;
 }
@@ -276,7 +287,12 @@ json ToJson(const CheckReport& c) {
               {"policy", c.policy},
               {"verdict", c.verdict},
               {"seeds_searched", c.seeds_searched}};
-  if (c.violation) {
+  if (c.failed_request) {
+    out["seed"] = c.seed;
+    out["failure"] = c.failure;
+    out["request"] = ToJson(*c.failed_request);
+    out["reproduce"] = c.reproduce;
+  } else if (c.violation) {
     out["seed"] = c.seed;
     out["requests"] = c.requests;
     out["drawn_requests"] = c.drawn_requests;
@@ -292,7 +308,7 @@ json ToJson(const CheckReport& c) {
 }
 
 json ToJson(const StressReport& s) {
-  return {
+  json out = {
       {"protocol", s.protocol},
       {"store", s.store},
       {"policy", s.policy},
@@ -308,6 +324,8 @@ json ToJson(const StressReport& s) {
        {{"key", s.busiest_key}, {"admitted", s.busiest_admitted}, {"allowed", s.busiest_allowed}}},
       {"checks", {{{"name", s.promise}, {"violations", s.violations.size()}}}},
       {"violations", Array(s.violations)}};
+  if (!s.failure.empty()) out["failure"] = s.failure;  // then nothing was judged
+  return out;
 }
 
 Result<RunReport> RunReportFromJson(const json& j) {
@@ -323,7 +341,8 @@ Result<SweepReport> SweepReportFromJson(const json& j) {
   s.scenario = r.Field("scenario").String();
   for (const JsonReader& seed : r.Field("seeds").Elements()) {
     s.seeds.push_back({seed.Field("seed").Unsigned(), seed.Field("history_hash").String(),
-                       seed.Field("violations").Int()});
+                       seed.Field("violations").Int(),
+                       seed.Has("failed") ? seed.Field("failed").Int() : 0});
   }
   s.seeds_with_violations = r.Field("seeds_with_violations").Unsigned();
   if (const std::optional<JsonReader> first = r.OptionalField("first_failing")) {

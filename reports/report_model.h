@@ -109,6 +109,11 @@ struct LimiterReport {
   SeriesReport series;
   std::vector<CheckCount> checks;  // in the scenario's order
   std::vector<ViolationReport> violations;
+  // Requests the limiter answered with its own error, and the first of those errors, in words
+  // ("#17 (user:u1:/api, node 2, sent at 12:00:01.000): lua:x.lua: the script failed: ...").
+  // Written only when a request failed.
+  int64_t failed = 0;
+  std::string failure;
 };
 
 struct ClaimReport {
@@ -151,6 +156,7 @@ struct SeedReport {
   uint64_t seed = 0;
   std::string history_hash;
   int64_t violations = 0;
+  int64_t failed = 0;  // requests a limiter failed on (written only when some did)
 };
 
 struct SweepReport {
@@ -164,7 +170,7 @@ struct SweepReport {
 struct CheckReport {
   std::string protocol;
   std::string policy;   // the minimal case's, for a violation
-  std::string verdict;  // "violation" or "none"
+  std::string verdict;  // "violation", "failure" (the limiter answered with an error) or "none"
   uint64_t seeds_searched = 0;
   uint64_t seed = 0;            // the seed that found it
   uint64_t requests = 0;        // in the minimal case
@@ -172,6 +178,9 @@ struct CheckReport {
   uint64_t nodes = 0;
   std::string reproduce;
   std::optional<ViolationReport> violation;
+  // For "failure": the limiter's own error, and the request it failed on.
+  std::string failure;
+  std::optional<WitnessEvent> failed_request;
   std::vector<FaultReport> faults;  // the minimal case's
   std::vector<std::string> checks;  // for "none": what was checked
   std::string fault_kinds;          // for "none": the faults drawn ("crash,restart" or "none")
@@ -179,6 +188,7 @@ struct CheckReport {
 
 struct StressReport {
   std::string protocol;
+  std::string failure;  // the limiter's own error, in words, when it answered with one
   std::string store;
   std::string policy;
   int64_t threads = 0;

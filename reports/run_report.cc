@@ -75,6 +75,11 @@ std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, In
   return out;
 }
 
+std::string DescribeFailure(const HistoryEvent& e) {
+  return "#" + std::to_string(e.id) + " (" + e.key + ", node " + std::to_string(e.node) +
+         ", sent at " + FormatInstant(e.invoke) + "): " + e.failure;
+}
+
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start) {
   return {std::string(check), v.invariant, v.key, v.summary, WitnessEvents(v.witness, start)};
 }
@@ -108,6 +113,10 @@ RunReport MakeRunReport(const RunResult& c) {
     l.metrics = MakeMetricsReport(ComputeMetrics(c, o), o, c.start);
     const TimeSeries s = ComputeSeries(c, o, bins);
     l.series = {s.offered, s.admitted, s.denied, s.unanswered, s.peak_in_window};
+    if (const HistoryEvent* e = o.FirstFailure()) {
+      l.failed = o.failed;
+      l.failure = DescribeFailure(*e);
+    }
     for (const CheckResult& check : o.checks) {
       l.checks.push_back({std::string(check.name()), check.violations.size()});
       for (const Violation& v : check.violations) {

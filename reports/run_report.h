@@ -25,6 +25,9 @@ std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, In
 // The report of a violation that check `check` found, its witness relative to `start`.
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start);
 
+// A request the limiter failed on, in words: "#17 (KEY, node 2, sent at 12:00:01.000): ERROR".
+std::string DescribeFailure(const HistoryEvent& e);
+
 // 16 hex digits.
 std::string HexHash(uint64_t h);
 

@@ -52,6 +52,7 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   r.busiest_admitted = result.busiest.admitted;
   r.busiest_allowed = result.busiest.allowed;
   r.promise = result.promise;
+  if (result.failure) r.failure = DescribeFailure(*result.failure);
   for (const Violation& v : result.violations) {
     r.violations.push_back(MakeViolationReport("promise", v, result.start));
   }
@@ -59,6 +60,12 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
 }
 
 std::string RenderStressText(const StressReport& r) {
+  if (!r.failure.empty()) {
+    return r.protocol +
+           ": FAILED: the limiter answered a request with an error instead of a "
+           "decision, so nothing it decided can be trusted; not judged. " +
+           r.failure + "\n";
+  }
   std::string out = "answered   " + std::to_string(r.answered) + " (" +
                     Printf("%.0f", r.per_second) + "/s): " + std::to_string(r.admitted) +
                     " admitted, " + std::to_string(r.denied) + " denied\n";

@@ -40,10 +40,14 @@ std::string Ratio(int64_t n, int64_t d) {
 
 std::string RenderVerdictTable(const RunResult& c) {
   const std::string claim = std::to_string(c.limit) + " in any " + FormatDuration(c.window);
-  bool any_unanswered = false;
-  for (const LimiterOutcome& o : c.limiters) any_unanswered = any_unanswered || o.unanswered > 0;
+  bool any_unanswered = false, any_failed = false;
+  for (const LimiterOutcome& o : c.limiters) {
+    any_unanswered = any_unanswered || o.unanswered > 0;
+    any_failed = any_failed || o.failed > 0;
+  }
   std::vector<std::string> header = {"limiter", "policy", "offered", "admitted", "denied"};
   if (any_unanswered) header.push_back("unanswered");
+  if (any_failed) header.push_back("FAILED");
   header.push_back("max in any " + FormatDuration(c.window));
   header.push_back("/ limit");
   if (!c.limiters.empty()) {
@@ -58,6 +62,7 @@ std::string RenderVerdictTable(const RunResult& c) {
     std::vector<std::string> row = {o.name, o.policy.ToString(), std::to_string(o.offered),
                                     std::to_string(o.admitted), std::to_string(o.denied)};
     if (any_unanswered) row.push_back(std::to_string(o.unanswered));
+    if (any_failed) row.push_back(std::to_string(o.failed));
     row.push_back(std::to_string(o.max_in_any_window));
     row.push_back(Ratio(o.max_in_any_window, c.limit));
     for (const CheckResult& check : o.checks) {
@@ -89,6 +94,14 @@ std::string RenderRunText(const RunResult& c, const std::string& reproduce) {
     if (o.unanswered > 0) {
       out += "\n" + o.name + ": " + std::to_string(o.unanswered) +
              " request(s) got no answer (lost in a crash, or sent while every node was down)";
+    }
+  }
+  for (const LimiterOutcome& o : c.limiters) {
+    if (const HistoryEvent* e = o.FirstFailure()) {
+      out += "\n" + o.name + ": FAILED: " + std::to_string(o.failed) +
+             " request(s) answered with the limiter's own error instead of a decision, so its "
+             "verdicts cannot be trusted; the first: " +
+             DescribeFailure(*e);
     }
   }
   for (const std::string& note : c.notes) out += "\nnote: " + note;

@@ -36,6 +36,19 @@ int64_t LimiterOutcome::violation_count() const {
   return n;
 }
 
+const HistoryEvent* LimiterOutcome::FirstFailure() const {
+  for (const HistoryEvent& e : history) {
+    if (e.failed()) return &e;
+  }
+  return nullptr;
+}
+
+int64_t RunResult::failure_count() const {
+  int64_t n = 0;
+  for (const LimiterOutcome& o : limiters) n += o.failed;
+  return n;
+}
+
 int64_t RunResult::violation_count() const {
   int64_t n = 0;
   for (const LimiterOutcome& o : limiters) n += o.violation_count();
@@ -136,7 +149,8 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     for (const HistoryEvent& e : o.history) {
       o.admitted += e.admitted();
       o.denied += e.denied();
-      o.unanswered += !e.decision.has_value();
+      o.unanswered += !e.decision.has_value() && !e.failed();
+      o.failed += e.failed();
     }
     // Judged at the protocol's own time resolution: no alarm for what it cannot see.
     const Duration resolution = spec.Info()->time_resolution;

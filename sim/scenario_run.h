@@ -28,6 +28,7 @@ struct LimiterOutcome {
   int64_t admitted = 0;
   int64_t denied = 0;
   int64_t unanswered = 0;  // lost in crashes, or sent while every node was down
+  int64_t failed = 0;      // answered with the limiter's own error (HistoryEvent::failure)
   // The most one key had admitted in any span of the claim's window.
   int64_t max_in_any_window = 0;
   std::vector<CheckResult> checks;  // in the scenario's order
@@ -36,6 +37,8 @@ struct LimiterOutcome {
   StateSize state;
 
   int64_t violation_count() const;
+  // The first request the limiter failed on, or null.
+  const HistoryEvent* FirstFailure() const;
 };
 
 // What a run of a scenario from one seed made: each limiter's history, and its verdicts.
@@ -55,6 +58,8 @@ struct RunResult {
   std::vector<std::string> notes;
 
   int64_t violation_count() const;
+  // Requests the limiters failed on, over all of them.
+  int64_t failure_count() const;
   // A hash of every limiter's history, in order: the run's fingerprint.
   uint64_t history_hash() const;
 };

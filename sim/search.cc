@@ -138,7 +138,10 @@ Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t s
   Result<RunResult> run = RunScenario(scenario, seed);
   if (!run.ok()) return run.status();
   LimiterOutcome& outcome = run->limiters.front();
-  CaseRun out{std::nullopt, CheckId::kPromise, std::move(outcome.history), std::move(run->faults)};
+  CaseRun out;
+  if (const HistoryEvent* failed = outcome.FirstFailure()) out.failure = *failed;
+  out.history = std::move(outcome.history);
+  out.faults = std::move(run->faults);
   for (CheckResult& check : outcome.checks) {
     if (!check.violations.empty()) {
       out.first = std::move(check.violations.front());
@@ -211,6 +214,10 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
     Result<CaseRun> run = RunCase(subject, drawn, seed, o.kv_store);
     if (!run.ok()) return run.status();
+    if (run->failure) {
+      result.failure = LimiterFailure{seed, drawn, *std::move(run->failure)};
+      return result;
+    }
     if (!run->first) continue;
     Result<Case> minimal =
         Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget, o.kv_store);

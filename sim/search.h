@@ -93,6 +93,9 @@ struct CaseRun {
   CheckId first_check = CheckId::kPromise;  // the check that found it
   History history;
   std::vector<FaultWindow> faults;
+  // The first request the limiter answered with its own error (a script that failed, a reply
+  // of another shape), if any: its verdicts cannot be trusted then.
+  std::optional<HistoryEvent> failure;
 };
 // Runs `c` from `seed` on `kv_store` (null: MemoryKv). An error when the run could not be made
 // (a real store that failed).
@@ -128,16 +131,26 @@ struct Finding {
   std::vector<FaultWindow> faults;
 };
 
+// A case on which the limiter answered with its own error.
+struct LimiterFailure {
+  uint64_t seed = 0;
+  Case drawn;
+  HistoryEvent request;  // the first it failed on; `failure` says how
+};
+
 struct SearchResult {
   uint64_t seeds_searched = 0;
   std::optional<Finding> finding;
+  // The search stops at the first seed whose run has a limiter failure, before looking for a
+  // violation in it: that is a result of its own, never "nothing found".
+  std::optional<LimiterFailure> failure;
 };
 
 // Told before each seed is run.
 using SearchProgress = std::function<void(uint64_t seed)>;
 
-// Searches the seeds of `options` in order and shrinks the first finding. An error when a run
-// could not be made.
+// Searches the seeds of `options` in order and shrinks the first finding; stops at the first
+// limiter failure. An error when a run could not be made.
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& options,
                             const SearchProgress& progress = nullptr);
 

@@ -131,7 +131,11 @@ void Simulation::Finish(int64_t id) {
   e.complete = loop_.now();
   if (e.steps.empty()) e.apply = e.complete;
   const Result<Decision>& result = f->task.result();
-  if (result.ok()) e.decision = *result;  // a store error is recorded as no answer
+  if (result.ok()) {
+    e.decision = *result;
+  } else if (!IsStoreFailure(result.status())) {
+    e.failure = std::string(result.status().message());
+  }  // a store error is recorded as no answer
   f.reset();
 }
 

@@ -34,10 +34,12 @@ class RecordingExecutor final : public Executor {
   StepList steps_;
 };
 
-// What one thread did: its requests, and the error that stopped it, if any.
+// What one thread did: its requests, and what stopped it early, if anything: the store's
+// failure, or a request the limiter answered with its own error (kept in the history).
 struct Worker {
   History history;
   Status failure;
+  bool limiter_failed = false;
 };
 
 // One limiter process: its own connection and protocol instance, sending until `deadline`, or
@@ -78,8 +80,14 @@ void Work(const StressPlan& plan, const std::string& url, int node, Instant dead
     Result<Decision> decision = std::move(task.result());
     e.complete = e.apply = clock.Now();  // where in between it took effect, no one knows
     e.steps = executor.TakeSteps();
-    if (!decision.ok()) {
+    if (!decision.ok() && IsStoreFailure(decision.status())) {
       w.failure = decision.status();
+      return;
+    }
+    if (!decision.ok()) {  // the limiter's own error: a result, and the end of this thread
+      e.failure = std::string(decision.status().message());
+      w.history.push_back(std::move(e));
+      w.limiter_failed = true;
       return;
     }
     e.decision = *decision;
@@ -235,11 +243,17 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   };
   r.latency_p50 = percentile(50);
   r.latency_p99 = percentile(99);
+  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
+  for (const HistoryEvent& e : r.history) {
+    if (e.failed()) {
+      r.failure = e;
+      return r;  // a limiter that errs is not judged
+    }
+  }
   r.resolution = plan.subject.info->time_resolution;
   // Judged as the protocol sees time (the Lua scripts take whole milliseconds or microseconds).
   const History judged = AtResolution(r.history, r.resolution);
   r.busiest = FindBusiestKey(judged, plan.policy);
-  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
   r.violations = JudgePromise(r.history, judged, plan.policy, r.resolution);
   return r;
 }

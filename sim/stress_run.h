@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,14 +67,18 @@ struct StressResult {
   Duration resolution{};  // the protocol's: histories are judged at it
   // The promise's violations, each witness with the events as they were (not floored).
   std::vector<Violation> violations;
+  // The first request the limiter answered with its own error (a script that failed, a reply of
+  // another shape): the run stops there and is not judged.
+  std::optional<HistoryEvent> failure;
 };
 
 // Told about once a second while the threads run: how long, how many answered.
 using StressProgress = std::function<void(Duration elapsed, int64_t answered)>;
 
 // Starts the store (a private server) or checks that the given one is empty, runs the threads,
-// empties the store, and judges the history. Unavailable (or what the store said) when the store
-// cannot be had or failed during the run: the history is then incomplete, and not judged.
+// empties the store, and judges the history (unless the limiter failed: see `failure`). Unavailable
+// (or what the store said) when the store cannot be had or failed during the run: the history is
+// then incomplete, and not judged.
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
                                const StressProgress& progress = nullptr);
 

@@ -25,7 +25,7 @@ Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t 
         if (error.ok()) error = c.status();
         continue;
       }
-      result.seeds[i] = {first + i, c->history_hash(), c->violation_count()};
+      result.seeds[i] = {first + i, c->history_hash(), c->violation_count(), c->failure_count()};
       if (result.seeds[i].violations > 0) ++failing;
       const uint64_t finished = ++done;
       if (progress) {
@@ -40,9 +40,9 @@ Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t 
   if (!error.ok()) return error;
   result.seeds_with_violations = failing.load();
   for (const SeedOutcome& s : result.seeds) {
-    if (s.violations > 0) {
+    result.seeds_with_failures += s.failures > 0;
+    if ((s.violations > 0 || s.failures > 0) && !result.first_failing) {
       result.first_failing = s.seed;
-      break;
     }
   }
   return result;

@@ -18,12 +18,14 @@ struct SeedOutcome {
   uint64_t seed = 0;
   uint64_t history_hash = 0;
   int64_t violations = 0;
+  int64_t failures = 0;  // requests a limiter answered with its own error
 };
 
 struct SweepResult {
   std::vector<SeedOutcome> seeds;  // in seed order
   uint64_t seeds_with_violations = 0;
-  std::optional<uint64_t> first_failing;  // the lowest seed with a violation
+  uint64_t seeds_with_failures = 0;
+  std::optional<uint64_t> first_failing;  // the lowest seed with a violation or a failure
 };
 
 // Told after each seed: how many are done and how many of those failed.

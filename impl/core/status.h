@@ -12,6 +12,13 @@ using Status = absl::Status;
 template <typename T>
 using Result = absl::StatusOr<T>;
 
+// Whether `s` says the store could not be reached or did not answer in time: the client got no
+// answer, as when a request is lost. Any other error from a limiter is the limiter's own failure
+// (a script that failed, a reply of another shape than its interface says).
+inline bool IsStoreFailure(const Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s);
+}
+
 }  // namespace ratelab
 
 #endif  // RATELAB_IMPL_CORE_STATUS_H_

@@ -127,6 +127,11 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
     const std::string& field = user_->reply[i];
     if (field == "_") continue;
     std::optional<int64_t> v = i < elements.size() ? elements[i].AsInteger() : std::nullopt;
+    // Lua's false comes back as nil: for the fields that say yes or no, it says no.
+    if (!v && i < elements.size() && elements[i].type == KvReply::Type::kNil &&
+        (field == "allowed" || field == "limited")) {
+      v = 0;
+    }
     if (!v && i < elements.size() && elements[i].type == KvReply::Type::kBulk) {
       // A decimal in a string: truncated, as Redis truncates a Lua number.
       char* end = nullptr;

@@ -15,8 +15,9 @@
 //   allowed (non-zero: admitted), limited (non-zero: denied), remaining, retry_after_ms,
 //   retry_after_s, reset_ms, reset_s (time until the window resets), _ (ignored).
 // Either allowed or limited must be named. A number may come back as an integer or as a string
-// holding one (a decimal string is truncated, as Redis truncates Lua numbers). A reply that is
-// a single value is read as a one-element array.
+// holding one (a decimal string is truncated, as Redis truncates Lua numbers); allowed and
+// limited may also be booleans (true comes back as 1, false as nil). A reply that is a single
+// value is read as a one-element array.
 #ifndef RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
 #define RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
 

@@ -36,6 +36,9 @@ class Check final : public Command {
                                "Comma-separated faults to inject: crash, restart, skew, outage, "
                                "or none (default crash,restart)");
     c->add_flag("--claim", claim_, "Also hold it to the seeds' claim: no more than N in any W");
+    c->add_flag("--shrink-policy", shrink_policy_,
+                "Let the shrink lower the limit (or burst) too; by default the witness keeps the "
+                "policy given");
     AddParsed(*c, "--checks", checks_, ParseCheckList,
               "Comma-separated checks instead of the protocol's own (see ratelab list checks), "
               "e.g. survives-restart");
@@ -63,6 +66,7 @@ class Check final : public Command {
     if (claim_) search.base.checks.push_back(CheckId::kAnyWindowCap);
     search.faults = faults_;
     search.concurrency = concurrency_;
+    search.shrink_policy = shrink_policy_;
     search.first_seed = seed_.value_or(1);
     search.last_seed = seed_.value_or(seeds_);
     if (store_.kind != KvStoreName::Kind::kMemory) {
@@ -124,6 +128,7 @@ class Check final : public Command {
     if (store_.kind != KvStoreName::Kind::kMemory) out += " --store " + store_.ToString();
     if (checks_) out += " --checks " + FormatCheckList(*checks_);
     if (claim_) out += " --claim";
+    if (shrink_policy_) out += " --shrink-policy";
     return out;
   }
 
@@ -134,6 +139,7 @@ class Check final : public Command {
   SearchFaults faults_ = kDefaultFaults;
   CLI::Option* faults_option_ = nullptr;
   bool claim_ = false;
+  bool shrink_policy_ = false;
   std::optional<std::vector<CheckId>> checks_;
   Durability durability_ = Durability::kAlways;
   KvStoreName store_;

@@ -52,7 +52,7 @@ TEST(Check, ACrashBetweenIncrAndPexpireLeavesAnImmortalKey) {
 }
 
 TEST(Check, TheZsetSlidingLogCountsDeniedRequests) {
-  const Finding f = Check({"kv-sliding-log-zset", "--seeds", "20"});
+  const Finding f = Check({"kv-sliding-log-zset", "--limit", "1", "--seeds", "20"});
   EXPECT_EQ(f.invariant, "false-denials");
   EXPECT_LE(f.requests, 3u);  // admitted, denied (but logged), then falsely denied
 }
@@ -64,7 +64,8 @@ TEST(Check, TheSlidingCounterCountsDeniedRequests) {
 }
 
 TEST(Check, TheSeedsClaimFailsForEveryFixedWindowAtItsBoundary) {
-  const Finding f = Check({"kv-fixed-window-lua", "--claim", "--faults", "none", "--seeds", "50"});
+  const Finding f = Check(
+      {"kv-fixed-window-lua", "--limit", "1", "--claim", "--faults", "none", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "any-window-cap");
   EXPECT_EQ(f.requests, 2u) << "limit 1: one request just before the edge, one just after";
 }
@@ -77,8 +78,8 @@ TEST(Check, SeedZerosUpsertInsertsASecondDocumentOnceTheFirstIsFull) {
 }
 
 TEST(Check, SeedZeroWithAUniqueIndexHoldsPerWindowButNotAcrossAnEdgeOrSkewedClocks) {
-  Finding f = Check({"docs-fixed-window-unique", "--claim", "--checks", "promise", "--faults",
-                     "none", "--seeds", "50"});
+  Finding f = Check({"docs-fixed-window-unique", "--limit", "1", "--claim", "--checks", "promise",
+                     "--faults", "none", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "any-window-cap");
   EXPECT_EQ(f.requests, 2u);
   f = Check(
@@ -168,6 +169,20 @@ TEST(Check, SeedThreesTtlIsShorterThanATransitWhenTheBucketFillsFast) {
   const Finding f = Check({"kv-token-bucket-lua", "--burst", "2", "--rate", "100", "--faults",
                            "none", "--seeds", "100"});
   EXPECT_EQ(f.invariant, "bucket-conformance");
+}
+
+TEST(Check, TheWitnessKeepsThePolicyGivenUnlessAskedToShrinkIt) {
+  // The fixed window's boundary burst at limit 3: 4 requests across an edge, at limit 3.
+  std::vector<std::string> args = {
+      "kv-fixed-window-lua", "--limit", "3", "--claim", "--faults", "none", "--seeds", "50"};
+  Finding f = Check(args);
+  EXPECT_EQ(f.invariant, "any-window-cap");
+  EXPECT_EQ(f.requests, 4u) << "N + 1 in a span shorter than the window";
+  EXPECT_NE(f.summary.find("limit 3 per 10s"), std::string::npos) << f.summary;
+  args.push_back("--shrink-policy");
+  f = Check(args);
+  EXPECT_EQ(f.requests, 2u) << "with the limit lowered to 1";
+  EXPECT_NE(f.summary.find("limit 1 per 10s"), std::string::npos) << f.summary;
 }
 
 TEST(Check, TheSameSeedFindsTheSameWitness) {

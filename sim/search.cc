@@ -153,7 +153,7 @@ Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t s
 }
 
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
-                    const std::string& invariant, int budget,
+                    const std::string& invariant, int budget, bool shrink_policy,
                     const std::shared_ptr<KvStoreSource>& kv_store) {
   Status failure;
   const auto still_fails = [&](const Case& candidate) {
@@ -192,7 +192,7 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
         ++i;
       }
     }
-    if (c.policy.limit > 1) {
+    if (shrink_policy && c.policy.limit > 1) {
       Case candidate = c;
       --candidate.policy.limit;
       if (subject.CheckPolicy(candidate.policy).ok() && still_fails(candidate)) {
@@ -219,8 +219,8 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
       return result;
     }
     if (!run->first) continue;
-    Result<Case> minimal =
-        Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget, o.kv_store);
+    Result<Case> minimal = Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget,
+                                  o.shrink_policy, o.kv_store);
     if (!minimal.ok()) return minimal.status();
     Result<CaseRun> shown = RunCase(subject, *minimal, seed, o.kv_store);
     if (!shown.ok()) return shown.status();

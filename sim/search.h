@@ -103,10 +103,11 @@ Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t s
                         const std::shared_ptr<KvStoreSource>& kv_store);
 
 // Takes parts of `c` away while its run from `seed` still breaks `invariant`: chunks of requests
-// (halves, then quarters, down to single ones), faults one at a time, then a smaller limit
-// (when the protocol takes it). At most `budget` runs.
+// (halves, then quarters, down to single ones), faults one at a time, and, only when
+// `shrink_policy`, a smaller limit (when the protocol takes it): by default the witness keeps
+// the policy the limiter was given. At most `budget` runs.
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
-                    const std::string& invariant, int budget,
+                    const std::string& invariant, int budget, bool shrink_policy,
                     const std::shared_ptr<KvStoreSource>& kv_store);
 
 struct SearchOptions {
@@ -116,6 +117,7 @@ struct SearchOptions {
   uint64_t first_seed = 1;
   uint64_t last_seed = 200;
   int shrink_budget = 2000;                 // runs
+  bool shrink_policy = false;               // may the shrink lower the limit (see Shrink)
   std::shared_ptr<KvStoreSource> kv_store;  // null: MemoryKv
 };
 

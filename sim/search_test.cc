@@ -101,7 +101,7 @@ TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
     Result<CaseRun> run = RunCase(racy, drawn, seed, nullptr);
     ASSERT_TRUE(run.ok()) << run.status();
     if (!run->first) continue;
-    Result<Case> minimal = Shrink(racy, drawn, seed, run->first->invariant, 2000, nullptr);
+    Result<Case> minimal = Shrink(racy, drawn, seed, run->first->invariant, 2000, false, nullptr);
     ASSERT_TRUE(minimal.ok()) << minimal.status();
     EXPECT_EQ(minimal->arrivals.size(), 2u) << "2 requests, 1 token: both succeed";
     Result<CaseRun> again = RunCase(racy, *minimal, seed, nullptr);
@@ -109,7 +109,7 @@ TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
     ASSERT_TRUE(again->first);
     EXPECT_EQ(again->first->invariant, run->first->invariant);
     // With no runs to spend, nothing is taken away.
-    Result<Case> untouched = Shrink(racy, drawn, seed, run->first->invariant, 0, nullptr);
+    Result<Case> untouched = Shrink(racy, drawn, seed, run->first->invariant, 0, false, nullptr);
     ASSERT_TRUE(untouched.ok());
     EXPECT_EQ(untouched->arrivals.size(), drawn.arrivals.size());
     return;

@@ -1,6 +1,7 @@
 #include "sim/limiter_subject.h"
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "impl/core/clock.h"
@@ -13,13 +14,16 @@ namespace {
 
 // The finest time the script sees: as finely as its arguments carry `now` (a script reading TIME
 // sees microseconds).
-Duration ScriptResolution(const UserScript& s) {
-  Duration resolution = std::chrono::microseconds(1);
-  const std::string all = s.keys + "," + s.args;
-  if (all.find("{now_s}") != std::string::npos) resolution = std::chrono::seconds(1);
-  if (all.find("{now_ms}") != std::string::npos) resolution = std::chrono::milliseconds(1);
-  if (all.find("{now_us}") != std::string::npos) resolution = std::chrono::microseconds(1);
-  return resolution;
+Duration ScriptResolution(const UserLuaScript& script) {
+  std::set<std::string> names;
+  for (const auto* list : {&script.keys, &script.args}) {
+    for (const ScriptTemplate& t : *list) names.insert(t.names().begin(), t.names().end());
+  }
+  if (names.contains("now_us") || names.contains("now_s_float"))
+    return std::chrono::microseconds(1);
+  if (names.contains("now_ms")) return std::chrono::milliseconds(1);
+  if (names.contains("now_s")) return std::chrono::seconds(1);
+  return std::chrono::microseconds(1);
 }
 
 // One request on a scratch MemoryKv: the script's own error, or a reply in another shape than
@@ -57,9 +61,14 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   if (!parsed.ok()) return parsed.status();
   std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
   auto custom = std::make_shared<LimiterSpec::Custom>();
-  custom->info = ProtocolInfo{
-      "user lua", "kv",    "the user",         Describe(*model).name, "a user's Lua script",
-      nullptr,    nullptr, ScriptResolution(s)};
+  custom->info = ProtocolInfo{"user lua",
+                              "kv",
+                              "the user",
+                              Describe(*model).name,
+                              "a user's Lua script",
+                              nullptr,
+                              nullptr,
+                              ScriptResolution(*script)};
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };

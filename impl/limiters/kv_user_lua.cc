@@ -10,9 +10,6 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kPlaceholders = {
-    "key",      "limit", "burst",  "window_ms", "window_s", "rate_per_s",
-    "period_s", "cost",  "now_ms", "now_us",    "now_s"};
 constexpr std::array<std::string_view, 8> kFields = {
     "allowed",       "limited",  "remaining", "retry_after_ms",
     "retry_after_s", "reset_ms", "reset_s",   "_"};
@@ -23,21 +20,32 @@ std::vector<std::string> Split(std::string_view list) {
   return absl::StrSplit(absl::string_view(list.data(), list.size()), ',');
 }
 
-// Calls `each(name)` for every {placeholder} of `item`; false when a brace is unmatched.
-template <typename Each>
-bool ForEachPlaceholder(const std::string& item, Each each) {
-  for (size_t at = 0; at < item.size();) {
-    const size_t open = item.find('{', at);
-    if (open == std::string::npos) return item.find('}', at) == std::string::npos;
-    const size_t close = item.find('}', open);
-    if (close == std::string::npos) return false;
-    each(item.substr(open + 1, close - open - 1), open, close);
-    at = close + 1;
+// The items of a comma-separated list of templates: a comma inside a placeholder
+// ({min(limit,5)}) belongs to it.
+std::vector<std::string> SplitTemplates(std::string_view list) {
+  std::vector<std::string> out;
+  if (list.empty()) return out;
+  std::string item;
+  bool inside = false;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const char c = list[i];
+    const bool doubled = i + 1 < list.size() && list[i + 1] == c;
+    if (!inside && (c == '{' || c == '}') && doubled) {
+      item += {c, c};  // a literal brace, kept for the template to read
+      ++i;
+      continue;
+    }
+    if (c == '{') inside = true;
+    if (c == '}') inside = false;
+    if (c == ',' && !inside) {
+      out.push_back(std::exchange(item, ""));
+      continue;
+    }
+    item += c;
   }
-  return true;
+  out.push_back(item);
+  return out;
 }
-
-std::string Seconds(Duration d) { return JsNumber(static_cast<double>(d.count()) / 1e9); }
 
 }  // namespace
 
@@ -45,27 +53,16 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
                                                           std::string_view keys,
                                                           std::string_view args,
                                                           std::string_view reply) {
-  auto user = std::make_shared<UserLuaScript>(UserLuaScript{
-      KvScript(std::move(name), std::move(body)), Split(keys), Split(args), Split(reply)});
-  for (const auto& [list, what] : {std::pair{&user->keys, "--keys"}, {&user->args, "--args"}}) {
-    for (const std::string& item : *list) {
-      std::string bad;
-      const bool balanced = ForEachPlaceholder(item, [&](const std::string& p, size_t, size_t) {
-        if (p.empty() ||
-            std::find(kPlaceholders.begin(), kPlaceholders.end(), p) == kPlaceholders.end()) {
-          bad = p;
-        }
-      });
-      if (!balanced) {
-        return absl::InvalidArgumentError(std::string(what) + ": unmatched brace in '" + item +
-                                          "'");
-      }
-      if (!bad.empty() || item.find("{}") != std::string::npos) {  // {} names nothing
-        return absl::InvalidArgumentError(
-            std::string(what) + ": unknown placeholder '{" + bad + "}' in '" + item +
-            "' (expected {key} {limit} {burst} {window_ms} {window_s} {rate_per_s} {period_s} "
-            "{cost} {now_ms} {now_us} {now_s})");
-      }
+  auto user = std::make_shared<UserLuaScript>(
+      UserLuaScript{KvScript(std::move(name), std::move(body)), {}, {}, Split(reply)});
+  for (const auto& [list, text, what] :
+       {std::tuple{&user->keys, keys, "--keys"}, std::tuple{&user->args, args, "--args"}}) {
+    for (const std::string& item : SplitTemplates(text)) {
+      Result<ScriptTemplate> t = ScriptTemplate::Parse(item);
+      if (!t.ok())
+        return absl::InvalidArgumentError(std::string(what) + ": " +
+                                          std::string(t.status().message()));
+      list->push_back(*std::move(t));
     }
   }
   if (user->keys.empty()) return absl::InvalidArgumentError("--keys: name at least one key");
@@ -85,33 +82,34 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
   return std::shared_ptr<const UserLuaScript>(std::move(user));
 }
 
-std::string KvUserLua::Expand(const std::string& item, const Request& request) const {
+ScriptTemplate::Value KvUserLua::Lookup(std::string_view p, const Request& request) const {
   const int64_t ns = ToUnixNanos(request.now);
-  const auto value = [&](const std::string& p) -> std::string {
-    if (p == "key") return LimiterKey(request);
-    if (p == "limit" || p == "burst") return std::to_string(policy_.limit);
-    if (p == "window_ms") return JsNumber(static_cast<double>(policy_.window.count()) / 1e6);
-    if (p == "window_s" || p == "period_s") return Seconds(policy_.window);
-    if (p == "rate_per_s") return JsNumber(1e9 / static_cast<double>(policy_.window.count()));
-    if (p == "cost") return std::to_string(request.cost);
-    if (p == "now_ms") return std::to_string(FloorDiv(ns, 1'000'000));
-    if (p == "now_us") return std::to_string(FloorDiv(ns, 1000));
-    return std::to_string(FloorDiv(ns, 1'000'000'000));  // now_s
-  };
-  std::string out;
-  size_t copied = 0;
-  ForEachPlaceholder(item, [&](const std::string& p, size_t open, size_t close) {
-    out += item.substr(copied, open - copied) + value(p);
-    copied = close + 1;
-  });
-  return out + item.substr(copied);
+  const double window = static_cast<double>(policy_.window.count());
+  const int64_t index = FloorDiv(ns, policy_.window.count());
+  const auto whole = [](int64_t v) { return static_cast<double>(v); };
+  if (p == "key") return LimiterKey(request);
+  if (p == "limit" || p == "burst") return whole(policy_.limit);
+  if (p == "window_ms") return window / 1e6;
+  if (p == "window_s" || p == "period_s") return window / 1e9;
+  if (p == "rate_per_s") return 1e9 / window;
+  if (p == "cost") return whole(request.cost);
+  if (p == "now_ms") return whole(FloorDiv(ns, 1'000'000));
+  if (p == "now_us") return whole(FloorDiv(ns, 1000));
+  if (p == "now_s") return whole(FloorDiv(ns, 1'000'000'000));
+  if (p == "now_s_float") return static_cast<double>(ns) / 1e9;
+  if (p == "window_index") return whole(index);
+  if (p == "window_start_ms") return whole(index * policy_.window.count()) / 1e6;
+  return whole(index * policy_.window.count()) / 1e9;  // window_start_s
 }
 
 Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   std::vector<std::string> keys, args;
-  for (const std::string& k : user_->keys) keys.push_back(Expand(k, request));
-  for (const std::string& a : user_->args) args.push_back(Expand(a, request));
+  const ScriptTemplate::Lookup lookup = [&](std::string_view name) {
+    return Lookup(name, request);
+  };
+  for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
+  for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));
   const Result<KvReply> reply =
       co_await KvEval(ctx, kv_, user_->script, std::move(keys), std::move(args));
   if (!reply.ok()) co_return reply.status();
@@ -126,32 +124,38 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
   for (size_t i = 0; i < user_->reply.size(); ++i) {
     const std::string& field = user_->reply[i];
     if (field == "_") continue;
-    std::optional<int64_t> v = i < elements.size() ? elements[i].AsInteger() : std::nullopt;
-    // Lua's false comes back as nil: for the fields that say yes or no, it says no.
-    if (!v && i < elements.size() && elements[i].type == KvReply::Type::kNil &&
-        (field == "allowed" || field == "limited")) {
-      v = 0;
-    }
-    if (!v && i < elements.size() && elements[i].type == KvReply::Type::kBulk) {
-      // A decimal in a string: truncated, as Redis truncates a Lua number.
-      char* end = nullptr;
-      const double x = std::strtod(elements[i].text.c_str(), &end);
-      if (end != elements[i].text.c_str() && *end == '\0' && std::isfinite(x)) {
-        v = static_cast<int64_t>(x);
+    // The element as a number: an integer, or a string holding a decimal.
+    std::optional<double> x;
+    if (i < elements.size()) {
+      if (std::optional<int64_t> n = elements[i].AsInteger()) {
+        x = static_cast<double>(*n);
+      } else if (elements[i].type == KvReply::Type::kBulk) {
+        char* end = nullptr;
+        const double parsed = std::strtod(elements[i].text.c_str(), &end);
+        if (end != elements[i].text.c_str() && *end == '\0' && std::isfinite(parsed)) {
+          x = parsed;
+        }
+      } else if (elements[i].type == KvReply::Type::kNil &&
+                 (field == "allowed" || field == "limited")) {
+        x = 0;  // Lua's false comes back as nil: for the fields that say yes or no, it says no
       }
     }
-    if (!v) {
+    if (!x) {
       co_return absl::InvalidArgumentError(name + ": reply " + ToString(*reply) +
                                            " has no number for '" + field + "' at position " +
                                            std::to_string(i + 1));
     }
-    if (field == "allowed") d.allowed = *v != 0;
-    if (field == "limited") d.allowed = *v == 0;
-    if (field == "remaining") d.remaining = std::max<int64_t>(0, *v);
-    if (field == "retry_after_ms") d.retry_after = std::chrono::milliseconds(*v);
-    if (field == "retry_after_s") d.retry_after = std::chrono::seconds(*v);
-    if (field == "reset_ms") d.reset = request.now + std::chrono::milliseconds(*v);
-    if (field == "reset_s") d.reset = request.now + std::chrono::seconds(*v);
+    // Counts are whole, as Redis truncates a Lua number; times may be fractions.
+    const int64_t v = static_cast<int64_t>(*x);
+    const auto seconds = [&] { return Duration(std::llround(*x * 1e9)); };
+    const auto millis = [&] { return Duration(std::llround(*x * 1e6)); };
+    if (field == "allowed") d.allowed = v != 0;
+    if (field == "limited") d.allowed = v == 0;
+    if (field == "remaining") d.remaining = std::max<int64_t>(0, v);
+    if (field == "retry_after_ms") d.retry_after = millis();
+    if (field == "retry_after_s") d.retry_after = seconds();
+    if (field == "reset_ms") d.reset = request.now + millis();
+    if (field == "reset_s") d.reset = request.now + seconds();
   }
   if (d.allowed) d.retry_after = Duration(0);
   co_return d;

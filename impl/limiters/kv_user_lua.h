@@ -1,21 +1,17 @@
 // A user's own Lua limiter script, run on a Kv store as one EVALSHA step per request, so that
 // `ratelab check --lua FILE` can hold it to an algorithm's promise.
 //
-// How the script is called is given as templates. KEYS and ARGV are comma-separated lists whose
-// items may hold these placeholders:
-//   {key}         the limiter key (scope type, value and endpoint, escaped: no ':', '{', '}')
-//   {limit}       N (window algorithms) or the burst B (bucket algorithms); {burst} the same
-//   {window_ms}   the window (or a bucket's interval) in ms; {window_s} in seconds
-//   {rate_per_s}  tokens per second (1 / interval); {period_s} the interval in seconds
-//   {cost}        the request's cost
-//   {now_ms} {now_us} {now_s}   the node's clock, in whole units since the epoch
-// Fractional values are written as JavaScript would (shortest round-trip decimal).
+// How the script is called is given as templates (script_template.h): KEYS and ARGV are
+// comma-separated lists whose items hold placeholders such as {key}, {limit}, {window_ms},
+// {now_ms}, {now_s_float}, {window_index}, arithmetic such as {rate_per_s*1000}, and {{ }} for a
+// literal brace. Fractional values are written as JavaScript would (shortest round-trip decimal).
 //
 // The reply is read by position, as the comma-separated field names say:
 //   allowed (non-zero: admitted), limited (non-zero: denied), remaining, retry_after_ms,
 //   retry_after_s, reset_ms, reset_s (time until the window resets), _ (ignored).
 // Either allowed or limited must be named. A number may come back as an integer or as a string
-// holding one (a decimal string is truncated, as Redis truncates Lua numbers); allowed and
+// holding one; allowed, limited and remaining are whole (a decimal string is truncated, as Redis
+// truncates Lua numbers), the times may be fractions ("0.401" seconds is 401ms); allowed and
 // limited may also be booleans (true comes back as 1, false as nil). A reply that is a single
 // value is read as a one-element array.
 #ifndef RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
@@ -28,13 +24,14 @@
 
 #include "impl/limiters/kv_steps.h"
 #include "impl/limiters/protocol.h"
+#include "impl/limiters/script_template.h"
 
 namespace ratelab {
 
 struct UserLuaScript {
   KvScript script;
-  std::vector<std::string> keys;   // templates
-  std::vector<std::string> args;   // templates
+  std::vector<ScriptTemplate> keys;
+  std::vector<ScriptTemplate> args;
   std::vector<std::string> reply;  // field names
 };
 
@@ -53,7 +50,8 @@ class KvUserLua final : public KvProtocol {
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
 
  private:
-  std::string Expand(const std::string& item, const Request& request) const;
+  // What a template's name stands for in `request`.
+  ScriptTemplate::Value Lookup(std::string_view name, const Request& request) const;
 
   std::shared_ptr<const UserLuaScript> user_;
 };

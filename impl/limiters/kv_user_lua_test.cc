@@ -1,0 +1,67 @@
+// A user's script as a protocol: its templates expand per request, a comma inside a placeholder
+// stays in it, and reply fields in fractional seconds are fractions.
+#include "impl/limiters/kv_user_lua.h"
+
+#include <gtest/gtest.h>
+
+#include "impl/core/clock.h"
+#include "impl/store/memory_kv.h"
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const Instant kNewYear = FromUnixNanos(1767225600LL * 1'000'000'000);
+
+Result<Decision> DecideOnce(const std::string& body, std::string_view keys, std::string_view args,
+                            std::string_view reply) {
+  Result<std::shared_ptr<const UserLuaScript>> script =
+      ParseUserLua("lua:test.lua", body, keys, args, reply);
+  if (!script.ok()) return script.status();
+  ManualClock clock(kNewYear);
+  MemoryKv kv(clock);
+  KvUserLua limiter(kv, Policy::Window(Algorithm::kFixedWindow, 5, seconds(10)), *script);
+  InlineExecutor executor;
+  Context ctx(executor);
+  const Request request{"user", "u1", "/api", 1, kNewYear + milliseconds(2500)};
+  return RunInline(limiter.Decide(ctx, request));
+}
+
+TEST(KvUserLua, TemplatesExpandPerRequest) {
+  // The script answers with what it was given, so the test reads the expansion back.
+  const Result<Decision> d = DecideOnce(
+      "if KEYS[1] ~= 'rl:{user:u1:/api}:176722560' then return redis.error_reply(KEYS[1]) end\n"
+      "if ARGV[1] ~= '5' or ARGV[2] ~= '1767225602.5' or ARGV[3] ~= '1767225600000' then\n"
+      "  return redis.error_reply(table.concat(ARGV, ' '))\n"
+      "end\n"
+      "return {1, 4}\n",
+      "rl:{{{key}}}:{window_index}", "{min(limit,9)},{now_s_float},{window_start_ms}",
+      "allowed,remaining");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->allowed);
+  EXPECT_EQ(d->remaining, 4);
+}
+
+TEST(KvUserLua, FractionalSecondsInAReplyAreFractions) {
+  const Result<Decision> d =
+      DecideOnce("return {0, '0', '0.401'}\n", "rl:{key}", "", "allowed,remaining,retry_after_s");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_FALSE(d->allowed);
+  EXPECT_EQ(d->retry_after, milliseconds(401));
+  const Result<Decision> ms =
+      DecideOnce("return {0, '250.5'}\n", "rl:{key}", "", "allowed,retry_after_ms");
+  ASSERT_TRUE(ms.ok()) << ms.status();
+  EXPECT_EQ(ms->retry_after, std::chrono::microseconds(250500));
+}
+
+TEST(KvUserLua, ABadTemplateIsNamedWithItsList) {
+  const Result<Decision> d = DecideOnce("return 1\n", "rl:{key}", "{limit*}", "allowed");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().message(),
+            "--args: bad expression '{limit*}' in '{limit*}': an expression ends too soon");
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,55 @@
+// The templates of a user script's KEYS and ARGV (kv_user_lua.h): text in which
+//   {NAME}        is a value of the request or the policy (the names below),
+//   {EXPRESSION}  is arithmetic over those values and numbers: + - * / and parentheses, with
+//                 ceil floor round abs min max, e.g. {rate_per_s*1000}, {ceil(burst/rate_per_s)+1},
+//                 {(burst-1)*1000}; the result is written as JavaScript would (shortest decimal),
+//   {{ and }}     are a literal brace, for a key's own hash tag: "rl:{{{key}}}" -> "rl:{u1}".
+//
+// Names: key (text; not in arithmetic), limit, burst, window_ms, window_s, rate_per_s, period_s,
+// cost, now_ms, now_us, now_s (whole units since the epoch), now_s_float (fractional seconds, as
+// time.time() gives), window_index (floor(now / window)), window_start_ms, window_start_s (the
+// aligned window's start).
+#ifndef RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
+#define RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "impl/core/status.h"
+
+namespace ratelab {
+
+class ScriptTemplate {
+ public:
+  // What a name stands for: text (the key) or a number, with how a lone {NAME} writes it.
+  using Value = std::variant<std::string, double>;
+  using Lookup = std::function<Value(std::string_view name)>;
+
+  // Reads `text`; InvalidArgument naming what is wrong (an unknown name, an unmatched brace, a
+  // bad expression) and where.
+  static Result<ScriptTemplate> Parse(std::string_view text);
+
+  // The text with every placeholder replaced, `lookup` giving each name's value.
+  std::string Expand(const Lookup& lookup) const;
+  // The names the template uses.
+  const std::vector<std::string>& names() const { return names_; }
+
+  // Every name a template may use, for errors and help.
+  static std::span<const std::string_view> Names();
+
+ private:
+  struct Piece {
+    std::string text;  // literal text, or the placeholder's expression
+    bool placeholder = false;
+  };
+  std::vector<Piece> pieces_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_

@@ -1,0 +1,79 @@
+// The templates of a user script's KEYS and ARGV: names, arithmetic, literal braces, and a clear
+// error for each way a template can be wrong.
+#include "impl/limiters/script_template.h"
+
+#include <gtest/gtest.h>
+
+namespace ratelab {
+namespace {
+
+ScriptTemplate::Value Values(std::string_view name) {
+  if (name == "key") return std::string("user:u1:/api");
+  if (name == "burst" || name == "limit") return 5.0;
+  if (name == "rate_per_s") return 2.0;
+  if (name == "now_ms") return 1767225600123.0;
+  if (name == "now_s_float") return 1767225600.123456;
+  return 7.0;
+}
+
+std::string Expand(std::string_view text) {
+  Result<ScriptTemplate> t = ScriptTemplate::Parse(text);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? t->Expand(Values) : "";
+}
+
+std::string ErrorOf(std::string_view text) {
+  Result<ScriptTemplate> t = ScriptTemplate::Parse(text);
+  EXPECT_FALSE(t.ok()) << text;
+  return t.ok() ? "" : std::string(t.status().message());
+}
+
+TEST(ScriptTemplate, NamesAreWrittenAsJavaScriptWouldWriteThem) {
+  EXPECT_EQ(Expand("rl:{key}"), "rl:user:u1:/api");
+  EXPECT_EQ(Expand("{now_ms}"), "1767225600123");
+  EXPECT_EQ(Expand("{now_s_float}"), "1767225600.123456");
+  EXPECT_EQ(Expand("{ limit }"), "5");
+  EXPECT_EQ(Expand("plain"), "plain");
+}
+
+TEST(ScriptTemplate, ArithmeticOverTheValues) {
+  EXPECT_EQ(Expand("{rate_per_s*1000}"), "2000");
+  EXPECT_EQ(Expand("{ceil(burst/rate_per_s)+1}"), "4");
+  EXPECT_EQ(Expand("{(burst-1)*1000}"), "4000");
+  EXPECT_EQ(Expand("{-burst+1}"), "-4");
+  EXPECT_EQ(Expand("{min(limit, 3)},{max(1,2,9)}"), "3,9");
+  EXPECT_EQ(Expand("{floor(now_s_float)}"), "1767225600");
+  EXPECT_EQ(Expand("{burst/rate_per_s}"), "2.5");
+}
+
+TEST(ScriptTemplate, DoubledBracesAreLiteral) {
+  EXPECT_EQ(Expand("rl:{{{key}}}"), "rl:{user:u1:/api}");
+  EXPECT_EQ(Expand("{{tag}}:{limit}"), "{tag}:5");
+}
+
+TEST(ScriptTemplate, RemembersTheNamesItUses) {
+  Result<ScriptTemplate> t = ScriptTemplate::Parse("{key}:{ceil(now_ms/1000)}");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->names(), (std::vector<std::string>{"key", "now_ms"}));
+}
+
+TEST(ScriptTemplate, EachMistakeIsNamed) {
+  EXPECT_NE(ErrorOf("{windw}").find("unknown placeholder '{windw}' in '{windw}' (expected {key}"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf("{limit*}"),
+            "bad expression '{limit*}' in '{limit*}': an expression ends too soon");
+  EXPECT_EQ(ErrorOf("{key*2}"),
+            "bad expression '{key*2}' in '{key*2}': 'key' is text, not a number");
+  EXPECT_EQ(ErrorOf("{sqrt(limit)}"),
+            "bad expression '{sqrt(limit)}' in '{sqrt(limit)}': unknown function 'sqrt' (expected "
+            "ceil, floor, round, abs, min or max)");
+  EXPECT_EQ(ErrorOf("{(limit+1}"),
+            "bad expression '{(limit+1}' in '{(limit+1}': a '(' is not closed");
+  EXPECT_EQ(ErrorOf("{limit"), "unmatched '{' in '{limit'");
+  EXPECT_EQ(ErrorOf("limit}"), "unmatched '}' in 'limit}'");
+  EXPECT_EQ(ErrorOf("{}"), "an empty {} in '{}'");
+  EXPECT_EQ(ErrorOf("{limit 2}"), "bad expression '{limit 2}' in '{limit 2}': unexpected '2'");
+}
+
+}  // namespace
+}  // namespace ratelab

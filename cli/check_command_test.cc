@@ -311,6 +311,68 @@ TEST(Check, ABooleanReplySaysAllowedOrNot) {
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
 }
 
+// Many libraries' scripts answer with a count or a signed remaining, and decide outside Lua:
+// --decide states that decision, at the user's own policy.
+constexpr char kCountsInTheWindow[] =
+    "local key = KEYS[1] .. ':' .. ARGV[1]\n"
+    "local n = redis.call('INCR', key)\n"
+    "if n == 1 then redis.call('PEXPIRE', key, ARGV[2] * 2 + 1000) end\n"
+    "return n\n";
+
+std::vector<std::string> CountScript(const std::string& file, const std::string& decide) {
+  return {"check",
+          "--lua",
+          file,
+          "--model",
+          "fixed-window",
+          "--args",
+          "{window_index},{window_ms}",
+          "--reply",
+          "count",
+          "--decide",
+          decide,
+          "--limit",
+          "3",
+          "--seeds",
+          "100"};
+}
+
+TEST(Check, ACountReplyIsJudgedByTheDecisionTheUserStates) {
+  const auto dir = testing_files::TempDir("lua");
+  const auto file = testing_files::Write(dir, "count.lua", kCountsInTheWindow);
+  CliOutcome r = Ratelab(CountScript(file.string(), "count <= {limit}"));
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  // Deciding one too late is caught, with a witness at the user's own limit.
+  std::vector<std::string> off = CountScript(file.string(), "count <= limit + 1");
+  off.push_back("--json");
+  r = Ratelab(off);
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["policy"], "fixed-window 3 per 10s");
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--decide 'count <= limit + 1'"),
+            std::string::npos);
+  // A signed remaining, as other libraries answer.
+  const auto signed_remaining =
+      testing_files::Write(dir, "remaining.lua",
+                           "local key = KEYS[1] .. ':' .. ARGV[1]\n"
+                           "local n = redis.call('INCR', key)\n"
+                           "if n == 1 then redis.call('PEXPIRE', key, ARGV[2] * 2 + 1000) end\n"
+                           "return {tonumber(ARGV[3]) - n, n}\n");
+  r = Ratelab({"check", "--lua", signed_remaining.string(), "--model", "fixed-window", "--args",
+               "{window_index},{window_ms},{limit}", "--reply", "remaining,count", "--decide",
+               "remaining >= 0", "--limit", "3", "--seeds", "100"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  // A decision that names what the reply does not have is refused before any search.
+  r = Ratelab(CountScript(file.string(), "total <= limit"));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--decide: unknown name 'total' in 'total <= limit'"), std::string::npos)
+      << r.err;
+  r = Ratelab(CountScript(file.string(), "count <="));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--decide: an expression ends too soon"), std::string::npos) << r.err;
+}
+
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"check", "no-such-protocol"}, "unknown protocol"},

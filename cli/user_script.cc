@@ -13,13 +13,14 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     }
     return std::optional<UserScript>();
   }
-  return std::optional<UserScript>(UserScript{*lua, model, keys, args, reply});
+  return std::optional<UserScript>(UserScript{*lua, model, keys, args, reply, decide});
 }
 
 std::string UserScriptFlags::Flags() const {
   const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
-         " --args " + quoted(args) + " --reply " + quoted(reply);
+         " --args " + quoted(args) + " --reply " + quoted(reply) +
+         (decide.empty() ? "" : " --decide " + quoted(decide));
 }
 
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help) {
@@ -39,8 +40,12 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
   command
       .add_option("--reply", flags.reply,
                   "--lua: the reply's fields by position: allowed, limited, remaining, "
-                  "retry_after_ms, retry_after_s, reset_ms, reset_s, _")
+                  "retry_after_ms, retry_after_s, reset_ms, reset_s, _ (with --decide, any name)")
       ->capture_default_str();
+  command.add_option("--decide", flags.decide,
+                     "--lua: the decision as an expression over the reply's fields and the "
+                     "placeholders, for a script that answers with a count or a status, e.g. "
+                     "'count <= {limit}', 'remaining >= 0', 'status == 1'");
 }
 
 }  // namespace ratelab

@@ -22,15 +22,17 @@ struct UserScriptFlags {
   std::string keys = UserScript().keys;
   std::string args;
   std::string reply = UserScript().reply;
+  std::string decide;
 
-  // The script, or none when --lua is not given; InvalidArgument when --model, --keys, --args
-  // or --reply are given without it (they mean nothing then).
+  // The script, or none when --lua is not given; InvalidArgument when --model, --keys, --args,
+  // --reply or --decide are given without it (they mean nothing then).
   Result<std::optional<UserScript>> Script() const;
-  // " --lua FILE --model M --keys '...' --args '...' --reply '...'", for a reproduce line.
+  // " --lua FILE --model M --keys '...' --args '...' --reply '...' [--decide '...']", for a
+  // reproduce line.
   std::string Flags() const;
 };
 
-// Adds --lua (its help: `lua_help`), --model, --keys, --args and --reply to `command`.
+// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply and --decide to `command`.
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help);
 
 }  // namespace ratelab

@@ -57,7 +57,7 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   body << file.rdbuf();
   const std::string name = "lua:" + s.path;
   Result<std::shared_ptr<const UserLuaScript>> parsed =
-      ParseUserLua(name, body.str(), s.keys, s.args, s.reply);
+      ParseUserLua(name, body.str(), s.keys, s.args, s.reply, s.decide);
   if (!parsed.ok()) return parsed.status();
   std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
   auto custom = std::make_shared<LimiterSpec::Custom>();

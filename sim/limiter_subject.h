@@ -24,6 +24,7 @@ struct UserScript {
   std::string keys = "rl:{key}";
   std::string args;
   std::string reply = "allowed";
+  std::string decide;  // the decision as an expression over the reply; empty: allowed says it
 };
 
 struct LimiterSubject {

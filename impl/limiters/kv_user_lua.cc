@@ -52,9 +52,10 @@ std::vector<std::string> SplitTemplates(std::string_view list) {
 Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std::string body,
                                                           std::string_view keys,
                                                           std::string_view args,
-                                                          std::string_view reply) {
+                                                          std::string_view reply,
+                                                          std::string_view decide) {
   auto user = std::make_shared<UserLuaScript>(
-      UserLuaScript{KvScript(std::move(name), std::move(body)), {}, {}, Split(reply)});
+      UserLuaScript{KvScript(std::move(name), std::move(body)), {}, {}, Split(reply), {}});
   for (const auto& [list, text, what] :
        {std::tuple{&user->keys, keys, "--keys"}, std::tuple{&user->args, args, "--args"}}) {
     for (const std::string& item : SplitTemplates(text)) {
@@ -68,16 +69,33 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
   if (user->keys.empty()) return absl::InvalidArgumentError("--keys: name at least one key");
   bool decides = false;
   for (const std::string& f : user->reply) {
-    if (std::find(kFields.begin(), kFields.end(), f) == kFields.end()) {
+    const bool known = std::find(kFields.begin(), kFields.end(), f) != kFields.end();
+    if (!known && (decide.empty() || !ScriptTemplate::IsName(f))) {
       return absl::InvalidArgumentError(
           "--reply: unknown field '" + f +
           "' (expected allowed, limited, remaining, retry_after_ms, retry_after_s, reset_ms, "
-          "reset_s or _)");
+          "reset_s or _; with --decide, any name)");
     }
     decides = decides || f == "allowed" || f == "limited";
   }
-  if (!decides) {
-    return absl::InvalidArgumentError("--reply: name the field that says allowed or limited");
+  if (!decide.empty()) {
+    // Names: the reply's fields, then the templates' numbers.
+    const auto& fields = user->reply;
+    Result<Expression> e = Expression::Parse(decide, [&](std::string_view n) {
+      const auto names = ScriptTemplate::Names();
+      return (n != "_" && std::find(fields.begin(), fields.end(), n) != fields.end()) ||
+             (n != "key" && std::find(names.begin(), names.end(), n) != names.end());
+    });
+    if (!e.ok()) {
+      return absl::InvalidArgumentError("--decide: " + std::string(e.status().message()) + " in '" +
+                                        std::string(decide) +
+                                        "' (names: the --reply fields, and the templates' "
+                                        "numbers such as limit)");
+    }
+    user->decide = *std::move(e);
+  } else if (!decides) {
+    return absl::InvalidArgumentError(
+        "--reply: name the field that says allowed or limited, or give --decide");
   }
   return std::shared_ptr<const UserLuaScript>(std::move(user));
 }
@@ -121,6 +139,7 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
       reply->type == KvReply::Type::kArray ? reply->elements : std::vector<KvReply>{*reply};
   Decision d;
   d.limit = policy_.limit;
+  std::vector<std::pair<std::string_view, double>> fields;  // for --decide
   for (size_t i = 0; i < user_->reply.size(); ++i) {
     const std::string& field = user_->reply[i];
     if (field == "_") continue;
@@ -145,6 +164,7 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
                                            " has no number for '" + field + "' at position " +
                                            std::to_string(i + 1));
     }
+    fields.emplace_back(field, *x);
     // Counts are whole, as Redis truncates a Lua number; times may be fractions.
     const int64_t v = static_cast<int64_t>(*x);
     const auto seconds = [&] { return Duration(std::llround(*x * 1e9)); };
@@ -156,6 +176,21 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
     if (field == "retry_after_s") d.retry_after = seconds();
     if (field == "reset_ms") d.reset = request.now + millis();
     if (field == "reset_s") d.reset = request.now + seconds();
+  }
+  if (user_->decide) {
+    const Result<double> yes =
+        user_->decide->Evaluate([&](std::string_view n) -> std::optional<double> {
+          for (const auto& [field, value] : fields) {
+            if (field == n) return value;
+          }
+          const ScriptTemplate::Value v = Lookup(n, request);
+          if (const double* x = std::get_if<double>(&v)) return *x;
+          return std::nullopt;
+        });
+    if (!yes.ok())
+      co_return absl::InvalidArgumentError(name +
+                                           ": --decide: " + std::string(yes.status().message()));
+    d.allowed = *yes != 0;
   }
   if (d.allowed) d.retry_after = Duration(0);
   co_return d;

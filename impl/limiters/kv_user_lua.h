@@ -9,19 +9,23 @@
 // The reply is read by position, as the comma-separated field names say:
 //   allowed (non-zero: admitted), limited (non-zero: denied), remaining, retry_after_ms,
 //   retry_after_s, reset_ms, reset_s (time until the window resets), _ (ignored).
-// Either allowed or limited must be named. A number may come back as an integer or as a string
-// holding one; allowed, limited and remaining are whole (a decimal string is truncated, as Redis
-// truncates Lua numbers), the times may be fractions ("0.401" seconds is 401ms); allowed and
-// limited may also be booleans (true comes back as 1, false as nil). A reply that is a single
-// value is read as a one-element array.
+// Either allowed or limited must be named, or the decision given as an expression over the
+// fields (--decide 'count <= {limit}', 'remaining >= 0', 'status == 1'; expression.h), when the
+// script answers with a count or a status and its library decides outside Lua. A number may come
+// back as an integer or as a string holding one; allowed, limited and remaining are whole (a
+// decimal string is truncated, as Redis truncates Lua numbers), the times may be fractions ("0.401"
+// seconds is 401ms); allowed and limited may also be booleans (true comes back as 1, false as nil).
+// A reply that is a single value is read as a one-element array.
 #ifndef RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
 #define RATELAB_IMPL_LIMITERS_KV_USER_LUA_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "impl/limiters/expression.h"
 #include "impl/limiters/kv_steps.h"
 #include "impl/limiters/protocol.h"
 #include "impl/limiters/script_template.h"
@@ -33,13 +37,19 @@ struct UserLuaScript {
   std::vector<ScriptTemplate> keys;
   std::vector<ScriptTemplate> args;
   std::vector<std::string> reply;  // field names
+  // The decision as an expression over the reply's fields (--decide 'count <= {limit}'); unset:
+  // the allowed or limited field says it.
+  std::optional<Expression> decide;
 };
 
-// Checks the templates and field names; InvalidArgument naming what is wrong and where.
+// Checks the templates, the field names and the decision; InvalidArgument naming what is wrong
+// and where. With `decide`, a field may have any name, and the expression says admitted
+// (non-zero) or denied.
 Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std::string body,
                                                           std::string_view keys,
                                                           std::string_view args,
-                                                          std::string_view reply);
+                                                          std::string_view reply,
+                                                          std::string_view decide = "");
 
 class KvUserLua final : public KvProtocol {
  public:

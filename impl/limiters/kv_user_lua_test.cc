@@ -16,9 +16,9 @@ using std::chrono::seconds;
 const Instant kNewYear = FromUnixNanos(1767225600LL * 1'000'000'000);
 
 Result<Decision> DecideOnce(const std::string& body, std::string_view keys, std::string_view args,
-                            std::string_view reply) {
+                            std::string_view reply, std::string_view decide = "") {
   Result<std::shared_ptr<const UserLuaScript>> script =
-      ParseUserLua("lua:test.lua", body, keys, args, reply);
+      ParseUserLua("lua:test.lua", body, keys, args, reply, decide);
   if (!script.ok()) return script.status();
   ManualClock clock(kNewYear);
   MemoryKv kv(clock);
@@ -54,6 +54,21 @@ TEST(KvUserLua, FractionalSecondsInAReplyAreFractions) {
       DecideOnce("return {0, '250.5'}\n", "rl:{key}", "", "allowed,retry_after_ms");
   ASSERT_TRUE(ms.ok()) << ms.status();
   EXPECT_EQ(ms->retry_after, std::chrono::microseconds(250500));
+}
+
+TEST(KvUserLua, TheDecisionIsAnExpressionOverTheReply) {
+  const auto decide = [](const std::string& reply, const std::string& expression) {
+    const Result<Decision> d =
+        DecideOnce("return " + reply + "\n", "rl:{key}", "", "status,_,count", expression);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return d.ok() && d->allowed;
+  };
+  EXPECT_TRUE(decide("{1, 0, 5}", "status == 1"));
+  EXPECT_FALSE(decide("{2, 0, 5}", "status == 1"));
+  EXPECT_TRUE(decide("{1, 0, 5}", "count <= {limit}"));
+  EXPECT_FALSE(decide("{1, 0, 6}", "count <= limit"));
+  EXPECT_TRUE(decide("{3, 0, 6}", "status == 3 or (count < 2 and not status)"));
+  EXPECT_FALSE(decide("{1, 0, '5.5'}", "count <= limit && status != 1"));
 }
 
 TEST(KvUserLua, ABadTemplateIsNamedWithItsList) {

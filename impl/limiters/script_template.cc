@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "impl/limiters/expression.h"
 #include "impl/limiters/kv_seed002.h"
 
 namespace ratelab {
@@ -22,7 +23,7 @@ std::string AllNames() {
   return out;
 }
 
-bool IsName(std::string_view s) {
+bool NameLike(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   }) && !std::isdigit(static_cast<unsigned char>(s[0]));
@@ -34,124 +35,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// Arithmetic over the names' values, by recursive descent:
-//   expr   = term (('+' | '-') term)*
-//   term   = factor (('*' | '/') factor)*
-//   factor = '-' factor | number | name | function '(' expr (',' expr)* ')' | '(' expr ')'
-class Arithmetic {
- public:
-  Arithmetic(std::string_view text, const ScriptTemplate::Lookup& lookup)
-      : text_(text), lookup_(lookup) {}
-
-  // The value, or the first problem.
-  Result<double> Evaluate() {
-    const double v = Expr();
-    Skip();
-    if (error_.empty() && at_ < text_.size())
-      Fail("unexpected '" + std::string(1, text_[at_]) + "'");
-    if (!error_.empty()) return absl::InvalidArgumentError(error_);
-    return v;
-  }
-
- private:
-  void Skip() {
-    while (at_ < text_.size() && text_[at_] == ' ') ++at_;
-  }
-  bool Take(char c) {
-    Skip();
-    if (at_ < text_.size() && text_[at_] == c) {
-      ++at_;
-      return true;
-    }
-    return false;
-  }
-  double Fail(const std::string& what) {
-    if (error_.empty()) error_ = what;
-    at_ = text_.size();
-    return 0;
-  }
-  double Expr() {
-    double v = Term();
-    for (;;) {
-      if (Take('+')) {
-        v += Term();
-      } else if (Take('-')) {
-        v -= Term();
-      } else {
-        return v;
-      }
-    }
-  }
-  double Term() {
-    double v = Factor();
-    for (;;) {
-      if (Take('*')) {
-        v *= Factor();
-      } else if (Take('/')) {
-        v /= Factor();
-      } else {
-        return v;
-      }
-    }
-  }
-  double Factor() {
-    Skip();
-    if (at_ >= text_.size()) return Fail("an expression ends too soon");
-    if (Take('-')) return -Factor();
-    if (Take('(')) {
-      const double v = Expr();
-      return Take(')') ? v : Fail("a '(' is not closed");
-    }
-    const size_t from = at_;
-    if (std::isdigit(static_cast<unsigned char>(text_[at_])) || text_[at_] == '.') {
-      while (at_ < text_.size() &&
-             (std::isdigit(static_cast<unsigned char>(text_[at_])) || text_[at_] == '.')) {
-        ++at_;
-      }
-      const std::string number(text_.substr(from, at_ - from));
-      char* end = nullptr;
-      const double v = std::strtod(number.c_str(), &end);
-      return *end == '\0' ? v : Fail("'" + number + "' is not a number");
-    }
-    while (at_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[at_])) || text_[at_] == '_')) {
-      ++at_;
-    }
-    const std::string_view name = text_.substr(from, at_ - from);
-    if (name.empty()) return Fail("unexpected '" + std::string(1, text_[at_]) + "'");
-    if (Take('(')) return Function(name);
-    if (std::find(kNames.begin(), kNames.end(), name) == kNames.end()) {
-      return Fail("unknown name '" + std::string(name) + "'");
-    }
-    const ScriptTemplate::Value value = lookup_(name);
-    if (!std::holds_alternative<double>(value)) {
-      return Fail("'" + std::string(name) + "' is text, not a number");
-    }
-    return std::get<double>(value);
-  }
-  double Function(std::string_view name) {
-    std::vector<double> args = {Expr()};
-    while (Take(',')) args.push_back(Expr());
-    if (!Take(')')) return Fail("a '(' is not closed");
-    const auto one = [&](double (*f)(double)) {
-      return args.size() == 1 ? f(args[0]) : Fail(std::string(name) + "() takes one number");
-    };
-    if (name == "ceil") return one(std::ceil);
-    if (name == "floor") return one(std::floor);
-    if (name == "round") return one(std::round);
-    if (name == "abs") return one(std::fabs);
-    if (name == "min") return *std::min_element(args.begin(), args.end());
-    if (name == "max") return *std::max_element(args.begin(), args.end());
-    return Fail("unknown function '" + std::string(name) +
-                "' (expected ceil, floor, round, abs, min or max)");
-  }
-
-  std::string_view text_;
-  const ScriptTemplate::Lookup& lookup_;
-  size_t at_ = 0;
-  std::string error_;
-};
-
 std::string Write(const ScriptTemplate::Value& v) {
   if (const std::string* s = std::get_if<std::string>(&v)) return *s;
   return JsNumber(std::get<double>(v));
@@ -160,6 +43,8 @@ std::string Write(const ScriptTemplate::Value& v) {
 }  // namespace
 
 std::span<const std::string_view> ScriptTemplate::Names() { return kNames; }
+
+bool ScriptTemplate::IsName(std::string_view text) { return NameLike(text); }
 
 Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text) {
   ScriptTemplate t;
@@ -184,27 +69,33 @@ Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text) {
     }
     const std::string_view inside = Trim(text.substr(at + 1, close - at - 1));
     if (inside.empty()) return absl::InvalidArgumentError("an empty {}" + where());
-    // Checked with stand-in values: a name that is not one, or arithmetic that does not parse.
-    const Lookup stand_in = [&t](std::string_view name) -> Value {
-      t.names_.emplace_back(name);
-      if (name == "key") return std::string("key");
-      return 1.0;
-    };
-    if (IsName(inside)) {
+    std::optional<Expression> expression;
+    if (NameLike(inside)) {
       if (std::find(kNames.begin(), kNames.end(), inside) == kNames.end()) {
         return absl::InvalidArgumentError("unknown placeholder '{" + std::string(inside) + "}'" +
                                           where() + " (expected " + AllNames() + ")");
       }
       t.names_.emplace_back(inside);
-    } else if (Result<double> v = Arithmetic(inside, stand_in).Evaluate(); !v.ok()) {
-      return absl::InvalidArgumentError("bad expression '{" + std::string(inside) + "}'" + where() +
-                                        ": " + std::string(v.status().message()));
+    } else {
+      const auto bad = [&](std::string_view why) {
+        return absl::InvalidArgumentError("bad expression '{" + std::string(inside) + "}'" +
+                                          where() + ": " + std::string(why));
+      };
+      Result<Expression> e = Expression::Parse(inside, [](std::string_view name) {
+        return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
+      });
+      if (!e.ok()) return bad(std::string(e.status().message()));
+      if (std::find(e->names().begin(), e->names().end(), "key") != e->names().end()) {
+        return bad("'key' is text, not a number");
+      }
+      t.names_.insert(t.names_.end(), e->names().begin(), e->names().end());
+      expression = *std::move(e);
     }
-    if (!literal.empty()) t.pieces_.push_back({std::exchange(literal, ""), false});
-    t.pieces_.push_back({std::string(inside), true});
+    if (!literal.empty()) t.pieces_.push_back({std::exchange(literal, ""), false, std::nullopt});
+    t.pieces_.push_back({std::string(inside), true, std::move(expression)});
     at = close + 1;
   }
-  if (!literal.empty()) t.pieces_.push_back({literal, false});
+  if (!literal.empty()) t.pieces_.push_back({literal, false, std::nullopt});
   return t;
 }
 
@@ -213,11 +104,17 @@ std::string ScriptTemplate::Expand(const Lookup& lookup) const {
   for (const Piece& p : pieces_) {
     if (!p.placeholder) {
       out += p.text;
-    } else if (IsName(p.text)) {
+    } else if (!p.expression) {
       out += Write(lookup(p.text));
     } else {
-      // Parsed once already: it evaluates.
-      out += JsNumber(*Arithmetic(p.text, lookup).Evaluate());
+      // Checked when parsed: every name is a number.
+      const Expression::Lookup numbers = [&](std::string_view name) -> std::optional<double> {
+        const Value v = lookup(name);
+        if (const double* x = std::get_if<double>(&v)) return *x;
+        return std::nullopt;
+      };
+      out += JsNumber(
+          *(*Expression::Parse(p.text, [](std::string_view) { return true; })).Evaluate(numbers));
     }
   }
   return out;

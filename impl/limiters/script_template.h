@@ -13,6 +13,7 @@
 #define RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "impl/limiters/expression.h"
 
 namespace ratelab {
 
@@ -38,13 +40,16 @@ class ScriptTemplate {
   // The names the template uses.
   const std::vector<std::string>& names() const { return names_; }
 
+  // Whether `text` is a name (letters, digits and _, not starting with a digit).
+  static bool IsName(std::string_view text);
   // Every name a template may use, for errors and help.
   static std::span<const std::string_view> Names();
 
  private:
   struct Piece {
-    std::string text;  // literal text, or the placeholder's expression
+    std::string text;  // literal text, or the placeholder's name or expression
     bool placeholder = false;
+    std::optional<Expression> expression;  // for arithmetic
   };
   std::vector<Piece> pieces_;
   std::vector<std::string> names_;

@@ -12,6 +12,7 @@
 #include "impl/store/redis_kv.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
+#include "testing/files.h"
 #include "testing/redis.h"
 
 namespace ratelab {
@@ -146,6 +147,48 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
   r = Ratelab({"stress", "kv-gcra-lua", "--duration", "100ms", "--store", url});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("holds 1 keys"), std::string::npos) << r.err;
+}
+
+// The one request that checks a script before a search runs on the store the search will use: a
+// script built on list commands (which MemoryKv does not have yet) is refused on memory, saying
+// why, and searched on a real redis-server, where it runs.
+TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  const auto file =
+      testing_files::Write(testing_files::TempDir("lua"), "list_log.lua",
+                           "local key, now = KEYS[1], tonumber(ARGV[1])\n"
+                           "local window, limit = tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+                           "while true do\n"
+                           "  local head = redis.call('LINDEX', key, 0)\n"
+                           "  if not head or tonumber(head) > now - window then break end\n"
+                           "  redis.call('LPOP', key)\n"
+                           "end\n"
+                           "if redis.call('LLEN', key) >= limit then return 0 end\n"
+                           "redis.call('RPUSH', key, now)\n"
+                           "redis.call('PEXPIRE', key, window + 1000)\n"
+                           "return 1\n");
+  std::vector<std::string> args = {"check",
+                                   "--lua",
+                                   file.string(),
+                                   "--model",
+                                   "sliding-log",
+                                   "--args",
+                                   "{now_ms},{window_ms},{limit}",
+                                   "--concurrency",
+                                   "1",
+                                   "--faults",
+                                   "none",
+                                   "--seeds",
+                                   "5"};
+  CliOutcome r = Ratelab(args);
+  EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
+  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'LINDEX'"), std::string::npos)
+      << r.err;
+  args.insert(args.end(), {"--store", "redis"});
+  r = Ratelab(args);
+  EXPECT_NE(r.exit, kExitBadInput) << r.out << r.err;
+  EXPECT_NE(r.exit, kExitLimiterFailed) << r.out << r.err;
+  EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
 }
 
 TEST(RedisStore, AServerThatIsNotThereIsAnErrorNotAVerdict) {

@@ -26,21 +26,6 @@ Duration ScriptResolution(const UserLuaScript& script) {
   return std::chrono::microseconds(1);
 }
 
-// One request on a scratch MemoryKv: the script's own error, or a reply in another shape than
-// its interface says, before any search.
-Status TryOnce(const std::shared_ptr<const UserLuaScript>& script, Algorithm model) {
-  ManualClock clock(kDefaultScenarioStart);
-  MemoryKv kv(clock);
-  const Policy policy = Describe(model).bucket ? Policy::Bucket(model, 1, std::chrono::seconds(1))
-                                               : Policy::Window(model, 1, std::chrono::seconds(1));
-  KvUserLua probe(kv, policy, script);
-  InlineExecutor inline_executor;
-  Context ctx(inline_executor);
-  const Request request{"user", "u1", "/api", 1, kDefaultScenarioStart};
-  const Result<Decision> first = RunInline(probe.Decide(ctx, request));
-  return first.ok() ? absl::OkStatus() : first.status();
-}
-
 Result<LimiterSubject> LoadScript(const UserScript& s) {
   const std::optional<Algorithm> model = AlgorithmFromName(s.model);
   if (!model) {
@@ -72,7 +57,6 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };
-  if (Status tried = TryOnce(script, *model); !tried.ok()) return tried;
   LimiterSubject subject;
   subject.name = name;
   subject.info = &custom->info;
@@ -81,6 +65,20 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
 }
 
 }  // namespace
+
+Status TryOnce(const LimiterSubject& subject, Kv& kv) {
+  if (!subject.custom) return absl::OkStatus();
+  const Algorithm model = *AlgorithmFromName(subject.info->algorithm);
+  const Policy policy = Describe(model).bucket ? Policy::Bucket(model, 1, std::chrono::seconds(1))
+                                               : Policy::Window(model, 1, std::chrono::seconds(1));
+  Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {&kv, nullptr});
+  if (!probe.ok()) return probe.status();
+  InlineExecutor inline_executor;
+  Context ctx(inline_executor);
+  const Request request{"user", "u1", "/api", 1, kDefaultScenarioStart};
+  const Result<Decision> first = RunInline((*probe)->Decide(ctx, request));
+  return first.ok() ? absl::OkStatus() : first.status();
+}
 
 Status LimiterSubject::CheckPolicy(const Policy& policy) const {
   return custom ? absl::OkStatus() : CheckProtocol(name, policy);

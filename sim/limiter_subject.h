@@ -43,10 +43,15 @@ struct LimiterSubject {
 
 // `protocol` (empty: none) or `script` (unset: none), exactly one of them. InvalidArgument
 // saying what is wrong: both or neither given, an unknown protocol, or a script that cannot be
-// read, whose templates are wrong, or that fails or answers in another shape on one request
-// on a scratch MemoryKv (a broken script is reported before any search).
+// read or whose templates are wrong.
 Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
                                       const std::optional<UserScript>& script);
+
+// One request of a user's script on `kv`, the store it will run on (a scratch MemoryKv, or the
+// real server the user chose, emptied by the caller), so that a script that fails there or
+// answers in another shape than its interface says is reported before any search or stress.
+// OK for a registry protocol.
+Status TryOnce(const LimiterSubject& subject, Kv& kv);
 
 }  // namespace ratelab
 

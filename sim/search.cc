@@ -4,6 +4,7 @@
 #include <array>
 
 #include "absl/strings/str_split.h"
+#include "impl/core/clock.h"
 #include "sim/scenario_run.h"
 #include "sim/swarm.h"
 
@@ -207,6 +208,16 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
 
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
                             const SearchProgress& progress) {
+  // A script that cannot answer one request on the store the search runs on is bad input, not
+  // a finding.
+  {
+    ManualClock clock(kDefaultScenarioStart);
+    std::unique_ptr<KvBackend> scratch = OpenMemoryKv(clock, Durability::kAlways);
+    Result<std::unique_ptr<KvBackend>> store =
+        o.kv_store ? o.kv_store->Open(clock, Durability::kAlways) : std::move(scratch);
+    if (!store.ok()) return store.status();
+    if (Status s = TryOnce(subject, **store); !s.ok()) return s;
+  }
   SearchResult result;
   for (uint64_t seed = o.first_seed; seed <= o.last_seed; ++seed) {
     if (progress) progress(seed);

@@ -152,7 +152,8 @@ struct SearchResult {
 using SearchProgress = std::function<void(uint64_t seed)>;
 
 // Searches the seeds of `options` in order and shrinks the first finding; stops at the first
-// limiter failure. An error when a run could not be made.
+// limiter failure. Tries one request first on the store it runs on (TryOnce): a script that
+// cannot answer it is an error, as is a run that could not be made.
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& options,
                             const SearchProgress& progress = nullptr);
 

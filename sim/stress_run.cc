@@ -197,6 +197,10 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   if (!admin.ok())
     return absl::InvalidArgumentError("--store: " + std::string(admin.status().message()));
   if (Status s = RequireEmptyDatabase(**admin, url); !s.ok()) return s;
+  // A script that cannot answer one request on this server is bad input, not a stress result.
+  const Status tried = TryOnce(plan.subject, **admin);
+  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
+  if (!tried.ok()) return tried;
 
   std::vector<Worker> workers(static_cast<size_t>(plan.threads));
   std::atomic<int64_t> answered = 0;

@@ -373,6 +373,31 @@ TEST(Check, ACountReplyIsJudgedByTheDecisionTheUserStates) {
   EXPECT_NE(r.err.find("--decide: an expression ends too soon"), std::string::npos) << r.err;
 }
 
+TEST(Check, AScriptsInterfaceCanLiveInASpecBesideIt) {
+  const auto dir = testing_files::TempDir("spec");
+  testing_files::Write(dir, "off_by_one.lua", FixedWindowScript(">"));
+  const auto spec = testing_files::Write(dir, "off_by_one.yaml",
+                                         "script: off_by_one.lua\n"
+                                         "model: fixed-window\n"
+                                         "args: [\"{limit}\", \"{window_ms}\", \"{now_ms}\"]\n"
+                                         "reply: [allowed, remaining]\n");
+  CliOutcome r =
+      Ratelab({"check", "--lua-spec", spec.string(), "--limit", "1", "--seeds", "20", "--json"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["requests"], 2);
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--lua-spec " + spec.string() + " --limit 1"),
+            std::string::npos)
+      << j["reproduce"];
+  r = Ratelab({"check", "--lua-spec", spec.string(), "--model", "gcra"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("give --lua-spec, or --lua with"), std::string::npos) << r.err;
+  r = Ratelab({"check", "--lua-spec", (dir / "missing.yaml").string()});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--lua-spec: cannot read"), std::string::npos) << r.err;
+}
+
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"check", "no-such-protocol"}, "unknown protocol"},

@@ -25,7 +25,7 @@ Result<Policy> LimiterFlags::PolicyOf(const LimiterSubject& subject) const {
 }
 
 std::string LimiterFlags::Flags() const {
-  return (script.lua ? script.Flags() : " " + protocol) + policy.Flags();
+  return (script.given() ? script.Flags() : " " + protocol) + policy.Flags();
 }
 
 }  // namespace ratelab

@@ -2,14 +2,27 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim/lua_spec.h"
+
 namespace ratelab {
 
 Result<std::optional<UserScript>> UserScriptFlags::Script() const {
-  if (!lua) {
-    const UserScriptFlags defaults;
-    if (!model.empty() || !args.empty() || keys != defaults.keys || reply != defaults.reply) {
+  const UserScriptFlags defaults;
+  const bool describes = !model.empty() || !args.empty() || keys != defaults.keys ||
+                         reply != defaults.reply || !decide.empty();
+  if (lua_spec) {
+    if (lua || describes) {
       return absl::InvalidArgumentError(
-          "--model, --keys, --args and --reply describe a --lua script");
+          "give --lua-spec, or --lua with --model, --keys, --args, --reply and --decide; not both");
+    }
+    Result<UserScript> spec = LoadLuaSpec(*lua_spec);
+    if (!spec.ok()) return spec.status();
+    return std::optional<UserScript>(*std::move(spec));
+  }
+  if (!lua) {
+    if (describes) {
+      return absl::InvalidArgumentError(
+          "--model, --keys, --args, --reply and --decide describe a --lua script");
     }
     return std::optional<UserScript>();
   }
@@ -17,6 +30,7 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
 }
 
 std::string UserScriptFlags::Flags() const {
+  if (lua_spec) return " --lua-spec " + *lua_spec;
   const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
          " --args " + quoted(args) + " --reply " + quoted(reply) +
@@ -42,6 +56,9 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
                   "--lua: the reply's fields by position: allowed, limited, remaining, "
                   "retry_after_ms, retry_after_s, reset_ms, reset_s, _ (with --decide, any name)")
       ->capture_default_str();
+  command.add_option("--lua-spec", flags.lua_spec,
+                     "A YAML file naming the script and its interface (script, model, keys, "
+                     "args, reply, decide), instead of --lua and its flags (docs/lua-spec.md)");
   command.add_option("--decide", flags.decide,
                      "--lua: the decision as an expression over the reply's fields and the "
                      "placeholders, for a script that answers with a count or a status, e.g. "

@@ -17,22 +17,27 @@ class App;
 namespace ratelab {
 
 struct UserScriptFlags {
-  std::optional<std::string> lua;  // the script file; unset: no script
-  std::string model;               // the algorithm it implements
+  std::optional<std::string> lua_spec;  // the script and its interface in YAML (sim/lua_spec.h)
+  std::optional<std::string> lua;       // the script file; unset: no script
+  std::string model;                    // the algorithm it implements
   std::string keys = UserScript().keys;
   std::string args;
   std::string reply = UserScript().reply;
   std::string decide;
 
-  // The script, or none when --lua is not given; InvalidArgument when --model, --keys, --args,
-  // --reply or --decide are given without it (they mean nothing then).
+  // Whether a script is given (--lua or --lua-spec).
+  bool given() const { return lua || lua_spec; }
+  // The script, or none when neither --lua nor --lua-spec is given; InvalidArgument when
+  // --model, --keys, --args, --reply or --decide are given without --lua (they mean nothing
+  // then), or beside --lua-spec, or when the spec cannot be read.
   Result<std::optional<UserScript>> Script() const;
   // " --lua FILE --model M --keys '...' --args '...' --reply '...' [--decide '...']", for a
   // reproduce line.
   std::string Flags() const;
 };
 
-// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply and --decide to `command`.
+// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply, --decide and --lua-spec
+// to `command`.
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help);
 
 }  // namespace ratelab

@@ -1,5 +1,6 @@
-// The scenario reader shared by the files that parse the scenario format (scenario_yaml*.cc).
-// Every failure is a Status naming source:line:column and what was expected.
+// The YAML readers: located errors and typed values (YamlReader), and the scenario reader shared
+// by the files that parse the scenario format (scenario_yaml*.cc). Every failure is a Status
+// naming source:line:column and what was expected.
 #ifndef RATELAB_SIM_INTERNAL_SCENARIO_READER_H_
 #define RATELAB_SIM_INTERNAL_SCENARIO_READER_H_
 
@@ -27,9 +28,11 @@ namespace ratelab::internal {
     if (!status_.ok()) return status_; \
   } while (0)
 
-class ScenarioReader {
+// What every reader of a YAML file of ratelab's needs: errors located at a node, keys checked,
+// and typed values read. Every failure names source:line:column and what was expected.
+class YamlReader {
  public:
-  explicit ScenarioReader(std::string source) : source_(std::move(source)) {}
+  explicit YamlReader(std::string source) : source_(std::move(source)) {}
 
   Status Error(const YAML::Node& at, const std::string& what) const {
     const YAML::Mark m = at.Mark();
@@ -98,8 +101,17 @@ class ScenarioReader {
     return n.Scalar();
   }
 
-  Result<Scenario> Read(const YAML::Node& root);
   const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+};
+
+class ScenarioReader : public YamlReader {
+ public:
+  explicit ScenarioReader(std::string source) : YamlReader(std::move(source)) {}
+
+  Result<Scenario> Read(const YAML::Node& root);
 
  private:
   Status ReadNodes(const YAML::Node& n, Scenario& s) const;
@@ -111,7 +123,6 @@ class ScenarioReader {
   Status ReadFault(const YAML::Node& n, Scenario& s) const;
   Status ReadChecks(const YAML::Node& n, Scenario& s) const;
 
-  std::string source_;
   Durability default_durability_ = Durability::kAlways;  // from `store:`, for each limiter
 };
 

@@ -1,0 +1,73 @@
+#include "sim/lua_spec.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/internal/scenario_reader.h"
+
+namespace ratelab {
+
+namespace {
+
+class LuaSpecReader : public internal::YamlReader {
+ public:
+  using YamlReader::YamlReader;
+
+  Result<UserScript> Read(const YAML::Node& root, const std::string& dir) const {
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(root, "a Lua spec", {"script", "model", "keys", "args", "reply", "decide"}));
+    UserScript s;
+    std::string script;
+    RL_ASSIGN(script, StringAt(root, "script", true));
+    s.path = std::filesystem::path(script).is_absolute()
+                 ? script
+                 : (std::filesystem::path(dir) / script).string();
+    RL_ASSIGN(s.model, StringAt(root, "model", true));
+    RL_ASSIGN(s.keys, ListAt(root, "keys", s.keys));
+    RL_ASSIGN(s.args, ListAt(root, "args", ""));
+    RL_ASSIGN(s.reply, ListAt(root, "reply", s.reply));
+    RL_ASSIGN(s.decide, StringAt(root, "decide", false));
+    return s;
+  }
+
+ private:
+  // A list of strings, or one comma-separated string: as the flags take it.
+  Result<std::string> ListAt(const YAML::Node& map, const std::string& key,
+                             const std::string& fallback) const {
+    const YAML::Node n = map[key];
+    if (!n) return fallback;
+    if (n.IsScalar()) return n.Scalar();
+    if (!n.IsSequence()) return Error(n, "'" + key + "' must be a list of strings");
+    std::string out;
+    for (const YAML::Node& item : n) {
+      if (!item.IsScalar()) return Error(item, "'" + key + "' must be a list of strings");
+      out += (out.empty() ? "" : ",") + item.Scalar();
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+Result<UserScript> ParseLuaSpec(const std::string& text, const std::string& source,
+                                const std::string& dir) {
+  try {
+    return LuaSpecReader(source).Read(YAML::Load(text), dir);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                      std::to_string(e.mark.column + 1) + ": not YAML: " + e.msg);
+  }
+}
+
+Result<UserScript> LoadLuaSpec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in || std::filesystem::is_directory(path)) {
+    return absl::InvalidArgumentError("--lua-spec: cannot read '" + path + "'");
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseLuaSpec(text.str(), path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace ratelab

@@ -1,0 +1,50 @@
+// A Lua spec: the script's interface read from YAML, the script found beside the spec, and each
+// mistake located.
+#include "sim/lua_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace ratelab {
+namespace {
+
+TEST(LuaSpec, ReadsTheInterfaceAsListsOrAsTheFlagsWouldTakeIt) {
+  Result<UserScript> s = ParseLuaSpec(
+      "script: limiter.lua\n"
+      "model: fixed-window\n"
+      "keys: [\"rl:{{{key}}}\"]\n"
+      "args: [\"{limit}\", \"{min(limit,5)}\", \"{now_ms}\"]\n"
+      "reply: allowed,remaining\n",
+      "spec.yaml", "/srv/limits");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->path, "/srv/limits/limiter.lua") << "found beside the spec";
+  EXPECT_EQ(s->model, "fixed-window");
+  EXPECT_EQ(s->keys, "rl:{{{key}}}");
+  EXPECT_EQ(s->args, "{limit},{min(limit,5)},{now_ms}");
+  EXPECT_EQ(s->reply, "allowed,remaining");
+  EXPECT_EQ(s->decide, "");
+
+  s = ParseLuaSpec("script: /abs/l.lua\nmodel: gcra\nreply: [count]\ndecide: count <= {limit}\n",
+                   "spec.yaml", "/srv");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->path, "/abs/l.lua");
+  EXPECT_EQ(s->keys, "rl:{key}") << "the default, as for --keys";
+  EXPECT_EQ(s->decide, "count <= {limit}");
+}
+
+TEST(LuaSpec, MistakesAreLocated) {
+  const auto error = [](const std::string& text) {
+    Result<UserScript> s = ParseLuaSpec(text, "spec.yaml", ".");
+    EXPECT_FALSE(s.ok()) << text;
+    return s.ok() ? std::string() : std::string(s.status().message());
+  };
+  EXPECT_EQ(error("model: gcra\n"), "spec.yaml:1:1: missing 'script'");
+  EXPECT_EQ(error("script: l.lua\nmodel: gcra\nreplies: [allowed]\n"),
+            "spec.yaml:3:1: unknown key 'replies' in a Lua spec (expected one of: script, model, "
+            "keys, args, reply, decide)");
+  EXPECT_EQ(error("script: l.lua\nmodel: gcra\nargs: {limit: 1}\n"),
+            "spec.yaml:3:7: 'args' must be a list of strings");
+  EXPECT_NE(error("script: [\n").find("spec.yaml:2:1: not YAML"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -150,9 +150,32 @@ class RedisBackend final : public KvBackend {
   bool owns_database_ = false;
 };
 
+namespace {
+
+// The stores named by a word rather than a URL: the word, and what it is in a sentence.
+struct NamedStore {
+  KvStoreName::Kind kind;
+  std::string_view word;
+  std::string_view words;
+};
+constexpr NamedStore kNamedStores[] = {
+    {KvStoreName::Kind::kMemory, "memory", "MemoryKv"},
+    {KvStoreName::Kind::kPrivateRedis, "redis", "a private redis-server"},
+};
+
+const NamedStore* Named(KvStoreName::Kind kind) {
+  for (const NamedStore& n : kNamedStores) {
+    if (n.kind == kind) return &n;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 Result<KvStoreName> KvStoreName::Parse(std::string_view text) {
-  if (text == "memory") return KvStoreName{Kind::kMemory, ""};
-  if (text == "redis") return KvStoreName{Kind::kPrivateRedis, ""};
+  for (const NamedStore& n : kNamedStores) {
+    if (text == n.word) return KvStoreName{n.kind, ""};
+  }
   const std::string url(text);
   if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url); !kv.ok()) {
     return absl::InvalidArgumentError("unknown kv store '" + url +
@@ -164,27 +187,13 @@ Result<KvStoreName> KvStoreName::Parse(std::string_view text) {
 }
 
 std::string KvStoreName::ToString() const {
-  switch (kind) {
-    case Kind::kMemory:
-      return "memory";
-    case Kind::kPrivateRedis:
-      return "redis";
-    case Kind::kUrl:
-      return url;
-  }
-  return "?";
+  const NamedStore* n = Named(kind);
+  return n != nullptr ? std::string(n->word) : url;
 }
 
 std::string KvStoreName::Describe() const {
-  switch (kind) {
-    case Kind::kMemory:
-      return "MemoryKv";
-    case Kind::kPrivateRedis:
-      return "a private redis-server";
-    case Kind::kUrl:
-      return url;
-  }
-  return "?";
+  const NamedStore* n = Named(kind);
+  return n != nullptr ? std::string(n->words) : url;
 }
 
 std::shared_ptr<KvStoreSource> KvStoreSource::Make(const KvStoreName& name) {

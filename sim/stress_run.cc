@@ -39,7 +39,6 @@ class RecordingExecutor final : public Executor {
 struct Worker {
   History history;
   Status failure;
-  bool limiter_failed = false;
 };
 
 // One limiter process: its own connection and protocol instance, sending until `deadline`, or
@@ -87,7 +86,6 @@ void Work(const StressPlan& plan, const std::string& url, int node, Instant dead
     if (!decision.ok()) {  // the limiter's own error: a result, and the end of this thread
       e.failure = std::string(decision.status().message());
       w.history.push_back(std::move(e));
-      w.limiter_failed = true;
       return;
     }
     e.decision = *decision;

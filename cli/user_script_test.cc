@@ -1,0 +1,221 @@
+// `ratelab check --lua`: a user's own script, held to its model's promise. Correct scripts in
+// the styles real libraries use pass; flawed ones are caught at the user's own policy; a script
+// that errs, answers with a count or a boolean, or keeps its interface in a spec is judged
+// right, never refused and never passed silently.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "cli/exit_codes.h"
+#include "testing/files.h"
+
+namespace ratelab {
+namespace {
+
+std::vector<std::string> UserLua(const std::string& file, std::vector<std::string> more) {
+  std::vector<std::string> args = {"check",
+                                   "--lua",
+                                   file,
+                                   "--model",
+                                   "fixed-window",
+                                   "--args",
+                                   "{limit},{window_ms},{now_ms}",
+                                   "--reply",
+                                   "allowed,remaining"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(CheckLua, BringYourOwnLuaACorrectScriptPasses) {
+  const auto file = testing_files::Write(testing_files::TempDir("lua"), "fixed_window.lua",
+                                         FixedWindowScript(">="));
+  CliOutcome r = Ratelab(UserLua(file.string(), {"--seeds", "300"}));
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("nothing found in 300 seed(s)"), std::string::npos) << r.out;
+}
+
+TEST(CheckLua, BringYourOwnLuaAnOffByOneScriptIsCaught) {
+  const auto file =
+      testing_files::Write(testing_files::TempDir("lua"), "off_by_one.lua", FixedWindowScript(">"));
+  CliOutcome r = Ratelab(UserLua(file.string(), {"--limit", "1", "--seeds", "20", "--json"}));
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["requests"], 2) << "limit 1: the second request in a window";
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--lua " + file.string()), std::string::npos);
+}
+
+TEST(CheckLua, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {
+  const auto dir = testing_files::TempDir("lua");
+  const auto broken = testing_files::Write(dir, "broken.lua", "return redis.call('NOPE')\n");
+  CliOutcome r = Ratelab(UserLua(broken.string(), {}));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'NOPE'"), std::string::npos)
+      << r.err;
+  const auto syntax = testing_files::Write(dir, "syntax.lua", "return {1,\n");
+  r = Ratelab(UserLua(syntax.string(), {}));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("the script failed: ERR"), std::string::npos) << r.err;
+  const auto fine = testing_files::Write(dir, "fine.lua", FixedWindowScript(">="));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--args", "{windw}"},
+       "unknown placeholder '{windw}'"},
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--reply", "remaining"},
+       "name the field that says allowed or limited"},
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--reply", "allowed,cost"},
+       "unknown field 'cost'"},
+      {{"check", "--lua", fine.string(), "--model", "leaky-bucket"},
+       "--model 'leaky-bucket' is not an algorithm"},
+      {{"check", "--lua", (dir / "missing.lua").string(), "--model", "gcra"}, "cannot read"},
+      {{"check", "kv-gcra-lua", "--lua", fine.string(), "--model", "gcra"}, "not both"},
+      // The reply has two numbers; a third field finds none.
+      {{"check", "--lua", fine.string(), "--model", "fixed-window", "--args",
+        "{limit},{window_ms},{now_ms}", "--reply", "allowed,remaining,retry_after_ms"},
+       "has no number for 'retry_after_ms' at position 3"},
+  };
+  for (const auto& [args, expected] : cases) {
+    r = Ratelab(args);
+    EXPECT_EQ(r.exit, kExitBadInput) << expected;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
+}
+
+// A script that errs only once a key is past its limit: one request on a fresh key cannot show
+// it, so only the search can. Before, such a run counted the errors as lost requests and ended
+// "nothing found".
+constexpr char kErrsPastTheLimit[] =
+    "local n = redis.call('INCR', KEYS[1])\n"
+    "redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+    "if n > tonumber(ARGV[1]) + 1 then return redis.call('HGET', KEYS[1], 'f') end\n"
+    "if n > tonumber(ARGV[1]) then return {0} end\n"
+    "return {1}\n";
+
+TEST(CheckLua, AScriptThatFailsMidSearchIsAFailureNotNothingFound) {
+  const auto file =
+      testing_files::Write(testing_files::TempDir("lua"), "errs.lua", kErrsPastTheLimit);
+  const std::vector<std::string> args = {
+      "check",   "--lua", file.string(), "--model", "fixed-window", "--args", "{limit},{window_ms}",
+      "--seeds", "50"};
+  CliOutcome r = Ratelab(args);
+  ASSERT_EQ(r.exit, kExitLimiterFailed) << r.out << r.err;
+  EXPECT_NE(r.out.find(": FAILED (seed "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the script failed: WRONGTYPE"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("nothing found"), std::string::npos) << r.out;
+  std::vector<std::string> json = args;
+  json.push_back("--json");
+  r = Ratelab(json);
+  ASSERT_EQ(r.exit, kExitLimiterFailed) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "failure");
+  EXPECT_NE(j["failure"].get<std::string>().find("WRONGTYPE"), std::string::npos);
+  EXPECT_EQ(j["request"]["key"].get<std::string>().rfind("user:u", 0), 0u) << j["request"];
+  // The reproduce line replays it.
+  const std::string reproduce = j["reproduce"];
+  EXPECT_NE(reproduce.find("--seed " + j["seed"].dump()), std::string::npos) << reproduce;
+}
+
+TEST(CheckLua, ABooleanReplySaysAllowedOrNot) {
+  // Lua's false arrives as nil: for allowed, that is a denial, not a reply of the wrong shape.
+  const auto file = testing_files::Write(
+      testing_files::TempDir("lua"), "boolean.lua",
+      "local key = KEYS[1] .. ':' .. math.floor(tonumber(ARGV[3]) / tonumber(ARGV[2]))\n"
+      "local n = tonumber(redis.call('GET', key) or '0')\n"
+      "if n >= tonumber(ARGV[1]) then return false end\n"
+      "redis.call('INCR', key)\n"
+      "redis.call('PEXPIRE', key, 2 * tonumber(ARGV[2]) + 1000)\n"
+      "return true\n");
+  CliOutcome r = Ratelab({"check", "--lua", file.string(), "--model", "fixed-window", "--args",
+                          "{limit},{window_ms},{now_ms}", "--reply", "allowed", "--seeds", "100"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+}
+
+// Many libraries' scripts answer with a count or a signed remaining, and decide outside Lua:
+// --decide states that decision, at the user's own policy.
+constexpr char kCountsInTheWindow[] =
+    "local key = KEYS[1] .. ':' .. ARGV[1]\n"
+    "local n = redis.call('INCR', key)\n"
+    "if n == 1 then redis.call('PEXPIRE', key, ARGV[2] * 2 + 1000) end\n"
+    "return n\n";
+
+std::vector<std::string> CountScript(const std::string& file, const std::string& decide) {
+  return {"check",
+          "--lua",
+          file,
+          "--model",
+          "fixed-window",
+          "--args",
+          "{window_index},{window_ms}",
+          "--reply",
+          "count",
+          "--decide",
+          decide,
+          "--limit",
+          "3",
+          "--seeds",
+          "100"};
+}
+
+TEST(CheckLua, ACountReplyIsJudgedByTheDecisionTheUserStates) {
+  const auto dir = testing_files::TempDir("lua");
+  const auto file = testing_files::Write(dir, "count.lua", kCountsInTheWindow);
+  CliOutcome r = Ratelab(CountScript(file.string(), "count <= {limit}"));
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  // Deciding one too late is caught, with a witness at the user's own limit.
+  std::vector<std::string> off = CountScript(file.string(), "count <= limit + 1");
+  off.push_back("--json");
+  r = Ratelab(off);
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["policy"], "fixed-window 3 per 10s");
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--decide 'count <= limit + 1'"),
+            std::string::npos);
+  // A signed remaining, as other libraries answer.
+  const auto signed_remaining =
+      testing_files::Write(dir, "remaining.lua",
+                           "local key = KEYS[1] .. ':' .. ARGV[1]\n"
+                           "local n = redis.call('INCR', key)\n"
+                           "if n == 1 then redis.call('PEXPIRE', key, ARGV[2] * 2 + 1000) end\n"
+                           "return {tonumber(ARGV[3]) - n, n}\n");
+  r = Ratelab({"check", "--lua", signed_remaining.string(), "--model", "fixed-window", "--args",
+               "{window_index},{window_ms},{limit}", "--reply", "remaining,count", "--decide",
+               "remaining >= 0", "--limit", "3", "--seeds", "100"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  // A decision that names what the reply does not have is refused before any search.
+  r = Ratelab(CountScript(file.string(), "total <= limit"));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--decide: unknown name 'total' in 'total <= limit'"), std::string::npos)
+      << r.err;
+  r = Ratelab(CountScript(file.string(), "count <="));
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--decide: an expression ends too soon"), std::string::npos) << r.err;
+}
+
+TEST(CheckLua, AScriptsInterfaceCanLiveInASpecBesideIt) {
+  const auto dir = testing_files::TempDir("spec");
+  testing_files::Write(dir, "off_by_one.lua", FixedWindowScript(">"));
+  const auto spec = testing_files::Write(dir, "off_by_one.yaml",
+                                         "script: off_by_one.lua\n"
+                                         "model: fixed-window\n"
+                                         "args: [\"{limit}\", \"{window_ms}\", \"{now_ms}\"]\n"
+                                         "reply: [allowed, remaining]\n");
+  CliOutcome r =
+      Ratelab({"check", "--lua-spec", spec.string(), "--limit", "1", "--seeds", "20", "--json"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
+  EXPECT_EQ(j["requests"], 2);
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--lua-spec " + spec.string() + " --limit 1"),
+            std::string::npos)
+      << j["reproduce"];
+  r = Ratelab({"check", "--lua-spec", spec.string(), "--model", "gcra"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("give --lua-spec, or --lua with"), std::string::npos) << r.err;
+  r = Ratelab({"check", "--lua-spec", (dir / "missing.yaml").string()});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--lua-spec: cannot read"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ratelab

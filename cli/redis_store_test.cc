@@ -150,30 +150,25 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
 }
 
 // The one request that checks a script before a search runs on the store the search will use: a
-// script built on list commands (which MemoryKv does not have yet) is refused on memory, saying
-// why, and searched on a real redis-server, where it runs.
+// script built on a command MemoryKv does not have yet (SETEX) is refused on memory, saying why,
+// and searched on a real redis-server, where it runs.
 TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
   RATELAB_REQUIRE_REDIS_SERVER();
-  const auto file =
-      testing_files::Write(testing_files::TempDir("lua"), "list_log.lua",
-                           "local key, now = KEYS[1], tonumber(ARGV[1])\n"
-                           "local window, limit = tonumber(ARGV[2]), tonumber(ARGV[3])\n"
-                           "while true do\n"
-                           "  local head = redis.call('LINDEX', key, 0)\n"
-                           "  if not head or tonumber(head) > now - window then break end\n"
-                           "  redis.call('LPOP', key)\n"
-                           "end\n"
-                           "if redis.call('LLEN', key) >= limit then return 0 end\n"
-                           "redis.call('RPUSH', key, now)\n"
-                           "redis.call('PEXPIRE', key, window + 1000)\n"
-                           "return 1\n");
+  const auto file = testing_files::Write(testing_files::TempDir("lua"), "setex.lua",
+                                         "local n = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
+                                         "if n >= tonumber(ARGV[1]) then return 0 end\n"
+                                         "if n == 0 then redis.call('SETEX', KEYS[1], ARGV[2], 1)\n"
+                                         "else redis.call('INCR', KEYS[1]) end\n"
+                                         "return 1\n");
   std::vector<std::string> args = {"check",
                                    "--lua",
                                    file.string(),
                                    "--model",
-                                   "sliding-log",
+                                   "anchored-window",
                                    "--args",
-                                   "{now_ms},{window_ms},{limit}",
+                                   "{limit},{window_s}",
+                                   "--window",
+                                   "10s",
                                    "--concurrency",
                                    "1",
                                    "--faults",
@@ -182,7 +177,7 @@ TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
                                    "5"};
   CliOutcome r = Ratelab(args);
   EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
-  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'LINDEX'"), std::string::npos)
+  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'SETEX'"), std::string::npos)
       << r.err;
   args.insert(args.end(), {"--store", "redis"});
   r = Ratelab(args);

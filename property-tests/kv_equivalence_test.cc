@@ -48,6 +48,10 @@ std::string Describe(const std::vector<KvOp>& ops, size_t upto) {
 }
 
 rc::Gen<std::string> Key() { return rc::gen::element<std::string>("a", "b", "c"); }
+// A list index or count: in range, past either end, negative, or not a number.
+rc::Gen<std::string> Index() {
+  return rc::gen::element<std::string>("0", "1", "2", "-1", "-2", "5", "-5", "x", "1.5");
+}
 rc::Gen<std::string> Field() { return rc::gen::element<std::string>("f", "g", "tokens"); }
 rc::Gen<std::string> Number() {
   return rc::gen::element<std::string>("0", "1", "-1", "7", "100", "x", "", "1.5", "01", " 1",
@@ -162,6 +166,24 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{"HLEN", *Key()};
+      }),
+      // lists
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(), *Number(), *Number()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {*rc::gen::element<std::string>("LPOP", "RPOP"), *Key()};
+        if (*rc::gen::inRange(0, 2) == 0) a.push_back(*Index());
+        return a;
+      }),
+      rc::gen::exec([] {
+        return Argv{"LLEN", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"LINDEX", *Key(), *Index()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("LRANGE", "LTRIM"), *Key(), *Index(), *Index()};
       }),
       // sorted sets
       rc::gen::exec([] {

@@ -32,7 +32,7 @@ Result<KvReply> MemoryKv::Execute(std::span<const std::string> argv) {
 }
 
 KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
-  static constexpr std::array<Command, 36> kCommands = {{
+  static constexpr std::array<Command, 44> kCommands = {{
       {"get", 2, &MemoryKv::Get},
       {"set", -3, &MemoryKv::Set},
       {"incr", 2, &MemoryKv::Incr},
@@ -59,6 +59,14 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"hdel", -3, &MemoryKv::HDel},
       {"hexists", 3, &MemoryKv::HExists},
       {"hlen", 2, &MemoryKv::HLen},
+      {"lpush", -3, &MemoryKv::LPush},
+      {"rpush", -3, &MemoryKv::RPush},
+      {"lpop", -2, &MemoryKv::LPop},
+      {"rpop", -2, &MemoryKv::RPop},
+      {"llen", 2, &MemoryKv::LLen},
+      {"lindex", 3, &MemoryKv::LIndex},
+      {"lrange", 4, &MemoryKv::LRange},
+      {"ltrim", 4, &MemoryKv::LTrim},
       {"zadd", -4, &MemoryKv::ZAdd},
       {"zrem", -3, &MemoryKv::ZRem},
       {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},
@@ -116,6 +124,8 @@ StateSize MemoryKv::Usage() const {
       for (const auto& [member, score] : zset->scores) {
         s.bytes += static_cast<int64_t>(member.size() + sizeof score);
       }
+    } else if (const auto* list = std::get_if<List>(&entry.value)) {
+      for (const std::string& element : *list) s.bytes += static_cast<int64_t>(element.size());
     }
   }
   return s;
@@ -159,10 +169,12 @@ T* MemoryKv::FindToChange(const std::string& key, bool* wrong_type) {
 }
 template MemoryKv::Hash* MemoryKv::FindToChange<MemoryKv::Hash>(const std::string&, bool*);
 template MemoryKv::ZSet* MemoryKv::FindToChange<MemoryKv::ZSet>(const std::string&, bool*);
+template MemoryKv::List* MemoryKv::FindToChange<MemoryKv::List>(const std::string&, bool*);
 
 template std::string* MemoryKv::FindAs<std::string>(const std::string&, bool*);
 template MemoryKv::Hash* MemoryKv::FindAs<MemoryKv::Hash>(const std::string&, bool*);
 template MemoryKv::ZSet* MemoryKv::FindAs<MemoryKv::ZSet>(const std::string&, bool*);
+template MemoryKv::List* MemoryKv::FindAs<MemoryKv::List>(const std::string&, bool*);
 
 MemoryKv::Entry& MemoryKv::Write(const std::string& key) {
   MarkDirty(key);
@@ -285,7 +297,7 @@ KvReply MemoryKv::Exists(Args a) {
 KvReply MemoryKv::Type(Args a) {
   const Entry* e = Find(a[1]);
   if (e == nullptr) return KvReply::Status("none");
-  static constexpr std::array<std::string_view, 3> kNames = {"string", "hash", "zset"};
+  static constexpr std::array<std::string_view, 4> kNames = {"string", "hash", "zset", "list"};
   return KvReply::Status(std::string(kNames[e->value.index()]));
 }
 

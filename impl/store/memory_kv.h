@@ -1,7 +1,8 @@
 // MemoryKv: an in-process simulation of a Redis server, for what limiters use: strings (GET, SET
 // with NX/XX/EX/PX/KEEPTTL/GET, INCR, INCRBY, DECR, DECRBY), keys (DEL, EXISTS, TYPE, EXPIRE,
 // PEXPIRE with NX/XX/GT/LT, TTL, PTTL, PERSIST), hashes (HGET, HSET, HMGET, HGETALL, HINCRBY,
-// HDEL, HEXISTS, HLEN), sorted sets (ZADD with NX/XX/GT/LT/CH, ZREM, ZREMRANGEBYSCORE, ZCARD,
+// HDEL, HEXISTS, HLEN), lists (LPUSH, RPUSH, LPOP, RPOP with a count, LLEN, LINDEX, LRANGE,
+// LTRIM), sorted sets (ZADD with NX/XX/GT/LT/CH, ZREM, ZREMRANGEBYSCORE, ZCARD,
 // ZCOUNT, ZSCORE, ZRANGE with WITHSCORES), TIME, PING, DBSIZE, FLUSHALL, and scripting (EVAL,
 // EVALSHA, SCRIPT LOAD/EXISTS/FLUSH) on Debian's Lua 5.1 (see lua_scripting.h).
 //
@@ -18,6 +19,7 @@
 #define RATELAB_IMPL_STORE_MEMORY_KV_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -69,8 +71,9 @@ class MemoryKv final : public Kv {
     // stores a score of -0 as 0; past either limit it becomes a skiplist for good.
     bool listpack = true;
   };
+  using List = std::deque<std::string>;
   struct Entry {
-    std::variant<std::string, Hash, ZSet> value;
+    std::variant<std::string, Hash, ZSet, List> value;
     int64_t expire_ms = -1;  // unix ms; -1: none
   };
   using Map = absl::flat_hash_map<std::string, Entry>;
@@ -131,6 +134,17 @@ class MemoryKv final : public Kv {
   KvReply ZCount(Args a);
   KvReply ZScore(Args a);
   KvReply ZRange(Args a);
+  // Lists (memory_kv_lists.cc).
+  KvReply Push(Args a, bool head);
+  KvReply LPush(Args a);
+  KvReply RPush(Args a);
+  KvReply Pop(Args a, bool head);
+  KvReply LPop(Args a);
+  KvReply RPop(Args a);
+  KvReply LLen(Args a);
+  KvReply LIndex(Args a);
+  KvReply LRange(Args a);
+  KvReply LTrim(Args a);
   // Scripting (memory_kv_scripting.cc).
   KvReply Eval(Args a);
   KvReply EvalSha(Args a);

@@ -246,5 +246,21 @@ TEST_P(MemoryKvRestartTest, EverySecKeepsTheLastSecondsStateOfAKeyChangedAgain) 
 INSTANTIATE_TEST_SUITE_P(Durabilities, MemoryKvRestartTest, ::testing::ValuesIn(kDurabilities),
                          [](const auto& info) { return std::string(DurabilityName(info.param)); });
 
+TEST_F(MemoryKvTest, ListsPushPopReadAndTrimAtEitherEnd) {
+  EXPECT_EQ(Run({"RPUSH", "l", "a", "b"}).integer, 2);
+  EXPECT_EQ(Run({"LPUSH", "l", "z"}).integer, 3);  // z a b
+  EXPECT_EQ(Run({"LINDEX", "l", "-1"}).text, "b");
+  EXPECT_EQ(Run({"LRANGE", "l", "0", "-1"}).elements.size(), 3u);
+  EXPECT_EQ(Run({"LPOP", "l"}).text, "z");
+  EXPECT_EQ(Run({"RPOP", "l", "5"}).elements.size(), 2u);
+  EXPECT_EQ(Run({"TYPE", "l"}).text, "none") << "an emptied list is gone";
+  EXPECT_EQ(Run({"RPUSH", "l", "1", "2", "3", "4"}).integer, 4);
+  EXPECT_EQ(Run({"LTRIM", "l", "1", "-2"}).text, "OK");
+  EXPECT_EQ(Run({"LLEN", "l"}).integer, 2);
+  EXPECT_EQ(Run({"TYPE", "l"}).text, "list");
+  EXPECT_EQ(Run({"GET", "l"}).text,
+            "WRONGTYPE Operation against a key holding the wrong kind of value");
+}
+
 }  // namespace
 }  // namespace ratelab

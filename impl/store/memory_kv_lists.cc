@@ -1,0 +1,130 @@
+// MemoryKv's lists, as Redis 7.0 answers: pushes at either end, pops with an optional count,
+// reads and trims by index (negative indices count from the tail). A list that becomes empty is
+// deleted.
+#include <algorithm>
+
+#include "impl/store/memory_kv.h"
+#include "impl/store/memory_kv_errors.h"
+
+namespace ratelab {
+
+namespace {
+
+// [from, to] of a list of `size` from Redis's start and stop (negative: from the tail); empty
+// (from > to) when the range holds nothing.
+std::pair<int64_t, int64_t> Range(int64_t start, int64_t stop, int64_t size) {
+  if (start < 0) start = std::max<int64_t>(0, size + start);
+  if (stop < 0) stop = size + stop;
+  stop = std::min(stop, size - 1);
+  return {start, stop};
+}
+
+}  // namespace
+
+KvReply MemoryKv::Push(Args a, bool head) {
+  bool wrong = false;
+  FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  Entry& e = Write(a[1]);
+  if (!std::holds_alternative<List>(e.value)) e.value = List{};
+  List& list = std::get<List>(e.value);
+  for (size_t i = 2; i < a.size(); ++i) {
+    if (head) {
+      list.push_front(a[i]);
+    } else {
+      list.push_back(a[i]);
+    }
+  }
+  return KvReply::Integer(static_cast<int64_t>(list.size()));
+}
+
+KvReply MemoryKv::LPush(Args a) { return Push(a, true); }
+KvReply MemoryKv::RPush(Args a) { return Push(a, false); }
+
+KvReply MemoryKv::Pop(Args a, bool head) {
+  if (a.size() > 3) return kv_errors::Arity(head ? "lpop" : "rpop");
+  std::optional<int64_t> count;
+  if (a.size() == 3) {
+    count = ParseRedisInteger(a[2]);
+    if (!count || *count < 0) return KvReply::Error("ERR value is out of range, must be positive");
+  }
+  bool wrong = false;
+  List* list = FindToChange<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (list == nullptr) return KvReply::Nil();
+  const auto take = [&] {
+    std::string v = head ? std::move(list->front()) : std::move(list->back());
+    if (head) {
+      list->pop_front();
+    } else {
+      list->pop_back();
+    }
+    return v;
+  };
+  KvReply out;
+  if (!count) {
+    out = KvReply::Bulk(take());
+  } else {
+    std::vector<KvReply> popped;
+    for (int64_t i = 0; i < *count && !list->empty(); ++i) popped.push_back(KvReply::Bulk(take()));
+    out = KvReply::Array(std::move(popped));
+  }
+  if (list->empty()) Erase(a[1]);
+  return out;
+}
+
+KvReply MemoryKv::LPop(Args a) { return Pop(a, true); }
+KvReply MemoryKv::RPop(Args a) { return Pop(a, false); }
+
+KvReply MemoryKv::LLen(Args a) {
+  bool wrong = false;
+  const List* list = FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  return KvReply::Integer(list == nullptr ? 0 : static_cast<int64_t>(list->size()));
+}
+
+KvReply MemoryKv::LIndex(Args a) {
+  bool wrong = false;
+  const List* list = FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (list == nullptr) return KvReply::Nil();  // before the index is read, as Redis does
+  const std::optional<int64_t> index = ParseRedisInteger(a[2]);
+  if (!index) return kv_errors::NotInteger();
+  const int64_t size = static_cast<int64_t>(list->size());
+  const int64_t at = *index < 0 ? size + *index : *index;
+  if (at < 0 || at >= size) return KvReply::Nil();
+  return KvReply::Bulk((*list)[static_cast<size_t>(at)]);
+}
+
+KvReply MemoryKv::LRange(Args a) {
+  const std::optional<int64_t> start = ParseRedisInteger(a[2]), stop = ParseRedisInteger(a[3]);
+  if (!start || !stop) return kv_errors::NotInteger();
+  bool wrong = false;
+  const List* list = FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (list == nullptr) return KvReply::Array(std::move(out));
+  const auto [from, to] = Range(*start, *stop, static_cast<int64_t>(list->size()));
+  for (int64_t i = from; i <= to; ++i)
+    out.push_back(KvReply::Bulk((*list)[static_cast<size_t>(i)]));
+  return KvReply::Array(std::move(out));
+}
+
+KvReply MemoryKv::LTrim(Args a) {
+  const std::optional<int64_t> start = ParseRedisInteger(a[2]), stop = ParseRedisInteger(a[3]);
+  if (!start || !stop) return kv_errors::NotInteger();
+  bool wrong = false;
+  List* list = FindToChange<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (list == nullptr) return KvReply::Status("OK");
+  const auto [from, to] = Range(*start, *stop, static_cast<int64_t>(list->size()));
+  if (from > to) {
+    Erase(a[1]);
+    return KvReply::Status("OK");
+  }
+  list->erase(list->begin() + static_cast<std::ptrdiff_t>(to) + 1, list->end());
+  list->erase(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(from));
+  return KvReply::Status("OK");
+}
+
+}  // namespace ratelab

@@ -61,7 +61,12 @@ class Reader {
   double Not() {
     Skip();
     const bool bang = text_.substr(at_, 1) == "!" && text_.substr(at_, 2) != "!=";
-    if (Take("not") || (bang && Take("!"))) return Truth(Not() == 0);
+    if (Take("not") || (bang && Take("!"))) {
+      if (++depth_ > kMaxDepth) return Fail("nested more than 64 deep");
+      const double v = Truth(Not() == 0);
+      --depth_;
+      return v;
+    }
     return Compare();
   }
   double Compare() {
@@ -104,6 +109,13 @@ class Reader {
   double Factor() {
     Skip();
     if (at_ >= text_.size()) return Fail("an expression ends too soon");
+    // Each level of nesting is a level of recursion: a bound keeps any text from exhausting the
+    // stack.
+    if (++depth_ > kMaxDepth) return Fail("nested more than 64 deep");
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     if (Take("-")) return -Factor();
     if (Take("(")) {
       const double v = Or();
@@ -145,9 +157,12 @@ class Reader {
     return Fail("unknown function '" + name + "' (expected ceil, floor, round, abs, min or max)");
   }
 
+  static constexpr int kMaxDepth = 64;
+
   std::string_view text_;
   const Expression::Lookup& lookup_;
   size_t at_ = 0;
+  int depth_ = 0;
   std::string error_;
 };
 

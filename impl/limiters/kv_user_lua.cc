@@ -159,6 +159,8 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
         x = 0;  // Lua's false comes back as nil: for the fields that say yes or no, it says no
       }
     }
+    // Beyond what a count or a time in nanoseconds can hold is not a number for it either.
+    if (x && !(std::fabs(*x) < 9e15)) x.reset();
     if (!x) {
       co_return absl::InvalidArgumentError(name + ": reply " + ToString(*reply) +
                                            " has no number for '" + field + "' at position " +

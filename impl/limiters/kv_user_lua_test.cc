@@ -71,6 +71,15 @@ TEST(KvUserLua, TheDecisionIsAnExpressionOverTheReply) {
   EXPECT_FALSE(decide("{1, 0, '5.5'}", "count <= limit && status != 1"));
 }
 
+TEST(KvUserLua, ANumberTooLargeForItsFieldIsNotANumber) {
+  const Result<Decision> d =
+      DecideOnce("return {0, '1e300'}\n", "rl:{key}", "", "allowed,retry_after_s");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("has no number for 'retry_after_s' at position 2"),
+            std::string::npos)
+      << d.status();
+}
+
 TEST(KvUserLua, ABadTemplateIsNamedWithItsList) {
   const Result<Decision> d = DecideOnce("return 1\n", "rl:{key}", "{limit*}", "allowed");
   ASSERT_FALSE(d.ok());

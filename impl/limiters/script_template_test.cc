@@ -73,6 +73,14 @@ TEST(ScriptTemplate, EachMistakeIsNamed) {
   EXPECT_EQ(ErrorOf("limit}"), "unmatched '}' in 'limit}'");
   EXPECT_EQ(ErrorOf("{}"), "an empty {} in '{}'");
   EXPECT_EQ(ErrorOf("{limit 2}"), "bad expression '{limit 2}' in '{limit 2}': unexpected '2'");
+  // However deep the nesting a user writes, it is an error, not a crash.
+  const std::string deep = "{" + std::string(100000, '(') + "1" + std::string(100000, ')') + "}";
+  EXPECT_NE(ErrorOf(deep).find("nested more than 64 deep"), std::string::npos);
+  EXPECT_NE(ErrorOf("{" + std::string(100000, '-') + "1}").find("nested more than 64 deep"),
+            std::string::npos);
+  std::string nots = "{";
+  for (int i = 0; i < 100000; ++i) nots += "not ";
+  EXPECT_NE(ErrorOf(nots + "1}").find("nested more than 64 deep"), std::string::npos);
 }
 
 }  // namespace

@@ -110,6 +110,8 @@ TEST(CheckLua, AScriptThatFailsMidSearchIsAFailureNotNothingFound) {
   EXPECT_EQ(j["verdict"], "failure");
   EXPECT_NE(j["failure"].get<std::string>().find("WRONGTYPE"), std::string::npos);
   EXPECT_EQ(j["request"]["key"].get<std::string>().rfind("user:u", 0), 0u) << j["request"];
+  EXPECT_EQ(j["request"]["outcome"].get<std::string>().rfind("failed: ", 0), 0u) << j["request"];
+  EXPECT_FALSE(j["request"]["complete_s"].is_null()) << "it was answered, with an error";
   // The reproduce line replays it.
   const std::string reproduce = j["reproduce"];
   EXPECT_NE(reproduce.find("--seed " + j["seed"].dump()), std::string::npos) << reproduce;

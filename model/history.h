@@ -83,6 +83,9 @@ struct HistoryEvent {
 
   bool admitted() const { return decision && decision->allowed; }
   bool failed() const { return !failure.empty(); }
+  // No answer ever came (lost in a crash, or the store failed): neither a decision nor the
+  // limiter's own error.
+  bool unanswered() const { return !decision && !failed(); }
   bool denied() const { return decision && !decision->allowed; }
 };
 

@@ -123,7 +123,7 @@ LimiterMetrics ComputeMetrics(const RunResult& c, const LimiterOutcome& o) {
       ++out.offered;
       out.admitted += e.admitted();
       out.denied += e.denied();
-      out.unanswered += !e.decision.has_value();
+      out.unanswered += e.unanswered();
     }
     m.during_faults.push_back(std::move(out));
   }
@@ -167,7 +167,7 @@ TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins
     ++s.offered[b];
     s.admitted[b] += e.admitted();
     s.denied[b] += e.denied();
-    s.unanswered[b] += !e.decision.has_value();
+    s.unanswered[b] += e.unanswered();
   }
   WalkWindows(c, o, [&](const HistoryEvent& e, int64_t admitted, int64_t) {
     if (!e.admitted()) return;

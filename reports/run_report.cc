@@ -55,12 +55,13 @@ std::vector<WitnessEvent> WitnessEvents(const std::vector<HistoryEvent>& events,
     w.node = e.node;
     w.cost = e.cost;
     w.at = FormatInstant(e.apply);
-    w.outcome = !e.decision ? "no answer"
+    w.outcome = e.failed()    ? "failed: " + e.failure
+                : !e.decision ? "no answer"
                 : e.decision->allowed
                     ? "admitted"
                     : "denied, retry after " + FormatDuration(e.decision->retry_after);
     w.invoke_s = Seconds(e.invoke, start);
-    if (e.decision) w.complete_s = Seconds(e.complete, start);
+    if (!e.unanswered()) w.complete_s = Seconds(e.complete, start);
     for (const StepRecord& s : e.steps) w.steps.push_back({s.label, Seconds(s.at, start)});
     out.push_back(std::move(w));
   }

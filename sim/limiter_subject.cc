@@ -4,9 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "impl/core/clock.h"
 #include "impl/limiters/kv_user_lua.h"
-#include "impl/store/memory_kv.h"
 
 namespace ratelab {
 

@@ -149,7 +149,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     for (const HistoryEvent& e : o.history) {
       o.admitted += e.admitted();
       o.denied += e.denied();
-      o.unanswered += !e.decision.has_value() && !e.failed();
+      o.unanswered += e.unanswered();
       o.failed += e.failed();
     }
     // Judged at the protocol's own time resolution: no alarm for what it cannot see.

@@ -210,11 +210,11 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
                             const SearchProgress& progress) {
   // A script that cannot answer one request on the store the search runs on is bad input, not
   // a finding.
-  {
+  if (subject.custom) {  // a registry protocol needs no trying
     ManualClock clock(kDefaultScenarioStart);
-    std::unique_ptr<KvBackend> scratch = OpenMemoryKv(clock, Durability::kAlways);
     Result<std::unique_ptr<KvBackend>> store =
-        o.kv_store ? o.kv_store->Open(clock, Durability::kAlways) : std::move(scratch);
+        o.kv_store ? o.kv_store->Open(clock, Durability::kAlways)
+                   : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
     if (!store.ok()) return store.status();
     if (Status s = TryOnce(subject, **store); !s.ok()) return s;
   }

@@ -156,7 +156,7 @@ TEST(BehaviourPins, CheckJudgesAUserScriptTheSameWay) {
   const fs::path bad = testing_files::Write(dir, "off_by_one.lua", FixedWindowScript(">"));
   const fs::path good = testing_files::Write(dir, "fixed_window.lua", FixedWindowScript(">="));
   for (const auto& [file, exit, pinned] : std::vector<std::tuple<fs::path, int, std::string>>{
-           {bad, 1, "f50c50dcea950bb7"}, {good, 0, "c3c5bd70f7b6b9c7"}}) {
+           {bad, 1, "6f8082621497949a"}, {good, 0, "7aae64e8bbcc0538"}}) {
     const CliOutcome r = Ratelab({"check", "--lua", file.string(), "--model", "fixed-window",
                                   "--args", "{limit},{window_ms},{now_ms}", "--reply",
                                   "allowed,remaining", "--limit", "1", "--seeds", "40"});

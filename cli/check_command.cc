@@ -101,7 +101,7 @@ class Check final : public Command {
     const uint64_t found_at = result->failure   ? result->failure->seed
                               : result->finding ? result->finding->seed
                                                 : 0;
-    const CheckReport report = MakeCheckReport(subject->name, search, *result, Reproduce(found_at));
+    const CheckReport report = MakeCheckReport(*subject, search, *result, Reproduce(found_at));
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderCheckText(report));
     if (result->failure) return kExitLimiterFailed;
     return result->finding ? kExitViolation : kExitOk;

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/options.h"
 #include "sim/lua_spec.h"
 
 namespace ratelab {
@@ -9,11 +10,12 @@ namespace ratelab {
 Result<std::optional<UserScript>> UserScriptFlags::Script() const {
   const UserScriptFlags defaults;
   const bool describes = !model.empty() || !args.empty() || keys != defaults.keys ||
-                         reply != defaults.reply || !decide.empty();
+                         reply != defaults.reply || !decide.empty() || clock.has_value();
   if (lua_spec) {
     if (lua || describes) {
       return absl::InvalidArgumentError(
-          "give --lua-spec, or --lua with --model, --keys, --args, --reply and --decide; not both");
+          "give --lua-spec, or --lua with --model, --keys, --args, --reply, --decide and --clock; "
+          "not both");
     }
     Result<UserScript> spec = LoadLuaSpec(*lua_spec);
     if (!spec.ok()) return spec.status();
@@ -22,11 +24,11 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
   if (!lua) {
     if (describes) {
       return absl::InvalidArgumentError(
-          "--model, --keys, --args, --reply and --decide describe a --lua script");
+          "--model, --keys, --args, --reply, --decide and --clock describe a --lua script");
     }
     return std::optional<UserScript>();
   }
-  return std::optional<UserScript>(UserScript{*lua, model, keys, args, reply, decide});
+  return std::optional<UserScript>(UserScript{*lua, model, keys, args, reply, decide, clock});
 }
 
 std::string UserScriptFlags::Flags() const {
@@ -34,7 +36,8 @@ std::string UserScriptFlags::Flags() const {
   const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
          " --args " + quoted(args) + " --reply " + quoted(reply) +
-         (decide.empty() ? "" : " --decide " + quoted(decide));
+         (decide.empty() ? "" : " --decide " + quoted(decide)) +
+         (clock ? " --clock " + std::string(ScriptClockName(*clock)) : "");
 }
 
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help) {
@@ -63,6 +66,11 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
                      "--lua: the decision as an expression over the reply's fields and the "
                      "placeholders, for a script that answers with a count or a status, e.g. "
                      "'count <= {limit}', 'remaining >= 0', 'status == 1'");
+  AddParsed(command, "--clock", flags.clock, ParseScriptClock,
+            "--lua: whose clock the script decides on: server (it reads TIME, or its window is a "
+            "key's time to live: judged when the store runs it) or client (the now it is sent: "
+            "judged when the client sent it); default: server when the script calls TIME or its "
+            "keys and args carry no {now_*} placeholder, else client");
 }
 
 }  // namespace ratelab

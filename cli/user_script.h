@@ -24,19 +24,21 @@ struct UserScriptFlags {
   std::string args;
   std::string reply = UserScript().reply;
   std::string decide;
+  std::optional<DecisionClock> clock;  // --clock; unset: detected (UserScript::clock)
 
   // Whether a script is given (--lua or --lua-spec).
   bool given() const { return lua || lua_spec; }
   // The script, or none when neither --lua nor --lua-spec is given; InvalidArgument when
-  // --model, --keys, --args, --reply or --decide are given without --lua (they mean nothing
-  // then), or beside --lua-spec, or when the spec cannot be read.
+  // --model, --keys, --args, --reply, --decide or --clock are given without --lua (they mean
+  // nothing then), or beside --lua-spec, or when the spec cannot be read.
   Result<std::optional<UserScript>> Script() const;
-  // " --lua FILE --model M --keys '...' --args '...' --reply '...' [--decide '...']", for a
-  // reproduce line.
+  // " --lua FILE --model M --keys '...' --args '...' --reply '...' [--decide '...']
+  // [--clock C]", for a reproduce line.
   std::string Flags() const;
 };
 
-// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply, --decide and --lua-spec
+// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply, --decide, --clock and
+// --lua-spec
 // to `command`.
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help);
 

@@ -219,5 +219,38 @@ TEST(CheckLua, AScriptsInterfaceCanLiveInASpecBesideIt) {
   EXPECT_NE(r.err.find("--lua-spec: cannot read"), std::string::npos) << r.err;
 }
 
+// The script corpus (property-tests/scripts/): a file of it.
+std::string Corpus(const std::string& name) {
+  return std::string(RATELAB_SOURCE_DIR) + "/property-tests/scripts/" + name;
+}
+
+TEST(CheckLua, AServerClockScriptIsJudgedWhenTheStoreRanIt) {
+  // A GCRA that reads TIME decides when the store runs it, a round trip (two, after NOSCRIPT)
+  // after the client sent it: judged at the sending, it admits "early".
+  CliOutcome r =
+      Ratelab({"check", "--lua-spec", Corpus("gcra_server_clock.yaml"), "--burst", "3", "--rate",
+               "2", "--seeds", "200", "--faults", "crash,restart,skew", "--json"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["clock"], "server") << "detected: it calls TIME";
+  // Told it decides on the client's clock, ratelab judges it so, and cries wolf: --clock is
+  // what the detection decides.
+  r = Ratelab({"check", "--lua", Corpus("gcra_server_clock.lua"), "--model", "gcra", "--args",
+               "{burst},{rate_per_s},1,{cost}", "--reply", "count,remaining,retry_after_s,reset_s",
+               "--decide", "count > 0", "--burst", "3", "--rate", "2", "--clock", "client",
+               "--seeds", "200"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("decided on the client's clock"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--clock client"), std::string::npos) << "the reproduce line keeps it";
+}
+
+TEST(CheckLua, AWindowKeptAsAKeysTimeToLiveIsJudgedOnTheStoresClock) {
+  // INCR, and PEXPIRE on the first hit: the window opens when the store runs the first request,
+  // and a request whose answer a crash took may have opened it.
+  CliOutcome r = Ratelab({"check", "--lua-spec", Corpus("fixed_window_ttl.yaml"), "--limit", "3",
+                          "--seeds", "300", "--faults", "crash,restart,outage"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("decided on the server's clock"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -57,17 +57,33 @@ uint64_t HistoryHash(const History& h) {
   return f.value();
 }
 
-History AtResolution(const History& h, Duration resolution) {
-  if (resolution <= Duration(1)) return h;
-  History out = h;
+namespace {
+void FloorTimes(History& h, Duration resolution) {
   const auto floor = [resolution](Instant t) {
     return FromUnixNanos(FloorDiv(ToUnixNanos(t), resolution.count()) * resolution.count());
   };
-  for (HistoryEvent& e : out) {
+  for (HistoryEvent& e : h) {
     e.invoke = floor(e.invoke);
     e.apply = floor(e.apply);
     e.complete = floor(e.complete);
   }
+}
+}  // namespace
+
+History AtResolution(const History& h, Duration resolution) {
+  History out = h;
+  if (resolution > Duration(1)) FloorTimes(out, resolution);
+  return out;
+}
+
+History AsDecided(const History& h, DecisionClock clock, Duration resolution) {
+  History out = h;
+  if (clock == DecisionClock::kStore) {
+    for (HistoryEvent& e : out) {
+      if (!e.steps.empty()) e.invoke = e.apply = e.steps.back().at;
+    }
+  }
+  if (resolution > Duration(1)) FloorTimes(out, resolution);
   return out;
 }
 

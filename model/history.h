@@ -86,6 +86,9 @@ struct HistoryEvent {
   // No answer ever came (lost in a crash, or the store failed): neither a decision nor the
   // limiter's own error.
   bool unanswered() const { return !decision && !failed(); }
+  // No answer came, but the request reached the store: it may have been admitted there (a crash
+  // took its answer), consuming from its key or opening its window.
+  bool maybe_admitted() const { return unanswered() && !steps.empty(); }
   bool denied() const { return decision && !decision->allowed; }
 };
 
@@ -95,9 +98,19 @@ using History = std::vector<HistoryEvent>;
 // same hash made the same history. Independent of platform and of pointer values.
 uint64_t HistoryHash(const History& h);
 
+// Whose clock a limiter decides on: the client's (the `now` it sends with each request: a
+// decision as of `invoke`), or the store's, when the store runs the request (a script that reads
+// TIME, or whose window is a key's time to live: a decision as of `apply`).
+enum class DecisionClock { kClient, kStore };
+
 // `h` with its times floored to multiples of `resolution`: the history as a protocol that sees
 // time only that finely saw it (oracles judge such a protocol at its resolution).
 History AtResolution(const History& h, Duration resolution);
+
+// `h` as its limiter decided it, for the oracles (which judge `invoke`): at `resolution`, and on
+// the store's clock each request that reached the store is judged at the instant it took effect
+// there (its last step), the one it was decided at.
+History AsDecided(const History& h, DecisionClock clock, Duration resolution);
 
 }  // namespace ratelab
 

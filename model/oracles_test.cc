@@ -45,6 +45,50 @@ TEST(AnyWindowCapOracle, AnEntryLeavesTheWindowAfterExactlyW) {
   EXPECT_EQ(CheckAnyWindowCap(h, 1, seconds(10) + Duration(1)).max_in_any_window, 2);
 }
 
+// `h` with a request at `at` that reached the store (a step there) but got no answer: a crash
+// took it, after the store may have admitted it.
+History WithLost(History h, Duration at) {
+  HistoryEvent e;
+  e.id = 100;
+  e.key = "u";
+  e.invoke = e.apply = kT0 + at;
+  e.steps.push_back({"EVALSHA", kT0 + at});
+  h.push_back(e);
+  return h;
+}
+
+TEST(AnchoredWindowCapOracle, ALostRequestThatMayHaveOpenedTheWindowExcusesALaterOne) {
+  // Limit 2 per 10s. Admitted at 1s, 10.5s, 11s: counted from 1s, the window [1s, 11s] holds 3.
+  const History sure = At({seconds(1), milliseconds(10'500), seconds(11)});
+  ASSERT_EQ(CheckAnchoredWindowCap(sure, 2, seconds(10)).size(), 1u);
+  // But a request at 0s reached the store and its answer was lost: if the store admitted it,
+  // its window [0s, 10s] held it and the one at 1s, and 10.5s opened the next. Not a breach.
+  EXPECT_TRUE(CheckAnchoredWindowCap(WithLost(sure, seconds(0)), 2, seconds(10)).empty());
+  // A lost request that could not have moved any window excuses nothing.
+  const History four = At({seconds(1), seconds(2), seconds(3)});
+  EXPECT_EQ(CheckAnchoredWindowCap(WithLost(four, seconds(0)), 2, seconds(10)).size(), 1u);
+  // One that never reached the store cannot have opened anything.
+  History unsent = WithLost(sure, seconds(0));
+  unsent.back().steps = StepList();
+  EXPECT_EQ(CheckAnchoredWindowCap(unsent, 2, seconds(10)).size(), 1u);
+}
+
+TEST(FalseDenialsOracle, AnAnchoredWindowsDenialIsJudgedUnderEveryChoiceOfLostRequests) {
+  const Policy p = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
+  // Admitted at 1s and 2s, denied at 10.5s: the window opened at 1s holds two through 11s.
+  History h = At({seconds(1), seconds(2)});
+  History denied = At({milliseconds(10'500)}, /*allowed=*/false);
+  denied[0].id = 2;
+  h.push_back(denied[0]);
+  EXPECT_TRUE(CheckFalseDenials(h, p).empty());
+  // A lost request at 0s: counted as admitted, its window [0s, 10s] closes before 10.5s, which
+  // then had room; not counted, the denial was right. Only what holds either way is flagged.
+  EXPECT_TRUE(CheckFalseDenials(WithLost(h, seconds(0)), p).empty());
+  // Denied at 12s: room whatever the lost request was.
+  h.back().invoke = h.back().apply = h.back().complete = kT0 + seconds(12);
+  EXPECT_EQ(CheckFalseDenials(WithLost(h, seconds(0)), p).size(), 1u);
+}
+
 TEST(AlignedWindowCapOracle, FlagsTheFirstOverfullWindow) {
   History h = At({seconds(1), seconds(2), seconds(3)});
   std::vector<Violation> v = CheckAlignedWindowCap(h, 2, minutes(1));

@@ -1,5 +1,6 @@
 // Oracles that replay a history's admissions into the reference model.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -13,20 +14,28 @@ namespace ratelab {
 
 namespace {
 
-// Calls `judge(event, model_decision)` for each denial, with the model holding exactly the
-// admissions applied before it; returns the violations `judge` reports (first per key).
-// `lenient` gives denials every benefit of the doubt (for "no false denials"): a request that got
-// no answer but whose steps reached the store counts as admitted (it may have consumed; a crash
-// took its answer), and a denial concurrent with an admission of its key is not judged.
-template <typename Judge>
-std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool lenient,
-                                     Judge judge) {
-  std::vector<Violation> out;
+// A denial a replay flagged: the event and what the judge said of it.
+struct Flagged {
+  const HistoryEvent* event;
+  std::string why;
+};
+
+// Replays `h` into the reference model of `policy`, calling `judge(event, model_decision)` for
+// each denial with the model holding exactly the admissions applied before it, and returns the
+// denials `judge` flags, every one (or, with `first_only`, the first per key), in invoke order.
+// `lenient` gives denials every benefit of the doubt (for "no false denials"): a request that
+// got no answer but whose steps reached the store counts as admitted unless `passed_over` says it
+// was not (it may have consumed; a crash took its answer), and a denial concurrent with an
+// admission of its key is not judged.
+template <typename Judge, typename PassedOver>
+std::vector<Flagged> Replay(const History& h, const Policy& policy, bool lenient, bool first_only,
+                            Judge& judge, PassedOver passed_over) {
+  std::vector<Flagged> out;
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
   std::unordered_set<std::string_view> reported;
   std::vector<const HistoryEvent*> events;
   for (const HistoryEvent& e : h) {
-    if (e.decision || (lenient && !e.steps.empty())) events.push_back(&e);
+    if (e.decision || (lenient && !e.steps.empty() && !passed_over(e))) events.push_back(&e);
   }
   std::stable_sort(events.begin(), events.end(), internal::InvokeOrder);
   // Which of two concurrent requests the store took first is the store's order, not invoke's.
@@ -61,13 +70,81 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
       model->Admit(e->key, e->invoke, e->cost);
       continue;
     }
-    if (reported.contains(e->key)) continue;
+    if (first_only && reported.contains(e->key)) continue;
     if (lenient && overlaps_an_admission(*e)) continue;
     const Decision expected = model->Peek(e->key, e->invoke, e->cost);
     if (std::optional<std::string> why = judge(*e, expected)) {
-      out.push_back({"", e->key, *why, {*e}});
+      out.push_back({e, *std::move(why)});
       reported.insert(e->key);
     }
+  }
+  return out;
+}
+
+// At most this many lost requests of one key are tried every way (2^N replays); a key with more
+// is not judged leniently.
+constexpr size_t kMostChoices = 8;
+
+// For "no false denials" when an admission can make a later denial less justified (an anchored
+// window: a lost request that opened a window earlier closes it earlier): a denial is flagged
+// only when it is under every choice of which of its key's lost requests were admitted.
+template <typename Judge>
+std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy, Judge& judge) {
+  std::map<std::string_view, std::vector<const HistoryEvent*>> lost;  // by key
+  for (const HistoryEvent& e : h) {
+    if (e.maybe_admitted()) lost[e.key].push_back(&e);
+  }
+  const auto none = [](const HistoryEvent&) { return false; };
+  std::vector<Violation> out;
+  for (const Flagged& f : Replay(h, policy, true, true, judge, none)) {
+    const auto it = lost.find(f.event->key);
+    if (it == lost.end()) {
+      out.push_back({"", f.event->key, f.why, {*f.event}});
+      continue;
+    }
+    const std::vector<const HistoryEvent*>& maybe = it->second;
+    if (maybe.size() > kMostChoices) continue;
+    History key_history;
+    for (const HistoryEvent& e : h) {
+      if (e.key == f.event->key) key_history.push_back(e);
+    }
+    // Flagged under every choice: the first denial that is.
+    std::optional<std::map<int64_t, std::string>> every;
+    for (uint32_t mask = 0; mask < (1u << maybe.size()); ++mask) {
+      const auto passed_over = [&](const HistoryEvent& e) {
+        for (size_t j = 0; j < maybe.size(); ++j) {
+          if (maybe[j]->id == e.id) return (mask & (1u << j)) == 0;
+        }
+        return false;
+      };
+      std::map<int64_t, std::string> flagged;
+      for (Flagged& g : Replay(key_history, policy, true, false, judge, passed_over)) {
+        if (!every || every->contains(g.event->id)) flagged[g.event->id] = std::move(g.why);
+      }
+      every = std::move(flagged);
+      if (every->empty()) break;
+    }
+    for (const HistoryEvent& e : key_history) {
+      if (every->contains(e.id)) {
+        out.push_back({"", e.key, every->at(e.id), {e}});
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+template <typename Judge>
+std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool lenient,
+                                     Judge judge) {
+  // Only in an anchored window can an admission make a later denial less justified.
+  if (lenient && policy.algorithm == Algorithm::kAnchoredWindow) {
+    return ReplayEveryChoice(h, policy, judge);
+  }
+  std::vector<Violation> out;
+  for (const Flagged& f :
+       Replay(h, policy, lenient, true, judge, [](const HistoryEvent&) { return false; })) {
+    out.push_back({"", f.event->key, f.why, {*f.event}});
   }
   return out;
 }

@@ -25,12 +25,18 @@ std::string Timeline(const ViolationReport& v, const std::vector<FaultReport>& f
   return out;
 }
 
+// ", decided on the server's clock", for a user's script.
+std::string DecidedOn(const CheckReport& r) {
+  return r.clock.empty() ? "" : ", decided on the " + r.clock + "'s clock";
+}
+
 }  // namespace
 
-CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& options,
+CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
                             const SearchResult& result, const std::string& reproduce) {
   CheckReport r;
-  r.protocol = protocol;
+  r.protocol = subject.name;
+  if (subject.custom) r.clock = ScriptClockName(subject.info->clock);
   r.seeds_searched = result.seeds_searched;
   if (result.failure) {
     r.verdict = "failure";
@@ -78,14 +84,14 @@ std::string RenderCheckText(const CheckReport& r) {
   }
   if (!r.violation) {
     std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
-                      " seed(s) (" + r.policy + "; checks:";
+                      " seed(s) (" + r.policy + DecidedOn(r) + "; checks:";
     for (const std::string& c : r.checks) out += " " + c;
     return out + "; faults: " + r.fault_kinds + ")\n";
   }
   const ViolationReport& v = *r.violation;
   std::string out = r.protocol + ": VIOLATION of " + v.invariant + " (seed " +
                     std::to_string(r.seed) + ", " + std::to_string(r.seeds_searched) +
-                    " seed(s) searched)\nminimal case: " + r.policy + ", " +
+                    " seed(s) searched)\nminimal case: " + r.policy + DecidedOn(r) + ", " +
                     std::to_string(r.requests) + " request(s) (from " +
                     std::to_string(r.drawn_requests) + "), " + std::to_string(r.nodes) + " node(s)";
   for (const FaultReport& f : r.faults) out += "; " + f.what;

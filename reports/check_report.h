@@ -12,7 +12,7 @@ namespace ratelab {
 
 // The report of `result`, a search of `protocol` from `options`; `reproduce` replays its finding
 // (or its failure).
-CheckReport MakeCheckReport(const std::string& protocol, const SearchOptions& options,
+CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
                             const SearchResult& result, const std::string& reproduce);
 
 // For a terminal: the violation, the minimal case, the witness as a timeline and the command

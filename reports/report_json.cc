@@ -287,6 +287,7 @@ json ToJson(const CheckReport& c) {
               {"policy", c.policy},
               {"verdict", c.verdict},
               {"seeds_searched", c.seeds_searched}};
+  if (!c.clock.empty()) out["clock"] = c.clock;
   if (c.failed_request) {
     out["seed"] = c.seed;
     out["failure"] = c.failure;

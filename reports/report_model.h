@@ -171,6 +171,9 @@ struct CheckReport {
   std::string protocol;
   std::string policy;   // the minimal case's, for a violation
   std::string verdict;  // "violation", "failure" (the limiter answered with an error) or "none"
+  // Whose clock a user's script decides on, and so when its decisions were judged: "server" or
+  // "client"; empty for a protocol of ratelab's own.
+  std::string clock;
   uint64_t seeds_searched = 0;
   uint64_t seed = 0;            // the seed that found it
   uint64_t requests = 0;        // in the minimal case

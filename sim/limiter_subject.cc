@@ -1,6 +1,9 @@
 #include "sim/limiter_subject.h"
 
+#include <algorithm>
+#include <array>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -10,12 +13,43 @@ namespace ratelab {
 
 namespace {
 
-// The finest time the script sees: as finely as its arguments carry `now` (a script reading TIME
-// sees microseconds).
-Duration ScriptResolution(const UserLuaScript& script) {
+struct ClockName {
+  DecisionClock clock;
+  std::string_view name;
+};
+constexpr std::array<ClockName, 2> kClockNames = {
+    {{DecisionClock::kStore, "server"}, {DecisionClock::kClient, "client"}}};
+
+// redis.call('TIME'), redis.pcall("time"), ...: Redis takes command names in any case.
+bool CallsTime(const std::string& body) {
+  const std::regex calls_time(R"(call\s*\(\s*['"]time['"]\s*\))", std::regex::icase);
+  return std::regex_search(body, calls_time);
+}
+
+// The placeholders the script's KEYS and ARGV carry.
+std::set<std::string> Placeholders(const UserLuaScript& script) {
   std::set<std::string> names;
   for (const auto* list : {&script.keys, &script.args}) {
     for (const ScriptTemplate& t : *list) names.insert(t.names().begin(), t.names().end());
+  }
+  return names;
+}
+
+// Whether they carry the client's `now`, or a window computed from it.
+bool SendsNow(const std::set<std::string>& names) {
+  return std::any_of(names.begin(), names.end(), [](const std::string& n) {
+    return n.starts_with("now_") || n.starts_with("window_index") || n.starts_with("window_start");
+  });
+}
+
+// The finest time the script sees: as finely as its arguments carry `now`, TIME's microseconds
+// for a script that reads it, and the store's milliseconds for one whose windows are keys' times
+// to live (Redis expires keys on a millisecond clock).
+Duration ScriptResolution(const std::set<std::string>& names, DecisionClock clock,
+                          bool calls_time) {
+  if (clock == DecisionClock::kStore) {
+    return calls_time ? Duration(std::chrono::microseconds(1))
+                      : Duration(std::chrono::milliseconds(1));
   }
   if (names.contains("now_us") || names.contains("now_s_float"))
     return std::chrono::microseconds(1);
@@ -44,14 +78,13 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   if (!parsed.ok()) return parsed.status();
   std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
   auto custom = std::make_shared<LimiterSpec::Custom>();
-  custom->info = ProtocolInfo{"user lua",
-                              "kv",
-                              "the user",
-                              Describe(*model).name,
-                              "a user's Lua script",
-                              nullptr,
-                              nullptr,
-                              ScriptResolution(*script)};
+  custom->info =
+      ProtocolInfo{"user lua", "kv",    "the user", Describe(*model).name, "a user's Lua script",
+                   nullptr,    nullptr, Duration{}, DecisionClock::kClient};
+  const std::set<std::string> names = Placeholders(*script);
+  const bool calls_time = CallsTime(body.str());
+  custom->info.clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
+  custom->info.time_resolution = ScriptResolution(names, custom->info.clock, calls_time);
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };
@@ -63,6 +96,25 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
 }
 
 }  // namespace
+
+std::string_view ScriptClockName(DecisionClock clock) {
+  for (const ClockName& c : kClockNames) {
+    if (c.clock == clock) return c.name;
+  }
+  return "";
+}
+
+Result<DecisionClock> ParseScriptClock(std::string_view name) {
+  for (const ClockName& c : kClockNames) {
+    if (c.name == name) return c.clock;
+  }
+  return absl::InvalidArgumentError("unknown clock '" + std::string(name) +
+                                    "' (expected server or client)");
+}
+
+DecisionClock DetectScriptClock(bool calls_time, bool sends_now) {
+  return calls_time || !sends_now ? DecisionClock::kStore : DecisionClock::kClient;
+}
 
 Status TryOnce(const LimiterSubject& subject, Kv& kv) {
   if (!subject.custom) return absl::OkStatus();

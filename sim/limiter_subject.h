@@ -25,7 +25,18 @@ struct UserScript {
   std::string args;
   std::string reply = "allowed";
   std::string decide;  // the decision as an expression over the reply; empty: allowed says it
+  // Whose clock it decides on; unset: the store's when the script calls TIME or its KEYS and
+  // ARGV carry no `now` (a window kept as a key's time to live), else the client's.
+  std::optional<DecisionClock> clock;
 };
+
+// "server" (the store's clock) or "client", as --clock and a spec's `clock` take it.
+std::string_view ScriptClockName(DecisionClock clock);
+// The clock named `name`, or InvalidArgument naming the two there are.
+Result<DecisionClock> ParseScriptClock(std::string_view name);
+// Whose clock a script decides on when its user does not say: the store's when it calls TIME
+// or is sent no `now` (see UserScript::clock).
+DecisionClock DetectScriptClock(bool calls_time, bool sends_now);
 
 struct LimiterSubject {
   std::string name;                                   // the registry's name, or "lua:FILE"

@@ -15,8 +15,8 @@ class LuaSpecReader : public internal::YamlReader {
   using YamlReader::YamlReader;
 
   Result<UserScript> Read(const YAML::Node& root, const std::string& dir) const {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(root, "a Lua spec", {"script", "model", "keys", "args", "reply", "decide"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(root, "a Lua spec",
+                                {"script", "model", "keys", "args", "reply", "decide", "clock"}));
     UserScript s;
     std::string script;
     RL_ASSIGN(script, StringAt(root, "script", true));
@@ -28,6 +28,13 @@ class LuaSpecReader : public internal::YamlReader {
     RL_ASSIGN(s.args, ListAt(root, "args", ""));
     RL_ASSIGN(s.reply, ListAt(root, "reply", s.reply));
     RL_ASSIGN(s.decide, StringAt(root, "decide", false));
+    if (root["clock"]) {
+      std::string clock;
+      RL_ASSIGN(clock, StringAt(root, "clock", true));
+      Result<DecisionClock> parsed = ParseScriptClock(clock);
+      if (!parsed.ok()) return Error(root["clock"], std::string(parsed.status().message()));
+      s.clock = *parsed;
+    }
     return s;
   }
 

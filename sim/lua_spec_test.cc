@@ -29,6 +29,11 @@ TEST(LuaSpec, ReadsTheInterfaceAsListsOrAsTheFlagsWouldTakeIt) {
   EXPECT_EQ(s->path, "/abs/l.lua");
   EXPECT_EQ(s->keys, "rl:{key}") << "the default, as for --keys";
   EXPECT_EQ(s->decide, "count <= {limit}");
+  EXPECT_FALSE(s->clock.has_value()) << "unset: detected from the script";
+
+  s = ParseLuaSpec("script: l.lua\nmodel: gcra\nclock: server\n", "spec.yaml", ".");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->clock, DecisionClock::kStore);
 }
 
 TEST(LuaSpec, MistakesAreLocated) {
@@ -40,7 +45,9 @@ TEST(LuaSpec, MistakesAreLocated) {
   EXPECT_EQ(error("model: gcra\n"), "spec.yaml:1:1: missing 'script'");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nreplies: [allowed]\n"),
             "spec.yaml:3:1: unknown key 'replies' in a Lua spec (expected one of: script, model, "
-            "keys, args, reply, decide)");
+            "keys, args, reply, decide, clock)");
+  EXPECT_EQ(error("script: l.lua\nmodel: gcra\nclock: wall\n"),
+            "spec.yaml:3:8: unknown clock 'wall' (expected server or client)");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nargs: {limit: 1}\n"),
             "spec.yaml:3:7: 'args' must be a list of strings");
   EXPECT_NE(error("script: [\n").find("spec.yaml:2:1: not YAML"), std::string::npos);

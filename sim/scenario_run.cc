@@ -152,11 +152,13 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
       o.unanswered += e.unanswered();
       o.failed += e.failed();
     }
-    // Judged at the protocol's own time resolution: no alarm for what it cannot see.
+    // Judged as the protocol decided: at its own time resolution (no alarm for what it cannot
+    // see), on its own clock.
     const Duration resolution = spec.Info()->time_resolution;
-    const bool coarse = resolution > Duration(1);
-    const History judged = coarse ? AtResolution(o.history, resolution) : History{};
-    const History& h = coarse ? judged : o.history;
+    const DecisionClock clock = spec.Info()->clock;
+    const bool retimed = resolution > Duration(1) || clock == DecisionClock::kStore;
+    const History judged = retimed ? AsDecided(o.history, clock, resolution) : History{};
+    const History& h = retimed ? judged : o.history;
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
     const bool wants_expiry = std::find(scenario.checks.begin(), scenario.checks.end(),
@@ -166,7 +168,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     const std::function<Result<History>()> without_restarts = [&]() -> Result<History> {
       LimiterRun calm(config, spec, WithoutRestarts(faults), arrivals, kv_source);
       if (!calm.status().ok()) return calm.status();
-      return AtResolution(calm.history(), resolution);
+      return AsDecided(calm.history(), clock, resolution);
     };
     const Judged judged_run{.history = h,
                             .policy = spec.policy,

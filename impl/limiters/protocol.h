@@ -17,6 +17,7 @@
 #include "impl/store/docs.h"
 #include "impl/store/kv.h"
 #include "model/decision.h"
+#include "model/history.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -55,6 +56,8 @@ struct ProtocolInfo {
   // The finest time step the protocol sees: requests closer than this may look simultaneous to
   // it (the Lua scripts take whole microseconds). Oracles judge its history at this resolution.
   Duration time_resolution;
+  // Whose clock its decisions are made on: the oracles judge each at the instant it was made.
+  DecisionClock clock = DecisionClock::kClient;
 };
 // Every protocol ratelab implements, for `ratelab list` and for scenarios.
 std::span<const ProtocolInfo> Protocols();

@@ -83,25 +83,25 @@ void ExpectCommandPins(const std::vector<CommandPin>& pins) {
 
 TEST(BehaviourPins, RunPrintsTheSameHistoriesVerdictsAndWitnesses) {
   ExpectCommandPins({
-      {{"run", "{scenarios}/access-log-replay.yaml", "--seed", "1"}, 1, "36bb65c53a95994b"},
-      {{"run", "{scenarios}/boundary-attack.yaml", "--seed", "1"}, 1, "ba1fdda322d9d2de"},
-      {{"run", "{scenarios}/bursty-many-users.yaml", "--seed", "2"}, 0, "5f728abe3798ee60"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--seed", "3"}, 1, "dcc6b183dfdb98a2"},
-      {{"run", "{scenarios}/restart-mid-window.yaml", "--seed", "1"}, 1, "f5ec432a08ff12f6"},
-      {{"run", "{scenarios}/steady-poisson.yaml", "--seed", "2"}, 0, "c35dd087cdb29599"},
-      {{"run", "{scenarios}/store-outage.yaml", "--seed", "3"}, 1, "dbbe9c2b09576835"},
-      {{"run", "{scenarios}/store-restart.yaml", "--seed", "1"}, 1, "3470a1ee2ba3f547"},
+      {{"run", "{scenarios}/access-log-replay.yaml", "--seed", "1"}, 1, "8b56ef1d6a4f8276"},
+      {{"run", "{scenarios}/boundary-attack.yaml", "--seed", "1"}, 1, "6279982137a5aa53"},
+      {{"run", "{scenarios}/bursty-many-users.yaml", "--seed", "2"}, 0, "665da6f4af6bb13c"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--seed", "3"}, 1, "1a6deb66f0d544a4"},
+      {{"run", "{scenarios}/restart-mid-window.yaml", "--seed", "1"}, 1, "17ac2129adab8ec3"},
+      {{"run", "{scenarios}/steady-poisson.yaml", "--seed", "2"}, 0, "30139720a9be6099"},
+      {{"run", "{scenarios}/store-outage.yaml", "--seed", "3"}, 1, "6a5078e8dae95822"},
+      {{"run", "{scenarios}/store-restart.yaml", "--seed", "1"}, 1, "65634a82e782b2c0"},
   });
 }
 
 TEST(BehaviourPins, RunJsonHasTheSameNumbers) {
   ExpectCommandPins({
-      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "3eaaed929a9733b5"},
-      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "2bd7bc3550f44366"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "28149b58b86ae302"},
-      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "f3a4851b38aa8a4d"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "11fa7ffc291855bd"},
-      {{"run", "{scenarios}/store-outage.yaml", "--seeds", "4..9"}, 1, "391051cc4eb9586f"},
+      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "f556e469ac2038ac"},
+      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "52a76779b182bd0c"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "a76934db9eb4d091"},
+      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "60b521420b0297e1"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "3448d3fe88fba1b7"},
+      {{"run", "{scenarios}/store-outage.yaml", "--seeds", "4..9"}, 1, "41456265c5e28266"},
   });
 }
 
@@ -112,39 +112,39 @@ TEST(BehaviourPins, CheckFindsTheSameMinimalWitnesses) {
   ExpectCommandPins({
       {{"check", "kv-token-bucket-hgetall-hset", "--burst", "1", "--seeds", "20"},
        1,
-       "7ed49f76cf130666"},
+       "ddd9778909ae981c"},
       {{"check", "kv-fixed-window-incr-pexpire", "--faults", "crash", "--seeds", "200"},
        1,
-       "70a0ecbad555dd2a"},
-      {{"check", "kv-sliding-log-zset", "--seeds", "20"}, 1, "ddf630c7b5e49110"},
-      {{"check", "kv-sliding-counter", "--seeds", "20"}, 1, "4045e9f96bbfc6a3"},
+       "a00a19bd149d5689"},
+      {{"check", "kv-sliding-log-zset", "--seeds", "20"}, 1, "8f1681df41154a5f"},
+      {{"check", "kv-sliding-counter", "--seeds", "20"}, 1, "0c9efecfe9b729da"},
       {{"check", "kv-fixed-window-lua", "--claim", "--faults", "none", "--seeds", "50"},
        1,
-       "d91ae2977958da5d"},
+       "871520255cc7aff5"},
       {{"check", "docs-fixed-window-upsert", "--limit", "1", "--faults", "none"},
        1,
-       "808e475ec0b8b212"},
+       "553e47512318e20a"},
       {{"check", "docs-fixed-window-unique", "--checks", "promise", "--faults", "skew"},
        1,
-       "d5afeffca5d50e4a"},
+       "bbda0d0ac81a93e1"},
       {{"check", "docs-check-then-consume", "--limit", "1", "--checks", "promise"},
        1,
-       "a7ac14fc9741f17b"},
+       "1eaeeb0c2dd033bd"},
       {{"check", "memory-gcra", "--checks", "survives-restart", "--concurrency", "1", "--faults",
         "crash"},
        1,
-       "c45830afc8947c62"},
+       "0474efa69ed86a1e"},
       {{"check", "docs-fixed-window-retry", "--limit", "1", "--checks", "survives-restart",
         "--durability", "none", "--faults", "restart"},
        1,
-       "d6d43cb08ad833d1"},
+       "c8b17c29739fef8d"},
       {{"check", "kv-token-bucket-lua", "--burst", "2", "--rate", "100", "--faults", "none",
         "--seeds", "100"},
        1,
-       "5a9ff8d86968ceed"},
+       "deaf7eceeecc0203"},
       {{"check", "kv-gcra-lua", "--seeds", "60", "--faults", "crash,restart,outage,skew"},
        1,
-       "94da0fd686e96e38"},
+       "36f40491822f069e"},
       {{"check", "kv-sliding-log-lua", "--limit", "3", "--window", "1m", "--seeds", "40"},
        0,
        "44309fbb107218a6"},
@@ -156,7 +156,7 @@ TEST(BehaviourPins, CheckJudgesAUserScriptTheSameWay) {
   const fs::path bad = testing_files::Write(dir, "off_by_one.lua", FixedWindowScript(">"));
   const fs::path good = testing_files::Write(dir, "fixed_window.lua", FixedWindowScript(">="));
   for (const auto& [file, exit, pinned] : std::vector<std::tuple<fs::path, int, std::string>>{
-           {bad, 1, "6f8082621497949a"}, {good, 0, "7aae64e8bbcc0538"}}) {
+           {bad, 1, "a1bf0083b427f25b"}, {good, 0, "7aae64e8bbcc0538"}}) {
     const CliOutcome r = Ratelab({"check", "--lua", file.string(), "--model", "fixed-window",
                                   "--args", "{limit},{window_ms},{now_ms}", "--reply",
                                   "allowed,remaining", "--limit", "1", "--seeds", "40"});
@@ -190,8 +190,8 @@ std::string BeforeReportPath(const std::string& out) {
 }
 
 const std::vector<FilePin> kStoreOutageReport = {
-    {"report.json", "3c5300d84ecfdb58"},      {"report.md", "0f9c32de9e4d2262"},
-    {"junit.xml", "3fd2d505a027dddd"},        {"report.html", "7a67b2ceb8cf78a5"},
+    {"report.json", "b3e62af5ca5ff87e"},      {"report.md", "324ebef817e2e2d5"},
+    {"junit.xml", "ed073740a2431ea5"},        {"report.html", "022d6dbc4bc383a2"},
     {"plots/traffic.gp", "6b4c1ffcc982676e"}, {"plots/window.gp", "6c11f3c0f73e52c0"},
     {"plots/latency.gp", "4e90ca50e8d87faa"},
 };
@@ -202,7 +202,7 @@ TEST(BehaviourPins, CompareWritesTheSameReport) {
                                 "--seed", "2", "--out", dir.string()});
   ASSERT_EQ(r.exit, 0) << r.err;
   ExpectPinned("compare stdout", Replace(BeforeReportPath(r.out), RATELAB_SOURCE_DIR, "SRC"),
-               "9a1c4746a6cf0902");
+               "2241e5a5512e6ef2");
   ExpectFilesPinned("compare", dir, kStoreOutageReport);
 
   // Rebuilt from its report.json, the views are the same bytes.
@@ -217,12 +217,12 @@ TEST(BehaviourPins, DemoWritesTheSameReport) {
   const fs::path dir = testing_files::TempDir("demo");
   const CliOutcome r = Ratelab({"demo", "--seed", "3", "--out", dir.string()});
   ASSERT_EQ(r.exit, 0) << r.err;
-  ExpectPinned("demo stdout", BeforeReportPath(r.out), "b330b6169ed32828");
+  ExpectPinned("demo stdout", BeforeReportPath(r.out), "417546ee638d2a0b");
   ExpectFilesPinned("demo", dir,
-                    {{"report.json", "d9e42789a05bc86a"},
-                     {"report.md", "80f9fa2332342327"},
-                     {"junit.xml", "d434cd2d4fbf8d12"},
-                     {"report.html", "47c1ee664261e6c9"}});
+                    {{"report.json", "06ea32ff3186436f"},
+                     {"report.md", "03ed427610674bf8"},
+                     {"junit.xml", "adcf7d207c02b4d6"},
+                     {"report.html", "42da8e4936714c2f"}});
 }
 
 TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
@@ -232,13 +232,13 @@ TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
   ASSERT_EQ(r.exit, 1) << r.err;
   ExpectPinned("sweep result.json",
                Replace(testing_files::Read(dir / "result.json"), RATELAB_SOURCE_DIR, "SRC"),
-               "31f28782390c6eac");
+               "eee948e1c4690a32");
   const fs::path views = testing_files::TempDir("views");
   ASSERT_EQ(Ratelab({"report", (dir / "result.json").string(), "--out", views.string()}).exit, 0);
   ExpectFilesPinned("sweep report", views,
-                    {{"report.md", "d9e76541e3a5564b"},
-                     {"junit.xml", "8043fc6acdd3fedf"},
-                     {"report.html", "79682f11d6be6529"}});
+                    {{"report.md", "8f680ab99b16f02d"},
+                     {"junit.xml", "2aa06d8e84fbe8b1"},
+                     {"report.html", "27e4aeb7f174f738"}});
 }
 
 }  // namespace

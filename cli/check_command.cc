@@ -45,6 +45,8 @@ class Check final : public Command {
     AddParsed(*c, "--durability", durability_, ParseDurability,
               "What the store keeps over a restart: none, everysec, always (default always)");
     AddStoreOption(*c, store_, std::string(kStoreHelp) + " (default memory)");
+    AddParsed(*c, "--start", start_, ParseStart,
+              "Where the virtual clock starts, a UTC instant (default 2026-01-01T00:00:00Z)");
     c->add_flag("--json", json_, "Print the verdict as JSON");
     return c;
   }
@@ -62,6 +64,7 @@ class Check final : public Command {
     SearchOptions search;
     search.base.policy = *policy;
     search.base.durability = durability_;
+    search.base.start = start_;
     search.base.checks = checks_.value_or(DefaultChecks(*subject->info, *policy));
     if (claim_) search.base.checks.push_back(CheckId::kAnyWindowCap);
     search.faults = faults_;
@@ -129,6 +132,7 @@ class Check final : public Command {
     if (checks_) out += " --checks " + FormatCheckList(*checks_);
     if (claim_) out += " --claim";
     if (shrink_policy_) out += " --shrink-policy";
+    if (start_ != kDefaultScenarioStart) out += " --start " + FormatUtc(start_);
     return out;
   }
 
@@ -143,6 +147,7 @@ class Check final : public Command {
   std::optional<std::vector<CheckId>> checks_;
   Durability durability_ = Durability::kAlways;
   KvStoreName store_;
+  Instant start_ = kDefaultScenarioStart;
   bool json_ = false;
 };
 

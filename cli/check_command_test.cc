@@ -194,6 +194,24 @@ TEST(Check, TheSameSeedFindsTheSameWitness) {
       << a.out;
 }
 
+TEST(Check, TheVirtualClockStartsWhereTheUserSays) {
+  // By default at 2026-01-01T00:00:00Z, a realistic instant; --start moves it, and the reproduce
+  // line keeps it.
+  CliOutcome r = Ratelab({"check", "kv-sliding-log-zset", "--seed", "1", "--json"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["witness"][0]["at"].get<std::string>().rfind("2026-01-01 00:00:", 0), 0u)
+      << j["violation"]["witness"][0];
+  r = Ratelab(
+      {"check", "kv-sliding-log-zset", "--seed", "1", "--start", "2031-03-04T05:06:00Z", "--json"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["witness"][0]["at"].get<std::string>().rfind("2031-03-04 05:06:", 0), 0u)
+      << j["violation"]["witness"][0];
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--start 2031-03-04T05:06:00Z"),
+            std::string::npos);
+}
+
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"check", "no-such-protocol"}, "unknown protocol"},
@@ -211,6 +229,9 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
       {{"check"}, "name a protocol"},
       {{"check", "kv-gcra-lua", "--checks", ""}, "name at least one check"},
+      {{"check", "kv-gcra-lua", "--start", "noon"},
+       "--start: 'noon' is not a UTC instant (e.g. 2026-01-01T00:00:00Z)"},
+      {{"check", "kv-gcra-lua", "--clock", "server"}, "describe a --lua script"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);

@@ -13,6 +13,15 @@ Result<Duration> ParsePositiveDuration(std::string_view text) {
   return *d;
 }
 
+Result<Instant> ParseStart(std::string_view text) {
+  const std::optional<Instant> at = ParseInstant(text);
+  if (!at) {
+    return absl::InvalidArgumentError("'" + std::string(text) +
+                                      "' is not a UTC instant (e.g. 2026-01-01T00:00:00Z)");
+  }
+  return *at;
+}
+
 Result<std::vector<CheckId>> ParseCheckList(std::string_view text) {
   if (text.empty()) {
     return absl::InvalidArgumentError("name at least one check (see ratelab list checks)");

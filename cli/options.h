@@ -38,6 +38,7 @@ CLI::Option* AddParsed(CLI::App& command, const std::string& name, Target& targe
 
 // The parse functions the commands share.
 Result<Duration> ParsePositiveDuration(std::string_view text);  // "10s", "1m", "500ms"
+Result<Instant> ParseStart(std::string_view text);              // "2026-01-01T00:00:00Z"
 // A comma-separated list of checks (`ratelab list checks`), at least one.
 Result<std::vector<CheckId>> ParseCheckList(std::string_view text);
 // The checks as ParseCheckList reads them.

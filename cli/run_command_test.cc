@@ -82,9 +82,11 @@ TEST(RunCommand, ReplayedScraperBurstsBreakTheFixedWindowNotTheSlidingLog) {
 
 TEST(RunCommand, ARestartIsExplainedInTheOutput) {
   CliOutcome r = Ratelab({"run", ExampleScenario("restart-mid-window")});
-  EXPECT_NE(r.out.find("note: node 0 crashed at 12:00:20.000 (down 3s): memory-fixed-window keeps "
-                       "its counts in process memory, so the restart forgot them"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "note: node 0 crashed at 2026-01-01 00:00:20.000 (down 3s): memory-fixed-window keeps "
+          "its counts in process memory, so the restart forgot them"),
+      std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("2 request(s) got no answer"), std::string::npos) << r.out;
 }

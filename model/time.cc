@@ -118,4 +118,83 @@ std::optional<Duration> ParseDuration(std::string_view text) {
   return Duration(static_cast<int64_t>(negative ? -total : total));
 }
 
+namespace {
+// Reads exactly `width` digits of `text` at `at` into `out`, moving `at` past them.
+bool Digits(std::string_view text, size_t& at, size_t width, int64_t& out) {
+  if (text.size() < at + width) return false;
+  out = 0;
+  for (size_t i = at; i < at + width; ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    out = out * 10 + (text[i] - '0');
+  }
+  at += width;
+  return true;
+}
+bool Expect(std::string_view text, size_t& at, char c) {
+  if (at >= text.size() || text[at] != c) return false;
+  ++at;
+  return true;
+}
+}  // namespace
+
+std::optional<Instant> ParseInstant(std::string_view text) {
+  size_t at = 0;
+  int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, nanos = 0;
+  if (!Digits(text, at, 4, year) || !Expect(text, at, '-') || !Digits(text, at, 2, month) ||
+      !Expect(text, at, '-') || !Digits(text, at, 2, day)) {
+    return std::nullopt;
+  }
+  if (at < text.size() && (text[at] == 'T' || text[at] == ' ')) {
+    ++at;
+    if (!Digits(text, at, 2, hour) || !Expect(text, at, ':') || !Digits(text, at, 2, minute)) {
+      return std::nullopt;
+    }
+    if (at < text.size() && text[at] == ':') {
+      ++at;
+      if (!Digits(text, at, 2, second)) return std::nullopt;
+      if (at < text.size() && text[at] == '.') {
+        ++at;
+        int64_t scale = kNanosPerSecond;
+        const size_t first = at;
+        for (; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
+          if (scale == 1) return std::nullopt;  // finer than a nanosecond
+          scale /= 10;
+          nanos += (text[at] - '0') * scale;
+        }
+        if (at == first) return std::nullopt;
+      }
+    }
+  }
+  if (at < text.size() && text[at] == 'Z') ++at;
+  if (at != text.size() || year < 1970 || year > 2200 || hour > 23 || minute > 59 || second > 59) {
+    return std::nullopt;
+  }
+  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(year)},
+                                        std::chrono::month{static_cast<unsigned>(month)},
+                                        std::chrono::day{static_cast<unsigned>(day)}};
+  if (!ymd.ok()) return std::nullopt;
+  const int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
+  return FromUnixNanos(days * kNanosPerDay +
+                       (hour * 3600 + minute * 60 + second) * kNanosPerSecond + nanos);
+}
+
+std::string FormatUtc(Instant t) {
+  const int64_t ns = ToUnixNanos(t);
+  const int64_t day = FloorDiv(ns, kNanosPerDay);
+  const int64_t in_day = ns - day * kNanosPerDay;
+  const int64_t secs = in_day / kNanosPerSecond;
+  const std::chrono::year_month_day ymd{std::chrono::sys_days{std::chrono::days{day}}};
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02" PRId64 ":%02" PRId64 ":%02" PRId64,
+                static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()), secs / 3600, secs / 60 % 60, secs % 60);
+  std::string out = buf;
+  if (int64_t sub = in_day % kNanosPerSecond; sub != 0) {
+    std::string frac = std::to_string(kNanosPerSecond + sub).substr(1);
+    while (frac.back() == '0') frac.pop_back();
+    out += "." + frac;
+  }
+  return out + "Z";
+}
+
 }  // namespace ratelab

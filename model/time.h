@@ -56,6 +56,11 @@ std::string FormatDuration(Duration d);
 // allowed while the result stays whole nanoseconds) and a unit among h, m, s, ms, us, ns; a
 // leading '-' negates. Empty on anything else.
 std::optional<Duration> ParseDuration(std::string_view text);
+// "2026-01-01T00:00:00Z": a UTC date, optionally with a time of day (HH:MM[:SS[.fraction]], after
+// 'T' or a space) and a final 'Z', between the years 1970 and 2200. Empty on anything else.
+std::optional<Instant> ParseInstant(std::string_view text);
+// "2026-01-01T00:00:00Z", as ParseInstant reads it (fractions of a second when present).
+std::string FormatUtc(Instant t);
 
 }  // namespace ratelab
 

@@ -63,5 +63,22 @@ TEST(Time, ParseDurationReadsWhatFormatDurationWrites) {
   }
 }
 
+TEST(ParseInstant, ReadsUtcDatesAndTimes) {
+  const Instant new_year = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000);
+  EXPECT_EQ(ParseInstant("2026-01-01T00:00:00Z"), new_year);
+  EXPECT_EQ(ParseInstant("2026-01-01"), new_year);
+  EXPECT_EQ(ParseInstant("2026-01-01 00:00"), new_year);
+  EXPECT_EQ(ParseInstant("1970-01-01T12:00:00.25Z"),
+            FromUnixNanos(0) + std::chrono::hours(12) + std::chrono::milliseconds(250));
+  EXPECT_EQ(FormatUtc(new_year), "2026-01-01T00:00:00Z");
+  EXPECT_EQ(FormatUtc(new_year + std::chrono::microseconds(1500)), "2026-01-01T00:00:00.0015Z");
+  EXPECT_EQ(ParseInstant(FormatUtc(new_year + Duration(7))), new_year + Duration(7));
+  for (const char* bad :
+       {"", "2026", "2026-13-01", "2026-02-30", "2026-01-01T24:00", "2026-01-01T00:00:00+01:00",
+        "1969-12-31", "2026-01-01T00:00:00.", "2026-01-01T00:00:00.0000000001", "tomorrow"}) {
+    EXPECT_FALSE(ParseInstant(bad).has_value()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace ratelab

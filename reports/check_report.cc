@@ -43,7 +43,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
     r.policy = options.base.policy.ToString();
     r.seed = result.failure->seed;
     r.failure = result.failure->request.failure;
-    r.failed_request = WitnessEvents({result.failure->request}, kDefaultScenarioStart).front();
+    r.failed_request = WitnessEvents({result.failure->request}, options.base.start).front();
     r.reproduce = reproduce;
     return r;
   }
@@ -55,7 +55,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
     return r;
   }
   const Finding& f = *result.finding;
-  const Instant start = kDefaultScenarioStart;
+  const Instant start = options.base.start;
   r.verdict = "violation";
   r.policy = f.minimal.policy.ToString();
   r.seed = f.seed;

@@ -116,7 +116,7 @@ DecisionClock DetectScriptClock(bool calls_time, bool sends_now) {
   return calls_time || !sends_now ? DecisionClock::kStore : DecisionClock::kClient;
 }
 
-Status TryOnce(const LimiterSubject& subject, Kv& kv) {
+Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now) {
   if (!subject.custom) return absl::OkStatus();
   const Algorithm model = *AlgorithmFromName(subject.info->algorithm);
   const Policy policy = Describe(model).bucket ? Policy::Bucket(model, 1, std::chrono::seconds(1))
@@ -125,7 +125,7 @@ Status TryOnce(const LimiterSubject& subject, Kv& kv) {
   if (!probe.ok()) return probe.status();
   InlineExecutor inline_executor;
   Context ctx(inline_executor);
-  const Request request{"user", "u1", "/api", 1, kDefaultScenarioStart};
+  const Request request{"user", "u1", "/api", 1, now};
   const Result<Decision> first = RunInline((*probe)->Decide(ctx, request));
   return first.ok() ? absl::OkStatus() : first.status();
 }

@@ -59,10 +59,10 @@ Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
                                       const std::optional<UserScript>& script);
 
 // One request of a user's script on `kv`, the store it will run on (a scratch MemoryKv, or the
-// real server the user chose, emptied by the caller), so that a script that fails there or
+// real server the user chose, emptied by the caller) at `now`, so that a script that fails there or
 // answers in another shape than its interface says is reported before any search or stress.
 // OK for a registry protocol.
-Status TryOnce(const LimiterSubject& subject, Kv& kv);
+Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now);
 
 }  // namespace ratelab
 

@@ -59,8 +59,11 @@ struct FaultSpec {
   std::string Describe(Instant start) const;
 };
 
-// Where a scenario's clock starts unless it says otherwise (and where a search's cases start).
-inline constexpr Instant kDefaultScenarioStart = FromUnixNanos(0) + std::chrono::hours(12);
+// Where a scenario's clock starts unless it says otherwise (and where a search's cases start):
+// 2026-01-01T00:00:00Z, a realistic instant, so that scripts that compare with real epoch values
+// (or keep time in floats) behave as in production.
+inline constexpr Instant kDefaultScenarioStart =
+    FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000);
 
 struct Scenario {
   std::string name;

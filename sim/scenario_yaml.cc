@@ -18,8 +18,8 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   if (!root.IsMap()) return Error(root, "a scenario must be a mapping of keys such as limiters:");
   RL_RETURN_IF_ERROR(
       OnlyKeys(root, "the scenario",
-               {"name", "description", "seed", "nodes", "latency", "buggify", "store", "limiters",
-                "claim", "traffic", "faults", "swarm", "checks"}));
+               {"name", "description", "seed", "start", "nodes", "latency", "buggify", "store",
+                "limiters", "claim", "traffic", "faults", "swarm", "checks"}));
   Scenario s;
   RL_ASSIGN(s.name, StringAt(root, "name", false, "unnamed"));
   RL_ASSIGN(s.description, StringAt(root, "description", false));
@@ -40,6 +40,16 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     return Error(root["buggify"], "'buggify' must be off, on or auto (got '" + buggify + "')");
   }
 
+  if (const YAML::Node start = root["start"]) {
+    const std::optional<Instant> at =
+        start.IsScalar() ? ParseInstant(start.Scalar()) : std::optional<Instant>();
+    if (!at) {
+      return Error(start, "'start' must be a UTC instant such as 2026-01-01T00:00:00Z (got '" +
+                              (start.IsScalar() ? start.Scalar() : std::string("a collection")) +
+                              "')");
+    }
+    s.start = *at;
+  }
   if (root["store"]) RL_RETURN_IF_ERROR(ReadStore(root["store"], s));
   if (const YAML::Node swarm = root["swarm"]) {
     if (!swarm.IsScalar() || !YAML::convert<bool>::decode(swarm, s.swarm)) {

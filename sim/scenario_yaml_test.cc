@@ -52,6 +52,7 @@ TEST(ScenarioFile, ReadsEverySection) {
   EXPECT_EQ(s->faults[1].amount, -seconds(3));
   EXPECT_EQ(s->checks, (std::vector<CheckId>{CheckId::kPromise, CheckId::kAnyWindowCap,
                                              CheckId::kFalseDenials}));
+  EXPECT_EQ(s->start, kDefaultScenarioStart) << "2026-01-01T00:00:00Z unless it says";
 }
 
 // The error for `text`, which must fail.
@@ -82,6 +83,18 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(
       ErrorOf(std::string("limiters:\n  - {algorithm: gcra, burst: 0, interval: 1s}\n") + kTraffic),
       "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
+}
+
+TEST(ScenarioFile, TheClockStartsWhereTheScenarioSays) {
+  const std::string text = std::string("start: 2030-06-01T08:30:00Z\n") +
+                           "limiters:\n  - {algorithm: fixed-window, limit: 5, window: 1m}\n" +
+                           kTraffic;
+  Result<Scenario> s = ParseScenario(text, "s.yaml");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(FormatUtc(s->start), "2030-06-01T08:30:00Z");
+  EXPECT_EQ(ErrorOf("start: noon\n" + text.substr(text.find('\n') + 1)),
+            "bad.yaml:1:8: 'start' must be a UTC instant such as 2026-01-01T00:00:00Z (got "
+            "'noon')");
 }
 
 TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {

@@ -82,7 +82,7 @@ std::string SearchFaults::Sorted() const {
 Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concurrency) {
   Random r = Random(seed).Fork(7);
   Case c = base;
-  const Instant start = kDefaultScenarioStart;
+  const Instant start = c.start;
   const Policy& p = c.policy;
   const Duration w = p.ClaimWindow();
   const Duration span = Span(p);
@@ -117,6 +117,7 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
 Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
   Scenario s;
   s.name = "check " + subject.name;
+  s.start = c.start;
   s.nodes = c.nodes;
   s.to_store = {kSearchLatencyBase, kSearchLatencyJitter};
   s.from_store = s.to_store;
@@ -211,12 +212,12 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
   // A script that cannot answer one request on the store the search runs on is bad input, not
   // a finding.
   if (subject.custom) {  // a registry protocol needs no trying
-    ManualClock clock(kDefaultScenarioStart);
+    ManualClock clock(o.base.start);
     Result<std::unique_ptr<KvBackend>> store =
         o.kv_store ? o.kv_store->Open(clock, Durability::kAlways)
                    : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
     if (!store.ok()) return store.status();
-    if (Status s = TryOnce(subject, **store); !s.ok()) return s;
+    if (Status s = TryOnce(subject, **store, o.base.start); !s.ok()) return s;
   }
   SearchResult result;
   for (uint64_t seed = o.first_seed; seed <= o.last_seed; ++seed) {

@@ -70,6 +70,7 @@ struct Case {
   std::vector<FaultSpec> faults;
   std::vector<NodeSpec> nodes;
   std::vector<CheckId> checks;
+  Instant start = kDefaultScenarioStart;  // where the virtual clock starts
 };
 
 // The store latency of every step of a case, each way: 1ms plus up to 3ms.

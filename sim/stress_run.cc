@@ -196,7 +196,7 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
     return absl::InvalidArgumentError("--store: " + std::string(admin.status().message()));
   if (Status s = RequireEmptyDatabase(**admin, url); !s.ok()) return s;
   // A script that cannot answer one request on this server is bad input, not a stress result.
-  const Status tried = TryOnce(plan.subject, **admin);
+  const Status tried = TryOnce(plan.subject, **admin, clock.Now());
   (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
   if (!tried.ok()) return tried;
 

@@ -81,6 +81,28 @@ TEST(Stress, BringYourOwnLua) {
   }
 }
 
+// A window kept as a key's time to live opens at the first hit, wherever the wall clock is: it
+// is held to what any two such windows allow, 2N in any span of W, wherever each decision fell.
+TEST(Stress, AnAnchoredWindowIsJudgedOnWallClockIntervals) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  const std::string script =
+      std::string(RATELAB_SOURCE_DIR) + "/property-tests/scripts/fixed_window_ttl.lua";
+  for (const std::string decide : {"count <= {limit}", "count <= 3 * {limit}"}) {
+    const CliOutcome r =
+        Stress({"--lua", script, "--model", "anchored-window", "--args", "{window_ms}", "--reply",
+                "count,reset_ms", "--decide", decide, "--limit", "20", "--window", "200ms",
+                "--duration", "600ms", "--threads", "2"});
+    if (decide == "count <= {limit}") {
+      EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+      continue;
+    }
+    ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["violations"][0]["invariant"], "anchored-window-cap");
+    EXPECT_EQ(j["violations"][0]["witness"].size(), 41u) << "2N + 1 within one span of W";
+  }
+}
+
 // A script that errs once its key is past the limit (the first request on a fresh key passes):
 // under real threads that is a failure of the limiter, exit 3, never "kept".
 TEST(Stress, AScriptThatFailsIsAFailureNotAVerdict) {
@@ -127,6 +149,7 @@ TEST(Stress, RefusesWhatItCannotRun) {
       {{"kv-gcra-lua", "--lua", "x.lua"}, "give a protocol or --lua, not both"},
       {{"--lua", "/nonexistent.lua", "--model", "gcra"}, "--lua: cannot read '/nonexistent.lua'"},
       {{"kv-gcra-lua", "--model", "gcra"}, "describe a --lua script"},
+      {{"kv-gcra-lua", "--clock", "client"}, "describe a --lua script"},
       {{}, "name a protocol (see ratelab list protocols) or give --lua FILE"},
       {{"kv-gcra-lua", "--limit", "5"}, "give --rate and --burst, not --limit and --window"},
       {{"kv-fixed-window-lua", "--window", "-1s"}, "--window: '-1s' is not a positive duration"},

@@ -132,7 +132,12 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
           "bucket allows at most " + std::to_string(limit) + " + span / " + FormatDuration(window),
           [&](Duration span) { return policy.BucketBound(span); });
     case Algorithm::kAnchoredWindow:
-      return std::nullopt;
+      // Windows open more than W apart, so any span of W (closed) meets at most two: 2N.
+      return Spans(h, PromiseInvariant(policy.algorithm), window,
+                   "limit " + std::to_string(limit) + " per " + FormatDuration(window) +
+                       " allows at most " + std::to_string(2 * limit) +
+                       " in any span of that length (two anchored windows)",
+                   [&](Duration) { return 2 * limit; });
   }
   return std::nullopt;
 }

@@ -96,8 +96,9 @@ std::string_view PromiseInvariant(Algorithm algorithm);
 // aligned window; for the log, a span shorter than W; for the buckets, B + floor(span / T)).
 // Never a false alarm; the price is that a breach narrower than the answers' latency is missed.
 // The buckets' spans are searched up to `horizon` long (over-admission from races shows within
-// a short span); the work is about the admissions times those within `horizon` of each. Nothing
-// (nullopt) for the anchored window, whose windows move with the unknown instants.
+// a short span); the work is about the admissions times those within `horizon` of each. The
+// anchored window's windows move with the unknown instants, so it is held to what any two of
+// them allow: 2N in any span of W.
 std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h,
                                                                 const Policy& policy,
                                                                 Duration horizon);

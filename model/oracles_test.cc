@@ -232,9 +232,20 @@ TEST(IntervalOracles, TwoRacersSpendingOneTokenAreABreachUnlessTheirAnswersTookL
   EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, Duration(1))->empty());
 }
 
-TEST(IntervalOracles, TheAnchoredWindowCannotBeJudged) {
-  const Policy anchored = Policy::Window(Algorithm::kAnchoredWindow, 1, seconds(1));
-  EXPECT_FALSE(CheckPromiseOverIntervals(At({seconds(0)}), anchored, seconds(1)).has_value());
+TEST(IntervalOracles, TheAnchoredWindowIsHeldToTwoWindowsInAnySpanOfW) {
+  const Policy anchored = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
+  // Two windows' worth across an edge, wherever the windows opened: 4 in 10s can be right.
+  History h = At({seconds(0), seconds(1), seconds(9), seconds(10)});
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, anchored, seconds(1))->empty());
+  // A fifth within the same 10s is a breach wherever each decision fell.
+  History five = At({seconds(0), seconds(1), seconds(5), seconds(9), seconds(10)});
+  const std::vector<Violation> v = *CheckPromiseOverIntervals(five, anchored, seconds(1));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].invariant, "anchored-window-cap");
+  EXPECT_EQ(v[0].witness.size(), 5u);
+  // Answered later than W after the first was sent: they may have fallen in three windows.
+  five.back().complete = kT0 + seconds(10) + Duration(1);
+  EXPECT_TRUE(CheckPromiseOverIntervals(five, anchored, seconds(1))->empty());
 }
 
 TEST(MostAdmittedBetween, IsWhatACorrectLimiterCanReach) {

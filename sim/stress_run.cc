@@ -157,9 +157,6 @@ Status CheckStressPlan(const StressPlan& plan) {
                   std::string(plan.subject.info->store) +
                   ": stress runs the kv protocols on a real Redis (ratelab list protocols)");
   }
-  if (plan.policy.algorithm == Algorithm::kAnchoredWindow) {
-    return refuse("the anchored window cannot be judged on a wall-clock history");
-  }
   if (plan.store.kind == KvStoreName::Kind::kMemory) {
     return refuse(
         "--store memory: MemoryKv is a single-threaded simulation; stress needs a real Redis "

@@ -41,8 +41,8 @@ struct StressPlan {
   int users = 1;  // requests go round the users' keys, so the threads contend for each
 };
 
-// InvalidArgument when `plan` cannot be run: a protocol that keeps no kv state, an anchored
-// window (its windows move with the unknown instants), MemoryKv (a single-threaded simulation),
+// InvalidArgument when `plan` cannot be run: a protocol that keeps no kv state, MemoryKv (a
+// single-threaded simulation),
 // threads outside [1, 256], a duration outside (0, 1h], users outside [1, 1000000].
 Status CheckStressPlan(const StressPlan& plan);
 

@@ -27,6 +27,11 @@ constexpr int64_t kStartMs = 1'800'000'000'000;  // 2027-01-15, on a whole secon
 // The clock as the command runs, in unix ms or µs: a script argument the limiters pass.
 constexpr char kNowMs[] = "{now_ms}";
 constexpr char kNowUs[] = "{now_us}";
+// Instants near the clock for EXPIREAT and PEXPIREAT: in unix seconds, then ms.
+constexpr char kPastS[] = "{now_s-1}";
+constexpr char kSoonS[] = "{now_s+1}";
+constexpr char kPastMs[] = "{now_ms-5}";
+constexpr char kSoonMs[] = "{now_ms+5}";
 
 // One step of a sequence: move the clock on, then run a command (kNowMs and kNowUs words
 // replaced by the time then).
@@ -63,6 +68,15 @@ rc::Gen<std::string> Score() {
 }
 rc::Gen<std::string> Bound() {
   return rc::gen::element<std::string>("-inf", "+inf", "1", "(1", "2.5", "(2.5", "0", "x", "((1");
+}
+// An INCRBYFLOAT increment or a value it reads. (Not so large that its text passes 64 bytes:
+// Redis then keeps the hash as a hash table, whose order MemoryKv does not reproduce.)
+rc::Gen<std::string> Float() {
+  return rc::gen::element<std::string>("1.5", "0.1", "-2", "1e3", "10.50", "x", "", " 1", "inf",
+                                       "3.0000000000000004", "7", "-0", "1e30", "1e5000");
+}
+rc::Gen<std::string> At() {
+  return rc::gen::element<std::string>(kPastS, kSoonS, kPastMs, kSoonMs, "x", "0");
 }
 rc::Gen<std::string> Ms() {
   return rc::gen::element<std::string>("1", "2", "5", "100", "0", "-5", "x", "9223372036854775807");
@@ -124,6 +138,28 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"DECRBY", *Key(), *Number()};
       }),
+      rc::gen::exec([] {
+        return Argv{"INCRBYFLOAT", *Key(), *Float()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"SET", *Key(), *Float()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("SETEX", "PSETEX"), *Key(), *Ms(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"GETSET", *Key(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"GETDEL", *Key()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {"SET", *Key(), *Number(), *rc::gen::element<std::string>("EXAT", "PXAT"), *At()};
+        return Concat(a, *Options({"GET"}));
+      }),
+      rc::gen::exec([] {
+        return Argv{"RENAME", *Key(), *Key()};
+      }),
       // keys
       rc::gen::exec([] {
         return Argv{"DEL", *Key(), *Key()};
@@ -140,6 +176,10 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("TTL", "PTTL"), *Key()};
+      }),
+      rc::gen::exec([] {
+        return Concat({*rc::gen::element<std::string>("EXPIREAT", "PEXPIREAT"), *Key(), *At()},
+                      *Options({"NX", "XX", "GT", "LT"}));
       }),
       rc::gen::exec([] {
         return Argv{"PERSIST", *Key()};
@@ -160,6 +200,17 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{"HDEL", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {"HMSET", *Key(), *Field(), *Number()};
+        if (*rc::gen::inRange(0, 3) == 0) a.push_back(*Field());  // an odd count
+        return a;
+      }),
+      rc::gen::exec([] {
+        return Argv{"HINCRBYFLOAT", *Key(), *Field(), *Float()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HSET", *Key(), *Field(), *Float()};
       }),
       rc::gen::exec([] {
         return Argv{"HEXISTS", *Key(), *Field()};
@@ -209,6 +260,12 @@ rc::Gen<Argv> Command() {
         return Concat({"ZRANGE", *Key(), *rc::gen::element<std::string>("0", "1", "-1"),
                        *rc::gen::element<std::string>("0", "-1", "5")},
                       *Options({"WITHSCORES"}));
+      }),
+      rc::gen::exec([] {
+        Argv a = {"ZRANGEBYSCORE", *Key(), *Bound(), *Bound()};
+        a = Concat(a, *Options({"WITHSCORES"}));
+        if (*rc::gen::inRange(0, 2) == 0) a = Concat(a, {"LIMIT", *Index(), *Index()});
+        return a;
       }),
       // server
       just(Argv{"TIME"}), just(Argv{"DBSIZE"}),
@@ -283,6 +340,10 @@ Argv AtTime(Argv argv, Instant now) {
   for (std::string& a : argv) {
     if (a == kNowMs) a = std::to_string(UnixMillis(now));
     if (a == kNowUs) a = std::to_string(UnixMillis(now) * 1000);
+    if (a == kPastS) a = std::to_string(UnixMillis(now) / 1000 - 1);
+    if (a == kSoonS) a = std::to_string(UnixMillis(now) / 1000 + 1);
+    if (a == kPastMs) a = std::to_string(UnixMillis(now) - 5);
+    if (a == kSoonMs) a = std::to_string(UnixMillis(now) + 5);
   }
   return argv;
 }

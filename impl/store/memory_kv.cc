@@ -32,18 +32,26 @@ Result<KvReply> MemoryKv::Execute(std::span<const std::string> argv) {
 }
 
 KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
-  static constexpr std::array<Command, 44> kCommands = {{
+  static constexpr std::array<Command, 57> kCommands = {{
       {"get", 2, &MemoryKv::Get},
       {"set", -3, &MemoryKv::Set},
       {"incr", 2, &MemoryKv::Incr},
       {"incrby", 3, &MemoryKv::IncrByCommand},
       {"decr", 2, &MemoryKv::Decr},
       {"decrby", 3, &MemoryKv::DecrBy},
+      {"incrbyfloat", 3, &MemoryKv::IncrByFloat},
+      {"setex", 4, &MemoryKv::SetEx},
+      {"psetex", 4, &MemoryKv::PSetEx},
+      {"getset", 3, &MemoryKv::GetSet},
+      {"getdel", 2, &MemoryKv::GetDel},
+      {"rename", 3, &MemoryKv::Rename},
       {"del", -2, &MemoryKv::Del},
       {"exists", -2, &MemoryKv::Exists},
       {"type", 2, &MemoryKv::Type},
       {"expire", -3, &MemoryKv::Expire},
       {"pexpire", -3, &MemoryKv::PExpire},
+      {"expireat", -3, &MemoryKv::ExpireAt},
+      {"pexpireat", -3, &MemoryKv::PExpireAt},
       {"ttl", 2, &MemoryKv::Ttl},
       {"pttl", 2, &MemoryKv::PTtl},
       {"persist", 2, &MemoryKv::Persist},
@@ -56,6 +64,8 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"hmget", -3, &MemoryKv::HMGet},
       {"hgetall", 2, &MemoryKv::HGetAll},
       {"hincrby", 4, &MemoryKv::HIncrBy},
+      {"hincrbyfloat", 4, &MemoryKv::HIncrByFloat},
+      {"hmset", -4, &MemoryKv::HMSet},
       {"hdel", -3, &MemoryKv::HDel},
       {"hexists", 3, &MemoryKv::HExists},
       {"hlen", 2, &MemoryKv::HLen},
@@ -74,6 +84,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zcount", 4, &MemoryKv::ZCount},
       {"zscore", 3, &MemoryKv::ZScore},
       {"zrange", -4, &MemoryKv::ZRange},
+      {"zrangebyscore", -4, &MemoryKv::ZRangeByScore},
       {"eval", -3, &MemoryKv::Eval},
       {"evalsha", -3, &MemoryKv::EvalSha},
       {"script", -2, &MemoryKv::Script},
@@ -239,7 +250,6 @@ KvReply MemoryKv::Set(Args a) {
   Entry& w = Write(a[1]);
   w.value = a[2];
   w.expire_ms = expire_ms >= 0 ? expire_ms : kept;
-  if (expire_ms >= 0 && expire_ms < now_ms_) Erase(a[1]);  // EXAT/PXAT in the past
   return get ? old : KvReply::Ok();
 }
 
@@ -275,7 +285,56 @@ KvReply MemoryKv::DecrBy(Args a) {
   return IncrBy(a[1], -*by);
 }
 
+KvReply MemoryKv::SetEx(Args a) { return SetExpiring(a, 1000, "setex"); }
+KvReply MemoryKv::PSetEx(Args a) { return SetExpiring(a, 1, "psetex"); }
+
+// SETEX key ttl value: SET key value with a TTL of `ttl` units of `unit_ms`.
+KvReply MemoryKv::SetExpiring(Args a, int64_t unit_ms, const char* name) {
+  const std::optional<int64_t> ttl = ParseRedisInteger(a[2]);
+  if (!ttl) return kv_errors::NotInteger();
+  int64_t when = 0;
+  if (*ttl <= 0 || __builtin_mul_overflow(*ttl, unit_ms, &when) ||
+      __builtin_add_overflow(when, now_ms_, &when)) {
+    return kv_errors::InvalidExpire(name);
+  }
+  Entry& w = Write(a[1]);
+  w.value = a[3];
+  w.expire_ms = when;
+  return KvReply::Ok();
+}
+
+KvReply MemoryKv::GetSet(Args a) {
+  bool wrong = false;
+  const std::string* v = FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  KvReply old = v == nullptr ? KvReply::Nil() : KvReply::Bulk(*v);
+  Entry& w = Write(a[1]);
+  w.value = a[2];
+  w.expire_ms = -1;  // as SET: the TTL goes
+  return old;
+}
+
+KvReply MemoryKv::GetDel(Args a) {
+  bool wrong = false;
+  const std::string* v = FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (v == nullptr) return KvReply::Nil();
+  KvReply old = KvReply::Bulk(*v);
+  Erase(a[1]);
+  return old;
+}
+
 // Keys and expiry -----------------------------------------------------------------------------
+
+KvReply MemoryKv::Rename(Args a) {
+  Entry* from = Find(a[1]);
+  if (from == nullptr) return KvReply::Error("ERR no such key");
+  if (a[1] == a[2]) return KvReply::Ok();
+  Entry moved = *from;  // with its TTL
+  Erase(a[1]);
+  Write(a[2]) = std::move(moved);
+  return KvReply::Ok();
+}
 
 KvReply MemoryKv::Del(Args a) {
   int64_t n = 0;
@@ -301,10 +360,12 @@ KvReply MemoryKv::Type(Args a) {
   return KvReply::Status(std::string(kNames[e->value.index()]));
 }
 
-KvReply MemoryKv::Expire(Args a) { return ExpireIn(a, 1000, "expire"); }
-KvReply MemoryKv::PExpire(Args a) { return ExpireIn(a, 1, "pexpire"); }
+KvReply MemoryKv::Expire(Args a) { return ExpireIn(a, 1000, false, "expire"); }
+KvReply MemoryKv::PExpire(Args a) { return ExpireIn(a, 1, false, "pexpire"); }
+KvReply MemoryKv::ExpireAt(Args a) { return ExpireIn(a, 1000, true, "expireat"); }
+KvReply MemoryKv::PExpireAt(Args a) { return ExpireIn(a, 1, true, "pexpireat"); }
 
-KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, const char* name) {
+KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, bool absolute, const char* name) {
   std::array<bool, 4> flags{};
   const size_t end = ReadKvOptions<4>(a, 3, {"NX", "XX", "GT", "LT"}, flags);
   if (end < a.size()) return KvReply::Error("ERR Unsupported option " + a[end]);
@@ -318,7 +379,7 @@ KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, const char* name) {
   if (!ttl) return kv_errors::NotInteger();
   int64_t when = 0;
   if (__builtin_mul_overflow(*ttl, unit_ms, &when) ||
-      __builtin_add_overflow(when, now_ms_, &when)) {
+      (!absolute && __builtin_add_overflow(when, now_ms_, &when))) {
     return kv_errors::InvalidExpire(name);
   }
   Entry* e = Find(a[1]);

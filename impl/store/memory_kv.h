@@ -104,12 +104,21 @@ class MemoryKv final : public Kv {
   KvReply IncrByCommand(Args a);
   KvReply Decr(Args a);
   KvReply DecrBy(Args a);
+  KvReply SetEx(Args a);
+  KvReply PSetEx(Args a);
+  KvReply SetExpiring(Args a, int64_t unit_ms, const char* name);
+  KvReply GetSet(Args a);
+  KvReply GetDel(Args a);
+  KvReply Rename(Args a);
   KvReply Del(Args a);
   KvReply Exists(Args a);
   KvReply Type(Args a);
   KvReply Expire(Args a);
   KvReply PExpire(Args a);
-  KvReply ExpireIn(Args a, int64_t unit_ms, const char* name);
+  KvReply ExpireAt(Args a);
+  KvReply PExpireAt(Args a);
+  // EXPIRE and its kin: a time of a[2] units of `unit_ms`, from now or (`absolute`) the epoch.
+  KvReply ExpireIn(Args a, int64_t unit_ms, bool absolute, const char* name);
   KvReply Ttl(Args a);
   KvReply PTtl(Args a);
   KvReply TtlIn(Args a, bool ms);
@@ -124,6 +133,7 @@ class MemoryKv final : public Kv {
   KvReply HMGet(Args a);
   KvReply HGetAll(Args a);
   KvReply HIncrBy(Args a);
+  KvReply HMSet(Args a);
   KvReply HDel(Args a);
   KvReply HExists(Args a);
   KvReply HLen(Args a);
@@ -134,6 +144,10 @@ class MemoryKv final : public Kv {
   KvReply ZCount(Args a);
   KvReply ZScore(Args a);
   KvReply ZRange(Args a);
+  KvReply ZRangeByScore(Args a);
+  // Floats (memory_kv_floats.cc).
+  KvReply IncrByFloat(Args a);
+  KvReply HIncrByFloat(Args a);
   // Lists (memory_kv_lists.cc).
   KvReply Push(Args a, bool head);
   KvReply LPush(Args a);

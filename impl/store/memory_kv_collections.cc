@@ -83,6 +83,12 @@ KvReply MemoryKv::HSet(Args a) {
   return KvReply::Integer(added);
 }
 
+KvReply MemoryKv::HMSet(Args a) {
+  if (a.size() % 2 != 0) return kv_errors::Arity("hmset");
+  const KvReply r = HSet(a);
+  return r.is_error() ? r : KvReply::Ok();
+}
+
 KvReply MemoryKv::HMGet(Args a) {
   bool wrong = false;
   const Hash* h = FindAs<Hash>(a[1], &wrong);
@@ -319,6 +325,48 @@ KvReply MemoryKv::ZRange(Args a) {
       if (with_scores) out.push_back(KvReply::Bulk(FormatScore(score)));
     }
     ++index;
+  }
+  return KvReply::Array(std::move(out));
+}
+
+// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
+KvReply MemoryKv::ZRangeByScore(Args a) {
+  bool with_scores = false;
+  int64_t offset = 0, count = -1;
+  for (size_t i = 4; i < a.size(); ++i) {
+    const std::string word = absl::AsciiStrToUpper(a[i]);
+    if (word == "WITHSCORES") {
+      with_scores = true;
+    } else if (word == "LIMIT" && i + 2 < a.size()) {
+      const std::optional<int64_t> o = ParseRedisInteger(a[i + 1]);
+      const std::optional<int64_t> c = ParseRedisInteger(a[i + 2]);
+      if (!o || !c) return kv_errors::NotInteger();
+      offset = *o;
+      count = *c;
+      i += 2;
+    } else {
+      return kv_errors::Syntax();
+    }
+  }
+  const std::optional<ScoreBound> min = ParseBound(a[2]);
+  const std::optional<ScoreBound> max = ParseBound(a[3]);
+  if (!min || !max) return KvReply::Error("ERR min or max is not a float");
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (z == nullptr || offset < 0) return KvReply::Array({});
+  for (const auto& [score, member] : z->by_score) {
+    if (!BelowMax(score, *max)) break;
+    if (!AboveMin(score, *min)) continue;
+    if (offset > 0) {
+      --offset;
+      continue;
+    }
+    if (count == 0) break;
+    out.push_back(KvReply::Bulk(member));
+    if (with_scores) out.push_back(KvReply::Bulk(FormatScore(score)));
+    if (count > 0) --count;
   }
   return KvReply::Array(std::move(out));
 }

@@ -262,5 +262,42 @@ TEST_F(MemoryKvTest, ListsPushPopReadAndTrimAtEitherEnd) {
             "WRONGTYPE Operation against a key holding the wrong kind of value");
 }
 
+TEST_F(MemoryKvTest, TheStringCommandsRateLimitersUse) {
+  EXPECT_EQ(Run({"SETEX", "k", "10", "v"}), KvReply::Ok());
+  EXPECT_EQ(Run({"TTL", "k"}), Int(10));
+  EXPECT_EQ(Run({"PSETEX", "k", "0", "v"}),
+            KvReply::Error("ERR invalid expire time in 'psetex' command"));
+  EXPECT_EQ(Run({"GETSET", "k", "w"}), Bulk("v"));
+  EXPECT_EQ(Run({"TTL", "k"}), Int(-1)) << "GETSET drops the TTL, as SET does";
+  EXPECT_EQ(Run({"GETDEL", "k"}), Bulk("w"));
+  EXPECT_EQ(Run({"EXISTS", "k"}), Int(0));
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "10.5"}), Bulk("10.5"));
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "0.1"}), Bulk("10.6"));
+  EXPECT_EQ(Run({"INCRBYFLOAT", "f", "x"}), KvReply::Error("ERR value is not a valid float"));
+  EXPECT_EQ(Run({"HINCRBYFLOAT", "h", "tokens", "-1.25"}), Bulk("-1.25"));
+  EXPECT_EQ(Run({"HMSET", "h", "last", "5", "x", "y"}), KvReply::Ok());
+  EXPECT_EQ(Run({"HMGET", "h", "tokens", "last"}), KvReply::Array({Bulk("-1.25"), Bulk("5")}));
+  EXPECT_EQ(Run({"HINCRBYFLOAT", "h", "x", "1"}), KvReply::Error("ERR hash value is not a float"));
+  EXPECT_EQ(Run({"RENAME", "missing", "k"}), KvReply::Error("ERR no such key"));
+  Run({"SET", "old", "1", "PX", "500"});
+  EXPECT_EQ(Run({"RENAME", "old", "new"}), KvReply::Ok());
+  EXPECT_EQ(Run({"PTTL", "new"}), Int(500)) << "with its TTL";
+  const std::string soon = std::to_string(1'700'000'000 + 3);
+  EXPECT_EQ(Run({"EXPIREAT", "new", soon}), Int(1));
+  EXPECT_EQ(Run({"TTL", "new"}), Int(3));
+  EXPECT_EQ(Run({"PEXPIREAT", "new", "1"}), Int(1)) << "in the past: gone";
+  EXPECT_EQ(Run({"EXISTS", "new"}), Int(0));
+}
+
+TEST_F(MemoryKvTest, ZRangeByScoreWithScoresAndLimit) {
+  Run({"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"});
+  EXPECT_EQ(Run({"ZRANGEBYSCORE", "z", "(1", "3"}), KvReply::Array({Bulk("b"), Bulk("c")}));
+  EXPECT_EQ(Run({"ZRANGEBYSCORE", "z", "-inf", "+inf", "WITHSCORES", "LIMIT", "1", "2"}),
+            KvReply::Array({Bulk("b"), Bulk("2"), Bulk("c"), Bulk("3")}));
+  EXPECT_EQ(Run({"ZRANGEBYSCORE", "z", "x", "1"}), KvReply::Error("ERR min or max is not a float"));
+  EXPECT_EQ(Run({"ZRANGEBYSCORE", "z", "0", "1", "LIMIT", "0"}),
+            KvReply::Error("ERR syntax error"));
+}
+
 }  // namespace
 }  // namespace ratelab

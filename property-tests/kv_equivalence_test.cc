@@ -322,6 +322,43 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{"EVAL", "return redis.call('HGETALL', KEYS[1])", "1", *Key()};
+      }),
+      // the libraries Redis gives scripts: state kept as JSON (on keys of its own: MemoryKv's
+      // cjson reads strict JSON, where lua-cjson also takes "+2" or "0x10"), and bit operations
+      rc::gen::exec([now] {
+        return Argv{"EVAL",
+                    "local s = redis.call('GET', KEYS[1])\n"
+                    "local ok, t = pcall(cjson.decode, s or '{}')\n"
+                    "if not ok then return redis.error_reply(t) end\n"
+                    "if type(t) ~= 'table' then t = {v = t} end\n"
+                    "t.tokens = (tonumber(t.tokens) or 0) + tonumber(ARGV[1])\n"
+                    "t.ts = tonumber(ARGV[2])\n"
+                    "t.key = KEYS[1] .. ':/api'\n"
+                    "t.list = {1, 2.5, 'x', false}\n"
+                    "redis.call('SET', KEYS[1], cjson.encode(t))\n"
+                    "return cjson.encode(t)",
+                    "1",
+                    "json:" + *Key(),
+                    *rc::gen::element<std::string>("1", "0.1", "-3", "1e20"),
+                    now};
+      }),
+      rc::gen::exec([] {
+        return Argv{
+            "EVAL", "return cjson.encode(cjson.decode(ARGV[1]))", "0",
+            *rc::gen::element<std::string>("[1,2,3]", "{\"a\":null}", "\"s\\/t\"", "1.5", "[]",
+                                           "{}", "true", "\"\\u00e9\"", "12345678901234567")};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EVAL",
+                    "return {bit.band(ARGV[1], ARGV[2]), bit.bor(ARGV[1], ARGV[2]), "
+                    "bit.bxor(ARGV[1], ARGV[2]), bit.lshift(ARGV[1], ARGV[2]), "
+                    "bit.rshift(ARGV[1], ARGV[2]), bit.arshift(ARGV[1], ARGV[2]), "
+                    "bit.rol(ARGV[1], ARGV[2]), bit.bnot(ARGV[1]), bit.tobit(ARGV[1]), "
+                    "bit.tohex(ARGV[1]), bit.tohex(ARGV[1], -4), bit.bswap(ARGV[1])}",
+                    "0",
+                    *rc::gen::element<std::string>("0", "1", "-1", "255", "4294967296.5",
+                                                   "2147483648", "3.5", "-2.5"),
+                    *rc::gen::element<std::string>("0", "1", "4", "31", "33")};
       }));
 }
 

@@ -1,5 +1,7 @@
 #include "impl/store/lua_scripting.h"
 
+#include "impl/store/lua_libraries.h"
+
 #include <openssl/evp.h>
 
 #include <cmath>
@@ -194,6 +196,7 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget)
     lua_setfield(L, -2, levels[i]);
   }
   lua_setglobal(L, "redis");
+  OpenRedisLuaLibraries(L);
 }
 
 LuaScripting::~LuaScripting() { lua_close(L_); }

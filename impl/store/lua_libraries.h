@@ -1,0 +1,20 @@
+// The Lua libraries Redis gives scripts beside `redis`, for MemoryKv's scripting: `cjson` (the
+// lua-cjson 2.1 that Redis bundles: encode and decode, cjson.null) and `bit` (LuaBitOp 1.0:
+// band, bor, bxor, bnot, lshift, rshift, arshift, rol, ror, tobit, tohex, bswap). Their
+// answers are Redis's, shown by the equivalence property (property-tests/kv_equivalence_test.cc),
+// and so are the encoding errors. Decoding reads strict JSON: lua-cjson also takes numbers such
+// as "+2", "0x10" or "inf", and its errors name the token found ("found T_END"), where MemoryKv's
+// say "found invalid token"; both name the character.
+#ifndef RATELAB_IMPL_STORE_LUA_LIBRARIES_H_
+#define RATELAB_IMPL_STORE_LUA_LIBRARIES_H_
+
+struct lua_State;
+
+namespace ratelab {
+
+// Sets the globals `cjson` and `bit` in `L`.
+void OpenRedisLuaLibraries(lua_State* L);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_LUA_LIBRARIES_H_

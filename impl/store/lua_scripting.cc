@@ -1,13 +1,13 @@
 #include "impl/store/lua_scripting.h"
 
-#include "impl/store/lua_libraries.h"
-
 #include <openssl/evp.h>
 
 #include <cmath>
 #include <cstdio>
 #include <lua.hpp>
 #include <vector>
+
+#include "impl/store/lua_libraries.h"
 
 namespace ratelab {
 namespace {

@@ -51,7 +51,9 @@ namespace {
 // innocent. The admissions known for sure alone may break the cap where a lost one (admitted by
 // the store, its answer lost in a crash) opened a window earlier, as a window kept in a key's
 // time to live opens at the first request that reaches the store. Each state is a possible
-// (window start, units in it); only starts still open at the event in hand are distinct.
+// (window start, units in it); only starts still open at the event in hand are distinct. Past
+// kMostStates the search stops and the history is given the benefit of the doubt.
+constexpr size_t kMostStates = 4096;
 bool SomeChoiceKeepsTheCap(std::span<const HistoryEvent* const> events, int64_t limit,
                            Duration window) {
   struct State {
@@ -71,6 +73,7 @@ bool SomeChoiceKeepsTheCap(std::span<const HistoryEvent* const> events, int64_t 
       if (admitted.used <= limit) next.insert(admitted);
     }
     if (next.empty()) return false;
+    if (next.size() > kMostStates) return true;
     states = std::move(next);
   }
   return true;

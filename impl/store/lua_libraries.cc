@@ -307,10 +307,6 @@ void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> 
     lua_pushcfunction(L, f.func);
     lua_setfield(L, -2, f.name);
   }
-  if (std::strcmp(name, "cjson") == 0) {
-    lua_pushlightuserdata(L, nullptr);
-    lua_setfield(L, -2, "null");
-  }
   lua_setglobal(L, name);
 }
 
@@ -318,6 +314,10 @@ void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> 
 
 void OpenRedisLuaLibraries(lua_State* L) {
   SetLibrary(L, "cjson", {{"encode", CjsonEncode}, {"decode", CjsonDecode}});
+  lua_getglobal(L, "cjson");
+  lua_pushlightuserdata(L, nullptr);  // cjson.null: JSON's null, as decode gives it
+  lua_setfield(L, -2, "null");
+  lua_pop(L, 1);
   SetLibrary(L, "bit",
              {{"tobit", BitToBit},
               {"bnot", BitNot},

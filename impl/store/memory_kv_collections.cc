@@ -40,12 +40,23 @@ std::optional<ScoreBound> ParseBound(const std::string& s) {
   if (!v) return std::nullopt;
   return ScoreBound{*v, exclusive};
 }
-bool AboveMin(double score, const ScoreBound& min) {
-  return min.exclusive ? score > min.value : score >= min.value;
+// The scores between two such bounds, as ZCOUNT and its kin read them from min and max.
+struct ScoreRange {
+  ScoreBound min, max;
+  bool AboveMin(double score) const {
+    return min.exclusive ? score > min.value : score >= min.value;
+  }
+  bool BelowMax(double score) const {
+    return max.exclusive ? score < max.value : score <= max.value;
+  }
+};
+std::optional<ScoreRange> ParseRange(const std::string& min, const std::string& max) {
+  const std::optional<ScoreBound> lo = ParseBound(min);
+  const std::optional<ScoreBound> hi = ParseBound(max);
+  if (!lo || !hi) return std::nullopt;
+  return ScoreRange{*lo, *hi};
 }
-bool BelowMax(double score, const ScoreBound& max) {
-  return max.exclusive ? score < max.value : score <= max.value;
-}
+KvReply NotARange() { return KvReply::Error("ERR min or max is not a float"); }
 
 }  // namespace
 
@@ -247,17 +258,16 @@ KvReply MemoryKv::ZRem(Args a) {
 }
 
 KvReply MemoryKv::ZRemRangeByScore(Args a) {
-  const std::optional<ScoreBound> min = ParseBound(a[2]);
-  const std::optional<ScoreBound> max = ParseBound(a[3]);
-  if (!min || !max) return KvReply::Error("ERR min or max is not a float");
+  const std::optional<ScoreRange> range = ParseRange(a[2], a[3]);
+  if (!range) return NotARange();
   bool wrong = false;
   ZSet* z = FindToChange<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Integer(0);
   int64_t removed = 0;
   for (auto it = z->by_score.begin(); it != z->by_score.end();) {
-    if (!BelowMax(it->first, *max)) break;
-    if (AboveMin(it->first, *min)) {
+    if (!range->BelowMax(it->first)) break;
+    if (range->AboveMin(it->first)) {
       z->scores.erase(it->second);
       it = z->by_score.erase(it);
       ++removed;
@@ -277,16 +287,15 @@ KvReply MemoryKv::ZCard(Args a) {
 }
 
 KvReply MemoryKv::ZCount(Args a) {
-  const std::optional<ScoreBound> min = ParseBound(a[2]);
-  const std::optional<ScoreBound> max = ParseBound(a[3]);
-  if (!min || !max) return KvReply::Error("ERR min or max is not a float");
+  const std::optional<ScoreRange> range = ParseRange(a[2], a[3]);
+  if (!range) return NotARange();
   bool wrong = false;
   const ZSet* z = FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   int64_t n = 0;
   if (z != nullptr) {
     for (const auto& [score, member] : z->by_score) {
-      n += AboveMin(score, *min) && BelowMax(score, *max) ? 1 : 0;
+      n += range->AboveMin(score) && range->BelowMax(score) ? 1 : 0;
     }
   }
   return KvReply::Integer(n);
@@ -348,17 +357,16 @@ KvReply MemoryKv::ZRangeByScore(Args a) {
       return kv_errors::Syntax();
     }
   }
-  const std::optional<ScoreBound> min = ParseBound(a[2]);
-  const std::optional<ScoreBound> max = ParseBound(a[3]);
-  if (!min || !max) return KvReply::Error("ERR min or max is not a float");
+  const std::optional<ScoreRange> range = ParseRange(a[2], a[3]);
+  if (!range) return NotARange();
   bool wrong = false;
   const ZSet* z = FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   std::vector<KvReply> out;
   if (z == nullptr || offset < 0) return KvReply::Array({});
   for (const auto& [score, member] : z->by_score) {
-    if (!BelowMax(score, *max)) break;
-    if (!AboveMin(score, *min)) continue;
+    if (!range->BelowMax(score)) break;
+    if (!range->AboveMin(score)) continue;
     if (offset > 0) {
       --offset;
       continue;

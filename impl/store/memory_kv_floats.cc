@@ -37,8 +37,10 @@ std::string FormatLongDouble(long double v) {
   return out == "-0" ? "0" : out;
 }
 
-// `current` (absent: 0) plus the increment `by`, as a reply's text, or the error Redis gives.
-std::variant<std::string, KvReply> AddFloat(const std::string* current, const std::string& by,
+// `current` (absent: 0) plus `increment` (empty: it was not a float), as a reply's text, or the
+// error Redis gives, the current value's first.
+std::variant<std::string, KvReply> AddFloat(const std::string* current,
+                                            std::optional<long double> increment,
                                             const KvReply& current_not_float) {
   long double value = 0;
   if (current != nullptr) {
@@ -46,7 +48,6 @@ std::variant<std::string, KvReply> AddFloat(const std::string* current, const st
     if (!v) return current_not_float;
     value = *v;
   }
-  const std::optional<long double> increment = ParseLongDouble(by);
   if (!increment) return kv_errors::NotFloat();
   value += *increment;
   if (std::isnan(value) || std::isinf(value)) {
@@ -61,7 +62,8 @@ KvReply MemoryKv::IncrByFloat(Args a) {
   bool wrong = false;
   const std::string* v = FindAs<std::string>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
-  std::variant<std::string, KvReply> sum = AddFloat(v, a[2], kv_errors::NotFloat());
+  std::variant<std::string, KvReply> sum =
+      AddFloat(v, ParseLongDouble(a[2]), kv_errors::NotFloat());
   if (auto* error = std::get_if<KvReply>(&sum)) return *error;
   Entry& w = Write(a[1]);  // keeps its TTL
   w.value = std::get<std::string>(sum);
@@ -83,7 +85,7 @@ KvReply MemoryKv::HIncrByFloat(Args a) {
     }
   }
   std::variant<std::string, KvReply> sum =
-      AddFloat(current, a[3], KvReply::Error("ERR hash value is not a float"));
+      AddFloat(current, increment, KvReply::Error("ERR hash value is not a float"));
   if (auto* error = std::get_if<KvReply>(&sum)) return *error;
   const std::string set[] = {"HSET", a[1], a[2], std::get<std::string>(sum)};
   if (KvReply r = HSet(set); r.is_error()) return r;

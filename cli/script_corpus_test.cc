@@ -19,7 +19,7 @@ namespace {
 const std::string kCorpus = std::string(RATELAB_SOURCE_DIR) + "/property-tests/scripts/";
 
 struct Entry {
-  std::string spec, style, faults, expect, invariant;
+  std::string spec, style, faults, checks, expect, invariant;
   std::vector<std::string> policy;
 };
 
@@ -30,6 +30,7 @@ std::vector<Entry> Corpus() {
     e.spec = n["spec"].as<std::string>();
     e.style = n["style"].as<std::string>();
     e.faults = n["faults"].as<std::string>();
+    e.checks = n["checks"].as<std::string>("");
     e.expect = n["expect"].as<std::string>();
     e.invariant = n["invariant"].as<std::string>("");
     for (const YAML::Node& p : n["policy"]) e.policy.push_back(p.as<std::string>());
@@ -42,6 +43,7 @@ CliOutcome CheckEntry(const Entry& e, const std::string& seeds, std::vector<std:
   std::vector<std::string> args = {"check", "--lua-spec", kCorpus + e.spec, "--seeds",
                                    seeds,   "--faults",   e.faults,         "--json"};
   args.insert(args.end(), e.policy.begin(), e.policy.end());
+  if (!e.checks.empty()) args.insert(args.end(), {"--checks", e.checks});
   args.insert(args.end(), more.begin(), more.end());
   return Ratelab(args);
 }

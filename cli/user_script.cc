@@ -10,12 +10,13 @@ namespace ratelab {
 Result<std::optional<UserScript>> UserScriptFlags::Script() const {
   const UserScriptFlags defaults;
   const bool describes = !model.empty() || !args.empty() || keys != defaults.keys ||
-                         reply != defaults.reply || !decide.empty() || clock.has_value();
+                         reply != defaults.reply || !decide.empty() || clock.has_value() ||
+                         resolution.has_value();
   if (lua_spec) {
     if (lua || describes) {
       return absl::InvalidArgumentError(
-          "give --lua-spec, or --lua with --model, --keys, --args, --reply, --decide and --clock; "
-          "not both");
+          "give --lua-spec, or --lua with --model, --keys, --args, --reply, --decide, --clock "
+          "and --resolution; not both");
     }
     Result<UserScript> spec = LoadLuaSpec(*lua_spec);
     if (!spec.ok()) return spec.status();
@@ -24,11 +25,13 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
   if (!lua) {
     if (describes) {
       return absl::InvalidArgumentError(
-          "--model, --keys, --args, --reply, --decide and --clock describe a --lua script");
+          "--model, --keys, --args, --reply, --decide, --clock and --resolution describe a --lua "
+          "script");
     }
     return std::optional<UserScript>();
   }
-  return std::optional<UserScript>(UserScript{*lua, model, keys, args, reply, decide, clock});
+  return std::optional<UserScript>(
+      UserScript{*lua, model, keys, args, reply, decide, clock, resolution});
 }
 
 std::string UserScriptFlags::Flags() const {
@@ -37,7 +40,8 @@ std::string UserScriptFlags::Flags() const {
   return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
          " --args " + quoted(args) + " --reply " + quoted(reply) +
          (decide.empty() ? "" : " --decide " + quoted(decide)) +
-         (clock ? " --clock " + std::string(ScriptClockName(*clock)) : "");
+         (clock ? " --clock " + std::string(ScriptClockName(*clock)) : "") +
+         (resolution ? " --resolution " + FormatDuration(*resolution) : "");
 }
 
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help) {
@@ -71,6 +75,10 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
             "key's time to live: judged when the store runs it) or client (the now it is sent: "
             "judged when the client sent it); default: server when the script calls TIME or its "
             "keys and args carry no {now_*} placeholder, else client");
+  AddParsed(command, "--resolution", flags.resolution, ParsePositiveDuration,
+            "--lua: the finest time the script sees, at which it is judged, e.g. 1s for one that "
+            "reads only redis.call('TIME')[1]; default: from its placeholders ({now_s}: 1s, "
+            "{now_ms}: 1ms), 1us for TIME, 1ms for a window kept as a key's time to live");
 }
 
 }  // namespace ratelab

@@ -25,21 +25,22 @@ struct UserScriptFlags {
   std::string reply = UserScript().reply;
   std::string decide;
   std::optional<DecisionClock> clock;  // --clock; unset: detected (UserScript::clock)
+  std::optional<Duration> resolution;  // --resolution; unset: detected (UserScript::resolution)
 
   // Whether a script is given (--lua or --lua-spec).
   bool given() const { return lua || lua_spec; }
   // The script, or none when neither --lua nor --lua-spec is given; InvalidArgument when
-  // --model, --keys, --args, --reply, --decide or --clock are given without --lua (they mean
+  // --model, --keys, --args, --reply, --decide, --clock or --resolution are given without --lua
+  // (they mean
   // nothing then), or beside --lua-spec, or when the spec cannot be read.
   Result<std::optional<UserScript>> Script() const;
   // " --lua FILE --model M --keys '...' --args '...' --reply '...' [--decide '...']
-  // [--clock C]", for a reproduce line.
+  // [--clock C] [--resolution R]", for a reproduce line.
   std::string Flags() const;
 };
 
-// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply, --decide, --clock and
-// --lua-spec
-// to `command`.
+// Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply, --decide, --clock,
+// --resolution and --lua-spec to `command`.
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help);
 
 }  // namespace ratelab

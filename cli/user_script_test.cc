@@ -252,5 +252,56 @@ TEST(CheckLua, AWindowKeptAsAKeysTimeToLiveIsJudgedOnTheStoresClock) {
   EXPECT_NE(r.out.find("decided on the server's clock"), std::string::npos) << r.out;
 }
 
+TEST(CheckLua, AScriptOnWholeSecondsIsJudgedInWholeSeconds) {
+  // A bucket that reads only TIME's seconds refills nothing within a second: judged at the
+  // microseconds TIME could give, it admits "too early" across each second's edge; told its
+  // resolution, it keeps its promise and has no false denials.
+  const std::vector<std::string> script = {"check",
+                                           "--lua",
+                                           Corpus("token_bucket_whole_seconds.lua"),
+                                           "--model",
+                                           "token-bucket",
+                                           "--keys",
+                                           "rl:{{{key}}}:tokens,rl:{{{key}}}:ts",
+                                           "--args",
+                                           "{rate_per_s},{burst}",
+                                           "--reply",
+                                           "allowed,remaining",
+                                           "--burst",
+                                           "3",
+                                           "--rate",
+                                           "2",
+                                           "--seeds",
+                                           "200",
+                                           "--checks",
+                                           "promise,false-denials"};
+  CliOutcome r = Ratelab(script);
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  std::vector<std::string> whole = script;
+  whole.insert(whole.end(), {"--resolution", "1s"});
+  r = Ratelab(whole);
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  r = Ratelab({"check", "--lua", Corpus("token_bucket_whole_seconds.lua"), "--model",
+               "token-bucket", "--resolution", "0s"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--resolution"), std::string::npos) << r.err;
+}
+
+TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {
+  // A sorted-set log trimmed with an exclusive bound keeps an entry one window old: closed, it
+  // passes as sliding-log-closed; as the half-open sliding log it denies where that one has room.
+  const auto log = [](const char* model) {
+    return Ratelab({"check", "--lua", Corpus("sliding_log_zset_closed.lua"), "--model", model,
+                    "--keys", "rl:{{{key}}},rl:{{{key}}}:seq", "--args",
+                    "{limit},{window_ms},{now_ms}", "--reply", "allowed,remaining", "--limit", "3",
+                    "--window", "10s", "--seeds", "200", "--json"});
+  };
+  CliOutcome r = log("sliding-log-closed");
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  r = log("sliding-log");
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["violation"]["invariant"], "false-denials");
+}
+
 }  // namespace
 }  // namespace ratelab

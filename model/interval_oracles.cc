@@ -6,6 +6,7 @@
 
 #include "model/oracles.h"
 #include "model/oracles_internal.h"
+#include "model/sliding_log_model.h"
 
 namespace ratelab {
 
@@ -121,18 +122,21 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
     case Algorithm::kSlidingCounter:
       return AlignedWindows(h, limit, window);
     case Algorithm::kSlidingLog:
-      // A span shorter than W: answered before s + W, so by s + W - 1ns.
-      return Spans(h, PromiseInvariant(policy.algorithm), window - Duration(1),
+    case Algorithm::kSlidingLogClosed:
+      // A span shorter than W (at most W when closed): answered before s + W, so by s + W - 1ns.
+      return Spans(h, PromiseInvariant(policy.algorithm), SlidingLogReach(policy) - Duration(1),
                    "limit " + std::to_string(limit) + " in any " + FormatDuration(window),
                    [&](Duration) { return limit; });
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
+    case Algorithm::kTokenBucketIntervals:
       return Spans(
           h, PromiseInvariant(policy.algorithm), horizon,
           "bucket allows at most " + std::to_string(limit) + " + span / " + FormatDuration(window),
           [&](Duration span) { return policy.BucketBound(span); });
     case Algorithm::kAnchoredWindow:
-      // Windows open more than W apart, so any span of W (closed) meets at most two: 2N.
+    case Algorithm::kSlidingCounterAnchored:
+      // Windows open at least W apart, so any span of W (closed) meets at most two: 2N.
       return Spans(h, PromiseInvariant(policy.algorithm), window,
                    "limit " + std::to_string(limit) + " per " + FormatDuration(window) +
                        " allows at most " + std::to_string(2 * limit) +
@@ -150,12 +154,16 @@ int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to) {
       return policy.limit *
              (AlignedWindowIndex(to, policy.window) - AlignedWindowIndex(from, policy.window) + 1);
     case Algorithm::kSlidingLog:
-      // [from, to] is covered by this many half-open spans of W, each holding at most N.
-      return policy.limit * (span.count() / policy.window.count() + 1);
+    case Algorithm::kSlidingLogClosed:
+      // [from, to] is covered by this many half-open spans of W (W and a tick when closed),
+      // each holding at most N.
+      return policy.limit * (span.count() / SlidingLogReach(policy).count() + 1);
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
+    case Algorithm::kTokenBucketIntervals:
       return policy.BucketBound(span);
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kSlidingCounterAnchored:
       return -1;
   }
   return -1;

@@ -8,9 +8,9 @@
 namespace ratelab {
 
 namespace {
-constexpr std::array<OracleInfo, 7> kOracles = {
-    kAlignedWindowCapOracle,  kAnchoredWindowCapOracle, kAnyWindowCapOracle, kBoundaryBurstOracle,
-    kBucketConformanceOracle, kFalseDenialsOracle,      kRetryAfterOracle};
+constexpr std::array<OracleInfo, 8> kOracles = {
+    kAlignedWindowCapOracle, kAnchoredWindowCapOracle, kAnchoredGridCapOracle, kAnyWindowCapOracle,
+    kBoundaryBurstOracle,    kBucketConformanceOracle, kFalseDenialsOracle,    kRetryAfterOracle};
 }  // namespace
 
 std::span<const OracleInfo> Oracles() { return kOracles; }
@@ -22,11 +22,16 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
       return CheckAlignedWindowCap(h, policy.limit, policy.window);
     case Algorithm::kSlidingLog:
       return CheckAnyWindowCap(h, policy.limit, policy.window).violations;
+    case Algorithm::kSlidingLogClosed:
+      return CheckAnyWindowCap(h, policy.limit, policy.window, WindowEdge::kClosed).violations;
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
+    case Algorithm::kTokenBucketIntervals:
       return CheckBucketConformance(h, policy.limit, policy.window);
     case Algorithm::kAnchoredWindow:
       return CheckAnchoredWindowCap(h, policy.limit, policy.window);
+    case Algorithm::kSlidingCounterAnchored:
+      return CheckAnchoredGridCap(h, policy.limit, policy.window);
   }
   return {};
 }
@@ -35,14 +40,18 @@ std::string_view PromiseInvariant(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
-      return "aligned-window-cap";
+      return kAlignedWindowCapOracle.name;
     case Algorithm::kSlidingLog:
-      return "any-window-cap";
+    case Algorithm::kSlidingLogClosed:
+      return kAnyWindowCapOracle.name;
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
-      return "bucket-conformance";
+    case Algorithm::kTokenBucketIntervals:
+      return kBucketConformanceOracle.name;
     case Algorithm::kAnchoredWindow:
-      return "anchored-window-cap";
+      return kAnchoredWindowCapOracle.name;
+    case Algorithm::kSlidingCounterAnchored:
+      return kAnchoredGridCapOracle.name;
   }
   return "";
 }

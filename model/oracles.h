@@ -31,6 +31,10 @@ inline constexpr OracleInfo kAnchoredWindowCapOracle = {
     "anchored-window-cap",
     "at most N admitted per key in each window of W opened by the first admission after the "
     "last window"};
+inline constexpr OracleInfo kAnchoredGridCapOracle = {
+    "anchored-grid-cap",
+    "at most N admitted per key in each window of W of its own grid: windows following on from "
+    "its first admission, started afresh after a whole empty window"};
 inline constexpr OracleInfo kAnyWindowCapOracle = {
     "any-window-cap", "at most N admitted per key in any span of length W (sliding, exact)"};
 inline constexpr OracleInfo kBoundaryBurstOracle = {
@@ -55,15 +59,25 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
 // admission after it.
 std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window);
 
+// At most `limit` units admitted per key in each window of its own grid: windows of W,
+// [start, start + W), the first opened by its first admission, each following on from the
+// last; an admission after a whole empty window opens a new first one (sliding-counter-anchored).
+// A lost request that may have been admitted gets the benefit of the doubt, as above.
+std::vector<Violation> CheckAnchoredGridCap(const History& h, int64_t limit, Duration window);
+
+// Whether a span of length W includes its far end: [s, s + W) or [s, s + W].
+enum class WindowEdge { kHalfOpen, kClosed };
+
 struct AnyWindowReport {
   // The most units admitted for one key in any half-open span [s, s + W); over `limit` it is the
   // boundary-burst ratio (a fixed window reaches 2).
   int64_t max_in_any_window = 0;
   std::vector<Violation> violations;  // spans holding more than `limit` (one per key)
 };
-// At most `limit` units admitted per key in any half-open span of length `window`; O(n log n)
-// for the sort, O(n) for the two-pointer sweep.
-AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window);
+// At most `limit` units admitted per key in any span of length `window` (half-open, or closed
+// for sliding-log-closed); O(n log n) for the sort, O(n) for the two-pointer sweep.
+AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window,
+                                  WindowEdge edge = WindowEdge::kHalfOpen);
 
 // Token-bucket conformance: in any closed span [s, e], at most burst + floor((e - s) / interval)
 // units admitted per key. O(n): a bucket that never denies is run over the admissions; it goes
@@ -81,12 +95,13 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
 std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
 
 // What `policy`'s algorithm itself promises, checked on `h`: the aligned-window cap for the
-// fixed window and sliding counter, the any-window cap for the sliding log, bucket conformance
-// for the token bucket and GCRA, the anchored-window cap for the anchored window.
+// fixed window and sliding counter, the any-window cap for the sliding logs (closed spans for
+// the closed one), bucket conformance for the token buckets and GCRA, the anchored-window cap
+// for the anchored window, the anchored-grid cap for the anchored sliding counter.
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
 // The invariant that CheckPromise (and CheckPromiseOverIntervals) checks for `algorithm`, as its
-// violations name it: "aligned-window-cap", "any-window-cap", "bucket-conformance" or
-// "anchored-window-cap".
+// violations name it: "aligned-window-cap", "any-window-cap", "bucket-conformance",
+// "anchored-window-cap" or "anchored-grid-cap".
 std::string_view PromiseInvariant(Algorithm algorithm);
 
 // Histories of real concurrency (`ratelab stress`): wall-clock times, and a decision that took
@@ -111,7 +126,7 @@ std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h);
 // The most `policy` lets one key be admitted between `from` and `to` (for a run's summary: a
 // correct limiter never exceeds it, whatever the traffic): B + floor(span / T) for the buckets,
 // N per aligned window touched for the fixed window and the counter, N per W started for the
-// log; -1 for the anchored window.
+// logs; -1 for the anchored window and the anchored counter.
 int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to);
 
 }  // namespace ratelab

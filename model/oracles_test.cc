@@ -45,6 +45,46 @@ TEST(AnyWindowCapOracle, AnEntryLeavesTheWindowAfterExactlyW) {
   EXPECT_EQ(CheckAnyWindowCap(h, 1, seconds(10) + Duration(1)).max_in_any_window, 2);
 }
 
+TEST(AnyWindowCapOracle, AClosedWindowStillHoldsAnEntryExactlyWAfter) {
+  // sliding-log-closed: [t - W, t] holds both ends, so entries W apart share a window.
+  const History h = At({seconds(0), seconds(10), seconds(20)});
+  const AnyWindowReport closed = CheckAnyWindowCap(h, 1, seconds(10), WindowEdge::kClosed);
+  EXPECT_EQ(closed.max_in_any_window, 2);
+  ASSERT_EQ(closed.violations.size(), 1u);
+  EXPECT_EQ(closed.violations[0].summary,
+            "2 admitted in [12:00:00.000, 12:00:10.000] (span 10s <= 10s), limit 1 per 10s");
+  EXPECT_EQ(CheckPromise(h, Policy::Window(Algorithm::kSlidingLogClosed, 1, seconds(10))).size(),
+            1u);
+  EXPECT_TRUE(CheckPromise(h, Policy::Window(Algorithm::kSlidingLog, 1, seconds(10))).empty());
+}
+
+TEST(AnchoredGridCapOracle, WindowsFollowOnFromTheFirstAdmissionAndStartAfreshAfterAGap) {
+  // Limit 2 per 10s from the first admission at 3s: windows [3s, 13s), [13s, 23s), ...
+  EXPECT_TRUE(
+      CheckAnchoredGridCap(At({seconds(3), seconds(12), seconds(13), seconds(22)}), 2, seconds(10))
+          .empty());
+  const std::vector<Violation> v =
+      CheckAnchoredGridCap(At({seconds(3), seconds(13), seconds(14), seconds(22)}), 2, seconds(10));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].summary,
+            "3 admitted in the window of the key's own grid, [12:00:13.000, 12:00:23.000), limit "
+            "2 per 10s");
+  EXPECT_EQ(v[0].witness.size(), 3u);
+  // Aligned to the epoch, [10s, 20s) holds three of these; the grid's [3s, 13s) and [13s, 23s)
+  // two each.
+  const History grid = At({seconds(3), seconds(12), seconds(13), seconds(19)});
+  EXPECT_EQ(CheckAlignedWindowCap(grid, 2, seconds(10)).size(), 1u);
+  EXPECT_TRUE(CheckAnchoredGridCap(grid, 2, seconds(10)).empty());
+  // After a whole empty window (none in [13s, 23s)), the admission at 25s starts a new grid.
+  EXPECT_TRUE(
+      CheckAnchoredGridCap(At({seconds(3), seconds(4), seconds(25), seconds(34)}), 2, seconds(10))
+          .empty());
+  EXPECT_EQ(CheckAnchoredGridCap(
+                At({seconds(3), seconds(4), seconds(25), seconds(34), seconds(34)}), 2, seconds(10))
+                .size(),
+            1u);
+}
+
 // `h` with a request at `at` that reached the store (a step there) but got no answer: a crash
 // took it, after the store may have admitted it.
 History WithLost(History h, Duration at) {

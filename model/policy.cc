@@ -11,11 +11,12 @@ constexpr int64_t kMaxLimit = int64_t{1} << 40;
 // About 146 years in nanoseconds: a larger window or interval is surely a unit mistake.
 constexpr int64_t kMaxWindowNanos = int64_t{1} << 62;
 
-constexpr std::array<AlgorithmInfo, 6> kAlgorithms = {{
+constexpr std::array<AlgorithmInfo, 9> kAlgorithms = {{
     {Algorithm::kFixedWindow, "fixed-window",
      "N per aligned window of W; up to 2N across a window edge", false},
     {Algorithm::kSlidingLog, "sliding-log",
-     "exact: at most N in any span of length W, one timestamp per admitted request", false},
+     "exact: at most N in any half-open span (t - W, t], one timestamp per admitted request",
+     false},
     {Algorithm::kSlidingCounter, "sliding-counter",
      "previous window weighted by overlap plus current window; approximates the sliding log",
      false},
@@ -29,6 +30,18 @@ constexpr std::array<AlgorithmInfo, 6> kAlgorithms = {{
      "N per window of W that opens at the first request after the last one closed (not "
      "aligned); up to 2N across a window edge",
      false},
+    {Algorithm::kSlidingLogClosed, "sliding-log-closed",
+     "exact sliding log whose window includes its far edge: at most N in any closed span "
+     "[t - W, t], so an entry counts until W after it, inclusive",
+     false},
+    {Algorithm::kSlidingCounterAnchored, "sliding-counter-anchored",
+     "sliding counter whose windows follow on from the key's first request (not aligned); a "
+     "request after a whole empty window starts them afresh",
+     false},
+    {Algorithm::kTokenBucketIntervals, "token-bucket-intervals",
+     "bucket of B whole tokens, one more per full interval T since the last refill; the part of "
+     "an interval left over is dropped",
+     true},
 }};
 }  // namespace
 

@@ -24,6 +24,10 @@ enum class Algorithm {
   kTokenBucket,
   kGcra,
   kAnchoredWindow,
+  // The conventions real limiters use beside the ones above, each judged by its own promise.
+  kSlidingLogClosed,        // the log's window is closed: [now - W, now]
+  kSlidingCounterAnchored,  // the counter's windows start at the key's first request
+  kTokenBucketIntervals,    // whole tokens, one per full interval since the last refill
 };
 
 struct AlgorithmInfo {

@@ -5,6 +5,7 @@
 #include "model/gcra_model.h"
 #include "model/sliding_counter_model.h"
 #include "model/sliding_log_model.h"
+#include "model/token_bucket_intervals_model.h"
 #include "model/token_bucket_model.h"
 
 namespace ratelab {
@@ -29,6 +30,12 @@ std::unique_ptr<ReferenceModel> MakeReferenceModel(const Policy& policy) {
       return std::make_unique<internal::PerKeyModel<GcraModel>>(policy);
     case Algorithm::kAnchoredWindow:
       return std::make_unique<internal::PerKeyModel<AnchoredWindowModel>>(policy);
+    case Algorithm::kSlidingLogClosed:
+      return std::make_unique<internal::PerKeyModel<SlidingLogModel>>(policy);
+    case Algorithm::kSlidingCounterAnchored:
+      return std::make_unique<internal::PerKeyModel<SlidingCounterModel>>(policy);
+    case Algorithm::kTokenBucketIntervals:
+      return std::make_unique<internal::PerKeyModel<TokenBucketIntervalsModel>>(policy);
   }
   return nullptr;
 }

@@ -137,8 +137,10 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
 template <typename Judge>
 std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool lenient,
                                      Judge judge) {
-  // Only in an anchored window can an admission make a later denial less justified.
-  if (lenient && policy.algorithm == Algorithm::kAnchoredWindow) {
+  // Only where an admission can anchor windows (the anchored window, the anchored counter's
+  // grid) can it make a later denial less justified.
+  if (lenient && (policy.algorithm == Algorithm::kAnchoredWindow ||
+                  policy.algorithm == Algorithm::kSlidingCounterAnchored)) {
     return ReplayEveryChoice(h, policy, judge);
   }
   std::vector<Violation> out;

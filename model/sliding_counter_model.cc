@@ -5,9 +5,18 @@
 namespace ratelab {
 
 SlidingCounterModel SlidingCounterModel::At(const Policy& p, Instant now) const {
+  constexpr int64_t kUnseen = std::numeric_limits<int64_t>::min();
+  if (p.algorithm == Algorithm::kSlidingCounterAnchored) {
+    if (window_index == kUnseen) return SlidingCounterModel{0, 0, 0, now};
+    const int64_t index =
+        std::max(FloorDiv((now - origin).count(), p.window.count()), window_index);
+    if (index == window_index) return *this;
+    if (index == window_index + 1) return SlidingCounterModel{index, current, 0, origin};
+    return SlidingCounterModel{0, 0, 0, now};  // a whole window empty: afresh from here
+  }
   const int64_t index = std::max(AlignedWindowIndex(now, p.window), window_index);
   if (index == window_index) return *this;
-  if (window_index != std::numeric_limits<int64_t>::min() && index == window_index + 1) {
+  if (window_index != kUnseen && index == window_index + 1) {
     return SlidingCounterModel{index, current, 0};
   }
   return SlidingCounterModel{index, 0, 0};
@@ -16,7 +25,7 @@ SlidingCounterModel SlidingCounterModel::At(const Policy& p, Instant now) const 
 Decision SlidingCounterModel::Peek(const Policy& p, Instant now, int64_t cost) const {
   const SlidingCounterModel s = At(p, now);
   const int64_t w = p.window.count();
-  const Instant start = AlignedWindowStart(s.window_index, p.window);
+  const Instant start = s.Start(p);
   // A request evaluated in a later window than its own `now` counts as at that window's start.
   const int64_t elapsed = std::clamp<int64_t>((now - start).count(), 0, w - 1);
   const Int128 capacity = Int128{p.limit} * w;

@@ -4,6 +4,10 @@
 // evaluated exactly as previous * (W - elapsed) + (current + cost) * W <= N * W.
 // Only admitted units are counted (seed 002's version also counts denials; that is a protocol
 // of its own, not this model).
+// The anchored convention (sliding-counter-anchored) lays its windows from the key's first
+// request instead of the epoch, [origin + kW, origin + (k+1)W); a request that finds a whole
+// window empty behind the current one starts them afresh at its own instant, as a script whose
+// state lapses (a key's time to live of 2W) does.
 #ifndef RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_
 #define RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_
 
@@ -19,12 +23,14 @@ struct SlidingCounterModel {
   int64_t window_index = std::numeric_limits<int64_t>::min();  // min: never seen
   int64_t previous = 0;
   int64_t current = 0;
+  Instant origin{};  // where window 0 starts: the epoch, or the anchored convention's first hit
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
 
  private:
   SlidingCounterModel At(const Policy& p, Instant now) const;
+  Instant Start(const Policy& p) const { return origin + window_index * p.window; }
 };
 
 }  // namespace ratelab

@@ -10,11 +10,16 @@ Instant EffectiveNow(const std::vector<std::pair<Instant, int64_t>>& entries, In
 }
 }  // namespace
 
+Duration SlidingLogReach(const Policy& p) {
+  return p.algorithm == Algorithm::kSlidingLogClosed ? p.window + Duration(1) : p.window;
+}
+
 Decision SlidingLogModel::Peek(const Policy& p, Instant now, int64_t cost) const {
   const Instant eff = EffectiveNow(entries, now);
+  const Duration reach = SlidingLogReach(p);
   // Live entries are a suffix: those with t > eff - W.
   auto first_live = entries.begin();
-  while (first_live != entries.end() && first_live->first <= eff - p.window) ++first_live;
+  while (first_live != entries.end() && first_live->first <= eff - reach) ++first_live;
   int64_t used = 0;
   for (auto it = first_live; it != entries.end(); ++it) used += it->second;
 
@@ -23,9 +28,9 @@ Decision SlidingLogModel::Peek(const Policy& p, Instant now, int64_t cost) const
   d.allowed = cost <= p.limit && used <= p.limit - cost;
   d.remaining = std::max<int64_t>(0, p.limit - used - (d.allowed ? cost : 0));
   if (d.allowed) {
-    d.reset = eff + p.window;
+    d.reset = eff + reach;
   } else {
-    d.reset = first_live == entries.end() ? eff : entries.back().first + p.window;
+    d.reset = first_live == entries.end() ? eff : entries.back().first + reach;
   }
   if (d.allowed) return d;
   if (cost > p.limit) {
@@ -37,7 +42,7 @@ Decision SlidingLogModel::Peek(const Policy& p, Instant now, int64_t cost) const
   for (auto it = first_live; it != entries.end(); ++it) {
     still_used -= it->second;
     if (still_used <= p.limit - cost) {
-      d.retry_after = it->first + p.window - now;
+      d.retry_after = it->first + reach - now;
       break;
     }
   }
@@ -46,7 +51,8 @@ Decision SlidingLogModel::Peek(const Policy& p, Instant now, int64_t cost) const
 
 void SlidingLogModel::Admit(const Policy& p, Instant now, int64_t cost) {
   const Instant eff = EffectiveNow(entries, now);
-  std::erase_if(entries, [&](const auto& e) { return e.first <= eff - p.window; });
+  const Duration reach = SlidingLogReach(p);
+  std::erase_if(entries, [&](const auto& e) { return e.first <= eff - reach; });
   entries.emplace_back(eff, cost);
 }
 

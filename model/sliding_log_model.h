@@ -1,5 +1,8 @@
 // Sliding log, exact: at most N units admitted in any half-open span of length W. At `now` the
 // window is (now - W, now]: an entry admitted at t stops counting at exactly t + W.
+// The closed convention (sliding-log-closed; a script that trims with `ZREMRANGEBYSCORE key
+// -inf (now-W`) has the window [now - W, now]: an entry still counts at t + W, and stops one
+// tick later.
 #ifndef RATELAB_MODEL_SLIDING_LOG_MODEL_H_
 #define RATELAB_MODEL_SLIDING_LOG_MODEL_H_
 
@@ -11,6 +14,9 @@
 #include "model/policy.h"
 
 namespace ratelab {
+
+// How long an entry counts: W, or W and one tick for the closed window.
+Duration SlidingLogReach(const Policy& p);
 
 struct SlidingLogModel {
   // Every admission: (instant, cost), in admission order (so in time order).

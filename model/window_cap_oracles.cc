@@ -46,30 +46,51 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
 
 namespace {
 
+// A key's windows that move with its traffic: `start` is where the current one opened (none
+// yet, or none open), `used` what it holds.
+struct MovingWindow {
+  std::optional<Instant> start;
+  int64_t used = 0;
+  bool operator<(const MovingWindow& o) const {
+    return std::tie(start, used) < std::tie(o.start, o.used);
+  }
+};
+// How a convention moves a window when a request arrives at `t`.
+using Advance = MovingWindow (*)(MovingWindow, Instant t, Duration window);
+
+// Anchored window: closed, [start, start + W]; the next opens at the first admission after it.
+MovingWindow AdvanceAnchored(MovingWindow w, Instant t, Duration window) {
+  return w.start && t > *w.start + window ? MovingWindow{} : w;
+}
+// Anchored grid: windows of W follow on from each other, [start, start + W); past a whole empty
+// window the next admission starts them afresh.
+MovingWindow AdvanceGrid(MovingWindow w, Instant t, Duration window) {
+  if (!w.start || t < *w.start + window) return w;
+  if (t < *w.start + 2 * window) return MovingWindow{*w.start + window, 0};
+  return MovingWindow{};
+}
+
+MovingWindow AdmitInto(MovingWindow w, const HistoryEvent& e) {
+  return w.start ? MovingWindow{w.start, w.used + e.cost} : MovingWindow{e.invoke, e.cost};
+}
+
 // Whether some choice of which of `events` that may have been admitted were, and opened or
-// filled windows, keeps every anchored window at `limit` or under: then the history may be
-// innocent. The admissions known for sure alone may break the cap where a lost one (admitted by
-// the store, its answer lost in a crash) opened a window earlier, as a window kept in a key's
-// time to live opens at the first request that reaches the store. Each state is a possible
-// (window start, units in it); only starts still open at the event in hand are distinct. Past
-// kMostStates the search stops and the history is given the benefit of the doubt.
+// filled windows, keeps every window at `limit` or under: then the history may be innocent. The
+// admissions known for sure alone may break the cap where a lost one (admitted by the store, its
+// answer lost in a crash) opened a window earlier, as a window kept in a key's time to live
+// opens at the first request that reaches the store. Each state is a possible window; only
+// starts still open at the event in hand are distinct. Past kMostStates the search stops and
+// the history is given the benefit of the doubt.
 constexpr size_t kMostStates = 4096;
 bool SomeChoiceKeepsTheCap(std::span<const HistoryEvent* const> events, int64_t limit,
-                           Duration window) {
-  struct State {
-    std::optional<Instant> start;
-    int64_t used = 0;
-    bool operator<(const State& o) const {
-      return std::tie(start, used) < std::tie(o.start, o.used);
-    }
-  };
-  std::set<State> states = {State{}};
+                           Duration window, Advance advance) {
+  std::set<MovingWindow> states = {MovingWindow{}};
   for (const HistoryEvent* e : events) {
-    std::set<State> next;
-    for (State s : states) {
-      if (s.start && e->invoke > *s.start + window) s = State{};  // its window has closed
-      if (e->maybe_admitted()) next.insert(s);                    // it was not admitted
-      const State admitted = s.start ? State{s.start, s.used + e->cost} : State{e->invoke, e->cost};
+    std::set<MovingWindow> next;
+    for (MovingWindow s : states) {
+      s = advance(s, e->invoke, window);
+      if (e->maybe_admitted()) next.insert(s);  // it was not admitted
+      const MovingWindow admitted = AdmitInto(s, *e);
       if (admitted.used <= limit) next.insert(admitted);
     }
     if (next.empty()) return false;
@@ -79,9 +100,10 @@ bool SomeChoiceKeepsTheCap(std::span<const HistoryEvent* const> events, int64_t 
   return true;
 }
 
-}  // namespace
-
-std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window) {
+// At most `limit` units admitted per key in each window `advance` moves through.
+std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Duration window,
+                                            Advance advance, std::string_view invariant,
+                                            const char* opened, const char* close) {
   std::vector<Violation> out;
   const auto counts = [](const HistoryEvent& e) { return e.admitted() || e.maybe_admitted(); };
   for (const auto& [key, all] : internal::GroupByKey(h, counts)) {
@@ -91,21 +113,20 @@ std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, D
     for (const HistoryEvent* e : all) {
       if (e->admitted()) events.push_back(e);
     }
-    size_t first = 0;  // the event that opened the current window
-    int64_t used = 0;
+    size_t first = 0;  // the first event in the current window
+    MovingWindow w;
     for (size_t i = 0; i < events.size(); ++i) {
-      if (events[i]->invoke > events[first]->invoke + window) {
-        first = i;
-        used = 0;
-      }
-      used += events[i]->cost;
-      if (used > limit) {
-        if (events.size() != all.size() && SomeChoiceKeepsTheCap(all, limit, window)) break;
-        const Instant start = events[first]->invoke;
-        out.push_back({"anchored-window-cap", std::string(key),
-                       std::to_string(used) + " admitted in the window opened at " +
-                           Span(start, start + window, "]") + ", limit " + std::to_string(limit) +
-                           " per " + FormatDuration(window),
+      const MovingWindow moved = advance(w, events[i]->invoke, window);
+      if (moved.start != w.start) first = i;
+      w = AdmitInto(moved, *events[i]);
+      if (w.used > limit) {
+        if (events.size() != all.size() && SomeChoiceKeepsTheCap(all, limit, window, advance)) {
+          break;
+        }
+        out.push_back({std::string(invariant), std::string(key),
+                       std::to_string(w.used) + " admitted in the window " + opened + " " +
+                           Span(*w.start, *w.start + window, close) + ", limit " +
+                           std::to_string(limit) + " per " + FormatDuration(window),
                        internal::Copy(events, first, i + 1)});
         break;
       }
@@ -114,7 +135,23 @@ std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, D
   return out;
 }
 
-AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window) {
+}  // namespace
+
+std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window) {
+  return CheckMovingWindowCap(h, limit, window, AdvanceAnchored, kAnchoredWindowCapOracle.name,
+                              "opened at", "]");
+}
+
+std::vector<Violation> CheckAnchoredGridCap(const History& h, int64_t limit, Duration window) {
+  return CheckMovingWindowCap(h, limit, window, AdvanceGrid, kAnchoredGridCapOracle.name,
+                              "of the key's own grid,", ")");
+}
+
+AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window,
+                                  WindowEdge edge) {
+  const bool closed = edge == WindowEdge::kClosed;
+  // A closed span of W holds the instants of a half-open one of W and a tick.
+  const Duration reach = closed ? window + Duration(1) : window;
   AnyWindowReport report;
   for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
     size_t left = 0;
@@ -122,21 +159,21 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
     bool reported = false;
     for (size_t i = 0; i < events.size(); ++i) {
       used += events[i]->cost;
-      while (events[i]->invoke - events[left]->invoke >= window) used -= events[left++]->cost;
+      while (events[i]->invoke - events[left]->invoke >= reach) used -= events[left++]->cost;
       report.max_in_any_window = std::max(report.max_in_any_window, used);
       if (used > limit && !reported) {
         // Drop leading events while the rest still breaks the cap: the minimal witness.
         size_t from = left;
         int64_t in_witness = used;
         while (in_witness - events[from]->cost > limit) in_witness -= events[from++]->cost;
-        report.violations.push_back({"any-window-cap", std::string(key),
-                                     std::to_string(in_witness) + " admitted in " +
-                                         Span(events[from]->invoke, events[i]->invoke, "]") +
-                                         " (span " +
-                                         FormatDuration(events[i]->invoke - events[from]->invoke) +
-                                         " < " + FormatDuration(window) + "), limit " +
-                                         std::to_string(limit) + " per " + FormatDuration(window),
-                                     internal::Copy(events, from, i + 1)});
+        report.violations.push_back(
+            {"any-window-cap", std::string(key),
+             std::to_string(in_witness) + " admitted in " +
+                 Span(events[from]->invoke, events[i]->invoke, "]") + " (span " +
+                 FormatDuration(events[i]->invoke - events[from]->invoke) +
+                 (closed ? " <= " : " < ") + FormatDuration(window) + "), limit " +
+                 std::to_string(limit) + " per " + FormatDuration(window),
+             internal::Copy(events, from, i + 1)});
         reported = true;
       }
     }

@@ -34,6 +34,19 @@ RC_GTEST_PROP(InProcessLimiter, AnchoredWindowMatchesModel, ()) {
                    TimeOrder::kNonDecreasing);
 }
 
+RC_GTEST_PROP(InProcessLimiter, SlidingLogClosedMatchesModel, ()) {
+  MatchesReference(Algorithm::kSlidingLogClosed, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, SlidingCounterAnchoredMatchesModel, ()) {
+  MatchesReference(Algorithm::kSlidingCounterAnchored, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, TokenBucketIntervalsMatchesModel, ()) {
+  MatchesReference(Algorithm::kTokenBucketIntervals, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+
 RC_GTEST_PROP(InProcessLimiter, MatchesModelWhenTimeStepsBack, ()) {
   const Algorithm a = *GenAlgorithm();
   MatchesReference(a, MakeInProcessSubject, MakeModelSubject, TimeOrder::kMayStepBack);

@@ -31,6 +31,18 @@ RC_GTEST_PROP(AnchoredWindow, NeverAboveLimitInAWindow, ()) {
 RC_GTEST_PROP(AnchoredWindow, NeverAboveTwiceTheLimitInAnyWindow, ()) {
   AnyWindowAtMost(Algorithm::kAnchoredWindow, 2, MakeInProcessSubject);
 }
+RC_GTEST_PROP(SlidingLogClosed, NeverAboveLimitInAnyClosedWindow, ()) {
+  KeepsItsPromise(Algorithm::kSlidingLogClosed, MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingCounterAnchored, NeverAboveLimitInAWindowOfItsGrid, ()) {
+  KeepsItsPromise(Algorithm::kSlidingCounterAnchored, MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingCounterAnchored, NeverAboveTwiceTheLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kSlidingCounterAnchored, 2, MakeInProcessSubject);
+}
+RC_GTEST_PROP(TokenBucketIntervals, ConformsToBurstPlusRate, ()) {
+  ConformsToBucket(Algorithm::kTokenBucketIntervals, MakeInProcessSubject);
+}
 RC_GTEST_PROP(TokenBucket, ConformsToBurstPlusRate, ()) {
   ConformsToBucket(Algorithm::kTokenBucket, MakeInProcessSubject);
 }

@@ -48,6 +48,11 @@ void AnchoredWindowNeverAboveLimit(const SubjectFactory& make) {
   AssertNoViolation(CheckAnchoredWindowCap(Run(make, t), t.policy.limit, t.policy.window), t);
 }
 
+void KeepsItsPromise(Algorithm a, const SubjectFactory& make) {
+  const Traffic t = *GenTraffic(a);
+  AssertNoViolation(CheckPromise(Run(make, t), t.policy), t);
+}
+
 void AnyWindowAtMost(Algorithm a, int64_t multiple, const SubjectFactory& make) {
   const Traffic t = *GenTraffic(a);
   const AnyWindowReport r =

@@ -23,6 +23,9 @@ void MatchesReference(Algorithm a, const SubjectFactory& make, const SubjectFact
 // Never more than N admitted in one aligned window (fixed window, sliding counter).
 void AlignedWindowNeverAboveLimit(Algorithm a, const SubjectFactory& make);
 
+// What the algorithm itself promises (CheckPromise) holds.
+void KeepsItsPromise(Algorithm a, const SubjectFactory& make);
+
 // Never more than `multiple` * N admitted in any span of length W.
 void AnyWindowAtMost(Algorithm a, int64_t multiple, const SubjectFactory& make);
 

@@ -37,9 +37,9 @@ rc::Gen<Move> GenMove(int64_t w, TimeOrder order) {
 }  // namespace
 
 rc::Gen<Algorithm> GenAlgorithm() {
-  return rc::gen::element(Algorithm::kFixedWindow, Algorithm::kSlidingLog,
-                          Algorithm::kSlidingCounter, Algorithm::kTokenBucket, Algorithm::kGcra,
-                          Algorithm::kAnchoredWindow);
+  std::vector<Algorithm> all;
+  for (const AlgorithmInfo& a : Algorithms()) all.push_back(a.algorithm);
+  return rc::gen::elementOf(all);
 }
 
 rc::Gen<Policy> GenPolicy(Algorithm a) {

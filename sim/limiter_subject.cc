@@ -84,7 +84,8 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   const std::set<std::string> names = Placeholders(*script);
   const bool calls_time = CallsTime(body.str());
   custom->info.clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
-  custom->info.time_resolution = ScriptResolution(names, custom->info.clock, calls_time);
+  custom->info.time_resolution =
+      s.resolution.value_or(ScriptResolution(names, custom->info.clock, calls_time));
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };

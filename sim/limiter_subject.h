@@ -28,6 +28,10 @@ struct UserScript {
   // Whose clock it decides on; unset: the store's when the script calls TIME or its KEYS and
   // ARGV carry no `now` (a window kept as a key's time to live), else the client's.
   std::optional<DecisionClock> clock;
+  // The finest time the script sees, at which it is judged; unset: from its placeholders (1s for
+  // `{now_s}`), TIME's microseconds, or for a window kept as a key's time to live the store's
+  // milliseconds. 1s for a script that reads only `redis.call('TIME')[1]`.
+  std::optional<Duration> resolution;
 };
 
 // "server" (the store's clock) or "client", as --clock and a spec's `clock` take it.

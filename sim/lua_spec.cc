@@ -15,8 +15,9 @@ class LuaSpecReader : public internal::YamlReader {
   using YamlReader::YamlReader;
 
   Result<UserScript> Read(const YAML::Node& root, const std::string& dir) const {
-    RL_RETURN_IF_ERROR(OnlyKeys(root, "a Lua spec",
-                                {"script", "model", "keys", "args", "reply", "decide", "clock"}));
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(root, "a Lua spec",
+                 {"script", "model", "keys", "args", "reply", "decide", "clock", "resolution"}));
     UserScript s;
     std::string script;
     RL_ASSIGN(script, StringAt(root, "script", true));
@@ -34,6 +35,12 @@ class LuaSpecReader : public internal::YamlReader {
       Result<DecisionClock> parsed = ParseScriptClock(clock);
       if (!parsed.ok()) return Error(root["clock"], std::string(parsed.status().message()));
       s.clock = *parsed;
+    }
+    if (root["resolution"]) {
+      RL_ASSIGN(s.resolution, DurationAt(root, "resolution", true));
+      if (*s.resolution <= Duration(0)) {
+        return Error(root["resolution"], "'resolution' must be a positive duration, e.g. 1s");
+      }
     }
     return s;
   }

@@ -34,6 +34,11 @@ TEST(LuaSpec, ReadsTheInterfaceAsListsOrAsTheFlagsWouldTakeIt) {
   s = ParseLuaSpec("script: l.lua\nmodel: gcra\nclock: server\n", "spec.yaml", ".");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->clock, DecisionClock::kStore);
+  EXPECT_FALSE(s->resolution.has_value()) << "unset: from the script's placeholders";
+
+  s = ParseLuaSpec("script: l.lua\nmodel: token-bucket\nresolution: 1s\n", "spec.yaml", ".");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->resolution, std::chrono::seconds(1));
 }
 
 TEST(LuaSpec, MistakesAreLocated) {
@@ -45,7 +50,11 @@ TEST(LuaSpec, MistakesAreLocated) {
   EXPECT_EQ(error("model: gcra\n"), "spec.yaml:1:1: missing 'script'");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nreplies: [allowed]\n"),
             "spec.yaml:3:1: unknown key 'replies' in a Lua spec (expected one of: script, model, "
-            "keys, args, reply, decide, clock)");
+            "keys, args, reply, decide, clock, resolution)");
+  EXPECT_EQ(error("script: l.lua\nmodel: gcra\nresolution: 0s\n"),
+            "spec.yaml:3:13: 'resolution' must be a positive duration, e.g. 1s");
+  EXPECT_NE(error("script: l.lua\nmodel: gcra\nresolution: often\n").find("spec.yaml:3:13:"),
+            std::string::npos);
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nclock: wall\n"),
             "spec.yaml:3:8: unknown clock 'wall' (expected server or client)");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nargs: {limit: 1}\n"),

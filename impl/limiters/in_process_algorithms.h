@@ -13,6 +13,7 @@
 
 #include "model/decision.h"
 #include "model/policy.h"
+#include "model/sliding_log_model.h"
 
 namespace ratelab::internal {
 
@@ -57,7 +58,8 @@ class SlidingLog {
     int64_t used = 0;        // cost of live entries
     int64_t last = kUnseen;  // latest admission
   };
-  explicit SlidingLog(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  // An entry counts for `window_`: W, or W and a tick for the closed window.
+  explicit SlidingLog(const Policy& p) : limit_(p.limit), window_(SlidingLogReach(p).count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   static int64_t ExtraBytes(const State& s) {
     return static_cast<int64_t>(s.entries.capacity() * sizeof(s.entries[0]));
@@ -68,20 +70,44 @@ class SlidingLog {
   int64_t window_;
 };
 
+// Aligned windows, or (sliding-counter-anchored) windows laid from the key's first request.
 class SlidingCounter {
  public:
   struct State {
-    int64_t window_index = kUnseen;
+    int64_t start = kUnseen;  // where the current window starts
     int64_t previous = 0;
     int64_t current = 0;
   };
-  explicit SlidingCounter(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  explicit SlidingCounter(const Policy& p)
+      : limit_(p.limit),
+        window_(p.window.count()),
+        anchored_(p.algorithm == Algorithm::kSlidingCounterAnchored) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:
+  // `s` moved to the window holding `t`.
+  State At(const State& s, int64_t t) const;
+
   int64_t limit_;
   int64_t window_;
+  bool anchored_;
+};
+
+// Whole tokens, one per full interval since the last refill (token-bucket-intervals).
+class TokenBucketIntervals {
+ public:
+  struct State {
+    int64_t tokens = 0;
+    int64_t last = kUnseen;  // the last refill
+  };
+  explicit TokenBucketIntervals(const Policy& p) : burst_(p.limit), interval_(p.window.count()) {}
+  Decision Decide(State& s, Instant now, int64_t cost) const;
+  static int64_t ExtraBytes(const State&) { return 0; }
+
+ private:
+  int64_t burst_;
+  int64_t interval_;
 };
 
 class TokenBucket {

@@ -51,6 +51,12 @@ std::unique_ptr<InProcessLimiter> MakeInProcessLimiter(const Policy& policy) {
       return std::make_unique<ShardedLimiter<internal::Gcra>>(policy);
     case Algorithm::kAnchoredWindow:
       return std::make_unique<ShardedLimiter<internal::AnchoredWindow>>(policy);
+    case Algorithm::kSlidingLogClosed:
+      return std::make_unique<ShardedLimiter<internal::SlidingLog>>(policy);
+    case Algorithm::kSlidingCounterAnchored:
+      return std::make_unique<ShardedLimiter<internal::SlidingCounter>>(policy);
+    case Algorithm::kTokenBucketIntervals:
+      return std::make_unique<ShardedLimiter<internal::TokenBucketIntervals>>(policy);
   }
   return nullptr;
 }

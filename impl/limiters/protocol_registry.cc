@@ -58,7 +58,7 @@ constexpr Duration kNanosecond(1);
 constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 18> kProtocols = {{
+constexpr std::array<ProtocolInfo, 21> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
      "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
      MakeInProcess, kNanosecond},
@@ -74,6 +74,15 @@ constexpr std::array<ProtocolInfo, 18> kProtocols = {{
      "in-process GCRA: one timestamp per key, fastest", nullptr, MakeInProcess, kNanosecond},
     {"memory-anchored-window", "memory", "best practice", "anchored-window",
      "in-process window from the first request (the atomic form of seed 004)", nullptr,
+     MakeInProcess, kNanosecond},
+    {"memory-sliding-log-closed", "memory", "best practice", "sliding-log-closed",
+     "in-process exact sliding log over closed windows [t - W, t]", nullptr, MakeInProcess,
+     kNanosecond},
+    {"memory-sliding-counter-anchored", "memory", "best practice", "sliding-counter-anchored",
+     "in-process sliding window counter with windows from the key's first request", nullptr,
+     MakeInProcess, kNanosecond},
+    {"memory-token-bucket-intervals", "memory", "best practice", "token-bucket-intervals",
+     "in-process token bucket refilled in whole intervals, the remainder dropped", nullptr,
      MakeInProcess, kNanosecond},
     {"kv-fixed-window-lua", "kv", "best practice", "fixed-window",
      "fixed window as one Lua script (check, INCRBY, PEXPIRE atomically); 2N across an edge",

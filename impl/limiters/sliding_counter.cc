@@ -4,17 +4,21 @@
 
 namespace ratelab::internal {
 
+SlidingCounter::State SlidingCounter::At(const State& s, int64_t t) const {
+  if (s.start != kUnseen) {
+    const int64_t since = t - s.start;  // below zero when time stepped back: the latest window
+    if (since < window_) return s;
+    if (since / window_ == 1) return State{s.start + window_, s.current, 0};
+  }
+  // A key never seen, or a whole window empty: the anchored windows start afresh here.
+  return State{anchored_ ? t : FloorDiv(t, window_) * window_, 0, 0};
+}
+
 Decision SlidingCounter::Decide(State& s, Instant now, int64_t cost) const {
   const int64_t t = ToUnixNanos(now);
-  const int64_t index = FloorDiv(t, window_);
   // The roll to a new window is computed on a copy: a denial changes nothing.
-  State r = s;
-  if (index > r.window_index) {
-    r.previous = (index == r.window_index + 1 && r.window_index != kUnseen) ? r.current : 0;
-    r.current = 0;
-    r.window_index = index;
-  }
-  const int64_t start = r.window_index * window_;
+  State r = At(s, t);
+  const int64_t start = r.start;
   const int64_t elapsed = std::clamp<int64_t>(t - start, 0, window_ - 1);
   // Everything scaled by W: previous * (W - elapsed) + current * W against limit * W.
   const Int128 fading = Int128{r.previous} * (window_ - elapsed);

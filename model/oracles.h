@@ -87,7 +87,10 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
 
 // Replays the history into the reference model of `policy` (admissions forced in, in invoke
 // order) and flags each denial the model would have admitted: "no false denials". A request
-// lost after its steps reached the store counts as admitted (it may have consumed).
+// lost after its steps reached the store counts as admitted (it may have consumed). A store that
+// took a request after a newer one (a retry after NOSCRIPT, a slow node) decided it on the newer
+// state: a denial is flagged only when the model, replayed in the store's order too (each
+// request still at its own instant), also has room.
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
 
 // Replays as above and flags each denial whose retry_after differs from the model's exact wait

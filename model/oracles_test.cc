@@ -113,6 +113,34 @@ TEST(AnchoredWindowCapOracle, ALostRequestThatMayHaveOpenedTheWindowExcusesALate
   EXPECT_EQ(CheckAnchoredWindowCap(unsent, 2, seconds(10)).size(), 1u);
 }
 
+TEST(FalseDenialsOracle, ADenialAfterTheStoreTookALateRequestIsJudgedInTheStoresOrderToo) {
+  // Burst 2, one per 10s, on the client's clock. Sent at 0s, the first request reached the store
+  // at 2s, after the one sent at 1s: the store decided it on the state it then had (as of 1s),
+  // so the refill between 0s and 1s never happened there.
+  const Policy p = Policy::Bucket(Algorithm::kTokenBucket, 2, seconds(10));
+  const auto request = [](int64_t id, Duration sent, Duration at_store, bool allowed) {
+    HistoryEvent e;
+    e.id = id;
+    e.key = "u";
+    e.invoke = kT0 + sent;
+    e.apply = kT0 + at_store;
+    e.complete = kT0 + at_store + milliseconds(1);
+    e.steps.push_back({"EVALSHA", kT0 + at_store});
+    e.decision = Decision{allowed, 0, 0, {}, {}};
+    return e;
+  };
+  const History late = {request(0, seconds(0), seconds(2), true),
+                        request(1, seconds(1), seconds(1), true)};
+  // Sent at 10.5s: in the order sent the bucket holds 1.05 tokens, in the store's 0.95.
+  History h = late;
+  h.push_back(request(2, milliseconds(10'500), milliseconds(10'500), false));
+  EXPECT_TRUE(CheckFalseDenials(h, p).empty());
+  // At 11.5s both orders have a token: the denial is false whichever order the store took.
+  h = late;
+  h.push_back(request(2, milliseconds(11'500), milliseconds(11'500), false));
+  EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
+}
+
 TEST(FalseDenialsOracle, AnAnchoredWindowsDenialIsJudgedUnderEveryChoiceOfLostRequests) {
   const Policy p = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
   // Admitted at 1s and 2s, denied at 10.5s: the window opened at 1s holds two through 11s.

@@ -14,6 +14,16 @@ namespace ratelab {
 
 namespace {
 
+// The order a replay takes a history's requests in: as they were sent, or as the store took
+// them (their last step), which a retry after NOSCRIPT or a slow node can make another.
+enum class ReplayOrder { kInvoke, kStore };
+
+bool StoreOrder(const HistoryEvent* a, const HistoryEvent* b) {
+  const Instant at_a = a->steps.empty() ? a->invoke : a->steps.back().at;
+  const Instant at_b = b->steps.empty() ? b->invoke : b->steps.back().at;
+  return at_a != at_b ? at_a < at_b : a->id < b->id;
+}
+
 // A denial a replay flagged: the event and what the judge said of it.
 struct Flagged {
   const HistoryEvent* event;
@@ -22,14 +32,17 @@ struct Flagged {
 
 // Replays `h` into the reference model of `policy`, calling `judge(event, model_decision)` for
 // each denial with the model holding exactly the admissions applied before it, and returns the
-// denials `judge` flags, every one (or, with `first_only`, the first per key), in invoke order.
+// denials `judge` flags, every one (or, with `first_only`, the first per key), in `order`. The
+// model decides each at its `invoke` instant whatever the order (one earlier than its key's
+// latest admission, at that admission's: reference_model.h).
 // `lenient` gives denials every benefit of the doubt (for "no false denials"): a request that
 // got no answer but whose steps reached the store counts as admitted unless `passed_over` says it
 // was not (it may have consumed; a crash took its answer), and a denial concurrent with an
 // admission of its key is not judged.
 template <typename Judge, typename PassedOver>
 std::vector<Flagged> Replay(const History& h, const Policy& policy, bool lenient, bool first_only,
-                            Judge& judge, PassedOver passed_over) {
+                            Judge& judge, PassedOver passed_over,
+                            ReplayOrder order = ReplayOrder::kInvoke) {
   std::vector<Flagged> out;
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
   std::unordered_set<std::string_view> reported;
@@ -52,6 +65,7 @@ std::vector<Flagged> Replay(const History& h, const Policy& policy, bool lenient
       longest = std::max(longest, end(e) - e->invoke);
     }
   }
+  if (order == ReplayOrder::kStore) std::stable_sort(events.begin(), events.end(), StoreOrder);
   const auto overlaps_an_admission = [&](const HistoryEvent& d) {
     auto it = admitted.find(d.key);
     if (it == admitted.end()) return false;
@@ -143,9 +157,28 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
                   policy.algorithm == Algorithm::kSlidingCounterAnchored)) {
     return ReplayEveryChoice(h, policy, judge);
   }
+  const auto none = [](const HistoryEvent&) { return false; };
   std::vector<Violation> out;
-  for (const Flagged& f :
-       Replay(h, policy, lenient, true, judge, [](const HistoryEvent&) { return false; })) {
+  if (!lenient) {
+    for (const Flagged& f : Replay(h, policy, false, true, judge, none)) {
+      out.push_back({"", f.event->key, f.why, {*f.event}});
+    }
+    return out;
+  }
+  // A store that took requests in another order than they were sent decided each on the state
+  // it had then: a late request consumed after a newer one (evaluated at the newer one's
+  // instant), and every decision after followed from that. A denial is flagged only when the
+  // model has room in both orders.
+  const std::vector<Flagged> sent = Replay(h, policy, true, false, judge, none);
+  if (sent.empty()) return out;
+  std::unordered_set<int64_t> in_store_order;
+  for (const Flagged& f : Replay(h, policy, true, false, judge, none, ReplayOrder::kStore)) {
+    in_store_order.insert(f.event->id);
+  }
+  std::unordered_set<std::string_view> reported;
+  for (const Flagged& f : sent) {
+    if (!in_store_order.contains(f.event->id) || reported.contains(f.event->key)) continue;
+    reported.insert(f.event->key);
     out.push_back({"", f.event->key, f.why, {*f.event}});
   }
   return out;

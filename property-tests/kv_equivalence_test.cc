@@ -359,6 +359,54 @@ rc::Gen<Argv> Command() {
                     *rc::gen::element<std::string>("0", "1", "-1", "255", "4294967296.5",
                                                    "2147483648", "3.5", "-2.5"),
                     *rc::gen::element<std::string>("0", "1", "4", "31", "33")};
+      }),
+      // cmsgpack: state kept packed, every kind of value (integers of each width, floats and
+      // doubles, strings of each length class, arrays, maps, nesting past the limit), read back
+      rc::gen::exec([now] {
+        return Argv{"EVAL",
+                    "local s = redis.call('GET', KEYS[1])\n"
+                    "local t = s and cmsgpack.unpack(s) or {n = 0}\n"
+                    "t.n = t.n + tonumber(ARGV[1])\n"
+                    "t.ts = tonumber(ARGV[2])\n"
+                    "t.list = {1, -1, -33, 200, -200, 70000, -70000, 5000000000, -5000000000, "
+                    "0.5, 0.1, 1e300, 'x', string.rep('y', 40), string.rep('z', 300), true, "
+                    "false, {}, {a = {b = {c = 1}}}}\n"
+                    "local deep = {}\n"
+                    "for i = 1, 20 do deep = {deep} end\n"
+                    "t.deep = deep\n"
+                    "local packed = cmsgpack.pack(t)\n"
+                    "redis.call('SET', KEYS[1], packed)\n"
+                    "return {packed, cmsgpack.pack(1, 'two', {3}), "
+                    "{cmsgpack.unpack_one(cmsgpack.pack(7, 8))}, "
+                    "{cmsgpack.unpack_limit(cmsgpack.pack(7, 8, 9), 2)}}",
+                    "1",
+                    "msgpack:" + *Key(),
+                    *rc::gen::element<std::string>("1", "0.25", "-3", "1e20"),
+                    now};
+      }),
+      rc::gen::exec([] {
+        return Argv{
+            "EVAL",
+            "local ok, r = pcall(cmsgpack.unpack, ARGV[1])\n"
+            "if not ok then return redis.error_reply(r) end\n"
+            "return r",
+            "0",
+            *rc::gen::element<std::string>(std::string("\x92\x01", 2), std::string("\xc1", 1),
+                                           std::string("\x93\x01\xa1x\xc3", 5))};
+      }),
+      // struct: packed fields of each width and order, with alignment, read back
+      rc::gen::exec([] {
+        return Argv{"EVAL",
+                    "local fmt = ARGV[1]\n"
+                    "local ok, packed = pcall(struct.pack, fmt, tonumber(ARGV[2]), "
+                    "tonumber(ARGV[2]), 'abc')\n"
+                    "if not ok then return redis.error_reply(packed) end\n"
+                    "local size = (fmt:find('s') or fmt:find('c0')) and -1 or struct.size(fmt)\n"
+                    "return {packed, size, {struct.unpack(fmt, packed)}}",
+                    "0",
+                    *rc::gen::element<std::string>(">i4I2c3", "<hHs", "!4bic0", ">lLc1", "<fdc2",
+                                                   "bBx!8Ts", ">i3I7c0", "q"),
+                    *rc::gen::element<std::string>("0", "1", "-1", "300", "-70000", "0.5")};
       }));
 }
 

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "impl/store/lua_libraries_internal.h"
+
 namespace ratelab {
 namespace {
 
@@ -301,6 +303,9 @@ int BitToHex(lua_State* L) {
   return 1;
 }
 
+}  // namespace
+
+namespace internal {
 void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> functions) {
   lua_newtable(L);
   for (const luaL_Reg& f : functions) {
@@ -309,10 +314,10 @@ void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> 
   }
   lua_setglobal(L, name);
 }
-
-}  // namespace
+}  // namespace internal
 
 void OpenRedisLuaLibraries(lua_State* L) {
+  using internal::SetLibrary;
   SetLibrary(L, "cjson", {{"encode", CjsonEncode}, {"decode", CjsonDecode}});
   lua_getglobal(L, "cjson");
   lua_pushlightuserdata(L, nullptr);  // cjson.null: JSON's null, as decode gives it
@@ -331,6 +336,7 @@ void OpenRedisLuaLibraries(lua_State* L) {
               {"ror", BitRor},
               {"bswap", BitSwap},
               {"tohex", BitToHex}});
+  internal::OpenCmsgpackAndStruct(L);
 }
 
 }  // namespace ratelab

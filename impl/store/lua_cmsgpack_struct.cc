@@ -1,0 +1,631 @@
+// The two binary libraries Redis gives scripts: `cmsgpack` (lua-cmsgpack 0.4: pack, unpack,
+// unpack_one, unpack_limit) and `struct` (Roberto Ierusalimschy's struct 0.2 with Redis's
+// bounds checks: pack, unpack, size). Written to the same choices byte for byte: a number that
+// is an integer packs as the smallest integer, any other as a float when a float holds it
+// exactly and else a double; a table whose keys are exactly 1..n packs as an array, any other as
+// a map (in `next` order); tables deeper than 16 pack as nil.
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <lua.hpp>
+#include <string>
+
+#include "impl/store/lua_libraries_internal.h"
+
+namespace ratelab::internal {
+namespace {
+
+// cmsgpack -------------------------------------------------------------------------------------
+
+constexpr int kMostPackNesting = 16;
+
+void PutBigEndian(std::string& out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+void PackHeader(std::string& out, uint8_t small_tag, uint64_t small_limit, uint8_t tag16,
+                uint8_t tag32, uint64_t n) {
+  if (n <= small_limit) {
+    out += static_cast<char>(small_tag | n);
+  } else if (n <= 0xffff) {
+    out += static_cast<char>(tag16);
+    PutBigEndian(out, n, 2);
+  } else {
+    out += static_cast<char>(tag32);
+    PutBigEndian(out, n, 4);
+  }
+}
+
+void PackInteger(std::string& out, int64_t n) {
+  const auto tagged = [&](uint8_t tag, uint64_t v, int bytes) {
+    out += static_cast<char>(tag);
+    PutBigEndian(out, v, bytes);
+  };
+  if (n >= 0) {
+    if (n <= 127) {
+      out += static_cast<char>(n);
+    } else if (n <= 0xff) {
+      tagged(0xcc, n, 1);
+    } else if (n <= 0xffff) {
+      tagged(0xcd, n, 2);
+    } else if (n <= 0xffffffffLL) {
+      tagged(0xce, n, 4);
+    } else {
+      tagged(0xcf, n, 8);
+    }
+  } else if (n >= -32) {
+    out += static_cast<char>(static_cast<int8_t>(n));
+  } else if (n >= -128) {
+    tagged(0xd0, static_cast<uint64_t>(n), 1);
+  } else if (n >= -32768) {
+    tagged(0xd1, static_cast<uint64_t>(n), 2);
+  } else if (n >= -2147483648LL) {
+    tagged(0xd2, static_cast<uint64_t>(n), 4);
+  } else {
+    tagged(0xd3, static_cast<uint64_t>(n), 8);
+  }
+}
+
+void PackNumber(std::string& out, double d) {
+  if (std::isfinite(d) && std::floor(d) == d && d >= -9223372036854775808.0 &&
+      d < 9223372036854775808.0) {
+    PackInteger(out, static_cast<int64_t>(d));
+    return;
+  }
+  const float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    out += static_cast<char>(0xca);
+    PutBigEndian(out, bits, 4);
+  } else {
+    uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    out += static_cast<char>(0xcb);
+    PutBigEndian(out, bits, 8);
+  }
+}
+
+// Whether the table on top of the stack has exactly the keys 1..n.
+bool IsArray(lua_State* L) {
+  int64_t count = 0, max = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TNUMBER) {
+      lua_pop(L, 1);
+      return false;
+    }
+    const double k = lua_tonumber(L, -1);
+    const auto index = static_cast<int64_t>(k);
+    if (static_cast<double>(index) != k || index < 1) {
+      lua_pop(L, 1);
+      return false;
+    }
+    ++count;
+    max = std::max(max, index);
+  }
+  return max == count;
+}
+
+// Packs the value on top of the stack, and pops it.
+void PackTop(lua_State* L, std::string& out, int level) {
+  luaL_checkstack(L, 3, "cmsgpack");
+  int type = lua_type(L, -1);
+  if (type == LUA_TTABLE && level == kMostPackNesting) type = LUA_TNIL;
+  switch (type) {
+    case LUA_TSTRING: {
+      size_t len = 0;
+      const char* s = lua_tolstring(L, -1, &len);
+      if (len < 32) {
+        out += static_cast<char>(0xa0 | len);
+      } else if (len <= 0xff) {
+        out += static_cast<char>(0xd9);
+        PutBigEndian(out, len, 1);
+      } else if (len <= 0xffff) {
+        out += static_cast<char>(0xda);
+        PutBigEndian(out, len, 2);
+      } else {
+        out += static_cast<char>(0xdb);
+        PutBigEndian(out, len, 4);
+      }
+      out.append(s, len);
+      break;
+    }
+    case LUA_TBOOLEAN:
+      out += static_cast<char>(lua_toboolean(L, -1) ? 0xc3 : 0xc2);
+      break;
+    case LUA_TNUMBER:
+      PackNumber(out, lua_tonumber(L, -1));
+      break;
+    case LUA_TTABLE:
+      if (IsArray(L)) {
+        const size_t n = lua_objlen(L, -1);
+        PackHeader(out, 0x90, 15, 0xdc, 0xdd, n);
+        for (size_t i = 1; i <= n; ++i) {
+          lua_rawgeti(L, -1, static_cast<int>(i));
+          PackTop(L, out, level + 1);
+        }
+      } else {
+        uint64_t n = 0;
+        lua_pushnil(L);
+        while (lua_next(L, -2) != 0) {
+          lua_pop(L, 1);
+          ++n;
+        }
+        PackHeader(out, 0x80, 15, 0xde, 0xdf, n);
+        lua_pushnil(L);
+        while (lua_next(L, -2) != 0) {
+          lua_pushvalue(L, -2);  // the key, packed (and popped) before its value
+          PackTop(L, out, level + 1);
+          PackTop(L, out, level + 1);
+        }
+      }
+      break;
+    default:
+      out += static_cast<char>(0xc0);
+      break;
+  }
+  lua_pop(L, 1);
+}
+
+int CmsgpackPack(lua_State* L) {
+  const int n = lua_gettop(L);
+  if (n == 0) return luaL_argerror(L, 0, "MessagePack pack needs input.");
+  std::string out;
+  for (int i = 1; i <= n; ++i) {
+    lua_pushvalue(L, i);
+    PackTop(L, out, 0);
+  }
+  lua_pushlstring(L, out.data(), out.size());
+  return 1;
+}
+
+// Reads MessagePack from `data`, pushing each value decoded.
+class Unpacker {
+ public:
+  enum class Error { kNone, kMissingBytes, kBadFormat };
+
+  Unpacker(lua_State* L, const char* data, size_t size) : L_(L), p_(data), left_(size) {}
+
+  size_t left() const { return left_; }
+  Error error() const { return error_; }
+
+  // Decodes one value and pushes it (nothing on an error).
+  void One() {
+    luaL_checkstack(L_, 3, "cmsgpack");
+    const uint8_t tag = Byte();
+    if (error_ != Error::kNone) return;
+    if (tag <= 0x7f) return lua_pushnumber(L_, tag);
+    if (tag >= 0xe0) return lua_pushnumber(L_, static_cast<int8_t>(tag));
+    if ((tag & 0xe0) == 0xa0) return String(tag & 0x1f);
+    if ((tag & 0xf0) == 0x90) return Array(tag & 0x0f);
+    if ((tag & 0xf0) == 0x80) return Map(tag & 0x0f);
+    switch (tag) {
+      case 0xc0:
+        return lua_pushnil(L_);
+      case 0xc2:
+        return lua_pushboolean(L_, 0);
+      case 0xc3:
+        return lua_pushboolean(L_, 1);
+      case 0xcc:
+      case 0xcd:
+      case 0xce:
+      case 0xcf: {
+        const uint64_t v = Unsigned(1 << (tag - 0xcc));
+        if (error_ == Error::kNone) lua_pushnumber(L_, static_cast<double>(v));
+        return;
+      }
+      case 0xd0:
+      case 0xd1:
+      case 0xd2:
+      case 0xd3: {
+        const int bytes = 1 << (tag - 0xd0);
+        uint64_t v = Unsigned(bytes);
+        if (error_ != Error::kNone) return;
+        if (bytes < 8 && (v >> (8 * bytes - 1)) != 0) v |= ~uint64_t{0} << (8 * bytes);
+        return lua_pushnumber(L_, static_cast<double>(static_cast<int64_t>(v)));
+      }
+      case 0xca: {
+        const auto bits = static_cast<uint32_t>(Unsigned(4));
+        if (error_ != Error::kNone) return;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return lua_pushnumber(L_, f);
+      }
+      case 0xcb: {
+        const uint64_t bits = Unsigned(8);
+        if (error_ != Error::kNone) return;
+        double d;
+        std::memcpy(&d, &bits, 8);
+        return lua_pushnumber(L_, d);
+      }
+      case 0xc4:
+      case 0xd9:
+        return String(Unsigned(1));
+      case 0xc5:
+      case 0xda:
+        return String(Unsigned(2));
+      case 0xc6:
+      case 0xdb:
+        return String(Unsigned(4));
+      case 0xdc:
+        return Array(Unsigned(2));
+      case 0xdd:
+        return Array(Unsigned(4));
+      case 0xde:
+        return Map(Unsigned(2));
+      case 0xdf:
+        return Map(Unsigned(4));
+      default:
+        error_ = Error::kBadFormat;
+        return;
+    }
+  }
+
+ private:
+  uint8_t Byte() { return static_cast<uint8_t>(Unsigned(1)); }
+  uint64_t Unsigned(int bytes) {
+    if (error_ != Error::kNone) return 0;
+    if (left_ < static_cast<size_t>(bytes)) {
+      error_ = Error::kMissingBytes;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<uint8_t>(p_[i]);
+    p_ += bytes;
+    left_ -= static_cast<size_t>(bytes);
+    return v;
+  }
+  void String(uint64_t len) {
+    if (error_ != Error::kNone) return;
+    if (left_ < len) {
+      error_ = Error::kMissingBytes;
+      return;
+    }
+    lua_pushlstring(L_, p_, len);
+    p_ += len;
+    left_ -= len;
+  }
+  void Array(uint64_t n) {
+    if (error_ != Error::kNone) return;
+    lua_newtable(L_);
+    for (uint64_t i = 1; i <= n; ++i) {
+      One();
+      if (error_ != Error::kNone) return;
+      lua_rawseti(L_, -2, static_cast<int>(i));
+    }
+  }
+  void Map(uint64_t n) {
+    if (error_ != Error::kNone) return;
+    lua_newtable(L_);
+    for (uint64_t i = 0; i < n; ++i) {
+      One();  // the key
+      if (error_ != Error::kNone) return;
+      One();  // the value
+      if (error_ != Error::kNone) return;
+      lua_settable(L_, -3);
+    }
+  }
+
+  lua_State* L_;
+  const char* p_;
+  size_t left_;
+  Error error_ = Error::kNone;
+};
+
+// Decodes up to `limit` values (0: all) from argument 1 at `offset`; with `with_offset`, the
+// next offset (-1 at the end) comes first, as unpack_one and unpack_limit give it.
+int Unpack(lua_State* L, int limit, int64_t offset, bool with_offset) {
+  size_t len = 0;
+  const char* s = luaL_checklstring(L, 1, &len);
+  if (len == 0) return 0;
+  if (offset < 0 || static_cast<size_t>(offset) > len) {
+    return luaL_error(L, "Start offset %d greater than input length %d.", static_cast<int>(offset),
+                      static_cast<int>(len));
+  }
+  const int base = lua_gettop(L);
+  Unpacker u(L, s + offset, len - static_cast<size_t>(offset));
+  int count = 0;
+  while (u.left() > 0 && (limit == 0 || count < limit)) {
+    u.One();
+    if (u.error() == Unpacker::Error::kMissingBytes) {
+      return luaL_error(L, "Missing bytes in input.");
+    }
+    if (u.error() == Unpacker::Error::kBadFormat) {
+      return luaL_error(L, "Bad data format in input.");
+    }
+    ++count;
+  }
+  if (!with_offset) return count;
+  lua_pushinteger(L, u.left() == 0 ? -1 : static_cast<lua_Integer>(len - u.left()));
+  lua_insert(L, base + 1);
+  return count + 1;
+}
+
+int CmsgpackUnpack(lua_State* L) { return Unpack(L, 0, 0, false); }
+int CmsgpackUnpackOne(lua_State* L) { return Unpack(L, 1, luaL_optinteger(L, 2, 0), true); }
+int CmsgpackUnpackLimit(lua_State* L) {
+  const auto limit = static_cast<int>(luaL_checkinteger(L, 2));
+  return Unpack(L, limit, luaL_optinteger(L, 3, 0), true);
+}
+
+// struct ---------------------------------------------------------------------------------------
+
+constexpr int kMostIntSize = 32;
+constexpr int kNativeAlign = 8;  // a double's alignment on this platform
+
+enum class Endian { kLittle, kBig };
+struct Header {
+  Endian endian = Endian::kLittle;  // native
+  int align = 1;
+};
+
+int GetNumber(lua_State* L, const char** fmt, int fallback) {
+  if (!std::isdigit(static_cast<unsigned char>(**fmt))) return fallback;
+  int a = 0;
+  do {
+    if (a > INT_MAX / 10 || a * 10 > INT_MAX - (**fmt - '0')) {
+      luaL_error(L, "integral size overflow");
+    }
+    a = a * 10 + *((*fmt)++) - '0';
+  } while (std::isdigit(static_cast<unsigned char>(**fmt)));
+  return a;
+}
+
+size_t OptionSize(lua_State* L, char opt, const char** fmt) {
+  switch (opt) {
+    case 'B':
+    case 'b':
+    case 'x':
+      return 1;
+    case 'H':
+    case 'h':
+      return sizeof(short);
+    case 'L':
+    case 'l':
+      return sizeof(long);
+    case 'T':
+      return sizeof(size_t);
+    case 'f':
+      return sizeof(float);
+    case 'd':
+      return sizeof(double);
+    case 'c':
+      return static_cast<size_t>(GetNumber(L, fmt, 1));
+    case 'i':
+    case 'I': {
+      const int size = GetNumber(L, fmt, sizeof(int));
+      if (size > kMostIntSize) {
+        luaL_error(L, "integral size %d is larger than limit of %d", size, kMostIntSize);
+      }
+      return static_cast<size_t>(size);
+    }
+    default:
+      return 0;
+  }
+}
+
+size_t PaddingFor(size_t at, const Header& h, char opt, size_t size) {
+  if (size == 0 || opt == 'c') return 0;
+  size = std::min(size, static_cast<size_t>(h.align));
+  return (size - (at & (size - 1))) & (size - 1);
+}
+
+void ControlOption(lua_State* L, char opt, const char** fmt, Header& h) {
+  switch (opt) {
+    case ' ':
+      return;
+    case '>':
+      h.endian = Endian::kBig;
+      return;
+    case '<':
+      h.endian = Endian::kLittle;
+      return;
+    case '!': {
+      const int a = GetNumber(L, fmt, kNativeAlign);
+      if (a <= 0 || (a & (a - 1)) != 0) luaL_error(L, "alignment %d is not a power of 2", a);
+      h.align = a;
+      return;
+    }
+    default: {
+      const char* msg = lua_pushfstring(L, "invalid format option '%c'", opt);
+      luaL_argerror(L, 1, msg);
+    }
+  }
+}
+
+// `size` bytes of `v` (sign-extended past 8 bytes as zeros, as struct writes them).
+void PutInteger(std::string& out, uint64_t v, Endian endian, size_t size) {
+  std::string bytes(size, '\0');
+  for (size_t i = 0; i < size; ++i) {
+    bytes[endian == Endian::kLittle ? i : size - 1 - i] = static_cast<char>(v & 0xff);
+    v = i < 7 ? v >> 8 : 0;
+  }
+  out += bytes;
+}
+
+template <typename T>
+void PutFloating(std::string& out, T value, Endian endian) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  if (endian == Endian::kBig) std::reverse(bytes, bytes + sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+int StructPack(lua_State* L) {
+  const char* fmt = luaL_checkstring(L, 1);
+  Header h;
+  int arg = 2;
+  std::string out;
+  while (*fmt != '\0') {
+    const char opt = *fmt++;
+    size_t size = OptionSize(L, opt, &fmt);
+    out.append(PaddingFor(out.size(), h, opt, size), '\0');
+    switch (opt) {
+      case 'b':
+      case 'B':
+      case 'h':
+      case 'H':
+      case 'l':
+      case 'L':
+      case 'T':
+      case 'i':
+      case 'I': {
+        const double n = luaL_checknumber(L, arg++);
+        // In range as C converts it; past the range (or NaN), what x86 gives: the top bit.
+        const uint64_t v = n >= -9223372036854775808.0 && n < 0
+                               ? static_cast<uint64_t>(static_cast<int64_t>(n))
+                           : n >= 0 && n < 18446744073709551616.0 ? static_cast<uint64_t>(n)
+                                                                  : uint64_t{1} << 63;
+        PutInteger(out, v, h.endian, size);
+        break;
+      }
+      case 'x':
+        out += '\0';
+        break;
+      case 'f':
+        PutFloating(out, static_cast<float>(luaL_checknumber(L, arg++)), h.endian);
+        break;
+      case 'd':
+        PutFloating(out, luaL_checknumber(L, arg++), h.endian);
+        break;
+      case 'c':
+      case 's': {
+        size_t len = 0;
+        const char* s = luaL_checklstring(L, arg, &len);
+        if (size == 0) size = len;
+        luaL_argcheck(L, len >= size, arg, "string too short");
+        ++arg;
+        out.append(s, size);
+        if (opt == 's') out += '\0';
+        break;
+      }
+      default:
+        ControlOption(L, opt, &fmt, h);
+    }
+  }
+  lua_pushlstring(L, out.data(), out.size());
+  return 1;
+}
+
+double GetInteger(const char* p, Endian endian, bool is_signed, size_t size) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < size; ++i) {
+    v = (v << 8) | static_cast<uint8_t>(p[endian == Endian::kBig ? i : size - 1 - i]);
+  }
+  if (!is_signed) return static_cast<double>(v);
+  if (size < 8 && (v >> (size * 8 - 1)) != 0) v |= ~uint64_t{0} << (size * 8);
+  return static_cast<double>(static_cast<int64_t>(v));
+}
+
+int StructUnpack(lua_State* L) {
+  const char* fmt = luaL_checkstring(L, 1);
+  size_t len = 0;
+  const char* data = luaL_checklstring(L, 2, &len);
+  const lua_Integer start = luaL_optinteger(L, 3, 1);
+  luaL_argcheck(L, start > 0, 3, "offset must be 1 or greater");
+  auto pos = static_cast<size_t>(start - 1);
+  Header h;
+  int n = 0;
+  while (*fmt != '\0') {
+    const char opt = *fmt++;
+    size_t size = OptionSize(L, opt, &fmt);
+    pos += PaddingFor(pos, h, opt, size);
+    luaL_argcheck(L, size <= len && pos <= len - size, 2, "data string too short");
+    luaL_checkstack(L, 2, "too many results");
+    switch (opt) {
+      case 'b':
+      case 'B':
+      case 'h':
+      case 'H':
+      case 'l':
+      case 'L':
+      case 'T':
+      case 'i':
+      case 'I':
+        lua_pushnumber(L, GetInteger(data + pos, h.endian, std::islower(opt) != 0, size));
+        ++n;
+        break;
+      case 'x':
+        break;
+      case 'f':
+      case 'd': {
+        char bytes[sizeof(double)];
+        std::memcpy(bytes, data + pos, size);
+        if (h.endian == Endian::kBig) std::reverse(bytes, bytes + size);
+        if (opt == 'f') {
+          float f;
+          std::memcpy(&f, bytes, sizeof f);
+          lua_pushnumber(L, f);
+        } else {
+          double d;
+          std::memcpy(&d, bytes, sizeof d);
+          lua_pushnumber(L, d);
+        }
+        ++n;
+        break;
+      }
+      case 'c':
+        if (size == 0) {
+          if (n == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");
+          size = static_cast<size_t>(lua_tonumber(L, -1));
+          lua_pop(L, 1);
+          --n;
+          luaL_argcheck(L, size <= len && pos <= len - size, 2, "data string too short");
+        }
+        lua_pushlstring(L, data + pos, size);
+        ++n;
+        break;
+      case 's': {
+        const void* end = std::memchr(data + pos, '\0', len - pos);
+        if (end == nullptr) luaL_error(L, "unfinished string in data");
+        size = static_cast<size_t>(static_cast<const char*>(end) - (data + pos)) + 1;
+        lua_pushlstring(L, data + pos, size - 1);
+        ++n;
+        break;
+      }
+      default:
+        ControlOption(L, opt, &fmt, h);
+    }
+    pos += size;
+  }
+  lua_pushinteger(L, static_cast<lua_Integer>(pos + 1));
+  return n + 1;
+}
+
+int StructSize(lua_State* L) {
+  const char* fmt = luaL_checkstring(L, 1);
+  Header h;
+  size_t pos = 0;
+  while (*fmt != '\0') {
+    const char opt = *fmt++;
+    const size_t size = OptionSize(L, opt, &fmt);
+    pos += PaddingFor(pos, h, opt, size);
+    if (opt == 's') {
+      luaL_argerror(L, 1, "option 's' has no fixed size");
+    } else if (opt == 'c' && size == 0) {
+      luaL_argerror(L, 1, "option 'c0' has no fixed size");
+    }
+    if (!std::isalnum(static_cast<unsigned char>(opt))) ControlOption(L, opt, &fmt, h);
+    pos += size;
+  }
+  lua_pushinteger(L, static_cast<lua_Integer>(pos));
+  return 1;
+}
+
+}  // namespace
+
+void OpenCmsgpackAndStruct(lua_State* L) {
+  SetLibrary(L, "cmsgpack",
+             {{"pack", CmsgpackPack},
+              {"unpack", CmsgpackUnpack},
+              {"unpack_one", CmsgpackUnpackOne},
+              {"unpack_limit", CmsgpackUnpackLimit}});
+  SetLibrary(L, "struct", {{"pack", StructPack}, {"unpack", StructUnpack}, {"size", StructSize}});
+}
+
+}  // namespace ratelab::internal

@@ -1,0 +1,18 @@
+// Shared by the files that make the Lua libraries of impl/store/lua_libraries.h.
+#ifndef RATELAB_IMPL_STORE_LUA_LIBRARIES_INTERNAL_H_
+#define RATELAB_IMPL_STORE_LUA_LIBRARIES_INTERNAL_H_
+
+#include <initializer_list>
+#include <lua.hpp>
+
+namespace ratelab::internal {
+
+// Sets the global `name` to a table of `functions`.
+void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> functions);
+
+// Sets the globals `cmsgpack` and `struct` (impl/store/lua_cmsgpack_struct.cc).
+void OpenCmsgpackAndStruct(lua_State* L);
+
+}  // namespace ratelab::internal
+
+#endif  // RATELAB_IMPL_STORE_LUA_LIBRARIES_INTERNAL_H_

@@ -358,6 +358,10 @@ int CmsgpackUnpackLimit(lua_State* L) {
 constexpr int kMostIntSize = 32;
 constexpr int kNativeAlign = 8;  // a double's alignment on this platform
 
+// The integer options, signed (lower case) and unsigned: byte, short, long, size_t, int.
+bool IsInteger(char opt) { return opt != '\0' && std::strchr("bBhHlLTiI", opt) != nullptr; }
+constexpr char kInteger = 'i';  // what a switch over options names them all by
+
 enum class Endian { kLittle, kBig };
 struct Header {
   Endian endian = Endian::kLittle;  // native
@@ -465,16 +469,8 @@ int StructPack(lua_State* L) {
     const char opt = *fmt++;
     size_t size = OptionSize(L, opt, &fmt);
     out.append(PaddingFor(out.size(), h, opt, size), '\0');
-    switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I': {
+    switch (IsInteger(opt) ? kInteger : opt) {
+      case kInteger: {
         const double n = luaL_checknumber(L, arg++);
         // In range as C converts it; past the range (or NaN), what x86 gives: the top bit.
         const uint64_t v = n >= -9223372036854775808.0 && n < 0
@@ -537,16 +533,8 @@ int StructUnpack(lua_State* L) {
     pos += PaddingFor(pos, h, opt, size);
     luaL_argcheck(L, size <= len && pos <= len - size, 2, "data string too short");
     luaL_checkstack(L, 2, "too many results");
-    switch (opt) {
-      case 'b':
-      case 'B':
-      case 'h':
-      case 'H':
-      case 'l':
-      case 'L':
-      case 'T':
-      case 'i':
-      case 'I':
+    switch (IsInteger(opt) ? kInteger : opt) {
+      case kInteger:
         lua_pushnumber(L, GetInteger(data + pos, h.endian, std::islower(opt) != 0, size));
         ++n;
         break;

@@ -28,8 +28,8 @@ class Check final : public Command {
         "one is found");
     limiter_.Add(*c, "A protocol from ratelab list protocols (or give --lua)",
                  "Check your own Lua script instead of a protocol (with --model)");
-    c->add_option("--seeds", seeds_, "How many seeds to search")->capture_default_str();
-    c->add_option("--seed", seed_, "Search this one seed (to replay a finding)");
+    AddParsed(*c, "--seeds", seeds_, ParseSeedCount, "How many seeds to search (default: 200)");
+    AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
     c->add_option("--concurrency", concurrency_, "Nodes sending requests at once")
         ->capture_default_str();
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
@@ -59,7 +59,6 @@ class Check final : public Command {
     if (concurrency_ < 1 || concurrency_ > 64) {
       return absl::InvalidArgumentError("--concurrency must be between 1 and 64");
     }
-    if (seeds_ < 1) return absl::InvalidArgumentError("--seeds must be at least 1");
 
     SearchOptions search;
     search.base.policy = *policy;

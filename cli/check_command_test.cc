@@ -232,6 +232,11 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-gcra-lua", "--start", "noon"},
        "--start: 'noon' is not a UTC instant (e.g. 2026-01-01T00:00:00Z)"},
       {{"check", "kv-gcra-lua", "--clock", "server"}, "describe a --lua script"},
+      {{"check", "kv-gcra-lua", "--seeds", "-1"}, "--seeds: '-1' is not a number of seeds"},
+      {{"check", "kv-gcra-lua", "--seeds", "0"}, "--seeds: '0' is not a number of seeds"},
+      {{"check", "kv-gcra-lua", "--seed", "-1"},
+       "--seed: '-1' is not a seed (a whole number from 0 to 18446744073709551615)"},
+      {{"check", "kv-gcra-lua", "--seed", "18446744073709551616"}, "is not a seed"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);

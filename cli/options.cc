@@ -1,5 +1,7 @@
 #include "cli/options.h"
 
+#include <charconv>
+
 #include "absl/strings/str_split.h"
 
 namespace ratelab {
@@ -11,6 +13,46 @@ Result<Duration> ParsePositiveDuration(std::string_view text) {
                                       "' is not a positive duration (e.g. 10s, 1m, 500ms)");
   }
   return *d;
+}
+
+Result<uint64_t> ParseSeed(std::string_view text) {
+  uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return absl::InvalidArgumentError("'" + std::string(text) +
+                                      "' is not a seed (a whole number from 0 to "
+                                      "18446744073709551615)");
+  }
+  return seed;
+}
+
+Result<uint64_t> ParseSeedCount(std::string_view text) {
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n == 0) {
+    return absl::InvalidArgumentError("'" + std::string(text) +
+                                      "' is not a number of seeds (a whole number, at least 1)");
+  }
+  return n;
+}
+
+Result<SeedRange> ParseSeedRange(std::string_view text) {
+  const auto bad = [&] {
+    return absl::InvalidArgumentError("must be A..B, two seeds with A <= B (got '" +
+                                      std::string(text) + "')");
+  };
+  const size_t dots = text.find("..");
+  if (dots == std::string_view::npos) return bad();
+  const Result<uint64_t> first = ParseSeed(text.substr(0, dots));
+  const Result<uint64_t> last = ParseSeed(text.substr(dots + 2));
+  if (!first.ok() || !last.ok() || *first > *last) return bad();
+  const SeedRange range{*first, *last};
+  if (range.count() > kMostSweptSeeds || range.count() == 0) {  // 0: the whole 2^64 wrapped
+    return absl::InvalidArgumentError(
+        "'" + std::string(text) + "' is more seeds than one sweep takes (at most " +
+        std::to_string(kMostSweptSeeds) + "); sweep a smaller range, or several");
+  }
+  return range;
 }
 
 Result<Instant> ParseStart(std::string_view text) {

@@ -39,6 +39,19 @@ CLI::Option* AddParsed(CLI::App& command, const std::string& name, Target& targe
 // The parse functions the commands share.
 Result<Duration> ParsePositiveDuration(std::string_view text);  // "10s", "1m", "500ms"
 Result<Instant> ParseStart(std::string_view text);              // "2026-01-01T00:00:00Z"
+// A seed: a whole number from 0 to 18446744073709551615, in digits ("-1" is refused, not read as
+// 2^64 - 1).
+Result<uint64_t> ParseSeed(std::string_view text);
+// How many seeds: a whole number, at least 1.
+Result<uint64_t> ParseSeedCount(std::string_view text);
+struct SeedRange {
+  uint64_t first = 0, last = 0;
+  uint64_t count() const { return last - first + 1; }
+};
+// The most seeds one sweep takes: it keeps a line for each.
+inline constexpr uint64_t kMostSweptSeeds = 1'000'000;
+// "A..B" with A <= B, each a seed, at most kMostSweptSeeds of them.
+Result<SeedRange> ParseSeedRange(std::string_view text);
 // A comma-separated list of checks (`ratelab list checks`), at least one.
 Result<std::vector<CheckId>> ParseCheckList(std::string_view text);
 // The checks as ParseCheckList reads them.

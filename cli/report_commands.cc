@@ -27,9 +27,23 @@ Result<RunResult> RunWithProgress(const Scenario& scenario, uint64_t seed, std::
   });
 }
 
+constexpr char kForceHelp[] =
+    "Write into --out even when it holds files ratelab did not write (they are kept)";
+
+// Where a report goes: --out, checked before any work (OutputDir::Prepare).
+struct ReportOut {
+  std::string dir = kDefaultReportDir;
+  bool force = false;
+
+  void Add(CLI::App& c, const std::string& help) {
+    c.add_option("--out", dir, help)->capture_default_str();
+    c.add_flag("--force", force, kForceHelp);
+  }
+  Result<OutputDir> Prepare() const { return OutputDir::Prepare(dir, force, "--out"); }
+};
+
 // Writes `report` into `dir` and says where it is.
-Status Write(const RunReport& report, const std::string& dir, std::ostream& out,
-             std::ostream& err) {
+Status Write(const RunReport& report, const OutputDir& dir, std::ostream& out, std::ostream& err) {
   Result<ReportFiles> files = WriteReport(report, dir);
   if (!files.ok()) return files.status();
   if (!files->plot_error.empty()) err << "warning: no plots: " << files->plot_error << "\n";
@@ -56,8 +70,8 @@ class Compare final : public Command {
         "Simulate a scenario file and write a report comparing its limiters: report.html, "
         "report.md, report.json, junit.xml and plots/ (exit 0 once written)");
     c->add_option("scenario", scenario_, "Scenario YAML file")->required();
-    c->add_option("--seed", seed_, "Seed of the run (default: the scenario's)");
-    c->add_option("--out", out_, "Directory to write the report into")->capture_default_str();
+    AddParsed(*c, "--seed", seed_, ParseSeed, "Seed of the run (default: the scenario's)");
+    out_.Add(*c, "Directory to write the report into");
     c->add_flag("--strict", strict_,
                 "Exit 1 when a check is broken, 3 when a limiter answered with its own error");
     AddStoreOption(*c, store_, kStoreHelp);
@@ -67,11 +81,13 @@ class Compare final : public Command {
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
     if (!scenario.ok()) return scenario.status();
+    Result<OutputDir> dir = out_.Prepare();
+    if (!dir.ok()) return dir.status();
     Result<RunResult> c = RunWithProgress(*scenario, seed_.value_or(scenario->seed), err);
     if (!c.ok()) return c.status();
     const std::string reproduce = ReproduceCommand("compare", scenario_, c->seed, store_);
     out << RenderRunText(*c, reproduce);
-    if (Status s = Write(ReportOf(*c, reproduce), out_, out, err); !s.ok()) return s;
+    if (Status s = Write(ReportOf(*c, reproduce), *dir, out, err); !s.ok()) return s;
     if (strict_ && c->failure_count() > 0) return kExitLimiterFailed;
     return strict_ && c->violation_count() > 0 ? kExitViolation : kExitOk;
   }
@@ -79,7 +95,7 @@ class Compare final : public Command {
  private:
   std::string scenario_;
   std::optional<uint64_t> seed_;
-  std::string out_ = kDefaultReportDir;
+  ReportOut out_;
   bool strict_ = false;
   std::optional<KvStoreName> store_;
 };
@@ -92,15 +108,17 @@ class ReportFromFile final : public Command {
         "Rebuild a report's views (HTML, Markdown, JUnit, plots) from a saved report.json, or "
         "from result.json of ratelab run --out");
     c->add_option("result", file_, "report.json or result.json")->required();
-    c->add_option("--out", out_, "Directory to write the report into")->capture_default_str();
+    out_.Add(*c, "Directory to write the report into");
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<RunReport> report = Read();
     if (!report.ok()) return report.status();
+    Result<OutputDir> dir = out_.Prepare();
+    if (!dir.ok()) return dir.status();
     out << "ratelab report: " << report->scenario << ", seed " << report->seed << "\n";
-    if (Status s = Write(*report, out_, out, err); !s.ok()) return s;
+    if (Status s = Write(*report, *dir, out, err); !s.ok()) return s;
     return kExitOk;
   }
 
@@ -145,7 +163,7 @@ class ReportFromFile final : public Command {
   }
 
   std::string file_;
-  std::string out_ = kDefaultReportDir;
+  ReportOut out_;
 };
 
 class Demo final : public Command {
@@ -155,13 +173,15 @@ class Demo final : public Command {
         "demo",
         "Compare every algorithm in process on a built-in scenario (steady traffic, a boundary "
         "attack, a burst, many users), print the verdicts and write a report");
-    c->add_option("--seed", seed_, "Seed of the run (drives the many-users traffic)")
-        ->capture_default_str();
-    c->add_option("--out", out_, kOutHelp)->capture_default_str();
+    AddParsed(*c, "--seed", seed_, ParseSeed,
+              "Seed of the run (drives the many-users traffic; default: 1)");
+    out_.Add(*c, kOutHelp);
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
+    Result<OutputDir> dir = out_.Prepare();
+    if (!dir.ok()) return dir.status();
     Result<RunResult> c = RunWithProgress(DemoScenario(), seed_, err);
     if (!c.ok()) return c.status();
     out << "ratelab demo, seed " << seed_
@@ -177,13 +197,13 @@ class Demo final : public Command {
            "keeps its\npromise yet admits twice the limit across a window edge.\n\n";
     const std::string reproduce = ReproduceCommand("demo", "", seed_);
     out << "reproduce: " << reproduce << "\n";
-    if (Status s = Write(ReportOf(*c, reproduce), out_, out, err); !s.ok()) return s;
+    if (Status s = Write(ReportOf(*c, reproduce), *dir, out, err); !s.ok()) return s;
     return kExitOk;
   }
 
  private:
   uint64_t seed_ = 1;
-  std::string out_ = kDefaultReportDir;
+  ReportOut out_;
 };
 
 }  // namespace

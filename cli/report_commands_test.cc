@@ -9,6 +9,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
+#include "reports/output_dir.h"
 #include "testing/files.h"
 
 namespace ratelab {
@@ -132,6 +133,34 @@ TEST(Demo, WritesItsReportWhereAsked) {
   const size_t fixed = junit.find("classname=\"demo.memory-fixed-window\" name=\"any-window-cap\"");
   ASSERT_NE(fixed, std::string::npos);
   EXPECT_LT(junit.find("<failure", fixed), junit.find("</testcase>", fixed));
+}
+
+TEST(Demo, NeverWritesIntoTheRootOrOverOthersFiles) {
+  // Refused before any work, with nothing written.
+  CliOutcome r = Ratelab({"demo", "--out", "/"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--out: '/' is the root directory"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("simulating"), std::string::npos) << "refused before simulating";
+  EXPECT_FALSE(fs::exists("/report.html"));
+
+  const fs::path dir = TempDir("demo-others");
+  fs::create_directories(dir);
+  std::ofstream(dir / "notes.txt") << "mine";
+  r = Ratelab({"compare", ExampleScenario("boundary-attack"), "--out", dir.string()});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("ratelab did not write (such as notes.txt)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "report.html"));
+  r = Ratelab({"demo", "--out", dir.string(), "--force"});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  ExpectAllFiles(dir);
+  EXPECT_EQ(Read(dir / "notes.txt"), "mine") << "kept beside the report";
+  // Its own report it rewrites, leaving no stale plot beside the new ones.
+  std::ofstream(dir / "plots" / "stale.svg") << "<svg/>";
+  std::ofstream(dir / kManifestName, std::ios::app) << "plots/stale.svg\n";
+  r = Ratelab({"demo", "--out", dir.string(), "--force"});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "plots" / "stale.svg"));
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/options.h"
+#include "reports/output_dir.h"
 #include "reports/run_report.h"
 #include "reports/verdict_table.h"
 #include "sim/scenario_run.h"
@@ -16,37 +17,14 @@ namespace ratelab {
 
 namespace {
 
-struct SeedRange {
-  uint64_t first = 0, last = 0;
-};
-
-// "A..B" with A <= B.
-Result<SeedRange> ParseSeedRange(std::string_view text) {
-  const auto bad = [&] {
-    return absl::InvalidArgumentError("must be A..B with A <= B (got '" + std::string(text) + "')");
-  };
-  const size_t dots = text.find("..");
-  if (dots == std::string::npos || dots == 0 || dots + 2 >= text.size()) return bad();
-  try {
-    size_t used = 0;
-    const std::string from(text.substr(0, dots)), to(text.substr(dots + 2));
-    const uint64_t a = std::stoull(from, &used);
-    if (used != from.size()) return bad();
-    const uint64_t b = std::stoull(to, &used);
-    if (used != to.size() || a > b) return bad();
-    return SeedRange{a, b};
-  } catch (const std::exception&) {
-    return bad();
-  }
-}
-
-Status WriteJson(const std::string& dir, const nlohmann::json& j) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const std::string path = (std::filesystem::path(dir) / "result.json").string();
+Status WriteJson(const OutputDir& dir, const nlohmann::json& j) {
+  if (Status s = dir.Clear(); !s.ok()) return s;
+  const std::string path = (std::filesystem::path(dir.path()) / "result.json").string();
   std::ofstream f(path);
-  if (ec || !(f << j.dump(2) << "\n")) return absl::InvalidArgumentError("cannot write " + path);
-  return absl::OkStatus();
+  if (!(f << j.dump(2) << "\n") || !f.flush()) {
+    return absl::InvalidArgumentError("cannot write " + path);
+  }
+  return dir.Record();
 }
 
 class RunScenarioCommand final : public Command {
@@ -57,11 +35,15 @@ class RunScenarioCommand final : public Command {
         "Simulate a scenario file (see docs/scenarios.md and scenarios/), check its oracles, "
         "print the verdicts; exit 1 when a check is broken");
     c->add_option("scenario", scenario_, "Scenario YAML file")->required();
-    CLI::Option* seed = c->add_option("--seed", seed_, "Seed of the run (default: the scenario's)");
-    AddParsed(*c, "--seeds", seeds_, ParseSeedRange, "A range of seeds to sweep, A..B")
+    CLI::Option* seed =
+        AddParsed(*c, "--seed", seed_, ParseSeed, "Seed of the run (default: the scenario's)");
+    AddParsed(*c, "--seeds", seeds_, ParseSeedRange,
+              "A range of seeds to sweep, A..B (at most 1000000 seeds)")
         ->excludes(seed);
     c->add_option("--jobs", jobs_, "Seeds simulated in parallel")->capture_default_str();
     c->add_option("--out", out_, "Directory to write result.json into");
+    c->add_flag("--force", force_,
+                "Write into --out even when it holds files ratelab did not write (they are kept)");
     c->add_flag("--json", json_, "Print the result as JSON instead of a table");
     AddStoreOption(*c, store_, kStoreHelp);
     return c;
@@ -72,6 +54,11 @@ class RunScenarioCommand final : public Command {
     if (!scenario.ok()) return scenario.status();
     if (jobs_ < 1 || jobs_ > 256)
       return absl::InvalidArgumentError("--jobs must be between 1 and 256");
+    if (!out_.empty()) {
+      Result<OutputDir> dir = OutputDir::Prepare(out_, force_, "--out");
+      if (!dir.ok()) return dir.status();
+      out_dir_ = *std::move(dir);
+    }
     if (!seeds_) return RunOne(*scenario, seed_.value_or(scenario->seed), out);
     return Sweep(*scenario, out, err);
   }
@@ -81,12 +68,12 @@ class RunScenarioCommand final : public Command {
     Result<RunResult> c = RunScenario(scenario, seed);
     if (!c.ok()) return c.status();
     const std::string reproduce = ReproduceCommand("run", scenario_, c->seed, store_);
-    if (!out_.empty() || json_) {  // the report's metrics cost a pass or two
+    if (out_dir_ || json_) {  // the report's metrics cost a pass or two
       RunReport report = MakeRunReport(*c);
       report.reproduce = reproduce;
       const nlohmann::json j = ToJson(report);
-      if (!out_.empty()) {
-        if (Status s = WriteJson(out_, j); !s.ok()) return s;
+      if (out_dir_) {
+        if (Status s = WriteJson(*out_dir_, j); !s.ok()) return s;
       }
       if (json_) out << j.dump(2) << "\n";
     }
@@ -96,7 +83,7 @@ class RunScenarioCommand final : public Command {
   }
 
   Result<int> Sweep(const Scenario& scenario, std::ostream& out, std::ostream& err) {
-    const uint64_t count = seeds_->last - seeds_->first + 1;
+    const uint64_t count = seeds_->count();
     const uint64_t report_every = std::max<uint64_t>(1, count / 20);
     Result<SweepResult> sweep = RunSweep(
         scenario, seeds_->first, seeds_->last, jobs_, [&](uint64_t done, uint64_t failing) {
@@ -123,8 +110,8 @@ class RunScenarioCommand final : public Command {
       report.first_failing->reproduce = reproduce;
     }
     const nlohmann::json j = ToJson(report);
-    if (!out_.empty()) {
-      if (Status s = WriteJson(out_, j); !s.ok()) return s;
+    if (out_dir_) {
+      if (Status s = WriteJson(*out_dir_, j); !s.ok()) return s;
     }
     if (json_) {
       out << j.dump(2) << "\n";
@@ -148,6 +135,8 @@ class RunScenarioCommand final : public Command {
   std::optional<SeedRange> seeds_;
   int jobs_ = 1;
   std::string out_;
+  bool force_ = false;
+  std::optional<OutputDir> out_dir_;  // --out, checked before the run
   bool json_ = false;
   std::optional<KvStoreName> store_;
 };

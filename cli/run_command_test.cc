@@ -144,6 +144,17 @@ TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
                        ":2:38: 'limit' must be between 1 and 1099511627776 (got -1)\n");
   EXPECT_EQ(Ratelab({"run", path + ".missing"}).exit, kExitBadInput);
   EXPECT_EQ(Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "9..2"}).exit, kExitBadInput);
+  // Numbers are what they say: no negative seed read as 2^64 - 1, no sweep too large to keep.
+  r = Ratelab({"run", ExampleScenario("clock-skew"), "--seed", "-1"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--seed: '-1' is not a seed"), std::string::npos) << r.err;
+  for (const char* range :
+       {"1..18446744073709551615", "1..4000000000", "0..18446744073709551615"}) {
+    r = Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", range});
+    EXPECT_EQ(r.exit, kExitBadInput) << range;
+    EXPECT_NE(r.err.find("more seeds than one sweep takes (at most 1000000)"), std::string::npos)
+        << r.err;
+  }
   EXPECT_EQ(Ratelab({"run", ExampleScenario("clock-skew"), "--seed", "1", "--seeds", "1..2"}).exit,
             kExitBadInput);
 }

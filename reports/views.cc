@@ -8,11 +8,10 @@
 
 namespace ratelab {
 
-Result<ReportFiles> WriteReport(const RunReport& report, const std::string& dir) {
+Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& out) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return absl::InternalError("cannot create " + dir + ": " + ec.message());
+  const std::string& dir = out.path();
+  if (Status s = out.Clear(); !s.ok()) return s;
   ReportFiles files;
   const auto write = [&](const std::string& name, const std::string& text,
                          std::string* path) -> Status {
@@ -50,6 +49,7 @@ Result<ReportFiles> WriteReport(const RunReport& report, const std::string& dir)
     return s;
   }
   if (Status s = write("junit.xml", RenderJunit(report), &files.junit); !s.ok()) return s;
+  if (Status s = out.Record(); !s.ok()) return s;
   return files;
 }
 

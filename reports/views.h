@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "reports/output_dir.h"
 #include "reports/report_model.h"
 
 namespace ratelab {
@@ -29,9 +30,10 @@ struct ReportFiles {
 };
 
 // Writes DIR/report.json, report.html, report.md, junit.xml and plots/*.svg (and the gnuplot
-// scripts beside them). When gnuplot cannot draw, the other files are still written and
-// plot_error says why. Fails when a file cannot be written.
-Result<ReportFiles> WriteReport(const RunReport& report, const std::string& dir);
+// scripts beside them) into `dir` (made ready by OutputDir::Prepare), and records them in its
+// manifest. When gnuplot cannot draw, the other files are still written and plot_error says why.
+// Fails when a file cannot be written.
+Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& dir);
 
 }  // namespace ratelab
 

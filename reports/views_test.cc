@@ -63,7 +63,7 @@ RunReport DemoData() {
 TEST(Report, HtmlIsWellFormedSelfContainedAndEmbedsEveryPlot) {
   const RunReport data = DemoData();
   const fs::path dir = TempDir("html");
-  Result<ReportFiles> files = WriteReport(data, dir.string());
+  Result<ReportFiles> files = WriteReport(data, *OutputDir::Prepare(dir.string(), false, "dir"));
   ASSERT_TRUE(files.ok()) << files.status();
   ASSERT_EQ(files->plot_error, "") << "gnuplot must be installed (scripts/common.sh)";
   const std::string html = Read(files->html);
@@ -124,8 +124,8 @@ TEST(Report, MarkdownHasTheVerdictTableFindingsAndPlotLinks) {
 TEST(Report, SameDataSameBytes) {
   const RunReport data = DemoData();
   const fs::path a = TempDir("same-a"), b = TempDir("same-b");
-  ASSERT_TRUE(WriteReport(data, a.string()).ok());
-  ASSERT_TRUE(WriteReport(DemoData(), b.string()).ok());
+  ASSERT_TRUE(WriteReport(data, *OutputDir::Prepare(a.string(), false, "dir")).ok());
+  ASSERT_TRUE(WriteReport(DemoData(), *OutputDir::Prepare(b.string(), false, "dir")).ok());
   for (const char* f : {"report.html", "report.md", "report.json", "junit.xml"}) {
     EXPECT_EQ(Read(a / f), Read(b / f)) << f;
   }

@@ -8,6 +8,7 @@
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
 #include "reports/check_report.h"
+#include "sim/scenario_run.h"
 #include "sim/search.h"
 
 namespace ratelab {
@@ -48,6 +49,7 @@ class Check final : public Command {
     AddParsed(*c, "--start", start_, ParseStart,
               "Where the virtual clock starts, a UTC instant (default 2026-01-01T00:00:00Z)");
     c->add_flag("--json", json_, "Print the verdict as JSON");
+    AddMaxRequestsOption(*c, max_requests_);
     return c;
   }
 
@@ -59,6 +61,7 @@ class Check final : public Command {
     if (concurrency_ < 1 || concurrency_ > 64) {
       return absl::InvalidArgumentError("--concurrency must be between 1 and 64");
     }
+    if (Status s = CheckCaseSize(*policy, max_requests_); !s.ok()) return s;
 
     SearchOptions search;
     search.base.policy = *policy;
@@ -90,9 +93,13 @@ class Check final : public Command {
 
     const SystemClock clock;
     const Instant began = clock.Now();
+    Instant last_said = began;
+    // Every 50 seeds, and at least every few seconds when seeds are slow.
     Result<SearchResult> result = Search(*subject, search, [&](uint64_t seed) {
-      if (seed % 50 == 0) {
+      const Instant now = clock.Now();
+      if (seed % 50 == 0 || now - last_said >= std::chrono::seconds(3)) {
         err << "progress: " << seed << "/" << search.last_seed << " seeds, nothing yet\n";
+        last_said = now;
       }
     });
     if (!result.ok()) return result.status();
@@ -137,6 +144,7 @@ class Check final : public Command {
 
   LimiterFlags limiter_{kDefaults};
   uint64_t seeds_ = 200;
+  int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;
   SearchFaults faults_ = kDefaultFaults;

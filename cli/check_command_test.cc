@@ -237,6 +237,14 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-gcra-lua", "--seed", "-1"},
        "--seed: '-1' is not a seed (a whole number from 0 to 18446744073709551615)"},
       {{"check", "kv-gcra-lua", "--seed", "18446744073709551616"}, "is not a seed"},
+      // Sized before any work: a limit of a billion is never searched forever.
+      {{"check", "kv-fixed-window-lua", "--limit", "1000000000"},
+       "a limit (or burst) of 1000000000 makes each seed's case about 24000000002 requests, "
+       "over --max-requests 20000000"},
+      {{"check", "kv-fixed-window-lua", "--limit", "1000", "--max-requests", "1000"},
+       "over --max-requests 1000"},
+      {{"check", "kv-fixed-window-lua", "--max-requests", "0"},
+       "--max-requests: '0' is not a whole number of at least 1"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);

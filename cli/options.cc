@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "absl/strings/str_split.h"
+#include "sim/scenario_run.h"
 
 namespace ratelab {
 
@@ -34,6 +35,23 @@ Result<uint64_t> ParseSeedCount(std::string_view text) {
                                       "' is not a number of seeds (a whole number, at least 1)");
   }
   return n;
+}
+
+Result<int64_t> ParsePositiveInteger(std::string_view text) {
+  int64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < 1) {
+    return absl::InvalidArgumentError("'" + std::string(text) +
+                                      "' is not a whole number of at least 1");
+  }
+  return n;
+}
+
+CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target) {
+  return AddParsed(command, "--max-requests", target, ParsePositiveInteger,
+                   "The most requests a run (for check: one seed) may simulate, estimated "
+                   "before it starts; more is refused (default " +
+                       std::to_string(kDefaultMaxRequests) + ", about 8 GB)");
 }
 
 Result<SeedRange> ParseSeedRange(std::string_view text) {

@@ -52,6 +52,13 @@ struct SeedRange {
 inline constexpr uint64_t kMostSweptSeeds = 1'000'000;
 // "A..B" with A <= B, each a seed, at most kMostSweptSeeds of them.
 Result<SeedRange> ParseSeedRange(std::string_view text);
+// A whole number of at least 1 that fits 63 bits.
+Result<int64_t> ParsePositiveInteger(std::string_view text);
+
+// Adds --max-requests, the most requests a run (or one seed's case) may simulate, into `target`
+// (initialised to its default, kDefaultMaxRequests).
+CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target);
+
 // A comma-separated list of checks (`ratelab list checks`), at least one.
 Result<std::vector<CheckId>> ParseCheckList(std::string_view text);
 // The checks as ParseCheckList reads them.

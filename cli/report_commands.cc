@@ -75,12 +75,14 @@ class Compare final : public Command {
     c->add_flag("--strict", strict_,
                 "Exit 1 when a check is broken, 3 when a limiter answered with its own error");
     AddStoreOption(*c, store_, kStoreHelp);
+    AddMaxRequestsOption(*c, max_requests_);
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
     if (!scenario.ok()) return scenario.status();
+    if (Status s = CheckRunSize(*scenario, max_requests_); !s.ok()) return s;
     Result<OutputDir> dir = out_.Prepare();
     if (!dir.ok()) return dir.status();
     Result<RunResult> c = RunWithProgress(*scenario, seed_.value_or(scenario->seed), err);
@@ -97,6 +99,7 @@ class Compare final : public Command {
   std::optional<uint64_t> seed_;
   ReportOut out_;
   bool strict_ = false;
+  int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<KvStoreName> store_;
 };
 

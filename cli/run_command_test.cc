@@ -144,6 +144,22 @@ TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
                        ":2:38: 'limit' must be between 1 and 1099511627776 (got -1)\n");
   EXPECT_EQ(Ratelab({"run", path + ".missing"}).exit, kExitBadInput);
   EXPECT_EQ(Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "9..2"}).exit, kExitBadInput);
+  // Sized before any work: a boundary attack of ten million a side is refused at once, with
+  // the estimate and what to change, where it once ran out of memory.
+  const std::string huge = ::testing::TempDir() + "/huge-scenario.yaml";
+  std::ofstream(huge) << "limiters:\n  - {algorithm: fixed-window, limit: 5, window: 1m}\n"
+                         "  - {algorithm: sliding-log, limit: 5, window: 1m}\n"
+                         "traffic:\n  - {type: boundary-attack, user: a, edge: 1m, spread: 1s, "
+                         "per_side: 10000000}\n";
+  for (const char* command : {"run", "compare"}) {
+    r = Ratelab({command, huge});
+    EXPECT_EQ(r.exit, kExitBadInput) << command;
+    EXPECT_NE(r.err.find("this run would simulate about 40000000 requests (20000000 arrivals for "
+                         "each of 2 limiters), over --max-requests 20000000"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(Ratelab({"run", huge, "--max-requests", "10"}).exit, kExitBadInput);
   // Numbers are what they say: no negative seed read as 2^64 - 1, no sweep too large to keep.
   r = Ratelab({"run", ExampleScenario("clock-skew"), "--seed", "-1"});
   EXPECT_EQ(r.exit, kExitBadInput);

@@ -61,6 +61,19 @@ uint64_t RunResult::history_hash() const {
   return h;
 }
 
+Status CheckRunSize(const Scenario& scenario, int64_t max_requests) {
+  const double arrivals = ExpectedCount(scenario.traffic);
+  const double requests = arrivals * static_cast<double>(scenario.limiters.size());
+  if (requests <= static_cast<double>(max_requests)) return absl::OkStatus();
+  const auto whole = [](double n) { return std::to_string(static_cast<uint64_t>(n)); };
+  return absl::InvalidArgumentError(
+      "this run would simulate about " + whole(requests) + " requests (" + whole(arrivals) +
+      " arrivals for each of " + std::to_string(scenario.limiters.size()) +
+      " limiters), over --max-requests " + std::to_string(max_requests) +
+      " (each costs about 400 bytes); make the traffic smaller (its count, per_side, duration "
+      "or gaps) or raise --max-requests");
+}
+
 Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
                               const RunProgress& progress) {
   const Random root(seed);

@@ -149,6 +149,11 @@ struct SearchResult {
   std::optional<LimiterFailure> failure;
 };
 
+// OK when one seed's case for `policy` (its traffic grows with the limit or burst) is expected
+// to simulate at most `max_requests` requests; else InvalidArgument with the estimate and what to
+// change. A limit of a billion is refused at once rather than searched forever.
+Status CheckCaseSize(const Policy& policy, int64_t max_requests);
+
 // Told before each seed is run.
 using SearchProgress = std::function<void(uint64_t seed)>;
 

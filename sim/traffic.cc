@@ -112,6 +112,31 @@ constexpr std::array<TrafficInfo, 7> kTraffic = {{
 
 std::span<const TrafficInfo> TrafficGenerators() { return kTraffic; }
 
+namespace {
+// Arrivals in `duration` at one every `gap` on average.
+double PerGap(Duration duration, Duration gap) {
+  return static_cast<double>(duration.count()) /
+         static_cast<double>(std::max<int64_t>(1, gap.count()));
+}
+}  // namespace
+
+double ConstantTraffic::ExpectedCount() const { return static_cast<double>(count_); }
+double BoundaryAttackTraffic::ExpectedCount() const { return 2.0 * static_cast<double>(per_side_); }
+double BurstTraffic::ExpectedCount() const { return static_cast<double>(count_); }
+double ZipfUsersTraffic::ExpectedCount() const { return PerGap(duration_, mean_gap_); }
+double PoissonTraffic::ExpectedCount() const { return PerGap(duration_, mean_gap_); }
+// The peak rate thinned by the mean of the level over the period: (1 + trough) / 2.
+double DiurnalTraffic::ExpectedCount() const {
+  return PerGap(duration_, peak_gap_) * (1 + trough_) / 2;
+}
+double ReplayTraffic::ExpectedCount() const { return static_cast<double>(arrivals_.size()); }
+
+double ExpectedCount(const std::vector<std::unique_ptr<TrafficGenerator>>& generators) {
+  double n = 0;
+  for (const auto& g : generators) n += g->ExpectedCount();
+  return n;
+}
+
 std::vector<Arrival> GenerateAll(const std::vector<std::unique_ptr<TrafficGenerator>>& generators,
                                  const Random& random) {
   std::vector<Arrival> all;

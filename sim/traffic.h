@@ -29,6 +29,9 @@ class TrafficGenerator {
   virtual void Generate(Random& random, std::vector<Arrival>& out) const = 0;
   // One line for reports: "user steady: one request every 10s from 00:00:00.000, 30 requests".
   virtual std::string Describe() const = 0;
+  // How many arrivals Generate makes, on average over seeds, computed without making them: for
+  // sizing a run before it starts.
+  virtual double ExpectedCount() const = 0;
 };
 
 // `count` requests from `user`, one every `interval`, from `start`.
@@ -38,6 +41,7 @@ class ConstantTraffic final : public TrafficGenerator {
       : user_(std::move(user)), start_(start), interval_(interval), count_(count) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   std::string user_;
@@ -55,6 +59,7 @@ class BoundaryAttackTraffic final : public TrafficGenerator {
       : user_(std::move(user)), edge_(edge), spread_(spread), per_side_(per_side) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   std::string user_;
@@ -70,6 +75,7 @@ class BurstTraffic final : public TrafficGenerator {
       : user_(std::move(user)), at_(at), count_(count) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   std::string user_;
@@ -90,6 +96,7 @@ class ZipfUsersTraffic final : public TrafficGenerator {
         mean_gap_(mean_gap) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   int64_t users_;
@@ -106,6 +113,7 @@ class PoissonTraffic final : public TrafficGenerator {
       : user_(std::move(user)), start_(start), duration_(duration), mean_gap_(mean_gap) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   std::string user_;
@@ -129,6 +137,7 @@ class DiurnalTraffic final : public TrafficGenerator {
         trough_(trough) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   int64_t users_;
@@ -146,11 +155,15 @@ class ReplayTraffic final : public TrafficGenerator {
       : source_(std::move(source)), arrivals_(std::move(arrivals)) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
+  double ExpectedCount() const override;
 
  private:
   std::string source_;
   std::vector<Arrival> arrivals_;
 };
+
+// The arrivals of every generator, on average (ExpectedCount).
+double ExpectedCount(const std::vector<std::unique_ptr<TrafficGenerator>>& generators);
 
 struct TrafficInfo {
   std::string_view name;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/exit_codes.h"
+#include "cli/interrupt.h"
 #include "cli/limiter_flags.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
@@ -94,15 +95,23 @@ class Check final : public Command {
     const SystemClock clock;
     const Instant began = clock.Now();
     Instant last_said = began;
-    // Every 50 seeds, and at least every few seconds when seeds are slow.
+    const InterruptHandler interrupts;
+    // Every 50 seeds, and at least every few seconds when seeds are slow; Ctrl-C stops it.
     Result<SearchResult> result = Search(*subject, search, [&](uint64_t seed) {
       const Instant now = clock.Now();
       if (seed % 50 == 0 || now - last_said >= std::chrono::seconds(3)) {
         err << "progress: " << seed << "/" << search.last_seed << " seeds, nothing yet\n";
         last_said = now;
       }
+      return !interrupts.interrupted();
     });
     if (!result.ok()) return result.status();
+    if (result->interrupted) {
+      err << "interrupted: nothing found in the " << result->seeds_searched
+          << " seed(s) searched before the signal (of " << search.last_seed - search.first_seed + 1
+          << ")\n";
+      return kExitInterrupted;
+    }
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     const bool found = result->finding || result->failure;
     err << (found ? "found after " : "searched ") << result->seeds_searched << " seed(s) in "

@@ -10,6 +10,8 @@ inline constexpr int kExitBadInput = 2;   // bad input, or a store that failed
 // The limiter answered with its own error (a script that failed, a reply of another shape than
 // its interface says): its verdicts cannot be trusted, so neither 0 nor 1.
 inline constexpr int kExitLimiterFailed = 3;
+// Stopped by SIGINT or SIGTERM, after saying what was measured (128 + SIGINT, as shells do).
+inline constexpr int kExitInterrupted = 130;
 
 }  // namespace ratelab
 

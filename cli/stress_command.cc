@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/interrupt.h"
 #include "cli/limiter_flags.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
@@ -62,16 +63,25 @@ class Stress final : public Command {
         << plan_.store.Describe() << ": " << plan_.threads << " threads, " << plan_.users
         << " user(s), " << FormatDuration(plan_.duration) << "\n";
     const SystemClock clock;
-    Result<StressResult> result = RunStress(plan_, clock, [&](Duration elapsed, int64_t answered) {
-      err << "progress: " << FormatDuration(elapsed) << ", " << answered << " answered\n";
-    });
+    const InterruptHandler interrupts;
+    Result<StressResult> result = RunStress(
+        plan_, clock,
+        [&](Duration elapsed, int64_t answered) {
+          err << "progress: " << FormatDuration(elapsed) << ", " << answered << " answered\n";
+        },
+        [&] { return interrupts.interrupted(); });
     if (!result.ok()) return result.status();
+    if (result->interrupted) {
+      err << "interrupted after " << FormatDuration(result->elapsed)
+          << ": what was measured until then, judged\n";
+    }
     if (result->stopped_at_cap) {
       err << "note: stopped after " << kStressMaxRequests
           << " requests, the most a run records; give a shorter --duration\n";
     }
     const StressReport report = MakeStressReport(plan_, *result);
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderStressText(report));
+    if (result->interrupted) return kExitInterrupted;
     if (result->failure) return kExitLimiterFailed;
     return report.violations.empty() ? kExitOk : kExitViolation;
   }

@@ -1,9 +1,17 @@
 // `ratelab stress`: real threads on a real redis-server. The racy seed protocol over-admits and
 // the harness says so with a witness; the atomic Lua protocols are never accused; bad options
 // and a database that is not empty are refused, leaving it alone.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
@@ -13,6 +21,66 @@
 
 namespace ratelab {
 namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Stress, CtrlCStopsItCleanlyAndSaysWhatWasMeasured) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  // The binary itself, as a user runs it, with a temp root of its own to see what it leaves.
+  const fs::path tmp = fs::path(::testing::TempDir()) / "ratelab-stress-interrupt";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  const fs::path out = tmp / "out.json", err = tmp / "err.txt";
+  std::vector<std::string> args = {RATELAB_BINARY, "stress", "kv-fixed-window-lua",
+                                   "--duration",   "60s",    "--json"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env = {"TMPDIR=" + tmp.string()};
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!std::string_view(*e).starts_with("TMPDIR=")) env.emplace_back(*e);
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()), 0);
+  posix_spawn_file_actions_destroy(&actions);
+
+  const auto began = std::chrono::steady_clock::now();
+  const auto waited = [&] { return std::chrono::steady_clock::now() - began; };
+  while (ReadFile(err).find("progress:") == std::string::npos &&
+         waited() < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_NE(ReadFile(err).find("progress:"), std::string::npos) << ReadFile(err);
+  kill(pid, SIGINT);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0 && waited() < std::chrono::seconds(40)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (waited() >= std::chrono::seconds(40)) kill(pid, SIGKILL);
+  ASSERT_TRUE(WIFEXITED(status)) << ReadFile(err);
+  EXPECT_EQ(WEXITSTATUS(status), kExitInterrupted) << ReadFile(err);
+  EXPECT_LT(waited(), std::chrono::seconds(40)) << "stopped long before its 60s";
+  EXPECT_NE(ReadFile(err).find("interrupted after"), std::string::npos) << ReadFile(err);
+  // What it measured, judged and printed.
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(out), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << ReadFile(out);
+  // Its private redis-server stopped and its directory removed.
+  for (const fs::directory_entry& e : fs::directory_iterator(tmp)) {
+    EXPECT_FALSE(e.path().filename().string().starts_with("ratelab-redis-")) << e.path();
+  }
+}
 
 CliOutcome Stress(const std::vector<std::string>& args) {
   std::vector<std::string> all = {"stress"};

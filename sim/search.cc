@@ -235,7 +235,10 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
   }
   SearchResult result;
   for (uint64_t seed = o.first_seed; seed <= o.last_seed; ++seed) {
-    if (progress) progress(seed);
+    if (progress && !progress(seed)) {
+      result.interrupted = true;
+      return result;
+    }
     ++result.seeds_searched;
     const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
     Result<CaseRun> run = RunCase(subject, drawn, seed, o.kv_store);

@@ -143,6 +143,7 @@ struct LimiterFailure {
 
 struct SearchResult {
   uint64_t seeds_searched = 0;
+  bool interrupted = false;  // the progress callback stopped it before the last seed
   std::optional<Finding> finding;
   // The search stops at the first seed whose run has a limiter failure, before looking for a
   // violation in it: that is a result of its own, never "nothing found".
@@ -154,8 +155,9 @@ struct SearchResult {
 // change. A limit of a billion is refused at once rather than searched forever.
 Status CheckCaseSize(const Policy& policy, int64_t max_requests);
 
-// Told before each seed is run.
-using SearchProgress = std::function<void(uint64_t seed)>;
+// Told before each seed is run; answers whether to go on (false: the search stops there,
+// interrupted, with what it found so far: nothing).
+using SearchProgress = std::function<bool(uint64_t seed)>;
 
 // Searches the seeds of `options` in order and shrinks the first finding; stops at the first
 // limiter failure. Tries one request first on the store it runs on (TryOnce): a script that

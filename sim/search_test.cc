@@ -117,13 +117,28 @@ TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
   FAIL() << "no seed in 1..20 found the race";
 }
 
+TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
+  SearchOptions options;
+  options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
+  options.last_seed = 20;
+  Result<SearchResult> r =
+      Search(Subject("kv-token-bucket-lua"), options, [](uint64_t seed) { return seed < 5; });
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->interrupted);
+  EXPECT_EQ(r->seeds_searched, 4u);
+  EXPECT_FALSE(r->finding);
+}
+
 TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
   options.last_seed = 20;
   std::vector<uint64_t> told;
-  Result<SearchResult> found = Search(Subject("kv-token-bucket-hgetall-hset"), options,
-                                      [&](uint64_t seed) { told.push_back(seed); });
+  Result<SearchResult> found =
+      Search(Subject("kv-token-bucket-hgetall-hset"), options, [&](uint64_t seed) {
+        told.push_back(seed);
+        return true;
+      });
   ASSERT_TRUE(found.ok()) << found.status();
   ASSERT_TRUE(found->finding);
   EXPECT_EQ(found->seeds_searched, found->finding->seed);

@@ -45,7 +45,7 @@ struct Worker {
 // until the run has recorded kStressMaxRequests.
 void Work(const StressPlan& plan, const std::string& url, int node, Instant deadline,
           const Clock& clock, std::atomic<int64_t>& answered, std::atomic<int>& running,
-          Worker& w) {
+          const std::atomic<bool>& stopping, Worker& w) {
   struct Done {
     std::atomic<int>& running;
     ~Done() { running.fetch_sub(1); }
@@ -65,7 +65,8 @@ void Work(const StressPlan& plan, const std::string& url, int node, Instant dead
   for (size_t i = static_cast<size_t>(node);; ++i) {
     const Request request{"user", "s" + std::to_string(i % static_cast<size_t>(plan.users) + 1),
                           "/stress", 1, clock.Now()};
-    if (request.now >= deadline || answered.load(std::memory_order_relaxed) >= kStressMaxRequests) {
+    if (request.now >= deadline || answered.load(std::memory_order_relaxed) >= kStressMaxRequests ||
+        stopping.load(std::memory_order_relaxed)) {
       return;
     }
     HistoryEvent e;
@@ -173,7 +174,7 @@ Status CheckStressPlan(const StressPlan& plan) {
 }
 
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
-                               const StressProgress& progress) {
+                               const StressProgress& progress, const StressStop& stop) {
   if (Status s = CheckStressPlan(plan); !s.ok()) return s;
   StressResult r;
   // The store: a private server for the run, or the given one (which must be empty).
@@ -200,19 +201,24 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   std::vector<Worker> workers(static_cast<size_t>(plan.threads));
   std::atomic<int64_t> answered = 0;
   std::atomic<int> running = plan.threads;
+  std::atomic<bool> stopping = false;
   r.start = clock.Now();
   const Instant deadline = r.start + plan.duration;
   {
     std::vector<std::jthread> threads;
     for (int t = 0; t < plan.threads; ++t) {
       threads.emplace_back(Work, std::cref(plan), std::cref(url), t, deadline, std::cref(clock),
-                           std::ref(answered), std::ref(running),
+                           std::ref(answered), std::ref(running), std::cref(stopping),
                            std::ref(workers[static_cast<size_t>(t)]));
     }
     // A progress report a second while they run (they stop on their own).
     Instant next = r.start + std::chrono::seconds(1);
     while (running.load() > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (stop && !stopping.load() && stop()) {
+        stopping = true;
+        r.interrupted = true;
+      }
       if (clock.Now() >= next && running.load() > 0) {
         if (progress) progress(next - r.start, answered.load());
         next += std::chrono::seconds(1);

@@ -57,7 +57,8 @@ struct StressResult {
   Instant start{};     // when the threads started
   Duration elapsed{};  // the duration, or less when stopped at kStressMaxRequests
   bool stopped_at_cap = false;
-  History history;  // every request, by send time, numbered
+  bool interrupted = false;  // `stop` said so before the duration was up
+  History history;           // every request, by send time, numbered
   int64_t admitted = 0;
   int64_t denied = 0;
   Duration latency_p50{};  // from sent to answered
@@ -75,12 +76,17 @@ struct StressResult {
 // Told about once a second while the threads run: how long, how many answered.
 using StressProgress = std::function<void(Duration elapsed, int64_t answered)>;
 
+// Asked every few milliseconds while the threads run: whether to stop them now (Ctrl-C).
+using StressStop = std::function<bool()>;
+
 // Starts the store (a private server) or checks that the given one is empty, runs the threads,
 // empties the store, and judges the history (unless the limiter failed: see `failure`). Unavailable
 // (or what the store said) when the store cannot be had or failed during the run: the history is
-// then incomplete, and not judged.
+// then incomplete, and not judged. When `stop` says so, the threads stop early and what they
+// recorded is judged as usual (`interrupted`).
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
-                               const StressProgress& progress = nullptr);
+                               const StressProgress& progress = nullptr,
+                               const StressStop& stop = nullptr);
 
 }  // namespace ratelab
 

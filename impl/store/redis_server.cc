@@ -230,9 +230,16 @@ Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // A process group of its own: the terminal's Ctrl-C reaches ratelab, which stops its servers
+  // itself once it has summarised what it measured, not the servers under it.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(),
+  const int rc = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(),
                               env != nullptr ? envp.data() : environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return absl::UnavailableError("cannot run " + args[0] + ": " + strerror(rc));
   return pid;

@@ -1,0 +1,29 @@
+// Ctrl-C and SIGTERM stop a long command cleanly: while an InterruptHandler lives, the first
+// SIGINT or SIGTERM only marks the process interrupted (the command then stops its work, stops
+// the servers it started, removes its temp dirs and summarises what it measured, exiting
+// kExitInterrupted); a second one acts as usual and ends the process at once.
+#ifndef RATELAB_CLI_INTERRUPT_H_
+#define RATELAB_CLI_INTERRUPT_H_
+
+#include <csignal>
+
+namespace ratelab {
+
+class InterruptHandler {
+ public:
+  InterruptHandler();
+  ~InterruptHandler();
+  InterruptHandler(const InterruptHandler&) = delete;
+  InterruptHandler& operator=(const InterruptHandler&) = delete;
+
+  // Whether SIGINT or SIGTERM arrived since this handler was made.
+  bool interrupted() const;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_CLI_INTERRUPT_H_

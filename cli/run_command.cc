@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cli/exit_codes.h"
+#include "cli/interrupt.h"
 #include "cli/options.h"
 #include "reports/output_dir.h"
 #include "reports/run_report.h"
@@ -85,16 +86,23 @@ class RunScenarioCommand final : public Command {
   }
 
   Result<int> Sweep(const Scenario& scenario, std::ostream& out, std::ostream& err) {
-    const uint64_t count = seeds_->count();
-    const uint64_t report_every = std::max<uint64_t>(1, count / 20);
+    const uint64_t report_every = std::max<uint64_t>(1, seeds_->count() / 20);
+    const InterruptHandler interrupts;
     Result<SweepResult> sweep = RunSweep(
         scenario, seeds_->first, seeds_->last, jobs_, [&](uint64_t done, uint64_t failing) {
-          if (count > 1 && (done % report_every == 0 || done == count)) {
-            err << "progress: " << done << "/" << count << " seeds, " << failing
+          if (seeds_->count() > 1 && (done % report_every == 0 || done == seeds_->count())) {
+            err << "progress: " << done << "/" << seeds_->count() << " seeds, " << failing
                 << " with violations\n";
           }
+          return !interrupts.interrupted();
         });
     if (!sweep.ok()) return sweep.status();
+    // Interrupted, the sweep is summarised over the seeds it ran.
+    const uint64_t count = sweep->seeds.size();
+    if (sweep->interrupted) {
+      err << "interrupted: " << count << " of " << seeds_->count()
+          << " seeds run before the signal, summarised\n";
+    }
     SweepReport report{scenario.name, {}, sweep->seeds_with_violations, std::nullopt};
     for (const SeedOutcome& s : sweep->seeds) {
       report.seeds.push_back({s.seed, HexHash(s.history_hash), s.violations, s.failures});
@@ -118,7 +126,8 @@ class RunScenarioCommand final : public Command {
     if (json_) {
       out << j.dump(2) << "\n";
     } else {
-      out << "seeds " << seeds_->first << ".." << seeds_->last << ": "
+      out << "seeds " << seeds_->first << ".." << seeds_->last
+          << (sweep->interrupted ? " (interrupted, " + std::to_string(count) + " run)" : "") << ": "
           << sweep->seeds_with_violations << " of " << count << " with violations\n";
       if (sweep->seeds_with_failures > 0) {
         out << "FAILED: in " << sweep->seeds_with_failures << " of " << count
@@ -128,6 +137,7 @@ class RunScenarioCommand final : public Command {
         out << "first failing seed " << shown->seed << ":\n\n" << RenderRunText(*shown, reproduce);
       }
     }
+    if (sweep->interrupted) return kExitInterrupted;
     if (sweep->seeds_with_failures > 0) return kExitLimiterFailed;
     return sweep->seeds_with_violations > 0 ? kExitViolation : kExitOk;
   }

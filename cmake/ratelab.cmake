@@ -15,6 +15,13 @@ function(_ratelab_common target)
   if(RATELAB_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
+  if(RATELAB_SANITIZE)
+    # GCC's flow analysis under the sanitizers warns of uninitialised std::function members
+    # inside std::regex (a false positive), so that one warning is not an error there.
+    target_compile_options(${target} PRIVATE -fsanitize=${RATELAB_SANITIZE}
+      -fno-omit-frame-pointer -fno-sanitize-recover=all -Wno-maybe-uninitialized)
+    target_link_options(${target} PRIVATE -fsanitize=${RATELAB_SANITIZE})
+  endif()
 endfunction()
 
 function(ratelab_library)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/sweep.h"
+
 namespace ratelab {
 namespace {
 
@@ -58,6 +60,29 @@ TEST(DemoScenario, SameSeedSameHistoryAndTheSeedMatters) {
   ASSERT_TRUE(a.ok() && b.ok() && other.ok());
   EXPECT_EQ(a->history_hash(), b->history_hash());
   EXPECT_NE(a->history_hash(), other->history_hash());
+}
+
+TEST(Sweep, StopsWhenItsProgressSaysSoAndKeepsTheSeedsItRan) {
+  const Result<SweepResult> all = RunSweep(DemoScenario(), 1, 6, 1);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_FALSE(all->interrupted);
+  EXPECT_EQ(all->seeds.size(), 6u);
+  const Result<SweepResult> part =
+      RunSweep(DemoScenario(), 1, 6, 1, [](uint64_t done, uint64_t) { return done < 2; });
+  ASSERT_TRUE(part.ok()) << part.status();
+  EXPECT_TRUE(part->interrupted);
+  ASSERT_EQ(part->seeds.size(), 2u);
+  EXPECT_EQ(part->seeds[1].seed, 2u);
+  EXPECT_EQ(part->seeds[1].history_hash, all->seeds[1].history_hash) << "the same runs";
+}
+
+// Sized before any work: the estimate counts each limiter's traffic.
+TEST(CheckRunSize, RefusesAScenarioOverTheBudgetWithTheEstimate) {
+  const Scenario demo = DemoScenario();
+  EXPECT_TRUE(CheckRunSize(demo, kDefaultMaxRequests).ok());
+  const Status s = CheckRunSize(demo, 10);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("limiters), over --max-requests 10"), std::string::npos) << s;
 }
 
 }  // namespace

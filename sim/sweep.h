@@ -22,14 +22,17 @@ struct SeedOutcome {
 };
 
 struct SweepResult {
-  std::vector<SeedOutcome> seeds;  // in seed order
+  std::vector<SeedOutcome>
+      seeds;                 // in seed order: every seed run (all of them, unless interrupted)
+  bool interrupted = false;  // the progress callback stopped it before the last seed
   uint64_t seeds_with_violations = 0;
   uint64_t seeds_with_failures = 0;
   std::optional<uint64_t> first_failing;  // the lowest seed with a violation or a failure
 };
 
-// Told after each seed: how many are done and how many of those failed.
-using SweepProgress = std::function<void(uint64_t done, uint64_t failing)>;
+// Told after each seed: how many are done and how many of those failed; answers whether to go
+// on (false: no more seeds are started, and the sweep ends with those run, interrupted).
+using SweepProgress = std::function<bool(uint64_t done, uint64_t failing)>;
 
 // Runs `scenario` from each seed in [first, last] on `jobs` threads (each run is independent and
 // deterministic, so the result does not depend on `jobs`). The first run that could not be made

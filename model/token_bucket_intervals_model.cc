@@ -9,8 +9,9 @@ TokenBucketIntervalsModel TokenBucketIntervalsModel::At(const Policy& p, Instant
   const Instant eff = std::max(now, last);
   const int64_t intervals = (eff - last).count() / p.window.count();
   if (intervals == 0) return *this;
-  // tokens + intervals cannot overflow: tokens <= B and intervals < 2^63 / T.
-  return TokenBucketIntervalsModel{true, std::min(p.limit, tokens + intervals), eff};
+  // Compared before adding, so a long gap at a tiny interval cannot overflow.
+  const int64_t refilled = intervals >= p.limit - tokens ? p.limit : tokens + intervals;
+  return TokenBucketIntervalsModel{true, refilled, eff};
 }
 
 Decision TokenBucketIntervalsModel::Peek(const Policy& p, Instant now, int64_t cost) const {

@@ -65,8 +65,10 @@ MovingWindow AdvanceAnchored(MovingWindow w, Instant t, Duration window) {
 // Anchored grid: windows of W follow on from each other, [start, start + W); past a whole empty
 // window the next admission starts them afresh.
 MovingWindow AdvanceGrid(MovingWindow w, Instant t, Duration window) {
-  if (!w.start || t < *w.start + window) return w;
-  if (t < *w.start + 2 * window) return MovingWindow{*w.start + window, 0};
+  if (!w.start) return w;
+  const Duration since = t - *w.start;  // below zero for a late request: still this window
+  if (since < window) return w;
+  if (since / window == 1) return MovingWindow{*w.start + window, 0};
   return MovingWindow{};
 }
 

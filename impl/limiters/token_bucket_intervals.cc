@@ -12,7 +12,8 @@ Decision TokenBucketIntervals::Decide(State& s, Instant now, int64_t cost) const
     r = {burst_, t};
   } else if (t > r.last) {
     const int64_t intervals = (t - r.last) / interval_;
-    if (intervals > 0) r = {std::min(burst_, r.tokens + intervals), t};
+    // Compared before adding, so a long gap at a tiny interval cannot overflow.
+    if (intervals > 0) r = {intervals >= burst_ - r.tokens ? burst_ : r.tokens + intervals, t};
   }
   Decision d{.limit = burst_, .remaining = r.tokens};
   if (cost <= burst_ && r.tokens >= cost) {

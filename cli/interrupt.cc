@@ -18,6 +18,7 @@ void OnSignal(int signal) {
 void Install(int signal, struct sigaction* old) {
   struct sigaction action {};
   action.sa_handler = OnSignal;
+  action.sa_flags = SA_RESTART;  // a read in flight goes on; the work stops where it checks
   sigemptyset(&action.sa_mask);
   sigaction(signal, &action, old);
 }

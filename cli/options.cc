@@ -16,35 +16,52 @@ Result<Duration> ParsePositiveDuration(std::string_view text) {
   return *d;
 }
 
+namespace {
+// `text` read whole as a T in decimal digits (a sign only for a signed T), at least `least`;
+// nothing when it is not one, or out of T's range.
+template <typename T>
+std::optional<T> WholeNumber(std::string_view text, T least) {
+  T n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < least) {
+    return std::nullopt;
+  }
+  return n;
+}
+}  // namespace
+
 Result<uint64_t> ParseSeed(std::string_view text) {
-  uint64_t seed = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+  const std::optional<uint64_t> seed = WholeNumber<uint64_t>(text, 0);
+  if (!seed) {
     return absl::InvalidArgumentError("'" + std::string(text) +
                                       "' is not a seed (a whole number from 0 to "
                                       "18446744073709551615)");
   }
-  return seed;
+  return *seed;
 }
 
 Result<uint64_t> ParseSeedCount(std::string_view text) {
-  uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n == 0) {
+  const std::optional<uint64_t> n = WholeNumber<uint64_t>(text, 1);
+  if (!n) {
     return absl::InvalidArgumentError("'" + std::string(text) +
                                       "' is not a number of seeds (a whole number, at least 1)");
   }
-  return n;
+  return *n;
 }
 
 Result<int64_t> ParsePositiveInteger(std::string_view text) {
-  int64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < 1) {
+  const std::optional<int64_t> n = WholeNumber<int64_t>(text, 1);
+  if (!n) {
     return absl::InvalidArgumentError("'" + std::string(text) +
                                       "' is not a whole number of at least 1");
   }
-  return n;
+  return *n;
+}
+
+CLI::Option* AddForceFlag(CLI::App& command, bool& target) {
+  return command.add_flag(
+      "--force", target,
+      "Write into --out even when it holds files ratelab did not write (they are kept)");
 }
 
 CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target) {

@@ -55,6 +55,9 @@ Result<SeedRange> ParseSeedRange(std::string_view text);
 // A whole number of at least 1 that fits 63 bits.
 Result<int64_t> ParsePositiveInteger(std::string_view text);
 
+// Adds --force: write into --out beside files ratelab did not write (reports/output_dir.h).
+CLI::Option* AddForceFlag(CLI::App& command, bool& target);
+
 // Adds --max-requests, the most requests a run (or one seed's case) may simulate, into `target`
 // (initialised to its default, kDefaultMaxRequests).
 CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target);

@@ -27,9 +27,6 @@ Result<RunResult> RunWithProgress(const Scenario& scenario, uint64_t seed, std::
   });
 }
 
-constexpr char kForceHelp[] =
-    "Write into --out even when it holds files ratelab did not write (they are kept)";
-
 // Where a report goes: --out, checked before any work (OutputDir::Prepare).
 struct ReportOut {
   std::string dir = kDefaultReportDir;
@@ -37,7 +34,7 @@ struct ReportOut {
 
   void Add(CLI::App& c, const std::string& help) {
     c.add_option("--out", dir, help)->capture_default_str();
-    c.add_flag("--force", force, kForceHelp);
+    AddForceFlag(c, force);
   }
   Result<OutputDir> Prepare() const { return OutputDir::Prepare(dir, force, "--out"); }
 };

@@ -43,8 +43,7 @@ class RunScenarioCommand final : public Command {
         ->excludes(seed);
     c->add_option("--jobs", jobs_, "Seeds simulated in parallel")->capture_default_str();
     c->add_option("--out", out_, "Directory to write result.json into");
-    c->add_flag("--force", force_,
-                "Write into --out even when it holds files ratelab did not write (they are kept)");
+    AddForceFlag(*c, force_);
     c->add_flag("--json", json_, "Print the result as JSON instead of a table");
     AddStoreOption(*c, store_, kStoreHelp);
     AddMaxRequestsOption(*c, max_requests_);

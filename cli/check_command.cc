@@ -16,7 +16,7 @@ namespace ratelab {
 
 namespace {
 
-const PolicyDefaults kDefaults = {
+const PolicyDefaults kCheckDefaults = {
     .limit = 2, .window = std::chrono::seconds(10), .rate = 1.0, .burst = 1};
 const SearchFaults kDefaultFaults = {SearchFault::kCrash, SearchFault::kRestart};
 
@@ -151,7 +151,7 @@ class Check final : public Command {
     return out;
   }
 
-  LimiterFlags limiter_{kDefaults};
+  LimiterFlags limiter_{kCheckDefaults};
   uint64_t seeds_ = 200;
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<uint64_t> seed_;

@@ -14,7 +14,7 @@ namespace ratelab {
 
 namespace {
 
-const PolicyDefaults kDefaults = {
+const PolicyDefaults kStressDefaults = {
     .limit = 100, .window = std::chrono::seconds(1), .rate = 100.0, .burst = 10};
 
 // A duration the parser reads ("3s", "1m").
@@ -93,7 +93,7 @@ class Stress final : public Command {
     return plan;
   }
 
-  LimiterFlags limiter_{kDefaults};
+  LimiterFlags limiter_{kStressDefaults};
   StressPlan plan_ = WithPrivateRedis();
   bool json_ = false;
 };

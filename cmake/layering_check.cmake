@@ -10,7 +10,7 @@
 #   cli            -> reports
 #
 # Tests (*_test.cc) may also include testing/. property-tests/ and bench/ may include any
-# library layer; testing/ may include impl/.
+# library layer, and so may fuzz/; testing/ may include impl/.
 # Run as: cmake -DROOT=... -P layering_check.cmake
 set(below_model "model")
 set(below_impl/core "model;impl/core")
@@ -22,10 +22,12 @@ set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/limiters};testing")
 set(below_property-tests "${below_reports};property-tests;testing")
 set(below_bench "${below_reports};bench")
+set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters sim reports cli testing property-tests bench)
+foreach(layer model impl/core impl/store impl/limiters sim reports cli testing property-tests bench
+              fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})
     math(EXPR count "${count} + 1")
@@ -45,7 +47,7 @@ foreach(layer model impl/core impl/store impl/limiters sim reports cli testing p
       else()
         string(REGEX REPLACE "/.*" "" target_layer "${header}")
       endif()
-      if(NOT target_layer MATCHES "^(model|impl/.*|sim|reports|cli|testing|property-tests|bench)$")
+      if(NOT target_layer MATCHES "^(model|impl/.*|sim|reports|cli|testing|property-tests|bench|fuzz)$")
         continue()
       endif()
       list(FIND allowed "${target_layer}" at)

@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/time.h"
+
 namespace ratelab {
 namespace {
 
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
-
-const Instant kT0 = FromUnixNanos(0) + std::chrono::hours(12);
 
 // A request sent at 0, its script refused (NOSCRIPT) at 2ms and run at 5ms, answered at 7ms.
 HistoryEvent ScriptRequest() {

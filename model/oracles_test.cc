@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/time.h"
+
 namespace ratelab {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-const Instant kT0 = FromUnixNanos(0) + minutes(720);
 
 // A history of single-unit requests for key "u" at the given offsets, all with `decision`.
 History At(std::initializer_list<Duration> offsets, bool allowed = true,

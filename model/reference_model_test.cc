@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/time.h"
+
 namespace ratelab {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-const Instant kT0 = FromUnixNanos(0) + minutes(720);  // 12:00:00, a window edge
 
 TEST(FixedWindowModel, AdmitsNPerAlignedWindowAndRetriesAtTheEdge) {
   auto m = MakeReferenceModel(Policy::Window(Algorithm::kFixedWindow, 5, minutes(1)));

@@ -20,6 +20,8 @@ using Instant = std::chrono::sys_time<Duration>;
 
 // "Never": the retry_after of a request that no amount of waiting admits (cost above limit).
 inline constexpr Duration kNever = Duration::max();
+// Nanoseconds in a millisecond, for what counts in whole milliseconds (Redis, Date.now()).
+inline constexpr int64_t kNanosPerMs = 1'000'000;
 
 // Instant from nanoseconds since the Unix epoch, and back.
 constexpr Instant FromUnixNanos(int64_t ns) { return Instant(Duration(ns)); }

@@ -38,6 +38,10 @@ std::optional<int64_t> Digits(std::string_view s) {
   return v;
 }
 
+// Timestamps are read from 1970 up to the end of 2199, well inside what an Instant holds.
+constexpr int64_t kFirstYear = 1970, kLastYear = 2199;
+constexpr int64_t kLastUnixSecond = 7'258'118'399;  // 2199-12-31T23:59:59Z
+
 Instant CivilTime(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, int64_t s) {
   const std::chrono::sys_days day = std::chrono::year_month_day(
       std::chrono::year(static_cast<int>(y)), std::chrono::month(static_cast<unsigned>(mo)),
@@ -45,8 +49,9 @@ Instant CivilTime(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, int64
   return Instant(day) + std::chrono::hours(h) + std::chrono::minutes(mi) + std::chrono::seconds(s);
 }
 
-bool ValidCivil(int64_t mo, int64_t d, int64_t h, int64_t mi, int64_t s) {
-  return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && s <= 60;
+bool ValidCivil(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, int64_t s) {
+  return y >= kFirstYear && y <= kLastYear && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 &&
+         mi <= 59 && s <= 60;
 }
 
 // "1700000000.250" (unix seconds) or "2023-11-14T22:13:20.250Z" / "...+01:00".
@@ -54,7 +59,7 @@ std::optional<Instant> ParseTimestamp(std::string_view s) {
   if (s.find('T') == std::string_view::npos) {
     const size_t dot = s.find('.');
     const std::optional<int64_t> whole = Digits(s.substr(0, dot));
-    if (!whole) return std::nullopt;
+    if (!whole || *whole > kLastUnixSecond) return std::nullopt;
     int64_t nanos = 0;
     if (dot != std::string_view::npos) {
       const std::string_view frac = s.substr(dot + 1);
@@ -71,7 +76,7 @@ std::optional<Instant> ParseTimestamp(std::string_view s) {
   const auto y = Digits(s.substr(0, 4)), mo = Digits(s.substr(5, 2)), d = Digits(s.substr(8, 2)),
              h = Digits(s.substr(11, 2)), mi = Digits(s.substr(14, 2)),
              sec = Digits(s.substr(17, 2));
-  if (!y || !mo || !d || !h || !mi || !sec || !ValidCivil(*mo, *d, *h, *mi, *sec)) {
+  if (!y || !mo || !d || !h || !mi || !sec || !ValidCivil(*y, *mo, *d, *h, *mi, *sec)) {
     return std::nullopt;
   }
   Instant t = CivilTime(*y, *mo, *d, *h, *mi, *sec);
@@ -110,7 +115,7 @@ std::optional<Instant> ParseCommonDate(std::string_view s) {
              oh = Digits(s.substr(22, 2)), om = Digits(s.substr(24, 2));
   if (month == kMonths.end() || !d || !y || !h || !mi || !sec || !oh || !om) return std::nullopt;
   const int64_t mo = month - kMonths.begin() + 1;
-  if (!ValidCivil(mo, *d, *h, *mi, *sec)) return std::nullopt;
+  if (!ValidCivil(*y, mo, *d, *h, *mi, *sec)) return std::nullopt;
   const Duration offset = std::chrono::hours(*oh) + std::chrono::minutes(*om);
   const Instant local = CivilTime(*y, mo, *d, *h, *mi, *sec);
   return s[21] == '+' ? local - offset : local + offset;
@@ -130,7 +135,7 @@ Result<Arrival> ParseCsvRecord(std::string_view line) {
     return absl::InvalidArgumentError(
         "bad timestamp '" + std::string(ts) +
         "' (expected unix seconds such as 1700000000.250, or RFC 3339 such as "
-        "2023-11-14T22:13:20Z)");
+        "2023-11-14T22:13:20Z, from 1970 to 2199)");
   }
   Arrival a{*at, std::string(Strip(f[1]))};
   if (a.user.empty()) return absl::InvalidArgumentError("empty key");
@@ -160,7 +165,7 @@ Result<Arrival> ParseCommonRecord(std::string_view line) {
   const std::optional<Instant> at = ParseCommonDate(date);
   if (!at) {
     return absl::InvalidArgumentError("bad date '" + std::string(date) +
-                                      "' (expected 10/Oct/2000:13:55:36 -0700)");
+                                      "' (expected 10/Oct/2000:13:55:36 -0700, from 1970 to 2199)");
   }
   const size_t request_start = close + 3;
   const size_t request_end = line.find('"', request_start);

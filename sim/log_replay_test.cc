@@ -43,8 +43,21 @@ TEST(AccessLogCsv, ErrorsNameTheLine) {
   EXPECT_EQ(ErrorOf("1700000000,\n"), "log:1: empty key");
   EXPECT_EQ(ErrorOf("2023-13-14T22:13:20Z,a\n"),
             "log:1: bad timestamp '2023-13-14T22:13:20Z' (expected unix seconds such as "
-            "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z)");
+            "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z, from 1970 to 2199)");
   EXPECT_EQ(ErrorOf("# nothing\n"), "log: the log holds no requests");
+}
+
+// Found by fuzz_access_log: a year past 2262 overflowed the instant (undefined behaviour).
+TEST(AccessLogCsv, TimestampsBeyondTheYearsReadAreRefused) {
+  for (const char* ts :
+       {"2700-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "7258118400", "99999999999999999"}) {
+    EXPECT_NE(ErrorOf(std::string(ts) + ",a\n").find("bad timestamp"), std::string::npos) << ts;
+  }
+  EXPECT_EQ(Parse("7258118399,a\n").size(), 1u);  // 2199-12-31T23:59:59Z
+  EXPECT_NE(ErrorOf("1.2.3.4 - - [10/Oct/9999:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n",
+                    LogFormat::kCommon)
+                .find("bad date"),
+            std::string::npos);
 }
 
 TEST(AccessLogCommon, CommonAndCombinedFormats) {
@@ -66,7 +79,8 @@ TEST(AccessLogCommon, CommonAndCombinedFormats) {
 TEST(AccessLogCommon, ErrorsNameTheLine) {
   EXPECT_EQ(ErrorOf("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"
                     "1.2.3.4 - - [32/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"),
-            "log:2: bad date '32/Oct/2000:13:55:36 -0700' (expected 10/Oct/2000:13:55:36 -0700)");
+            "log:2: bad date '32/Oct/2000:13:55:36 -0700' (expected 10/Oct/2000:13:55:36 -0700, "
+            "from 1970 to 2199)");
   EXPECT_EQ(ErrorOf("just words\n", LogFormat::kCommon),
             "log:1: not in common log format (expected host ident user [date] \"request\" status "
             "bytes)");

@@ -191,7 +191,7 @@ TEST(ScenarioFile, ReplayErrorsNameTheLogLine) {
                     dir + "/bad.csv}\n"),
             "bad.yaml:4:26: " + dir +
                 "/bad.csv:3: bad timestamp 'yesterday' (expected unix seconds such as "
-                "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z)");
+                "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z, from 1970 to 2199)");
   EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n"
                     "traffic:\n  - {type: replay, file: /nonexistent.log}\n"),
             "bad.yaml:4:26: /nonexistent.log: cannot open the access log");

@@ -6,6 +6,7 @@
 
 #include "impl/limiters/in_process_protocol.h"
 #include "model/oracles.h"
+#include "testing/time.h"
 
 namespace ratelab {
 namespace {
@@ -13,8 +14,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-const Instant kT0 = FromUnixNanos(0) + minutes(720);
 
 ProtocolFactory InProcess(const Policy& p) {
   return [p](int) { return std::make_unique<InProcessProtocol>(p); };

@@ -4,14 +4,14 @@
 
 #include <map>
 
+#include "testing/time.h"
+
 namespace ratelab {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-const Instant kT0 = FromUnixNanos(0) + minutes(720);
 
 TEST(BoundaryAttackTraffic, PutsHalfBeforeAndHalfAfterTheEdge) {
   std::vector<std::unique_ptr<TrafficGenerator>> g;

@@ -8,8 +8,6 @@ namespace ratelab {
 
 namespace {
 
-constexpr int64_t kNanosPerMs = 1'000'000;
-
 // Runs `create_indexes` once per process: the seeds ensure their indexes at startup.
 Task<Status> EnsureIndexes(Context& ctx, Docs& docs, Document create_indexes, bool& ensured,
                            std::string_view protocol) {

@@ -6,9 +6,7 @@
 
 namespace ratelab {
 
-namespace {
-constexpr int64_t kNanosPerMs = 1'000'000;
-}  // namespace
+namespace {}  // namespace
 
 const KvScript& KvTokenBucketLua::Script() {
   static const KvScript script("kv-token-bucket-lua", R"lua(-- Token bucket (seed 003).

@@ -11,8 +11,6 @@ namespace ratelab {
 
 namespace {
 
-constexpr int64_t kNanosPerMs = 1'000'000;
-
 // Date.now(): whole milliseconds on the node's clock.
 int64_t DateNow(const Request& r) { return UnixMillis(r.now); }
 int64_t WindowMs(const Policy& p) { return p.window.count() / kNanosPerMs; }

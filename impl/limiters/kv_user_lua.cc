@@ -10,6 +10,9 @@ namespace ratelab {
 
 namespace {
 
+// The longest time a reply may give (95 years in nanoseconds), so that now plus it is an instant.
+constexpr double kLongestTime = 3e18;
+
 constexpr std::array<std::string_view, 8> kFields = {
     "allowed",       "limited",  "remaining", "retry_after_ms",
     "retry_after_s", "reset_ms", "reset_s",   "_"};
@@ -100,13 +103,14 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
   return std::shared_ptr<const UserLuaScript>(std::move(user));
 }
 
-ScriptTemplate::Value KvUserLua::Lookup(std::string_view p, const Request& request) const {
+ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
+                                      const Request& request) {
   const int64_t ns = ToUnixNanos(request.now);
-  const double window = static_cast<double>(policy_.window.count());
-  const int64_t index = FloorDiv(ns, policy_.window.count());
+  const double window = static_cast<double>(policy.window.count());
+  const int64_t index = FloorDiv(ns, policy.window.count());
   const auto whole = [](int64_t v) { return static_cast<double>(v); };
   if (p == "key") return LimiterKey(request);
-  if (p == "limit" || p == "burst") return whole(policy_.limit);
+  if (p == "limit" || p == "burst") return whole(policy.limit);
   if (p == "window_ms") return window / 1e6;
   if (p == "window_s" || p == "period_s") return window / 1e9;
   if (p == "rate_per_s") return 1e9 / window;
@@ -116,32 +120,23 @@ ScriptTemplate::Value KvUserLua::Lookup(std::string_view p, const Request& reque
   if (p == "now_s") return whole(FloorDiv(ns, 1'000'000'000));
   if (p == "now_s_float") return static_cast<double>(ns) / 1e9;
   if (p == "window_index") return whole(index);
-  if (p == "window_start_ms") return whole(index * policy_.window.count()) / 1e6;
-  return whole(index * policy_.window.count()) / 1e9;  // window_start_s
+  if (p == "window_start_ms") return whole(index * policy.window.count()) / 1e6;
+  return whole(index * policy.window.count()) / 1e9;  // window_start_s
 }
 
-Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
-  if (Status s = Validate(request); !s.ok()) co_return s;
-  std::vector<std::string> keys, args;
-  const ScriptTemplate::Lookup lookup = [&](std::string_view name) {
-    return Lookup(name, request);
-  };
-  for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
-  for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));
-  const Result<KvReply> reply =
-      co_await KvEval(ctx, kv_, user_->script, std::move(keys), std::move(args));
-  if (!reply.ok()) co_return reply.status();
-  const std::string& name = user_->script.name;
-  if (reply->is_error()) {
-    co_return absl::InvalidArgumentError(name + ": the script failed: " + reply->text);
+Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
+                               const Policy& policy, const Request& request) {
+  const std::string& name = user.script.name;
+  if (reply.is_error()) {
+    return absl::InvalidArgumentError(name + ": the script failed: " + reply.text);
   }
   const std::vector<KvReply> elements =
-      reply->type == KvReply::Type::kArray ? reply->elements : std::vector<KvReply>{*reply};
+      reply.type == KvReply::Type::kArray ? reply.elements : std::vector<KvReply>{reply};
   Decision d;
-  d.limit = policy_.limit;
+  d.limit = policy.limit;
   std::vector<std::pair<std::string_view, double>> fields;  // for --decide
-  for (size_t i = 0; i < user_->reply.size(); ++i) {
-    const std::string& field = user_->reply[i];
+  for (size_t i = 0; i < user.reply.size(); ++i) {
+    const std::string& field = user.reply[i];
     if (field == "_") continue;
     // The element as a number: an integer, or a string holding a decimal.
     std::optional<double> x;
@@ -162,40 +157,60 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
     // Beyond what a count or a time in nanoseconds can hold is not a number for it either.
     if (x && !(std::fabs(*x) < 9e15)) x.reset();
     if (!x) {
-      co_return absl::InvalidArgumentError(name + ": reply " + ToString(*reply) +
-                                           " has no number for '" + field + "' at position " +
-                                           std::to_string(i + 1));
+      return absl::InvalidArgumentError(name + ": reply " + ToString(reply) +
+                                        " has no number for '" + field + "' at position " +
+                                        std::to_string(i + 1));
     }
     fields.emplace_back(field, *x);
     // Counts are whole, as Redis truncates a Lua number; times may be fractions.
     const int64_t v = static_cast<int64_t>(*x);
-    const auto seconds = [&] { return Duration(std::llround(*x * 1e9)); };
-    const auto millis = [&] { return Duration(std::llround(*x * 1e6)); };
+    const bool is_time = field.starts_with("retry_after_") || field.starts_with("reset_");
+    const double nanos = *x * (field.ends_with("_s") ? 1e9 : 1e6);
+    if (is_time && !(std::fabs(nanos) < kLongestTime)) {
+      return absl::InvalidArgumentError(name + ": reply " + ToString(reply) + ": '" + field +
+                                        "' at position " + std::to_string(i + 1) +
+                                        " is more than 95 years");
+    }
+    const Duration time(is_time ? std::llround(nanos) : 0);
     if (field == "allowed") d.allowed = v != 0;
     if (field == "limited") d.allowed = v == 0;
     if (field == "remaining") d.remaining = std::max<int64_t>(0, v);
-    if (field == "retry_after_ms") d.retry_after = millis();
-    if (field == "retry_after_s") d.retry_after = seconds();
-    if (field == "reset_ms") d.reset = request.now + millis();
-    if (field == "reset_s") d.reset = request.now + seconds();
+    if (field == "retry_after_ms") d.retry_after = time;
+    if (field == "retry_after_s") d.retry_after = time;
+    if (field == "reset_ms") d.reset = request.now + time;
+    if (field == "reset_s") d.reset = request.now + time;
   }
-  if (user_->decide) {
+  if (user.decide) {
     const Result<double> yes =
-        user_->decide->Evaluate([&](std::string_view n) -> std::optional<double> {
+        user.decide->Evaluate([&](std::string_view n) -> std::optional<double> {
           for (const auto& [field, value] : fields) {
             if (field == n) return value;
           }
-          const ScriptTemplate::Value v = Lookup(n, request);
+          const ScriptTemplate::Value v = UserScriptValue(n, policy, request);
           if (const double* x = std::get_if<double>(&v)) return *x;
           return std::nullopt;
         });
     if (!yes.ok())
-      co_return absl::InvalidArgumentError(name +
-                                           ": --decide: " + std::string(yes.status().message()));
+      return absl::InvalidArgumentError(name +
+                                        ": --decide: " + std::string(yes.status().message()));
     d.allowed = *yes != 0;
   }
   if (d.allowed) d.retry_after = Duration(0);
-  co_return d;
+  return d;
+}
+
+Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
+  if (Status s = Validate(request); !s.ok()) co_return s;
+  std::vector<std::string> keys, args;
+  const ScriptTemplate::Lookup lookup = [&](std::string_view name) {
+    return UserScriptValue(name, policy_, request);
+  };
+  for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
+  for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));
+  const Result<KvReply> reply =
+      co_await KvEval(ctx, kv_, user_->script, std::move(keys), std::move(args));
+  if (!reply.ok()) co_return reply.status();
+  co_return ReadUserReply(*user_, *reply, policy_, request);
 }
 
 }  // namespace ratelab

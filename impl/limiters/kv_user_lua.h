@@ -51,6 +51,16 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
                                                           std::string_view reply,
                                                           std::string_view decide = "");
 
+// What a template's name stands for in `request` under `policy`: the key's text, or a number.
+ScriptTemplate::Value UserScriptValue(std::string_view name, const Policy& policy,
+                                      const Request& request);
+
+// The decision the script's `reply` to `request` says, read by the reply's fields and --decide;
+// InvalidArgument quoting the script's error, or the reply when a field has no number (or a time
+// of more than 95 years), or naming what --decide could not evaluate.
+Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
+                               const Policy& policy, const Request& request);
+
 class KvUserLua final : public KvProtocol {
  public:
   KvUserLua(Kv& kv, const Policy& policy, std::shared_ptr<const UserLuaScript> user)
@@ -60,9 +70,6 @@ class KvUserLua final : public KvProtocol {
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
 
  private:
-  // What a template's name stands for in `request`.
-  ScriptTemplate::Value Lookup(std::string_view name, const Request& request) const;
-
   std::shared_ptr<const UserLuaScript> user_;
 };
 

@@ -80,6 +80,21 @@ TEST(KvUserLua, ANumberTooLargeForItsFieldIsNotANumber) {
       << d.status();
 }
 
+// A time is added to the request's instant: one of a century is refused before it could overflow
+// it, while the same number as a count is read as one.
+TEST(KvUserLua, ATimeOfMoreThan95YearsIsRefusedNamingTheField) {
+  const Result<Decision> d =
+      DecideOnce("return {0, 1, 3000000000000000}\n", "rl:{key}", "", "allowed,remaining,reset_ms");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("'reset_ms' at position 3 is more than 95 years"),
+            std::string::npos)
+      << d.status();
+  const Result<Decision> count =
+      DecideOnce("return {0, 3000000000000000}\n", "rl:{key}", "", "allowed,remaining");
+  ASSERT_TRUE(count.ok()) << count.status();
+  EXPECT_EQ(count->remaining, 3'000'000'000'000'000);
+}
+
 TEST(KvUserLua, ABadTemplateIsNamedWithItsList) {
   const Result<Decision> d = DecideOnce("return 1\n", "rl:{key}", "{limit*}", "allowed");
   ASSERT_FALSE(d.ok());

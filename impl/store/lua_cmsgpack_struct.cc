@@ -560,7 +560,10 @@ int StructUnpack(lua_State* L) {
       case 'c':
         if (size == 0) {
           if (n == 0 || !lua_isnumber(L, -1)) luaL_error(L, "format 'c0' needs a previous size");
-          size = static_cast<size_t>(lua_tonumber(L, -1));
+          // As Redis's (size_t) of the number on x86-64: past the range (negative, NaN), a
+          // size no data holds.
+          const double x = lua_tonumber(L, -1);
+          size = x > -1 && x < 18446744073709551616.0 ? static_cast<size_t>(x) : SIZE_MAX;
           lua_pop(L, 1);
           --n;
           luaL_argcheck(L, size <= len && pos <= len - size, 2, "data string too short");

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <lua.hpp>
 #include <vector>
 
@@ -57,6 +58,15 @@ std::optional<std::string> StringField(lua_State* L, int index, const char* name
   return out;
 }
 
+// A Lua number as Redis makes it an integer reply, (long long) of the double: truncated toward
+// zero, and on x86-64 the smallest integer for NaN and for what is out of range.
+int64_t ReplyInteger(double x) {
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
+    return std::numeric_limits<int64_t>::min();
+  }
+  return static_cast<int64_t>(x);
+}
+
 KvReply ToReply(lua_State* L, int index) {
   switch (lua_type(L, index)) {
     case LUA_TSTRING: {
@@ -67,7 +77,7 @@ KvReply ToReply(lua_State* L, int index) {
     case LUA_TBOOLEAN:
       return lua_toboolean(L, index) ? KvReply::Integer(1) : KvReply::Nil();
     case LUA_TNUMBER:
-      return KvReply::Integer(static_cast<int64_t>(lua_tonumber(L, index)));
+      return KvReply::Integer(ReplyInteger(lua_tonumber(L, index)));
     case LUA_TTABLE: {
       const int t = index < 0 ? lua_gettop(L) + index + 1 : index;
       if (std::optional<std::string> err = StringField(L, t, "err")) return KvReply::Error(*err);

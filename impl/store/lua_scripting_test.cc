@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "impl/store/memory_kv.h"
 
 namespace ratelab {
@@ -48,6 +50,20 @@ TEST_F(LuaScriptingTest, LuaValuesConvertToRedisReplies) {
   EXPECT_EQ(Eval("return redis.error_reply('MY failure')"), KvReply::Error("MY failure"));
   EXPECT_EQ(Eval("return redis.status_reply('FINE')"), KvReply::Status("FINE"));
   EXPECT_EQ(Eval("return {err='E1'}"), KvReply::Error("E1"));
+}
+
+// Found by the equivalence property under UBSan: a number past what an integer holds was cast
+// (undefined behaviour); Redis's cast on x86-64 gives the smallest integer, as do NaN and -inf.
+TEST_F(LuaScriptingTest, NumbersPastTheIntegerRangeReplyAsRedisDoes) {
+  const KvReply smallest = KvReply::Integer(std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(Eval("return 2^63"), smallest);
+  EXPECT_EQ(Eval("return 1/0"), smallest);
+  EXPECT_EQ(Eval("return -1/0"), smallest);
+  EXPECT_EQ(Eval("return 0/0"), smallest);
+  EXPECT_EQ(Eval("return -2^63"), smallest);
+  EXPECT_EQ(Eval("return 2^62"), KvReply::Integer(int64_t{1} << 62));
+  // struct's c0 takes its size from a number, which a negative one cannot give.
+  EXPECT_TRUE(StartsWith(Eval("return struct.unpack('bc0', string.char(255) .. 'abc')"), "ERR"));
 }
 
 TEST_F(LuaScriptingTest, RedisRepliesConvertToLuaValues) {

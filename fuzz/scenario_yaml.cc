@@ -1,0 +1,19 @@
+// Scenario YAML (sim/scenario.h): any text is read as a scenario or refused with an error, and
+// what is read can be sized (CheckRunSize) without overflowing.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "sim/scenario.h"
+#include "sim/scenario_run.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const ratelab::Result<ratelab::Scenario> scenario = ratelab::ParseScenario(text, "fuzz.yaml");
+  if (scenario.ok()) {
+    (void)ratelab::CheckRunSize(*scenario, ratelab::kDefaultMaxRequests);
+  } else if (scenario.status().message().empty()) {
+    __builtin_trap();  // an error must say what is wrong
+  }
+  return 0;
+}

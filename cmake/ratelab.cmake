@@ -39,8 +39,9 @@ function(_ratelab_common target)
 endfunction()
 
 # A libFuzzer target fuzz_<NAME> from fuzz/<NAME>.cc, and its short run as the CTest test
-# fuzz_<NAME>: RUNS inputs from seed 1, starting from fuzz/corpus/<NAME>/ (and fuzz/<NAME>.dict
-# when there is one). New inputs go to the build tree, never into the repository's corpus.
+# fuzz_<NAME>: RUNS inputs from seed 1, starting from fuzz/corpus/<NAME>/, with fuzz/<NAME>.dict
+# and the flags in fuzz/<NAME>.options when there are (scripts/fuzz uses the same). New inputs go
+# to the build tree, never into the repository's corpus.
 function(ratelab_fuzzer)
   cmake_parse_arguments(ARG "" "NAME;RUNS" "DEPS" ${ARGN})
   set(target fuzz_${ARG_NAME})
@@ -53,11 +54,16 @@ function(ratelab_fuzzer)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.dict)
     set(dict -dict=${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.dict)
   endif()
+  set(options "")
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.options)
+    file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.options options REGEX "^-")
+    separate_arguments(options UNIX_COMMAND "${options}")
+  endif()
   set(found ${CMAKE_CURRENT_BINARY_DIR}/short/${ARG_NAME})
   add_test(NAME ${target} COMMAND sh -c
     "rm -rf \"$1\" && mkdir -p \"$1\" && shift && exec \"$@\""
-    sh ${found} $<TARGET_FILE:${target}> -seed=1 -runs=${ARG_RUNS} -max_len=8192 -timeout=20
-    -rss_limit_mb=2048 -print_final_stats=1 ${dict} -artifact_prefix=${found}-
+    sh ${found} $<TARGET_FILE:${target}> -seed=1 -runs=${ARG_RUNS} -max_len=4096 -timeout=20
+    -rss_limit_mb=2048 -print_final_stats=1 ${dict} ${options} -artifact_prefix=${found}-
     ${found} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/${ARG_NAME})
 endfunction()
 

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!user.ok()) return 0;
   const ratelab::Instant now = ratelab::FromUnixNanos(1'767'225'600'123'456'789);
   ratelab::ManualClock clock(now);
-  ratelab::MemoryKv kv(clock);
+  ratelab::MemoryKv kv(clock, ratelab::Durability::kAlways, 1'000'000);  // endless loops end soon
   const std::vector<std::string> eval = {"EVAL",  std::string(parts[2]), "1", "rl:user:u1:/a", "10",
                                          "60000", "1767225600123",       "1"};
   const ratelab::Policy policy = ratelab::Policy::Window(ratelab::Algorithm::kFixedWindow, 10,

@@ -6,12 +6,14 @@
 // table, status -> {ok=...}, error -> {err=...}); redis.error_reply, redis.status_reply,
 // redis.sha1hex, redis.log (ignored), redis.replicate_commands (returns true); the base, table,
 // string and math libraries, with math.random reseeded to 0 before every script, as Redis does,
-// so scripts are deterministic. Return values are converted Lua-to-Redis: number -> integer
-// (truncated), string -> bulk, true -> 1, false and nil -> nil, {err=...} -> error, {ok=...} ->
-// status, other tables -> arrays up to their first nil.
+// so scripts are deterministic; and Redis's cjson, cmsgpack, struct and bit (lua_libraries.h).
+// Return values are converted Lua-to-Redis: number -> integer (truncated; NaN and what is out of
+// range give the smallest integer, as Redis's cast does on x86-64), string -> bulk, true -> 1,
+// false and nil -> nil, {err=...} -> error, {ok=...} -> status, other tables -> arrays up to
+// their first nil.
 //
-// Not provided: cjson, cmsgpack, struct, bit. A script runs under an instruction budget; one
-// that exceeds it (an endless loop) ends in an error reply instead of hanging the harness.
+// A script runs under an instruction budget; one that exceeds it (an endless loop) ends in an
+// error reply instead of hanging the harness.
 //
 // Not thread-safe: MemoryKv serializes calls.
 #ifndef RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
@@ -35,7 +37,8 @@ class LuaScripting {
   // Runs one command for redis.call / redis.pcall.
   using Dispatch = absl::AnyInvocable<KvReply(std::span<const std::string>)>;
 
-  explicit LuaScripting(Dispatch dispatch, int64_t instruction_budget = 100'000'000);
+  // `instruction_budget`: what a script may run before it is ended with an error reply.
+  LuaScripting(Dispatch dispatch, int64_t instruction_budget);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;

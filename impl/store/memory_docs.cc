@@ -1,7 +1,12 @@
 #include "impl/store/memory_docs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <limits>
+#include <span>
+#include <string_view>
 #include <utility>
 
 #include "impl/store/docs_query.h"
@@ -84,7 +89,102 @@ Result<Document> MemoryDocs::Execute(const Document& command) {
   return Run(command);
 }
 
+namespace {
+
+// The JSON types a command's fields take (a number for an integer may be written 1 or 1.0).
+enum class FieldType { kObject, kArray, kBool, kInteger, kString };
+
+struct Field {
+  std::string_view name;
+  FieldType type;
+};
+
+constexpr std::string_view TypeName(FieldType t) {
+  constexpr std::string_view kNames[] = {"object", "array", "bool", "int", "string"};
+  return kNames[static_cast<int>(t)];
+}
+
+bool HasType(const Document& value, FieldType t) {
+  switch (t) {
+    case FieldType::kObject:
+      return value.is_object();
+    case FieldType::kArray:
+      return value.is_array();
+    case FieldType::kBool:
+      return value.is_boolean();
+    case FieldType::kInteger:  // a whole number, which a double may hold too
+      return value.is_number_integer() ||
+             (value.is_number_float() && std::fabs(value.get<double>()) < 9e15 &&
+              std::trunc(value.get<double>()) == value.get<double>());
+    case FieldType::kString:
+      return value.is_string();
+  }
+  return false;
+}
+
+// MongoDB's name for the type of `value`, in its TypeMismatch errors.
+std::string_view JsonTypeName(const Document& value) {
+  if (value.is_object()) return IsDate(value) ? "date" : "object";
+  if (value.is_array()) return "array";
+  if (value.is_boolean()) return "bool";
+  if (value.is_number_integer()) return "long";
+  if (value.is_number()) return "double";
+  if (value.is_string()) return "string";
+  return "null";
+}
+
+// The first of `fields` in `doc` that is not of its type: TypeMismatch naming its path as MongoDB
+// does ("BSON field 'update.updates.upsert' is the wrong type 'string', expected type 'bool'").
+std::optional<Failure> CheckFields(const Document& doc, std::span<const Field> fields,
+                                   const std::string& path) {
+  for (const Field& f : fields) {
+    const auto it = doc.find(f.name);
+    if (it == doc.end() || HasType(*it, f.type)) continue;
+    return Failure{docs_query::kTypeMismatch, "TypeMismatch",
+                   "BSON field '" + path + "." + std::string(f.name) + "' is the wrong type '" +
+                       std::string(JsonTypeName(*it)) + "', expected type '" +
+                       std::string(TypeName(f.type)) + "'"};
+  }
+  return std::nullopt;
+}
+
+using enum FieldType;
+constexpr Field kFindAndModifyFields[] = {{"query", kObject},
+                                          {"update", kObject},
+                                          {"upsert", kBool},
+                                          {"new", kBool},
+                                          {"fields", kObject}};
+constexpr Field kFindFields[] = {{"filter", kObject}, {"projection", kObject}, {"limit", kInteger}};
+constexpr Field kInsertFields[] = {{"documents", kArray}, {"ordered", kBool}};
+constexpr Field kUpdateFields[] = {{"updates", kArray}};
+constexpr Field kUpdateItemFields[] = {
+    {"q", kObject}, {"u", kObject}, {"multi", kBool}, {"upsert", kBool}};
+constexpr Field kDeleteFields[] = {{"deletes", kArray}};
+constexpr Field kDeleteItemFields[] = {{"q", kObject}, {"limit", kInteger}};
+constexpr Field kCreateIndexesFields[] = {{"indexes", kArray}};
+constexpr Field kIndexFields[] = {{"key", kObject}, {"unique", kBool}, {"name", kString}};
+
+}  // namespace
+
+// A command: its name, the types of its fields, and, for a batch, the field holding its items
+// (each an object, with fields of their own types).
+struct MemoryDocs::Verb {
+  std::string_view name;
+  Document (MemoryDocs::*run)(const std::string& collection, const Document& command);
+  std::span<const Field> fields;
+  std::string_view items = {};
+  std::span<const Field> item_fields = {};
+};
+
 Document MemoryDocs::Run(const Document& command) {
+  static constexpr Verb kVerbs[] = {
+      {"findAndModify", &MemoryDocs::FindAndModify, kFindAndModifyFields},
+      {"find", &MemoryDocs::Find, kFindFields},
+      {"insert", &MemoryDocs::Insert, kInsertFields, "documents"},
+      {"update", &MemoryDocs::Update, kUpdateFields, "updates", kUpdateItemFields},
+      {"delete", &MemoryDocs::Delete, kDeleteFields, "deletes", kDeleteItemFields},
+      {"createIndexes", &MemoryDocs::CreateIndexes, kCreateIndexesFields, "indexes", kIndexFields},
+  };
   if (!command.is_object() || command.empty()) {
     return FailedToParse("a command must be a non-empty object").Reply();
   }
@@ -96,13 +196,27 @@ Document MemoryDocs::Run(const Document& command) {
         .Reply();
   }
   const std::string& name = target.get_ref<const std::string&>();
-  if (verb == "findAndModify") return FindAndModify(name, command);
-  if (verb == "find") return Find(name, command);
-  if (verb == "insert") return Insert(name, command);
-  if (verb == "update") return Update(name, command);
-  if (verb == "delete") return Delete(name, command);
-  if (verb == "createIndexes") return CreateIndexes(name, command);
-  return Failure{kCommandNotFound, "CommandNotFound", "no such command: '" + verb + "'"}.Reply();
+  const auto it = std::find_if(std::begin(kVerbs), std::end(kVerbs),
+                               [&](const Verb& v) { return v.name == verb; });
+  if (it == std::end(kVerbs)) {
+    return Failure{kCommandNotFound, "CommandNotFound", "no such command: '" + verb + "'"}.Reply();
+  }
+  if (std::optional<Failure> bad = CheckFields(command, it->fields, verb)) return bad->Reply();
+  if (!it->items.empty() && command.contains(it->items)) {
+    const std::string path = verb + "." + std::string(it->items);
+    for (const Document& item : command[it->items]) {
+      if (!item.is_object()) {
+        return Failure{docs_query::kTypeMismatch, "TypeMismatch",
+                       "BSON field '" + path + "' holds a '" + std::string(JsonTypeName(item)) +
+                           "', expected type 'object'"}
+            .Reply();
+      }
+      if (std::optional<Failure> bad = CheckFields(item, it->item_fields, path)) {
+        return bad->Reply();
+      }
+    }
+  }
+  return (this->*it->run)(name, command);
 }
 
 MemoryDocs::Collection& MemoryDocs::Write(const std::string& name) {
@@ -228,7 +342,7 @@ Document MemoryDocs::Find(const std::string& name, const Document& cmd) {
   const Document filter = cmd.value("filter", Document::object());
   const Document projection = cmd.value("projection", Document::object());
   int64_t limit = cmd.value("limit", int64_t{0});
-  if (limit < 0) limit = -limit;
+  if (limit < 0) limit = limit == std::numeric_limits<int64_t>::min() ? 0 : -limit;
   if (std::optional<Failure> failure = CheckFilter(filter)) return failure->Reply();
   Document batch = Document::array();
   if (auto it = data_.find(name); it != data_.end()) {

@@ -91,6 +91,8 @@ class MemoryDocs final : public Docs {
   using Data = std::map<std::string, Collection, std::less<>>;
   using Failure = docs_query::Failure;
 
+  struct Verb;  // a command's name, its fields' types, and what runs it (memory_docs.cc)
+
   Document Run(const Document& command);
   Document FindAndModify(const std::string& name, const Document& cmd);
   Document Find(const std::string& name, const Document& cmd);

@@ -251,5 +251,24 @@ TEST_F(MemoryDocsTest, BadCommandsAreErrorsNotCrashes) {
   EXPECT_EQ(Run(Parse(R"({"find": "c", "filter": {"a.b": 1}})"))["code"], 2);
 }
 
+// Found by fuzz_memory_docs: a batch item that is not an object, or a field of the wrong type,
+// threw from inside the store. Each is a TypeMismatch naming the field, as MongoDB's is.
+TEST_F(MemoryDocsTest, FieldsOfTheWrongTypeAreTypeMismatchesNamingThePath) {
+  const Document item = Run(Parse(R"({"update": "c", "updates": ["expireAfterSeconds"]})"));
+  EXPECT_EQ(item["code"], 14);
+  EXPECT_EQ(item["errmsg"], "BSON field 'update.updates' holds a 'string', expected type 'object'");
+  const Document upsert =
+      Run(Parse(R"({"update": "c", "updates": [{"q": {}, "u": {}, "upsert": "yes"}]})"));
+  EXPECT_EQ(upsert["errmsg"],
+            "BSON field 'update.updates.upsert' is the wrong type 'string', expected type 'bool'");
+  EXPECT_EQ(Run(Parse(R"({"find": "c", "limit": 1e300})"))["code"], 14);
+  EXPECT_EQ(Run(Parse(R"({"find": "c", "limit": -9223372036854775808})"))["ok"], 1);
+  EXPECT_EQ(Run(Parse(R"({"findAndModify": "c", "update": [1], "new": 1})"))["code"], 14);
+  EXPECT_EQ(
+      Run(Parse(R"({"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": 7}]})"))["code"],
+      14);
+  EXPECT_EQ(Run(Parse(R"({"find": "c", "limit": 2.0})"))["ok"], 1);
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -17,11 +17,12 @@ struct MemoryKv::Command {
   KvReply (MemoryKv::*run)(Args);
 };
 
-MemoryKv::MemoryKv(const Clock& clock, Durability durability)
+MemoryKv::MemoryKv(const Clock& clock, Durability durability, int64_t script_budget)
     : clock_(clock),
       snapshot_(durability),
       lua_(std::make_unique<LuaScripting>(
-          [this](std::span<const std::string> argv) { return Dispatch(argv, true); })) {}
+          [this](std::span<const std::string> argv) { return Dispatch(argv, true); },
+          script_budget)) {}
 
 MemoryKv::~MemoryKv() = default;
 

@@ -43,7 +43,12 @@ class LuaScripting;
 
 class MemoryKv final : public Kv {
  public:
-  explicit MemoryKv(const Clock& clock, Durability durability = Durability::kAlways);
+  // The instructions a script may run before it ends in an error reply: about a second's worth.
+  static constexpr int64_t kScriptBudget = 100'000'000;
+
+  // `script_budget`: the instructions a script may run (an endless loop ends in an error reply).
+  explicit MemoryKv(const Clock& clock, Durability durability = Durability::kAlways,
+                    int64_t script_budget = kScriptBudget);
   ~MemoryKv() override;
   MemoryKv(const MemoryKv&) = delete;
   MemoryKv& operator=(const MemoryKv&) = delete;

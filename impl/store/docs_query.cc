@@ -1,6 +1,7 @@
 #include "impl/store/docs_query.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <string_view>
 #include <utility>
@@ -23,7 +24,15 @@ Failure FailedToParse(std::string message) {
 bool IsWrapped(const Document& v, const char* tag) {
   return v.is_object() && v.size() == 1 && v.begin().key() == tag;
 }
-bool IsDate(const Document& v) { return IsWrapped(v, "$date") && v["$date"].is_number(); }
+// A date is milliseconds within what a double holds exactly (2^53, some 285 000 years), as
+// every real date is; a number past that is no date, so nothing overflows reading it.
+bool IsDate(const Document& v) {
+  if (!IsWrapped(v, "$date") || !v["$date"].is_number()) return false;
+  constexpr double kLargest = 9007199254740992.0;  // 2^53
+  const Document& ms = v["$date"];
+  if (ms.is_number_unsigned()) return ms.get<uint64_t>() < static_cast<uint64_t>(kLargest);
+  return std::fabs(ms.get<double>()) < kLargest;
+}
 int64_t DateMs(const Document& v) { return v["$date"].get<int64_t>(); }
 // An object whose fields are query operators ({"$lt": 5}), not a value to compare with.
 bool IsOperators(const Document& v) {

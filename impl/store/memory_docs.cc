@@ -472,9 +472,16 @@ Document MemoryDocs::CreateIndexes(const std::string& name, const Document& cmd)
     index.name = spec.value("name", index.name);
     if (spec.contains("expireAfterSeconds")) {
       const Document& s = spec["expireAfterSeconds"];
-      if (!s.is_number_integer() || s.get<int64_t>() < 0) {
+      // MongoDB's bound, so that a date plus it never overflows.
+      constexpr int64_t kLongestTtl = 2'147'483'647;
+      const bool in_range =
+          s.is_number_unsigned()
+              ? s.get<uint64_t>() <= kLongestTtl
+              : s.is_number_integer() && s.get<int64_t>() >= 0 && s.get<int64_t>() <= kLongestTtl;
+      if (!in_range) {
         return Failure{kCannotCreateIndex, "CannotCreateIndex",
-                       "TTL index 'expireAfterSeconds' option must be a non-negative integer"}
+                       "TTL index 'expireAfterSeconds' option must be a whole number from 0 to "
+                       "2147483647"}
             .Reply();
       }
       if (key.size() != 1) {

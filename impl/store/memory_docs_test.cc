@@ -270,5 +270,21 @@ TEST_F(MemoryDocsTest, FieldsOfTheWrongTypeAreTypeMismatchesNamingThePath) {
   EXPECT_EQ(Run(Parse(R"({"find": "c", "limit": 2.0})"))["ok"], 1);
 }
 
+// Found by fuzz_memory_docs: a date of 10^24 milliseconds was cast to an integer (undefined
+// behaviour). A date is within 2^53 ms, and a TTL within MongoDB's 2^31 - 1 seconds, so a date
+// plus a TTL never overflows either.
+TEST_F(MemoryDocsTest, DatesAndTtlsPastTheirRangesAreNoDatesAndNoTtls) {
+  const Document huge = Run(Parse(
+      R"({"insert": "c", "documents": [{"key": "u", "at": {"$date": 1767225333333333333600000}}]})"));
+  EXPECT_TRUE(huge.contains("ok")) << huge;
+  EXPECT_EQ(FindAll(R"({"key": "u"})").size(), huge["ok"] == 1 ? 1u : 0u);
+  EXPECT_EQ(Run(Parse(R"({"createIndexes": "c", "indexes": [{"key": {"at": 1}, "name": "t",
+                          "expireAfterSeconds": 2147483648}]})"))["code"],
+            67);
+  EXPECT_EQ(Run(Parse(R"({"createIndexes": "c", "indexes": [{"key": {"at": 1}, "name": "t",
+                          "expireAfterSeconds": 2147483647}]})"))["ok"],
+            1);
+}
+
 }  // namespace
 }  // namespace ratelab

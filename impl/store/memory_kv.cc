@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <limits>
 #include <string_view>
 
@@ -33,7 +34,7 @@ Result<KvReply> MemoryKv::Execute(std::span<const std::string> argv) {
 }
 
 KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
-  static constexpr std::array<Command, 57> kCommands = {{
+  static constexpr Command kCommands[] = {
       {"get", 2, &MemoryKv::Get},
       {"set", -3, &MemoryKv::Set},
       {"incr", 2, &MemoryKv::Incr},
@@ -89,12 +90,12 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"eval", -3, &MemoryKv::Eval},
       {"evalsha", -3, &MemoryKv::EvalSha},
       {"script", -2, &MemoryKv::Script},
-  }};
+  };
   if (argv.empty()) return KvReply::Error("ERR empty command");
   const std::string name = absl::AsciiStrToLower(argv[0]);
-  const auto it = std::find_if(kCommands.begin(), kCommands.end(),
+  const auto it = std::find_if(std::begin(kCommands), std::end(kCommands),
                                [&](const Command& c) { return c.name == name; });
-  if (it == kCommands.end()) return kv_errors::UnknownCommand(argv);
+  if (it == std::end(kCommands)) return kv_errors::UnknownCommand(argv);
   const size_t n = argv.size();
   if ((it->arity > 0 && n != static_cast<size_t>(it->arity)) ||
       (it->arity < 0 && n < static_cast<size_t>(-it->arity))) {

@@ -192,6 +192,16 @@ TEST_F(MemoryKvTest, UnknownCommandsAndArity) {
             KvReply::Error("ERR wrong number of arguments for 'get' command"));
 }
 
+// Found by fuzz_lua_reply: the command table was declared two entries longer than it is, and the
+// empty name of a missing entry matched redis.call(''), which called a null function. (MemoryKv
+// names a command it does not know even from a script, where Redis says "Unknown Redis command
+// called from script", so a script's author sees which command to avoid or run on redis.)
+TEST_F(MemoryKvTest, AnEmptyCommandIsAnUnknownCommand) {
+  EXPECT_EQ(Run({""}), KvReply::Error("ERR unknown command '', with args beginning with: "));
+  EXPECT_EQ(Run({"EVAL", "return redis.pcall('')", "0"}),
+            KvReply::Error("ERR unknown command '', with args beginning with: "));
+}
+
 class MemoryKvRestartTest : public MemoryKvTest, public ::testing::WithParamInterface<Durability> {
  protected:
   MemoryKvRestartTest() : MemoryKvTest(GetParam()) {}

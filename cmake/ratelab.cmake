@@ -39,8 +39,9 @@ function(_ratelab_common target)
 endfunction()
 
 # A libFuzzer target fuzz_<NAME> from fuzz/<NAME>.cc, and its short run as the CTest test
-# fuzz_<NAME>: RUNS inputs from seed 1, starting from fuzz/corpus/<NAME>/, with fuzz/<NAME>.dict
-# and the flags in fuzz/<NAME>.options when there are (scripts/fuzz uses the same). New inputs go
+# fuzz_<NAME>: RUNS inputs from seed 1, starting from fuzz/corpus/<NAME>/, with the flags in
+# fuzz/defaults.options, then fuzz/<NAME>.options and fuzz/<NAME>.dict when there are (scripts/fuzz
+# uses the same). New inputs go
 # to the build tree, never into the repository's corpus.
 function(ratelab_fuzzer)
   cmake_parse_arguments(ARG "" "NAME;RUNS" "DEPS" ${ARGN})
@@ -54,16 +55,17 @@ function(ratelab_fuzzer)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.dict)
     set(dict -dict=${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.dict)
   endif()
-  set(options "")
+  file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/defaults.options options REGEX "^-")
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.options)
-    file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.options options REGEX "^-")
-    separate_arguments(options UNIX_COMMAND "${options}")
+    file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_NAME}.options own REGEX "^-")
+    list(APPEND options ${own})
   endif()
+  separate_arguments(options UNIX_COMMAND "${options}")
   set(found ${CMAKE_CURRENT_BINARY_DIR}/short/${ARG_NAME})
   add_test(NAME ${target} COMMAND sh -c
     "rm -rf \"$1\" && mkdir -p \"$1\" && shift && exec \"$@\""
-    sh ${found} $<TARGET_FILE:${target}> -seed=1 -runs=${ARG_RUNS} -max_len=4096 -timeout=20
-    -rss_limit_mb=2048 -print_final_stats=1 ${dict} ${options} -artifact_prefix=${found}-
+    sh ${found} $<TARGET_FILE:${target}> -seed=1 -runs=${ARG_RUNS} ${options} ${dict}
+    -artifact_prefix=${found}-
     ${found} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/${ARG_NAME})
 endfunction()
 

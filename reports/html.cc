@@ -1,4 +1,5 @@
 // report.html: one self-contained page for a design review (plots inline, no network needed).
+#include "reports/advice.h"
 #include "reports/plots.h"
 #include "reports/timeline.h"
 #include "reports/view_parts.h"
@@ -52,6 +53,13 @@ std::string HtmlWitness(const ViolationReport& v, const std::vector<FaultReport>
   return s + "</table>\n";
 }
 
+std::string Paragraphs(const std::vector<std::string>& texts, const char* cls) {
+  std::string s;
+  for (const std::string& t : texts)
+    s += std::string("<p class=\"") + cls + "\">" + Escape(t) + "</p>\n";
+  return s;
+}
+
 // SVG from gnuplot, made fit to sit inline beside others: no XML prolog, its ids prefixed with
 // the plot's name so two plots' ids cannot clash.
 std::string InlineSvg(const std::string& name, std::string svg) {
@@ -80,6 +88,7 @@ pre { padding: .6em; overflow-x: auto; }
 figure { margin: 1.5em 0; } figcaption { color: #555; font-size: .9em; }
 figure svg { width: 100%; height: auto; }
 .summary { margin-bottom: .2em; }
+.advice { font-size: 1.05em; } .explain { color: #444; font-size: .9em; }
 @media print { h2 { page-break-before: auto; } figure, table { page-break-inside: avoid; } }
 )";
 
@@ -92,6 +101,15 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
                   Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += "<h1>" + Escape(title) + "</h1>\n";
   if (!r.description.empty()) s += "<p>" + Escape(r.description) + "</p>\n";
+  const Advice advice = Advise(r);
+  s += "<h2 id=\"recommendation\">Recommendation</h2>\n<p class=\"advice\">";
+  for (const std::string& sentence : advice.summary) s += Escape(sentence) + " ";
+  s += "</p>\n";
+  if (!advice.picks.empty()) {
+    Rows rows = {{"to", "pick", "because", "and it"}};
+    for (const Pick& p : advice.picks) rows.push_back({p.goal, p.limiter, p.because, p.but});
+    s += HtmlTable(rows);
+  }
   s += "<h2>The scenario</h2>\n<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
        "</b> per key, on the same traffic:</p>\n<ul>\n";
   for (const std::string& t : r.traffic) s += "<li>" + Escape(t) + "</li>\n";
@@ -106,11 +124,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
        (r.buggify ? ", BUGGIFY on (rare step delays made common)" : "") + ".</p>\n";
 
   s += "<h2>Verdicts</h2>\n" + HtmlTable(view_parts::VerdictRows(r));
-  s += "<p><i>own promise</i>: what the limiter's algorithm guarantees (aligned windows for the "
-       "fixed window and the counter, any window for the log, burst plus rate for the buckets). "
-       "<i>claim</i>: every limiter held to the scenario's claim. <i>over-admitted</i>: admitted "
-       "requests past the claim in the window ending at them; <i>false denials</i>: denied "
-       "requests an exact sliding log would have admitted.</p>\n";
+  s += Paragraphs(ExplainVerdicts(r), "explain");
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;
     s += "<p class=\"bad\"><b>" + Escape(l.name) + " FAILED</b>: " + std::to_string(l.failed) +
@@ -122,6 +136,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
     s += "<p class=\"note\">Note: " + Escape(note) + "</p>\n";
   }
   s += "<h2>Costs and fairness</h2>\n" + HtmlTable(view_parts::MetricRows(r));
+  s += Paragraphs(ExplainCosts(r), "explain");
   if (!r.faults.empty()) {
     Rows rows = {{"fault", "limiter", "offered", "admitted", "denied", "unanswered"}};
     for (const LimiterReport& l : r.limiters) {

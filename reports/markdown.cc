@@ -1,4 +1,5 @@
 // report.md: a pull-request comment: verdicts, top findings, links to the plots.
+#include "reports/advice.h"
 #include "reports/view_parts.h"
 #include "reports/views.h"
 
@@ -14,6 +15,15 @@ std::string RenderMarkdown(const RunReport& r, const std::vector<std::string>& p
   std::string s = "## ratelab: " + r.scenario + ", seed " + std::to_string(r.seed) + "\n\n";
   s += "Claim held to every limiter: **" + view_parts::Claim(r) + "** per key. History hash `" +
        r.history_hash + "`.\n\n";
+  const Advice advice = Advise(r);
+  for (size_t i = 0; i < advice.summary.size(); ++i) {
+    s += (i == 0 ? "" : " ") + advice.summary[i];
+  }
+  s += "\n\n";
+  for (const Pick& p : advice.picks) {
+    s += "- To " + p.goal + ": **" + cell(p.limiter) + "** (" + p.because + "; " + p.but + ")\n";
+  }
+  if (!advice.picks.empty()) s += "\n";
   const view_parts::Rows rows = view_parts::VerdictRows(r);
   for (size_t i = 0; i < rows.size(); ++i) {
     s += "|";

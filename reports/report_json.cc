@@ -76,6 +76,7 @@ json ToJson(const LimiterReport& l) {
               {"series", ToJson(l.series)},
               {"checks", Array(l.checks)},
               {"violations", Array(l.violations)}};
+  if (l.algorithm) out["algorithm"] = std::string(Describe(*l.algorithm).name);
   if (l.failed > 0) {
     out["failed"] = l.failed;
     out["failure"] = l.failure;
@@ -158,6 +159,11 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
   l.name = r.Field("name").String();
   l.protocol = r.Field("protocol").String();
   l.policy = r.Field("policy").String();
+  if (const std::optional<JsonReader> algorithm = r.OptionalField("algorithm")) {
+    const std::string name = algorithm->String();
+    l.algorithm = AlgorithmFromName(name);
+    if (!l.algorithm) algorithm->Report("unknown algorithm '" + name + "'");
+  }
   l.offered = r.Field("offered").Int();
   l.admitted = r.Field("admitted").Int();
   l.denied = r.Field("denied").Int();

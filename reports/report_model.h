@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "model/policy.h"
 
 namespace ratelab {
 
@@ -102,6 +103,8 @@ struct LimiterReport {
   std::string name;
   std::string protocol;
   std::string policy;
+  // The policy's algorithm ("algorithm": its name); none in a report written before it was.
+  std::optional<Algorithm> algorithm;
   int64_t offered = 0, admitted = 0, denied = 0, unanswered = 0;
   int64_t max_in_any_window = 0;
   std::string history_hash;  // 16 hex digits

@@ -100,6 +100,17 @@ TEST(RunReport, AFileThatIsNotAReportIsRefusedWithThePathOfTheProblem) {
             "the document: expected an object, found an array");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["users"][0]["admitted"].erase(0); }),
             "users[0].admitted: expected 5 values (one a limiter), found 4");
+  EXPECT_EQ(error_of([](nlohmann::json& j) { j["limiters"][3]["algorithm"] = "leaky"; }),
+            "limiters[3].algorithm: unknown algorithm 'leaky'");
+}
+
+TEST(RunReport, AReportWrittenBeforeAlgorithmsWereIsStillRead) {
+  nlohmann::json j = ToJson(DemoReport(1));
+  EXPECT_EQ(j["limiters"][3]["algorithm"], "token-bucket");
+  for (nlohmann::json& l : j["limiters"]) l.erase("algorithm");
+  Result<RunReport> r = RunReportFromJson(j);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->limiters[3].algorithm);
 }
 
 }  // namespace

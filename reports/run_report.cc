@@ -105,6 +105,7 @@ RunReport MakeRunReport(const RunResult& c) {
     l.name = o.name;
     l.protocol = o.protocol;
     l.policy = o.policy.ToString();
+    l.algorithm = o.policy.algorithm;
     l.offered = o.offered;
     l.admitted = o.admitted;
     l.denied = o.denied;

@@ -91,6 +91,27 @@ TEST(Report, HtmlIsWellFormedSelfContainedAndEmbedsEveryPlot) {
   EXPECT_NE(html.find("<pre>ratelab demo --seed 1</pre>"), std::string::npos);
 }
 
+TEST(Report, TheRecommendationComesFirstAndEachTableIsExplained) {
+  const RunReport data = DemoData();
+  const std::string html = RenderHtml(data, {}, "");
+  const size_t advice = html.find("<h2 id=\"recommendation\">Recommendation</h2>");
+  ASSERT_NE(advice, std::string::npos);
+  EXPECT_LT(advice, html.find("<h2>The scenario</h2>"));
+  EXPECT_EQ(Count(html.substr(0, advice), "<h2"), 0u);  // the first section
+  EXPECT_NE(html.find("only memory-sliding-log kept the claim", advice), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>to</th><th>pick</th><th>because</th><th>and it</th></tr>", advice),
+            std::string::npos);
+  // Each table is followed by what its columns mean, with this run's numbers.
+  const size_t verdicts = html.find("<h2>Verdicts</h2>");
+  EXPECT_NE(html.find("keep their own promise and still over-admit", verdicts), std::string::npos);
+  const size_t costs = html.find("<h2>Costs and fairness</h2>");
+  EXPECT_NE(html.find("the number in brackets is n", costs), std::string::npos);
+
+  const std::string md = RenderMarkdown(data, {});
+  EXPECT_LT(md.find("only memory-sliding-log kept the claim"), md.find("| limiter |"));
+  EXPECT_NE(md.find("- To keep the claim exactly: **memory-sliding-log**"), std::string::npos);
+}
+
 TEST(Report, JunitHasOneCasePerLimiterAndCheckAndFailsTheFixedWindowsBoundaryBurst) {
   const std::string xml = RenderJunit(DemoData());
   EXPECT_EQ(CheckTags(xml), "");

@@ -1,0 +1,386 @@
+#include "reports/advice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "reports/view_parts.h"
+
+namespace ratelab {
+
+namespace {
+
+using view_parts::Claim;
+using view_parts::Fixed;
+using Limiters = std::vector<const LimiterReport*>;
+
+// How many keys broke the claim: the claim's check when the run had it, otherwise whether any
+// admission was past it.
+uint64_t ClaimBroken(const LimiterReport& l) {
+  for (const CheckCount& c : l.checks) {
+    if (c.name == "any-window-cap") return c.violations;
+  }
+  return l.metrics.over_admitted > 0 ? 1 : 0;
+}
+
+uint64_t PromiseBroken(const LimiterReport& l) {
+  for (const CheckCount& c : l.checks) {
+    if (c.name == "promise") return c.violations;
+  }
+  return 0;
+}
+
+bool Answered(const LimiterReport& l) { return l.failed == 0; }
+
+// "a", "a and b", "a, b and c".
+std::string Names(const Limiters& ls) {
+  std::string s;
+  for (size_t i = 0; i < ls.size(); ++i) {
+    if (i > 0) s += i + 1 == ls.size() ? " and " : ", ";
+    s += ls[i]->name;
+  }
+  return s;
+}
+
+std::string Count(int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// A number as short as it can be read: no decimals when whole.
+std::string Short(double v) { return Fixed(v, std::abs(v - std::round(v)) < 0.05 ? 0 : 1); }
+
+std::string Percent(int64_t part, int64_t whole) {
+  return whole == 0 ? "0%" : Fixed(100.0 * static_cast<double>(part) / whole, 1) + "%";
+}
+
+double StatePerKey(const LimiterReport& l) { return l.metrics.state_bytes_per_key.value_or(0); }
+
+std::optional<double> P99(const LimiterReport& l) {
+  if (!l.metrics.latency_ms) return std::nullopt;
+  return l.metrics.latency_ms->p99;
+}
+
+// Whether any decision of the run took time on its clock.
+bool LatencyIsReal(const Limiters& ls) {
+  return std::any_of(ls.begin(), ls.end(), [](const LimiterReport* l) { return P99(*l) > 0; });
+}
+
+// "over-admits 43: up to 9 in one 1m window, 1.80x the limit".
+std::string OverAdmission(const RunReport& r, const LimiterReport& l) {
+  return "over-admits " + std::to_string(l.metrics.over_admitted) + ": up to " +
+         std::to_string(l.max_in_any_window) + " in one " + r.claim.window + " window, " +
+         Fixed(l.metrics.burst_ratio, 2) + "x the limit";
+}
+
+// What a pick keeps or gives up.
+std::string Trade(const RunReport& r, const LimiterReport& l) {
+  std::string s = ClaimBroken(l) == 0 ? "keeps the claim" : OverAdmission(r, l);
+  if (l.metrics.false_denials > 0) {
+    s += "; denies " + std::to_string(l.metrics.false_denials) + " the claim had room for";
+  }
+  return s;
+}
+
+// The one of `ls` with the least `cost`; ties go to the one that keeps the claim, then
+// over-admits least, then denies least without need, then comes first.
+const LimiterReport* Best(const Limiters& ls,
+                          const std::function<double(const LimiterReport&)>& cost) {
+  const auto rank = [&](const LimiterReport& l) {
+    return std::tuple(cost(l), ClaimBroken(l) > 0, l.metrics.over_admitted,
+                      l.metrics.false_denials);
+  };
+  const LimiterReport* best = nullptr;
+  for (const LimiterReport* l : ls) {
+    if (best == nullptr || rank(*l) < rank(*best)) best = l;
+  }
+  return best;
+}
+
+// A goal is worth a row only when the limiters differ on it by more than `tolerance`.
+bool Differ(const Limiters& ls, const std::function<double(const LimiterReport&)>& value,
+            double tolerance) {
+  if (ls.empty()) return false;
+  const auto [lo, hi] = std::minmax_element(
+      ls.begin(), ls.end(),
+      [&](const LimiterReport* a, const LimiterReport* b) { return value(*a) < value(*b); });
+  return value(**hi) - value(**lo) > tolerance;
+}
+
+// The first sentence: who kept the claim.
+std::string Verdict(const RunReport& r, const Limiters& answered, const Limiters& kept) {
+  const std::string claim = "the claim " + Claim(r) + " per key";
+  if (r.limiters.size() == 1) {
+    const LimiterReport& l = r.limiters[0];
+    if (!Answered(l)) {
+      return l.name + " failed on " + Count(l.failed, "request", "requests") +
+             " (it answered with its own error), so nothing can be concluded about " + claim +
+             " until that is fixed.";
+    }
+    if (ClaimBroken(l) == 0) {
+      return l.name + " kept " + claim + " on every key: at most " +
+             std::to_string(l.max_in_any_window) + " admitted in any " + r.claim.window + ".";
+    }
+    return l.name + " broke " + claim + " for " + Count(ClaimBroken(l), "key", "keys") + ". It " +
+           OverAdmission(r, l) + ".";
+  }
+  const std::string of = std::to_string(r.limiters.size()) + " limiters";
+  if (kept.empty()) {
+    if (answered.empty()) return "All " + of + " failed, so nothing can be concluded.";
+    const LimiterReport* closest = Best(answered, [](const LimiterReport& l) {
+      return static_cast<double>(l.metrics.over_admitted);
+    });
+    return "None of the " + of + " kept " + claim + " on every key. The closest, " + closest->name +
+           ", " + OverAdmission(r, *closest) + ".";
+  }
+  if (kept.size() == r.limiters.size()) return "All " + of + " kept " + claim + " on every key.";
+  return "Of the " + of + ", " + (kept.size() == 1 ? "only " : "") + Names(kept) + " kept " +
+         claim + " on every key.";
+}
+
+// What keeping the claim costs: the state and steps of those that kept it, beside the leanest.
+std::string KeepersCost(const Limiters& answered, const Limiters& kept, bool latency) {
+  const LimiterReport* keeper = Best(kept, StatePerKey);
+  std::string s = (kept.size() == 1 ? "It" : "The leanest of them, " + keeper->name + ",") +
+                  " keeps " + Short(StatePerKey(*keeper)) + " bytes of state per key and takes " +
+                  Fixed(keeper->metrics.steps_per_decision, 2) + " store steps per decision";
+  if (latency && P99(*keeper)) s += " (p99 latency " + Fixed(*P99(*keeper), 3) + " ms)";
+  const LimiterReport* leanest = Best(answered, StatePerKey);
+  if (StatePerKey(*leanest) > 0 && StatePerKey(*keeper) > 1.05 * StatePerKey(*leanest)) {
+    s += ": " + Fixed(StatePerKey(*keeper) / StatePerKey(*leanest), 1) + " times the " +
+         Short(StatePerKey(*leanest)) + " bytes of " + leanest->name + ", which does not";
+  }
+  return s + ".";
+}
+
+// Who admitted past the claim, and how far, most first; limiters with the same numbers together.
+std::string OverAdmitters(const RunReport& r, Limiters over) {
+  std::stable_sort(over.begin(), over.end(), [](const LimiterReport* a, const LimiterReport* b) {
+    return a->metrics.over_admitted > b->metrics.over_admitted;
+  });
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < over.size();) {
+    Limiters same = {over[i]};
+    const auto numbers = [](const LimiterReport* l) {
+      return std::pair(l->metrics.over_admitted, l->max_in_any_window);
+    };
+    while (i + same.size() < over.size() && numbers(over[i + same.size()]) == numbers(over[i])) {
+      same.push_back(over[i + same.size()]);
+    }
+    parts.push_back(Names(same) + " admitted " + std::to_string(over[i]->metrics.over_admitted) +
+                    (same.size() > 1 ? " each" : "") + " (up to " +
+                    std::to_string(over[i]->max_in_any_window) + " in one " + r.claim.window +
+                    " window)");
+    i += same.size();
+  }
+  std::string s = "Past the claim, ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    s += (i == 0 ? "" : i + 1 == parts.size() ? "; and " : "; ") + parts[i];
+  }
+  return s + ".";
+}
+
+// Who denied what the claim had room for.
+std::string Denials(const Limiters& answered) {
+  Limiters denying;
+  for (const LimiterReport* l : answered) {
+    if (l->metrics.false_denials > 0) denying.push_back(l);
+  }
+  if (denying.empty()) {
+    return answered.size() == 1 ? "It denied no request the claim had room for."
+                                : "None denied a request the claim had room for.";
+  }
+  std::string s;
+  for (size_t i = 0; i < denying.size(); ++i) {
+    const LimiterReport& l = *denying[i];
+    s += (i == 0                    ? ""
+          : i + 1 == denying.size() ? "; and "
+                                    : "; ") +
+         l.name + " denied " + Count(l.metrics.false_denials, "request", "requests") +
+         " the claim had room for (" + Percent(l.metrics.false_denials, l.offered) + " of the " +
+         std::to_string(l.offered) + " it was offered)";
+  }
+  s += ": an exact limiter would have admitted " +
+       std::string(denying.size() == 1 && denying[0]->metrics.false_denials == 1 ? "it" : "them") +
+       ".";
+  if (answered.size() > denying.size()) s += " The others denied none.";
+  return s;
+}
+
+// A goal a reader may have, as a cost to make least (a measure to make most is negated).
+struct Goal {
+  const char* goal;
+  double (*cost)(const LimiterReport&);
+  // The goal tells the limiters apart only when their costs differ by more than this (below 0:
+  // always).
+  double tolerance;
+  std::string (*because)(const LimiterReport&);
+  bool among_kept;  // only those that kept the claim qualify
+};
+
+std::string Bytes(const LimiterReport& l) {
+  return Short(StatePerKey(l)) + " bytes of state per key";
+}
+
+constexpr Goal kGoals[] = {
+    {"keep the claim exactly", StatePerKey, -1, Bytes, true},
+    {"keep the least state", StatePerKey, 0.05, Bytes, false},
+    {"admit the most", [](const LimiterReport& l) { return -static_cast<double>(l.admitted); }, 0,
+     [](const LimiterReport& l) {
+       return std::to_string(l.admitted) + " of " + std::to_string(l.offered) + " admitted";
+     },
+     false},
+    {"give busy users the fairest share",
+     [](const LimiterReport& l) { return -l.metrics.fairness.value_or(0); }, 0.02,
+     [](const LimiterReport& l) { return "fairness " + Fixed(l.metrics.fairness.value_or(0), 3); },
+     false},
+    {"take the fewest store steps",
+     [](const LimiterReport& l) { return l.metrics.steps_per_decision; }, 0.005,
+     [](const LimiterReport& l) {
+       return Fixed(l.metrics.steps_per_decision, 2) + " per decision";
+     },
+     false},
+    {"answer fastest", [](const LimiterReport& l) { return P99(l).value_or(0); }, 0.0005,
+     [](const LimiterReport& l) { return "p99 " + Fixed(P99(l).value_or(0), 3) + " ms"; }, false},
+    {"answer through faults",
+     [](const LimiterReport& l) { return static_cast<double>(l.unanswered); }, 0,
+     [](const LimiterReport& l) { return std::to_string(l.unanswered) + " unanswered"; }, false},
+};
+
+std::vector<Pick> Picks(const RunReport& r, const Limiters& answered, const Limiters& kept) {
+  std::vector<Pick> picks;
+  for (const Goal& g : kGoals) {
+    const Limiters& among = g.among_kept ? kept : answered;
+    if (among.empty() || (g.tolerance >= 0 && !Differ(among, g.cost, g.tolerance))) continue;
+    const LimiterReport* best = Best(among, g.cost);
+    Limiters also;
+    for (const LimiterReport* l : among) {
+      if (l != best && g.cost(*l) == g.cost(*best)) also.push_back(l);
+    }
+    std::string because = g.because(*best);
+    if (!also.empty()) because += (also.size() == 1 ? ", as does " : ", as do ") + Names(also);
+    picks.push_back({g.goal, best->name, std::move(because), Trade(r, *best)});
+  }
+  return picks;
+}
+
+}  // namespace
+
+Advice Advise(const RunReport& r) {
+  Advice a;
+  if (r.limiters.empty()) {
+    a.summary.push_back("No limiter ran.");
+    return a;
+  }
+  Limiters answered, kept, over;
+  for (const LimiterReport& l : r.limiters) {
+    if (!Answered(l)) continue;
+    answered.push_back(&l);
+    (ClaimBroken(l) == 0 ? kept : over).push_back(&l);
+  }
+  a.summary.push_back(Verdict(r, answered, kept));
+  const bool several = r.limiters.size() > 1;
+  if (several && !kept.empty())
+    a.summary.push_back(KeepersCost(answered, kept, LatencyIsReal(answered)));
+  if (several && !kept.empty() && !over.empty()) a.summary.push_back(OverAdmitters(r, over));
+  if (!answered.empty()) a.summary.push_back(Denials(answered));
+  for (const LimiterReport& l : r.limiters) {
+    if (const uint64_t broken = PromiseBroken(l); broken > 0) {
+      a.summary.push_back(
+          l.name + " broke its own promise (" + l.policy + ") for " + Count(broken, "key", "keys") +
+          (r.faults.empty() ? ": it does not do what its algorithm says, a defect rather than a "
+                              "trade-off."
+                            : ", in a run with faults: see what it decided while they lasted "
+                              "before calling it a defect."));
+    }
+    if (several && !Answered(l)) {
+      a.summary.push_back(l.name + " failed on " + Count(l.failed, "request", "requests") +
+                          " (it answered with its own error), so it is left out of this advice.");
+    }
+    if (Answered(l) && l.unanswered > 0) {
+      a.summary.push_back(l.name + " left " + std::to_string(l.unanswered) + " of its " +
+                          std::to_string(l.offered) + " requests unanswered (" +
+                          Percent(l.unanswered, l.offered) + ").");
+    }
+  }
+  if (answered.size() >= 2) a.picks = Picks(r, answered, kept);
+  return a;
+}
+
+std::vector<std::string> ExplainVerdicts(const RunReport& r) {
+  const std::string limit = std::to_string(r.claim.limit), window = r.claim.window;
+  std::vector<std::string> out = {
+      "Own promise: what the limiter's algorithm guarantees (per aligned window for the fixed "
+      "window, in any window for the log, a burst and then a steady rate for the buckets). "
+      "Claim: every limiter held to " +
+          Claim(r) + ".",
+      "Max in any " + window + " / limit: the most one key had admitted in any " + window +
+          " window, and that over " + limit + ". Over-admitted: admissions that made the " +
+          window + " window ending at them hold more than " + limit +
+          " for their key. False denials: denials the claim had room for (that window held fewer "
+          "than " +
+          limit + " of the limiter's admissions), which an exact limiter would have admitted."};
+  Limiters buckets, windows;
+  for (const LimiterReport& l : r.limiters) {
+    if (!l.algorithm || !Answered(l) || PromiseBroken(l) > 0 || ClaimBroken(l) == 0) continue;
+    if (Describe(*l.algorithm).bucket) {
+      buckets.push_back(&l);
+    } else if (*l.algorithm == Algorithm::kFixedWindow ||
+               *l.algorithm == Algorithm::kAnchoredWindow) {
+      windows.push_back(&l);
+    }
+  }
+  const auto most = [](const Limiters& ls) {
+    int64_t m = 0;
+    for (const LimiterReport* l : ls) m = std::max(m, l->max_in_any_window);
+    return m;
+  };
+  const bool one_bucket = buckets.size() == 1;
+  if (!buckets.empty()) {
+    out.push_back(Names(buckets) + (one_bucket ? " keeps its" : " keep their") +
+                  " own promise and still " + (one_bucket ? "over-admits" : "over-admit") +
+                  ": a bucket admits its burst at once and refills while the window is open, so a "
+                  "busy key can have its burst plus the refills, up to " +
+                  std::to_string(most(buckets)) + " here, in one " + window +
+                  " window, and again in the next.");
+  }
+  if (!windows.empty()) {
+    out.push_back(Names(windows) + (windows.size() == 1 ? " keeps its" : " keep their") +
+                  " own promise, " + limit + " per window, and still " +
+                  (windows.size() == 1 ? "over-admits" : "over-admit") +
+                  ": the end of one window and the start of the next can fall in one " + window +
+                  " span, up to " + std::to_string(most(windows)) + " here.");
+  }
+  const auto over = [](const Limiters& ls) {
+    int64_t m = 0;
+    for (const LimiterReport* l : ls) m = std::max(m, l->metrics.over_admitted);
+    return m;
+  };
+  if (!buckets.empty() && !windows.empty() && over(buckets) > over(windows)) {
+    out.push_back("So the buckets over-admit more (" + std::to_string(over(buckets)) + ") than " +
+                  Names(windows) + " (" + std::to_string(over(windows)) +
+                  "): any busy key brings a bucket past the claim, while a window is passed only "
+                  "by traffic on both sides of its edge.");
+  }
+  return out;
+}
+
+std::vector<std::string> ExplainCosts(const RunReport& r) {
+  std::vector<std::string> out = {
+      "Fairness: Jain's index of the share (admitted over offered) each busy user got, 1 when "
+      "all got the same share and 1/n when one got everything; the number in brackets is n, how "
+      "many users were busy (offered more than " +
+          std::to_string(r.claim.limit) + " in some " + r.claim.window + " window).",
+      "State bytes per key: what the limiter left in its store at the end, per key that had "
+      "any. Store steps per decision: store operations (commands or scripts) per answered "
+      "request."};
+  Limiters all;
+  for (const LimiterReport& l : r.limiters) all.push_back(&l);
+  out.push_back(LatencyIsReal(all)
+                    ? "Latency: from send to answer, on the run's clock."
+                    : "Latency: from send to answer, on the run's clock; every decision here was "
+                      "answered at once, so latency does not tell the limiters apart.");
+  return out;
+}
+
+}  // namespace ratelab

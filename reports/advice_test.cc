@@ -1,0 +1,194 @@
+#include "reports/advice.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "reports/run_report.h"
+#include "sim/scenario.h"
+
+namespace ratelab {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string Joined(const std::vector<std::string>& sentences) {
+  std::string s;
+  for (const std::string& t : sentences) s += t + "\n";
+  return s;
+}
+
+const Pick* PickFor(const Advice& a, const std::string& goal) {
+  for (const Pick& p : a.picks) {
+    if (p.goal == goal) return &p;
+  }
+  return nullptr;
+}
+
+// A limiter of a 5-in-any-1m run, with the claim's check broken for `broken` keys.
+LimiterReport Limiter(std::string name, Algorithm algorithm, int64_t admitted, uint64_t broken) {
+  LimiterReport l;
+  l.name = std::move(name);
+  l.algorithm = algorithm;
+  l.policy = std::string(Describe(algorithm).name) + " 5 per 1m";
+  l.offered = 100;
+  l.admitted = admitted;
+  l.denied = 100 - admitted;
+  l.max_in_any_window = broken > 0 ? 9 : 5;
+  l.metrics.over_admitted = broken > 0 ? 12 : 0;
+  l.metrics.burst_ratio = static_cast<double>(l.max_in_any_window) / 5;
+  l.metrics.state_bytes_per_key = 16;
+  l.metrics.steps_per_decision = 1;
+  l.checks = {{"promise", 0}, {"any-window-cap", broken}};
+  return l;
+}
+
+RunReport ReportOf(std::vector<LimiterReport> limiters) {
+  RunReport r;
+  r.scenario = "test";
+  r.claim = {5, "1m", 60000};
+  r.limiters = std::move(limiters);
+  return r;
+}
+
+TEST(Advice, OnTheDemoNamesTheOnlyKeeperItsCostAndThePickForEachGoal) {
+  Result<RunResult> c = RunScenario(DemoScenario(), 1);
+  ASSERT_TRUE(c.ok());
+  const RunReport r = MakeRunReport(*c);
+  const Advice a = Advise(r);
+  ASSERT_GE(a.summary.size(), 3u);
+  EXPECT_EQ(a.summary[0],
+            "Of the 5 limiters, only memory-sliding-log kept the claim 5 in any 1m per key on "
+            "every key.");
+  // The cost of keeping it, beside the leanest that does not.
+  EXPECT_THAT(a.summary[1], HasSubstr("bytes of state per key"));
+  EXPECT_THAT(a.summary[1], HasSubstr("of memory-gcra, which does not"));
+  EXPECT_THAT(Joined(a.summary), HasSubstr("memory-sliding-counter denied 21 requests the claim "
+                                           "had room for (8.7% of the 241 it was offered)"));
+  ASSERT_NE(PickFor(a, "keep the claim exactly"), nullptr);
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "memory-sliding-log");
+  ASSERT_NE(PickFor(a, "keep the least state"), nullptr);
+  EXPECT_EQ(PickFor(a, "keep the least state")->limiter, "memory-gcra");
+  EXPECT_THAT(PickFor(a, "keep the least state")->but, HasSubstr("up to 9 in one 1m window"));
+  EXPECT_THAT(Joined(a.summary),
+              HasSubstr("memory-token-bucket and memory-gcra admitted 43 each (up to 9 in one 1m "
+                        "window); memory-fixed-window admitted 21"));
+  ASSERT_NE(PickFor(a, "admit the most"), nullptr);
+  EXPECT_EQ(PickFor(a, "admit the most")->because, "209 of 241 admitted, as does memory-gcra");
+  // Every decision took no time, so latency picks nothing.
+  EXPECT_EQ(PickFor(a, "answer fastest"), nullptr);
+
+  const std::string verdicts = Joined(ExplainVerdicts(r));
+  EXPECT_THAT(verdicts, HasSubstr("memory-token-bucket and memory-gcra keep their own promise"));
+  EXPECT_THAT(verdicts, HasSubstr("up to 9 here"));
+  EXPECT_THAT(verdicts, HasSubstr("memory-fixed-window keeps its own promise, 5 per window"));
+  EXPECT_THAT(verdicts,
+              HasSubstr("So the buckets over-admit more (43) than memory-fixed-window (21)"));
+  EXPECT_THAT(Joined(ExplainCosts(r)), HasSubstr("the number in brackets is n"));
+  EXPECT_THAT(Joined(ExplainCosts(r)), HasSubstr("latency does not tell the limiters apart"));
+}
+
+TEST(Advice, SentencesFollowTheNumbers) {
+  RunReport r = ReportOf(
+      {Limiter("a", Algorithm::kSlidingLog, 40, 0), Limiter("b", Algorithm::kTokenBucket, 60, 3)});
+  r.limiters[0].metrics.false_denials = 7;
+  r.limiters[0].metrics.state_bytes_per_key = 160;
+  r.limiters[1].metrics.state_bytes_per_key = 8;
+  Advice a = Advise(r);
+  EXPECT_EQ(a.summary[0],
+            "Of the 2 limiters, only a kept the claim 5 in any 1m per key on every key.");
+  EXPECT_EQ(a.summary[1],
+            "It keeps 160 bytes of state per key and takes 1.00 store steps per decision: 20.0 "
+            "times the 8 bytes of b, which does not.");
+  EXPECT_EQ(a.summary[2], "Past the claim, b admitted 12 (up to 9 in one 1m window).");
+  EXPECT_EQ(a.summary[3],
+            "a denied 7 requests the claim had room for (7.0% of the 100 it was offered): an "
+            "exact limiter would have admitted them. The others denied none.");
+  ASSERT_NE(PickFor(a, "admit the most"), nullptr);
+  EXPECT_EQ(PickFor(a, "admit the most")->limiter, "b");
+  EXPECT_EQ(PickFor(a, "admit the most")->because, "60 of 100 admitted");
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->but,
+            "keeps the claim; denies 7 the claim had room for");
+
+  // Other numbers, other sentences.
+  r.limiters[0].metrics.false_denials = 0;
+  r.limiters[1].metrics.latency_ms = LatencySummary{1, 2, 3, 4};
+  a = Advise(r);
+  EXPECT_EQ(a.summary[3], "None denied a request the claim had room for.");
+  ASSERT_NE(PickFor(a, "answer fastest"), nullptr);
+  EXPECT_EQ(PickFor(a, "answer fastest")->limiter, "a");  // no latency summary: none took time
+}
+
+TEST(Advice, SaysWhenNoneOrAllKeptTheClaim) {
+  RunReport r = ReportOf(
+      {Limiter("a", Algorithm::kFixedWindow, 50, 2), Limiter("b", Algorithm::kGcra, 50, 1)});
+  r.limiters[1].metrics.over_admitted = 4;
+  EXPECT_EQ(Advise(r).summary[0],
+            "None of the 2 limiters kept the claim 5 in any 1m per key on every key. The closest, "
+            "b, over-admits 4: up to 9 in one 1m window, 1.80x the limit.");
+  EXPECT_EQ(PickFor(Advise(r), "keep the claim exactly"), nullptr);
+
+  r = ReportOf(
+      {Limiter("a", Algorithm::kSlidingLog, 50, 0), Limiter("b", Algorithm::kSlidingLog, 50, 0)});
+  const Advice a = Advise(r);
+  EXPECT_EQ(a.summary[0], "All 2 limiters kept the claim 5 in any 1m per key on every key.");
+  // They do not differ on state, admissions, fairness, steps or latency: one goal only.
+  ASSERT_EQ(a.picks.size(), 1u);
+  EXPECT_EQ(a.picks[0].goal, "keep the claim exactly");
+}
+
+TEST(Advice, OneLimiterGetsAVerdictAndNoPicks) {
+  RunReport r = ReportOf({Limiter("mine", Algorithm::kFixedWindow, 50, 2)});
+  Advice a = Advise(r);
+  EXPECT_EQ(a.summary[0],
+            "mine broke the claim 5 in any 1m per key for 2 keys. It over-admits 12: up to 9 in "
+            "one 1m window, 1.80x the limit.");
+  EXPECT_TRUE(a.picks.empty());
+
+  r.limiters[0] = Limiter("mine", Algorithm::kFixedWindow, 50, 0);
+  EXPECT_EQ(Advise(r).summary[0],
+            "mine kept the claim 5 in any 1m per key on every key: at most 5 admitted in any 1m.");
+
+  r.limiters[0].failed = 3;
+  a = Advise(r);
+  EXPECT_THAT(a.summary[0], HasSubstr("mine failed on 3 requests"));
+  EXPECT_THAT(a.summary[0], HasSubstr("nothing can be concluded"));
+  EXPECT_EQ(a.summary.size(), 1u);  // no denials of a limiter that failed
+}
+
+TEST(Advice, NamesBrokenPromisesFailuresAndUnansweredRequests) {
+  RunReport r = ReportOf({Limiter("a", Algorithm::kSlidingLog, 50, 0),
+                          Limiter("b", Algorithm::kFixedWindow, 50, 0),
+                          Limiter("c", Algorithm::kGcra, 50, 0)});
+  r.limiters[0].checks[0].violations = 2;  // its own promise
+  r.limiters[1].failed = 1;
+  r.limiters[2].unanswered = 25;
+  const std::string s = Joined(Advise(r).summary);
+  EXPECT_THAT(s, HasSubstr("a broke its own promise (sliding-log 5 per 1m) for 2 keys: it does "
+                           "not do what its algorithm says, a defect"));
+  EXPECT_THAT(s, HasSubstr("b failed on 1 request (it answered with its own error), so it is left "
+                           "out of this advice."));
+  EXPECT_THAT(s, HasSubstr("c left 25 of its 100 requests unanswered (25.0%)."));
+  // Under faults, a broken promise may be the fail policy's choice: no blame, but where to look.
+  r.faults.push_back({"store outage", 10, 20});
+  EXPECT_THAT(
+      Joined(Advise(r).summary),
+      HasSubstr("a broke its own promise (sliding-log 5 per 1m) for 2 keys, in a run with "
+                "faults: see what it decided while they lasted before calling it a defect."));
+  // The one that failed is nobody's pick.
+  for (const Pick& p : Advise(r).picks) EXPECT_NE(p.limiter, "b") << p.goal;
+}
+
+TEST(Advice, ExplainsOverAdmissionOnlyForLimitersThatKeepTheirPromise) {
+  RunReport r = ReportOf({Limiter("bucket", Algorithm::kTokenBucket, 60, 3)});
+  EXPECT_THAT(Joined(ExplainVerdicts(r)),
+              HasSubstr("bucket keeps its own promise and still over-admits"));
+  r.limiters[0].checks[0].violations = 1;
+  EXPECT_THAT(Joined(ExplainVerdicts(r)), Not(HasSubstr("keeps its own promise")));
+  r.limiters[0].algorithm.reset();  // a report written before algorithms were
+  r.limiters[0].checks[0].violations = 0;
+  EXPECT_THAT(Joined(ExplainVerdicts(r)), Not(HasSubstr("keeps its own promise")));
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -95,15 +95,16 @@ TEST(BehaviourPins, RunPrintsTheSameHistoriesVerdictsAndWitnesses) {
 }
 
 // The JSON pins (here and of the report files below) changed when each limiter's report gained
-// its "algorithm": with that field taken out, every file hashed as pinned before; the HTML and
-// Markdown pins changed when the reports gained their recommendation.
+// its "algorithm" and the run its "start": with those fields taken out, every file hashed as
+// pinned before. The HTML and Markdown pins changed when the reports gained their
+// recommendation, and the HTML again with short witnesses.
 TEST(BehaviourPins, RunJsonHasTheSameNumbers) {
   ExpectCommandPins({
-      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "aa44a10efdf31b8c"},
-      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "ee8f9affbae28153"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "8c015ff4e7f43f8d"},
-      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "a51213d5dc4bdccf"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "9cb0b3e7a2f6e083"},
+      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "090d547d44ae7434"},
+      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "dde2b2f2b21c1e81"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "c9fcbd391adcf4d5"},
+      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "4e50a1ee1ec13ead"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "f7c02d3ccf43aedb"},
       {{"run", "{scenarios}/store-outage.yaml", "--seeds", "4..9"}, 1, "41456265c5e28266"},
   });
 }
@@ -193,8 +194,8 @@ std::string BeforeReportPath(const std::string& out) {
 }
 
 const std::vector<FilePin> kStoreOutageReport = {
-    {"report.json", "b2504bde106c28e2"},      {"report.md", "170ca77f5774a736"},
-    {"junit.xml", "ed073740a2431ea5"},        {"report.html", "8b555d8a9c3bb4d0"},
+    {"report.json", "5c40df16bb22417a"},      {"report.md", "170ca77f5774a736"},
+    {"junit.xml", "ed073740a2431ea5"},        {"report.html", "16f9d0d88fb1f9e4"},
     {"plots/traffic.gp", "6b4c1ffcc982676e"}, {"plots/window.gp", "6c11f3c0f73e52c0"},
     {"plots/latency.gp", "4e90ca50e8d87faa"},
 };
@@ -222,10 +223,10 @@ TEST(BehaviourPins, DemoWritesTheSameReport) {
   ASSERT_EQ(r.exit, 0) << r.err;
   ExpectPinned("demo stdout", BeforeReportPath(r.out), "417546ee638d2a0b");
   ExpectFilesPinned("demo", dir,
-                    {{"report.json", "852572f1b3e2d73a"},
+                    {{"report.json", "d3ac7f6cb6d2c336"},
                      {"report.md", "cff0d33a0254e82a"},
                      {"junit.xml", "adcf7d207c02b4d6"},
-                     {"report.html", "1b9f5cd049b2e3d4"}});
+                     {"report.html", "d06b8275acda19b6"}});
 }
 
 TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
@@ -235,13 +236,13 @@ TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
   ASSERT_EQ(r.exit, 1) << r.err;
   ExpectPinned("sweep result.json",
                Replace(testing_files::Read(dir / "result.json"), RATELAB_SOURCE_DIR, "SRC"),
-               "bbc835ed48ab44c6");
+               "edea0a2e44ad20b8");
   const fs::path views = testing_files::TempDir("views");
   ASSERT_EQ(Ratelab({"report", (dir / "result.json").string(), "--out", views.string()}).exit, 0);
   ExpectFilesPinned("sweep report", views,
                     {{"report.md", "50664d1a7192533a"},
                      {"junit.xml", "2aa06d8e84fbe8b1"},
-                     {"report.html", "63aa17ef8243b90b"}});
+                     {"report.html", "57fba87484f02f14"}});
 }
 
 }  // namespace

@@ -1,4 +1,8 @@
 // report.html: one self-contained page for a design review (plots inline, no network needed).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
 #include "reports/advice.h"
 #include "reports/plots.h"
 #include "reports/timeline.h"
@@ -33,30 +37,74 @@ std::string HtmlTable(const Rows& rows) {
   return s + "</table>\n";
 }
 
-std::string HtmlWitness(const ViolationReport& v, const std::vector<FaultReport>& faults) {
+// A span of seconds, short: to the microsecond under a second, to the millisecond above.
+std::string Offset(double seconds) {
+  const double unit = std::abs(seconds) < 1 ? 1e-6 : 1e-3;
+  const auto d = std::chrono::round<Duration>(
+      std::chrono::duration<double>(std::round(seconds / unit) * unit));
+  return d == Duration::zero() ? "0" : FormatDuration(d);
+}
+
+// When, `at_s` after the run's start, on the scenario's clock to the millisecond, without the
+// date (the table's header has it); seconds since the start in a report that has no start.
+std::string ClockTime(const RunReport& r, double at_s) {
+  if (!r.start) return Fixed(at_s, 3) + "s";
+  const std::string t = FormatInstant(*r.start + std::chrono::round<std::chrono::milliseconds>(
+                                                     std::chrono::duration<double>(at_s)));
+  return t.substr(t.find(' ') + 1);
+}
+
+// The date of the scenario's clock at `at_s`, for a header: "2026-01-01 UTC".
+std::string ClockDate(const RunReport& r, double at_s) {
+  if (!r.start) return "s since the start";
+  const std::string t = FormatInstant(*r.start + std::chrono::round<std::chrono::milliseconds>(
+                                                     std::chrono::duration<double>(at_s)));
+  return (t.find(' ') == std::string::npos ? "1970-01-01" : t.substr(0, t.find(' '))) + " UTC";
+}
+
+// One row per request: when it was sent (the scenario's clock, and since the witness began), its
+// store steps when it took several, what it got.
+std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
   std::string s = "<p class=\"summary\"><b>" + Escape(v.invariant) + "</b> on key <code>" +
                   Escape(v.key) + "</code>: " + Escape(v.summary) + "</p>\n";
-  s += "<table class=\"timeline\">\n<tr><th>time (s since start)</th><th>+ms</th><th>request</th>"
-       "<th>node</th><th>what happened</th></tr>\n";
-  const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, faults);
-  for (const TimelineRow& row : rows) {
-    const bool admitted = row.what == "admitted", denied = row.what.rfind("denied", 0) == 0;
+  const std::vector<RequestRow> rows = WitnessRequests(v.witness, r.faults);
+  if (rows.empty()) return s;
+  const bool steps = std::any_of(rows.begin(), rows.end(),
+                                 [](const RequestRow& row) { return !row.steps.empty(); });
+  s += "<table class=\"timeline\">\n<tr><th>request</th><th>sent (" +
+       Escape(ClockDate(r, rows.front().sent_s)) + ")</th><th>+</th><th>node</th>" +
+       (steps ? "<th>store steps (+ since sent)</th>" : "") + "<th>outcome</th></tr>\n";
+  for (const RequestRow& row : rows) {
+    const bool admitted = row.outcome == "admitted";
+    const bool denied = row.outcome.rfind("denied", 0) == 0;
     s += std::string("<tr") +
          (admitted ? " class=\"good\""
           : denied ? " class=\"bad\""
                    : "") +
-         "><td>" + Fixed(row.at_s, 6) + "</td><td>" +
-         Fixed((row.at_s - rows.front().at_s) * 1000, 3) + "</td><td>" +
-         (row.id < 0 ? std::string() : "#" + std::to_string(row.id)) + "</td><td>" +
-         Escape(row.node) + "</td><td>" + Escape(row.what) + "</td></tr>\n";
+         "><td>" + (row.id < 0 ? std::string() : "#" + std::to_string(row.id)) + "</td><td>" +
+         ClockTime(r, row.sent_s) + "</td><td>+" + Offset(row.sent_s - rows.front().sent_s) +
+         "</td><td>" + Escape(row.node) + "</td>";
+    if (steps) {
+      s += "<td>";
+      for (size_t i = 0; i < row.steps.size(); ++i) {
+        s += (i == 0 ? "" : "<br>") + std::string("+") + Offset(row.steps[i].at_s - row.sent_s) +
+             " " + Escape(row.steps[i].label);
+      }
+      s += "</td>";
+    }
+    std::string outcome = row.outcome;
+    if (row.id >= 0 && row.key != v.key) outcome += " (key " + row.key + ")";
+    if (row.id >= 0 && row.cost != 1) outcome += " (cost " + std::to_string(row.cost) + ")";
+    s += "<td>" + Escape(outcome) + "</td></tr>\n";
   }
   return s + "</table>\n";
 }
 
 std::string Paragraphs(const std::vector<std::string>& texts, const char* cls) {
   std::string s;
-  for (const std::string& t : texts)
+  for (const std::string& t : texts) {
     s += std::string("<p class=\"") + cls + "\">" + Escape(t) + "</p>\n";
+  }
   return s;
 }
 
@@ -76,6 +124,85 @@ std::string InlineSvg(const std::string& name, std::string svg) {
   return svg;
 }
 
+// The page's sections, in order, each with the id the table of contents links to.
+struct Section {
+  const char* id;
+  const char* title;
+};
+constexpr Section kRecommendation{"recommendation", "Recommendation"};
+constexpr Section kScenario{"scenario", "The scenario"};
+constexpr Section kVerdicts{"verdicts", "Verdicts"};
+constexpr Section kCosts{"costs", "Costs and fairness"};
+constexpr Section kFaults{"faults", "During the faults"};
+constexpr Section kPlots{"plots", "Plots"};
+constexpr Section kViolations{"violations", "Violations"};
+constexpr Section kReproduce{"reproduce", "Reproduce"};
+
+std::string Heading(const Section& section) {
+  return std::string("<h2 id=\"") + section.id + "\">" + section.title + "</h2>\n";
+}
+
+// One line of links to the sections the page has.
+std::string Contents(const std::vector<Section>& sections) {
+  std::string s = "<nav class=\"contents\">";
+  for (size_t i = 0; i < sections.size(); ++i) {
+    s += std::string(i == 0 ? "" : " &middot; ") + "<a href=\"#" + sections[i].id + "\">" +
+         sections[i].title + "</a>";
+  }
+  return s + "</nav>\n";
+}
+
+// The witnesses of every broken check, limiters whose witnesses are the same shown once under
+// all their names; the first open, the others collapsed, a list of them first.
+std::string Violations(const RunReport& r) {
+  struct Finding {
+    std::vector<std::string> limiters;
+    std::string title;  // "claim: 5 in any 1m broken for 3 keys"
+    std::string body;   // the witnesses
+  };
+  std::vector<Finding> findings;
+  view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
+    if (check.violations == 0) return;
+    std::string body;
+    for (const ViolationReport* v :
+         view_parts::ViolationsOf(l, check.name, view_parts::kShownViolations)) {
+      body += HtmlWitness(r, *v);
+    }
+    if (check.violations > view_parts::kShownViolations) {
+      body += "<p>... and " + std::to_string(check.violations - view_parts::kShownViolations) +
+              " more, each with its witness in report.json.</p>\n";
+    }
+    const std::string title = CheckTitle(r, check.name) + " " + Verdict(check.violations);
+    for (Finding& f : findings) {
+      if (f.title == title && f.body == body) {
+        f.limiters.push_back(l.name);
+        return;
+      }
+    }
+    findings.push_back({{l.name}, title, std::move(body)});
+  });
+  if (findings.empty()) return "<p class=\"good\">None: every limiter kept every check.</p>\n";
+  const auto name = [](const Finding& f) {
+    std::string s;
+    for (size_t i = 0; i < f.limiters.size(); ++i) {
+      s += (i == 0 ? "" : i + 1 == f.limiters.size() ? " and " : ", ") + f.limiters[i];
+    }
+    return s + ": " + f.title;
+  };
+  std::string s = "<ul>\n";
+  for (size_t i = 0; i < findings.size(); ++i) {
+    s += "<li><a href=\"#finding-" + std::to_string(i + 1) + "\">" + Escape(name(findings[i])) +
+         "</a>" + (findings[i].limiters.size() > 1 ? " (the same witnesses)" : "") + "</li>\n";
+  }
+  s += "</ul>\n";
+  for (size_t i = 0; i < findings.size(); ++i) {
+    s += "<details id=\"finding-" + std::to_string(i + 1) + "\"" + (i == 0 ? " open" : "") +
+         "><summary><h3>" + Escape(name(findings[i])) + "</h3></summary>\n" + findings[i].body +
+         "</details>\n";
+  }
+  return s;
+}
+
 constexpr char kStyle[] = R"(
 body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; color: #222; line-height: 1.4; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
@@ -88,6 +215,10 @@ pre { padding: .6em; overflow-x: auto; }
 figure { margin: 1.5em 0; } figcaption { color: #555; font-size: .9em; }
 figure svg { width: 100%; height: auto; }
 .summary { margin-bottom: .2em; }
+nav.contents { font-size: .9em; margin: .5em 0 1em; }
+summary { cursor: pointer; } summary h3 { display: inline; font-size: 1.05em; }
+details { margin: .8em 0; }
+h2, h3, summary { break-after: avoid; page-break-after: avoid; }
 .advice { font-size: 1.05em; } .explain { color: #444; font-size: .9em; }
 @media print { h2 { page-break-before: auto; } figure, table { page-break-inside: avoid; } }
 )";
@@ -101,8 +232,13 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
                   Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += "<h1>" + Escape(title) + "</h1>\n";
   if (!r.description.empty()) s += "<p>" + Escape(r.description) + "</p>\n";
+  std::vector<Section> sections = {kRecommendation, kScenario, kVerdicts, kCosts};
+  if (!r.faults.empty()) sections.push_back(kFaults);
+  sections.insert(sections.end(), {kPlots, kViolations});
+  if (r.reproduce) sections.push_back(kReproduce);
+  s += Contents(sections);
   const Advice advice = Advise(r);
-  s += "<h2 id=\"recommendation\">Recommendation</h2>\n<p class=\"advice\">";
+  s += Heading(kRecommendation) + "<p class=\"advice\">";
   for (const std::string& sentence : advice.summary) s += Escape(sentence) + " ";
   s += "</p>\n";
   if (!advice.picks.empty()) {
@@ -110,7 +246,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
     for (const Pick& p : advice.picks) rows.push_back({p.goal, p.limiter, p.because, p.but});
     s += HtmlTable(rows);
   }
-  s += "<h2>The scenario</h2>\n<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
+  s += Heading(kScenario) + "<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
        "</b> per key, on the same traffic:</p>\n<ul>\n";
   for (const std::string& t : r.traffic) s += "<li>" + Escape(t) + "</li>\n";
   s += "</ul>\n";
@@ -123,7 +259,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
        Escape(r.history_hash) + "</code>" +
        (r.buggify ? ", BUGGIFY on (rare step delays made common)" : "") + ".</p>\n";
 
-  s += "<h2>Verdicts</h2>\n" + HtmlTable(view_parts::VerdictRows(r));
+  s += Heading(kVerdicts) + HtmlTable(view_parts::VerdictRows(r));
   s += Paragraphs(ExplainVerdicts(r), "explain");
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;
@@ -135,7 +271,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   for (const std::string& note : r.notes) {
     s += "<p class=\"note\">Note: " + Escape(note) + "</p>\n";
   }
-  s += "<h2>Costs and fairness</h2>\n" + HtmlTable(view_parts::MetricRows(r));
+  s += Heading(kCosts) + HtmlTable(view_parts::MetricRows(r));
   s += Paragraphs(ExplainCosts(r), "explain");
   if (!r.faults.empty()) {
     Rows rows = {{"fault", "limiter", "offered", "admitted", "denied", "unanswered"}};
@@ -145,10 +281,10 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
                         std::to_string(f.denied), std::to_string(f.unanswered)});
       }
     }
-    s += "<h2>During the faults</h2>\n" + HtmlTable(rows);
+    s += Heading(kFaults) + HtmlTable(rows);
   }
 
-  s += "<h2>Plots</h2>\n";
+  s += Heading(kPlots);
   if (!plot_error.empty()) s += "<p class=\"bad\">No plots: " + Escape(plot_error) + "</p>\n";
   for (const Plot& p : PlotScripts(r)) {
     auto it = svgs.find(p.name);
@@ -157,25 +293,10 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
          Escape(p.caption) + "</figcaption>\n</figure>\n";
   }
 
-  s += "<h2>Violations</h2>\n";
-  const int64_t broken =
-      view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
-        if (check.violations == 0) return;
-        s += "<h3>" + Escape(l.name) + ": " + Escape(CheckTitle(r, check.name)) + " " +
-             Escape(Verdict(check.violations)) + "</h3>\n";
-        for (const ViolationReport* v :
-             view_parts::ViolationsOf(l, check.name, view_parts::kShownViolations)) {
-          s += HtmlWitness(*v, r.faults);
-        }
-        if (check.violations > view_parts::kShownViolations) {
-          s += "<p>... and " + std::to_string(check.violations - view_parts::kShownViolations) +
-               " more, each with its witness in report.json.</p>\n";
-        }
-      });
-  if (broken == 0) s += "<p class=\"good\">None: every limiter kept every check.</p>\n";
+  s += Heading(kViolations) + Violations(r);
 
   if (r.reproduce) {
-    s += "<h2>Reproduce</h2>\n<pre>" + Escape(*r.reproduce) +
+    s += Heading(kReproduce) + "<pre>" + Escape(*r.reproduce) +
          "</pre>\n<p>The same seed gives the same history hash.</p>\n";
   }
   return s + "</body>\n</html>\n";

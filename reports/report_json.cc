@@ -203,6 +203,10 @@ RunReport ReadRun(const JsonReader& r) {
   run.seed = r.Field("seed").Unsigned();
   run.history_hash = r.Field("history_hash").String();
   run.buggify = r.Field("buggify").Bool();
+  if (const std::optional<JsonReader> start = r.OptionalField("start")) {
+    run.start = ParseInstant(start->String());
+    if (!run.start) start->Report("expected a UTC time such as 2026-01-01T00:00:00Z");
+  }
   const JsonReader claim = r.Field("claim");
   run.claim = {claim.Field("limit").Int(), claim.Field("window").String(),
                claim.Field("window_ms").Number()};
@@ -277,6 +281,7 @@ json ToJson(const RunReport& r) {
       {"bins", {{"width", r.bins.width}, {"width_ms", r.bins.width_ms}, {"count", r.bins.count}}},
       {"users", Array(r.users)},
       {"limiters", Array(r.limiters)}};
+  if (r.start) out["start"] = FormatUtc(*r.start);
   if (r.reproduce) out["reproduce"] = *r.reproduce;
   return out;
 }

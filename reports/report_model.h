@@ -144,6 +144,9 @@ struct RunReport {
   uint64_t seed = 0;
   std::string history_hash;
   bool buggify = false;
+  // The scenario's start ("start": FormatUtc), from which every `_s` field counts; none in a
+  // report written before it was.
+  std::optional<Instant> start;
   ClaimReport claim;
   std::vector<std::string> traffic;
   std::vector<FaultReport> faults;

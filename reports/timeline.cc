@@ -5,6 +5,12 @@
 
 namespace ratelab {
 
+namespace {
+
+constexpr char kNeverAnswered[] = "never answered (a crash, or the store failed)";
+
+}  // namespace
+
 std::vector<TimelineRow> WitnessTimeline(const std::vector<WitnessEvent>& witness,
                                          const std::vector<FaultReport>& faults) {
   std::vector<TimelineRow> rows;
@@ -26,7 +32,7 @@ std::vector<TimelineRow> WitnessTimeline(const std::vector<WitnessEvent>& witnes
       end = *e.complete_s;
       rows.push_back({end, e.id, order, node, e.outcome});
     } else {
-      rows.push_back({end, e.id, order, node, "never answered (a crash, or the store failed)"});
+      rows.push_back({end, e.id, order, node, kNeverAnswered});
       lost_after = std::min(lost_after, end);
     }
     first = std::min(first, sent);
@@ -50,6 +56,23 @@ std::vector<TimelineRow> WitnessTimeline(const std::vector<WitnessEvent>& witnes
   std::stable_sort(rows.begin(), rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
     if (a.at_s != b.at_s) return a.at_s < b.at_s;
     return a.id != b.id ? a.id < b.id : a.order < b.order;
+  });
+  return rows;
+}
+
+std::vector<RequestRow> WitnessRequests(const std::vector<WitnessEvent>& witness,
+                                        const std::vector<FaultReport>& faults) {
+  std::vector<RequestRow> rows;
+  for (const TimelineRow& t : WitnessTimeline(witness, faults)) {
+    if (t.id < 0) rows.push_back({t.at_s, -1, "", "", 0, {}, t.what});
+  }
+  for (const WitnessEvent& e : witness) {
+    rows.push_back({e.invoke_s, e.id, "node " + std::to_string(e.node), e.key, e.cost,
+                    e.steps.size() > 1 ? e.steps : std::vector<WitnessStep>{},
+                    e.complete_s ? e.outcome : kNeverAnswered});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const RequestRow& a, const RequestRow& b) {
+    return a.sent_s != b.sent_s ? a.sent_s < b.sent_s : a.id < b.id;
   });
   return rows;
 }

@@ -25,6 +25,21 @@ struct TimelineRow {
 std::vector<TimelineRow> WitnessTimeline(const std::vector<WitnessEvent>& witness,
                                          const std::vector<FaultReport>& faults);
 
+// A witness as one row per request, for reports a reviewer reads: when it was sent, its store
+// steps when it took several (one step says no more than its outcome), and what it got; with a
+// row for each fault that touches the witness (as WitnessTimeline chooses them), in time order.
+struct RequestRow {
+  double sent_s = 0;  // seconds since the run's start (a fault: when it begins)
+  int64_t id = -1;    // -1 for a fault
+  std::string node;   // "node 1"; empty for a fault
+  std::string key;
+  int64_t cost = 1;
+  std::vector<WitnessStep> steps;  // empty unless the request took several
+  std::string outcome;             // "admitted", "denied, retry after 1s", ...; a fault: what
+};
+std::vector<RequestRow> WitnessRequests(const std::vector<WitnessEvent>& witness,
+                                        const std::vector<FaultReport>& faults);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_REPORTS_TIMELINE_H_

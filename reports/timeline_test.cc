@@ -63,5 +63,31 @@ TEST(WitnessTimeline, InterleavesRequestsAndTheFaultsThatTouchThem) {
   EXPECT_EQ(rows.front().node, "node 0");
 }
 
+TEST(WitnessRequests, OneRowPerRequestWithItsStepsOnlyWhenItTookSeveral) {
+  const std::vector<HistoryEvent> witness = {
+      Request(0, milliseconds(0), {milliseconds(2), milliseconds(3)}, milliseconds(4)),
+      Request(1, milliseconds(1), {milliseconds(3)}, milliseconds(5)),
+      Request(2, milliseconds(7), {milliseconds(8)}, std::nullopt)};
+  const std::vector<FaultWindow> faults = {
+      {"the store was unreachable", kStart + milliseconds(2), kStart + milliseconds(10)}};
+  const std::vector<RequestRow> rows =
+      WitnessRequests(WitnessEvents(witness, kStart), FaultReports(faults, kStart));
+  std::vector<std::string> lines;
+  for (const RequestRow& r : rows) {
+    lines.push_back((r.id < 0 ? std::string("-") : "#" + std::to_string(r.id)) + " " +
+                    std::to_string(r.steps.size()) + " " + r.outcome);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "#0 2 admitted",
+                       "#1 0 admitted",
+                       "- 0 fault begins: the store was unreachable",
+                       "#2 0 never answered (a crash, or the store failed)",
+                       "- 0 fault ends: the store was unreachable",
+                   }));
+  EXPECT_DOUBLE_EQ(rows[1].sent_s, 0.001);
+  EXPECT_DOUBLE_EQ(rows[0].steps[1].at_s, 0.003);
+  EXPECT_EQ(rows[0].key, "user:u1:/api");
+}
+
 }  // namespace
 }  // namespace ratelab

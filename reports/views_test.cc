@@ -96,20 +96,51 @@ TEST(Report, TheRecommendationComesFirstAndEachTableIsExplained) {
   const std::string html = RenderHtml(data, {}, "");
   const size_t advice = html.find("<h2 id=\"recommendation\">Recommendation</h2>");
   ASSERT_NE(advice, std::string::npos);
-  EXPECT_LT(advice, html.find("<h2>The scenario</h2>"));
+  EXPECT_LT(advice, html.find("<h2 id=\"scenario\">The scenario</h2>"));
   EXPECT_EQ(Count(html.substr(0, advice), "<h2"), 0u);  // the first section
   EXPECT_NE(html.find("only memory-sliding-log kept the claim", advice), std::string::npos);
   EXPECT_NE(html.find("<tr><th>to</th><th>pick</th><th>because</th><th>and it</th></tr>", advice),
             std::string::npos);
   // Each table is followed by what its columns mean, with this run's numbers.
-  const size_t verdicts = html.find("<h2>Verdicts</h2>");
+  const size_t verdicts = html.find("<h2 id=\"verdicts\">Verdicts</h2>");
   EXPECT_NE(html.find("keep their own promise and still over-admit", verdicts), std::string::npos);
-  const size_t costs = html.find("<h2>Costs and fairness</h2>");
+  const size_t costs = html.find("<h2 id=\"costs\">Costs and fairness</h2>");
   EXPECT_NE(html.find("the number in brackets is n", costs), std::string::npos);
 
   const std::string md = RenderMarkdown(data, {});
   EXPECT_LT(md.find("only memory-sliding-log kept the claim"), md.find("| limiter |"));
   EXPECT_NE(md.find("- To keep the claim exactly: **memory-sliding-log**"), std::string::npos);
+}
+
+TEST(Report, WitnessesAreShortSharedAndCollapsedBelowTheFirst) {
+  const RunReport data = DemoData();
+  const std::string html = RenderHtml(data, {}, "");
+  // A table of contents linking every section the page has.
+  for (const char* id :
+       {"recommendation", "scenario", "verdicts", "costs", "plots", "violations", "reproduce"}) {
+    EXPECT_NE(html.find(std::string("<a href=\"#") + id + "\">"), std::string::npos) << id;
+    EXPECT_NE(html.find(std::string("<h2 id=\"") + id + "\">"), std::string::npos) << id;
+  }
+  EXPECT_EQ(html.find("href=\"#faults\""), std::string::npos);  // the demo has none
+  // The buckets' witnesses are the same: shown once, under both names.
+  EXPECT_EQ(Count(html,
+                  "<h3>memory-token-bucket and memory-gcra: claim: 5 in any 1m broken for "
+                  "3 keys</h3>"),
+            1u);
+  EXPECT_EQ(Count(html, "<h3>memory-gcra"), 0u);
+  // The first open, the others collapsed.
+  EXPECT_EQ(Count(html, "<details "), 3u);
+  EXPECT_EQ(Count(html, " open>"), 1u);
+  EXPECT_NE(html.find("<details id=\"finding-1\" open><summary><h3>memory-fixed-window:"),
+            std::string::npos);
+  // One row per request, on the scenario's clock and since the witness began; no nanoseconds.
+  EXPECT_NE(html.find("<tr><th>request</th><th>sent (2026-01-01 UTC)</th><th>+</th>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"good\"><td>#91</td><td>00:01:59.600</td><td>+100ms</td>"
+                      "<td>node 0</td><td>admitted</td></tr>"),
+            std::string::npos);
+  const size_t violations = html.find("<h2 id=\"violations\">");
+  EXPECT_EQ(Count(html.substr(violations), "step:"), 0u);  // one step says nothing more
 }
 
 TEST(Report, JunitHasOneCasePerLimiterAndCheckAndFailsTheFixedWindowsBoundaryBurst) {

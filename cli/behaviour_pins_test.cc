@@ -97,14 +97,16 @@ TEST(BehaviourPins, RunPrintsTheSameHistoriesVerdictsAndWitnesses) {
 // The JSON pins (here and of the report files below) changed when each limiter's report gained
 // its "algorithm" and the run its "start": with those fields taken out, every file hashed as
 // pinned before. The HTML and Markdown pins changed when the reports gained their
-// recommendation, and the HTML again with short witnesses.
+// recommendation, and the HTML again with short witnesses. The JSON's series and the plot
+// scripts changed when the time bins came to fit the requests (and the peak series to hold its
+// value between admissions), and the scripts to draw on the scenario's clock.
 TEST(BehaviourPins, RunJsonHasTheSameNumbers) {
   ExpectCommandPins({
-      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "090d547d44ae7434"},
-      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "dde2b2f2b21c1e81"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "c9fcbd391adcf4d5"},
-      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "4e50a1ee1ec13ead"},
-      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "f7c02d3ccf43aedb"},
+      {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "97f47c1fc6451cc5"},
+      {{"run", "{scenarios}/bursty-many-users.yaml", "--json"}, 0, "2eabadafe150edef"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--json"}, 1, "16706580442cb704"},
+      {{"run", "{scenarios}/store-restart.yaml", "--json"}, 1, "1d467fca0d326a24"},
+      {{"run", "{scenarios}/clock-skew.yaml", "--seeds", "1..12", "--json"}, 1, "01aff3f1b781c5e0"},
       {{"run", "{scenarios}/store-outage.yaml", "--seeds", "4..9"}, 1, "41456265c5e28266"},
   });
 }
@@ -194,10 +196,10 @@ std::string BeforeReportPath(const std::string& out) {
 }
 
 const std::vector<FilePin> kStoreOutageReport = {
-    {"report.json", "5c40df16bb22417a"},      {"report.md", "170ca77f5774a736"},
-    {"junit.xml", "ed073740a2431ea5"},        {"report.html", "16f9d0d88fb1f9e4"},
-    {"plots/traffic.gp", "6b4c1ffcc982676e"}, {"plots/window.gp", "6c11f3c0f73e52c0"},
-    {"plots/latency.gp", "4e90ca50e8d87faa"},
+    {"report.json", "c5c21b50392d3d28"},      {"report.md", "170ca77f5774a736"},
+    {"junit.xml", "ed073740a2431ea5"},        {"report.html", "115f25ce2b6d60ee"},
+    {"plots/traffic.gp", "fdcd74974a9fbbf6"}, {"plots/window.gp", "adfaa30cf7ef4f0b"},
+    {"plots/latency.gp", "12e0df089042aaf0"},
 };
 
 TEST(BehaviourPins, CompareWritesTheSameReport) {
@@ -223,10 +225,10 @@ TEST(BehaviourPins, DemoWritesTheSameReport) {
   ASSERT_EQ(r.exit, 0) << r.err;
   ExpectPinned("demo stdout", BeforeReportPath(r.out), "417546ee638d2a0b");
   ExpectFilesPinned("demo", dir,
-                    {{"report.json", "d3ac7f6cb6d2c336"},
+                    {{"report.json", "f70fd9290b6ccac0"},
                      {"report.md", "cff0d33a0254e82a"},
                      {"junit.xml", "adcf7d207c02b4d6"},
-                     {"report.html", "d06b8275acda19b6"}});
+                     {"report.html", "8f7fe9d1a5f192ca"}});
 }
 
 TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
@@ -236,13 +238,13 @@ TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
   ASSERT_EQ(r.exit, 1) << r.err;
   ExpectPinned("sweep result.json",
                Replace(testing_files::Read(dir / "result.json"), RATELAB_SOURCE_DIR, "SRC"),
-               "edea0a2e44ad20b8");
+               "4f6e34f339a9c9d6");
   const fs::path views = testing_files::TempDir("views");
   ASSERT_EQ(Ratelab({"report", (dir / "result.json").string(), "--out", views.string()}).exit, 0);
   ExpectFilesPinned("sweep report", views,
                     {{"report.md", "50664d1a7192533a"},
                      {"junit.xml", "2aa06d8e84fbe8b1"},
-                     {"report.html", "57fba87484f02f14"}});
+                     {"report.html", "1c971c020458cf00"}});
 }
 
 }  // namespace

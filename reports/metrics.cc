@@ -1,8 +1,10 @@
 #include "reports/metrics.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "model/oracles.h"
 
@@ -136,13 +138,21 @@ size_t Bins::Of(Instant t) const {
 }
 
 Bins ChooseBins(const RunResult& c) {
-  constexpr int64_t kMaxBins = 120;
-  Instant last = c.start;
-  for (const LimiterOutcome& o : c.limiters) {
-    for (const HistoryEvent& e : o.history) last = std::max(last, e.invoke);
+  constexpr int64_t kMaxBins = 120, kMinBins = 10, kPerBin = 2;
+  std::optional<Instant> first, last;
+  int64_t requests = 0;
+  if (!c.limiters.empty()) {
+    for (const HistoryEvent& e : c.limiters[0].history) {  // every limiter has the same traffic
+      first = std::min(first.value_or(e.invoke), e.invoke);
+      last = std::max(last.value_or(e.invoke), e.invoke);
+      ++requests;
+    }
   }
-  const int64_t span = (last - c.start).count() + 1;
-  // The narrowest round width that needs no more than kMaxBins bins.
+  if (!first) return {c.start, std::chrono::seconds(1), 1};
+  const int64_t span = (*last - *first).count() + 1;
+  // The narrowest round width that needs no more than kMaxBins bins, nor more than one bin for
+  // every kPerBin requests (at least kMinBins): sparse traffic in narrow bins is a barcode.
+  const int64_t most = std::min(kMaxBins, std::max(kMinBins, requests / kPerBin));
   constexpr int64_t kMs = 1'000'000, kS = 1000 * kMs;
   constexpr int64_t kRound[] = {kMs,       2 * kMs,   5 * kMs,   10 * kMs, 20 * kMs, 50 * kMs,
                                 100 * kMs, 200 * kMs, 500 * kMs, kS,       2 * kS,   5 * kS,
@@ -151,10 +161,14 @@ Bins ChooseBins(const RunResult& c) {
   int64_t width = 0;
   for (int64_t w : kRound) {
     width = w;
-    if ((span + w - 1) / w <= kMaxBins) break;
+    if ((span + w - 1) / w <= most) break;
   }
-  width = std::max(width, (span + kMaxBins - 1) / kMaxBins);  // runs longer than 120 hours
-  return {c.start, Duration(width), static_cast<size_t>((span + width - 1) / width)};
+  width = std::max(width, (span + most - 1) / most);  // runs longer than `most` hours
+  // Bins sit on the scenario's clock (edges at whole widths since its start) and cover the
+  // requests, not the quiet before them.
+  const Instant start = c.start + Duration(FloorDiv((*first - c.start).count(), width) * width);
+  const int64_t count = (*last - start).count() / width + 1;
+  return {start, Duration(width), static_cast<size_t>(count)};
 }
 
 TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins& bins) {
@@ -169,11 +183,29 @@ TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins
     s.denied[b] += e.denied();
     s.unanswered[b] += e.unanswered();
   }
-  WalkWindows(c, o, [&](const HistoryEvent& e, int64_t admitted, int64_t) {
+  // What a key holds in the window ending at t only falls between its admissions, so the most in
+  // a bin is at one of the bin's admissions or at its start, carried from admissions before it.
+  std::map<std::string_view, std::vector<std::pair<Instant, int64_t>>> admitted;  // time, cost
+  WalkWindows(c, o, [&](const HistoryEvent& e, int64_t in_window, int64_t) {
     if (!e.admitted()) return;
     int64_t& peak = s.peak_in_window[bins.Of(e.invoke)];
-    peak = std::max(peak, admitted);
+    peak = std::max(peak, in_window);
+    admitted[e.key].emplace_back(e.invoke, e.cost);
   });
+  for (const auto& [key, times] : admitted) {
+    std::vector<int64_t> sum(times.size() + 1, 0);  // sum[i]: cost of the first i admissions
+    for (size_t i = 0; i < times.size(); ++i) sum[i + 1] = sum[i] + times[i].second;
+    const auto index = [&](Instant t) {  // admissions before t
+      return std::lower_bound(times.begin(), times.end(), std::pair(t, INT64_MIN)) - times.begin();
+    };
+    const size_t to = bins.Of(times.back().first + c.window);
+    for (size_t b = bins.Of(times.front().first) + 1; b <= to && b < bins.count; ++b) {
+      const Instant at = bins.start + static_cast<int64_t>(b) * bins.width;
+      // In (at - window, at): after at - window, before at.
+      const int64_t carried = sum[index(at)] - sum[index(at - c.window + Duration(1))];
+      s.peak_in_window[b] = std::max(s.peak_in_window[b], carried);
+    }
+  }
   return s;
 }
 

@@ -51,7 +51,8 @@ struct LimiterMetrics {
 
 LimiterMetrics ComputeMetrics(const RunResult& c, const LimiterOutcome& o);
 
-// Time bins covering a run's requests, from the scenario's start: at most 120 of them.
+// Time bins covering a run's requests, from the first's (edges at whole widths since the
+// scenario's start): at most 120 of them, and no more than one for every 2 requests (at least 10).
 struct Bins {
   Instant start{};
   Duration width{};
@@ -63,8 +64,8 @@ Bins ChooseBins(const RunResult& c);
 // Per bin, by send time.
 struct TimeSeries {
   std::vector<int64_t> offered, admitted, denied, unanswered;
-  // The most one key had admitted in a claim window ending at an admission in the bin (0 when
-  // nothing was admitted in it): the fixed window's 2N shows here.
+  // The most one key held admitted in a claim window ending anywhere in the bin (at its start,
+  // or at one of its admissions): a step function of time; the fixed window's 2N shows here.
   std::vector<int64_t> peak_in_window;
 };
 TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins& bins);

@@ -130,13 +130,34 @@ TEST(ReportData, NumbersMatchTheHistoryRecomputedByBruteForce) {
     EXPECT_EQ(denied, l["denied"]);
     EXPECT_EQ(unanswered, l["unanswered"]);
     const HistoryEvent& probe = h[h.size() / 2];
-    const size_t bin = static_cast<size_t>(Seconds(probe.invoke, c.start) / width_s);
+    const double bins_from = j["bins"]["start_s"].get<double>();
+    const size_t bin = static_cast<size_t>((Seconds(probe.invoke, c.start) - bins_from) / width_s);
     EXPECT_GE(series["offered"][bin].get<int64_t>(), 1);
     // The peak series tops out at the run's most admitted in any window.
     int64_t peak = 0;
     for (const nlohmann::json& v : series["peak_in_window"])
       peak = std::max(peak, v.get<int64_t>());
     EXPECT_EQ(peak, l["max_in_any_window"]);
+    // Each bin's peak is the most one key held in a window ending anywhere in the bin: at one of
+    // its admissions, or at its start (what earlier admissions left in the window), so it never
+    // drops to 0 while a key still holds admissions.
+    for (size_t b = 0; b < series["peak_in_window"].size(); ++b) {
+      const Instant from = c.start + std::chrono::round<Duration>(std::chrono::duration<double>(
+                                         bins_from + width_s * static_cast<double>(b)));
+      const Instant to =
+          from + std::chrono::round<Duration>(std::chrono::duration<double>(width_s));
+      int64_t most = 0;
+      std::map<std::string, int64_t> at_start;
+      for (const HistoryEvent& e : h) {
+        if (!e.admitted()) continue;
+        if (e.invoke >= from && e.invoke < to) {
+          most = std::max(most, AdmittedInWindow(h, e, c.window, true));
+        }
+        if (e.invoke < from && from - e.invoke < c.window) at_start[e.key] += e.cost;
+      }
+      for (const auto& [key, n] : at_start) most = std::max(most, n);
+      EXPECT_EQ(series["peak_in_window"][b].get<int64_t>(), most) << "bin " << b;
+    }
 
     // During each fault: requests sent within it (a clock jump: in the window after it).
     for (size_t f = 0; f < c.faults.size(); ++f) {
@@ -179,14 +200,37 @@ TEST(ReportData, BusiestUsersFirstWithEachLimitersAdmittedCount) {
   }
 }
 
-TEST(ReportData, BinsAreRoundAndCoverEveryRequest) {
+TEST(ReportData, BinsAreRoundCoverEveryRequestAndHoldSeveralEach) {
   const RunResult c = RunMetricsScenario();
   const Bins bins = ChooseBins(c);
-  EXPECT_LE(bins.count, 120u);
-  EXPECT_EQ(bins.width, std::chrono::seconds(1));  // a 2-minute run
+  const size_t requests = c.limiters[0].history.size();
+  EXPECT_LE(bins.count, std::max<size_t>(10, requests / 2));  // no barcode of single requests
+  EXPECT_EQ(bins.width, std::chrono::seconds(2)) << requests << " requests in 2 minutes";
+  Instant first = c.limiters[0].history[0].invoke;
   for (const HistoryEvent& e : c.limiters[0].history) {
+    first = std::min(first, e.invoke);
+    EXPECT_GE(e.invoke, bins.start);
     EXPECT_LT(e.invoke, bins.start + bins.width * static_cast<int64_t>(bins.count));
   }
+  EXPECT_LT(first - bins.start, bins.width);                    // from the first request
+  EXPECT_EQ((bins.start - c.start) % bins.width, Duration(0));  // edges on the scenario's clock
+}
+
+TEST(ReportData, BinsFitTrafficThatStartsLate) {
+  Result<Scenario> s = ParseScenario(R"(
+name: late
+limiters: [{algorithm: fixed-window, limit: 3, window: 10s}]
+traffic:
+  - {type: constant, user: u, start: 8h, interval: 2s, count: 100}
+)",
+                                     "late.yaml");
+  ASSERT_TRUE(s.ok()) << s.status();
+  Result<RunResult> c = RunScenario(*s, 1);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const Bins bins = ChooseBins(*c);
+  EXPECT_EQ(bins.start, c->start + std::chrono::hours(8));
+  EXPECT_EQ(bins.width, std::chrono::seconds(5));  // 200s of traffic, 100 requests: 40 bins
+  EXPECT_EQ(bins.count, 40u);
 }
 
 }  // namespace

@@ -216,6 +216,9 @@ RunReport ReadRun(const JsonReader& r) {
   const JsonReader bins = r.Field("bins");
   run.bins = {bins.Field("width").String(), bins.Field("width_ms").Number(),
               bins.Field("count").Unsigned()};
+  if (const std::optional<JsonReader> start = bins.OptionalField("start_s")) {
+    run.bins.start_s = start->Number();
+  }
   for (const JsonReader& u : r.Field("users").Elements()) {
     run.users.push_back(
         {u.Field("key").String(), u.Field("offered").Int(), u.Field("admitted").Ints()});
@@ -278,7 +281,11 @@ json ToJson(const RunReport& r) {
       {"traffic", r.traffic},
       {"faults", Array(r.faults)},
       {"notes", r.notes},
-      {"bins", {{"width", r.bins.width}, {"width_ms", r.bins.width_ms}, {"count", r.bins.count}}},
+      {"bins",
+       {{"width", r.bins.width},
+        {"width_ms", r.bins.width_ms},
+        {"count", r.bins.count},
+        {"start_s", r.bins.start_s}}},
       {"users", Array(r.users)},
       {"limiters", Array(r.limiters)}};
   if (r.start) out["start"] = FormatUtc(*r.start);

@@ -129,6 +129,7 @@ struct BinsReport {
   std::string width;  // "2s"
   double width_ms = 0;
   uint64_t count = 0;
+  double start_s = 0;  // where the first begins ("start_s"; 0 in a report written before it was)
 };
 
 // One of the busiest users, with what each limiter admitted of theirs.

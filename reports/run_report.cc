@@ -98,7 +98,8 @@ RunReport MakeRunReport(const RunResult& c) {
   r.traffic = c.traffic;
   r.faults = FaultReports(c.faults, c.start);
   r.notes = c.notes;
-  r.bins = {FormatDuration(bins.width), Millis(bins.width), bins.count};
+  r.bins = {FormatDuration(bins.width), Millis(bins.width), bins.count,
+            Seconds(bins.start, c.start)};
   for (const UserShare& u : TopUsers(c, kTopUsers))
     r.users.push_back({u.key, u.offered, u.admitted});
   for (const LimiterOutcome& o : c.limiters) {

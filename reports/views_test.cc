@@ -143,6 +143,38 @@ TEST(Report, WitnessesAreShortSharedAndCollapsedBelowTheFirst) {
   EXPECT_EQ(Count(html.substr(violations), "step:"), 0u);  // one step says nothing more
 }
 
+TEST(Report, PlotsFitTheirDataSayOnlyWhatTheRunHasAndRunAgainFromTheReport) {
+  const RunReport demo = DemoData();
+  for (const Plot& p : PlotScripts(demo)) {
+    EXPECT_EQ(p.caption.find("haded"), std::string::npos) << p.name << ": the demo has no faults";
+  }
+  const std::vector<Plot> plots = PlotScripts(demo);
+  ASSERT_GE(plots.size(), 2u);
+  EXPECT_NE(plots[1].caption.find("memory-fixed-window: up to 10"), std::string::npos)
+      << plots[1].caption;
+  // On the scenario's clock, from the first request (2026-01-01 00:00:00 UTC) to the last bin.
+  EXPECT_NE(plots[0].script.find("set xdata time"), std::string::npos);
+  EXPECT_NE(plots[0].script.find("set xrange ['1767225600.000':'1767225900.000']"),
+            std::string::npos)
+      << plots[0].script.substr(0, 400);
+
+  Result<Scenario> outage = LoadScenario(RATELAB_SOURCE_DIR "/scenarios/store-outage.yaml");
+  ASSERT_TRUE(outage.ok()) << outage.status();
+  Result<RunResult> run = RunScenario(*outage, 1);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_NE(PlotScripts(MakeRunReport(*run))[0].caption.find("Shaded: faults."), std::string::npos);
+
+  // cd REPORT && gnuplot plots/window.gp draws plots/window.svg again.
+  const fs::path dir = TempDir("rerun");
+  Result<ReportFiles> files = WriteReport(demo, *OutputDir::Prepare(dir.string(), false, "dir"));
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_EQ(files->plot_error, "");
+  fs::remove(dir / "plots" / "window.svg");
+  const std::string command = "cd '" + dir.string() + "' && gnuplot plots/window.gp 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_TRUE(fs::exists(dir / "plots" / "window.svg"));
+}
+
 TEST(Report, JunitHasOneCasePerLimiterAndCheckAndFailsTheFixedWindowsBoundaryBurst) {
   const std::string xml = RenderJunit(DemoData());
   EXPECT_EQ(CheckTags(xml), "");

@@ -41,6 +41,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   }
 
   if (const YAML::Node start = root["start"]) {
+    start_given_ = true;
     const std::optional<Instant> at =
         start.IsScalar() ? ParseInstant(start.Scalar()) : std::optional<Instant>();
     if (!at) {

@@ -197,6 +197,33 @@ TEST(ScenarioFile, ReplayErrorsNameTheLogLine) {
             "bad.yaml:4:26: /nonexistent.log: cannot open the access log");
 }
 
+TEST(ScenarioFile, AScenarioThatOpensWithALogStartsOnItsDayUnlessItSaysOtherwise) {
+  const std::string dir = ::testing::TempDir();
+  {
+    std::ofstream log(dir + "/day.csv");
+    log << "timestamp,key\n2026-03-14T09:00:00+01:00,alice\n2026-03-14T09:00:05+01:00,bob\n";
+  }
+  const std::string yaml =
+      "limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n"
+      "traffic:\n  - {type: replay, file: " +
+      dir + "/day.csv}\n";
+  Result<Scenario> s = ParseScenario(yaml, "day.yaml");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(FormatUtc(s->start), "2026-03-14T00:00:00Z");  // the log's first day, in UTC
+  std::vector<Arrival> arrivals;
+  Random random(1);
+  s->traffic[0]->Generate(random, arrivals);
+  ASSERT_EQ(arrivals.size(), 2u);
+  EXPECT_EQ(FormatUtc(arrivals[0].at), "2026-03-14T08:00:00Z");  // as logged
+
+  s = ParseScenario("start: 2026-01-01T00:00:00Z\n" + yaml, "day.yaml");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(FormatUtc(s->start), "2026-01-01T00:00:00Z");
+  arrivals.clear();
+  s->traffic[0]->Generate(random, arrivals);
+  EXPECT_EQ(FormatUtc(arrivals[0].at), "2026-01-01T08:00:00Z");  // the same time of day
+}
+
 TEST(ScenarioFile, MalformedYamlIsLocatedToo) {
   EXPECT_EQ(ErrorOf("limiters: [\n  {algorithm: gcra\n"),
             "bad.yaml:3:1: end of map flow not found");

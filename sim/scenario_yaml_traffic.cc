@@ -1,4 +1,7 @@
 // The scenario format's traffic generators (docs/scenarios.md).
+#include <algorithm>
+#include <chrono>
+
 #include "sim/internal/scenario_reader.h"
 #include "sim/log_replay.h"
 
@@ -117,6 +120,14 @@ Status ScenarioReader::ReadReplay(const YAML::Node& n, Scenario& s) const {
   }
   Result<std::vector<Arrival>> arrivals = LoadAccessLog(path, *format);
   if (!arrivals.ok()) return Error(n["file"], std::string(arrivals.status().message()));
+  // A scenario without a `start` of its own that opens with a log starts on the log's first day
+  // (UTC), so its witnesses and plots keep the log's dates.
+  if (!start_given_ && s.traffic.empty() && !arrivals->empty()) {
+    s.start = std::chrono::floor<std::chrono::days>(
+        std::min_element(arrivals->begin(), arrivals->end(),
+                         [](const Arrival& a, const Arrival& b) { return a.at < b.at; })
+            ->at);
+  }
   ShiftToDayOf(*arrivals, s.start);
   s.traffic.push_back(std::make_unique<ReplayTraffic>(file, *std::move(arrivals)));
   return absl::OkStatus();

@@ -124,6 +124,7 @@ class ScenarioReader : public YamlReader {
   Status ReadChecks(const YAML::Node& n, Scenario& s) const;
 
   Durability default_durability_ = Durability::kAlways;  // from `store:`, for each limiter
+  bool start_given_ = false;                             // the scenario has its own `start:`
 };
 
 }  // namespace ratelab::internal

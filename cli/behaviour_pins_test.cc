@@ -101,7 +101,8 @@ TEST(BehaviourPins, RunPrintsTheSameHistoriesVerdictsAndWitnesses) {
 // pinned before. The HTML and Markdown pins changed when the reports gained their
 // recommendation, and the HTML again with short witnesses. The JSON's series and the plot
 // scripts changed when the time bins came to fit the requests (and the peak series to hold its
-// value between admissions), and the scripts to draw on the scenario's clock.
+// value between admissions), and the scripts to draw on the scenario's clock. The Markdown
+// changed again to put the verdicts first in six columns and collapse the rest.
 TEST(BehaviourPins, RunJsonHasTheSameNumbers) {
   ExpectCommandPins({
       {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "c1eae12422a4419a"},
@@ -198,7 +199,7 @@ std::string BeforeReportPath(const std::string& out) {
 }
 
 const std::vector<FilePin> kStoreOutageReport = {
-    {"report.json", "c5c21b50392d3d28"},      {"report.md", "170ca77f5774a736"},
+    {"report.json", "c5c21b50392d3d28"},      {"report.md", "1aaf5b5120a661aa"},
     {"junit.xml", "ed073740a2431ea5"},        {"report.html", "115f25ce2b6d60ee"},
     {"plots/traffic.gp", "fdcd74974a9fbbf6"}, {"plots/window.gp", "adfaa30cf7ef4f0b"},
     {"plots/latency.gp", "12e0df089042aaf0"},
@@ -228,7 +229,7 @@ TEST(BehaviourPins, DemoWritesTheSameReport) {
   ExpectPinned("demo stdout", BeforeReportPath(r.out), "417546ee638d2a0b");
   ExpectFilesPinned("demo", dir,
                     {{"report.json", "f70fd9290b6ccac0"},
-                     {"report.md", "cff0d33a0254e82a"},
+                     {"report.md", "d36095c578992f9c"},
                      {"junit.xml", "adcf7d207c02b4d6"},
                      {"report.html", "8f7fe9d1a5f192ca"}});
 }
@@ -244,7 +245,7 @@ TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
   const fs::path views = testing_files::TempDir("views");
   ASSERT_EQ(Ratelab({"report", (dir / "result.json").string(), "--out", views.string()}).exit, 0);
   ExpectFilesPinned("sweep report", views,
-                    {{"report.md", "50664d1a7192533a"},
+                    {{"report.md", "91016feeec81f7b5"},
                      {"junit.xml", "2aa06d8e84fbe8b1"},
                      {"report.html", "1c971c020458cf00"}});
 }

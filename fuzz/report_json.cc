@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ratelab::RunReportFromJson(ratelab::ToJson(*run));
   if (!again.ok() || ratelab::ToJson(*again) != ratelab::ToJson(*run)) __builtin_trap();
   (void)ratelab::RenderHtml(*run, {}, "not drawn");
-  (void)ratelab::RenderMarkdown(*run, {});
+  (void)ratelab::RenderMarkdown(*run);
   (void)ratelab::RenderJunit(*run);
   (void)ratelab::PlotScripts(*run);
   return 0;

@@ -1,47 +1,87 @@
-// report.md: a pull-request comment: verdicts, top findings, links to the plots.
+// report.md: a pull-request comment: the recommendation, the verdicts, the rest collapsed.
 #include "reports/advice.h"
 #include "reports/view_parts.h"
 #include "reports/views.h"
 
 namespace ratelab {
 
-std::string RenderMarkdown(const RunReport& r, const std::vector<std::string>& plots) {
-  const auto cell = [](std::string v) {
-    for (size_t at = v.find('|'); at != std::string::npos; at = v.find('|', at + 2)) {
-      v.replace(at, 1, "\\|");
+namespace {
+
+// A Markdown table cell: a '|' escaped.
+std::string Cell(std::string v) {
+  for (size_t at = v.find('|'); at != std::string::npos; at = v.find('|', at + 2)) {
+    v.replace(at, 1, "\\|");
+  }
+  return v;
+}
+
+// `rows` (header first) as a Markdown table, the first `left` columns left-aligned.
+std::string Table(const view_parts::Rows& rows, size_t left) {
+  std::string s;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    s += "|";
+    for (const std::string& c : rows[i]) s += " " + Cell(c) + " |";
+    s += "\n";
+    if (i == 0) {
+      s += "|";
+      for (size_t k = 0; k < rows[0].size(); ++k) s += k < left ? " --- |" : " ---: |";
+      s += "\n";
     }
-    return v;
-  };
+  }
+  return s;
+}
+
+// "kept", or what broke: "broke the claim (3 keys), own promise (1 key)"; or that it failed.
+std::string VerdictCell(const LimiterReport& l) {
+  if (l.failed > 0) return "FAILED on " + std::to_string(l.failed) + " request(s)";
+  std::string broke;
+  for (const CheckCount& c : l.checks) {
+    if (c.violations == 0) continue;
+    const std::string what = c.name == "any-window-cap" ? "the claim"
+                             : c.name == "promise"      ? "own promise"
+                                                        : c.name;
+    broke += (broke.empty() ? "" : ", ") + what + " (" + std::to_string(c.violations) +
+             (c.violations == 1 ? " key)" : " keys)");
+  }
+  return broke.empty() ? "kept" : "broke " + broke;
+}
+
+}  // namespace
+
+// The verdicts first and in at most six columns, so the comment reads in a pull request's width;
+// the rest collapsed. No links: a pasted comment has no files beside it.
+std::string RenderMarkdown(const RunReport& r) {
   std::string s = "## ratelab: " + r.scenario + ", seed " + std::to_string(r.seed) + "\n\n";
-  s += "Claim held to every limiter: **" + view_parts::Claim(r) + "** per key. History hash `" +
-       r.history_hash + "`.\n\n";
   const Advice advice = Advise(r);
   for (size_t i = 0; i < advice.summary.size(); ++i) {
     s += (i == 0 ? "" : " ") + advice.summary[i];
   }
   s += "\n\n";
   for (const Pick& p : advice.picks) {
-    s += "- To " + p.goal + ": **" + cell(p.limiter) + "** (" + p.because + "; " + p.but + ")\n";
+    s += "- To " + p.goal + ": **" + Cell(p.limiter) + "** (" + p.because + "; " + p.but + ")\n";
   }
   if (!advice.picks.empty()) s += "\n";
-  const view_parts::Rows rows = view_parts::VerdictRows(r);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    s += "|";
-    for (const std::string& c : rows[i]) s += " " + cell(c) + " |";
-    s += "\n";
-    if (i == 0) {
-      s += "|";
-      for (size_t k = 0; k < rows[0].size(); ++k) s += k < 2 ? " --- |" : " ---: |";
-      s += "\n";
-    }
+  view_parts::Rows verdicts = {{"limiter", "verdict", "admitted / offered", "over-admitted",
+                                "false denials", "max in any " + r.claim.window}};
+  for (const LimiterReport& l : r.limiters) {
+    verdicts.push_back(
+        {l.name, VerdictCell(l), std::to_string(l.admitted) + " / " + std::to_string(l.offered),
+         std::to_string(l.metrics.over_admitted), std::to_string(l.metrics.false_denials),
+         std::to_string(l.max_in_any_window) + " (" + view_parts::Fixed(l.metrics.burst_ratio, 2) +
+             "x)"});
   }
-  s += "\n### Findings\n\n";
+  s += "Every limiter held to the claim **" + view_parts::Claim(r) + "** per key:\n\n" +
+       Table(verdicts, 2);
+
+  s += "\n<details><summary>Details: every check, costs, findings</summary>\n\n";
+  s += Table(view_parts::VerdictRows(r), 2) + "\n" + Table(view_parts::MetricRows(r), 1);
+  s += "\n#### Findings\n\n";
   const int64_t broken =
       view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
         if (check.violations == 0) return;
         const std::vector<const ViolationReport*> first =
             view_parts::ViolationsOf(l, check.name, 1);
-        s += "- **" + cell(l.name) + "** broke *" + view_parts::CheckTitle(r, check.name) + "* (" +
+        s += "- **" + Cell(l.name) + "** broke *" + view_parts::CheckTitle(r, check.name) + "* (" +
              view_parts::Verdict(check.violations) + ")" +
              (first.empty() ? "" : ": " + first[0]->summary) + "\n";
       });
@@ -49,16 +89,13 @@ std::string RenderMarkdown(const RunReport& r, const std::vector<std::string>& p
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;
     ++failed;
-    s += "- **" + cell(l.name) + "** FAILED: " + std::to_string(l.failed) +
+    s += "- **" + Cell(l.name) + "** FAILED: " + std::to_string(l.failed) +
          " request(s) answered with its own error; the first: " + l.failure + "\n";
   }
   if (broken == 0 && failed == 0) s += "None: every limiter kept every check.\n";
   for (const std::string& note : r.notes) s += "\n> " + note + "\n";
-  if (!plots.empty()) {
-    s += "\n### Plots\n\n";
-    for (const std::string& p : plots) s += "- [" + p + "](plots/" + p + ".svg)\n";
-  }
-  s += "\nThe full report, with every witness as a timeline: `report.html`.\n";
+  s += "\nSeed " + std::to_string(r.seed) + ", history hash `" + r.history_hash + "`.\n";
+  s += "\n</details>\n\nPlots and every witness as a timeline: `report.html`, beside this file.\n";
   if (r.reproduce) s += "\nReproduce: `" + *r.reproduce + "`\n";
   return s;
 }

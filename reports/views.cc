@@ -29,7 +29,6 @@ Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& out) {
     files.plot_error = std::string(s.message());
   }
   std::map<std::string, std::string> svgs;
-  std::vector<std::string> names;
   if (files.plot_error.empty()) {
     for (const Plot& p : plots) {
       const fs::path svg = plot_dir / (p.name + ".svg");
@@ -37,7 +36,6 @@ Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& out) {
       std::stringstream text;
       text << in.rdbuf();
       svgs[p.name] = text.str();
-      names.push_back(p.name);
       files.plots.push_back(svg.string());
     }
   }
@@ -45,7 +43,7 @@ Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& out) {
       !s.ok()) {
     return s;
   }
-  if (Status s = write("report.md", RenderMarkdown(report, names), &files.markdown); !s.ok()) {
+  if (Status s = write("report.md", RenderMarkdown(report), &files.markdown); !s.ok()) {
     return s;
   }
   if (Status s = write("junit.xml", RenderJunit(report), &files.junit); !s.ok()) return s;

@@ -1,6 +1,6 @@
 // The views of a run, each made from its report (report_model.h) alone:
 //   report.html  one self-contained page for a design review (plots inline, no network needed)
-//   report.md    a pull-request comment: verdicts, top findings, links to the plots
+//   report.md    a pull-request comment: the recommendation and verdicts, the rest collapsed
 //   junit.xml    one test case per (limiter, check), so CI shows broken checks natively
 // WriteReport writes them all, with report.json and the plots, into one directory.
 #ifndef RATELAB_REPORTS_VIEWS_H_
@@ -19,8 +19,7 @@ namespace ratelab {
 // `svgs` maps a plot's name to its SVG text; `plot_error` says why there are none, if so.
 std::string RenderHtml(const RunReport& report, const std::map<std::string, std::string>& svgs,
                        const std::string& plot_error);
-// `plots` are the names of the plots drawn into plots/NAME.svg beside the file.
-std::string RenderMarkdown(const RunReport& report, const std::vector<std::string>& plots);
+std::string RenderMarkdown(const RunReport& report);
 std::string RenderJunit(const RunReport& report);
 
 struct ReportFiles {

@@ -107,7 +107,7 @@ TEST(Report, TheRecommendationComesFirstAndEachTableIsExplained) {
   const size_t costs = html.find("<h2 id=\"costs\">Costs and fairness</h2>");
   EXPECT_NE(html.find("the number in brackets is n", costs), std::string::npos);
 
-  const std::string md = RenderMarkdown(data, {});
+  const std::string md = RenderMarkdown(data);
   EXPECT_LT(md.find("only memory-sliding-log kept the claim"), md.find("| limiter |"));
   EXPECT_NE(md.find("- To keep the claim exactly: **memory-sliding-log**"), std::string::npos);
 }
@@ -195,13 +195,29 @@ TEST(Report, JunitHasOneCasePerLimiterAndCheckAndFailsTheFixedWindowsBoundaryBur
   EXPECT_EQ(xml.find("/>", log), xml.find('\n', log) - 2);  // passed: no failure element
 }
 
-TEST(Report, MarkdownHasTheVerdictTableFindingsAndPlotLinks) {
-  const std::string md = RenderMarkdown(DemoData(), {"traffic", "window"});
-  EXPECT_NE(md.find("| memory-fixed-window | fixed-window 5 per 1m | 241 |"), std::string::npos)
+TEST(Report, MarkdownPutsTheVerdictsFirstInSixColumnsAndTheRestCollapsed) {
+  const std::string md = RenderMarkdown(DemoData());
+  EXPECT_NE(md.find("| limiter | verdict | admitted / offered | over-admitted | false denials | "
+                    "max in any 1m |"),
+            std::string::npos)
       << md;
-  EXPECT_NE(md.find("- **memory-fixed-window** broke *claim: 5 in any 1m*"), std::string::npos);
+  EXPECT_NE(md.find("| memory-fixed-window | broke the claim (3 keys) | 205 / 241 | 21 | 0 | "
+                    "10 (2.00x) |"),
+            std::string::npos);
+  EXPECT_NE(md.find("| memory-sliding-log | kept | 195 / 241 | 0 | 0 | 5 (1.00x) |"),
+            std::string::npos);
+  // Above the collapsed details, no table is wider than six columns.
+  const size_t details = md.find("<details><summary>");
+  ASSERT_NE(details, std::string::npos);
+  for (size_t at = md.find("\n|"); at < details; at = md.find("\n|", at + 1)) {
+    const std::string line = md.substr(at + 1, md.find('\n', at + 1) - at - 1);
+    EXPECT_LE(Count(line, " |"), 6u) << line;
+  }
+  EXPECT_GT(md.find("- **memory-fixed-window** broke *claim: 5 in any 1m*"), details);
   EXPECT_EQ(md.find("- **memory-sliding-log** broke"), std::string::npos);
-  EXPECT_NE(md.find("[window](plots/window.svg)"), std::string::npos);
+  EXPECT_NE(md.find("</details>"), std::string::npos);
+  // No links: a comment pasted into a pull request has no files beside it.
+  EXPECT_EQ(md.find("]("), std::string::npos);
   EXPECT_NE(md.find("Reproduce: `ratelab demo --seed 1`"), std::string::npos);
 }
 

@@ -44,8 +44,8 @@ struct Stores {
 
 struct ProtocolInfo {
   std::string_view name;
-  std::string_view store;      // "memory", "kv", "docs", "sql"
-  std::string_view source;     // the seed it reproduces, or "best practice"
+  std::string_view store;   // "memory", "kv", "docs", "sql"
+  std::string_view source;  // the source document it reproduces, by what it is, or "best practice"
   std::string_view algorithm;  // the promise it is checked against
   std::string_view summary;
   // What is wrong with `policy` (of `algorithm`) for this protocol beyond its algorithm, or OK;

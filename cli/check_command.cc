@@ -30,14 +30,15 @@ class Check final : public Command {
         "one is found");
     limiter_.Add(*c, "A protocol from ratelab list protocols (or give --lua)",
                  "Check your own Lua script instead of a protocol (with --model)");
-    AddParsed(*c, "--seeds", seeds_, ParseSeedCount, "How many seeds to search (default: 200)");
+    AddParsed(*c, "--seeds", seeds_, ParseSeeds,
+              std::string("The seeds to search (default: 200)") + kSeedsHelp);
     AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
     c->add_option("--concurrency", concurrency_, "Nodes sending requests at once")
         ->capture_default_str();
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
                                "Comma-separated faults to inject: crash, restart, skew, outage, "
                                "or none (default crash,restart)");
-    c->add_flag("--claim", claim_, "Also hold it to the seeds' claim: no more than N in any W");
+    c->add_flag("--claim", claim_, "Also hold it to the claim: no more than N in any W");
     c->add_flag("--shrink-policy", shrink_policy_,
                 "Let the shrink lower the limit (or burst) too; by default the witness keeps the "
                 "policy given");
@@ -73,8 +74,8 @@ class Check final : public Command {
     search.faults = faults_;
     search.concurrency = concurrency_;
     search.shrink_policy = shrink_policy_;
-    search.first_seed = seed_.value_or(1);
-    search.last_seed = seed_.value_or(seeds_);
+    search.first_seed = seed_.value_or(seeds_.first);
+    search.last_seed = seed_.value_or(seeds_.last);
     if (store_.kind != KvStoreName::Kind::kMemory) {
       search.kv_store = KvStoreSource::Make(store_);
       // A server ratelab did not start cannot be restarted by it.
@@ -152,7 +153,7 @@ class Check final : public Command {
   }
 
   LimiterFlags limiter_{kCheckDefaults};
-  uint64_t seeds_ = 200;
+  SeedRange seeds_{1, 200};
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;

@@ -40,15 +40,6 @@ Result<uint64_t> ParseSeed(std::string_view text) {
   return *seed;
 }
 
-Result<uint64_t> ParseSeedCount(std::string_view text) {
-  const std::optional<uint64_t> n = WholeNumber<uint64_t>(text, 1);
-  if (!n) {
-    return absl::InvalidArgumentError("'" + std::string(text) +
-                                      "' is not a number of seeds (a whole number, at least 1)");
-  }
-  return *n;
-}
-
 Result<int64_t> ParsePositiveInteger(std::string_view text) {
   const std::optional<int64_t> n = WholeNumber<int64_t>(text, 1);
   if (!n) {
@@ -71,21 +62,27 @@ CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target) {
                        std::to_string(kDefaultMaxRequests) + ", about 8 GB)");
 }
 
-Result<SeedRange> ParseSeedRange(std::string_view text) {
+Result<SeedRange> ParseSeeds(std::string_view text) {
   const auto bad = [&] {
-    return absl::InvalidArgumentError("must be A..B, two seeds with A <= B (got '" +
-                                      std::string(text) + "')");
+    return absl::InvalidArgumentError(
+        "'" + std::string(text) +
+        "' is neither a number of seeds (N, for 1..N) nor a range A..B of seeds with A <= B");
   };
-  const size_t dots = text.find("..");
-  if (dots == std::string_view::npos) return bad();
-  const Result<uint64_t> first = ParseSeed(text.substr(0, dots));
-  const Result<uint64_t> last = ParseSeed(text.substr(dots + 2));
-  if (!first.ok() || !last.ok() || *first > *last) return bad();
-  const SeedRange range{*first, *last};
+  SeedRange range;
+  if (const size_t dots = text.find(".."); dots != std::string_view::npos) {
+    const Result<uint64_t> first = ParseSeed(text.substr(0, dots));
+    const Result<uint64_t> last = ParseSeed(text.substr(dots + 2));
+    if (!first.ok() || !last.ok() || *first > *last) return bad();
+    range = {*first, *last};
+  } else {
+    const std::optional<uint64_t> n = WholeNumber<uint64_t>(text, 1);
+    if (!n) return bad();
+    range = {1, *n};
+  }
   if (range.count() > kMostSweptSeeds || range.count() == 0) {  // 0: the whole 2^64 wrapped
     return absl::InvalidArgumentError(
-        "'" + std::string(text) + "' is more seeds than one sweep takes (at most " +
-        std::to_string(kMostSweptSeeds) + "); sweep a smaller range, or several");
+        "'" + std::string(text) + "' is more seeds than one command takes (at most " +
+        std::to_string(kMostSweptSeeds) + "); take a smaller range, or several");
   }
   return range;
 }

@@ -42,16 +42,18 @@ Result<Instant> ParseStart(std::string_view text);              // "2026-01-01T0
 // A seed: a whole number from 0 to 18446744073709551615, in digits ("-1" is refused, not read as
 // 2^64 - 1).
 Result<uint64_t> ParseSeed(std::string_view text);
-// How many seeds: a whole number, at least 1.
-Result<uint64_t> ParseSeedCount(std::string_view text);
 struct SeedRange {
   uint64_t first = 0, last = 0;
   uint64_t count() const { return last - first + 1; }
 };
-// The most seeds one sweep takes: it keeps a line for each.
+// The most seeds one --seeds names: a sweep keeps a line for each.
 inline constexpr uint64_t kMostSweptSeeds = 1'000'000;
-// "A..B" with A <= B, each a seed, at most kMostSweptSeeds of them.
-Result<SeedRange> ParseSeedRange(std::string_view text);
+// --seeds, the same in every command: "N" for the seeds 1..N, or "A..B" with A <= B, each a
+// seed; at most kMostSweptSeeds of them.
+Result<SeedRange> ParseSeeds(std::string_view text);
+// The help every --seeds gives, after what the command does with them.
+inline constexpr char kSeedsHelp[] =
+    ": N for the seeds 1..N, or a range A..B (at most 1000000 seeds)";
 // A whole number of at least 1 that fits 63 bits.
 Result<int64_t> ParsePositiveInteger(std::string_view text);
 

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <string>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -30,6 +31,23 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
                                          StressCommand()};
   std::vector<std::pair<CLI::App*, Command*>> table;
   for (std::unique_ptr<Command>& c : commands) table.emplace_back(c->Add(app), c.get());
+  // `ratelab help [COMMAND]` prints what `ratelab [COMMAND] --help` does (it is listed with the
+  // commands, and answered here, before CLI11 would read it).
+  app.add_subcommand("help", "Print the help of ratelab, or of one command (ratelab help check)");
+  if (!args.empty() && args[0] == "help") {
+    if (args.size() == 1) return RunRatelab({"--help"}, out, err);
+    std::string names;
+    for (const auto& [subcommand, command] : table) {
+      if (args.size() == 2 && subcommand->get_name() == args[1]) {
+        return RunRatelab({args[1], "--help"}, out, err);
+      }
+      names += (names.empty() ? "" : ", ") + subcommand->get_name();
+    }
+    err << "ratelab help: "
+        << (args.size() == 2 ? "unknown command '" + args[1] + "'" : "name one command")
+        << " (expected one of " << names << ")\n";
+    return kExitBadInput;
+  }
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli_test_util.h"
@@ -15,6 +16,21 @@ TEST(RatelabCli, HelpNamesEveryCommand) {
   EXPECT_NE(r.out.find("deterministic simulation"), std::string::npos);
   EXPECT_NE(r.out.find("list"), std::string::npos);
   EXPECT_NE(r.out.find("demo"), std::string::npos);
+}
+
+TEST(RatelabCli, HelpCommandPrintsWhatHelpFlagsPrint) {
+  EXPECT_EQ(Ratelab({"help"}).out, Ratelab({"--help"}).out);
+  for (const char* command : {"check", "run", "compare", "demo", "report", "stress", "list"}) {
+    const CliOutcome help = Ratelab({"help", command});
+    EXPECT_EQ(help.exit, kExitOk) << command;
+    EXPECT_EQ(help.out, Ratelab({command, "--help"}).out) << command;
+    EXPECT_NE(help.out.find(std::string("ratelab ") + command), std::string::npos) << help.out;
+  }
+  const CliOutcome unknown = Ratelab({"help", "chekc"});
+  EXPECT_EQ(unknown.exit, kExitBadInput);
+  EXPECT_NE(unknown.err.find("unknown command 'chekc' (expected one of list, demo, compare"),
+            std::string::npos)
+      << unknown.err;
 }
 
 TEST(RatelabCli, VersionPrintsTheProjectVersion) {
@@ -48,6 +64,33 @@ TEST(RatelabCli, BadInputExitsTwoAndSaysWhatIsWrong) {
   EXPECT_EQ(bad_seed.exit, kExitBadInput);
   EXPECT_NE(bad_seed.err.find("--seed"), std::string::npos) << bad_seed.err;
   EXPECT_EQ(Ratelab({"frobnicate"}).exit, kExitBadInput);
+}
+
+TEST(RatelabCli, SeedsMeansTheSameInEveryCommand) {
+  // N is 1..N, and A..B is A..B, in check and in run alike.
+  CliOutcome check = Ratelab({"check", "memory-sliding-log", "--faults", "none", "--concurrency",
+                              "1", "--seeds", "5..7", "--json"});
+  ASSERT_EQ(check.exit, kExitOk) << check.err;
+  EXPECT_EQ(nlohmann::json::parse(check.out)["seeds_searched"], 3);
+  check = Ratelab({"check", "memory-sliding-log", "--faults", "none", "--concurrency", "1",
+                   "--seeds", "4", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(check.out)["seeds_searched"], 4);
+  for (const auto& [seeds, expected] : std::vector<std::pair<std::string, std::vector<uint64_t>>>{
+           {"3", {1, 2, 3}}, {"7..8", {7, 8}}}) {
+    const CliOutcome run =
+        Ratelab({"run", ExampleScenario("steady-poisson"), "--seeds", seeds, "--json"});
+    ASSERT_EQ(run.exit, kExitOk) << run.err;
+    std::vector<uint64_t> swept;
+    const nlohmann::json sweep = nlohmann::json::parse(run.out);
+    for (const nlohmann::json& s : sweep["seeds"]) {
+      swept.push_back(s["seed"].get<uint64_t>());
+    }
+    EXPECT_EQ(swept, expected) << seeds;
+  }
+  for (const char* command : {"check", "run"}) {
+    const CliOutcome help = Ratelab({command, "--help"});
+    EXPECT_NE(help.out.find("N for the seeds 1..N, or a range A..B"), std::string::npos) << command;
+  }
 }
 
 TEST(RatelabCli, DemoPrintsTheVerdictsAndHowToReproduce) {

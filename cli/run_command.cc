@@ -38,8 +38,7 @@ class RunScenarioCommand final : public Command {
     c->add_option("scenario", scenario_, "Scenario YAML file")->required();
     CLI::Option* seed =
         AddParsed(*c, "--seed", seed_, ParseSeed, "Seed of the run (default: the scenario's)");
-    AddParsed(*c, "--seeds", seeds_, ParseSeedRange,
-              "A range of seeds to sweep, A..B (at most 1000000 seeds)")
+    AddParsed(*c, "--seeds", seeds_, ParseSeeds, std::string("The seeds to sweep") + kSeedsHelp)
         ->excludes(seed);
     c->add_option("--jobs", jobs_, "Seeds simulated in parallel")->capture_default_str();
     c->add_option("--out", out_, "Directory to write result.json into");

@@ -168,7 +168,7 @@ TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
        {"1..18446744073709551615", "1..4000000000", "0..18446744073709551615"}) {
     r = Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", range});
     EXPECT_EQ(r.exit, kExitBadInput) << range;
-    EXPECT_NE(r.err.find("more seeds than one sweep takes (at most 1000000)"), std::string::npos)
+    EXPECT_NE(r.err.find("more seeds than one command takes (at most 1000000)"), std::string::npos)
         << r.err;
   }
   EXPECT_EQ(Ratelab({"run", ExampleScenario("clock-skew"), "--seed", "1", "--seeds", "1..2"}).exit,

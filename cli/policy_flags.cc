@@ -44,7 +44,8 @@ Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm
                                const PolicyFlags& flags, const PolicyDefaults& defaults) {
   const std::optional<Algorithm> algorithm = AlgorithmFromName(algorithm_name);
   if (!algorithm) {
-    return absl::InvalidArgumentError("unknown algorithm '" + std::string(algorithm_name) + "'");
+    return absl::InvalidArgumentError("unknown algorithm '" + std::string(algorithm_name) +
+                                      "' (expected " + AlgorithmChoices() + ")");
   }
   const std::string what = std::string(name) + " is a " + std::string(algorithm_name);
   Policy policy;

@@ -47,6 +47,17 @@ constexpr std::array<AlgorithmInfo, 9> kAlgorithms = {{
 
 std::span<const AlgorithmInfo> Algorithms() { return kAlgorithms; }
 
+std::string AlgorithmChoices() {
+  std::string out;
+  for (size_t i = 0; i < std::size(kAlgorithms); ++i) {
+    out += (i == 0                            ? ""
+            : i + 1 == std::size(kAlgorithms) ? " or "
+                                              : ", ") +
+           std::string(kAlgorithms[i].name);
+  }
+  return out;
+}
+
 const AlgorithmInfo& Describe(Algorithm a) { return kAlgorithms[static_cast<size_t>(a)]; }
 
 std::optional<Algorithm> AlgorithmFromName(std::string_view name) {

@@ -41,6 +41,8 @@ struct AlgorithmInfo {
 std::span<const AlgorithmInfo> Algorithms();
 const AlgorithmInfo& Describe(Algorithm a);
 std::optional<Algorithm> AlgorithmFromName(std::string_view name);
+// Every algorithm's name, for an error: "fixed-window, sliding-log, ... or token-bucket-intervals".
+std::string AlgorithmChoices();
 
 struct Policy {
   Algorithm algorithm = Algorithm::kFixedWindow;

@@ -15,6 +15,7 @@ class LuaSpecReader : public internal::YamlReader {
   using YamlReader::YamlReader;
 
   Result<UserScript> Read(const YAML::Node& root, const std::string& dir) const {
+    RL_RETURN_IF_ERROR(NoDuplicateKeys(root));
     RL_RETURN_IF_ERROR(
         OnlyKeys(root, "a Lua spec",
                  {"script", "model", "keys", "args", "reply", "decide", "clock", "resolution"}));

@@ -60,6 +60,8 @@ TEST(LuaSpec, MistakesAreLocated) {
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nargs: {limit: 1}\n"),
             "spec.yaml:3:7: 'args' must be a list of strings");
   EXPECT_NE(error("script: [\n").find("spec.yaml:2:1: not YAML"), std::string::npos);
+  EXPECT_EQ(error("script: l.lua\nmodel: gcra\nmodel: fixed-window\n"),
+            "spec.yaml:3:1: duplicate key 'model' (first at line 2)");
 }
 
 }  // namespace

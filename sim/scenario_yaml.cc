@@ -16,6 +16,7 @@ namespace internal {
 
 Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   if (!root.IsMap()) return Error(root, "a scenario must be a mapping of keys such as limiters:");
+  RL_RETURN_IF_ERROR(NoDuplicateKeys(root));
   RL_RETURN_IF_ERROR(
       OnlyKeys(root, "the scenario",
                {"name", "description", "seed", "start", "nodes", "latency", "buggify", "store",
@@ -63,6 +64,17 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     return Error(limiters ? limiters : root, "'limiters' must list at least one limiter");
   }
   for (const YAML::Node& l : limiters) RL_RETURN_IF_ERROR(ReadLimiter(l, s));
+  // Every limiter's results are reported under its name: two may not share one.
+  for (size_t i = 0; i < s.limiters.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (s.limiters[i].DisplayName() == s.limiters[j].DisplayName()) {
+        return Error(limiters[i], "two limiters are called '" + s.limiters[i].DisplayName() +
+                                      "' (this one and the one at line " +
+                                      std::to_string(limiters[j].Mark().line + 1) +
+                                      "); give one a name: of its own");
+      }
+    }
+  }
 
   if (const YAML::Node claim = root["claim"]) {
     RL_RETURN_IF_ERROR(OnlyKeys(claim, "claim", {"limit", "window"}));
@@ -160,9 +172,8 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   RL_ASSIGN(name, StringAt(n, "algorithm", true));
   const std::optional<Algorithm> a = AlgorithmFromName(name);
   if (!a) {
-    return Error(n["algorithm"], "unknown algorithm '" + name +
-                                     "' (expected fixed-window, sliding-log, sliding-counter, "
-                                     "token-bucket or gcra)");
+    return Error(n["algorithm"],
+                 "unknown algorithm '" + name + "' (expected " + AlgorithmChoices() + ")");
   }
   LimiterSpec spec;
   spec.policy.algorithm = *a;

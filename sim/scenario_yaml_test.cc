@@ -79,7 +79,8 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
       ErrorOf(std::string("limiters:\n  - {algorithm: leaky-bucket, limit: 5, window: 1m}\n") +
               kTraffic),
       "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
-      "sliding-counter, token-bucket or gcra)");
+      "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
+      "sliding-counter-anchored or token-bucket-intervals)");
   EXPECT_EQ(
       ErrorOf(std::string("limiters:\n  - {algorithm: gcra, burst: 0, interval: 1s}\n") + kTraffic),
       "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
@@ -119,6 +120,38 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
             "anchored-window-cap, any-window-cap, bucket-conformance, false-denials, retry-after, "
             "key-expiry, survives-restart; the boundary-burst ratio is always reported)");
   EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
+}
+
+TEST(ScenarioFile, DuplicateKeysAndNamesAndOutOfRangeNumbersSayWhatIsWrong) {
+  const std::string traffic = "traffic:\n  - {type: burst, user: u, at: 0s, count: 3}\n";
+  EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n" + traffic +
+                    "limiters:\n  - {algorithm: gcra, burst: 2, interval: 1s}\n"),
+            "bad.yaml:5:1: duplicate key 'limiters' (first at line 1)");
+  EXPECT_EQ(
+      ErrorOf("limiters:\n  - {algorithm: gcra, burst: 1, burst: 9, interval: 1s}\n" + traffic),
+      "bad.yaml:2:33: duplicate key 'burst' (first at line 2)");
+  EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n"
+                    "  - {algorithm: gcra, burst: 2, interval: 1s}\n" +
+                    traffic),
+            "bad.yaml:3:5: two limiters are called 'memory-gcra' (this one and the one at line "
+            "2); give one a name: of its own");
+  EXPECT_TRUE(ParseScenario("limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n"
+                            "  - {name: roomy, algorithm: gcra, burst: 2, interval: 1s}\n" +
+                                traffic,
+                            "ok.yaml")
+                  .ok());
+  EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: fixed-window, limit: 99999999999999999999, "
+                    "window: 1s}\n" +
+                    traffic),
+            "bad.yaml:2:38: 'limit' is too large: 99999999999999999999 (it must be between 1 "
+            "and 1099511627776)");
+  EXPECT_EQ(
+      ErrorOf("limiters:\n  - {algorithm: fixed-window, limit: many, window: 1s}\n" + traffic),
+      "bad.yaml:2:38: 'limit' must be an integer");
+  EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: leaky-bucket, limit: 1, window: 1s}\n" + traffic),
+            "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
+            "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
+            "sliding-counter-anchored or token-bucket-intervals)");
 }
 
 TEST(ScenarioFile, StoreNamesWhereTheKvProtocolsRun) {

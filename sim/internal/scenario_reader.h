@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,26 @@ class YamlReader {
     const YAML::Mark m = at.Mark();
     return absl::InvalidArgumentError(source_ + ":" + std::to_string(m.line + 1) + ":" +
                                       std::to_string(m.column + 1) + ": " + what);
+  }
+
+  // Fails on a mapping anywhere in `n` that names a key twice (YAML lets the last one win
+  // silently), or whose key is not a plain word.
+  Status NoDuplicateKeys(const YAML::Node& n) const {
+    if (n.IsSequence()) {
+      for (const YAML::Node& item : n) RL_RETURN_IF_ERROR(NoDuplicateKeys(item));
+    } else if (n.IsMap()) {
+      std::map<std::string, YAML::Mark> seen;
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar()) return Error(kv.first, "a key must be a plain word");
+        const auto [at, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+        if (!fresh) {
+          return Error(kv.first, "duplicate key '" + kv.first.Scalar() + "' (first at line " +
+                                     std::to_string(at->second.line + 1) + ")");
+        }
+        RL_RETURN_IF_ERROR(NoDuplicateKeys(kv.second));
+      }
+    }
+    return absl::OkStatus();
   }
 
   // Fails on any key of `map` not in `allowed`.
@@ -81,6 +102,15 @@ class YamlReader {
     }
     int64_t v = 0;
     if (!n.IsScalar() || !YAML::convert<int64_t>::decode(n, v)) {
+      // Digits that do not fit are a number out of range, not a word.
+      const std::string text = n.IsScalar() ? n.Scalar() : "";
+      const size_t digits = text.starts_with('-') ? 1 : 0;
+      if (text.size() > digits &&
+          text.find_first_not_of("0123456789", digits) == std::string::npos) {
+        return Error(n, "'" + key + "' is too " + (digits == 1 ? "small" : "large") + ": " + text +
+                            " (it must be between " + std::to_string(lo) + " and " +
+                            std::to_string(hi) + ")");
+      }
       return Error(n, "'" + key + "' must be an integer");
     }
     if (v < lo || v > hi) {

@@ -210,6 +210,16 @@ TEST(Check, TheVirtualClockStartsWhereTheUserSays) {
       << j["violation"]["witness"][0];
   EXPECT_NE(j["reproduce"].get<std::string>().find("--start 2031-03-04T05:06:00Z"),
             std::string::npos);
+  // The whole witness: where its seconds count from, and every request's store steps and times.
+  EXPECT_EQ(j["start"], "2031-03-04T05:06:00Z");
+  for (const nlohmann::json& e : j["violation"]["witness"]) {
+    ASSERT_FALSE(e["steps"].empty()) << e;
+    EXPECT_GE(e["steps"][0]["at_s"].get<double>(), e["invoke_s"].get<double>()) << e;
+    EXPECT_FALSE(e["steps"][0]["label"].get<std::string>().empty()) << e;
+    if (!e["complete_s"].is_null()) {
+      EXPECT_GE(e["complete_s"].get<double>(), e["steps"].back()["at_s"].get<double>()) << e;
+    }
+  }
 }
 
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {

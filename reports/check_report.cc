@@ -38,6 +38,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.protocol = subject.name;
   if (subject.custom) r.clock = ScriptClockName(subject.info->clock);
   r.seeds_searched = result.seeds_searched;
+  r.start = options.base.start;
   if (result.failure) {
     r.verdict = "failure";
     r.policy = options.base.policy.ToString();

@@ -306,6 +306,7 @@ json ToJson(const CheckReport& c) {
               {"verdict", c.verdict},
               {"seeds_searched", c.seeds_searched}};
   if (!c.clock.empty()) out["clock"] = c.clock;
+  if (c.failed_request || c.violation) out["start"] = FormatUtc(c.start);
   if (c.failed_request) {
     out["seed"] = c.seed;
     out["failure"] = c.failure;

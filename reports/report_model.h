@@ -182,6 +182,8 @@ struct CheckReport {
   // "client"; empty for a protocol of ratelab's own.
   std::string clock;
   uint64_t seeds_searched = 0;
+  // The case's start, from which the witness's `_s` fields count ("start": FormatUtc).
+  Instant start{};
   uint64_t seed = 0;            // the seed that found it
   uint64_t requests = 0;        // in the minimal case
   uint64_t drawn_requests = 0;  // in the case the seed drew, before shrinking

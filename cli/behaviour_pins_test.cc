@@ -103,7 +103,8 @@ TEST(BehaviourPins, RunPrintsTheSameHistoriesVerdictsAndWitnesses) {
 // recommendation, and the HTML again with short witnesses. The JSON's series and the plot
 // scripts changed when the time bins came to fit the requests (and the peak series to hold its
 // value between admissions), and the scripts to draw on the scenario's clock. The Markdown
-// changed again to put the verdicts first in six columns and collapse the rest.
+// changed again to put the verdicts first in six columns and collapse the rest; junit.xml when
+// its failures came to carry the command that reproduces them (and times three decimals).
 TEST(BehaviourPins, RunJsonHasTheSameNumbers) {
   ExpectCommandPins({
       {{"run", "{scenarios}/access-log-replay.yaml", "--json"}, 1, "c1eae12422a4419a"},
@@ -201,7 +202,7 @@ std::string BeforeReportPath(const std::string& out) {
 
 const std::vector<FilePin> kStoreOutageReport = {
     {"report.json", "c5c21b50392d3d28"},      {"report.md", "1aaf5b5120a661aa"},
-    {"junit.xml", "ed073740a2431ea5"},        {"report.html", "115f25ce2b6d60ee"},
+    {"junit.xml", "fc6014ade34d7a29"},        {"report.html", "115f25ce2b6d60ee"},
     {"plots/traffic.gp", "fdcd74974a9fbbf6"}, {"plots/window.gp", "adfaa30cf7ef4f0b"},
     {"plots/latency.gp", "12e0df089042aaf0"},
 };
@@ -231,7 +232,7 @@ TEST(BehaviourPins, DemoWritesTheSameReport) {
   ExpectFilesPinned("demo", dir,
                     {{"report.json", "f70fd9290b6ccac0"},
                      {"report.md", "d36095c578992f9c"},
-                     {"junit.xml", "adcf7d207c02b4d6"},
+                     {"junit.xml", "977f50ff5f655cb2"},
                      {"report.html", "8f7fe9d1a5f192ca"}});
 }
 
@@ -247,7 +248,7 @@ TEST(BehaviourPins, ASweepsFirstFailingSeedRebuildsTheSameReport) {
   ASSERT_EQ(Ratelab({"report", (dir / "result.json").string(), "--out", views.string()}).exit, 0);
   ExpectFilesPinned("sweep report", views,
                     {{"report.md", "91016feeec81f7b5"},
-                     {"junit.xml", "2aa06d8e84fbe8b1"},
+                     {"junit.xml", "fdbec55941afc253"},
                      {"report.html", "1c971c020458cf00"}});
 }
 

@@ -51,6 +51,7 @@ class Check final : public Command {
     AddParsed(*c, "--start", start_, ParseStart,
               "Where the virtual clock starts, a UTC instant (default 2026-01-01T00:00:00Z)");
     c->add_flag("--json", json_, "Print the verdict as JSON");
+    AddJunitOption(*c, junit_);
     AddMaxRequestsOption(*c, max_requests_);
     return c;
   }
@@ -122,6 +123,9 @@ class Check final : public Command {
                                                 : 0;
     const CheckReport report = MakeCheckReport(*subject, search, *result, Reproduce(found_at));
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderCheckText(report));
+    if (!junit_.empty()) {
+      if (Status s = WriteTextFile(junit_, RenderCheckJunit(report, seconds)); !s.ok()) return s;
+    }
     if (result->failure) return kExitLimiterFailed;
     return result->finding ? kExitViolation : kExitOk;
   }
@@ -154,6 +158,7 @@ class Check final : public Command {
 
   LimiterFlags limiter_{kCheckDefaults};
   SeedRange seeds_{1, 200};
+  std::string junit_;
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;

@@ -222,6 +222,37 @@ TEST(Check, TheVirtualClockStartsWhereTheUserSays) {
   }
 }
 
+TEST(Check, JunitHasACasePerCheckWithRealTimesAndTheReproduceCommand) {
+  const std::string dir = ::testing::TempDir();
+  const std::string found = dir + "/check-found.xml", none = dir + "/check-none.xml";
+  ASSERT_EQ(
+      Ratelab({"check", "kv-token-bucket-hgetall-hset", "--seeds", "20", "--junit", found}).exit,
+      kExitViolation);
+  std::string xml = testing_files::Read(found);
+  EXPECT_NE(xml.find("<testsuite name=\"ratelab.check.kv-token-bucket-hgetall-hset\" tests=\"2\" "
+                     "failures=\"1\" errors=\"0\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testcase classname=\"check.kv-token-bucket-hgetall-hset\" name=\"promise\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("step: HGETALL"), std::string::npos);  // the witness, steps and all
+  EXPECT_NE(xml.find("reproduce: ratelab check kv-token-bucket-hgetall-hset --seed "),
+            std::string::npos);
+  EXPECT_EQ(xml.find("time=\"0.000\""), std::string::npos) << "a real time";
+
+  ASSERT_EQ(Ratelab({"check", "memory-sliding-log", "--faults", "none", "--concurrency", "1",
+                     "--seeds", "3", "--junit", none})
+                .exit,
+            kExitOk);
+  xml = testing_files::Read(none);
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"0\" errors=\"0\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure"), std::string::npos);
+  EXPECT_EQ(
+      Ratelab({"check", "memory-sliding-log", "--seeds", "1", "--junit", "/nonexistent/x.xml"})
+          .exit,
+      kExitBadInput);
+}
+
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"check", "no-such-protocol"}, "unknown protocol"},

@@ -1,6 +1,9 @@
 #include "cli/options.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 
 #include "absl/strings/str_split.h"
 #include "sim/scenario_run.h"
@@ -47,6 +50,21 @@ Result<int64_t> ParsePositiveInteger(std::string_view text) {
                                       "' is not a whole number of at least 1");
   }
   return *n;
+}
+
+CLI::Option* AddJunitOption(CLI::App& command, std::string& target) {
+  return command.add_option("--junit", target,
+                            "Also write the verdicts to this file as JUnit XML, for CI: a test "
+                            "case per (subject, check), failures with their witness and the "
+                            "command that reproduces them");
+}
+
+Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!(f << text) || !f.flush()) {
+    return absl::InvalidArgumentError("cannot write " + path + ": " + std::strerror(errno));
+  }
+  return absl::OkStatus();
 }
 
 CLI::Option* AddForceFlag(CLI::App& command, bool& target) {

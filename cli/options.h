@@ -57,6 +57,11 @@ inline constexpr char kSeedsHelp[] =
 // A whole number of at least 1 that fits 63 bits.
 Result<int64_t> ParsePositiveInteger(std::string_view text);
 
+// Adds --junit FILE: where to write the command's verdicts as JUnit XML, for CI.
+CLI::Option* AddJunitOption(CLI::App& command, std::string& target);
+// Writes `text` to the file `path` (--junit), or says why it cannot.
+Status WriteTextFile(const std::string& path, const std::string& text);
+
 // Adds --force: write into --out beside files ratelab did not write (reports/output_dir.h).
 CLI::Option* AddForceFlag(CLI::App& command, bool& target);
 

@@ -2,15 +2,18 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
+#include "impl/core/system_clock.h"
 #include "reports/output_dir.h"
 #include "reports/run_report.h"
 #include "reports/verdict_table.h"
+#include "reports/views.h"
 #include "sim/scenario_run.h"
 #include "sim/sweep.h"
 
@@ -44,6 +47,7 @@ class RunScenarioCommand final : public Command {
     c->add_option("--out", out_, "Directory to write result.json into");
     AddForceFlag(*c, force_);
     c->add_flag("--json", json_, "Print the result as JSON instead of a table");
+    AddJunitOption(*c, junit_);
     AddStoreOption(*c, store_, kStoreHelp);
     AddMaxRequestsOption(*c, max_requests_);
     return c;
@@ -66,10 +70,13 @@ class RunScenarioCommand final : public Command {
 
  private:
   Result<int> RunOne(const Scenario& scenario, uint64_t seed, std::ostream& out) {
+    const SystemClock clock;
+    const Instant began = clock.Now();
     Result<RunResult> c = RunScenario(scenario, seed);
     if (!c.ok()) return c.status();
+    const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     const std::string reproduce = ReproduceCommand("run", scenario_, c->seed, store_);
-    if (out_dir_ || json_) {  // the report's metrics cost a pass or two
+    if (out_dir_ || json_ || !junit_.empty()) {  // the report's metrics cost a pass or two
       RunReport report = MakeRunReport(*c);
       report.reproduce = reproduce;
       const nlohmann::json j = ToJson(report);
@@ -77,6 +84,9 @@ class RunScenarioCommand final : public Command {
         if (Status s = WriteJson(*out_dir_, j); !s.ok()) return s;
       }
       if (json_) out << j.dump(2) << "\n";
+      if (!junit_.empty()) {
+        if (Status s = WriteTextFile(junit_, RenderJunit(report, seconds)); !s.ok()) return s;
+      }
     }
     if (!json_) out << RenderRunText(*c, reproduce);
     if (c->failure_count() > 0) return kExitLimiterFailed;
@@ -84,6 +94,8 @@ class RunScenarioCommand final : public Command {
   }
 
   Result<int> Sweep(const Scenario& scenario, std::ostream& out, std::ostream& err) {
+    const SystemClock clock;
+    const Instant began = clock.Now();
     const uint64_t report_every = std::max<uint64_t>(1, seeds_->count() / 20);
     const InterruptHandler interrupts;
     Result<SweepResult> sweep = RunSweep(
@@ -121,6 +133,12 @@ class RunScenarioCommand final : public Command {
     if (out_dir_) {
       if (Status s = WriteJson(*out_dir_, j); !s.ok()) return s;
     }
+    if (!junit_.empty()) {
+      const std::string xml = RenderSweepJunit(
+          report, [&](uint64_t seed) { return ReproduceCommand("run", scenario_, seed, store_); },
+          std::chrono::duration<double>(clock.Now() - began).count());
+      if (Status s = WriteTextFile(junit_, xml); !s.ok()) return s;
+    }
     if (json_) {
       out << j.dump(2) << "\n";
     } else {
@@ -148,6 +166,7 @@ class RunScenarioCommand final : public Command {
   bool force_ = false;
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<OutputDir> out_dir_;  // --out, checked before the run
+  std::string junit_;
   bool json_ = false;
   std::optional<KvStoreName> store_;
 };

@@ -12,9 +12,31 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
+#include "testing/files.h"
 
 namespace ratelab {
 namespace {
+
+TEST(RunCommand, JunitForOneRunAndForASweep) {
+  const std::string dir = ::testing::TempDir();
+  const std::string one = dir + "/run-one.xml", sweep = dir + "/run-sweep.xml";
+  ASSERT_EQ(Ratelab({"run", ExampleScenario("boundary-attack"), "--junit", one}).exit,
+            kExitViolation);
+  std::string xml = testing_files::Read(one);
+  EXPECT_NE(xml.find("<testcase classname=\"boundary-attack.memory-fixed-window\" "
+                     "name=\"any-window-cap\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("reproduce: ratelab run "), std::string::npos);
+  ASSERT_EQ(
+      Ratelab({"run", ExampleScenario("restart-mid-window"), "--seeds", "1..5", "--junit", sweep})
+          .exit,
+      kExitViolation);
+  xml = testing_files::Read(sweep);
+  EXPECT_NE(xml.find("name=\"seed 1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("reproduce: ratelab run "), std::string::npos);
+  EXPECT_NE(xml.find("--seed 1\n"), std::string::npos);
+}
 
 TEST(RunCommand, BoundaryAttackBreaksTheClaimForTheFixedWindowOnly) {
   CliOutcome r = Ratelab({"run", ExampleScenario("boundary-attack"), "--json"});

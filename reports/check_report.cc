@@ -4,6 +4,7 @@
 
 #include "reports/run_report.h"
 #include "reports/timeline.h"
+#include "reports/view_parts.h"
 
 namespace ratelab {
 
@@ -39,6 +40,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   if (subject.custom) r.clock = ScriptClockName(subject.info->clock);
   r.seeds_searched = result.seeds_searched;
   r.start = options.base.start;
+  for (CheckId c : options.base.checks) r.checks.emplace_back(CheckOf(c).name);
   if (result.failure) {
     r.verdict = "failure";
     r.policy = options.base.policy.ToString();
@@ -51,7 +53,6 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   if (!result.finding) {
     r.verdict = "none";
     r.policy = options.base.policy.ToString();
-    for (CheckId c : options.base.checks) r.checks.emplace_back(CheckOf(c).name);
     r.fault_kinds = options.faults.Sorted();
     return r;
   }
@@ -99,6 +100,34 @@ std::string RenderCheckText(const CheckReport& r) {
   out += "\n" + v.summary + "\nwitness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
          Timeline(v, r.faults) + "reproduce: " + r.reproduce + "\n";
   return out;
+}
+
+std::string RenderCheckJunit(const CheckReport& r, double seconds) {
+  const std::string classname = "check." + r.protocol;
+  const std::string reproduce = r.reproduce.empty() ? "" : "reproduce: " + r.reproduce + "\n";
+  std::vector<view_parts::JunitCase> cases;
+  if (r.failed_request) {
+    cases.push_back({classname, "decides without failing", seconds,
+                     "the limiter failed (seed " + std::to_string(r.seed) + "): " + r.failure,
+                     reproduce, true});
+  }
+  bool placed = false;
+  for (const std::string& check : r.checks) {
+    view_parts::JunitCase c{classname, check, seconds, "", "", false};
+    if (r.violation && r.violation->check == check) {
+      placed = true;
+      c.message = r.violation->summary;
+      c.failure = "minimal case: " + r.policy + DecidedOn(r) + ", " + std::to_string(r.requests) +
+                  " request(s), seed " + std::to_string(r.seed) + "\n" +
+                  view_parts::WitnessText(*r.violation, r.faults) + reproduce;
+    }
+    cases.push_back(std::move(c));
+  }
+  if (r.violation && !placed) {  // a check beside the listed ones
+    cases.push_back({classname, r.violation->check, seconds, r.violation->summary,
+                     view_parts::WitnessText(*r.violation, r.faults) + reproduce});
+  }
+  return view_parts::JunitDocument("ratelab.check." + r.protocol, cases, seconds);
 }
 
 }  // namespace ratelab

@@ -20,6 +20,11 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
 // searched.
 std::string RenderCheckText(const CheckReport& report);
 
+// For CI: a test case per check searched, failed with the minimal witness and the command that
+// replays it (an error when the limiter failed); `seconds`, how long the search took, is each
+// case's time, the checks being judged together on the same search.
+std::string RenderCheckJunit(const CheckReport& report, double seconds);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_REPORTS_CHECK_REPORT_H_

@@ -1,58 +1,59 @@
 // junit.xml: one test case per (limiter, check), so CI shows broken checks natively, each
-// failure carrying its first witness as a timeline.
-#include "reports/timeline.h"
+// failure carrying its first witness as a timeline and the command that reproduces it.
 #include "reports/view_parts.h"
 #include "reports/views.h"
 
 namespace ratelab {
 
-std::string RenderJunit(const RunReport& r) {
-  using view_parts::Escape;
-  int64_t tests = 0;
-  std::string cases;
-  const int64_t failures = view_parts::ForEachCheck(r, [&](const LimiterReport& l,
-                                                           const CheckCount& check) {
-    ++tests;
-    cases += "    <testcase classname=\"" + Escape(r.scenario + "." + l.name) + "\" name=\"" +
-             Escape(check.name) + "\" time=\"0\"";
-    if (check.violations == 0) {
-      cases += "/>\n";
-      return;
-    }
-    const std::vector<const ViolationReport*> first = view_parts::ViolationsOf(l, check.name, 1);
-    std::string message = view_parts::Verdict(check.violations), body;
-    if (!first.empty()) {
-      const ViolationReport& v = *first[0];
-      message += ": " + v.summary;
-      body = v.invariant + " on key " + v.key + "\n";
-      for (const TimelineRow& row : WitnessTimeline(v.witness, r.faults)) {
-        body +=
-            view_parts::Fixed(row.at_s, 6) + "s  " +
-            (row.id < 0 ? std::string() : "#" + std::to_string(row.id) + "  " + row.node + "  ") +
-            row.what + "\n";
+std::string RenderJunit(const RunReport& r, double seconds) {
+  std::vector<view_parts::JunitCase> cases;
+  const std::string reproduce = r.reproduce ? "reproduce: " + *r.reproduce + "\n" : "";
+  view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
+    view_parts::JunitCase c{r.scenario + "." + l.name, check.name, seconds, "", "", false};
+    if (check.violations > 0) {
+      const std::vector<const ViolationReport*> first = view_parts::ViolationsOf(l, check.name, 1);
+      c.message = view_parts::Verdict(check.violations);
+      if (!first.empty()) {
+        c.message += ": " + first[0]->summary;
+        c.failure = view_parts::WitnessText(*first[0], r.faults);
       }
+      c.failure += reproduce;
     }
-    cases += ">\n      <failure type=\"" + Escape(check.name) + "\" message=\"" + Escape(message) +
-             "\">" + Escape(body) + "</failure>\n    </testcase>\n";
+    cases.push_back(std::move(c));
   });
   // A limiter that answered with its own error: the run of it is an error, not a verdict.
-  int64_t errors = 0;
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;
-    ++tests;
-    ++errors;
-    cases += "    <testcase classname=\"" + Escape(r.scenario + "." + l.name) +
-             "\" name=\"decides without failing\" time=\"0\">\n      <error type=\"failure\" "
-             "message=\"" +
-             Escape(std::to_string(l.failed) + " request(s) failed: " + l.failure) +
-             "\"/>\n    </testcase>\n";
+    cases.push_back({r.scenario + "." + l.name, "decides without failing", seconds,
+                     std::to_string(l.failed) + " request(s) failed: " + l.failure, reproduce,
+                     true});
   }
-  const std::string counts = " tests=\"" + std::to_string(tests) + "\" failures=\"" +
-                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
-                             "\"";
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ratelab\"" + counts +
-         ">\n  <testsuite name=\"" + Escape("ratelab." + r.scenario) + "\"" + counts +
-         " skipped=\"0\" time=\"0\">\n" + cases + "  </testsuite>\n</testsuites>\n";
+  return view_parts::JunitDocument("ratelab." + r.scenario, cases, seconds);
+}
+
+std::string RenderSweepJunit(const SweepReport& s,
+                             const std::function<std::string(uint64_t)>& reproduce,
+                             double seconds) {
+  std::vector<view_parts::JunitCase> cases;
+  uint64_t passed = 0;
+  for (const SeedReport& seed : s.seeds) {
+    if (seed.violations == 0 && seed.failed == 0) {
+      ++passed;
+      continue;
+    }
+    view_parts::JunitCase c{s.scenario, "seed " + std::to_string(seed.seed), 0, "", "", false};
+    c.message = seed.failed > 0 ? std::to_string(seed.failed) + " request(s) failed"
+                                : std::to_string(seed.violations) + " violation(s)";
+    c.failure = "reproduce: " + reproduce(seed.seed) + "\n";
+    c.error = seed.failed > 0;
+    cases.push_back(std::move(c));
+  }
+  // The seeds that kept every check, as one case: a sweep can hold a million.
+  if (passed > 0) {
+    cases.push_back(
+        {s.scenario, std::to_string(passed) + " seed(s) that kept every check", 0, "", "", false});
+  }
+  return view_parts::JunitDocument("ratelab." + s.scenario, cases, seconds);
 }
 
 }  // namespace ratelab

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "reports/timeline.h"
+
 namespace ratelab::view_parts {
 
 namespace {
@@ -106,6 +108,41 @@ Rows MetricRows(const RunReport& r) {
                              Fixed(m.latency_ms->p99, 3)});
   }
   return rows;
+}
+
+std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,
+                          double seconds) {
+  int64_t failures = 0, errors = 0;
+  std::string body;
+  for (const JunitCase& c : cases) {
+    body += "    <testcase classname=\"" + Escape(c.classname) + "\" name=\"" + Escape(c.name) +
+            "\" time=\"" + Fixed(c.seconds, 3) + "\"";
+    if (c.failure.empty() && c.message.empty()) {
+      body += "/>\n";
+      continue;
+    }
+    (c.error ? errors : failures) += 1;
+    body += std::string(">\n      <") + (c.error ? "error" : "failure") + " type=\"" +
+            Escape(c.name) + "\" message=\"" + Escape(c.message) + "\">" + Escape(c.failure) +
+            "</" + (c.error ? "error" : "failure") + ">\n    </testcase>\n";
+  }
+  const std::string counts = " tests=\"" + std::to_string(cases.size()) + "\" failures=\"" +
+                             std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
+                             "\"";
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ratelab\"" + counts +
+         " time=\"" + Fixed(seconds, 3) + "\">\n  <testsuite name=\"" + Escape(suite) + "\"" +
+         counts + " skipped=\"0\" time=\"" + Fixed(seconds, 3) + "\">\n" + body +
+         "  </testsuite>\n</testsuites>\n";
+}
+
+std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
+  std::string body = v.invariant + " on key " + v.key + "\n";
+  for (const TimelineRow& row : WitnessTimeline(v.witness, faults)) {
+    body += Fixed(row.at_s, 6) + "s  " +
+            (row.id < 0 ? std::string() : "#" + std::to_string(row.id) + "  " + row.node + "  ") +
+            row.what + "\n";
+  }
+  return body;
 }
 
 std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,

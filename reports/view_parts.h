@@ -46,6 +46,20 @@ int64_t ForEachCheck(const RunReport& r, Visit visit) {
   return broken;
 }
 
+// A JUnit test case: passed when `failure` is empty, else failed with `message` and the text
+// `failure`; an error (the subject failed, not a verdict) when `error`.
+struct JunitCase {
+  std::string classname, name;
+  double seconds = 0;
+  std::string message, failure;
+  bool error = false;
+};
+// The JUnit XML document of one suite named `suite` that took `seconds`.
+std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,
+                          double seconds);
+// A witness as JUnit failure text: one line per send, step and answer.
+std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults);
+
 // Violations of `limiter`'s check `check`, at most `max` (all when max is 0).
 std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,
                                                  const std::string& check, size_t max);

@@ -6,6 +6,8 @@
 #ifndef RATELAB_REPORTS_VIEWS_H_
 #define RATELAB_REPORTS_VIEWS_H_
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,7 +22,13 @@ namespace ratelab {
 std::string RenderHtml(const RunReport& report, const std::map<std::string, std::string>& svgs,
                        const std::string& plot_error);
 std::string RenderMarkdown(const RunReport& report);
-std::string RenderJunit(const RunReport& report);
+// `seconds`: how long the run took (0 in a report directory, whose bytes a seed fixes).
+std::string RenderJunit(const RunReport& report, double seconds = 0);
+// A sweep: a failed case per seed that broke a check (or an error per seed whose limiter failed),
+// each with the command that reproduces it (`reproduce(seed)`); the seeds that kept every check
+// as one case.
+std::string RenderSweepJunit(const SweepReport& sweep,
+                             const std::function<std::string(uint64_t)>& reproduce, double seconds);
 
 struct ReportFiles {
   std::string html, markdown, json, junit;

@@ -46,6 +46,7 @@ class Stress final : public Command {
                   "Users whose keys the requests go round (fewer users, more contention)")
         ->capture_default_str();
     c->add_flag("--json", json_, "Print the result as JSON");
+    AddJunitOption(*c, junit_);
     return c;
   }
 
@@ -81,6 +82,9 @@ class Stress final : public Command {
     }
     const StressReport report = MakeStressReport(plan_, *result);
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderStressText(report));
+    if (!junit_.empty()) {
+      if (Status s = WriteTextFile(junit_, RenderStressJunit(report)); !s.ok()) return s;
+    }
     if (result->interrupted) return kExitInterrupted;
     if (result->failure) return kExitLimiterFailed;
     return report.violations.empty() ? kExitOk : kExitViolation;
@@ -96,6 +100,7 @@ class Stress final : public Command {
   LimiterFlags limiter_{kStressDefaults};
   StressPlan plan_ = WithPrivateRedis();
   bool json_ = false;
+  std::string junit_;
 };
 
 }  // namespace

@@ -91,9 +91,18 @@ CliOutcome Stress(const std::vector<std::string>& args) {
 
 TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   RATELAB_REQUIRE_REDIS_SERVER();
-  const CliOutcome r =
-      Stress({"kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "2s"});
+  const std::string junit = ::testing::TempDir() + "/stress-junit.xml";
+  const CliOutcome r = Stress(
+      {"kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "2s", "--junit", junit});
   ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  // For CI too: the protocol against its promise, failed with the witness.
+  const std::string xml = testing_files::Read(junit);
+  EXPECT_NE(xml.find("<testcase classname=\"stress.kv-token-bucket-hgetall-hset\" "
+                     "name=\"bucket-conformance\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("tests=\"1\" failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("step: HGETALL"), std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["violations"].size(), 1u);
   const nlohmann::json& v = j["violations"][0];

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "reports/run_report.h"
+#include "reports/view_parts.h"
 
 namespace ratelab {
 
@@ -94,6 +95,20 @@ std::string RenderStressText(const StressReport& r) {
       "breaks the promise wherever each decision fell. False denials and Retry-After are not "
       "judged here (they need the store's order of steps: see ratelab check).\n";
   return out;
+}
+
+std::string RenderStressJunit(const StressReport& r) {
+  view_parts::JunitCase c{"stress." + r.protocol, r.promise, r.duration_s, "", "", false};
+  if (!r.failure.empty()) {
+    c.message = "the limiter failed: " + r.failure;
+    c.error = true;
+  } else if (!r.violations.empty()) {
+    const ViolationReport& v = r.violations.front();
+    c.message = std::to_string(r.violations.size()) + " violation(s): " + v.summary;
+    c.failure = view_parts::WitnessText(v, {}) +
+                "real concurrency, so no seed replays it: run it again to look for the race\n";
+  }
+  return view_parts::JunitDocument("ratelab.stress." + r.protocol, {c}, r.duration_s);
 }
 
 }  // namespace ratelab

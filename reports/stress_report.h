@@ -17,6 +17,10 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
 // each violation with its witness, a line per request (at most 16).
 std::string RenderStressText(const StressReport& report);
 
+// For CI: one test case, the protocol against its promise, with the run's time; failed with the
+// first violation's witness, or an error when the limiter failed.
+std::string RenderStressJunit(const StressReport& report);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_REPORTS_STRESS_REPORT_H_

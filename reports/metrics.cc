@@ -192,7 +192,8 @@ TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins
     peak = std::max(peak, in_window);
     admitted[e.key].emplace_back(e.invoke, e.cost);
   });
-  for (const auto& [key, times] : admitted) {
+  for (const auto& entry : admitted) {
+    const std::vector<std::pair<Instant, int64_t>>& times = entry.second;  // a lambda uses it
     std::vector<int64_t> sum(times.size() + 1, 0);  // sum[i]: cost of the first i admissions
     for (size_t i = 0; i < times.size(); ++i) sum[i + 1] = sum[i] + times[i].second;
     const auto index = [&](Instant t) {  // admissions before t

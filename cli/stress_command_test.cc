@@ -110,12 +110,11 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   // Burst 10: eleven admissions answered within a span too short for another token.
   EXPECT_GE(v["witness"].size(), 11u);
   EXPECT_LE(v["witness"].size(), 20u);
-  std::set<int> threads;
   for (const nlohmann::json& e : v["witness"]) {
-    threads.insert(e["node"].get<int>());
     ASSERT_EQ(e["steps"].size(), 3u) << e;  // HGETALL, HSET, EXPIRE
   }
-  EXPECT_GE(threads.size(), 2u) << "a race needs two processes";
+  // The race is between threads (each sends one request at a time, so its own never overlap), but
+  // the witness's admissions may all be one thread's: another's lost write let them through.
   EXPECT_GT(j["busiest_key"]["admitted"].get<int64_t>(),
             j["busiest_key"]["allowed"].get<int64_t>());
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <string_view>
 
 #include "reports/view_parts.h"
 
@@ -15,32 +16,29 @@ using view_parts::Claim;
 using view_parts::Fixed;
 using Limiters = std::vector<const LimiterReport*>;
 
+// How many keys broke the check `name`, if the run had it.
+std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
+  for (const CheckCount& c : l.checks) {
+    if (c.name == name) return c.violations;
+  }
+  return std::nullopt;
+}
+
 // How many keys broke the claim: the claim's check when the run had it, otherwise whether any
 // admission was past it.
 uint64_t ClaimBroken(const LimiterReport& l) {
-  for (const CheckCount& c : l.checks) {
-    if (c.name == "any-window-cap") return c.violations;
-  }
-  return l.metrics.over_admitted > 0 ? 1 : 0;
+  return Broken(l, "any-window-cap").value_or(l.metrics.over_admitted > 0 ? 1 : 0);
 }
 
-uint64_t PromiseBroken(const LimiterReport& l) {
-  for (const CheckCount& c : l.checks) {
-    if (c.name == "promise") return c.violations;
-  }
-  return 0;
-}
+uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, "promise").value_or(0); }
 
 bool Answered(const LimiterReport& l) { return l.failed == 0; }
 
 // "a", "a and b", "a, b and c".
 std::string Names(const Limiters& ls) {
-  std::string s;
-  for (size_t i = 0; i < ls.size(); ++i) {
-    if (i > 0) s += i + 1 == ls.size() ? " and " : ", ";
-    s += ls[i]->name;
-  }
-  return s;
+  std::vector<std::string> names;
+  for (const LimiterReport* l : ls) names.push_back(l->name);
+  return view_parts::Listed(names);
 }
 
 std::string Count(int64_t n, const std::string& one, const std::string& many) {

@@ -45,20 +45,24 @@ std::string Offset(double seconds) {
   return d == Duration::zero() ? "0" : FormatDuration(d);
 }
 
-// When, `at_s` after the run's start, on the scenario's clock to the millisecond, without the
-// date (the table's header has it); seconds since the start in a report that has no start.
+// The scenario's clock `at_s` after the run's start, to the millisecond: "2026-01-01 12:00:01.500".
+std::string OnClock(const RunReport& r, double at_s) {
+  return FormatInstant(*r.start + std::chrono::round<std::chrono::milliseconds>(
+                                      std::chrono::duration<double>(at_s)));
+}
+
+// When, `at_s` after the run's start, on the scenario's clock without the date (the table's
+// header has it); seconds since the start in a report that has no start.
 std::string ClockTime(const RunReport& r, double at_s) {
   if (!r.start) return Fixed(at_s, 3) + "s";
-  const std::string t = FormatInstant(*r.start + std::chrono::round<std::chrono::milliseconds>(
-                                                     std::chrono::duration<double>(at_s)));
+  const std::string t = OnClock(r, at_s);
   return t.substr(t.find(' ') + 1);
 }
 
 // The date of the scenario's clock at `at_s`, for a header: "2026-01-01 UTC".
 std::string ClockDate(const RunReport& r, double at_s) {
   if (!r.start) return "s since the start";
-  const std::string t = FormatInstant(*r.start + std::chrono::round<std::chrono::milliseconds>(
-                                                     std::chrono::duration<double>(at_s)));
+  const std::string t = OnClock(r, at_s);
   return (t.find(' ') == std::string::npos ? "1970-01-01" : t.substr(0, t.find(' '))) + " UTC";
 }
 
@@ -183,11 +187,7 @@ std::string Violations(const RunReport& r) {
   });
   if (findings.empty()) return "<p class=\"good\">None: every limiter kept every check.</p>\n";
   const auto name = [](const Finding& f) {
-    std::string s;
-    for (size_t i = 0; i < f.limiters.size(); ++i) {
-      s += (i == 0 ? "" : i + 1 == f.limiters.size() ? " and " : ", ") + f.limiters[i];
-    }
-    return s + ": " + f.title;
+    return view_parts::Listed(f.limiters) + ": " + f.title;
   };
   std::string s = "<ul>\n";
   for (size_t i = 0; i < findings.size(); ++i) {

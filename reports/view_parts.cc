@@ -51,6 +51,14 @@ std::string Claim(const RunReport& r) {
   return std::to_string(r.claim.limit) + " in any " + r.claim.window;
 }
 
+std::string Listed(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) {
+    s += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  }
+  return s;
+}
+
 std::string CheckTitle(const RunReport& r, const std::string& name) {
   if (name == "promise") return "own promise";
   if (name == "any-window-cap") return "claim: " + Claim(r);

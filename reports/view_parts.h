@@ -21,6 +21,8 @@ std::string Escape(const std::string& s);
 std::string Fixed(double v, int digits);
 // "5 in any 1m".
 std::string Claim(const RunReport& r);
+// "a", "a and b", "a, b and c".
+std::string Listed(const std::vector<std::string>& items);
 // What a check is called in a table header.
 std::string CheckTitle(const RunReport& r, const std::string& name);
 // "kept", or "broken for N keys".

@@ -1,12 +1,15 @@
 #include "cli/report_commands.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "cli/exit_codes.h"
+#include "cli/interrupt.h"
 #include "cli/options.h"
 #include "cli/run_command.h"
+#include "reports/across_seeds.h"
 #include "reports/run_report.h"
 #include "reports/verdict_table.h"
 #include "reports/views.h"
@@ -67,7 +70,13 @@ class Compare final : public Command {
         "Simulate a scenario file and write a report comparing its limiters: report.html, "
         "report.md, report.json, junit.xml and plots/ (exit 0 once written)");
     c->add_option("scenario", scenario_, "Scenario YAML file")->required();
-    AddParsed(*c, "--seed", seed_, ParseSeed, "Seed of the run (default: the scenario's)");
+    CLI::Option* seed =
+        AddParsed(*c, "--seed", seed_, ParseSeed, "Seed of the run (default: the scenario's)");
+    AddParsed(*c, "--seeds", seeds_, ParseSeeds,
+              std::string("Run every seed of a range and report each limiter's median and worst "
+                          "over them, showing in full the first seed that broke a check") +
+                  kSeedsHelp)
+        ->excludes(seed);
     out_.Add(*c, "Directory to write the report into");
     c->add_flag("--strict", strict_,
                 "Exit 1 when a check is broken, 3 when a limiter answered with its own error");
@@ -82,6 +91,7 @@ class Compare final : public Command {
     if (Status s = CheckRunSize(*scenario, max_requests_); !s.ok()) return s;
     Result<OutputDir> dir = out_.Prepare();
     if (!dir.ok()) return dir.status();
+    if (seeds_) return AcrossSeeds(*scenario, *dir, out, err);
     Result<RunResult> c = RunWithProgress(*scenario, seed_.value_or(scenario->seed), err);
     if (!c.ok()) return c.status();
     const std::string reproduce = ReproduceCommand("compare", scenario_, c->seed, store_);
@@ -92,8 +102,46 @@ class Compare final : public Command {
   }
 
  private:
+  // compare --seeds: every seed run, the first that broke a check shown in full.
+  Result<int> AcrossSeeds(const Scenario& scenario, const OutputDir& dir, std::ostream& out,
+                          std::ostream& err) {
+    const uint64_t total = seeds_->count();
+    const uint64_t report_every = std::max<uint64_t>(1, total / 20);
+    const InterruptHandler interrupts;
+    Result<RunReport> report = CompareAcrossSeeds(
+        scenario, seeds_->first, seeds_->last,
+        [&](uint64_t seed) { return ReproduceCommand("compare", scenario_, seed, store_); },
+        [&](uint64_t done) {
+          if (done % report_every == 0 || done == total) {
+            err << "progress: " << done << "/" << total << " seeds\n";
+          }
+          return !interrupts.interrupted();
+        });
+    if (!report.ok()) return report.status();
+    const SeedsSpreadReport& spread = *report->across_seeds;
+    if (spread.count < total) {
+      err << "interrupted: " << spread.count << " of " << total
+          << " seeds run before the signal, summarised\n";
+    }
+    out << RenderSpreadTable(*report) << "\n";
+    if (Status s = Write(*report, dir, out, err); !s.ok()) return s;
+    if (spread.count < total) return kExitInterrupted;
+    const auto any = [&](const auto& broke) {
+      return std::any_of(spread.limiters.begin(), spread.limiters.end(), broke);
+    };
+    if (strict_ && any([](const LimiterSpreadReport& l) { return l.seeds_failed > 0; })) {
+      return kExitLimiterFailed;
+    }
+    const bool broken = any([](const LimiterSpreadReport& l) {
+      return std::any_of(l.checks.begin(), l.checks.end(),
+                         [](const CheckSeeds& c) { return c.seeds > 0; });
+    });
+    return strict_ && broken ? kExitViolation : kExitOk;
+  }
+
   std::string scenario_;
   std::optional<uint64_t> seed_;
+  std::optional<SeedRange> seeds_;
   ReportOut out_;
   bool strict_ = false;
   int64_t max_requests_ = kDefaultMaxRequests;

@@ -1,5 +1,5 @@
 // The commands that write reports:
-//   ratelab compare SCENARIO [--seed N] [--out DIR] [--strict] [--store STORE]
+//   ratelab compare SCENARIO [--seed N | --seeds A..B] [--out DIR] [--strict] [--store STORE]
 //   ratelab report RESULT.json [--out DIR]
 //   ratelab demo [--seed N] [--out DIR]
 // Each writes DIR/report.html, report.md, report.json, junit.xml and plots/ (see

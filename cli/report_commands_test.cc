@@ -53,6 +53,35 @@ TEST(Compare, StrictExitsOneOnlyWhenACheckIsBroken) {
             kExitOk);
 }
 
+TEST(Compare, OverSeedsReportsEachLimitersMedianAndWorstAndRebuildsFromItsJson) {
+  const fs::path dir = TempDir("compare-seeds"), again = TempDir("compare-seeds-again");
+  const std::string scenario = ExampleScenario("boundary-attack");
+  CliOutcome r =
+      Ratelab({"compare", scenario, "--seeds", "2..4", "--strict", "--out", dir.string()});
+  EXPECT_EQ(r.exit, kExitViolation) << r.err;
+  EXPECT_NE(r.err.find("progress: 3/3 seeds"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("memory-fixed-window     broke the claim in 3 of 3 seeds"),
+            std::string::npos)
+      << r.out;
+  const nlohmann::json j = nlohmann::json::parse(Read(dir / "report.json"));
+  EXPECT_EQ(j["seed"], 2);
+  EXPECT_EQ(j["reproduce"], "ratelab compare " + scenario + " --seed 2");
+  EXPECT_EQ(j["across_seeds"]["first"], 2);
+  EXPECT_EQ(j["across_seeds"]["count"], 3);
+  EXPECT_NE(Read(dir / "report.html").find("<h2 id=\"seeds\">Across seeds</h2>"),
+            std::string::npos);
+  ASSERT_EQ(Ratelab({"report", (dir / "report.json").string(), "--out", again.string()}).exit,
+            kExitOk);
+  for (const char* f : {"report.html", "report.md", "report.json", "junit.xml"}) {
+    EXPECT_EQ(Read(dir / f), Read(again / f)) << f;
+  }
+
+  CliOutcome both = Ratelab({"compare", scenario, "--seed", "1", "--seeds", "3", "--out",
+                             TempDir("compare-both").string()});
+  EXPECT_EQ(both.exit, kExitBadInput);
+  EXPECT_NE(both.err.find("--seed excludes --seeds"), std::string::npos) << both.err;
+}
+
 TEST(Report, RebuildsTheSameViewsFromReportJson) {
   const fs::path first = TempDir("first"), again = TempDir("again");
   ASSERT_EQ(Ratelab({"compare", ExampleScenario("store-outage"), "--out", first.string()}).exit,

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "model/oracles.h"
+#include "reports/across_seeds.h"
 #include "reports/view_parts.h"
 
 namespace ratelab {
@@ -27,7 +29,7 @@ std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
 // How many keys broke the claim: the claim's check when the run had it, otherwise whether any
 // admission was past it.
 uint64_t ClaimBroken(const LimiterReport& l) {
-  return Broken(l, "any-window-cap").value_or(l.metrics.over_admitted > 0 ? 1 : 0);
+  return Broken(l, kAnyWindowCapOracle.name).value_or(l.metrics.over_admitted > 0 ? 1 : 0);
 }
 
 uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, "promise").value_or(0); }
@@ -262,6 +264,50 @@ std::vector<Pick> Picks(const RunReport& r, const Limiters& answered, const Limi
   return picks;
 }
 
+// For a comparison over seeds, the first sentences: who kept the claim in every seed, who admitted
+// past it in how many (with the median and worst), who failed; and which seed the rest shows.
+std::vector<std::string> AcrossSeeds(const RunReport& r) {
+  const SeedsSpreadReport& s = *r.across_seeds;
+  const auto of = [&](uint64_t seeds) {
+    return std::to_string(seeds) + " of " + std::to_string(s.count) + " seeds";
+  };
+  std::vector<std::string> kept, over, failed;
+  for (const LimiterSpreadReport& l : s.limiters) {
+    if (l.seeds_failed > 0) {
+      failed.push_back(l.name + " in " + of(l.seeds_failed) + " (first: seed " +
+                       std::to_string(l.first_failed_seed) + ")");
+    } else if (l.seeds_over_claim == 0) {
+      kept.push_back(l.name);
+    }
+    if (l.seeds_over_claim > 0) {
+      over.push_back(l.name + " in " + of(l.seeds_over_claim) + " (over-admitted: median " +
+                     Short(l.over_admitted.median) + ", worst " + Short(l.over_admitted.worst) +
+                     " in seed " + std::to_string(l.over_admitted.worst_seed) + ")");
+    }
+  }
+  std::string first = "Over the " + std::to_string(s.count) + " seeds " + std::to_string(s.first) +
+                      ".." + std::to_string(s.first + s.count - 1) + ", ";
+  if (!kept.empty()) {
+    first += view_parts::Listed(kept) + (kept.size() == 1 ? " kept " : " each kept ") +
+             "the claim " + Claim(r) + " in every seed";
+  }
+  if (!over.empty()) {
+    first += std::string(kept.empty() ? "every limiter admitted past the claim " + Claim(r) + ": "
+                                      : "; admitted past it: ") +
+             view_parts::Listed(over);
+  }
+  if (kept.empty() && over.empty()) first += "no limiter answered without failing";
+  std::vector<std::string> out = {first + "."};
+  if (!failed.empty()) {
+    out.push_back("Failed (answered with their own error): " + view_parts::Listed(failed) + ".");
+  }
+  out.push_back("The rest of this report shows seed " + std::to_string(r.seed) + "'s run, " +
+                (FoundSomething(r) ? "the first of the range in which a check was broken or a "
+                                     "limiter failed."
+                                   : "the first of the range."));
+  return out;
+}
+
 }  // namespace
 
 Advice Advise(const RunReport& r) {
@@ -276,6 +322,7 @@ Advice Advise(const RunReport& r) {
     answered.push_back(&l);
     (ClaimBroken(l) == 0 ? kept : over).push_back(&l);
   }
+  if (r.across_seeds && r.across_seeds->count > 0) a.summary = AcrossSeeds(r);
   a.summary.push_back(Verdict(r, answered, kept));
   const bool several = r.limiters.size() > 1;
   if (several && !kept.empty())

@@ -134,6 +134,7 @@ struct Section {
   const char* title;
 };
 constexpr Section kRecommendation{"recommendation", "Recommendation"};
+constexpr Section kAcrossSeeds{"seeds", "Across seeds"};
 constexpr Section kScenario{"scenario", "The scenario"};
 constexpr Section kVerdicts{"verdicts", "Verdicts"};
 constexpr Section kCosts{"costs", "Costs and fairness"};
@@ -232,7 +233,9 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
                   Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += "<h1>" + Escape(title) + "</h1>\n";
   if (!r.description.empty()) s += "<p>" + Escape(r.description) + "</p>\n";
-  std::vector<Section> sections = {kRecommendation, kScenario, kVerdicts, kCosts};
+  std::vector<Section> sections = {kRecommendation};
+  if (r.across_seeds) sections.push_back(kAcrossSeeds);
+  sections.insert(sections.end(), {kScenario, kVerdicts, kCosts});
   if (!r.faults.empty()) sections.push_back(kFaults);
   sections.insert(sections.end(), {kPlots, kViolations});
   if (r.reproduce) sections.push_back(kReproduce);
@@ -245,6 +248,10 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
     Rows rows = {{"to", "pick", "because", "and it"}};
     for (const Pick& p : advice.picks) rows.push_back({p.goal, p.limiter, p.because, p.but});
     s += HtmlTable(rows);
+  }
+  if (r.across_seeds) {
+    s += Heading(kAcrossSeeds) + "<p>" + Escape(view_parts::AcrossSeedsIntro(r)) + "</p>\n" +
+         HtmlTable(view_parts::SpreadRows(r, true));
   }
   s += Heading(kScenario) + "<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
        "</b> per key, on the same traffic:</p>\n<ul>\n";

@@ -5,14 +5,48 @@
 
 namespace ratelab {
 
+namespace {
+
+// A comparison over seeds' numbers of `limiter`, if the report has them.
+const LimiterSpreadReport* SpreadOf(const RunReport& r, const std::string& limiter) {
+  if (!r.across_seeds) return nullptr;
+  for (const LimiterSpreadReport& l : r.across_seeds->limiters) {
+    if (l.name == limiter) return &l;
+  }
+  return nullptr;
+}
+
+// " (in 3 of 20 seeds, the first seed 4)", for a comparison over seeds.
+std::string InSeeds(const RunReport& r, uint64_t seeds, uint64_t first) {
+  return " (in " + std::to_string(seeds) + " of " + std::to_string(r.across_seeds->count) +
+         " seeds, the first seed " + std::to_string(first) + ")";
+}
+
+}  // namespace
+
+// With a comparison over seeds, a case fails when its check broke in any seed, and names how many
+// and the first; the witness is of the seed the report shows, when it broke there.
 std::string RenderJunit(const RunReport& r, double seconds) {
   std::vector<view_parts::JunitCase> cases;
   const std::string reproduce = r.reproduce ? "reproduce: " + *r.reproduce + "\n" : "";
   view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
     view_parts::JunitCase c{r.scenario + "." + l.name, check.name, seconds, "", "", false};
+    if (const LimiterSpreadReport* spread = SpreadOf(r, l.name)) {
+      for (const CheckSeeds& in : spread->checks) {
+        if (in.name != check.name || in.seeds == 0) continue;
+        c.message = "broken" + InSeeds(r, in.seeds, in.first_seed);
+        if (check.violations == 0) {
+          c.failure = "seed " + std::to_string(r.seed) + " kept it; run seed " +
+                      std::to_string(in.first_seed) + " (--seed " + std::to_string(in.first_seed) +
+                      ") for its witness\n";
+        }
+      }
+    }
     if (check.violations > 0) {
       const std::vector<const ViolationReport*> first = view_parts::ViolationsOf(l, check.name, 1);
-      c.message = view_parts::Verdict(check.violations);
+      c.message =
+          (c.message.empty() ? "" : c.message + "; in seed " + std::to_string(r.seed) + ", ") +
+          view_parts::Verdict(check.violations);
       if (!first.empty()) {
         c.message += ": " + first[0]->summary;
         c.failure = view_parts::WitnessText(*first[0], r.faults);
@@ -23,10 +57,17 @@ std::string RenderJunit(const RunReport& r, double seconds) {
   });
   // A limiter that answered with its own error: the run of it is an error, not a verdict.
   for (const LimiterReport& l : r.limiters) {
-    if (l.failed == 0) continue;
+    const LimiterSpreadReport* spread = SpreadOf(r, l.name);
+    if (l.failed == 0 && (spread == nullptr || spread->seeds_failed == 0)) continue;
+    std::string message =
+        spread == nullptr ? ""
+                          : "failed" + InSeeds(r, spread->seeds_failed, spread->first_failed_seed);
+    if (l.failed > 0) {
+      message += (message.empty() ? "" : "; in seed " + std::to_string(r.seed) + ", ") +
+                 std::to_string(l.failed) + " request(s) failed: " + l.failure;
+    }
     cases.push_back({r.scenario + "." + l.name, "decides without failing", seconds,
-                     std::to_string(l.failed) + " request(s) failed: " + l.failure, reproduce,
-                     true});
+                     std::move(message), reproduce, true});
   }
   return view_parts::JunitDocument("ratelab." + r.scenario, cases, seconds);
 }

@@ -37,11 +37,8 @@ std::string VerdictCell(const LimiterReport& l) {
   std::string broke;
   for (const CheckCount& c : l.checks) {
     if (c.violations == 0) continue;
-    const std::string what = c.name == "any-window-cap" ? "the claim"
-                             : c.name == "promise"      ? "own promise"
-                                                        : c.name;
-    broke += (broke.empty() ? "" : ", ") + what + " (" + std::to_string(c.violations) +
-             (c.violations == 1 ? " key)" : " keys)");
+    broke += (broke.empty() ? "" : ", ") + view_parts::CheckPhrase(c.name) + " (" +
+             std::to_string(c.violations) + (c.violations == 1 ? " key)" : " keys)");
   }
   return broke.empty() ? "kept" : "broke " + broke;
 }
@@ -69,6 +66,10 @@ std::string RenderMarkdown(const RunReport& r) {
          std::to_string(l.metrics.over_admitted), std::to_string(l.metrics.false_denials),
          std::to_string(l.max_in_any_window) + " (" + view_parts::Fixed(l.metrics.burst_ratio, 2) +
              "x)"});
+  }
+  if (r.across_seeds) {
+    s += view_parts::AcrossSeedsIntro(r) + "\n\n" + Table(view_parts::SpreadRows(r, false), 2) +
+         "\n#### Seed " + std::to_string(r.seed) + "\n\n";
   }
   s += "Every limiter held to the claim **" + view_parts::Claim(r) + "** per key:\n\n" +
        Table(verdicts, 2);

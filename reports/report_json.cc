@@ -16,6 +16,8 @@ json ToJson(const FaultOutcomeReport& f);
 json ToJson(const LimiterReport& l);
 json ToJson(const UserReport& u);
 json ToJson(const SeedReport& s);
+json ToJson(const CheckSeeds& c);
+json ToJson(const LimiterSpreadReport& l);
 
 template <typename T>
 json Array(const std::vector<T>& items) {
@@ -86,6 +88,34 @@ json ToJson(const LimiterReport& l) {
 
 json ToJson(const UserReport& u) {
   return {{"key", u.key}, {"offered", u.offered}, {"admitted", u.admitted}};
+}
+
+json ToJson(const SpreadReport& s) {
+  return {{"median", s.median}, {"worst", s.worst}, {"worst_seed", s.worst_seed}};
+}
+
+json ToJson(const CheckSeeds& c) {
+  return {{"name", c.name}, {"seeds", c.seeds}, {"first_seed", c.first_seed}};
+}
+
+json ToJson(const LimiterSpreadReport& l) {
+  json out = {{"name", l.name},
+              {"checks", Array(l.checks)},
+              {"seeds_over_claim", l.seeds_over_claim},
+              {"seeds_failed", l.seeds_failed},
+              {"first_failed_seed", l.first_failed_seed},
+              {"over_admitted", ToJson(l.over_admitted)},
+              {"false_denials", ToJson(l.false_denials)},
+              {"max_in_any_window", ToJson(l.max_in_any_window)},
+              {"steps_per_decision", ToJson(l.steps_per_decision)},
+              {"latency_p99_ms", json()}};
+  if (l.latency_p99_ms) out["latency_p99_ms"] = ToJson(*l.latency_p99_ms);
+  return out;
+}
+
+json ToJson(const SeedsSpreadReport& s) {
+  return {
+      {"first", s.first}, {"last", s.last}, {"count", s.count}, {"limiters", Array(s.limiters)}};
 }
 
 json ToJson(const SeedReport& s) {
@@ -196,6 +226,35 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
   return l;
 }
 
+SpreadReport ReadSpread(const JsonReader& r) {
+  return {r.Field("median").Number(), r.Field("worst").Number(), r.Field("worst_seed").Unsigned()};
+}
+
+SeedsSpreadReport ReadSeedsSpread(const JsonReader& r) {
+  SeedsSpreadReport s{
+      r.Field("first").Unsigned(), r.Field("last").Unsigned(), r.Field("count").Unsigned(), {}};
+  for (const JsonReader& l : r.Field("limiters").Elements()) {
+    LimiterSpreadReport limiter;
+    limiter.name = l.Field("name").String();
+    for (const JsonReader& c : l.Field("checks").Elements()) {
+      limiter.checks.push_back({c.Field("name").String(), c.Field("seeds").Unsigned(),
+                                c.Field("first_seed").Unsigned()});
+    }
+    limiter.seeds_over_claim = l.Field("seeds_over_claim").Unsigned();
+    limiter.seeds_failed = l.Field("seeds_failed").Unsigned();
+    limiter.first_failed_seed = l.Field("first_failed_seed").Unsigned();
+    limiter.over_admitted = ReadSpread(l.Field("over_admitted"));
+    limiter.false_denials = ReadSpread(l.Field("false_denials"));
+    limiter.max_in_any_window = ReadSpread(l.Field("max_in_any_window"));
+    limiter.steps_per_decision = ReadSpread(l.Field("steps_per_decision"));
+    if (const std::optional<JsonReader> p99 = l.OptionalField("latency_p99_ms")) {
+      limiter.latency_p99_ms = ReadSpread(*p99);
+    }
+    s.limiters.push_back(std::move(limiter));
+  }
+  return s;
+}
+
 RunReport ReadRun(const JsonReader& r) {
   RunReport run;
   run.scenario = r.Field("scenario").String();
@@ -237,6 +296,9 @@ RunReport ReadRun(const JsonReader& r) {
   }
   if (const std::optional<JsonReader> reproduce = r.OptionalField("reproduce")) {
     run.reproduce = reproduce->String();
+  }
+  if (const std::optional<JsonReader> seeds = r.OptionalField("across_seeds")) {
+    run.across_seeds = ReadSeedsSpread(*seeds);
   }
   return run;
 }
@@ -290,6 +352,7 @@ json ToJson(const RunReport& r) {
       {"limiters", Array(r.limiters)}};
   if (r.start) out["start"] = FormatUtc(*r.start);
   if (r.reproduce) out["reproduce"] = *r.reproduce;
+  if (r.across_seeds) out["across_seeds"] = ToJson(*r.across_seeds);
   return out;
 }
 

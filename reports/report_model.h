@@ -3,7 +3,8 @@
 //
 //   RunReport      a run of a scenario from one seed: report.json (compare, demo), run --json,
 //                  result.json of run --out; every number a view (HTML, Markdown, JUnit, plots)
-//                  shows is in it, so `ratelab report` rebuilds them from the file alone
+//                  shows is in it, so `ratelab report` rebuilds them from the file alone; with
+//                  compare --seeds, also every seed's numbers (SeedsSpreadReport)
 //   SweepReport    a sweep over seeds (run --seeds), with its first failing run
 //   CheckReport    what `ratelab check` found (check --json)
 //   StressReport   what `ratelab stress` measured and found (stress --json)
@@ -139,6 +140,39 @@ struct UserReport {
   std::vector<int64_t> admitted;  // per limiter
 };
 
+// A number of a limiter over the seeds of a comparison: {"median", "worst", "worst_seed"}, the
+// worst being the largest (every number kept is a cost or a harm), the first seed that gave it.
+struct SpreadReport {
+  double median = 0;
+  double worst = 0;
+  uint64_t worst_seed = 0;
+};
+
+// {"name", "seeds", "first_seed"}: in how many seeds a check was broken, and the first of them.
+struct CheckSeeds {
+  std::string name;
+  uint64_t seeds = 0;
+  uint64_t first_seed = 0;  // 0 when none
+};
+
+// A limiter over the seeds of a comparison.
+struct LimiterSpreadReport {
+  std::string name;
+  std::vector<CheckSeeds> checks;  // in the scenario's order
+  uint64_t seeds_over_claim = 0;   // seeds in which it admitted past the claim
+  uint64_t seeds_failed = 0;       // seeds in which it answered a request with its own error
+  uint64_t first_failed_seed = 0;  // 0 when none
+  SpreadReport over_admitted, false_denials, max_in_any_window, steps_per_decision;
+  std::optional<SpreadReport> latency_p99_ms;  // none when no decision took time
+};
+
+// A comparison over seeds (compare --seeds): {"first", "last", "count", "limiters"}; `count` is
+// less than last - first + 1 when the runs were interrupted.
+struct SeedsSpreadReport {
+  uint64_t first = 0, last = 0, count = 0;
+  std::vector<LimiterSpreadReport> limiters;
+};
+
 struct RunReport {
   std::string scenario;
   std::string description;
@@ -156,6 +190,8 @@ struct RunReport {
   std::vector<UserReport> users;  // the busiest 20
   std::vector<LimiterReport> limiters;
   std::optional<std::string> reproduce;  // the command that makes the same run
+  // When this run is one of a comparison over seeds: every seed's numbers ("across_seeds").
+  std::optional<SeedsSpreadReport> across_seeds;
 };
 
 // One seed of a sweep.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "reports/run_report.h"
+#include "reports/view_parts.h"
 
 namespace ratelab {
 
@@ -108,6 +109,10 @@ std::string RenderRunText(const RunResult& c, const std::string& reproduce) {
   const std::string witnesses = RenderWitnesses(c);
   if (!witnesses.empty()) out += "\n\nfirst witness of each violation:\n" + witnesses;
   return out + "\nreproduce: " + reproduce + "\n";
+}
+
+std::string RenderSpreadTable(const RunReport& r) {
+  return view_parts::AcrossSeedsIntro(r) + "\n\n" + Align(view_parts::SpreadRows(r, true));
 }
 
 }  // namespace ratelab

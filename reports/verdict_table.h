@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "reports/report_model.h"
 #include "sim/scenario_run.h"
 
 namespace ratelab {
@@ -15,6 +16,10 @@ std::string RenderVerdictTable(const RunResult& c);
 
 // The first witness of each violation, limiter by limiter (empty when there is none).
 std::string RenderWitnesses(const RunResult& c);
+
+// A comparison over seeds (report.across_seeds) as a table: each limiter's broken checks and its
+// numbers over the seeds, median and worst, after a sentence saying so.
+std::string RenderSpreadTable(const RunReport& r);
 
 // The run in words: seed, faults, verdict table, notes, first witnesses, and `reproduce`.
 std::string RenderRunText(const RunResult& c, const std::string& reproduce);

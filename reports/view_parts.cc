@@ -1,7 +1,11 @@
 #include "reports/view_parts.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <string_view>
 
+#include "model/oracles.h"
 #include "reports/timeline.h"
 
 namespace ratelab::view_parts {
@@ -10,6 +14,60 @@ namespace {
 
 std::string OptionalFixed(const std::optional<double>& v, int digits) {
   return v ? Fixed(*v, digits) : "n/a";
+}
+
+// How the reports call a check, when not by its name.
+struct CheckCalled {
+  std::string_view check;
+  std::string_view title;   // in a table header; the claim's followed by the claim
+  std::string_view phrase;  // in a sentence
+};
+constexpr CheckCalled kCheckCalled[] = {
+    {"promise", "own promise", "own promise"},
+    {kAnyWindowCapOracle.name, "claim", "the claim"},
+};
+
+const CheckCalled* Called(const std::string& name) {
+  for (const CheckCalled& c : kCheckCalled) {
+    if (c.check == name) return &c;
+  }
+  return nullptr;
+}
+
+// A number of a comparison over seeds: "2", or "2 (worst 43, seed 7)".
+std::string SpreadCell(const SpreadReport& s, int digits) {
+  const auto number = [&](double v) {
+    return Fixed(v, digits == 0 && std::abs(v - std::round(v)) > 0.01 ? 1 : digits);
+  };
+  if (number(s.worst) == number(s.median)) return number(s.median);
+  return number(s.median) + " (worst " + number(s.worst) + ", seed " +
+         std::to_string(s.worst_seed) + ")";
+}
+
+// What a limiter broke over the seeds: "broke the claim in 20 of 20 seeds; own promise in 1 (first:
+// seed 4)", "FAILED in 2 of 20 seeds (first: seed 3)", or "kept the claim and every check". The
+// claim counts as broken in a seed where the limiter over-admitted, whether or not the scenario
+// checks it.
+std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count) {
+  const auto in = [&](uint64_t seeds, std::optional<uint64_t> first) {
+    return " in " + std::to_string(seeds) + " of " + std::to_string(count) + " seeds" +
+           (seeds == count || !first ? "" : " (first: seed " + std::to_string(*first) + ")");
+  };
+  std::vector<std::string> broke;
+  if (l.seeds_over_claim > 0) {
+    std::optional<uint64_t> first;
+    for (const CheckSeeds& c : l.checks) {
+      if (c.name == kAnyWindowCapOracle.name && c.seeds > 0) first = c.first_seed;
+    }
+    broke.push_back("the claim" + in(l.seeds_over_claim, first));
+  }
+  for (const CheckSeeds& c : l.checks) {
+    if (c.seeds == 0 || c.name == kAnyWindowCapOracle.name) continue;
+    broke.push_back(CheckPhrase(c.name) + in(c.seeds, c.first_seed));
+  }
+  std::string s = l.seeds_failed == 0 ? "" : "FAILED" + in(l.seeds_failed, l.first_failed_seed);
+  if (!broke.empty()) s += (s.empty() ? "broke " : "; broke ") + Listed(broke);
+  return s.empty() ? "kept the claim and every check" : s;
 }
 
 }  // namespace
@@ -60,9 +118,16 @@ std::string Listed(const std::vector<std::string>& items) {
 }
 
 std::string CheckTitle(const RunReport& r, const std::string& name) {
-  if (name == "promise") return "own promise";
-  if (name == "any-window-cap") return "claim: " + Claim(r);
-  return name;
+  const CheckCalled* called = Called(name);
+  if (called == nullptr) return name;
+  if (called->check == kAnyWindowCapOracle.name)
+    return std::string(called->title) + ": " + Claim(r);
+  return std::string(called->title);
+}
+
+std::string CheckPhrase(const std::string& name) {
+  const CheckCalled* called = Called(name);
+  return called == nullptr ? name : std::string(called->phrase);
 }
 
 std::string Verdict(uint64_t broken) {
@@ -116,6 +181,39 @@ Rows MetricRows(const RunReport& r) {
                              Fixed(m.latency_ms->p99, 3)});
   }
   return rows;
+}
+
+Rows SpreadRows(const RunReport& r, bool with_latency) {
+  const SeedsSpreadReport& seeds = *r.across_seeds;
+  with_latency =
+      with_latency &&
+      std::any_of(seeds.limiters.begin(), seeds.limiters.end(), [](const LimiterSpreadReport& l) {
+        return l.latency_p99_ms && l.latency_p99_ms->worst > 0;
+      });
+  Rows rows = {{"limiter", "verdict over " + std::to_string(seeds.count) + " seeds",
+                "over-admitted", "false denials", "max in any " + r.claim.window,
+                "store steps per decision"}};
+  if (with_latency) rows[0].push_back("latency p99 (ms)");
+  for (const LimiterSpreadReport& l : seeds.limiters) {
+    rows.push_back({l.name, SeedsVerdict(l, seeds.count), SpreadCell(l.over_admitted, 0),
+                    SpreadCell(l.false_denials, 0), SpreadCell(l.max_in_any_window, 0),
+                    SpreadCell(l.steps_per_decision, 2)});
+    if (with_latency) {
+      rows.back().push_back(l.latency_p99_ms ? SpreadCell(*l.latency_p99_ms, 3) : "n/a");
+    }
+  }
+  return rows;
+}
+
+std::string AcrossSeedsIntro(const RunReport& r) {
+  const SeedsSpreadReport& seeds = *r.across_seeds;
+  const uint64_t last = seeds.first + seeds.count - 1;
+  return "The scenario run from each of the seeds " + std::to_string(seeds.first) + ".." +
+         std::to_string(last) +
+         (last < seeds.last ? " (interrupted before " + std::to_string(seeds.last) + ")" : "") +
+         ", every limiter held to the claim " + Claim(r) +
+         ". Each number is the median over the seeds, then the worst and the first seed that gave "
+         "it; compare --seed SEED shows that seed's run in full.";
 }
 
 std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,

@@ -23,8 +23,10 @@ std::string Fixed(double v, int digits);
 std::string Claim(const RunReport& r);
 // "a", "a and b", "a, b and c".
 std::string Listed(const std::vector<std::string>& items);
-// What a check is called in a table header.
+// What a check is called in a table header: "claim: 5 in any 1m", "own promise", "key-expiry".
 std::string CheckTitle(const RunReport& r, const std::string& name);
+// What a check is called in a sentence: "the claim", "own promise", "key-expiry".
+std::string CheckPhrase(const std::string& name);
 // "kept", or "broken for N keys".
 std::string Verdict(uint64_t broken);
 
@@ -33,6 +35,12 @@ using Rows = std::vector<std::vector<std::string>>;
 Rows VerdictRows(const RunReport& r);
 // The costs and fairness table, header first.
 Rows MetricRows(const RunReport& r);
+// The table of a comparison over seeds (r.across_seeds), header first: each limiter's broken
+// checks and its numbers as "median (worst W, seed S)"; with the latency column when
+// `with_latency` and some decision took time.
+Rows SpreadRows(const RunReport& r, bool with_latency);
+// What the table of a comparison over seeds shows, in a sentence.
+std::string AcrossSeedsIntro(const RunReport& r);
 
 // Calls `visit(limiter, check)` for every check of every limiter, in order; returns how many
 // checks were broken.

@@ -13,6 +13,22 @@ inline constexpr int kExitLimiterFailed = 3;
 // Stopped by SIGINT or SIGTERM, after saying what was measured (128 + SIGINT, as shells do).
 inline constexpr int kExitInterrupted = 130;
 
+// Every exit status with its meaning, for --help and the man page.
+struct ExitStatus {
+  int code;
+  const char* meaning;
+};
+inline constexpr ExitStatus kExitStatuses[] = {
+    {kExitOk, "done; for a checking command (check, run, stress, compare --strict): nothing found"},
+    {kExitViolation, "a checking command found a violation"},
+    {kExitBadInput,
+     "bad input (the option or file and what is wrong with it), or a store that failed"},
+    {kExitLimiterFailed,
+     "the limiter answered with its own error (a script that failed, a reply of another shape "
+     "than its interface says): its verdicts cannot be trusted"},
+    {kExitInterrupted, "stopped by Ctrl-C or SIGTERM, after saying what was measured"},
+};
+
 }  // namespace ratelab
 
 #endif  // RATELAB_CLI_EXIT_CODES_H_

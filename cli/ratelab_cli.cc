@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/cli_docs.h"
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "ratelab_version.h"
@@ -34,6 +35,17 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   // `ratelab help [COMMAND]` prints what `ratelab [COMMAND] --help` does (it is listed with the
   // commands, and answered here, before CLI11 would read it).
   app.add_subcommand("help", "Print the help of ratelab, or of one command (ratelab help check)");
+  CLI::App* completion = app.add_subcommand(
+      "completion", "Print a bash completion script for ratelab: source <(ratelab completion)");
+  CLI::App* man = app.add_subcommand(
+      "man", "Print ratelab's man page (roff): ratelab man > ratelab.1 && man ./ratelab.1");
+  NameOptionValues(app);
+  std::string footer = "Exit status:";
+  for (const ExitStatus& e : kExitStatuses) {
+    const std::string code = std::to_string(e.code);
+    footer += "\n  " + std::string(3 - code.size(), ' ') + code + "  " + e.meaning;
+  }
+  app.footer(footer);
   if (!args.empty() && args[0] == "help") {
     if (args.size() == 1) return RunRatelab({"--help"}, out, err);
     std::string names;
@@ -69,6 +81,14 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
             : "ratelab " + app.get_subcommands().front()->get_name() + " --help";
     err << "ratelab: " << e.what() << "\nRun '" << help << "' for usage.\n";
     return kExitBadInput;
+  }
+  if (completion->parsed()) {
+    out << BashCompletion(app);
+    return kExitOk;
+  }
+  if (man->parsed()) {
+    out << ManPage(app, std::string("ratelab ") + RATELAB_VERSION, kDescription);
+    return kExitOk;
   }
   for (const auto& [subcommand, command] : table) {
     if (!subcommand->parsed()) continue;

@@ -1,0 +1,128 @@
+// The bash completion and the man page are written from the option tables --help prints: every
+// option of every command's --help is in both; the completion works in bash, and the man page is
+// roff that groff reads without a warning.
+#include "cli/cli_docs.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <set>
+
+#include "cli/cli_test_util.h"
+#include "testing/files.h"
+
+namespace ratelab {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_files::Read;
+using testing_files::TempDir;
+using testing_files::Write;
+
+const char* const kCommands[] = {"list", "demo", "compare", "check", "report", "run", "stress"};
+
+// The long options a command's --help lists.
+std::set<std::string> HelpOptions(const std::string& command) {
+  const std::string help = Ratelab({command, "--help"}).out;
+  std::set<std::string> out;
+  const std::regex option(R"((?:^|\s|,)(--[a-z][a-z-]*))");
+  for (auto it = std::sregex_iterator(help.begin(), help.end(), option);
+       it != std::sregex_iterator(); ++it) {
+    // Only where an option is declared: at the start of a line of the Options section.
+    const size_t line = help.rfind('\n', static_cast<size_t>(it->position(1)));
+    if (help.compare(line + 1, 3, "  -") == 0) out.insert((*it)[1]);
+  }
+  return out;
+}
+
+std::string Roff(std::string s) {
+  for (size_t at = s.find('-'); at != std::string::npos; at = s.find('-', at + 2)) {
+    s.insert(at, "\\");
+  }
+  return s;
+}
+
+TEST(CliDocs, EveryOptionOfEveryCommandIsInTheManPageAndTheCompletion) {
+  const CliOutcome man = Ratelab({"man"});
+  const CliOutcome completion = Ratelab({"completion"});
+  ASSERT_EQ(man.exit, kExitOk);
+  ASSERT_EQ(completion.exit, kExitOk);
+  size_t options = 0;
+  for (const char* command : kCommands) {
+    const size_t section = man.out.find(".SS \"ratelab " + std::string(command));
+    ASSERT_NE(section, std::string::npos) << command;
+    const size_t next = man.out.find(".SS", section + 1);
+    const std::string page = man.out.substr(section, next - section);
+    const size_t line = completion.out.find("    " + std::string(command) + ") options='");
+    ASSERT_NE(line, std::string::npos) << command;
+    // Its options, each with a space either side.
+    const size_t open = completion.out.find('\'', line),
+                 close = completion.out.find('\'', open + 1);
+    const std::string words = " " + completion.out.substr(open + 1, close - open - 1) + " ";
+    for (const std::string& o : HelpOptions(command)) {
+      ++options;
+      EXPECT_NE(page.find(Roff(o) + "\""), std::string::npos) << command << " " << o;
+      EXPECT_NE(words.find(" " + o + " "), std::string::npos) << command << " " << o;
+    }
+  }
+  EXPECT_GT(options, 60u);  // the regex found the options
+  // The value names are the ones --help prints.
+  EXPECT_NE(Ratelab({"compare", "--help"}).out.find("--out DIR"), std::string::npos);
+  EXPECT_NE(man.out.find(".BI \"\\-\\-out\" \" DIR\""), std::string::npos);
+  // The exit statuses, from the one table.
+  EXPECT_NE(man.out.find(".SH \"EXIT STATUS\"\n.TP\n.B 0\n"), std::string::npos);
+  EXPECT_NE(man.out.find(".B 130\n"), std::string::npos);
+  EXPECT_NE(Ratelab({"--help"}).out.find("Exit status:\n    0  done"), std::string::npos);
+}
+
+// Runs `script` in bash, its output into `out`; the exit status.
+int Bash(const fs::path& dir, const std::string& script, std::string& out) {
+  const fs::path file = Write(dir, "script.sh", script);
+  const int status =
+      std::system(("bash " + file.string() + " > " + (dir / "out").string() + " 2>&1").c_str());
+  out = Read(dir / "out");
+  return status;
+}
+
+TEST(CliDocs, TheCompletionCompletesCommandsAndEachCommandsOptionsInBash) {
+  const fs::path dir = TempDir("completion");
+  Write(dir, "ratelab.bash", Ratelab({"completion"}).out);
+  // COMPREPLY for the words typed so far, the last being completed.
+  const auto complete = [&](const std::string& words) {
+    std::string out;
+    const int status =
+        Bash(dir,
+             "source " + (dir / "ratelab.bash").string() + "\nCOMP_WORDS=(" + words +
+                 ")\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n_ratelab\necho \"${COMPREPLY[*]}\"\n",
+             out);
+    EXPECT_EQ(status, 0) << out;
+    return out;
+  };
+  EXPECT_EQ(complete("ratelab co"), "compare completion\n");
+  EXPECT_EQ(complete("ratelab compare x.yaml --se"), "--seed --seeds\n");
+  EXPECT_EQ(complete("ratelab check --lua-s"), "--lua-spec\n");
+  EXPECT_EQ(complete("ratelab help st"), "stress\n");
+  // An option's value and a positional are left to bash's file names (complete -o default).
+  EXPECT_EQ(complete("ratelab compare --out ''"), "\n");
+  EXPECT_EQ(complete("ratelab compare sc"), "\n");
+}
+
+TEST(CliDocs, TheManPageIsRoffGroffReadsWithoutAWarning) {
+  const fs::path dir = TempDir("man");
+  Write(dir, "ratelab.1", Ratelab({"man"}).out);
+  std::string out;
+  const int status =
+      Bash(dir, "groff -man -Tutf8 -ww -z " + (dir / "ratelab.1").string() + "\n", out);
+  if (status != 0 && out.find("not found") != std::string::npos && std::getenv("CI") == nullptr) {
+    GTEST_SKIP() << "groff is not installed (Debian groff-base)";
+  }
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out, "");  // no warning
+  // Plain text, no overstriking (-P-cbou).
+  ASSERT_EQ(Bash(dir, "groff -man -Tutf8 -P-cbou " + (dir / "ratelab.1").string() + "\n", out), 0);
+  EXPECT_NE(out.find("ratelab compare [OPTIONS] scenario"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace ratelab

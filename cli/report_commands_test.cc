@@ -82,6 +82,25 @@ TEST(Compare, OverSeedsReportsEachLimitersMedianAndWorstAndRebuildsFromItsJson) 
   EXPECT_NE(both.err.find("--seed excludes --seeds"), std::string::npos) << both.err;
 }
 
+TEST(Compare, AReplayedLogsWitnessesAndPlotsKeepItsDatesAndItsZone) {
+  // scenarios/logs/sample-access.log was written in +01:00: its first request at 09:00:00.
+  const fs::path dir = TempDir("compare-zone");
+  ASSERT_EQ(Ratelab({"compare", ExampleScenario("access-log-replay"), "--out", dir.string()}).exit,
+            kExitOk);
+  const std::string html = Read(dir / "report.html");
+  EXPECT_NE(html.find("<th>sent (2026-03-14 UTC+01:00)</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>09:01:06.000</td>"), std::string::npos);
+  // The violation's summary is in UTC, and says so.
+  EXPECT_NE(html.find("[2026-03-14 08:01:06.000, 2026-03-14 08:01:10.000] (span 4s &lt; 10s), "
+                      "limit 10 per 10s (times in UTC)"),
+            std::string::npos);
+  EXPECT_NE(Read(dir / "plots/window.gp").find("set xlabel 'UTC+01:00, from 2026-03-14'"),
+            std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(Read(dir / "report.json"));
+  EXPECT_EQ(j["utc_offset"], "+01:00");
+  EXPECT_EQ(j["start"], "2026-03-13T23:00:00Z");  // midnight in the log's zone
+}
+
 TEST(Report, RebuildsTheSameViewsFromReportJson) {
   const fs::path first = TempDir("first"), again = TempDir("again");
   ASSERT_EQ(Ratelab({"compare", ExampleScenario("store-outage"), "--out", first.string()}).exit,

@@ -12,12 +12,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                              ratelab::LogFormat::kCommon};
   const ratelab::LogFormat format = kFormats[data[0] % 3];
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  ratelab::Result<std::vector<ratelab::Arrival>> arrivals =
-      ratelab::ParseAccessLog(text, "fuzz.log", format);
-  if (!arrivals.ok()) {
-    if (arrivals.status().message().empty()) __builtin_trap();
+  ratelab::Result<ratelab::AccessLog> log = ratelab::ParseAccessLog(text, "fuzz.log", format);
+  if (!log.ok()) {
+    if (log.status().message().empty()) __builtin_trap();
     return 0;
   }
-  ratelab::ShiftToDayOf(*arrivals, ratelab::FromUnixNanos(1'767'225'600'000'000'000));
+  ratelab::ShiftToDayOf(log->arrivals, ratelab::FromUnixNanos(1'767'225'600'000'000'000));
   return 0;
 }

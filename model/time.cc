@@ -197,4 +197,24 @@ std::string FormatUtc(Instant t) {
   return out + "Z";
 }
 
+std::string FormatUtcOffset(Duration offset) {
+  const int64_t minutes = std::chrono::duration_cast<std::chrono::minutes>(offset).count();
+  const int64_t m = minutes < 0 ? -minutes : minutes;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%c%02" PRId64 ":%02" PRId64, minutes < 0 ? '-' : '+', m / 60,
+                m % 60);
+  return buf;
+}
+
+std::optional<Duration> ParseUtcOffset(std::string_view text) {
+  if (text.size() != 6 || (text[0] != '+' && text[0] != '-') || text[3] != ':') return std::nullopt;
+  const auto digit = [&](size_t i) { return text[i] >= '0' && text[i] <= '9'; };
+  if (!digit(1) || !digit(2) || !digit(4) || !digit(5)) return std::nullopt;
+  const int hours = (text[1] - '0') * 10 + (text[2] - '0');
+  const int minutes = (text[4] - '0') * 10 + (text[5] - '0');
+  if (hours > 23 || minutes > 59) return std::nullopt;
+  const Duration d = std::chrono::hours(hours) + std::chrono::minutes(minutes);
+  return text[0] == '-' ? -d : d;
+}
+
 }  // namespace ratelab

@@ -63,6 +63,10 @@ std::optional<Duration> ParseDuration(std::string_view text);
 std::optional<Instant> ParseInstant(std::string_view text);
 // "2026-01-01T00:00:00Z", as ParseInstant reads it (fractions of a second when present).
 std::string FormatUtc(Instant t);
+// A zone's offset from UTC: "+01:00", "-05:30" (whole minutes, under a day).
+std::string FormatUtcOffset(Duration offset);
+// Parses what FormatUtcOffset writes. Empty on anything else.
+std::optional<Duration> ParseUtcOffset(std::string_view text);
 
 }  // namespace ratelab
 

@@ -17,6 +17,7 @@ using view_parts::CheckTitle;
 using view_parts::Claim;
 using view_parts::Escape;
 using view_parts::Fixed;
+using view_parts::OnClock;
 using view_parts::Rows;
 using view_parts::Verdict;
 
@@ -45,12 +46,6 @@ std::string Offset(double seconds) {
   return d == Duration::zero() ? "0" : FormatDuration(d);
 }
 
-// The scenario's clock `at_s` after the run's start, to the millisecond: "2026-01-01 12:00:01.500".
-std::string OnClock(const RunReport& r, double at_s) {
-  return FormatInstant(*r.start + std::chrono::round<std::chrono::milliseconds>(
-                                      std::chrono::duration<double>(at_s)));
-}
-
 // When, `at_s` after the run's start, on the scenario's clock without the date (the table's
 // header has it); seconds since the start in a report that has no start.
 std::string ClockTime(const RunReport& r, double at_s) {
@@ -59,18 +54,22 @@ std::string ClockTime(const RunReport& r, double at_s) {
   return t.substr(t.find(' ') + 1);
 }
 
-// The date of the scenario's clock at `at_s`, for a header: "2026-01-01 UTC".
+// The date of the scenario's clock at `at_s`, for a header: "2026-01-01 UTC", "2026-03-14
+// UTC+01:00".
 std::string ClockDate(const RunReport& r, double at_s) {
   if (!r.start) return "s since the start";
   const std::string t = OnClock(r, at_s);
-  return (t.find(' ') == std::string::npos ? "1970-01-01" : t.substr(0, t.find(' '))) + " UTC";
+  return (t.find(' ') == std::string::npos ? "1970-01-01" : t.substr(0, t.find(' '))) + " " +
+         view_parts::Zone(r);
 }
 
 // One row per request: when it was sent (the scenario's clock, and since the witness began), its
 // store steps when it took several, what it got.
 std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
+  // The summary's times are UTC's, whatever zone the table shows.
   std::string s = "<p class=\"summary\"><b>" + Escape(v.invariant) + "</b> on key <code>" +
-                  Escape(v.key) + "</code>: " + Escape(v.summary) + "</p>\n";
+                  Escape(v.key) + "</code>: " + Escape(v.summary) +
+                  (r.utc_offset ? " (times in UTC)" : "") + "</p>\n";
   const std::vector<RequestRow> rows = WitnessRequests(v.witness, r.faults);
   if (rows.empty()) return s;
   const bool steps = std::any_of(rows.begin(), rows.end(),

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/view_parts.h"
+
 extern char** environ;
 
 namespace ratelab {
@@ -44,7 +46,9 @@ double BinWidthSeconds(const RunReport& r) { return r.bins.width_ms / 1000.0; }
 std::string X(const RunReport& r, double s) {
   if (!r.start) return Num(s);
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ToUnixNanos(*r.start)) / 1e9 + s);
+  // gnuplot shows a time as UTC: the zone's offset added shows it on the zone's clock.
+  const Instant zoned = *r.start + r.utc_offset.value_or(Duration::zero());
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ToUnixNanos(zoned)) / 1e9 + s);
   return buf;
 }
 // The same, where gnuplot reads a coordinate (a quoted time on a time axis).
@@ -53,9 +57,9 @@ std::string At(const RunReport& r, double s) { return r.start ? "'" + X(r, s) + 
 // The time axis's label: the day its first bin begins on the scenario's clock.
 std::string XLabel(const RunReport& r) {
   if (!r.start) return "set xlabel 'seconds since the start'\n";
-  const Instant from =
-      *r.start + std::chrono::round<Duration>(std::chrono::duration<double>(r.bins.start_s));
-  return "set xlabel 'UTC, from " + FormatUtc(from).substr(0, 10) + "'\n";
+  const Instant from = *r.start + r.utc_offset.value_or(Duration::zero()) +
+                       std::chrono::round<Duration>(std::chrono::duration<double>(r.bins.start_s));
+  return "set xlabel '" + view_parts::Zone(r) + ", from " + FormatUtc(from).substr(0, 10) + "'\n";
 }
 
 // The time axis: fitted to the bins (so to the requests), labelled on the scenario's clock, with

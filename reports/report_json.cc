@@ -266,6 +266,10 @@ RunReport ReadRun(const JsonReader& r) {
     run.start = ParseInstant(start->String());
     if (!run.start) start->Report("expected a UTC time such as 2026-01-01T00:00:00Z");
   }
+  if (const std::optional<JsonReader> zone = r.OptionalField("utc_offset")) {
+    run.utc_offset = ParseUtcOffset(zone->String());
+    if (!run.utc_offset) zone->Report("expected an offset from UTC such as +01:00");
+  }
   const JsonReader claim = r.Field("claim");
   run.claim = {claim.Field("limit").Int(), claim.Field("window").String(),
                claim.Field("window_ms").Number()};
@@ -351,6 +355,7 @@ json ToJson(const RunReport& r) {
       {"users", Array(r.users)},
       {"limiters", Array(r.limiters)}};
   if (r.start) out["start"] = FormatUtc(*r.start);
+  if (r.utc_offset) out["utc_offset"] = FormatUtcOffset(*r.utc_offset);
   if (r.reproduce) out["reproduce"] = *r.reproduce;
   if (r.across_seeds) out["across_seeds"] = ToJson(*r.across_seeds);
   return out;

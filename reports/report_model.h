@@ -182,6 +182,9 @@ struct RunReport {
   // The scenario's start ("start": FormatUtc), from which every `_s` field counts; none in a
   // report written before it was.
   std::optional<Instant> start;
+  // The zone the scenario's times are shown in ("utc_offset": "+01:00", a replayed log's own);
+  // none: UTC.
+  std::optional<Duration> utc_offset;
   ClaimReport claim;
   std::vector<std::string> traffic;
   std::vector<FaultReport> faults;

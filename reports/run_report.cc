@@ -94,6 +94,7 @@ RunReport MakeRunReport(const RunResult& c) {
   r.history_hash = HexHash(c.history_hash());
   r.buggify = c.buggify;
   r.start = c.start;
+  r.utc_offset = c.utc_offset;
   r.claim = {c.limit, FormatDuration(c.window), Millis(c.window)};
   r.traffic = c.traffic;
   r.faults = FaultReports(c.faults, c.start);

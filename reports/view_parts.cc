@@ -109,6 +109,16 @@ std::string Claim(const RunReport& r) {
   return std::to_string(r.claim.limit) + " in any " + r.claim.window;
 }
 
+std::string Zone(const RunReport& r) {
+  return r.utc_offset ? "UTC" + FormatUtcOffset(*r.utc_offset) : "UTC";
+}
+
+std::string OnClock(const RunReport& r, double at_s) {
+  return FormatInstant(
+      *r.start + r.utc_offset.value_or(Duration::zero()) +
+      std::chrono::round<std::chrono::milliseconds>(std::chrono::duration<double>(at_s)));
+}
+
 std::string Listed(const std::vector<std::string>& items) {
   std::string s;
   for (size_t i = 0; i < items.size(); ++i) {

@@ -21,6 +21,12 @@ std::string Escape(const std::string& s);
 std::string Fixed(double v, int digits);
 // "5 in any 1m".
 std::string Claim(const RunReport& r);
+// The zone the report's times are shown in: "UTC", or "UTC+01:00" (RunReport::utc_offset).
+std::string Zone(const RunReport& r);
+// The scenario's clock `at_s` after the run's start, in the report's zone, to the millisecond:
+// "2026-03-14 09:00:01.500" (the report must have its start).
+std::string OnClock(const RunReport& r, double at_s);
+
 // "a", "a and b", "a, b and c".
 std::string Listed(const std::vector<std::string>& items);
 // What a check is called in a table header: "claim: 5 in any 1m", "own promise", "key-expiry".

@@ -54,8 +54,14 @@ bool ValidCivil(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, int64_t
          mi <= 59 && s <= 60;
 }
 
+// A time read from a log, and the zone it was written in (none for unix seconds).
+struct Stamp {
+  Instant at;
+  std::optional<Duration> utc_offset;
+};
+
 // "1700000000.250" (unix seconds) or "2023-11-14T22:13:20.250Z" / "...+01:00".
-std::optional<Instant> ParseTimestamp(std::string_view s) {
+std::optional<Stamp> ParseTimestamp(std::string_view s) {
   if (s.find('T') == std::string_view::npos) {
     const size_t dot = s.find('.');
     const std::optional<int64_t> whole = Digits(s.substr(0, dot));
@@ -67,7 +73,7 @@ std::optional<Instant> ParseTimestamp(std::string_view s) {
       nanos = *Digits(frac);
       for (size_t i = frac.size(); i < 9; ++i) nanos *= 10;
     }
-    return FromUnixNanos(0) + std::chrono::seconds(*whole) + Duration(nanos);
+    return Stamp{FromUnixNanos(0) + std::chrono::seconds(*whole) + Duration(nanos), std::nullopt};
   }
   // YYYY-MM-DDTHH:MM:SS[.fff][Z|+hh:mm|-hh:mm]
   if (s.size() < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':') {
@@ -91,18 +97,19 @@ std::optional<Instant> ParseTimestamp(std::string_view s) {
     t += Duration(nanos);
     rest = rest.substr(n);
   }
-  if (rest == "Z") return t;
+  if (rest == "Z") return Stamp{t, Duration::zero()};
   if (rest.size() != 6 || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':') {
     return std::nullopt;
   }
   const auto oh = Digits(rest.substr(1, 2)), om = Digits(rest.substr(4, 2));
   if (!oh || !om) return std::nullopt;
-  const Duration offset = std::chrono::hours(*oh) + std::chrono::minutes(*om);
-  return rest[0] == '+' ? t - offset : t + offset;
+  const Duration offset =
+      (rest[0] == '+' ? 1 : -1) * (std::chrono::hours(*oh) + std::chrono::minutes(*om));
+  return Stamp{t - offset, offset};
 }
 
 // "10/Oct/2000:13:55:36 -0700"
-std::optional<Instant> ParseCommonDate(std::string_view s) {
+std::optional<Stamp> ParseCommonDate(std::string_view s) {
   static constexpr std::array<std::string_view, 12> kMonths = {
       "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   if (s.size() != 26 || s[2] != '/' || s[6] != '/' || s[11] != ':' || s[14] != ':' ||
@@ -116,13 +123,19 @@ std::optional<Instant> ParseCommonDate(std::string_view s) {
   if (month == kMonths.end() || !d || !y || !h || !mi || !sec || !oh || !om) return std::nullopt;
   const int64_t mo = month - kMonths.begin() + 1;
   if (!ValidCivil(*y, mo, *d, *h, *mi, *sec)) return std::nullopt;
-  const Duration offset = std::chrono::hours(*oh) + std::chrono::minutes(*om);
-  const Instant local = CivilTime(*y, mo, *d, *h, *mi, *sec);
-  return s[21] == '+' ? local - offset : local + offset;
+  const Duration offset =
+      (s[21] == '+' ? 1 : -1) * (std::chrono::hours(*oh) + std::chrono::minutes(*om));
+  return Stamp{CivilTime(*y, mo, *d, *h, *mi, *sec) - offset, offset};
 }
 
+// A record of a log: the arrival, and the zone its time was written in.
+struct Record {
+  Arrival arrival;
+  std::optional<Duration> utc_offset;
+};
+
 // What is wrong with `line` as a record of `format`, or the arrival it holds.
-Result<Arrival> ParseCsvRecord(std::string_view line) {
+Result<Record> ParseCsvRecord(std::string_view line) {
   const std::vector<std::string_view> f = Split(line, ',');
   if (f.size() != 2 && f.size() != 4) {
     return absl::InvalidArgumentError(
@@ -130,14 +143,14 @@ Result<Arrival> ParseCsvRecord(std::string_view line) {
         " fields)");
   }
   const std::string_view ts = Strip(f[0]);
-  const std::optional<Instant> at = ParseTimestamp(ts);
+  const std::optional<Stamp> at = ParseTimestamp(ts);
   if (!at) {
     return absl::InvalidArgumentError(
         "bad timestamp '" + std::string(ts) +
         "' (expected unix seconds such as 1700000000.250, or RFC 3339 such as "
         "2023-11-14T22:13:20Z, from 1970 to 2199)");
   }
-  Arrival a{*at, std::string(Strip(f[1]))};
+  Arrival a{at->at, std::string(Strip(f[1]))};
   if (a.user.empty()) return absl::InvalidArgumentError("empty key");
   if (f.size() == 4) {
     a.endpoint = std::string(Strip(f[2]));
@@ -150,10 +163,10 @@ Result<Arrival> ParseCsvRecord(std::string_view line) {
     a.cost = *parsed;
     if (a.endpoint.empty()) return absl::InvalidArgumentError("empty endpoint");
   }
-  return a;
+  return Record{std::move(a), at->utc_offset};
 }
 
-Result<Arrival> ParseCommonRecord(std::string_view line) {
+Result<Record> ParseCommonRecord(std::string_view line) {
   const size_t open = line.find(" [");
   const size_t close = line.find("] \"", open == std::string_view::npos ? 0 : open);
   if (open == std::string_view::npos || close == std::string_view::npos) {
@@ -162,7 +175,7 @@ Result<Arrival> ParseCommonRecord(std::string_view line) {
   }
   const std::string_view host = line.substr(0, line.find(' '));
   const std::string_view date = line.substr(open + 2, close - open - 2);
-  const std::optional<Instant> at = ParseCommonDate(date);
+  const std::optional<Stamp> at = ParseCommonDate(date);
   if (!at) {
     return absl::InvalidArgumentError("bad date '" + std::string(date) +
                                       "' (expected 10/Oct/2000:13:55:36 -0700, from 1970 to 2199)");
@@ -174,10 +187,10 @@ Result<Arrival> ParseCommonRecord(std::string_view line) {
   }
   const std::vector<std::string_view> words =
       Split(line.substr(request_start, request_end - request_start), ' ');
-  Arrival a{*at, std::string(host)};
+  Arrival a{at->at, std::string(host)};
   a.endpoint = "/";
   if (words.size() >= 2) a.endpoint = std::string(words[1].substr(0, words[1].find('?')));
-  return a;
+  return Record{std::move(a), at->utc_offset};
 }
 
 bool LooksCommon(std::string_view line) { return ParseCommonRecord(line).ok(); }
@@ -191,9 +204,10 @@ std::optional<LogFormat> LogFormatFromName(std::string_view name) {
   return std::nullopt;
 }
 
-Result<std::vector<Arrival>> ParseAccessLog(std::string_view text, const std::string& source,
-                                            LogFormat format) {
-  std::vector<Arrival> out;
+Result<AccessLog> ParseAccessLog(std::string_view text, const std::string& source,
+                                 LogFormat format) {
+  AccessLog out;
+  bool zones = false;  // whether the records name more than one zone
   int64_t line_no = 0;
   for (std::string_view line : Split(text, '\n')) {
     ++line_no;
@@ -201,19 +215,29 @@ Result<std::vector<Arrival>> ParseAccessLog(std::string_view text, const std::st
     if (line.empty() || line[0] == '#') continue;
     if (format == LogFormat::kAuto)
       format = LooksCommon(line) ? LogFormat::kCommon : LogFormat::kCsv;
-    if (format == LogFormat::kCsv && out.empty() && line.rfind("timestamp", 0) == 0) continue;
-    Result<Arrival> a = format == LogFormat::kCsv ? ParseCsvRecord(line) : ParseCommonRecord(line);
-    if (!a.ok()) {
-      return absl::InvalidArgumentError(source + ":" + std::to_string(line_no) + ": " +
-                                        std::string(a.status().message()));
+    if (format == LogFormat::kCsv && out.arrivals.empty() && line.rfind("timestamp", 0) == 0) {
+      continue;
     }
-    out.push_back(*std::move(a));
+    Result<Record> r = format == LogFormat::kCsv ? ParseCsvRecord(line) : ParseCommonRecord(line);
+    if (!r.ok()) {
+      return absl::InvalidArgumentError(source + ":" + std::to_string(line_no) + ": " +
+                                        std::string(r.status().message()));
+    }
+    if (out.arrivals.empty()) {
+      out.utc_offset = r->utc_offset;
+    } else if (out.utc_offset != r->utc_offset) {
+      zones = true;
+    }
+    out.arrivals.push_back(std::move(r->arrival));
   }
-  if (out.empty()) return absl::InvalidArgumentError(source + ": the log holds no requests");
+  if (out.arrivals.empty()) {
+    return absl::InvalidArgumentError(source + ": the log holds no requests");
+  }
+  if (zones) out.utc_offset.reset();
   return out;
 }
 
-Result<std::vector<Arrival>> LoadAccessLog(const std::string& path, LogFormat format) {
+Result<AccessLog> LoadAccessLog(const std::string& path, LogFormat format) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(path + ": cannot open the access log");
   std::ostringstream text;

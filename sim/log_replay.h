@@ -25,10 +25,17 @@ namespace ratelab {
 enum class LogFormat { kAuto, kCsv, kCommon };
 std::optional<LogFormat> LogFormatFromName(std::string_view name);
 
+struct AccessLog {
+  std::vector<Arrival> arrivals;  // in the log's order
+  // The zone the log's times were written in (+01:00 for "[14/Mar/2026:09:00:00 +0100]"), when
+  // every record was written in the same one; none for unix seconds or a log in several zones.
+  std::optional<Duration> utc_offset;
+};
+
 // Parses `text`; errors read "SOURCE:LINE: what is wrong".
-Result<std::vector<Arrival>> ParseAccessLog(std::string_view text, const std::string& source,
-                                            LogFormat format);
-Result<std::vector<Arrival>> LoadAccessLog(const std::string& path, LogFormat format);
+Result<AccessLog> ParseAccessLog(std::string_view text, const std::string& source,
+                                 LogFormat format);
+Result<AccessLog> LoadAccessLog(const std::string& path, LogFormat format);
 
 // Moves every arrival by whole days so that the first one falls in the day after `day` (on
 // `day`'s date, or the next when its time of day is earlier), keeping each one's time of day

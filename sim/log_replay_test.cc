@@ -6,13 +6,13 @@ namespace ratelab {
 namespace {
 
 std::vector<Arrival> Parse(const std::string& text, LogFormat f = LogFormat::kAuto) {
-  Result<std::vector<Arrival>> r = ParseAccessLog(text, "log", f);
+  Result<AccessLog> r = ParseAccessLog(text, "log", f);
   EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? *r : std::vector<Arrival>{};
+  return r.ok() ? r->arrivals : std::vector<Arrival>{};
 }
 
 std::string ErrorOf(const std::string& text, LogFormat f = LogFormat::kAuto) {
-  Result<std::vector<Arrival>> r = ParseAccessLog(text, "log", f);
+  Result<AccessLog> r = ParseAccessLog(text, "log", f);
   EXPECT_FALSE(r.ok());
   return r.ok() ? "" : std::string(r.status().message());
 }
@@ -84,6 +84,25 @@ TEST(AccessLogCommon, ErrorsNameTheLine) {
   EXPECT_EQ(ErrorOf("just words\n", LogFormat::kCommon),
             "log:1: not in common log format (expected host ident user [date] \"request\" status "
             "bytes)");
+}
+
+TEST(AccessLog, KeepsTheZoneItsTimesWereWrittenIn) {
+  const auto zone = [](const std::string& text) {
+    Result<AccessLog> r = ParseAccessLog(text, "log", LogFormat::kAuto);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->utc_offset : std::nullopt;
+  };
+  const std::string line = " - - [14/Mar/2026:09:00:00 +0100] \"GET / HTTP/1.1\" 200 1\n";
+  EXPECT_EQ(zone("a" + line + "b" + line), std::chrono::hours(1));
+  EXPECT_EQ(zone("a - - [14/Mar/2026:09:00:00 -0530] \"GET / HTTP/1.1\" 200 1\n"),
+            -std::chrono::minutes(330));
+  EXPECT_EQ(zone("2026-03-14T09:00:00+01:00,a\n"), std::chrono::hours(1));
+  EXPECT_EQ(zone("2026-03-14T09:00:00Z,a\n"), Duration::zero());
+  EXPECT_EQ(zone("1700000000,a\n"), std::nullopt);  // unix seconds: no zone
+  // Records in several zones: none.
+  EXPECT_EQ(zone("2026-03-14T09:00:00+01:00,a\n2026-03-14T09:00:00+02:00,a\n"), std::nullopt);
+  // The instant is the same whichever zone wrote it.
+  EXPECT_EQ(Parse("2026-03-14T09:00:00+01:00,a\n")[0].at, Parse("2026-03-14T08:00:00Z,a\n")[0].at);
 }
 
 TEST(AccessLogReplay, ShiftKeepsTheTimeOfDayAndNeverGoesBeforeTheStart) {

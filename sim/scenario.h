@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,9 @@ struct Scenario {
   std::string description;
   uint64_t seed = 1;
   Instant start = kDefaultScenarioStart;
+  // The zone its times are shown in: a replayed log's own (+01:00), when the scenario opens with
+  // the log and every record was written in that zone; none: UTC.
+  std::optional<Duration> utc_offset;
   std::vector<NodeSpec> nodes = {NodeSpec{}};
   Latency to_store;
   Latency from_store;

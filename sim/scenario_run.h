@@ -48,8 +48,9 @@ struct RunResult {
   uint64_t seed = 0;
   Instant start{};  // the scenario's start: time axes count from it
   bool buggify = false;
-  std::vector<std::string> traffic;  // one line per generator
-  int64_t limit = 0;                 // the claim: `limit` in any `window`
+  std::optional<Duration> utc_offset;  // the scenario's zone (Scenario::utc_offset)
+  std::vector<std::string> traffic;    // one line per generator
+  int64_t limit = 0;                   // the claim: `limit` in any `window`
   Duration window{};
   std::vector<LimiterOutcome> limiters;
   // Every fault of the run, scheduled or drawn by swarm mode, in words.

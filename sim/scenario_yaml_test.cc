@@ -242,7 +242,9 @@ TEST(ScenarioFile, AScenarioThatOpensWithALogStartsOnItsDayUnlessItSaysOtherwise
       dir + "/day.csv}\n";
   Result<Scenario> s = ParseScenario(yaml, "day.yaml");
   ASSERT_TRUE(s.ok()) << s.status();
-  EXPECT_EQ(FormatUtc(s->start), "2026-03-14T00:00:00Z");  // the log's first day, in UTC
+  // Midnight of the log's first day in the log's own zone, which the scenario shows its times in.
+  EXPECT_EQ(FormatUtc(s->start), "2026-03-13T23:00:00Z");
+  EXPECT_EQ(s->utc_offset, std::chrono::hours(1));
   std::vector<Arrival> arrivals;
   Random random(1);
   s->traffic[0]->Generate(random, arrivals);
@@ -255,6 +257,7 @@ TEST(ScenarioFile, AScenarioThatOpensWithALogStartsOnItsDayUnlessItSaysOtherwise
   arrivals.clear();
   s->traffic[0]->Generate(random, arrivals);
   EXPECT_EQ(FormatUtc(arrivals[0].at), "2026-01-01T08:00:00Z");  // the same time of day
+  EXPECT_EQ(s->utc_offset, std::nullopt);                        // a start of its own: UTC
 }
 
 TEST(ScenarioFile, MalformedYamlIsLocatedToo) {

@@ -118,18 +118,22 @@ Status ScenarioReader::ReadReplay(const YAML::Node& n, Scenario& s) const {
     const size_t slash = source().rfind('/');
     if (slash != std::string::npos) path = source().substr(0, slash + 1) + file;
   }
-  Result<std::vector<Arrival>> arrivals = LoadAccessLog(path, *format);
-  if (!arrivals.ok()) return Error(n["file"], std::string(arrivals.status().message()));
-  // A scenario without a `start` of its own that opens with a log starts on the log's first day
-  // (UTC), so its witnesses and plots keep the log's dates.
-  if (!start_given_ && s.traffic.empty() && !arrivals->empty()) {
-    s.start = std::chrono::floor<std::chrono::days>(
-        std::min_element(arrivals->begin(), arrivals->end(),
+  Result<AccessLog> log = LoadAccessLog(path, *format);
+  if (!log.ok()) return Error(n["file"], std::string(log.status().message()));
+  // A scenario without a `start` of its own that opens with a log starts at midnight of the log's
+  // first day in the log's own zone, and shows its times in that zone, so its witnesses and plots
+  // keep the log's dates and times.
+  if (!start_given_ && s.traffic.empty()) {
+    const Instant first =
+        std::min_element(log->arrivals.begin(), log->arrivals.end(),
                          [](const Arrival& a, const Arrival& b) { return a.at < b.at; })
-            ->at);
+            ->at;
+    const Duration offset = log->utc_offset.value_or(Duration::zero());
+    s.start = std::chrono::floor<std::chrono::days>(first + offset) - offset;
+    if (offset != Duration::zero()) s.utc_offset = offset;
   }
-  ShiftToDayOf(*arrivals, s.start);
-  s.traffic.push_back(std::make_unique<ReplayTraffic>(file, *std::move(arrivals)));
+  ShiftToDayOf(log->arrivals, s.start);
+  s.traffic.push_back(std::make_unique<ReplayTraffic>(file, std::move(log->arrivals)));
   return absl::OkStatus();
 }
 

@@ -1,6 +1,7 @@
 #include "cli/check_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <optional>
 
 #include "cli/exit_codes.h"
@@ -116,8 +117,10 @@ class Check final : public Command {
     }
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     const bool found = result->finding || result->failure;
+    char took[32];
+    std::snprintf(took, sizeof took, "%.3f s", seconds);
     err << (found ? "found after " : "searched ") << result->seeds_searched << " seed(s) in "
-        << seconds << " s\n";
+        << took << "\n";
     const uint64_t found_at = result->failure   ? result->failure->seed
                               : result->finding ? result->finding->seed
                                                 : 0;

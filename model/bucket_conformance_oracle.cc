@@ -32,11 +32,11 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
         const int64_t bound = burst + span.count() / interval.count();
         out.push_back({"bucket-conformance", std::string(key),
                        std::to_string(used_since_full) + " admitted in [" +
-                           FormatInstant(events[last_full]->invoke) + ", " +
-                           FormatInstant(events[i]->invoke) + "] (span " + FormatDuration(span) +
-                           "), bucket allows at most " + std::to_string(burst) + " + " +
-                           FormatDuration(span) + " / " + FormatDuration(interval) + " = " +
-                           std::to_string(bound),
+                           FormatInstantTo(events[last_full]->invoke, 3) + ", " +
+                           FormatInstantTo(events[i]->invoke, 3) + "] (span " +
+                           FormatDuration(span) + "), bucket allows at most " +
+                           std::to_string(burst) + " + " + FormatDuration(span) + " / " +
+                           FormatDuration(interval) + " = " + std::to_string(bound),
                        internal::Copy(events, last_full, i + 1)});
         break;
       }

@@ -191,7 +191,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
       h, policy, /*lenient=*/true,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
-        return "denied at " + FormatInstant(e.invoke) + " although " + policy.ToString() +
+        return "denied at " + FormatInstantTo(e.invoke, 3) + " although " + policy.ToString() +
                " had room (" + std::to_string(expected.remaining + e.cost) +
                " left before this request of cost " + std::to_string(e.cost) + ")";
       });
@@ -206,7 +206,7 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy) {
         if (expected.allowed || expected.retry_after == e.decision->retry_after) {
           return std::nullopt;
         }
-        return "denied at " + FormatInstant(e.invoke) + " with retry after " +
+        return "denied at " + FormatInstantTo(e.invoke, 3) + " with retry after " +
                FormatDuration(e.decision->retry_after) + "; the exact wait under " +
                policy.ToString() + " is " + FormatDuration(expected.retry_after);
       });

@@ -36,6 +36,17 @@ std::string FormatInstant(Instant t) {
   return out;
 }
 
+std::string FormatInstantTo(Instant t, int digits) {
+  int64_t unit = 1;
+  for (int i = digits; i < 9; ++i) unit *= 10;
+  const int64_t ns = ToUnixNanos(t);
+  std::string out = FormatInstant(FromUnixNanos(FloorDiv(ns, unit) * unit));
+  // FormatInstant writes 3 decimals, or 9 when the time is not whole milliseconds.
+  const size_t point = out.rfind('.');
+  if (out.size() > point + 4) out.resize(point + 1 + static_cast<size_t>(digits));
+  return out;
+}
+
 std::string FormatDuration(Duration d) {
   if (d == kNever) return "never";
   const int64_t ns = d.count();

@@ -52,6 +52,10 @@ constexpr Instant AlignedWindowStart(int64_t index, Duration window) {
 // "12:00:59.400" (UTC time of day; a date is prefixed when it is not 1970-01-01, and sub-ms
 // digits appear only when present). For witnesses a reviewer reads.
 std::string FormatInstant(Instant t);
+// The same, cut to `digits` decimals of a second (3: milliseconds, 6: microseconds), those past
+// the milliseconds only when not all zero: for sentences a reader reads, where nanoseconds are
+// noise.
+std::string FormatInstantTo(Instant t, int digits);
 // "1m", "1.5s", "250ms", "3ns"; "never" for kNever.
 std::string FormatDuration(Duration d);
 // Parses what FormatDuration writes, and sums such as "1m30s": each part a number (decimals

@@ -29,6 +29,15 @@ TEST(Time, FormatInstantShowsTimeOfDayWithMilliseconds) {
   EXPECT_EQ(FormatInstant(FromUnixNanos(86'400'000'000'000LL)), "1970-01-02 00:00:00.000");
 }
 
+TEST(Time, FormatInstantToCutsToTheDigitsAsked) {
+  const Instant t = FromUnixNanos(1'767'225'674'605'109'565);  // 2026-01-01 00:01:14.605109565
+  EXPECT_EQ(FormatInstantTo(t, 3), "2026-01-01 00:01:14.605");
+  EXPECT_EQ(FormatInstantTo(t, 6), "2026-01-01 00:01:14.605109");
+  EXPECT_EQ(FormatInstantTo(FromUnixNanos(1'500'000), 6), "00:00:00.001500");
+  EXPECT_EQ(FormatInstantTo(FromUnixNanos(2'000'400), 6), "00:00:00.002");      // no 000 past ms
+  EXPECT_EQ(FormatInstantTo(FromUnixNanos(-1), 3), "1969-12-31 23:59:59.999");  // cut down
+}
+
 TEST(Time, FormatDurationUsesTheLargestExactUnit) {
   EXPECT_EQ(FormatDuration(minutes(1)), "1m");
   EXPECT_EQ(FormatDuration(milliseconds(1500)), "1.5s");

@@ -14,7 +14,7 @@ auto Admitted() {
   return [](const HistoryEvent& e) { return e.admitted(); };
 }
 std::string Span(Instant from, Instant to, const char* close) {
-  return "[" + FormatInstant(from) + ", " + FormatInstant(to) + close;
+  return "[" + FormatInstantTo(from, 3) + ", " + FormatInstantTo(to, 3) + close;
 }
 }  // namespace
 

@@ -34,8 +34,8 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
                        std::to_string(used_since_full) + " admitted in [" +
                            FormatInstantTo(events[last_full]->invoke, 3) + ", " +
                            FormatInstantTo(events[i]->invoke, 3) + "] (span " +
-                           FormatDuration(span) + "), bucket allows at most " +
-                           std::to_string(burst) + " + " + FormatDuration(span) + " / " +
+                           FormatDurationTo(span, 3) + "), bucket allows at most " +
+                           std::to_string(burst) + " + " + FormatDurationTo(span, 3) + " / " +
                            FormatDuration(interval) + " = " + std::to_string(bound),
                        internal::Copy(events, last_full, i + 1)});
         break;

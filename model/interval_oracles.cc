@@ -51,7 +51,7 @@ Violation Report(std::string_view invariant, std::string_view key, const Events&
   return {std::string(invariant), std::string(key),
           std::to_string(used) + " admitted, each sent and answered within [" +
               FormatInstantTo(from, 6) + ", " + FormatInstantTo(to, 6) + "] (span " +
-              FormatDuration(to - from) + "), " + bound,
+              FormatDurationTo(to - from, 6) + "), " + bound,
           internal::Copy(witness, 0, witness.size())};
 }
 

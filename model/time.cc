@@ -47,6 +47,13 @@ std::string FormatInstantTo(Instant t, int digits) {
   return out;
 }
 
+std::string FormatDurationTo(Duration d, int digits) {
+  if (d == kNever) return FormatDuration(d);
+  int64_t unit = 1;
+  for (int i = digits; i < 9; ++i) unit *= 10;
+  return FormatDuration(Duration(FloorDiv(d.count(), unit) * unit));
+}
+
 std::string FormatDuration(Duration d) {
   if (d == kNever) return "never";
   const int64_t ns = d.count();

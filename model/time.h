@@ -58,6 +58,8 @@ std::string FormatInstant(Instant t);
 std::string FormatInstantTo(Instant t, int digits);
 // "1m", "1.5s", "250ms", "3ns"; "never" for kNever.
 std::string FormatDuration(Duration d);
+// The same, cut down to `digits` decimals of a second (3: "58.908s", not "58.908221949s").
+std::string FormatDurationTo(Duration d, int digits);
 // Parses what FormatDuration writes, and sums such as "1m30s": each part a number (decimals
 // allowed while the result stays whole nanoseconds) and a unit among h, m, s, ms, us, ns; a
 // leading '-' negates. Empty on anything else.

@@ -38,6 +38,12 @@ TEST(Time, FormatInstantToCutsToTheDigitsAsked) {
   EXPECT_EQ(FormatInstantTo(FromUnixNanos(-1), 3), "1969-12-31 23:59:59.999");  // cut down
 }
 
+TEST(Time, FormatDurationToCutsToTheDigitsAsked) {
+  EXPECT_EQ(FormatDurationTo(Duration(58'908'221'949), 3), "58.908s");
+  EXPECT_EQ(FormatDurationTo(Duration(412'345), 6), "412us");
+  EXPECT_EQ(FormatDurationTo(std::chrono::minutes(1) - Duration(1), 3), "59.999s");  // still < 1m
+}
+
 TEST(Time, FormatDurationUsesTheLargestExactUnit) {
   EXPECT_EQ(FormatDuration(minutes(1)), "1m");
   EXPECT_EQ(FormatDuration(milliseconds(1500)), "1.5s");

@@ -172,7 +172,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
             {"any-window-cap", std::string(key),
              std::to_string(in_witness) + " admitted in " +
                  Span(events[from]->invoke, events[i]->invoke, "]") + " (span " +
-                 FormatDuration(events[i]->invoke - events[from]->invoke) +
+                 FormatDurationTo(events[i]->invoke - events[from]->invoke, 3) +
                  (closed ? " <= " : " < ") + FormatDuration(window) + "), limit " +
                  std::to_string(limit) + " per " + FormatDuration(window),
              internal::Copy(events, from, i + 1)});

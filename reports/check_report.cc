@@ -10,22 +10,6 @@ namespace ratelab {
 
 namespace {
 
-// The witness as a timeline: each request's send, steps and answer, and the faults that touch
-// them, in time order, relative to the first row.
-std::string Timeline(const ViolationReport& v, const std::vector<FaultReport>& faults) {
-  const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, faults);
-  std::string out;
-  for (const TimelineRow& r : rows) {
-    const auto since =
-        std::chrono::round<Duration>(std::chrono::duration<double>(r.at_s - rows.front().at_s));
-    std::string when = "+" + FormatDuration(since);
-    when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
-    const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
-    out += "  " + when + who + r.what + "\n";
-  }
-  return out;
-}
-
 // ", decided on the server's clock", for a user's script.
 std::string DecidedOn(const CheckReport& r) {
   return r.clock.empty() ? "" : ", decided on the " + r.clock + "'s clock";
@@ -98,7 +82,7 @@ std::string RenderCheckText(const CheckReport& r) {
                     std::to_string(r.drawn_requests) + "), " + std::to_string(r.nodes) + " node(s)";
   for (const FaultReport& f : r.faults) out += "; " + f.what;
   out += "\n" + v.summary + "\nwitness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
-         Timeline(v, r.faults) + "reproduce: " + r.reproduce + "\n";
+         view_parts::TimelineText(v, r.faults) + "reproduce: " + r.reproduce + "\n";
   return out;
 }
 

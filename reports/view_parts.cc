@@ -1,6 +1,7 @@
 #include "reports/view_parts.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -251,14 +252,22 @@ std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>
          "  </testsuite>\n</testsuites>\n";
 }
 
-std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
-  std::string body = v.invariant + " on key " + v.key + "\n";
-  for (const TimelineRow& row : WitnessTimeline(v.witness, faults)) {
-    body += Fixed(row.at_s, 6) + "s  " +
-            (row.id < 0 ? std::string() : "#" + std::to_string(row.id) + "  " + row.node + "  ") +
-            row.what + "\n";
+std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
+  const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, faults);
+  std::string out;
+  for (const TimelineRow& r : rows) {
+    const auto since =
+        std::chrono::round<Duration>(std::chrono::duration<double>(r.at_s - rows.front().at_s));
+    std::string when = "+" + FormatDuration(since);
+    when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
+    const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
+    out += "  " + when + who + r.what + "\n";
   }
-  return body;
+  return out;
+}
+
+std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
+  return v.invariant + " on key " + v.key + "\n" + TimelineText(v, faults);
 }
 
 std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,

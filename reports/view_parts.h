@@ -73,7 +73,11 @@ struct JunitCase {
 // The JUnit XML document of one suite named `suite` that took `seconds`.
 std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,
                           double seconds);
-// A witness as JUnit failure text: one line per send, step and answer.
+// A witness as text, the one layout of every text view (check, JUnit): one line per send, store
+// step and answer, and per fault that touches it, each at its offset from the first
+// ("  +250ms         #3 node 1  admitted").
+std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport>& faults);
+// The same after a line naming what it broke: "any-window-cap on key K".
 std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults);
 
 // Violations of `limiter`'s check `check`, at most `max` (all when max is 0).

@@ -107,7 +107,12 @@ TEST(CompareAcrossSeeds, TheViewsSpeakForEverySeed) {
       CompareAcrossSeeds(DemoScenario(), 1, 3, Reproduce, [](uint64_t) { return true; });
   ASSERT_TRUE(r.ok());
   const std::string md = RenderMarkdown(*r);
-  // The recommendation opens with the seeds, then the table of medians and worsts.
+  EXPECT_EQ(md.rfind("## ratelab: demo, seeds 1..3 (seed 1 in full)\n\n", 0), 0u) << md;
+  // The recommendation opens with the seeds, in a paragraph of its own before the shown seed's;
+  // then comes the table of medians and worsts.
+  EXPECT_NE(md.find("the first of the range in which a check was broken or a limiter failed.\n\nOf "
+                    "the 5 limiters"),
+            std::string::npos);
   const size_t advice = md.find(
       "Over the 3 seeds 1..3, memory-sliding-log kept the claim 5 in any 1m in every seed; "
       "admitted past it: memory-fixed-window in 3 of 3 seeds (over-admitted: median 21, worst 29 "

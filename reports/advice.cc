@@ -322,7 +322,7 @@ Advice Advise(const RunReport& r) {
     answered.push_back(&l);
     (ClaimBroken(l) == 0 ? kept : over).push_back(&l);
   }
-  if (r.across_seeds && r.across_seeds->count > 0) a.summary = AcrossSeeds(r);
+  if (r.across_seeds && r.across_seeds->count > 0) a.across_seeds = AcrossSeeds(r);
   a.summary.push_back(Verdict(r, answered, kept));
   const bool several = r.limiters.size() > 1;
   if (several && !kept.empty())

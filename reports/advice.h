@@ -22,6 +22,9 @@ struct Pick {
 };
 
 struct Advice {
+  // For a comparison over seeds (RunReport::across_seeds), what every seed showed, and which seed
+  // the rest of the report (and `summary`) is of; empty otherwise.
+  std::vector<std::string> across_seeds;
   // Plain sentences, the verdict first: who kept the claim, at what cost, what was denied that
   // the claim had room for, what broke, failed or went unanswered.
   std::vector<std::string> summary;

@@ -227,7 +227,7 @@ h2, h3, summary { break-after: avoid; page-break-after: avoid; }
 
 std::string RenderHtml(const RunReport& r, const std::map<std::string, std::string>& svgs,
                        const std::string& plot_error) {
-  const std::string title = "ratelab: " + r.scenario + ", seed " + std::to_string(r.seed);
+  const std::string title = view_parts::Title(r);
   std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                   Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   s += "<h1>" + Escape(title) + "</h1>\n";
@@ -240,7 +240,13 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   if (r.reproduce) sections.push_back(kReproduce);
   s += Contents(sections);
   const Advice advice = Advise(r);
-  s += Heading(kRecommendation) + "<p class=\"advice\">";
+  s += Heading(kRecommendation);
+  if (!advice.across_seeds.empty()) {
+    s += "<p class=\"advice\">";
+    for (const std::string& sentence : advice.across_seeds) s += Escape(sentence) + " ";
+    s += "</p>\n";
+  }
+  s += "<p class=\"advice\">";
   for (const std::string& sentence : advice.summary) s += Escape(sentence) + " ";
   s += "</p>\n";
   if (!advice.picks.empty()) {

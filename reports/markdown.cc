@@ -48,8 +48,12 @@ std::string VerdictCell(const LimiterReport& l) {
 // The verdicts first and in at most six columns, so the comment reads in a pull request's width;
 // the rest collapsed. No links: a pasted comment has no files beside it.
 std::string RenderMarkdown(const RunReport& r) {
-  std::string s = "## ratelab: " + r.scenario + ", seed " + std::to_string(r.seed) + "\n\n";
+  std::string s = "## " + view_parts::Title(r) + "\n\n";
   const Advice advice = Advise(r);
+  for (size_t i = 0; i < advice.across_seeds.size(); ++i) {
+    s += (i == 0 ? "" : " ") + advice.across_seeds[i] +
+         (i + 1 == advice.across_seeds.size() ? "\n\n" : "");
+  }
   for (size_t i = 0; i < advice.summary.size(); ++i) {
     s += (i == 0 ? "" : " ") + advice.summary[i];
   }

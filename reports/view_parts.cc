@@ -106,6 +106,15 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
+std::string Title(const RunReport& r) {
+  const std::string seed = std::to_string(r.seed);
+  if (!r.across_seeds || r.across_seeds->count == 0)
+    return "ratelab: " + r.scenario + ", seed " + seed;
+  const SeedsSpreadReport& s = *r.across_seeds;
+  return "ratelab: " + r.scenario + ", seeds " + std::to_string(s.first) + ".." +
+         std::to_string(s.first + s.count - 1) + " (seed " + seed + " in full)";
+}
+
 std::string Claim(const RunReport& r) {
   return std::to_string(r.claim.limit) + " in any " + r.claim.window;
 }

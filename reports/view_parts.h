@@ -19,6 +19,9 @@ inline constexpr size_t kShownViolations = 3;
 std::string Escape(const std::string& s);
 // `v` with `digits` decimals.
 std::string Fixed(double v, int digits);
+// A report's title: "ratelab: demo, seed 1"; "ratelab: demo, seeds 1..10 (seed 3 in full)" for a
+// comparison over seeds.
+std::string Title(const RunReport& r);
 // "5 in any 1m".
 std::string Claim(const RunReport& r);
 // The zone the report's times are shown in: "UTC", or "UTC+01:00" (RunReport::utc_offset).

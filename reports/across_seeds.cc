@@ -39,8 +39,12 @@ SpreadReport SpreadOf(const std::vector<Sample>& samples) {
   return Spread(std::move(values), seeds);
 }
 
-// The first of two seeds, 0 standing for none.
-uint64_t Earliest(uint64_t a, uint64_t b) { return a == 0 ? b : b == 0 ? a : std::min(a, b); }
+// Counts one more seed, `seed`, in `seeds`, keeping in `first` the smallest counted (seed 0 is a
+// seed like any other, so `first` means nothing while `seeds` is 0).
+void CountSeed(uint64_t seed, uint64_t& seeds, uint64_t& first) {
+  first = seeds == 0 ? seed : std::min(first, seed);
+  ++seeds;
+}
 
 }  // namespace
 
@@ -61,15 +65,10 @@ void SeedsSpread::Add(const RunReport& run) {
         check = to.checks.insert(to.checks.end(), CheckSeeds{});
         check->name = c.name;
       }
-      if (c.violations == 0) continue;
-      ++check->seeds;
-      check->first_seed = Earliest(check->first_seed, run.seed);
+      if (c.violations > 0) CountSeed(run.seed, check->seeds, check->first_seed);
     }
     to.seeds_over_claim += l.metrics.over_admitted > 0;
-    if (l.failed > 0) {
-      ++to.seeds_failed;
-      to.first_failed_seed = Earliest(to.first_failed_seed, run.seed);
-    }
+    if (l.failed > 0) CountSeed(run.seed, to.seeds_failed, to.first_failed_seed);
     const auto add = [&](std::vector<Sample>& samples, double value) {
       samples.push_back({run.seed, value});
     };

@@ -52,6 +52,13 @@ TEST(SeedsSpread, MedianWorstAndTheFirstSeedOfEach) {
   EXPECT_EQ(fw.first_failed_seed, 5u);
   EXPECT_FALSE(fw.latency_p99_ms);
 
+  // Seed 0 is a seed like any other.
+  SeedsSpread from_zero;
+  from_zero.Add(Seed(2, 1, 1, 1));
+  from_zero.Add(Seed(0, 1, 1, 1));
+  EXPECT_EQ(from_zero.Finish(0, 2).limiters[0].checks[1].first_seed, 0u);
+  EXPECT_EQ(from_zero.Finish(0, 2).limiters[0].first_failed_seed, 0u);
+
   SeedsSpread odd;
   for (int64_t over : {4, 1, 3}) odd.Add(Seed(static_cast<uint64_t>(over), over, 0));
   EXPECT_EQ(odd.Finish(1, 4).limiters[0].over_admitted.median, 3);

@@ -152,7 +152,7 @@ struct SpreadReport {
 struct CheckSeeds {
   std::string name;
   uint64_t seeds = 0;
-  uint64_t first_seed = 0;  // 0 when none
+  uint64_t first_seed = 0;  // when seeds > 0
 };
 
 // A limiter over the seeds of a comparison.
@@ -161,7 +161,7 @@ struct LimiterSpreadReport {
   std::vector<CheckSeeds> checks;  // in the scenario's order
   uint64_t seeds_over_claim = 0;   // seeds in which it admitted past the claim
   uint64_t seeds_failed = 0;       // seeds in which it answered a request with its own error
-  uint64_t first_failed_seed = 0;  // 0 when none
+  uint64_t first_failed_seed = 0;  // when seeds_failed > 0
   SpreadReport over_admitted, false_denials, max_in_any_window, steps_per_decision;
   std::optional<SpreadReport> latency_p99_ms;  // none when no decision took time
 };

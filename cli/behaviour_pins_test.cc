@@ -1,8 +1,9 @@
 // Behaviour pins: the bytes ratelab printed and wrote before the architecture step (issue 14),
 // hashed. Every pin changed when the violation summaries lost their nanosecond noise (times to
 // the millisecond, "denied at 00:01:10.368"; spans too, "span 58.908s") and the JUnit and check
-// witnesses came to share one text layout (offsets from the first row): the same histories and
-// verdicts, written more shortly. The same seeds must give the same history hashes, verdicts,
+// witnesses came to share one text layout (offsets from the first row, to the microsecond under a
+// second and the millisecond above, as the HTML's): the same histories and verdicts, written more
+// shortly. The same seeds must give the same history hashes, verdicts,
 // witnesses and report bytes after any refactoring; a change in behaviour must change these pins on
 // purpose, in its own commit, saying why.
 //
@@ -130,39 +131,39 @@ TEST(BehaviourPins, CheckFindsTheSameMinimalWitnesses) {
   ExpectCommandPins({
       {{"check", "kv-token-bucket-hgetall-hset", "--burst", "1", "--seeds", "20"},
        1,
-       "ddd9778909ae981c"},
+       "fffee1d14aca9cc7"},
       {{"check", "kv-fixed-window-incr-pexpire", "--faults", "crash", "--seeds", "200"},
        1,
-       "a00a19bd149d5689"},
-      {{"check", "kv-sliding-log-zset", "--seeds", "20"}, 1, "8f1681df41154a5f"},
-      {{"check", "kv-sliding-counter", "--seeds", "20"}, 1, "0c9efecfe9b729da"},
+       "a488e341c51a24f2"},
+      {{"check", "kv-sliding-log-zset", "--seeds", "20"}, 1, "55159fcc85d60a68"},
+      {{"check", "kv-sliding-counter", "--seeds", "20"}, 1, "a90e36283feca2eb"},
       {{"check", "kv-fixed-window-lua", "--claim", "--faults", "none", "--seeds", "50"},
        1,
-       "37729effc3c5200a"},
+       "be4ce74af4fe075d"},
       {{"check", "docs-fixed-window-upsert", "--limit", "1", "--faults", "none"},
        1,
-       "553e47512318e20a"},
+       "8c8bcde08710a320"},
       {{"check", "docs-fixed-window-unique", "--checks", "promise", "--faults", "skew"},
        1,
-       "bbda0d0ac81a93e1"},
+       "9430abfa49395de1"},
       {{"check", "docs-check-then-consume", "--limit", "1", "--checks", "promise"},
        1,
-       "1eaeeb0c2dd033bd"},
+       "236f14ce3e3cf0c6"},
       {{"check", "memory-gcra", "--checks", "survives-restart", "--concurrency", "1", "--faults",
         "crash"},
        1,
-       "f431e1654a1525ea"},
+       "389809d043765898"},
       {{"check", "docs-fixed-window-retry", "--limit", "1", "--checks", "survives-restart",
         "--durability", "none", "--faults", "restart"},
        1,
-       "c8b17c29739fef8d"},
+       "e9f75b348cd8b4e6"},
       {{"check", "kv-token-bucket-lua", "--burst", "2", "--rate", "100", "--faults", "none",
         "--seeds", "100"},
        1,
-       "deaf7eceeecc0203"},
+       "01dd31e4f7598819"},
       {{"check", "kv-gcra-lua", "--seeds", "60", "--faults", "crash,restart,outage,skew"},
        1,
-       "7cc61790142ce988"},
+       "4b34b1d96c6101b2"},
       {{"check", "kv-sliding-log-lua", "--limit", "3", "--window", "1m", "--seeds", "40"},
        0,
        "44309fbb107218a6"},
@@ -174,7 +175,7 @@ TEST(BehaviourPins, CheckJudgesAUserScriptTheSameWay) {
   const fs::path bad = testing_files::Write(dir, "off_by_one.lua", FixedWindowScript(">"));
   const fs::path good = testing_files::Write(dir, "fixed_window.lua", FixedWindowScript(">="));
   for (const auto& [file, exit, pinned] : std::vector<std::tuple<fs::path, int, std::string>>{
-           {bad, 1, "a1bf0083b427f25b"}, {good, 0, "7aae64e8bbcc0538"}}) {
+           {bad, 1, "4f0b1158079644a8"}, {good, 0, "7aae64e8bbcc0538"}}) {
     const CliOutcome r = Ratelab({"check", "--lua", file.string(), "--model", "fixed-window",
                                   "--args", "{limit},{window_ms},{now_ms}", "--reply",
                                   "allowed,remaining", "--limit", "1", "--seeds", "40"});
@@ -209,7 +210,7 @@ std::string BeforeReportPath(const std::string& out) {
 
 const std::vector<FilePin> kStoreOutageReport = {
     {"report.json", "c5c21b50392d3d28"},      {"report.md", "1aaf5b5120a661aa"},
-    {"junit.xml", "b75c21339e2359e9"},        {"report.html", "115f25ce2b6d60ee"},
+    {"junit.xml", "7dbaaf59221ec8bd"},        {"report.html", "115f25ce2b6d60ee"},
     {"plots/traffic.gp", "fdcd74974a9fbbf6"}, {"plots/window.gp", "adfaa30cf7ef4f0b"},
     {"plots/latency.gp", "12e0df089042aaf0"},
 };
@@ -239,7 +240,7 @@ TEST(BehaviourPins, DemoWritesTheSameReport) {
   ExpectFilesPinned("demo", dir,
                     {{"report.json", "d256fd3d0025f4db"},
                      {"report.md", "0ca2b70b3da141aa"},
-                     {"junit.xml", "f4b077d5393b70ac"},
+                     {"junit.xml", "04feb573897996fd"},
                      {"report.html", "20eec04384d6067c"}});
 }
 

@@ -17,6 +17,7 @@ using view_parts::CheckTitle;
 using view_parts::Claim;
 using view_parts::Escape;
 using view_parts::Fixed;
+using view_parts::Offset;
 using view_parts::OnClock;
 using view_parts::Rows;
 using view_parts::Verdict;
@@ -36,14 +37,6 @@ std::string HtmlTable(const Rows& rows) {
     s += "</tr>\n";
   }
   return s + "</table>\n";
-}
-
-// A span of seconds, short: to the microsecond under a second, to the millisecond above.
-std::string Offset(double seconds) {
-  const double unit = std::abs(seconds) < 1 ? 1e-6 : 1e-3;
-  const auto d = std::chrono::round<Duration>(
-      std::chrono::duration<double>(std::round(seconds / unit) * unit));
-  return d == Duration::zero() ? "0" : FormatDuration(d);
 }
 
 // When, `at_s` after the run's start, on the scenario's clock without the date (the table's

@@ -129,6 +129,13 @@ std::string OnClock(const RunReport& r, double at_s) {
       std::chrono::round<std::chrono::milliseconds>(std::chrono::duration<double>(at_s)));
 }
 
+std::string Offset(double seconds) {
+  const double unit = std::abs(seconds) < 1 ? 1e-6 : 1e-3;
+  const auto d = std::chrono::round<Duration>(
+      std::chrono::duration<double>(std::round(seconds / unit) * unit));
+  return d == Duration::zero() ? "0" : FormatDuration(d);
+}
+
 std::string Listed(const std::vector<std::string>& items) {
   std::string s;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -265,9 +272,8 @@ std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport
   const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, faults);
   std::string out;
   for (const TimelineRow& r : rows) {
-    const auto since =
-        std::chrono::round<Duration>(std::chrono::duration<double>(r.at_s - rows.front().at_s));
-    std::string when = "+" + FormatDuration(since);
+    const std::string offset = Offset(r.at_s - rows.front().at_s);
+    std::string when = "+" + (offset == "0" ? "0s" : offset);
     when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
     const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
     out += "  " + when + who + r.what + "\n";

@@ -30,6 +30,10 @@ std::string Zone(const RunReport& r);
 // "2026-03-14 09:00:01.500" (the report must have its start).
 std::string OnClock(const RunReport& r, double at_s);
 
+// A span of seconds, short: to the microsecond under a second, to the millisecond above ("0",
+// "412us", "1.5s").
+std::string Offset(double seconds);
+
 // "a", "a and b", "a, b and c".
 std::string Listed(const std::vector<std::string>& items);
 // What a check is called in a table header: "claim: 5 in any 1m", "own promise", "key-expiry".
@@ -78,7 +82,7 @@ std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>
                           double seconds);
 // A witness as text, the one layout of every text view (check, JUnit): one line per send, store
 // step and answer, and per fault that touches it, each at its offset from the first
-// ("  +250ms         #3 node 1  admitted").
+// ("  +250ms         #3 node 1  admitted"), as short as Offset writes it.
 std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport>& faults);
 // The same after a line naming what it broke: "any-window-cap on key K".
 std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults);

@@ -71,7 +71,8 @@ std::optional<Instant> ParseInstant(std::string_view text);
 std::string FormatUtc(Instant t);
 // A zone's offset from UTC: "+01:00", "-05:30" (whole minutes, under a day).
 std::string FormatUtcOffset(Duration offset);
-// Parses what FormatUtcOffset writes. Empty on anything else.
+// Parses what FormatUtcOffset writes (and RFC 3339's offsets): a sign, hours 00 to 23, ':',
+// minutes 00 to 59. Empty on anything else.
 std::optional<Duration> ParseUtcOffset(std::string_view text);
 
 }  // namespace ratelab

@@ -98,14 +98,9 @@ std::optional<Stamp> ParseTimestamp(std::string_view s) {
     rest = rest.substr(n);
   }
   if (rest == "Z") return Stamp{t, Duration::zero()};
-  if (rest.size() != 6 || (rest[0] != '+' && rest[0] != '-') || rest[3] != ':') {
-    return std::nullopt;
-  }
-  const auto oh = Digits(rest.substr(1, 2)), om = Digits(rest.substr(4, 2));
-  if (!oh || !om) return std::nullopt;
-  const Duration offset =
-      (rest[0] == '+' ? 1 : -1) * (std::chrono::hours(*oh) + std::chrono::minutes(*om));
-  return Stamp{t - offset, offset};
+  const std::optional<Duration> offset = ParseUtcOffset(rest);  // +hh:mm, hh at most 23
+  if (!offset) return std::nullopt;
+  return Stamp{t - *offset, *offset};
 }
 
 // "10/Oct/2000:13:55:36 -0700"
@@ -120,7 +115,10 @@ std::optional<Stamp> ParseCommonDate(std::string_view s) {
   const auto d = Digits(s.substr(0, 2)), y = Digits(s.substr(7, 4)), h = Digits(s.substr(12, 2)),
              mi = Digits(s.substr(15, 2)), sec = Digits(s.substr(18, 2)),
              oh = Digits(s.substr(22, 2)), om = Digits(s.substr(24, 2));
-  if (month == kMonths.end() || !d || !y || !h || !mi || !sec || !oh || !om) return std::nullopt;
+  if (month == kMonths.end() || !d || !y || !h || !mi || !sec || !oh || !om || *oh > 23 ||
+      *om > 59) {
+    return std::nullopt;
+  }
   const int64_t mo = month - kMonths.begin() + 1;
   if (!ValidCivil(*y, mo, *d, *h, *mi, *sec)) return std::nullopt;
   const Duration offset =

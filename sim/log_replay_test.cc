@@ -101,6 +101,17 @@ TEST(AccessLog, KeepsTheZoneItsTimesWereWrittenIn) {
   EXPECT_EQ(zone("1700000000,a\n"), std::nullopt);  // unix seconds: no zone
   // Records in several zones: none.
   EXPECT_EQ(zone("2026-03-14T09:00:00+01:00,a\n2026-03-14T09:00:00+02:00,a\n"), std::nullopt);
+  // An offset no zone has is refused, as the report could not carry it.
+  EXPECT_NE(ErrorOf("2026-03-14T09:00:00+30:00,a\n").find("log:1: bad timestamp"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf("a - - [14/Mar/2026:09:00:00 +3000] \"GET / HTTP/1.1\" 200 1\n", LogFormat::kCommon)
+          .find("log:1: bad date"),
+      std::string::npos);
+  EXPECT_NE(
+      ErrorOf("a - - [14/Mar/2026:09:00:00 +0160] \"GET / HTTP/1.1\" 200 1\n", LogFormat::kCommon)
+          .find("log:1: bad date"),
+      std::string::npos);
   // The instant is the same whichever zone wrote it.
   EXPECT_EQ(Parse("2026-03-14T09:00:00+01:00,a\n")[0].at, Parse("2026-03-14T08:00:00Z,a\n")[0].at);
 }

@@ -36,11 +36,15 @@ std::string FormatInstant(Instant t) {
   return out;
 }
 
-std::string FormatInstantTo(Instant t, int digits) {
+// `ns` cut down to a multiple of 10^(9 - digits) nanoseconds: `digits` decimals of a second.
+int64_t CutToDigits(int64_t ns, int digits) {
   int64_t unit = 1;
   for (int i = digits; i < 9; ++i) unit *= 10;
-  const int64_t ns = ToUnixNanos(t);
-  std::string out = FormatInstant(FromUnixNanos(FloorDiv(ns, unit) * unit));
+  return FloorDiv(ns, unit) * unit;
+}
+
+std::string FormatInstantTo(Instant t, int digits) {
+  std::string out = FormatInstant(FromUnixNanos(CutToDigits(ToUnixNanos(t), digits)));
   // FormatInstant writes 3 decimals, or 9 when the time is not whole milliseconds.
   const size_t point = out.rfind('.');
   if (out.size() > point + 4) out.resize(point + 1 + static_cast<size_t>(digits));
@@ -49,9 +53,7 @@ std::string FormatInstantTo(Instant t, int digits) {
 
 std::string FormatDurationTo(Duration d, int digits) {
   if (d == kNever) return FormatDuration(d);
-  int64_t unit = 1;
-  for (int i = digits; i < 9; ++i) unit *= 10;
-  return FormatDuration(Duration(FloorDiv(d.count(), unit) * unit));
+  return FormatDuration(Duration(CutToDigits(d.count(), digits)));
 }
 
 std::string FormatDuration(Duration d) {

@@ -235,13 +235,9 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   const Advice advice = Advise(r);
   s += Heading(kRecommendation);
   if (!advice.across_seeds.empty()) {
-    s += "<p class=\"advice\">";
-    for (const std::string& sentence : advice.across_seeds) s += Escape(sentence) + " ";
-    s += "</p>\n";
+    s += "<p class=\"advice\">" + Escape(view_parts::Sentences(advice.across_seeds)) + " </p>\n";
   }
-  s += "<p class=\"advice\">";
-  for (const std::string& sentence : advice.summary) s += Escape(sentence) + " ";
-  s += "</p>\n";
+  s += "<p class=\"advice\">" + Escape(view_parts::Sentences(advice.summary)) + " </p>\n";
   if (!advice.picks.empty()) {
     Rows rows = {{"to", "pick", "because", "and it"}};
     for (const Pick& p : advice.picks) rows.push_back({p.goal, p.limiter, p.because, p.but});

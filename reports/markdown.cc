@@ -50,14 +50,8 @@ std::string VerdictCell(const LimiterReport& l) {
 std::string RenderMarkdown(const RunReport& r) {
   std::string s = "## " + view_parts::Title(r) + "\n\n";
   const Advice advice = Advise(r);
-  for (size_t i = 0; i < advice.across_seeds.size(); ++i) {
-    s += (i == 0 ? "" : " ") + advice.across_seeds[i] +
-         (i + 1 == advice.across_seeds.size() ? "\n\n" : "");
-  }
-  for (size_t i = 0; i < advice.summary.size(); ++i) {
-    s += (i == 0 ? "" : " ") + advice.summary[i];
-  }
-  s += "\n\n";
+  if (!advice.across_seeds.empty()) s += view_parts::Sentences(advice.across_seeds) + "\n\n";
+  s += view_parts::Sentences(advice.summary) + "\n\n";
   for (const Pick& p : advice.picks) {
     s += "- To " + p.goal + ": **" + Cell(p.limiter) + "** (" + p.because + "; " + p.but + ")\n";
   }

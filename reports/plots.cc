@@ -46,9 +46,9 @@ double BinWidthSeconds(const RunReport& r) { return r.bins.width_ms / 1000.0; }
 std::string X(const RunReport& r, double s) {
   if (!r.start) return Num(s);
   char buf[48];
-  // gnuplot shows a time as UTC: the zone's offset added shows it on the zone's clock.
-  const Instant zoned = *r.start + r.utc_offset.value_or(Duration::zero());
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ToUnixNanos(zoned)) / 1e9 + s);
+  // gnuplot shows a time as UTC: from the start on the zone's clock, it shows the zone's time.
+  std::snprintf(buf, sizeof buf, "%.3f",
+                static_cast<double>(ToUnixNanos(view_parts::ShownStart(r))) / 1e9 + s);
   return buf;
 }
 // The same, where gnuplot reads a coordinate (a quoted time on a time axis).
@@ -57,7 +57,7 @@ std::string At(const RunReport& r, double s) { return r.start ? "'" + X(r, s) + 
 // The time axis's label: the day its first bin begins on the scenario's clock.
 std::string XLabel(const RunReport& r) {
   if (!r.start) return "set xlabel 'seconds since the start'\n";
-  const Instant from = *r.start + r.utc_offset.value_or(Duration::zero()) +
+  const Instant from = view_parts::ShownStart(r) +
                        std::chrono::round<Duration>(std::chrono::duration<double>(r.bins.start_s));
   return "set xlabel '" + view_parts::Zone(r) + ", from " + FormatUtc(from).substr(0, 10) + "'\n";
 }

@@ -123,10 +123,13 @@ std::string Zone(const RunReport& r) {
   return r.utc_offset ? "UTC" + FormatUtcOffset(*r.utc_offset) : "UTC";
 }
 
+Instant ShownStart(const RunReport& r) {
+  return *r.start + r.utc_offset.value_or(Duration::zero());
+}
+
 std::string OnClock(const RunReport& r, double at_s) {
-  return FormatInstant(
-      *r.start + r.utc_offset.value_or(Duration::zero()) +
-      std::chrono::round<std::chrono::milliseconds>(std::chrono::duration<double>(at_s)));
+  return FormatInstant(ShownStart(r) + std::chrono::round<std::chrono::milliseconds>(
+                                           std::chrono::duration<double>(at_s)));
 }
 
 std::string Offset(double seconds) {
@@ -134,6 +137,12 @@ std::string Offset(double seconds) {
   const auto d = std::chrono::round<Duration>(
       std::chrono::duration<double>(std::round(seconds / unit) * unit));
   return d == Duration::zero() ? "0" : FormatDuration(d);
+}
+
+std::string Sentences(const std::vector<std::string>& sentences) {
+  std::string s;
+  for (const std::string& sentence : sentences) s += (s.empty() ? "" : " ") + sentence;
+  return s;
 }
 
 std::string Listed(const std::vector<std::string>& items) {

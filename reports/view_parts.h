@@ -26,6 +26,9 @@ std::string Title(const RunReport& r);
 std::string Claim(const RunReport& r);
 // The zone the report's times are shown in: "UTC", or "UTC+01:00" (RunReport::utc_offset).
 std::string Zone(const RunReport& r);
+// The run's start on the clock of the report's zone, which its times are shown on (the report
+// must have its start).
+Instant ShownStart(const RunReport& r);
 // The scenario's clock `at_s` after the run's start, in the report's zone, to the millisecond:
 // "2026-03-14 09:00:01.500" (the report must have its start).
 std::string OnClock(const RunReport& r, double at_s);
@@ -34,6 +37,8 @@ std::string OnClock(const RunReport& r, double at_s);
 // "412us", "1.5s").
 std::string Offset(double seconds);
 
+// Sentences one after another, a space between each.
+std::string Sentences(const std::vector<std::string>& sentences);
 // "a", "a and b", "a, b and c".
 std::string Listed(const std::vector<std::string>& items);
 // What a check is called in a table header: "claim: 5 in any 1m", "own promise", "key-expiry".

@@ -235,7 +235,7 @@ TEST(RedisServerTest, TheNextStartCleansUpAfterAProcessKilledOutright) {
   testing_files::Write(root / "ratelab-redis-live", "owner", std::to_string(getpid()) + " 0");
   std::filesystem::create_directories(root / "ratelab-redis-unknown");
 
-  EXPECT_EQ(RemoveAbandonedServers(root.string()), 1);
+  EXPECT_EQ(RemoveAbandonedServers(root.string(), "ratelab-redis-", "redis-server"), 1);
   int status = 0;
   ASSERT_EQ(waitpid(*server, &status, 0), *server);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);

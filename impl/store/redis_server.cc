@@ -11,12 +11,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <sstream>
 #include <thread>
+
+#include "impl/store/server_process.h"
 
 extern char** environ;
 
@@ -29,43 +28,13 @@ namespace fs = std::filesystem;
 constexpr char kSocketName[] = "redis.sock";
 constexpr char kLogName[] = "redis.log";
 constexpr char kClockName[] = "virtual-clock";
-// "<ratelab's pid> <redis-server's pid>": who to ask whether the dir is still in use.
-constexpr char kOwnerName[] = "owner";
 constexpr char kDirPrefix[] = "ratelab-redis-";
-
-std::string TempRoot() {
-  const char* tmp = getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-}
-
-// Whether process `pid` exists (a zombie counts).
-bool Alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
-
-// Whether process `pid` is a redis-server working in `dir`.
-bool ServesIn(pid_t pid, const std::string& dir) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return cmdline.find("redis-server") != std::string::npos &&
-         cmdline.find(dir) != std::string::npos;
-}
 // Databases a private server offers: one per limiter of a scenario.
 constexpr int kDatabases = 256;
 
 std::string ShimPath() {
   if (const char* p = getenv("RATELAB_VIRTUAL_TIME_SHIM"); p != nullptr && *p != '\0') return p;
   return RATELAB_VIRTUAL_TIME_SHIM_PATH;
-}
-
-std::string LogTail(const std::string& path) {
-  std::ifstream in(path);
-  std::deque<std::string> lines;
-  for (std::string line; std::getline(in, line);) {
-    lines.push_back(line);
-    if (lines.size() > 8) lines.pop_front();
-  }
-  std::string out;
-  for (const std::string& l : lines) out += "\n  " + l;
-  return out;
 }
 
 }  // namespace
@@ -107,27 +76,15 @@ std::vector<std::string> RedisDurabilityArgs(Durability durability) {
   return {};
 }
 
-bool OnPath(const std::string& program) {
-  const char* path = getenv("PATH");
-  if (path == nullptr) return false;
-  std::stringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
 Result<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptions options) {
   if (!OnPath("redis-server")) {
     return absl::NotFoundError(
         "redis-server is not on PATH (install Debian's package redis-server; scripts/test does)");
   }
-  RemoveAbandonedServers(TempRoot());
-  std::string dir_template = TempRoot() + "/" + kDirPrefix + "XXXXXX";
-  if (mkdtemp(dir_template.data()) == nullptr) {
-    return absl::InternalError("cannot make a temp dir " + dir_template + ": " + strerror(errno));
-  }
-  std::unique_ptr<RedisServer> server(new RedisServer(std::move(options), dir_template));
+  RemoveAbandonedServers(TempRoot(), kDirPrefix, "redis-server");
+  Result<std::string> dir = MakeServerDir(kDirPrefix);
+  if (!dir.ok()) return dir.status();
+  std::unique_ptr<RedisServer> server(new RedisServer(std::move(options), *std::move(dir)));
   if (server->endpoint().unix_path.size() >= sizeof(sockaddr_un{}.sun_path)) {
     return absl::InvalidArgumentError("the socket path " + server->endpoint().unix_path +
                                       " is too long for a unix socket; set TMPDIR shorter");
@@ -192,57 +149,8 @@ Status RedisServer::Launch() {
   const Result<pid_t> pid = SpawnLogged(std::move(args), &env_strings, dir_ + "/" + kLogName);
   if (!pid.ok()) return pid.status();
   pid_ = *pid;
-  std::ofstream(dir_ + "/" + kOwnerName) << getpid() << " " << pid_ << "\n";
+  WriteServerOwner(dir_, pid_);
   return WaitUntilUp();
-}
-
-int RemoveAbandonedServers(const std::string& root) {
-  int removed = 0;
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(root, ec)) {
-    const std::string dir = entry.path().string();
-    if (!entry.path().filename().string().starts_with(kDirPrefix)) continue;
-    std::ifstream owner(dir + "/" + kOwnerName);
-    pid_t ratelab = 0, server = 0;
-    if (!(owner >> ratelab >> server) || Alive(ratelab)) continue;
-    if (Alive(server) && ServesIn(server, dir)) kill(server, SIGKILL);
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-    ++removed;
-  }
-  return removed;
-}
-
-Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::string>* env,
-                          const std::string& log) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_copy;
-  std::vector<char*> envp;
-  if (env != nullptr) {
-    env_copy = *env;
-    for (std::string& e : env_copy) envp.push_back(e.data());
-    envp.push_back(nullptr);
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  // A process group of its own: the terminal's Ctrl-C reaches ratelab, which stops its servers
-  // itself once it has summarised what it measured, not the servers under it.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(),
-                              env != nullptr ? envp.data() : environ);
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return absl::UnavailableError("cannot run " + args[0] + ": " + strerror(rc));
-  return pid;
 }
 
 Status RedisServer::WaitUntilUp() {
@@ -270,14 +178,9 @@ Status RedisServer::WaitUntilUp() {
 
 Status RedisServer::Signal(int signal) {
   if (!running()) return absl::FailedPreconditionError("redis-server is not running");
-  if (kill(pid_, signal) != 0 && errno != ESRCH) {
-    return absl::InternalError(std::string("cannot signal redis-server: ") + strerror(errno));
-  }
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  const Status s = SignalServerAndWait(pid_, signal, "redis-server");
   pid_ = -1;
-  return absl::OkStatus();
+  return s;
 }
 
 Status RedisServer::Stop() { return Signal(SIGTERM); }

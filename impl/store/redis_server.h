@@ -32,6 +32,7 @@
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
 #include "impl/store/redis_kv.h"
+#include "impl/store/server_process.h"
 
 namespace ratelab {
 
@@ -104,22 +105,6 @@ class RedisServer {
 
 // The redis-server arguments for `durability`.
 std::vector<std::string> RedisDurabilityArgs(Durability durability);
-
-// Starts `args` (args[0] found on PATH) with stdin from /dev/null and stdout and stderr appended
-// to `log`, in environment `env` (KEY=VALUE strings; null: this process's): its pid, or
-// Unavailable naming the program.
-Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::string>* env,
-                          const std::string& log);
-
-// Cleans up after ratelab processes that died without stopping their servers (kill -9, a crash):
-// every ratelab-redis-* dir under `root` whose owner process is gone is removed, and its
-// redis-server, if still running there, killed. Dirs of live processes, and dirs without an
-// owner file, are left alone. Start does this on TMPDIR (or /tmp) before making its own dir.
-// Returns how many dirs it removed.
-int RemoveAbandonedServers(const std::string& root);
-
-// Says whether `program` is on PATH.
-bool OnPath(const std::string& program);
 
 }  // namespace ratelab
 

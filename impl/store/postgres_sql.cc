@@ -1,0 +1,145 @@
+#include "impl/store/postgres_sql.h"
+
+#include <libpq-fe.h>
+
+#include <pqxx/pqxx>
+
+namespace ratelab {
+
+namespace {
+
+// SQLSTATE classes that mean the server, not the statement, failed: the connection is gone
+// (08), the server is shutting down or crashed (57P01..57P03), or it cannot take more (53300).
+bool ServerGone(std::string_view sqlstate) {
+  return sqlstate.starts_with("08") || sqlstate.starts_with("57P") || sqlstate == "53300";
+}
+
+constexpr std::string_view kQueryCanceled = "57014";
+
+}  // namespace
+
+Status ParsePostgresUrl(std::string_view url) {
+  if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
+    return absl::InvalidArgumentError("'" + std::string(url) +
+                                      "' is not a PostgreSQL URL (postgresql://...)");
+  }
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(std::string(url).c_str(), &error);
+  if (options == nullptr) {
+    std::string why = error != nullptr ? error : "libpq cannot read it";
+    PQfreemem(error);
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    return absl::InvalidArgumentError("'" + std::string(url) + "' is not a PostgreSQL URL: " + why);
+  }
+  PQconninfoFree(options);
+  return absl::OkStatus();
+}
+
+struct PgSql::Connection {
+  explicit Connection(const std::string& info) : c(info) {}
+  pqxx::connection c;
+};
+
+PgSql::PgSql(std::string conninfo, PgSqlOptions options)
+    : conninfo_(std::move(conninfo)), options_(options) {}
+
+PgSql::~PgSql() = default;
+
+void PgSql::Disconnect() {
+  conn_.reset();
+  prepared_.clear();
+}
+
+Status PgSql::Connect() {
+  // connect_timeout as a parameter of its own: a URL takes it after '?', a key=value string
+  // after a space.
+  std::string info = conninfo_;
+  const std::string timeout =
+      "connect_timeout=" + std::to_string(std::max<int64_t>(1, options_.connect_timeout.count()));
+  if (info.find("://") != std::string::npos) {
+    info += (info.find('?') == std::string::npos ? "?" : "&") + timeout;
+  } else {
+    info += " " + timeout;
+  }
+  try {
+    conn_ = std::make_unique<Connection>(info);
+    pqxx::nontransaction tx(conn_->c);
+    tx.exec("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
+  } catch (const std::exception& e) {
+    conn_.reset();
+    std::string why = e.what();
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    return absl::UnavailableError("cannot connect to PostgreSQL: " + why);
+  }
+  return absl::OkStatus();
+}
+
+Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
+                                std::span<const std::string> params) {
+  if (conn_ == nullptr) {
+    if (Status s = Connect(); !s.ok()) return s;
+  }
+  const std::string name(statement.name);
+  try {
+    if (!prepared_.contains(name)) {
+      conn_->c.prepare(name, std::string(statement.text));
+      prepared_.insert(name);
+    }
+    pqxx::nontransaction tx(conn_->c);
+    const std::vector<std::string> values(params.begin(), params.end());
+    const pqxx::result r = tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(values));
+    SqlReply reply;
+    reply.affected = r.affected_rows();
+    for (const pqxx::row& row : r) {
+      SqlReply::Row out;
+      for (const pqxx::field& f : row) {
+        out.push_back(f.is_null() ? std::nullopt : std::optional<std::string>(f.c_str()));
+      }
+      reply.rows.push_back(std::move(out));
+    }
+    return reply;
+  } catch (const pqxx::broken_connection& e) {
+    Disconnect();
+    return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
+  } catch (const pqxx::in_doubt_error& e) {
+    Disconnect();
+    return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
+  } catch (const pqxx::sql_error& e) {
+    const std::string state = e.sqlstate();
+    if (state == kQueryCanceled) {
+      return absl::DeadlineExceededError("statement " + name + " ran past the statement timeout");
+    }
+    if (ServerGone(state) || conn_ == nullptr || !conn_->c.is_open()) {
+      Disconnect();
+      return absl::UnavailableError(std::string("PostgreSQL failed: ") + e.what());
+    }
+    SqlReply reply;
+    reply.sqlstate = state.empty() ? "XX000" : state;
+    reply.error = e.what();
+    while (!reply.error.empty() && reply.error.back() == '\n') reply.error.pop_back();
+    return reply;
+  } catch (const std::exception& e) {
+    Disconnect();
+    return absl::UnavailableError(std::string("PostgreSQL failed: ") + e.what());
+  }
+}
+
+Status PgSql::Run(std::string_view sql) {
+  if (conn_ == nullptr) {
+    if (Status s = Connect(); !s.ok()) return s;
+  }
+  try {
+    pqxx::nontransaction tx(conn_->c);
+    tx.exec(std::string(sql));
+    return absl::OkStatus();
+  } catch (const pqxx::broken_connection& e) {
+    Disconnect();
+    return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    while (!why.empty() && why.back() == '\n') why.pop_back();
+    return absl::InternalError(why);
+  }
+}
+
+}  // namespace ratelab

@@ -1,0 +1,57 @@
+// PgSql: the Sql store on a PostgreSQL server, through one libpqxx connection (not thread-safe:
+// one per thread). It connects on first use and again after the connection is lost; each
+// statement is prepared once per connection, by its name, and runs outside any transaction
+// (autocommit). A statement that runs past the statement timeout is cancelled by the server and
+// reads as DeadlineExceeded; a lost connection as Unavailable.
+#ifndef RATELAB_IMPL_STORE_POSTGRES_SQL_H_
+#define RATELAB_IMPL_STORE_POSTGRES_SQL_H_
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "impl/store/sql.h"
+
+namespace ratelab {
+
+struct PgSqlOptions {
+  std::chrono::milliseconds statement_timeout{5000};
+  std::chrono::seconds connect_timeout{2};
+};
+
+class PgSql final : public Sql {
+ public:
+  // `conninfo`: a libpq connection string or a postgresql:// URL.
+  explicit PgSql(std::string conninfo, PgSqlOptions options = {});
+  ~PgSql() override;
+  PgSql(const PgSql&) = delete;
+  PgSql& operator=(const PgSql&) = delete;
+
+  Result<SqlReply> Execute(const SqlStatement& statement,
+                           std::span<const std::string> params) override;
+  // Runs `sql` (any number of statements, no parameters) unprepared: the harness's own work
+  // (schemas, emptying tables). An error of the SQL is an InternalError with the server's
+  // message.
+  Status Run(std::string_view sql);
+  // Drops the connection; the next statement connects again.
+  void Disconnect();
+
+ private:
+  Status Connect();
+
+  std::string conninfo_;
+  PgSqlOptions options_;
+  struct Connection;  // a pqxx::connection
+  std::unique_ptr<Connection> conn_;
+  std::set<std::string, std::less<>> prepared_;
+};
+
+// Checks that `url` is a PostgreSQL URL libpq accepts (postgresql:// or postgres://):
+// InvalidArgument naming what is wrong.
+Status ParsePostgresUrl(std::string_view url);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_POSTGRES_SQL_H_

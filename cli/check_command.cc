@@ -81,16 +81,18 @@ class Check final : public Command {
     if (store_.kind != KvStoreName::Kind::kMemory) {
       search.kv_store = KvStoreSource::Make(store_);
       // A server ratelab did not start cannot be restarted by it.
-      if (!search.kv_store->owns_server() && subject->info->store == "kv" &&
-          search.faults.contains(SearchFault::kRestart)) {
+      const std::string_view on = subject->info->store;
+      const bool foreign = (on == "kv" && store_.kind == KvStoreName::Kind::kUrl) ||
+                           (on == "sql" && store_.kind == KvStoreName::Kind::kPostgresUrl);
+      if (foreign && search.faults.contains(SearchFault::kRestart)) {
         if (faults_option_->count() > 0) {
           return absl::InvalidArgumentError(
-              "--faults restart needs a Redis that ratelab starts (--store redis): it cannot "
-              "restart the one at " +
+              "--faults restart needs a server that ratelab starts (--store redis or postgres): "
+              "it cannot restart the one at " +
               store_.ToString());
         }
         search.faults.erase(SearchFault::kRestart);
-        err << "note: no store restarts: ratelab cannot restart the Redis at " << store_.ToString()
+        err << "note: no store restarts: ratelab cannot restart the server at " << store_.ToString()
             << "\n";
       }
     }

@@ -7,6 +7,7 @@
 
 #include "impl/store/docs.h"
 #include "impl/store/kv.h"
+#include "impl/store/sql.h"
 
 namespace ratelab {
 
@@ -39,6 +40,19 @@ class FaultyDocs final : public DocsWrapper {
   Result<Document> Execute(const Document& command) override {
     if (link_.down()) return StoreLink::Unreachable();
     return DocsWrapper::Execute(command);
+  }
+
+ private:
+  const StoreLink& link_;
+};
+
+class FaultySql final : public SqlWrapper {
+ public:
+  FaultySql(Sql& sql, const StoreLink& link) : SqlWrapper(sql), link_(link) {}
+  Result<SqlReply> Execute(const SqlStatement& statement,
+                           std::span<const std::string> params) override {
+    if (link_.down()) return StoreLink::Unreachable();
+    return SqlWrapper::Execute(statement, params);
   }
 
  private:

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "impl/store/memory_kv.h"
+#include "impl/store/postgres_sql.h"
 #include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "impl/store/redis_server.h"
@@ -161,6 +162,7 @@ struct NamedStore {
 constexpr NamedStore kNamedStores[] = {
     {KvStoreName::Kind::kMemory, "memory", "MemoryKv"},
     {KvStoreName::Kind::kPrivateRedis, "redis", "a private redis-server"},
+    {KvStoreName::Kind::kPrivatePostgres, "postgres", "a private PostgreSQL server"},
 };
 
 const NamedStore* Named(KvStoreName::Kind kind) {
@@ -177,10 +179,14 @@ Result<KvStoreName> KvStoreName::Parse(std::string_view text) {
     if (text == n.word) return KvStoreName{n.kind, ""};
   }
   const std::string url(text);
+  if (url.starts_with("postgresql://") || url.starts_with("postgres://")) {
+    if (Status s = ParsePostgresUrl(url); !s.ok()) return s;
+    return KvStoreName{Kind::kPostgresUrl, url};
+  }
   if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url); !kv.ok()) {
     return absl::InvalidArgumentError("unknown kv store '" + url +
-                                      "' (expected memory, redis, or a Redis or Redis Cluster "
-                                      "URL: " +
+                                      "' (expected memory, redis, postgres, a Redis or Redis "
+                                      "Cluster URL, or a postgresql:// URL: " +
                                       std::string(kv.status().message()) + ")");
   }
   return KvStoreName{Kind::kUrl, url};
@@ -209,6 +215,14 @@ Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(std::string_view text
 KvStoreSource::~KvStoreSource() = default;
 
 std::string KvStoreSource::Note() const {
+  if (name_.kind == KvStoreName::Kind::kPrivatePostgres) {
+    return "the SQL protocols ran on a private PostgreSQL server, time passed to them as a "
+           "parameter; a store restart there is a kill -9 of every server process and a restart";
+  }
+  if (name_.kind == KvStoreName::Kind::kPostgresUrl) {
+    return "the SQL protocols ran on the PostgreSQL database at " + where_ +
+           ", time passed to them as a parameter";
+  }
   if (memory()) return "";
   if (owns_server()) {
     return "the kv protocols ran on a private redis-server on virtual time; a store restart there "

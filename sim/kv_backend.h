@@ -1,5 +1,6 @@
 // Where a simulated run keeps the kv protocols' state: MemoryKv on the simulation's clock (the
-// default), or a real Redis.
+// default), or a real Redis; and the SQL protocols' state: a PostgreSQL database
+// (sim/sql_backend.h), which has no embedded stand-in.
 //
 //   memory              MemoryKv, embedded.
 //   redis               a private redis-server that ratelab starts (redis_server.h) on a unix
@@ -7,6 +8,10 @@
 //                       wall clock is set to the simulation's true time, so TIME, TTLs and
 //                       expiry follow the simulation exactly, and a seed gives the same history
 //                       as on MemoryKv. Store restarts kill -9 and restart it.
+//   postgres            a private PostgreSQL server that ratelab starts for the SQL protocols
+//                       (the kv protocols run on MemoryKv). Store restarts kill -9 and restart it.
+//   postgresql://...    an existing PostgreSQL database, for the SQL protocols (kv on MemoryKv):
+//                       ratelab keeps to its own schema, `ratelab`, and cannot restart it.
 //   redis://host:port/db, unix:///path.sock?db=N, redis-cluster://host:port[,host:port...]
 //                       a Redis, or a Redis Cluster (impl/store/redis_cluster.h), that is
 //                       already running. ratelab flushes that database before
@@ -34,7 +39,9 @@
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
 #include "impl/store/kv.h"
+#include "impl/store/postgres_server.h"
 #include "impl/store/redis_server.h"
+#include "sim/sql_backend.h"
 
 namespace ratelab {
 
@@ -52,12 +59,13 @@ class KvBackend : public Kv {
   virtual Status failure() const { return absl::OkStatus(); }
 };
 
-// Where kv state lives, as a user names it (--store, a scenario's `store`): "memory", "redis" (a
-// private redis-server that ratelab starts), or the URL of a running Redis or Redis Cluster.
+// Where a run's store state lives, as a user names it (--store, a scenario's `store`): "memory",
+// "redis" (a private redis-server that ratelab starts), the URL of a running Redis or Redis
+// Cluster, "postgres" (a private PostgreSQL server) or a postgresql:// URL.
 struct KvStoreName {
-  enum class Kind { kMemory, kPrivateRedis, kUrl };
+  enum class Kind { kMemory, kPrivateRedis, kUrl, kPrivatePostgres, kPostgresUrl };
   Kind kind = Kind::kMemory;
-  std::string url;  // kUrl only
+  std::string url;  // kUrl and kPostgresUrl only
 
   // InvalidArgument naming what is wrong with a URL.
   static Result<KvStoreName> Parse(std::string_view text);
@@ -82,22 +90,39 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
   // An empty store for one run, on `clock` (the simulation's true time), with `durability` (a
   // private server runs with it; MemoryKv simulates it; an existing server has its own).
   Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability);
+  // An empty SQL store for one run with `durability`; FailedPrecondition saying how to name one
+  // when this source is not PostgreSQL.
+  Result<std::unique_ptr<SqlBackend>> OpenSql(Durability durability);
 
   const KvStoreName& name() const { return name_; }
   // The name as text: "memory", "redis", or the URL.
   const std::string& where() const { return where_; }
-  bool memory() const { return name_.kind == KvStoreName::Kind::kMemory; }
-  // Whether the server's clock follows the simulation, and ratelab can restart the server.
-  bool owns_server() const { return name_.kind == KvStoreName::Kind::kPrivateRedis; }
+  // Whether the kv protocols run on MemoryKv.
+  bool memory() const { return name_.kind == KvStoreName::Kind::kMemory || sql(); }
+  // Whether the source is PostgreSQL, for the SQL protocols.
+  bool sql() const {
+    return name_.kind == KvStoreName::Kind::kPrivatePostgres ||
+           name_.kind == KvStoreName::Kind::kPostgresUrl;
+  }
+  // Whether ratelab starts the server (so it can restart it; a redis-server's clock then follows
+  // the simulation).
+  bool owns_server() const {
+    return name_.kind == KvStoreName::Kind::kPrivateRedis ||
+           name_.kind == KvStoreName::Kind::kPrivatePostgres;
+  }
   // What a reader of a run on this store must know about it, or empty.
   std::string Note() const;
 
  private:
   friend class RedisBackend;
+  friend class PostgresBackend;
   explicit KvStoreSource(KvStoreName name) : name_(std::move(name)), where_(name_.ToString()) {}
   // A private server with `durability`, idle or new.
   Result<std::unique_ptr<RedisServer>> LeaseServer(Durability durability);
   void ReturnServer(std::unique_ptr<RedisServer> server);
+  // A private PostgreSQL server with `durability`, idle or new.
+  Result<std::unique_ptr<PostgresServer>> LeasePostgres(Durability durability);
+  void ReturnPostgres(std::unique_ptr<PostgresServer> server);
   // The existing server's database: one run at a time.
   void ReturnUrl();
 
@@ -108,6 +133,7 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
   bool url_busy_ = false;
   bool url_checked_empty_ = false;
   std::vector<std::unique_ptr<RedisServer>> idle_;
+  std::vector<std::unique_ptr<PostgresServer>> idle_postgres_;
 };
 
 }  // namespace ratelab

@@ -5,33 +5,43 @@
 namespace ratelab {
 
 LimiterRun::StoreSet::StoreSet(const Clock& clock, Durability durability, KvStoreSource& source,
-                               bool uses_kv)
+                               std::string_view store)
     : docs(clock, durability) {
   Result<std::unique_ptr<KvBackend>> opened =
-      uses_kv ? source.Open(clock, durability) : OpenMemoryKv(clock, durability);
+      store == "kv" ? source.Open(clock, durability) : OpenMemoryKv(clock, durability);
   if (!opened.ok()) {
     status = opened.status();
     return;
   }
   kv = *std::move(opened);
   faulty_kv = std::make_unique<FaultyKv>(*kv, link);
+  if (store == "sql") {
+    Result<std::unique_ptr<SqlBackend>> opened_sql = source.OpenSql(durability);
+    if (!opened_sql.ok()) {
+      status = opened_sql.status();
+      return;
+    }
+    sql = *std::move(opened_sql);
+    faulty_sql = std::make_unique<FaultySql>(*sql, link);
+  }
 }
 
 void LimiterRun::StoreSet::Restart() {
   kv->Restart();
   docs.Restart();
+  if (sql != nullptr) sql->Restart();
 }
 
 LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
                        const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
                        KvStoreSource& kv_source)
-    : sim_(config, nullptr),
-      stores_(sim_.clock(), spec.durability, kv_source, spec.Info()->store == "kv") {
+    : sim_(config, nullptr), stores_(sim_.clock(), spec.durability, kv_source, spec.Info()->store) {
   if (!stores_.status.ok()) {
     status_ = stores_.status;
     return;
   }
   handles_.kv = stores_.faulty_kv.get();
+  handles_.sql = stores_.faulty_sql.get();
   sim_.SetFactory([this, &spec](int) {
     std::unique_ptr<Protocol> p = *spec.Make(handles_);
     if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
@@ -41,6 +51,7 @@ LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
   for (const FaultSpec& f : faults) Schedule(f, config.start + f.at);
   history_ = sim_.Run(arrivals);
   status_ = stores_.kv->failure();
+  if (status_.ok() && stores_.sql != nullptr) status_ = stores_.sql->failure();
 }
 
 void LimiterRun::Schedule(const FaultSpec& f, Instant at) {
@@ -72,6 +83,7 @@ StateSize LimiterRun::State() {
   StateSize s = sim_.ProcessState();
   s += stores_.kv->Usage();
   s += stores_.docs.Usage();
+  if (stores_.sql != nullptr) s += stores_.sql->Usage();
   return s;
 }
 
@@ -83,6 +95,25 @@ std::vector<MemoryDocs::Immortal> LimiterRun::NeverExpire() {
   for (MemoryDocs::Immortal& doc : stores_.docs.DocumentsWithoutExpiry()) {
     doc.name = "document " + doc.name;
     out.push_back(std::move(doc));
+  }
+  if (stores_.sql != nullptr) {
+    // The client's clock of the last admission the store made: a protocol that sweeps as it
+    // writes deleted there every row that had expired by then.
+    const HistoryEvent* last = nullptr;
+    for (const HistoryEvent& e : history_) {
+      if (e.admitted() && !e.steps.empty() &&
+          (last == nullptr || e.steps.back().at >= last->steps.back().at)) {
+        last = &e;
+      }
+    }
+    if (last != nullptr) {
+      for (const SqlRow& row : stores_.sql->RowsExpiredBefore(last->node_now)) {
+        out.push_back({"row of " + row.table + " for " + row.key,
+                       "expired at " + FormatInstant(FromUnixNanos(row.expires_at)) +
+                           ", before the last admission, and was not deleted",
+                       {row.key}});
+      }
+    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // One limiter's simulated run, from start to end: its stores (its kv store from the run's
-// KvStoreSource, and a MemoryDocs), the simulation with the run's faults scheduled on it, and the
-// history it made. Running only: the checks judge the history afterwards (checks.h).
+// KvStoreSource, a MemoryDocs, and for a SQL protocol a PostgreSQL database from the same source),
+// the simulation with the run's faults scheduled on it, and the history it made. Running only: the
+// checks judge the history afterwards (checks.h).
 #ifndef RATELAB_SIM_LIMITER_RUN_H_
 #define RATELAB_SIM_LIMITER_RUN_H_
 
@@ -37,13 +38,16 @@ class LimiterRun {
   // The state left at the end: in process memory (summed over the nodes) and in the stores.
   StateSize State();
   // What the run left in its stores that nothing will ever free: kv keys without a TTL
-  // ("store key K") and documents no TTL index will delete ("document ...").
+  // ("store key K"), documents no TTL index will delete ("document ..."), and SQL rows that
+  // expired before the last statement that reached the store and were still there after it
+  // ("row of TABLE for K"): a protocol that sweeps expired rows as it goes leaves none.
   std::vector<MemoryDocs::Immortal> NeverExpire();
 
  private:
   // The stores, and the link the nodes reach them by (cut by outages and restarts).
   struct StoreSet {
-    StoreSet(const Clock& clock, Durability durability, KvStoreSource& source, bool uses_kv);
+    StoreSet(const Clock& clock, Durability durability, KvStoreSource& source,
+             std::string_view store);
     void Restart();
 
     Status status;
@@ -51,6 +55,8 @@ class LimiterRun {
     MemoryDocs docs;
     StoreLink link;
     std::unique_ptr<FaultyKv> faulty_kv;
+    std::unique_ptr<SqlBackend> sql;  // only for a SQL protocol
+    std::unique_ptr<FaultySql> faulty_sql;
     FaultyDocs faulty_docs{docs, link};
   };
   void Schedule(const FaultSpec& fault, Instant at);

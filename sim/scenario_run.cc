@@ -109,13 +109,18 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   std::shared_ptr<KvStoreSource> memory_kv;
   if (!scenario.kv_store) memory_kv = KvStoreSource::Make(KvStoreName{});
   KvStoreSource& kv_source = scenario.kv_store ? *scenario.kv_store : *memory_kv;
-  bool has_store = false, has_kv = false;
+  bool has_store = false, has_kv = false, has_sql = false;
   for (const LimiterSpec& spec : scenario.limiters) {
     const ProtocolInfo* info = spec.Info();
     has_store = has_store || (info != nullptr && info->store != "memory");
     has_kv = has_kv || (info != nullptr && info->store == "kv");
+    has_sql = has_sql || (info != nullptr && info->store == "sql");
   }
-  const bool can_restart_store = kv_source.memory() || kv_source.owns_server() || !has_kv;
+  // A server ratelab did not start cannot be restarted by it.
+  const bool can_restart_store =
+      kv_source.owns_server() ||
+      ((kv_source.memory() || !has_kv) &&
+       (!has_sql || kv_source.name().kind != KvStoreName::Kind::kPostgresUrl));
   std::vector<FaultSpec> faults = scenario.faults;
   if (scenario.swarm) {
     const Duration span = arrivals.empty() ? Duration(0) : arrivals.back().at - scenario.start;
@@ -128,8 +133,8 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   for (const FaultSpec& f : scenario.faults) {
     if (f.kind == FaultSpec::Kind::kStoreRestart && !can_restart_store) {
       return absl::InvalidArgumentError(
-          "a store-restart fault needs a Redis that ratelab starts (store redis): it cannot "
-          "restart the one at " +
+          "a store-restart fault needs a server that ratelab starts (store redis or postgres): it "
+          "cannot restart the one at " +
           kv_source.where());
     }
   }

@@ -171,10 +171,23 @@ TEST(ScenarioFile, StoreNamesWhereTheKvProtocolsRun) {
   EXPECT_EQ(url->kv_store->where(), "redis://10.1.2.3:6380/2");
   EXPECT_EQ(url->limiters.front().durability, Durability::kNone);
   EXPECT_EQ(ErrorOf("store: {kv: 'redis://h:0'}\n" + limiters + kTraffic),
-            "bad.yaml:1:13: unknown kv store 'redis://h:0' (expected memory, redis, or a Redis "
-            "or Redis Cluster URL: bad Redis URL 'redis://h:0': the port must be a number from 1 "
+            "bad.yaml:1:13: unknown kv store 'redis://h:0' (expected memory, redis, postgres, a "
+            "Redis or Redis Cluster URL, or a postgresql:// URL: bad Redis URL 'redis://h:0': the "
+            "port must be a number from 1 "
             "to 65535 "
             "(expected redis://host[:port][/db] or unix:///path.sock[?db=N]))");
+  // PostgreSQL, for the SQL protocols: a private server, or a database's URL.
+  Result<Scenario> postgres = ParseScenario("store: postgres\n" + limiters + kTraffic, "s.yaml");
+  ASSERT_TRUE(postgres.ok()) << postgres.status();
+  EXPECT_TRUE(postgres->kv_store->sql() && postgres->kv_store->owns_server());
+  EXPECT_TRUE(postgres->kv_store->memory()) << "the kv protocols run on MemoryKv beside it";
+  Result<Scenario> database =
+      ParseScenario("store: 'postgresql://rl@db.example/limits'\n" + limiters + kTraffic, "s.yaml");
+  ASSERT_TRUE(database.ok()) << database.status();
+  EXPECT_TRUE(database->kv_store->sql() && !database->kv_store->owns_server());
+  EXPECT_EQ(ErrorOf("store: 'postgresql://h/d?nope=1'\n" + limiters + kTraffic),
+            "bad.yaml:1:8: 'postgresql://h/d?nope=1' is not a PostgreSQL URL: invalid URI query "
+            "parameter: \"nope\"");
   Result<Scenario> cluster = ParseScenario(
       "store: {kv: 'redis-cluster://10.1.2.3:7000,10.1.2.4:7000'}\n" + limiters + kTraffic,
       "s.yaml");

@@ -16,6 +16,7 @@
 #include "impl/core/task.h"
 #include "impl/store/docs.h"
 #include "impl/store/kv.h"
+#include "impl/store/sql.h"
 #include "model/decision.h"
 #include "model/history.h"
 #include "model/policy.h"
@@ -40,6 +41,7 @@ class Protocol {
 struct Stores {
   Kv* kv = nullptr;
   Docs* docs = nullptr;
+  Sql* sql = nullptr;
 };
 
 struct ProtocolInfo {

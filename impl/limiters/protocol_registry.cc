@@ -9,6 +9,7 @@
 #include "impl/limiters/kv_lua_limiters.h"
 #include "impl/limiters/kv_seed002.h"
 #include "impl/limiters/protocol.h"
+#include "impl/limiters/sql_protocols.h"
 
 namespace ratelab {
 namespace {
@@ -58,7 +59,7 @@ constexpr Duration kNanosecond(1);
 constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 21> kProtocols = {{
+constexpr std::array<ProtocolInfo, 24> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
      "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
      MakeInProcess, kNanosecond},
@@ -123,6 +124,19 @@ constexpr std::array<ProtocolInfo, 21> kProtocols = {{
      "findOne, then updateOne($set, upsert) as separate steps: concurrent requests spend the "
      "same token (races)",
      CheckWholeMillisecondWindow, MakeDocs<DocsCheckThenConsume>, kMillisecond},
+    {"sql-fixed-window-upsert", "sql", "best practice", "fixed-window",
+     "INSERT ... ON CONFLICT DO UPDATE ... WHERE count + cost <= limit, one statement; 2N across "
+     "an edge",
+     nullptr, MakeSqlFixedWindowUpsert, kNanosecond},
+    {"sql-fixed-window-select-update", "sql", "the relational conditional increment, split",
+     "fixed-window",
+     "SELECT count, then INSERT or UPDATE in a second statement: concurrent requests both see "
+     "room (races)",
+     nullptr, MakeSqlFixedWindowSelectUpdate, kNanosecond},
+    {"sql-token-bucket", "sql", "best practice", "token-bucket",
+     "token bucket as one INSERT ... ON CONFLICT DO UPDATE, refilled in exact integer "
+     "nanoseconds",
+     CheckSqlTokenBucket, MakeSqlTokenBucket, kNanosecond},
 }};
 
 }  // namespace
@@ -155,7 +169,8 @@ Result<std::unique_ptr<Protocol>> MakeProtocol(std::string_view name, const Poli
   if (Status s = CheckProtocol(name, policy); !s.ok()) return s;
   const ProtocolInfo* info = FindProtocol(name);
   if ((info->store == "kv" && stores.kv == nullptr) ||
-      (info->store == "docs" && stores.docs == nullptr)) {
+      (info->store == "docs" && stores.docs == nullptr) ||
+      (info->store == "sql" && stores.sql == nullptr)) {
     return absl::InvalidArgumentError("protocol '" + std::string(name) + "' needs a " +
                                       std::string(info->store) + " store");
   }

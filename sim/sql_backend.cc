@@ -1,0 +1,206 @@
+#include "sim/sql_backend.h"
+
+#include "impl/limiters/sql_protocols.h"
+#include "impl/store/postgres_sql.h"
+#include "sim/kv_backend.h"
+
+namespace ratelab {
+
+namespace {
+
+// The harness's own statements about one table.
+struct TableStatements {
+  std::string expired_name, expired_text, usage_name, usage_text;
+};
+
+std::vector<TableStatements> StatementsFor(std::span<const SqlTable> tables) {
+  std::vector<TableStatements> out;
+  for (const SqlTable& t : tables) {
+    const std::string bare(t.name.substr(t.name.find('.') + 1));
+    out.push_back({"ratelab_expired_" + bare,
+                   "SELECT key, expires_at FROM " + std::string(t.name) +
+                       " WHERE expires_at < $1::bigint ORDER BY key, expires_at",
+                   "ratelab_usage_" + bare,
+                   "SELECT count(*), coalesce(sum(pg_column_size(t.*)), 0) FROM " +
+                       std::string(t.name) + " t"});
+  }
+  return out;
+}
+
+std::string Truncate() {
+  std::string tables;
+  for (const SqlTable& t : SqlTables())
+    tables += (tables.empty() ? "" : ", ") + std::string(t.name);
+  return "TRUNCATE " + tables;
+}
+
+}  // namespace
+
+class PostgresBackend final : public SqlBackend {
+ public:
+  // On a private `server`.
+  PostgresBackend(std::shared_ptr<KvStoreSource> source, std::unique_ptr<PostgresServer> server)
+      : source_(std::move(source)),
+        server_(std::move(server)),
+        sql_(server_->conninfo()),
+        statements_(StatementsFor(SqlTables())) {}
+  // On an existing database.
+  PostgresBackend(std::shared_ptr<KvStoreSource> source, const std::string& url)
+      : source_(std::move(source)), sql_(url), statements_(StatementsFor(SqlTables())) {}
+  ~PostgresBackend() override {
+    if (server_ != nullptr) {
+      source_->ReturnPostgres(std::move(server_));
+    } else {
+      // Leave ratelab's tables as they were found: empty.
+      if (owns_tables_) (void)sql_.Run(Truncate());
+      source_->ReturnUrl();
+    }
+  }
+
+  Result<SqlReply> Execute(const SqlStatement& statement,
+                           std::span<const std::string> params) override {
+    Result<SqlReply> r = sql_.Execute(statement, params);
+    if (!r.ok()) Fail(r.status());
+    return r;
+  }
+
+  void Restart() override {
+    if (server_ == nullptr) {
+      Fail(absl::FailedPreconditionError("cannot restart " + source_->where() +
+                                         ": ratelab did not start it"));
+      return;
+    }
+    Fail(server_->Restart());
+    sql_.Disconnect();
+  }
+
+  std::vector<SqlRow> RowsExpiredBefore(Instant t) override {
+    std::vector<SqlRow> out;
+    const std::vector<std::string> params = {std::to_string(ToUnixNanos(t))};
+    for (size_t i = 0; i < statements_.size(); ++i) {
+      const SqlStatement s{statements_[i].expired_name, statements_[i].expired_text};
+      Result<SqlReply> r = Execute(s, params);
+      if (!r.ok() || r->is_error()) continue;
+      for (const SqlReply::Row& row : r->rows) {
+        out.push_back({std::string(SqlTables()[i].name), row[0].value_or(""),
+                       row[1] ? std::stoll(*row[1]) : 0});
+      }
+    }
+    return out;
+  }
+
+  StateSize Usage() override {
+    StateSize size;
+    for (const TableStatements& t : statements_) {
+      Result<SqlReply> r = Execute(SqlStatement{t.usage_name, t.usage_text}, {});
+      if (!r.ok() || r->is_error() || r->rows.size() != 1) continue;
+      size.keys += std::stoll(r->rows[0][0].value_or("0"));
+      size.bytes += std::stoll(r->rows[0][1].value_or("0"));
+    }
+    return size;
+  }
+
+  Status failure() const override { return failure_; }
+
+  // Makes ratelab's schema and tables if missing (UNLOGGED under durability none, on a private
+  // server) and empties them; on an existing database, first checks that they hold nothing.
+  Status Reset(Durability durability, bool check_empty) {
+    std::string ddl = "CREATE SCHEMA IF NOT EXISTS " + std::string(kSqlSchema) + ";";
+    for (const SqlTable& t : SqlTables()) ddl += std::string(t.create);
+    if (Status s = sql_.Run(ddl); !s.ok()) return Explain(s);
+    if (server_ != nullptr) {
+      std::string persistence;
+      for (const SqlTable& t : SqlTables()) {
+        persistence += "ALTER TABLE " + std::string(t.name) +
+                       (durability == Durability::kNone ? " SET UNLOGGED;" : " SET LOGGED;");
+      }
+      if (Status s = sql_.Run(persistence); !s.ok()) return Explain(s);
+    }
+    if (check_empty) {
+      const StateSize held = Usage();
+      if (!failure_.ok()) return failure_;
+      if (held.keys > 0) {
+        return absl::FailedPreconditionError(
+            "the PostgreSQL database at " + source_->where() + " already holds " +
+            std::to_string(held.keys) + " rows in ratelab's tables (schema " +
+            std::string(kSqlSchema) +
+            "); ratelab empties them before and after each run, so it only uses them empty: "
+            "empty them yourself, or give ratelab a database of its own");
+      }
+    }
+    owns_tables_ = true;
+    if (Status s = sql_.Run(Truncate()); !s.ok()) return Explain(s);
+    return absl::OkStatus();
+  }
+
+ private:
+  void Fail(const Status& s) {
+    if (!s.ok() && failure_.ok()) failure_ = s;
+  }
+  Status Explain(const Status& s) const {
+    return Status(s.code(), "cannot prepare ratelab's tables on " + source_->where() + ": " +
+                                std::string(s.message()));
+  }
+
+  std::shared_ptr<KvStoreSource> source_;
+  std::unique_ptr<PostgresServer> server_;  // null: a database ratelab does not own
+  PgSql sql_;
+  const std::vector<TableStatements> statements_;
+  Status failure_;
+  bool owns_tables_ = false;
+};
+
+Result<std::unique_ptr<PostgresServer>> KvStoreSource::LeasePostgres(Durability durability) {
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = idle_postgres_.begin(); it != idle_postgres_.end(); ++it) {
+      if ((*it)->options().durability == durability) {
+        std::unique_ptr<PostgresServer> s = std::move(*it);
+        idle_postgres_.erase(it);
+        return s;
+      }
+    }
+  }
+  PostgresServerOptions options;
+  options.durability = durability;
+  return PostgresServer::Start(options);
+}
+
+void KvStoreSource::ReturnPostgres(std::unique_ptr<PostgresServer> server) {
+  if (!server->running()) return;  // a failed restart: start afresh next time
+  std::lock_guard lock(mu_);
+  idle_postgres_.push_back(std::move(server));
+}
+
+Result<std::unique_ptr<SqlBackend>> KvStoreSource::OpenSql(Durability durability) {
+  if (!sql()) {
+    return absl::FailedPreconditionError(
+        "the SQL protocols run on PostgreSQL, which has no embedded stand-in: pass --store "
+        "postgres (a private server ratelab starts) or --store postgresql://... (a database of "
+        "yours), or set the scenario's store to one of them");
+  }
+  if (owns_server()) {
+    Result<std::unique_ptr<PostgresServer>> server = LeasePostgres(durability);
+    if (!server.ok()) return server.status();
+    auto backend = std::make_unique<PostgresBackend>(shared_from_this(), *std::move(server));
+    if (Status s = backend->Reset(durability, false); !s.ok()) return s;
+    return std::unique_ptr<SqlBackend>(std::move(backend));
+  }
+  {
+    std::unique_lock lock(mu_);
+    url_free_.wait(lock, [this] { return !url_busy_; });
+    url_busy_ = true;
+  }
+  auto backend = std::make_unique<PostgresBackend>(shared_from_this(), where_);
+  bool check_empty = false;
+  {
+    std::lock_guard lock(mu_);
+    check_empty = !url_checked_empty_;
+  }
+  if (Status s = backend->Reset(durability, check_empty); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  url_checked_empty_ = true;
+  return std::unique_ptr<SqlBackend>(std::move(backend));
+}
+
+}  // namespace ratelab

@@ -56,7 +56,14 @@ std::string RenderCatalogue(const std::string& section) {
           {"redis", "a private redis-server that ratelab starts on a unix socket, on virtual time"},
           {"redis://host:port/db", "a running Redis over TCP (its database must be empty)"},
           {"unix:///path.sock?db=N", "a running Redis over a unix socket (the same)"},
-          {"redis-cluster://host:port,...", "a running Redis Cluster, routed by slot (the same)"}});
+          {"redis-cluster://host:port,...", "a running Redis Cluster, routed by slot (the same)"},
+          {"postgres",
+           "for the SQL protocols: a private PostgreSQL server that ratelab starts on a unix "
+           "socket (kv protocols on MemoryKv)"},
+          {"postgresql://user@host/db",
+           "an existing PostgreSQL database, for the SQL protocols "
+           "(ratelab keeps to its schema `ratelab`; its tables must "
+           "be empty)"}});
 
   std::vector<Entry> traffic;
   for (const TrafficInfo& t : TrafficGenerators()) {

@@ -79,7 +79,9 @@ inline constexpr char kStoreHelp[] =
     "Where the kv protocols keep their state: memory (MemoryKv), redis (a private redis-server "
     "that ratelab starts, on virtual time), or the URL of a running Redis, redis://host:port/db "
     "or unix:///path.sock?db=N, or of a Redis Cluster, redis-cluster://host:port[,host:port...] "
-    "(its database must be empty; ratelab empties it before and after each run)";
+    "(its database must be empty; ratelab empties it before and after each run); or where the "
+    "SQL protocols do (the kv ones then on MemoryKv): postgres (a private PostgreSQL server) or "
+    "postgresql://... (a database whose schema `ratelab` holds no rows)";
 
 // Adds --store (kStoreHelp) parsed into `target`.
 template <typename Target>

@@ -128,8 +128,7 @@ constexpr std::array<ProtocolInfo, 24> kProtocols = {{
      "INSERT ... ON CONFLICT DO UPDATE ... WHERE count + cost <= limit, one statement; 2N across "
      "an edge",
      nullptr, MakeSqlFixedWindowUpsert, kNanosecond},
-    {"sql-fixed-window-select-update", "sql", "the relational conditional increment, split",
-     "fixed-window",
+    {"sql-fixed-window-select-update", "sql", "the usual check-then-act", "fixed-window",
      "SELECT count, then INSERT or UPDATE in a second statement: concurrent requests both see "
      "room (races)",
      nullptr, MakeSqlFixedWindowSelectUpdate, kNanosecond},

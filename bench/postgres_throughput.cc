@@ -1,0 +1,275 @@
+// Decisions per second and latency of the SQL protocols through the Sql store (PgSql) on a
+// private PostgreSQL server, beside pgbench running the protocol's own statement as a custom
+// script against the same server with the same number of clients. The last column is ratelab's
+// rate over pgbench's.
+//
+// ratelab runs the protocol's own code (the Decide coroutine, its parameters, its reply parsing)
+// for random users among 10 000, one thread per connection, each step at once (InlineExecutor:
+// ratelab's real mode). pgbench runs the same prepared statement (-M prepared) with the same
+// parameters drawn the same way; its clients share two threads. pgbench has no clock, so both
+// sides decide every request at the instant the setting starts: the statement does the same work
+// on both (nothing expires, so the sweeps find nothing to delete). Policies are generous, so
+// every decision takes the admitting path. Latency is per statement, from
+// sending to the answer (pgbench's per-transaction log).
+//
+// Run: build/bench/postgres_throughput [--seconds S]   (default 2 per setting)
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "impl/core/system_clock.h"
+#include "impl/core/task.h"
+#include "impl/limiters/protocol.h"
+#include "impl/limiters/sql_protocols.h"
+#include "impl/store/postgres_server.h"
+#include "impl/store/postgres_sql.h"
+#include "impl/store/server_process.h"
+#include "sim/random.h"
+
+namespace ratelab {
+namespace {
+
+constexpr int kUsers = 10'000;
+
+struct Figures {
+  double per_second = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+};
+
+[[noreturn]] void Die(const Status& s) {
+  std::cerr << "postgres_throughput: " << s << "\n";
+  std::exit(1);
+}
+
+double Percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+  return v[i];
+}
+
+// A protocol, its generous policy, and its statement as a pgbench script: the same parameters,
+// from pgbench variables (:now is the bench's start in unix nanoseconds).
+struct Subject {
+  std::string protocol;
+  Policy policy;
+  std::string script;
+};
+
+// `script` with each :now typed (pgbench sends variables as untyped parameters).
+std::string Typed(std::string script) {
+  for (size_t at = script.find(":now"); at != std::string::npos;
+       at = script.find(":now", at + 20)) {
+    script.replace(at, 4, "CAST(:now AS bigint)");
+  }
+  return script;
+}
+
+std::vector<Subject> Subjects() {
+  const int64_t hour = std::chrono::nanoseconds(std::chrono::hours(1)).count();
+  // (pgbench would read the :u of 'user:u' as its variable, even inside quotes.)
+  const std::string key = "('user' || chr(58) || 'u' || CAST(:u AS text) || ':/api')";
+  return {
+      {"sql-fixed-window-upsert",
+       Policy::Window(Algorithm::kFixedWindow, 1'000'000'000, std::chrono::hours(1)),
+       "\\set u random(0, " + std::to_string(kUsers - 1) + ")\n" +
+           Typed(
+               "WITH swept AS (DELETE FROM ratelab.fixed_window WHERE ctid IN (SELECT ctid FROM "
+               "ratelab.fixed_window WHERE expires_at < :now FOR UPDATE SKIP LOCKED)), admitted AS "
+               "(INSERT INTO ratelab.fixed_window AS w (key, window_start, count, expires_at) "
+               "SELECT " +
+               key + ", :now - :now % " + std::to_string(hour) + ", 1, :now - :now % " +
+               std::to_string(hour) + " + " + std::to_string(2 * hour) +
+               " WHERE 1 <= 1000000000 ON CONFLICT (key, window_start) DO UPDATE SET count = "
+               "w.count "
+               "+ EXCLUDED.count WHERE w.count + EXCLUDED.count <= 1000000000 RETURNING count) "
+               "SELECT "
+               "(SELECT count FROM admitted), (SELECT count FROM ratelab.fixed_window WHERE key "
+               "= " +
+               key + " AND window_start = :now - :now % " + std::to_string(hour) + ");\n")},
+      {"sql-token-bucket",
+       Policy::Bucket(Algorithm::kTokenBucket, 1'000'000, std::chrono::microseconds(1)),
+       "\\set u random(0, " + std::to_string(kUsers - 1) + ")\n" +
+           Typed(
+               "WITH swept AS (DELETE FROM ratelab.token_bucket WHERE ctid IN (SELECT ctid FROM "
+               "ratelab.token_bucket WHERE expires_at < :now AND key <> " +
+               key +
+               " FOR UPDATE SKIP LOCKED)) INSERT INTO ratelab.token_bucket AS b (key, level, last, "
+               "allowed, expires_at) SELECT " +
+               key +
+               ", 1000000000 - 1000, :now, true, :now + 1000 + 1000000000 WHERE 1000 <= 1000000000 "
+               "ON CONFLICT (key) DO UPDATE SET allowed = LEAST(1000000000, b.level + "
+               "GREATEST(:now, "
+               "b.last) - b.last) >= 1000, level = LEAST(1000000000, b.level + GREATEST(:now, "
+               "b.last) "
+               "- b.last) - CASE WHEN LEAST(1000000000, b.level + GREATEST(:now, b.last) - b.last) "
+               ">= "
+               "1000 THEN 1000 ELSE 0 END, last = GREATEST(:now, b.last), expires_at = "
+               "GREATEST(:now, b.last) + 1000000000 + 1000000000 - LEAST(1000000000, b.level + "
+               "GREATEST(:now, b.last) - b.last) + CASE WHEN LEAST(1000000000, b.level + "
+               "GREATEST(:now, b.last) - b.last) >= 1000 THEN 1000 ELSE 0 END RETURNING level, "
+               "last, "
+               "allowed;\n")},
+  };
+}
+
+// `clients` threads, each a connection running the protocol's Decide for `seconds`.
+Figures RunRatelab(const Subject& subject, const std::string& conninfo, int clients, int seconds,
+                   Instant now) {
+  const SystemClock clock;
+  std::atomic<int64_t> decisions = 0;
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
+  const Instant start = clock.Now();
+  const Instant end = start + std::chrono::seconds(seconds);
+  {
+    std::vector<std::jthread> threads;
+    for (int c = 0; c < clients; ++c) {
+      threads.emplace_back([&, c] {
+        PgSql sql(conninfo);
+        Stores stores;
+        stores.sql = &sql;
+        Result<std::unique_ptr<Protocol>> p =
+            MakeProtocol(subject.protocol, subject.policy, stores);
+        if (!p.ok()) Die(p.status());
+        Random random(static_cast<uint64_t>(c) + 1);
+        InlineExecutor executor;
+        std::vector<double>& mine = latencies[static_cast<size_t>(c)];
+        for (Instant sent = clock.Now(); sent < end; sent = clock.Now()) {
+          const Request request{"user", "u" + std::to_string(random.Uniform(0, kUsers)), "/api", 1,
+                                now};
+          Context ctx(executor);
+          Result<Decision> d = RunInline((*p)->Decide(ctx, request));
+          if (!d.ok()) Die(d.status());
+          if (!d->allowed) Die(absl::InternalError(subject.protocol + " denied a request"));
+          mine.push_back(std::chrono::duration<double, std::milli>(clock.Now() - sent).count());
+          decisions.fetch_add(1, std::memory_order_relaxed);
+        }
+      });
+    }
+  }
+  const double elapsed = std::chrono::duration<double>(clock.Now() - start).count();
+  std::vector<double> all;
+  for (const std::vector<double>& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  return {static_cast<double>(decisions.load()) / elapsed, Percentile(all, 0.5),
+          Percentile(all, 0.99)};
+}
+
+Figures RunPgbench(const Subject& subject, const PostgresServer& server, const std::string& bin,
+                   int clients, int seconds, Instant at) {
+  const std::string dir = server.dir() + "/pgbench";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/script.sql") << subject.script;
+  const int64_t now = ToUnixNanos(at);
+  const std::vector<std::string> args = {bin + "/pgbench",
+                                         "-n",
+                                         "-M",
+                                         "prepared",
+                                         "-c",
+                                         std::to_string(clients),
+                                         "-j",
+                                         std::to_string(std::min(clients, 2)),
+                                         "-T",
+                                         std::to_string(seconds),
+                                         "-D",
+                                         "now=" + std::to_string(now),
+                                         "-f",
+                                         dir + "/script.sql",
+                                         "-l",
+                                         "--log-prefix",
+                                         dir + "/log",
+                                         "-h",
+                                         server.dir(),
+                                         "-U",
+                                         "ratelab",
+                                         "postgres"};
+  Result<pid_t> pid = SpawnLogged(args, nullptr, dir + "/out.txt");
+  if (!pid.ok()) Die(pid.status());
+  int status = 0;
+  waitpid(*pid, &status, 0);
+  std::ifstream out(dir + "/out.txt");
+  std::string text((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    Die(absl::InternalError("pgbench failed:\n" + text));
+  }
+  Figures f;
+  const size_t tps = text.find("tps = ");
+  if (tps == std::string::npos) Die(absl::InternalError("no tps in pgbench's output:\n" + text));
+  f.per_second = std::atof(text.c_str() + tps + 6);
+  // Each log line: client_id transaction_no time_us script_no time_epoch time_us_part.
+  std::vector<double> latencies;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (!e.path().filename().string().starts_with("log")) continue;
+    std::ifstream log(e.path());
+    for (std::string line; std::getline(log, line);) {
+      std::istringstream fields(line);
+      long client = 0, transaction = 0;
+      double us = 0;
+      if (fields >> client >> transaction >> us) latencies.push_back(us / 1000.0);
+    }
+  }
+  f.p50_ms = Percentile(latencies, 0.5);
+  f.p99_ms = Percentile(latencies, 0.99);
+  return f;
+}
+
+int Main(int argc, char** argv) {
+  int seconds = 2;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+      seconds = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::cerr << "usage: postgres_throughput [--seconds S]\n";
+      return 2;
+    }
+  }
+  Result<std::string> bin = PostgresBinDir();
+  if (!bin.ok()) Die(bin.status());
+  PostgresServerOptions options;
+  options.durability = Durability::kEverySec;  // synchronous_commit off, on both sides
+  Result<std::unique_ptr<PostgresServer>> server = PostgresServer::Start(options);
+  if (!server.ok()) Die(server.status());
+  PgSql admin((*server)->conninfo());
+  std::string ddl = "CREATE SCHEMA ratelab;";
+  for (const SqlTable& t : SqlTables()) ddl += std::string(t.create);
+  if (Status s = admin.Run(ddl); !s.ok()) Die(s);
+
+  printf("%-26s %8s %14s %9s %9s %14s %9s %9s %7s\n", "protocol", "clients", "ratelab/s", "p50 ms",
+         "p99 ms", "pgbench/s", "p50 ms", "p99 ms", "ratio");
+  for (const Subject& subject : Subjects()) {
+    for (int clients : {1, 16, 50}) {
+      if (Status s = admin.Run("TRUNCATE ratelab.fixed_window, ratelab.token_bucket"); !s.ok()) {
+        Die(s);
+      }
+      const Instant now = SystemClock().Now();
+      const Figures ours = RunRatelab(subject, (*server)->conninfo(), clients, seconds, now);
+      if (Status s = admin.Run("TRUNCATE ratelab.fixed_window, ratelab.token_bucket"); !s.ok()) {
+        Die(s);
+      }
+      const Figures theirs = RunPgbench(subject, **server, *bin, clients, seconds, now);
+      printf("%-26s %8d %14.0f %9.3f %9.3f %14.0f %9.3f %9.3f %7.2f\n", subject.protocol.c_str(),
+             clients, ours.per_second, ours.p50_ms, ours.p99_ms, theirs.per_second, theirs.p50_ms,
+             theirs.p99_ms, ours.per_second / theirs.per_second);
+      fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ratelab
+
+int main(int argc, char** argv) { return ratelab::Main(argc, argv); }

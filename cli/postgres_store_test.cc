@@ -111,6 +111,23 @@ TEST(PostgresStore, SqlProtocolsWithoutPostgresSayWhatToPass) {
   EXPECT_NE(bad.err.find("postgresql://h/d?x=1"), std::string::npos) << bad.err;
 }
 
+// Real threads on a private server: the split read and write is caught racing, the one-statement
+// upsert keeps its promise, and a SQL protocol is not stressed on Redis.
+TEST(PostgresStore, StressRunsTheSqlProtocolsFromThreads) {
+  RATELAB_REQUIRE_POSTGRES();
+  CliOutcome r = Ratelab({"stress", "sql-fixed-window-select-update", "--limit", "5", "--window",
+                          "1s", "--duration", "2s"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.err.find("a private PostgreSQL server"), std::string::npos) << r.err;
+  r = Ratelab(
+      {"stress", "sql-fixed-window-upsert", "--limit", "5", "--window", "1s", "--duration", "1s"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("aligned-window-cap: kept"), std::string::npos) << r.out;
+  r = Ratelab({"stress", "sql-token-bucket", "--store", "redis"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("runs on PostgreSQL"), std::string::npos) << r.err;
+}
+
 constexpr SqlStatement kInsertRow{
     "test_insert_row",
     "INSERT INTO ratelab.fixed_window (key, window_start, count, expires_at) "

@@ -29,16 +29,20 @@ class Stress final : public Command {
     CLI::App* c = app.add_subcommand(
         "stress",
         "Real concurrency: threads, each a limiter process with its own connection, send "
-        "requests to a real Redis as fast as it answers; the promise is judged on the wall-clock "
+        "requests to a real Redis (or PostgreSQL) as fast as it answers; the promise is judged on "
+        "the wall-clock "
         "history (a decision took effect somewhere between sent and answered); exit 1 when it is "
         "broken");
-    limiter_.Add(*c, "A kv protocol (ratelab list protocols), or give --lua",
+    limiter_.Add(*c, "A kv or SQL protocol (ratelab list protocols), or give --lua",
                  "Stress your own Lua script instead of a protocol (with --model)");
-    AddStoreOption(*c, plan_.store,
-                   "redis (a private redis-server that ratelab starts and stops; the default), or "
-                   "the URL of a running Redis, redis://host:port/db or unix:///path.sock?db=N, "
-                   "or of a Redis Cluster, redis-cluster://host:port[,host:port...] (its "
-                   "database must be empty; ratelab empties it after the run)");
+    store_option_ = AddStoreOption(
+        *c, plan_.store,
+        "redis (a private redis-server that ratelab starts and stops; the default), or "
+        "the URL of a running Redis, redis://host:port/db or unix:///path.sock?db=N, "
+        "or of a Redis Cluster, redis-cluster://host:port[,host:port...] (its "
+        "database must be empty; ratelab empties it after the run); for a SQL "
+        "protocol, postgres (a private PostgreSQL server; its default) or a "
+        "postgresql:// URL");
     c->add_option("--threads", plan_.threads, "Threads sending at once")->capture_default_str();
     AddParsed(*c, "--duration", plan_.duration, ParseAnyDuration,
               "How long they send, e.g. 3s, 1m (default 3s, at most 1h)");
@@ -54,7 +58,12 @@ class Stress final : public Command {
     Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
     plan_.subject = *std::move(subject);
-    if (plan_.subject.info->store != "kv") return CheckStressPlan(plan_);  // says why not
+    if (plan_.subject.info->store == "sql" && store_option_->count() == 0) {
+      plan_.store.kind = KvStoreName::Kind::kPrivatePostgres;  // a SQL protocol's default
+    }
+    if (plan_.subject.info->store != "kv" && plan_.subject.info->store != "sql") {
+      return CheckStressPlan(plan_);  // says why not
+    }
     Result<Policy> policy = limiter_.PolicyOf(plan_.subject);
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
@@ -99,6 +108,7 @@ class Stress final : public Command {
 
   LimiterFlags limiter_{kStressDefaults};
   StressPlan plan_ = WithPrivateRedis();
+  CLI::Option* store_option_ = nullptr;
   bool json_ = false;
   std::string junit_;
 };

@@ -101,6 +101,9 @@ class PostgresBackend final : public SqlBackend {
   }
 
   Status failure() const override { return failure_; }
+  std::string Address() const override {
+    return server_ != nullptr ? server_->conninfo() : source_->where();
+  }
 
   // Makes ratelab's schema and tables if missing (UNLOGGED under durability none, on a private
   // server) and empties them; on an existing database, first checks that they hold nothing.

@@ -40,6 +40,9 @@ class SqlBackend : public Sql {
   // The first failure of the store itself (a server that died, a lost connection, a timeout),
   // which makes the run's history worthless: OK if none.
   virtual Status failure() const = 0;
+  // How other connections reach the same database (a libpq connection string or URL), for
+  // threads that each need their own (stress).
+  virtual std::string Address() const = 0;
 };
 
 }  // namespace ratelab

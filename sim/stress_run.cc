@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "impl/store/postgres_sql.h"
 #include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "impl/store/redis_server.h"
@@ -41,21 +42,41 @@ struct Worker {
   Status failure;
 };
 
+// A thread's own connection to the run's store: a Redis one for a kv protocol, a PostgreSQL one
+// for a SQL protocol.
+struct Connection {
+  std::unique_ptr<Kv> kv;
+  std::unique_ptr<Sql> sql;
+  Stores stores() const { return {kv.get(), nullptr, sql.get()}; }
+};
+
+Result<Connection> Connect(std::string_view store, const std::string& address) {
+  Connection c;
+  if (store == "sql") {
+    c.sql = std::make_unique<PgSql>(address);
+    return c;
+  }
+  Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(address);
+  if (!kv.ok()) return kv.status();
+  c.kv = *std::move(kv);
+  return c;
+}
+
 // One limiter process: its own connection and protocol instance, sending until `deadline`, or
 // until the run has recorded kStressMaxRequests.
-void Work(const StressPlan& plan, const std::string& url, int node, Instant deadline,
+void Work(const StressPlan& plan, const std::string& address, int node, Instant deadline,
           const Clock& clock, std::atomic<int64_t>& answered, std::atomic<int>& running,
           const std::atomic<bool>& stopping, Worker& w) {
   struct Done {
     std::atomic<int>& running;
     ~Done() { running.fetch_sub(1); }
   } done{running};
-  Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url);
-  if (!kv.ok()) {
-    w.failure = kv.status();
+  Result<Connection> connection = Connect(plan.subject.info->store, address);
+  if (!connection.ok()) {
+    w.failure = connection.status();
     return;
   }
-  Result<std::unique_ptr<Protocol>> protocol = plan.subject.Make(plan.policy, {kv->get(), nullptr});
+  Result<std::unique_ptr<Protocol>> protocol = plan.subject.Make(plan.policy, connection->stores());
   if (!protocol.ok()) {
     w.failure = protocol.status();
     return;
@@ -149,19 +170,37 @@ std::vector<Violation> JudgePromise(const History& history, const History& judge
   return violations;
 }
 
+Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
+                                  const StressProgress& progress, const StressStop& stop);
+Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
+                                 const StressProgress& progress, const StressStop& stop);
+// The threads, on `address`, then what they did, judged.
+Result<StressResult> RunThreads(const StressPlan& plan, const std::string& address,
+                                const Clock& clock, const StressProgress& progress,
+                                const StressStop& stop);
+
 }  // namespace
 
 Status CheckStressPlan(const StressPlan& plan) {
   const auto refuse = [](const std::string& why) { return absl::InvalidArgumentError(why); };
-  if (plan.subject.info->store != "kv") {
-    return refuse(plan.subject.name + " keeps its state in " +
-                  std::string(plan.subject.info->store) +
-                  ": stress runs the kv protocols on a real Redis (ratelab list protocols)");
+  const std::string_view store = plan.subject.info->store;
+  if (store != "kv" && store != "sql") {
+    return refuse(plan.subject.name + " keeps its state in " + std::string(store) +
+                  ": stress runs the kv protocols on a real Redis and the SQL protocols on "
+                  "PostgreSQL (ratelab list protocols)");
   }
-  if (plan.store.kind == KvStoreName::Kind::kMemory) {
-    return refuse(
-        "--store memory: MemoryKv is a single-threaded simulation; stress needs a real Redis "
-        "(--store redis, or its URL)");
+  const bool postgres = plan.store.kind == KvStoreName::Kind::kPrivatePostgres ||
+                        plan.store.kind == KvStoreName::Kind::kPostgresUrl;
+  if (store == "sql" && !postgres) {
+    return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
+                  " runs on PostgreSQL (--store postgres, or a postgresql:// URL)");
+  }
+  if (store == "kv" && (postgres || plan.store.kind == KvStoreName::Kind::kMemory)) {
+    return refuse("--store " + plan.store.ToString() +
+                  (plan.store.kind == KvStoreName::Kind::kMemory
+                       ? ": MemoryKv is a single-threaded simulation; stress needs a real Redis "
+                         "(--store redis, or its URL)"
+                       : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
   }
   if (plan.threads < 1 || plan.threads > 256) return refuse("--threads must be between 1 and 256");
   if (plan.duration <= Duration(0) || plan.duration > std::chrono::hours(1)) {
@@ -176,7 +215,27 @@ Status CheckStressPlan(const StressPlan& plan) {
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
                                const StressProgress& progress, const StressStop& stop) {
   if (Status s = CheckStressPlan(plan); !s.ok()) return s;
-  StressResult r;
+  if (plan.subject.info->store == "sql") return RunSqlStress(plan, clock, progress, stop);
+  return RunKvStress(plan, clock, progress, stop);
+}
+
+namespace {
+
+Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
+                                  const StressProgress& progress, const StressStop& stop) {
+  // The schema ready and empty (an existing database must hold no rows of ratelab's), on a
+  // private server for the run or the given database; emptied again afterwards.
+  const std::shared_ptr<KvStoreSource> source = KvStoreSource::Make(plan.store);
+  Result<std::unique_ptr<SqlBackend>> backend = source->OpenSql(Durability::kAlways);
+  if (!backend.ok()) {
+    return Status(backend.status().code(), "--store " + plan.store.ToString() + ": " +
+                                               std::string(backend.status().message()));
+  }
+  return RunThreads(plan, (*backend)->Address(), clock, progress, stop);
+}
+
+Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
+                                 const StressProgress& progress, const StressStop& stop) {
   // The store: a private server for the run, or the given one (which must be empty).
   std::unique_ptr<RedisServer> private_server;
   std::string url = plan.store.url;
@@ -197,7 +256,15 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   const Status tried = TryOnce(plan.subject, **admin, clock.Now());
   (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
   if (!tried.ok()) return tried;
+  Result<StressResult> r = RunThreads(plan, url, clock, progress, stop);
+  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
+  return r;
+}
 
+Result<StressResult> RunThreads(const StressPlan& plan, const std::string& address,
+                                const Clock& clock, const StressProgress& progress,
+                                const StressStop& stop) {
+  StressResult r;
   std::vector<Worker> workers(static_cast<size_t>(plan.threads));
   std::atomic<int64_t> answered = 0;
   std::atomic<int> running = plan.threads;
@@ -207,7 +274,7 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   {
     std::vector<std::jthread> threads;
     for (int t = 0; t < plan.threads; ++t) {
-      threads.emplace_back(Work, std::cref(plan), std::cref(url), t, deadline, std::cref(clock),
+      threads.emplace_back(Work, std::cref(plan), std::cref(address), t, deadline, std::cref(clock),
                            std::ref(answered), std::ref(running), std::cref(stopping),
                            std::ref(workers[static_cast<size_t>(t)]));
     }
@@ -227,7 +294,6 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   }
   r.elapsed = clock.Now() - r.start;
   r.stopped_at_cap = answered.load() >= kStressMaxRequests;
-  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
   for (const Worker& w : workers) {
     if (!w.failure.ok()) {
       return Status(w.failure.code(), "the store failed, so the history is incomplete: " +
@@ -262,5 +328,7 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
   r.violations = JudgePromise(r.history, judged, plan.policy, r.resolution);
   return r;
 }
+
+}  // namespace
 
 }  // namespace ratelab

@@ -234,26 +234,23 @@ std::string KvStoreSource::Note() const {
 }
 
 Result<std::unique_ptr<RedisServer>> KvStoreSource::LeaseServer(Durability durability) {
-  {
-    std::lock_guard lock(mu_);
-    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
-      if ((*it)->options().durability == durability) {
-        std::unique_ptr<RedisServer> s = std::move(*it);
-        idle_.erase(it);
-        return s;
-      }
-    }
-  }
+  if (std::unique_ptr<RedisServer> idle = idle_.Take(durability)) return idle;
   RedisServerOptions options;
   options.durability = durability;
   options.virtual_clock = FromUnixNanos(0);
   return RedisServer::Start(options);
 }
 
-void KvStoreSource::ReturnServer(std::unique_ptr<RedisServer> server) {
-  if (!server->running()) return;  // a failed restart: start afresh next time
+bool KvStoreSource::LeaseUrl() {
+  std::unique_lock lock(mu_);
+  url_free_.wait(lock, [this] { return !url_busy_; });
+  url_busy_ = true;
+  return !url_checked_empty_;
+}
+
+void KvStoreSource::UrlCheckedEmpty() {
   std::lock_guard lock(mu_);
-  idle_.push_back(std::move(server));
+  url_checked_empty_ = true;
 }
 
 void KvStoreSource::ReturnUrl() {
@@ -273,21 +270,11 @@ Result<std::unique_ptr<KvBackend>> KvStoreSource::Open(const Clock& clock, Durab
     if (Status s = backend->Reset(true); !s.ok()) return s;
     return std::unique_ptr<KvBackend>(std::move(backend));
   }
-  {
-    std::unique_lock lock(mu_);
-    url_free_.wait(lock, [this] { return !url_busy_; });
-    url_busy_ = true;
-  }
+  const bool check_empty = LeaseUrl();
   auto backend = std::make_unique<RedisBackend>(shared_from_this(), *OpenRedisUrl(where_), clock);
-  bool check_empty = false;
-  {
-    std::lock_guard lock(mu_);
-    check_empty = !url_checked_empty_;
-  }
   if (check_empty) {
     if (Status s = RequireEmptyDatabase(*backend, where_); !s.ok()) return s;
-    std::lock_guard lock(mu_);
-    url_checked_empty_ = true;
+    UrlCheckedEmpty();
   }
   if (Status s = backend->Reset(false); !s.ok()) return s;
   return std::unique_ptr<KvBackend>(std::move(backend));

@@ -79,6 +79,33 @@ struct KvStoreName {
 // MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state.
 std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability);
 
+// Private servers between runs, by durability: a run takes an idle one and gives it back.
+template <typename Server>
+class IdleServers {
+ public:
+  // An idle server with `durability`, or null.
+  std::unique_ptr<Server> Take(Durability durability) {
+    std::lock_guard lock(mu_);
+    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+      if ((*it)->options().durability == durability) {
+        std::unique_ptr<Server> s = std::move(*it);
+        idle_.erase(it);
+        return s;
+      }
+    }
+    return nullptr;
+  }
+  void Give(std::unique_ptr<Server> server) {
+    if (!server->running()) return;  // a failed restart: start afresh next time
+    std::lock_guard lock(mu_);
+    idle_.push_back(std::move(server));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Server>> idle_;
+};
+
 // Hands out the store of each run. Thread-safe: runs on several threads each get their own.
 class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
  public:
@@ -119,10 +146,16 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
   explicit KvStoreSource(KvStoreName name) : name_(std::move(name)), where_(name_.ToString()) {}
   // A private server with `durability`, idle or new.
   Result<std::unique_ptr<RedisServer>> LeaseServer(Durability durability);
-  void ReturnServer(std::unique_ptr<RedisServer> server);
+  void ReturnServer(std::unique_ptr<RedisServer> server) { idle_.Give(std::move(server)); }
   // A private PostgreSQL server with `durability`, idle or new.
   Result<std::unique_ptr<PostgresServer>> LeasePostgres(Durability durability);
-  void ReturnPostgres(std::unique_ptr<PostgresServer> server);
+  void ReturnPostgres(std::unique_ptr<PostgresServer> server) {
+    idle_postgres_.Give(std::move(server));
+  }
+  // The existing server's database, once no other run has it: whether it has yet to be
+  // checked empty (then UrlCheckedEmpty once it is).
+  bool LeaseUrl();
+  void UrlCheckedEmpty();
   // The existing server's database: one run at a time.
   void ReturnUrl();
 
@@ -132,8 +165,8 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
   std::condition_variable url_free_;
   bool url_busy_ = false;
   bool url_checked_empty_ = false;
-  std::vector<std::unique_ptr<RedisServer>> idle_;
-  std::vector<std::unique_ptr<PostgresServer>> idle_postgres_;
+  IdleServers<RedisServer> idle_;
+  IdleServers<PostgresServer> idle_postgres_;
 };
 
 }  // namespace ratelab

@@ -154,25 +154,10 @@ class PostgresBackend final : public SqlBackend {
 };
 
 Result<std::unique_ptr<PostgresServer>> KvStoreSource::LeasePostgres(Durability durability) {
-  {
-    std::lock_guard lock(mu_);
-    for (auto it = idle_postgres_.begin(); it != idle_postgres_.end(); ++it) {
-      if ((*it)->options().durability == durability) {
-        std::unique_ptr<PostgresServer> s = std::move(*it);
-        idle_postgres_.erase(it);
-        return s;
-      }
-    }
-  }
+  if (std::unique_ptr<PostgresServer> idle = idle_postgres_.Take(durability)) return idle;
   PostgresServerOptions options;
   options.durability = durability;
   return PostgresServer::Start(options);
-}
-
-void KvStoreSource::ReturnPostgres(std::unique_ptr<PostgresServer> server) {
-  if (!server->running()) return;  // a failed restart: start afresh next time
-  std::lock_guard lock(mu_);
-  idle_postgres_.push_back(std::move(server));
 }
 
 Result<std::unique_ptr<SqlBackend>> KvStoreSource::OpenSql(Durability durability) {
@@ -189,20 +174,10 @@ Result<std::unique_ptr<SqlBackend>> KvStoreSource::OpenSql(Durability durability
     if (Status s = backend->Reset(durability, false); !s.ok()) return s;
     return std::unique_ptr<SqlBackend>(std::move(backend));
   }
-  {
-    std::unique_lock lock(mu_);
-    url_free_.wait(lock, [this] { return !url_busy_; });
-    url_busy_ = true;
-  }
+  const bool check_empty = LeaseUrl();
   auto backend = std::make_unique<PostgresBackend>(shared_from_this(), where_);
-  bool check_empty = false;
-  {
-    std::lock_guard lock(mu_);
-    check_empty = !url_checked_empty_;
-  }
   if (Status s = backend->Reset(durability, check_empty); !s.ok()) return s;
-  std::lock_guard lock(mu_);
-  url_checked_empty_ = true;
+  UrlCheckedEmpty();
   return std::unique_ptr<SqlBackend>(std::move(backend));
 }
 

@@ -117,31 +117,36 @@ Task<Result<SqlReply>> SqlStep(Context& ctx, Sql& sql, const SqlStatement& state
   co_return r;
 }
 
-// Column `column` of the reply's only row as an integer: nullopt when null; Internal naming
-// `protocol` when the reply has another shape.
-Result<std::optional<int64_t>> Integer(const SqlReply& r, size_t column,
-                                       std::string_view protocol) {
-  if (r.rows.size() != 1 || r.rows[0].size() <= column) {
-    return absl::InternalError(std::string(protocol) + ": expected one row of at least " +
-                               std::to_string(column + 1) + " columns, got " +
+// The first `n` columns of the reply's only row, as integers (a boolean as 1 or 0, null as
+// nullopt); Internal naming `protocol` when the reply has another shape.
+using Integers = std::vector<std::optional<int64_t>>;
+Result<Integers> OnlyRow(const SqlReply& r, size_t n, std::string_view protocol) {
+  if (r.rows.size() != 1 || r.rows[0].size() < n) {
+    return absl::InternalError(std::string(protocol) + ": expected one row of " +
+                               std::to_string(n) + " columns, got " +
                                std::to_string(r.rows.size()) + " rows");
   }
-  const std::optional<std::string>& v = r.rows[0][column];
-  if (!v) return std::optional<int64_t>();
-  int64_t out = 0;
-  const char* end = v->data() + v->size();
-  if (std::from_chars(v->data(), end, out).ptr != end) {
-    if (*v == "t" || *v == "f") return std::optional<int64_t>(*v == "t" ? 1 : 0);
-    return absl::InternalError(std::string(protocol) + ": '" + *v + "' is not an integer");
+  Integers out;
+  for (size_t i = 0; i < n; ++i) {
+    const std::optional<std::string>& v = r.rows[0][i];
+    int64_t x = 0;
+    if (!v) {
+      out.emplace_back();
+    } else if (*v == "t" || *v == "f") {
+      out.emplace_back(*v == "t" ? 1 : 0);
+    } else if (const char* end = v->data() + v->size();
+               std::from_chars(v->data(), end, x).ptr == end) {
+      out.emplace_back(x);
+    } else {
+      return absl::InternalError(std::string(protocol) + ": '" + *v + "' is not an integer");
+    }
   }
-  return std::optional<int64_t>(out);
+  return out;
 }
 
 class SqlProtocol : public Protocol {
  public:
   void Restart() override {}
-
- public:
   SqlProtocol(Sql& sql, const Policy& policy) : sql_(sql), policy_(policy) {}
 
  protected:
@@ -192,12 +197,12 @@ class SqlFixedWindowUpsert final : public SqlProtocol {
                                        std::to_string(ToUnixNanos(request.now))};
     Result<SqlReply> r = co_await SqlStep(ctx, sql_, kUpsert, std::move(params), kName);
     if (!r.ok()) co_return r.status();
-    Result<std::optional<int64_t>> admitted = Integer(*r, 0, kName);
-    if (!admitted.ok()) co_return admitted.status();
-    Result<std::optional<int64_t>> seen = Integer(*r, 1, kName);
-    if (!seen.ok()) co_return seen.status();
-    co_return WindowDecision(policy_, request, row, admitted->has_value(),
-                             admitted->value_or(seen->value_or(0)));
+    // The count after an admission (null: denied), and the count the statement saw.
+    Result<Integers> counts = OnlyRow(*r, 2, kName);
+    if (!counts.ok()) co_return counts.status();
+    const std::optional<int64_t> admitted = (*counts)[0], seen = (*counts)[1];
+    co_return WindowDecision(policy_, request, row, admitted.has_value(),
+                             admitted.value_or(seen.value_or(0)));
   }
 };
 
@@ -214,8 +219,12 @@ class SqlFixedWindowSelectUpdate final : public SqlProtocol {
     std::vector<std::string> key = {row.key, start};
     Result<SqlReply> read = co_await SqlStep(ctx, sql_, kSelectCount, key, kName);
     if (!read.ok()) co_return read.status();
-    const int64_t count =
-        read->rows.empty() || !read->rows[0][0] ? 0 : std::stoll(*read->rows[0][0]);
+    int64_t count = 0;
+    if (!read->rows.empty()) {
+      Result<Integers> seen = OnlyRow(*read, 1, kName);
+      if (!seen.ok()) co_return seen.status();
+      count = (*seen)[0].value_or(0);
+    }
     if (request.cost > policy_.limit || count + request.cost > policy_.limit) {
       co_return WindowDecision(policy_, request, row, false, count);
     }
@@ -232,9 +241,13 @@ class SqlFixedWindowSelectUpdate final : public SqlProtocol {
       written = co_await SqlStep(ctx, sql_, kUpdateCount, std::move(update), kName);
       if (!written.ok()) co_return written.status();
     }
-    const int64_t after = written->rows.empty() || !written->rows[0][0]
-                              ? count + request.cost
-                              : std::stoll(*written->rows[0][0]);
+    // No row: swept since the SELECT; the admission counted alone.
+    int64_t after = count + request.cost;
+    if (!written->rows.empty()) {
+      Result<Integers> counted = OnlyRow(*written, 1, kName);
+      if (!counted.ok()) co_return counted.status();
+      after = (*counted)[0].value_or(after);
+    }
     co_return WindowDecision(policy_, request, row, true, after);
   }
 };
@@ -264,22 +277,19 @@ class SqlTokenBucket final : public SqlProtocol {
       d.retry_after = kNever;
       co_return d;
     }
-    Result<std::optional<int64_t>> level = Integer(*r, 0, kName);
-    Result<std::optional<int64_t>> last = Integer(*r, 1, kName);
-    Result<std::optional<int64_t>> allowed = Integer(*r, 2, kName);
-    if (!level.ok()) co_return level.status();
-    if (!last.ok()) co_return last.status();
-    if (!allowed.ok()) co_return allowed.status();
-    if (!*level || !*last || !*allowed) {
+    Result<Integers> state = OnlyRow(*r, 3, kName);  // level, last, allowed
+    if (!state.ok()) co_return state.status();
+    if (!(*state)[0] || !(*state)[1] || !(*state)[2]) {
       co_return absl::InternalError(std::string(kName) + ": a null column");
     }
-    d.allowed = **allowed != 0;
-    d.remaining = **level / interval;
-    d.reset = FromUnixNanos(**last + (full - **level));
+    const int64_t level = *(*state)[0], last = *(*state)[1];
+    d.allowed = *(*state)[2] != 0;
+    d.remaining = level / interval;
+    d.reset = FromUnixNanos(last + (full - level));
     if (!d.allowed) {
       d.retry_after = request.cost > policy_.limit
                           ? kNever
-                          : FromUnixNanos(**last + (need - **level)) - request.now;
+                          : FromUnixNanos(last + (need - level)) - request.now;
     }
     co_return d;
   }

@@ -62,6 +62,8 @@ TEST(PostgresStore, SqlProtocolsDecideAsTheirAlgorithmAndTheSameSeedGivesTheSame
       EXPECT_EQ(sql.violation_count(), 0) << sql.name;
       EXPECT_GT(sql.state.keys, 0) << sql.name << ": rows are counted as state";
     }
+    ASSERT_EQ(first->notes.size(), 1u);
+    EXPECT_NE(first->notes[0].find("private PostgreSQL server"), std::string::npos);
     const Result<RunResult> again = RunPairs("postgres", seed);
     ASSERT_TRUE(again.ok()) << again.status();
     EXPECT_EQ(first->history_hash(), again->history_hash()) << "seed " << seed;
@@ -106,6 +108,11 @@ TEST(PostgresStore, SqlProtocolsWithoutPostgresSayWhatToPass) {
   const CliOutcome r = Ratelab({"check", "sql-token-bucket"});
   EXPECT_NE(r.exit, kExitOk);
   EXPECT_NE(r.err.find("--store postgres"), std::string::npos) << r.err;
+  // PostgreSQL named for a scenario of kv protocols: they run on MemoryKv, and the run says so.
+  const CliOutcome kv = Ratelab({"run", ExampleScenario("store-outage"), "--store", "postgres"});
+  EXPECT_NE(kv.out.find("no limiter here is one: the kv protocols ran on MemoryKv"),
+            std::string::npos)
+      << kv.out;
   const CliOutcome bad = Ratelab({"check", "sql-token-bucket", "--store", "postgresql://h/d?x=1"});
   EXPECT_EQ(bad.exit, kExitBadInput);
   EXPECT_NE(bad.err.find("postgresql://h/d?x=1"), std::string::npos) << bad.err;

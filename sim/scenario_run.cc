@@ -138,7 +138,15 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
           kv_source.where());
     }
   }
-  if (has_kv && !kv_source.Note().empty()) c.notes.push_back(kv_source.Note());
+  // The note is about the kv protocols' server, or (PostgreSQL) the SQL protocols'.
+  if ((kv_source.sql() ? has_sql : has_kv) && !kv_source.Note().empty()) {
+    c.notes.push_back(kv_source.Note());
+  }
+  if (kv_source.sql() && !has_sql && has_kv) {
+    c.notes.push_back("the store " + kv_source.where() +
+                      " is for the SQL protocols, and no limiter here is one: the kv protocols "
+                      "ran on MemoryKv");
+  }
   std::vector<FaultWindow> restarts;
   for (const FaultSpec& f : faults) {
     const Instant at = scenario.start + f.at;

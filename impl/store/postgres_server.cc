@@ -170,7 +170,9 @@ Status PostgresServer::Launch() {
     pid_ = *pid;
     WriteServerOwner(dir_, pid_);
     Status up = WaitUntilUp();
-    if (up.ok() || running() || attempt == 20) return up;
+    // Only a postmaster that exited at once is started again (Unavailable); one that never
+    // answered (DeadlineExceeded) was waited for long enough.
+    if (!absl::IsUnavailable(up) || attempt == 20) return up;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -197,8 +199,9 @@ Status PostgresServer::WaitUntilUp() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   (void)Signal(SIGKILL);
-  return absl::UnavailableError("postgres did not accept connections within 30 s; its log ends:" +
-                                LogTail(dir_ + "/" + kLogName));
+  return absl::DeadlineExceededError(
+      "postgres did not accept connections within 30 s; its log ends:" +
+      LogTail(dir_ + "/" + kLogName));
 }
 
 Status PostgresServer::Signal(int signal) {

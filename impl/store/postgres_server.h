@@ -38,8 +38,8 @@ struct PostgresServerOptions {
 class PostgresServer {
  public:
   // Runs initdb and starts the server, waiting until it accepts connections. NotFound if
-  // PostgreSQL's programs are missing (Debian package postgresql); Unavailable with the end of
-  // its log if it does not come up.
+  // PostgreSQL's programs are missing (Debian package postgresql); with the end of its log,
+  // Unavailable if it exits while starting and DeadlineExceeded if it does not answer in 30 s.
   static Result<std::unique_ptr<PostgresServer>> Start(PostgresServerOptions options);
   ~PostgresServer();
   PostgresServer(const PostgresServer&) = delete;

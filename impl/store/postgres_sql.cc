@@ -25,6 +25,14 @@ bool ServerGone(std::string_view sqlstate) {
 
 constexpr std::string_view kQueryCanceled = "57014";
 
+// A libpq or server message without its trailing newlines and spaces.
+std::string Trimmed(std::string message) {
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
+    message.pop_back();
+  }
+  return message;
+}
+
 }  // namespace
 
 Status ParsePostgresUrl(std::string_view url) {
@@ -35,9 +43,8 @@ Status ParsePostgresUrl(std::string_view url) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(std::string(url).c_str(), &error);
   if (options == nullptr) {
-    std::string why = error != nullptr ? error : "libpq cannot read it";
+    const std::string why = Trimmed(error != nullptr ? error : "libpq cannot read it");
     PQfreemem(error);
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     return absl::InvalidArgumentError("'" + std::string(url) + "' is not a PostgreSQL URL: " + why);
   }
   PQconninfoFree(options);
@@ -76,9 +83,7 @@ Status PgSql::Connect() {
     tx.exec("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
   } catch (const std::exception& e) {
     conn_.reset();
-    std::string why = e.what();
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    return absl::UnavailableError("cannot connect to PostgreSQL: " + why);
+    return absl::UnavailableError("cannot connect to PostgreSQL: " + Trimmed(e.what()));
   }
   return absl::OkStatus();
 }
@@ -95,8 +100,8 @@ Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
       prepared_.insert(name);
     }
     pqxx::nontransaction tx(conn_->c);
-    const std::vector<std::string> values(params.begin(), params.end());
-    const pqxx::result r = tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(values));
+    const pqxx::result r =
+        tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params.begin(), params.end()));
     SqlReply reply;
     reply.affected = r.affected_rows();
     for (const pqxx::row& row : r) {
@@ -124,8 +129,7 @@ Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
     }
     SqlReply reply;
     reply.sqlstate = state.empty() ? "XX000" : state;
-    reply.error = e.what();
-    while (!reply.error.empty() && reply.error.back() == '\n') reply.error.pop_back();
+    reply.error = Trimmed(e.what());
     return reply;
   } catch (const std::exception& e) {
     Disconnect();
@@ -145,9 +149,7 @@ Status PgSql::Run(std::string_view sql) {
     Disconnect();
     return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const std::exception& e) {
-    std::string why = e.what();
-    while (!why.empty() && why.back() == '\n') why.pop_back();
-    return absl::InternalError(why);
+    return absl::InternalError(Trimmed(e.what()));
   }
 }
 

@@ -5,7 +5,8 @@
 #   impl/core      -> model
 #   impl/store     -> impl/core             (the in-process stores and the Redis ones)
 #   impl/limiters  -> impl/store
-#   sim            -> impl/limiters
+#   impl/rules     -> impl/store
+#   sim            -> impl/limiters, impl/rules
 #   reports        -> sim
 #   cli            -> reports
 #
@@ -16,7 +17,8 @@ set(below_model "model")
 set(below_impl/core "model;impl/core")
 set(below_impl/store "${below_impl/core};impl/store")
 set(below_impl/limiters "${below_impl/store};impl/limiters")
-set(below_sim "${below_impl/limiters};sim")
+set(below_impl/rules "${below_impl/store};impl/rules")
+set(below_sim "${below_impl/limiters};impl/rules;sim")
 set(below_reports "${below_sim};reports")
 set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/limiters};testing")
@@ -26,7 +28,7 @@ set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters sim reports cli testing property-tests bench
+foreach(layer model impl/core impl/store impl/limiters impl/rules sim reports cli testing property-tests bench
               fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})

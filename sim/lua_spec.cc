@@ -67,22 +67,15 @@ class LuaSpecReader : public internal::YamlReader {
 
 Result<UserScript> ParseLuaSpec(const std::string& text, const std::string& source,
                                 const std::string& dir) {
-  try {
-    return LuaSpecReader(source).Read(YAML::Load(text), dir);
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                      std::to_string(e.mark.column + 1) + ": not YAML: " + e.msg);
-  }
+  return internal::ParseYaml(
+      text, source, [&](const YAML::Node& root) { return LuaSpecReader(source).Read(root, dir); });
 }
 
 Result<UserScript> LoadLuaSpec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in || std::filesystem::is_directory(path)) {
-    return absl::InvalidArgumentError("--lua-spec: cannot read '" + path + "'");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseLuaSpec(text.str(), path, std::filesystem::path(path).parent_path().string());
+  Result<std::string> text = internal::ReadYamlText(
+      path, absl::InvalidArgumentError("--lua-spec: cannot read '" + path + "'"));
+  if (!text.ok()) return text.status();
+  return ParseLuaSpec(*text, path, std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace ratelab

@@ -1,4 +1,5 @@
 // The scenario file format (docs/scenarios.md): YAML in, Scenario out, every error located.
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -280,23 +281,27 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
   return absl::OkStatus();
 }
 
+Result<std::string> ReadYamlText(const std::string& path, Status unreadable) {
+  std::ifstream in(path);
+  if (!in || std::filesystem::is_directory(path)) return unreadable;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 }  // namespace internal
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
-  try {
-    return internal::ScenarioReader(source).Read(YAML::Load(text));
-  } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                      std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  return internal::ParseYaml(text, source, [&](const YAML::Node& root) {
+    return internal::ScenarioReader(source).Read(root);
+  });
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(path + ": cannot open the scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseScenario(text.str(), path);
+  Result<std::string> text =
+      internal::ReadYamlText(path, absl::NotFoundError(path + ": cannot open the scenario file"));
+  if (!text.ok()) return text.status();
+  return ParseScenario(*text, path);
 }
 
 }  // namespace ratelab

@@ -275,7 +275,7 @@ TEST(ScenarioFile, AScenarioThatOpensWithALogStartsOnItsDayUnlessItSaysOtherwise
 
 TEST(ScenarioFile, MalformedYamlIsLocatedToo) {
   EXPECT_EQ(ErrorOf("limiters: [\n  {algorithm: gcra\n"),
-            "bad.yaml:3:1: end of map flow not found");
+            "bad.yaml:3:1: not YAML: end of map flow not found");
   EXPECT_EQ(ErrorOf("- just\n- a list\n"),
             "bad.yaml:1:1: a scenario must be a mapping of keys such as limiters:");
 }

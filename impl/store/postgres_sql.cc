@@ -51,6 +51,18 @@ Status ParsePostgresUrl(std::string_view url) {
   return absl::OkStatus();
 }
 
+std::string WithConnectTimeout(std::string conninfo, std::chrono::seconds timeout) {
+  // A parameter of its own: a URL takes it after '?', a key=value string after a space.
+  const std::string param =
+      "connect_timeout=" + std::to_string(std::max<int64_t>(1, timeout.count()));
+  if (conninfo.find("://") != std::string::npos) {
+    conninfo += (conninfo.find('?') == std::string::npos ? "?" : "&") + param;
+  } else {
+    conninfo += " " + param;
+  }
+  return conninfo;
+}
+
 struct PgSql::Connection {
   explicit Connection(const std::string& info) : c(info) {}
   pqxx::connection c;
@@ -67,16 +79,7 @@ void PgSql::Disconnect() {
 }
 
 Status PgSql::Connect() {
-  // connect_timeout as a parameter of its own: a URL takes it after '?', a key=value string
-  // after a space.
-  std::string info = conninfo_;
-  const std::string timeout =
-      "connect_timeout=" + std::to_string(std::max<int64_t>(1, options_.connect_timeout.count()));
-  if (info.find("://") != std::string::npos) {
-    info += (info.find('?') == std::string::npos ? "?" : "&") + timeout;
-  } else {
-    info += " " + timeout;
-  }
+  const std::string info = WithConnectTimeout(conninfo_, options_.connect_timeout);
   try {
     conn_ = std::make_unique<Connection>(info);
     pqxx::nontransaction tx(conn_->c);

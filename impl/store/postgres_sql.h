@@ -51,6 +51,8 @@ class PgSql final : public Sql {
 // Checks that `url` is a PostgreSQL URL libpq accepts (postgresql:// or postgres://):
 // InvalidArgument naming what is wrong.
 Status ParsePostgresUrl(std::string_view url);
+// `conninfo` (a libpq string or a URL) with connect_timeout set to `timeout` (at least 1 s).
+std::string WithConnectTimeout(std::string conninfo, std::chrono::seconds timeout);
 
 }  // namespace ratelab
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "impl/rules/rules.h"
 #include "sim/scenario.h"
 
 namespace ratelab::internal {
@@ -136,6 +137,25 @@ class YamlReader {
  private:
   std::string source_;
 };
+
+// The text of the file at `path`; `unreadable` (the error's message) when it cannot be read or
+// is a directory.
+Result<std::string> ReadYamlText(const std::string& path, Status unreadable);
+
+// `read(root)` on `text` parsed as YAML; a syntax error reads "SOURCE:LINE:COLUMN: not YAML: ...".
+template <typename Read>
+auto ParseYaml(const std::string& text, const std::string& source, Read read)
+    -> decltype(read(YAML::Node())) {
+  try {
+    return read(YAML::Load(text));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                                      std::to_string(e.mark.column + 1) + ": not YAML: " + e.msg);
+  }
+}
+
+// The rules listed at `list` (rules_file.h), each checked, an error at the field at fault.
+Result<RuleSet> ReadRules(const YamlReader& reader, const YAML::Node& list);
 
 class ScenarioReader : public YamlReader {
  public:

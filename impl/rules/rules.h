@@ -1,0 +1,132 @@
+// Rate-limit rules, as seed 003 keeps them in PostgreSQL and seed 004 writes them in code: whom a
+// rule limits (a scope type and a value, or "*" for each value on its own), where (an endpoint,
+// exact or a wildcard) and how (an algorithm, max_requests per window_seconds, and for a bucket
+// its burst_size). One `Rule` type; its fields carry the same names in the rules table, in YAML
+// and in JSON (kRuleFields).
+//
+// Validation names the field at fault. Matching follows the seeds: for each scope a request
+// carries (and the global scope, which every request has), the most specific rule applies
+// (an exact endpoint before a wildcard, a longer wildcard before a shorter one, a rule for the
+// request's own value before one for "*"); what applies is ordered most restrictive first, and
+// each applied rule keeps its own counter under the key "scope_type:scope_value:endpoint" of the
+// request (impl/core/request.h, so no two requests share a key whatever their parts hold).
+#ifndef RATELAB_IMPL_RULES_RULES_H_
+#define RATELAB_IMPL_RULES_RULES_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "impl/core/status.h"
+#include "model/policy.h"
+
+namespace ratelab {
+
+enum class ScopeType { kUser, kOrg, kIp, kApiKey, kGlobal };
+
+struct ScopeTypeInfo {
+  ScopeType type;
+  std::string_view name;  // as stored and written: "user", "org", "ip", "apiKey", "global"
+  std::string_view summary;
+};
+// Every scope type, in a stable order.
+std::span<const ScopeTypeInfo> ScopeTypes();
+std::string_view Name(ScopeType type);
+std::optional<ScopeType> ScopeTypeFromName(std::string_view name);
+// "user, org, ip, apiKey or global", for an error.
+std::string ScopeTypeChoices();
+
+// The fields of a rule, in the order the rules table, YAML and JSON hold them.
+inline constexpr std::string_view kRuleFields[] = {"rule_id",        "scope_type", "scope_value",
+                                                   "endpoint",       "algorithm",  "max_requests",
+                                                   "window_seconds", "burst_size"};
+
+// A value of scope_value that stands for every value of the scope, each counted on its own.
+inline constexpr std::string_view kAnyScopeValue = "*";
+// The longest scope_value or endpoint a rule may hold, in bytes.
+inline constexpr size_t kMaxRuleText = 1024;
+
+struct Rule {
+  std::string rule_id;  // a UUID, lowercase (DerivedRuleId when a file gives none)
+  ScopeType scope_type = ScopeType::kUser;
+  std::string scope_value{kAnyScopeValue};  // a value, or "*"; "*" for the global scope
+  std::string endpoint = "*";  // "/api/search"; "/api/*" (any endpoint under /api/); "*" (any)
+  Algorithm algorithm = Algorithm::kFixedWindow;
+  // Window algorithms: max_requests per window_seconds. Bucket algorithms: burst_size at once,
+  // refilled at max_requests per window_seconds (one token every window_seconds / max_requests).
+  int64_t max_requests = 0;
+  int64_t window_seconds = 0;
+  std::optional<int64_t> burst_size;  // bucket algorithms only
+
+  // The policy the rule sets. Requires !FindProblem(*this).
+  Policy ToPolicy() const;
+  // "user * /api/search: sliding-log 100 per 1m".
+  std::string ToString() const;
+  bool operator==(const Rule&) const = default;
+};
+
+struct RuleProblem {
+  std::string_view field;  // one of kRuleFields
+  std::string message;     // what is wrong, without the field's name
+};
+// What is wrong with one rule, or nothing.
+std::optional<RuleProblem> FindProblem(const Rule& rule);
+// What is wrong with a list of rules: a rule's own problem, or two rules with one rule_id or
+// one target (scope_type, scope_value, endpoint); `index` is the later rule's.
+struct RuleListProblem {
+  size_t index;
+  RuleProblem problem;
+};
+std::optional<RuleListProblem> FindProblem(std::span<const Rule> rules);
+
+// Sorts rules as listings show them: by scope type (in ScopeTypes()'s order), scope value,
+// endpoint (bytewise), then rule_id.
+void SortRules(std::vector<Rule>& rules);
+
+// True for a UUID in its canonical lowercase form, 8-4-4-4-12 hex digits.
+bool IsUuid(std::string_view text);
+// A name-based UUID (version 5) for a rule a file gives without a rule_id: the same target
+// always gets the same id, so exporting and importing again changes nothing.
+std::string DerivedRuleId(ScopeType type, std::string_view scope_value, std::string_view endpoint);
+
+// One scope a request carries: who is asking.
+struct Scope {
+  ScopeType type;
+  std::string value;
+};
+
+// A rule that applies to a request, and the key its counter is kept under.
+struct AppliedRule {
+  const Rule* rule;  // in the RuleSet matched against
+  std::string key;
+  Policy policy;
+};
+
+class RuleSet {
+ public:
+  RuleSet() = default;
+  // InvalidArgument "rules[I].FIELD: what is wrong" on the first problem (FindProblem).
+  static Result<RuleSet> Make(std::vector<Rule> rules);
+
+  // In the order given.
+  const std::vector<Rule>& rules() const { return rules_; }
+  const Rule* Find(std::string_view rule_id) const;
+
+  // The rules that apply to a request from `scopes` to `endpoint`: for each of its scopes and for
+  // the global scope, the most specific matching rule; most restrictive first (the lowest rate,
+  // then the smallest burst or limit, then rule_id). Empty: no rule limits the request.
+  std::vector<AppliedRule> Match(std::span<const Scope> scopes, std::string_view endpoint) const;
+
+  bool operator==(const RuleSet&) const = default;
+
+ private:
+  explicit RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {}
+  std::vector<Rule> rules_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_RULES_RULES_H_

@@ -5,7 +5,7 @@
 #   impl/core      -> model
 #   impl/store     -> impl/core             (the in-process stores and the Redis ones)
 #   impl/limiters  -> impl/store
-#   impl/rules     -> impl/store
+#   impl/rules     -> impl/limiters
 #   sim            -> impl/limiters, impl/rules
 #   reports        -> sim
 #   cli            -> reports
@@ -17,8 +17,8 @@ set(below_model "model")
 set(below_impl/core "model;impl/core")
 set(below_impl/store "${below_impl/core};impl/store")
 set(below_impl/limiters "${below_impl/store};impl/limiters")
-set(below_impl/rules "${below_impl/store};impl/rules")
-set(below_sim "${below_impl/limiters};impl/rules;sim")
+set(below_impl/rules "${below_impl/limiters};impl/rules")
+set(below_sim "${below_impl/rules};sim")
 set(below_reports "${below_sim};reports")
 set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/limiters};testing")

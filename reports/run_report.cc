@@ -107,8 +107,8 @@ RunReport MakeRunReport(const RunResult& c) {
     LimiterReport l;
     l.name = o.name;
     l.protocol = o.protocol;
-    l.policy = o.policy.ToString();
-    l.algorithm = o.policy.algorithm;
+    l.policy = o.PolicyText();
+    if (!o.by_rules) l.algorithm = o.policy.algorithm;
     l.offered = o.offered;
     l.admitted = o.admitted;
     l.denied = o.denied;

@@ -60,7 +60,7 @@ std::string RenderVerdictTable(const RunResult& c) {
   }
   std::vector<std::vector<std::string>> rows = {header};
   for (const LimiterOutcome& o : c.limiters) {
-    std::vector<std::string> row = {o.name, o.policy.ToString(), std::to_string(o.offered),
+    std::vector<std::string> row = {o.name, o.PolicyText(), std::to_string(o.offered),
                                     std::to_string(o.admitted), std::to_string(o.denied)};
     if (any_unanswered) row.push_back(std::to_string(o.unanswered));
     if (any_failed) row.push_back(std::to_string(o.failed));

@@ -70,6 +70,9 @@ struct CheckInfo {
   std::optional<std::vector<Violation>> (*judge_over_intervals)(const History& h,
                                                                 const Policy& policy,
                                                                 Duration horizon);
+  // Judges by the limiter's own policy (Judged::policy), not only the scenario's claim: no use
+  // for a limiter by rules, whose policy is each rule's.
+  bool by_policy;
 };
 
 // Every check, in the order `ratelab list checks` shows them. (The boundary-burst ratio is not

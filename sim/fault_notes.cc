@@ -45,6 +45,7 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
           break;
         case FaultSpec::Kind::kClockJump:
         case FaultSpec::Kind::kLatencySpike:
+        case FaultSpec::Kind::kListenDown:  // the rules' notes say what it did
           break;
       }
       if (!note.empty()) notes.push_back(what + ": " + spec.DisplayName() + " " + note);

@@ -1,6 +1,7 @@
 #include "sim/limiter_run.h"
 
 #include "impl/limiters/failure_policy.h"
+#include "impl/rules/rules_limiter.h"
 
 namespace ratelab {
 
@@ -34,7 +35,7 @@ void LimiterRun::StoreSet::Restart() {
 
 LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
                        const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
-                       KvStoreSource& kv_source)
+                       KvStoreSource& kv_source, const RulePlan* rules)
     : sim_(config, nullptr), stores_(sim_.clock(), spec.durability, kv_source, spec.Info()->store) {
   if (!stores_.status.ok()) {
     status_ = stores_.status;
@@ -42,16 +43,42 @@ LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
   }
   handles_.kv = stores_.faulty_kv.get();
   handles_.sql = stores_.faulty_sql.get();
-  sim_.SetFactory([this, &spec](int) {
-    std::unique_ptr<Protocol> p = *spec.Make(handles_);
-    if (spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
-    return std::unique_ptr<Protocol>(
-        std::make_unique<GuardedProtocol>(std::move(p), spec.policy, spec.on_store_error));
-  });
+  if (spec.by_rules && rules == nullptr) {
+    status_ = absl::InvalidArgumentError("the limiter " + spec.DisplayName() +
+                                         " enforces rules, and the run has none");
+    return;
+  }
+  if (spec.by_rules) {
+    rules_version_.assign(config.nodes.size(), 0);
+    for (size_t c = 0; c < rules->change_count(); ++c) {
+      for (int node = 0; node < rules->nodes(); ++node) {
+        sim_.At(rules->learned(c, node).at, [this, c, node] {
+          size_t& version = rules_version_[static_cast<size_t>(node)];
+          version = std::max(version, c + 1);
+        });
+      }
+    }
+    sim_.SetFactory([this, &spec, rules](int node) -> std::unique_ptr<Protocol> {
+      return std::make_unique<RulesLimiter>(
+          [this, rules, node]() -> const RuleSet& {
+            return rules->Version(rules_version_[static_cast<size_t>(node)]);
+          },
+          [this, &spec](const Rule& rule) { return Make(spec, rule.ToPolicy()); });
+    });
+  } else {
+    sim_.SetFactory([this, &spec](int) { return *Make(spec, spec.policy); });
+  }
   for (const FaultSpec& f : faults) Schedule(f, config.start + f.at);
   history_ = sim_.Run(arrivals);
   status_ = stores_.kv->failure();
   if (status_.ok() && stores_.sql != nullptr) status_ = stores_.sql->failure();
+}
+
+Result<std::unique_ptr<Protocol>> LimiterRun::Make(const LimiterSpec& spec, const Policy& policy) {
+  Result<std::unique_ptr<Protocol>> p = spec.Make(policy, handles_);
+  if (!p.ok() || spec.on_store_error.kind == FailurePolicy::Kind::kError) return p;
+  return std::unique_ptr<Protocol>(
+      std::make_unique<GuardedProtocol>(*std::move(p), policy, spec.on_store_error));
 }
 
 void LimiterRun::Schedule(const FaultSpec& f, Instant at) {
@@ -68,6 +95,8 @@ void LimiterRun::Schedule(const FaultSpec& f, Instant at) {
     case FaultSpec::Kind::kStoreOutage:
       sim_.At(at, [this] { stores_.link.Down(); });
       sim_.At(at + f.amount, [this] { stores_.link.Up(); });
+      break;
+    case FaultSpec::Kind::kListenDown:  // in the rule plan: it decides when nodes learn changes
       break;
     case FaultSpec::Kind::kStoreRestart:
       sim_.At(at, [this] {

@@ -23,10 +23,11 @@ class LimiterRun {
  public:
   // Runs `spec` on `arrivals` with `faults` (their `at` counted from config.start), its kv store
   // from `kv_source`. A limiter that keeps no kv state gets an (unused) MemoryKv rather than a
-  // real server.
+  // real server. A limiter by rules enforces on each node the rules `rules` says the node has
+  // learned by then (required for it, unused otherwise).
   LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
              const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
-             KvStoreSource& kv_source);
+             KvStoreSource& kv_source, const RulePlan* rules = nullptr);
   LimiterRun(const LimiterRun&) = delete;
   LimiterRun& operator=(const LimiterRun&) = delete;
 
@@ -60,12 +61,16 @@ class LimiterRun {
     FaultyDocs faulty_docs{docs, link};
   };
   void Schedule(const FaultSpec& fault, Instant at);
+  // `spec`'s protocol for `policy`, guarded by its failure policy.
+  Result<std::unique_ptr<Protocol>> Make(const LimiterSpec& spec, const Policy& policy);
 
   Simulation sim_;
   StoreSet stores_;
   Stores handles_{nullptr, &stores_.faulty_docs};  // what the protocols are made on
   History history_;
   Status status_;
+  // For a limiter by rules: the version of the rules each node enforces (RulePlan::Version).
+  std::vector<size_t> rules_version_;
 };
 
 }  // namespace ratelab

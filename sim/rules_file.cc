@@ -17,9 +17,13 @@ std::vector<std::string> RuleFieldNames() {
   return std::vector<std::string>(std::begin(kRuleFields), std::end(kRuleFields));
 }
 
-// One rule at `n`, checked; an error points at the field at fault.
-Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n) {
-  RL_RETURN_IF_ERROR(reader.OnlyKeys(n, "a rule", RuleFieldNames()));
+}  // namespace
+
+Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n,
+                      const std::vector<std::string>& extra_keys) {
+  std::vector<std::string> keys = RuleFieldNames();
+  keys.insert(keys.end(), extra_keys.begin(), extra_keys.end());
+  RL_RETURN_IF_ERROR(reader.OnlyKeys(n, "a rule", keys));
   constexpr int64_t kLo = std::numeric_limits<int64_t>::min();
   constexpr int64_t kHi = std::numeric_limits<int64_t>::max();
   Rule r;
@@ -58,8 +62,6 @@ Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n) {
   }
   return r;
 }
-
-}  // namespace
 
 Result<RuleSet> ReadRules(const YamlReader& reader, const YAML::Node& list) {
   if (!list.IsSequence()) return reader.Error(list, "'rules' must be a list of rules");

@@ -2,13 +2,29 @@
 
 namespace ratelab {
 
-Result<std::unique_ptr<Protocol>> LimiterSpec::Make(const Stores& stores) const {
-  if (!custom) return MakeProtocol(protocol, policy, stores);
-  return custom->make(policy, stores);
+std::string LimiterSpec::ProtocolFor(const Policy& p) const {
+  if (by_rules && protocol.empty()) return "memory-" + std::string(Describe(p.algorithm).name);
+  return protocol;
+}
+
+const ProtocolInfo* LimiterSpec::Info() const {
+  if (custom) return &custom->info;
+  return FindProtocol(by_rules && protocol.empty() ? "memory-fixed-window" : protocol);
+}
+
+Status LimiterSpec::Check() const {
+  if (custom || by_rules) return absl::OkStatus();
+  return CheckProtocol(protocol, policy);
+}
+
+Result<std::unique_ptr<Protocol>> LimiterSpec::Make(const Policy& p, const Stores& stores) const {
+  if (!custom) return MakeProtocol(ProtocolFor(p), p, stores);
+  return custom->make(p, stores);
 }
 
 std::string LimiterSpec::DisplayName() const {
   if (!name.empty()) return name;
+  if (by_rules) return protocol.empty() ? "rules in process" : protocol + " by rules";
   std::string out = protocol;
   const ProtocolInfo* info = Info();
   if (info == nullptr || info->store == "memory") return out;
@@ -37,6 +53,9 @@ std::string FaultSpec::Describe(Instant start) const {
       return "the store was unreachable" + when + " for " + FormatDuration(amount);
     case Kind::kLatencySpike:
       return "store latency rose by " + FormatDuration(extra) + " per leg" + when + " for " +
+             FormatDuration(amount);
+    case Kind::kListenDown:
+      return "node " + std::to_string(node) + "'s listen connection was down" + when + " for " +
              FormatDuration(amount);
   }
   return "?";

@@ -17,6 +17,7 @@
 #include "model/policy.h"
 #include "sim/checks.h"
 #include "sim/kv_backend.h"
+#include "sim/rule_propagation.h"
 #include "sim/simulation.h"
 #include "sim/traffic.h"
 
@@ -38,23 +39,37 @@ struct LimiterSpec {
     std::function<std::unique_ptr<Protocol>(const Policy&, const Stores&)> make;
   };
   std::shared_ptr<const Custom> custom;
+  // Enforces the scenario's rules (Scenario::rules, impl/rules/rules_limiter.h) instead of
+  // `policy`: each rule by `protocol`, or when `protocol` is empty by memory-<its algorithm>.
+  bool by_rules = false;
 
   std::string DisplayName() const;
-  // The registry's entry for `protocol`, or the custom one; null when neither exists.
-  const ProtocolInfo* Info() const { return custom ? &custom->info : FindProtocol(protocol); }
-  // CheckProtocol, or OK for a custom protocol.
-  Status Check() const { return custom ? absl::OkStatus() : CheckProtocol(protocol, policy); }
-  // MakeProtocol, or the custom factory.
-  Result<std::unique_ptr<Protocol>> Make(const Stores& stores) const;
+  // The protocol that enforces `policy`: `protocol`, or for a limiter by rules without one,
+  // memory-<the policy's algorithm>.
+  std::string ProtocolFor(const Policy& policy) const;
+  // The registry's entry for `protocol`, or the custom one; null when neither exists. For a
+  // limiter by rules in process, memory-fixed-window's (every memory- protocol keeps its state
+  // in process, at the same resolution, on the client's clock).
+  const ProtocolInfo* Info() const;
+  // CheckProtocol, or OK for a custom protocol or a limiter by rules (the reader checks each
+  // rule).
+  Status Check() const;
+  // MakeProtocol for `policy` (ProtocolFor), or the custom factory.
+  Result<std::unique_ptr<Protocol>> Make(const Policy& policy, const Stores& stores) const;
+  Result<std::unique_ptr<Protocol>> Make(const Stores& stores) const {
+    return Make(policy, stores);
+  }
 };
 
 struct FaultSpec {
-  enum class Kind { kCrash, kClockJump, kStoreRestart, kStoreOutage, kLatencySpike };
+  enum class Kind { kCrash, kClockJump, kStoreRestart, kStoreOutage, kLatencySpike, kListenDown };
   Kind kind = Kind::kCrash;
-  int node = 0;       // kCrash, kClockJump
-  Duration at{};      // from the scenario's start
-  Duration amount{};  // kCrash, kStoreRestart: down for; kClockJump: by; the others: how long
-  Duration extra{};   // kLatencySpike: added to each leg of each step
+  int node = 0;   // kCrash, kClockJump, kListenDown
+  Duration at{};  // from the scenario's start
+  // kCrash, kStoreRestart: down for; kClockJump: by; the others (kListenDown: the node's
+  // connection that hears of rule changes): how long.
+  Duration amount{};
+  Duration extra{};  // kLatencySpike: added to each leg of each step
 
   // "store outage at 12:00:10.000 for 20s", given the scenario's start.
   std::string Describe(Instant start) const;
@@ -88,6 +103,9 @@ struct Scenario {
   bool swarm = false;
   // What every limiter's history is held to (checks.h, `ratelab list checks`).
   std::vector<CheckId> checks = {CheckId::kPromise, CheckId::kAnyWindowCap};
+  // The rules the limiters by rules enforce, and their changes (rule_propagation.h); null when
+  // the scenario has none.
+  std::shared_ptr<const RulesSpec> rules;
   // Where the kv protocols keep their state (kv_backend.h); null: MemoryKv. Shared, so that the
   // private servers it starts serve every run of a sweep.
   std::shared_ptr<KvStoreSource> kv_store;

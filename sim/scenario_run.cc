@@ -16,6 +16,7 @@ namespace {
 constexpr uint64_t kTrafficStream = 2;
 constexpr uint64_t kBuggifyStream = 3;
 constexpr uint64_t kSwarmStream = 4;
+constexpr uint64_t kRulesStream = 5;
 
 // `faults` without its node crashes and store restarts.
 std::vector<FaultSpec> WithoutRestarts(const std::vector<FaultSpec>& faults) {
@@ -34,6 +35,10 @@ int64_t LimiterOutcome::violation_count() const {
   int64_t n = 0;
   for (const CheckResult& c : checks) n += static_cast<int64_t>(c.violations.size());
   return n;
+}
+
+std::string LimiterOutcome::PolicyText() const {
+  return by_rules ? "the scenario's rules" : policy.ToString();
 }
 
 const HistoryEvent* LimiterOutcome::FirstFailure() const {
@@ -158,17 +163,39 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   }
   for (std::string& note : FaultNotes(scenario, faults, kv_source))
     c.notes.push_back(std::move(note));
+  // When each node learned each rule change: the same for every limiter.
+  std::optional<RulePlan> rules;
+  if (scenario.rules) {
+    std::vector<DeafSpan> deaf;
+    for (const FaultSpec& f : faults) {
+      if (f.kind == FaultSpec::Kind::kListenDown || f.kind == FaultSpec::Kind::kCrash) {
+        deaf.push_back({f.node, scenario.start + f.at, scenario.start + f.at + f.amount});
+      }
+    }
+    rules = RulePlan::Make(*scenario.rules, scenario.start, static_cast<int>(scenario.nodes.size()),
+                           deaf, root.Fork(kRulesStream));
+    const Instant end = arrivals.empty() ? scenario.start : arrivals.back().at;
+    for (std::string& note : PropagationNotes(*rules, end)) c.notes.push_back(std::move(note));
+    if (const int64_t unruled = CountUnruled(*rules, arrivals); unruled > 0) {
+      c.notes.push_back(std::to_string(unruled) + " of " + std::to_string(arrivals.size()) +
+                        " requests matched no rule, and a limiter by rules admits those without "
+                        "a limit (a rule for endpoint \"*\" covers every endpoint)");
+    }
+  }
+  const RulePlan* plan = rules ? &*rules : nullptr;
 
   for (const LimiterSpec& spec : scenario.limiters) {
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     // Scenarios built in code have not been through the reader's checks.
     if (Status s = spec.Check(); !s.ok()) return s;
-    LimiterRun run(config, spec, faults, arrivals, kv_source);
+    LimiterRun run(config, spec, faults, arrivals, kv_source, plan);
     if (!run.status().ok()) return run.status();
     LimiterOutcome o;
     o.name = spec.DisplayName();
-    o.protocol = spec.protocol;
+    o.protocol =
+        spec.by_rules && spec.protocol.empty() ? "memory-<each rule's algorithm>" : spec.protocol;
     o.policy = spec.policy;
+    o.by_rules = spec.by_rules;
     o.history = run.history();
     o.history_hash = HistoryHash(o.history);
     o.state = run.State();
@@ -193,7 +220,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     const std::vector<MemoryDocs::Immortal> never_expire =
         wants_expiry ? run.NeverExpire() : std::vector<MemoryDocs::Immortal>{};
     const std::function<Result<History>()> without_restarts = [&]() -> Result<History> {
-      LimiterRun calm(config, spec, WithoutRestarts(faults), arrivals, kv_source);
+      LimiterRun calm(config, spec, WithoutRestarts(faults), arrivals, kv_source, plan);
       if (!calm.status().ok()) return calm.status();
       return AsDecided(calm.history(), clock, resolution);
     };
@@ -209,6 +236,10 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
       Result<std::vector<Violation>> violations = CheckOf(check).judge(judged_run);
       if (!violations.ok()) return violations.status();
       o.checks.push_back({check, *std::move(violations)});
+    }
+    if (plan != nullptr && spec.by_rules && plan->change_count() > 0) {
+      c.notes.push_back(
+          StaleDecisionsNote(o.name, CountStaleDecisions(*plan, arrivals, o.history)));
     }
     c.limiters.push_back(std::move(o));
   }

@@ -19,9 +19,10 @@
 namespace ratelab {
 
 struct LimiterOutcome {
-  std::string name;      // as the scenario names it: "kv-gcra-lua (fail-open)"
-  std::string protocol;  // "memory-fixed-window"
-  Policy policy;
+  std::string name;       // as the scenario names it: "kv-gcra-lua (fail-open)"
+  std::string protocol;   // "memory-fixed-window"
+  Policy policy;          // unset for a limiter by rules
+  bool by_rules = false;  // enforced the scenario's rules (LimiterSpec::by_rules)
   History history;
   uint64_t history_hash = 0;
   int64_t offered = 0;
@@ -37,6 +38,8 @@ struct LimiterOutcome {
   StateSize state;
 
   int64_t violation_count() const;
+  // "fixed-window 5 per 1m", or for a limiter by rules "the scenario's rules".
+  std::string PolicyText() const;
   // The first request the limiter failed on, or null.
   const HistoryEvent* FirstFailure() const;
 };

@@ -21,7 +21,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   RL_RETURN_IF_ERROR(
       OnlyKeys(root, "the scenario",
                {"name", "description", "seed", "start", "nodes", "latency", "buggify", "store",
-                "limiters", "claim", "traffic", "faults", "swarm", "checks"}));
+                "rules", "limiters", "claim", "traffic", "faults", "swarm", "checks"}));
   Scenario s;
   RL_ASSIGN(s.name, StringAt(root, "name", false, "unnamed"));
   RL_ASSIGN(s.description, StringAt(root, "description", false));
@@ -60,6 +60,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     }
   }
 
+  if (root["rules"]) RL_RETURN_IF_ERROR(ReadRulesSection(root["rules"], s));
   const YAML::Node limiters = root["limiters"];
   if (!limiters || !limiters.IsSequence() || limiters.size() == 0) {
     return Error(limiters ? limiters : root, "'limiters' must list at least one limiter");
@@ -81,6 +82,10 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     RL_RETURN_IF_ERROR(OnlyKeys(claim, "claim", {"limit", "window"}));
     RL_ASSIGN(s.claim_limit, IntAt(claim, "limit", true, 1, int64_t{1} << 40));
     RL_ASSIGN(s.claim_window, DurationAt(claim, "window", true));
+  } else if (s.rules) {
+    return Error(root,
+                 "missing 'claim': a scenario with rules needs the claim its limiters are "
+                 "held to ({limit: N, window: W})");
   } else {
     // The first window limiter's promise; for buckets, the burst over burst intervals.
     const Policy& p = s.limiters.front().policy;
@@ -99,7 +104,14 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     if (!faults.IsSequence()) return Error(faults, "'faults' must be a list");
     for (const YAML::Node& f : faults) RL_RETURN_IF_ERROR(ReadFault(f, s));
   }
+  if (s.rules) s.checks = {CheckId::kAnyWindowCap};
   if (const YAML::Node checks = root["checks"]) RL_RETURN_IF_ERROR(ReadChecks(checks, s));
+  for (size_t i = 0; i < s.faults.size(); ++i) {
+    if (s.faults[i].kind == FaultSpec::Kind::kListenDown &&
+        (!s.rules || s.rules->changes.empty())) {
+      return Error(root["faults"][i], "a listen-down fault needs rules: with changes to miss");
+    }
+  }
   return s;
 }
 
@@ -169,26 +181,30 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   RL_RETURN_IF_ERROR(OnlyKeys(n, "a limiter",
                               {"name", "protocol", "algorithm", "limit", "window", "burst",
                                "interval", "on_store_error", "breaker", "durability"}));
-  std::string name;
-  RL_ASSIGN(name, StringAt(n, "algorithm", true));
-  const std::optional<Algorithm> a = AlgorithmFromName(name);
-  if (!a) {
-    return Error(n["algorithm"],
-                 "unknown algorithm '" + name + "' (expected " + AlgorithmChoices() + ")");
-  }
   LimiterSpec spec;
-  spec.policy.algorithm = *a;
-  if (Describe(*a).bucket) {
-    RL_ASSIGN(spec.policy.limit, IntAt(n, "burst", true, 1, int64_t{1} << 40));
-    RL_ASSIGN(spec.policy.window, DurationAt(n, "interval", true));
+  if (s.rules) {
+    RL_RETURN_IF_ERROR(ReadRulesLimiter(n, spec, s));
   } else {
-    RL_ASSIGN(spec.policy.limit, IntAt(n, "limit", true, 1, int64_t{1} << 40));
-    RL_ASSIGN(spec.policy.window, DurationAt(n, "window", true));
-  }
-  if (std::optional<std::string> problem = spec.policy.Problem()) return Error(n, *problem);
-  RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
-  if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
-    return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
+    std::string name;
+    RL_ASSIGN(name, StringAt(n, "algorithm", true));
+    const std::optional<Algorithm> a = AlgorithmFromName(name);
+    if (!a) {
+      return Error(n["algorithm"],
+                   "unknown algorithm '" + name + "' (expected " + AlgorithmChoices() + ")");
+    }
+    spec.policy.algorithm = *a;
+    if (Describe(*a).bucket) {
+      RL_ASSIGN(spec.policy.limit, IntAt(n, "burst", true, 1, int64_t{1} << 40));
+      RL_ASSIGN(spec.policy.window, DurationAt(n, "interval", true));
+    } else {
+      RL_ASSIGN(spec.policy.limit, IntAt(n, "limit", true, 1, int64_t{1} << 40));
+      RL_ASSIGN(spec.policy.window, DurationAt(n, "window", true));
+    }
+    if (std::optional<std::string> problem = spec.policy.Problem()) return Error(n, *problem);
+    RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
+    if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
+      return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
+    }
   }
   RL_ASSIGN(spec.name, StringAt(n, "name", false));
   std::string durability;
@@ -251,10 +267,15 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
     f.kind = FaultSpec::Kind::kLatencySpike;
     RL_ASSIGN(f.amount, DurationAt(n, "for", true));
     RL_ASSIGN(f.extra, DurationAt(n, "extra", true));
+  } else if (type == "listen-down") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "a listen-down fault", {"type", "node", "at", "for"}));
+    f.kind = FaultSpec::Kind::kListenDown;
+    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
+    on_node = true;
   } else {
     return Error(n["type"], "unknown fault type '" + type +
-                                "' (expected crash, clock-jump, store-restart, store-outage or "
-                                "latency-spike)");
+                                "' (expected crash, clock-jump, store-restart, store-outage, "
+                                "latency-spike or listen-down)");
   }
   if (f.kind != FaultSpec::Kind::kClockJump && (f.amount.count() < 0 || f.extra.count() < 0)) {
     return Error(n, "a fault's durations cannot be negative");
@@ -276,6 +297,12 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
     const std::string name = c.IsScalar() ? c.Scalar() : "";
     Result<CheckId> check = CheckFromName(name);
     if (!check.ok()) return Error(c, std::string(check.status().message()));
+    if (s.rules && CheckOf(*check).by_policy) {
+      return Error(c, "the check " + name +
+                          " judges a limiter by its own policy, and a limiter by rules has one "
+                          "per rule: a scenario with rules is held to its claim (any-window-cap, "
+                          "aligned-window-cap, anchored-window-cap) and key-expiry");
+    }
     s.checks.push_back(*check);
   }
   return absl::OkStatus();

@@ -110,7 +110,7 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
             "bad.yaml:4:67: 'trough' must be a number from 0 to 1 (a fraction of the peak rate)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: meteor, at: 1s}\n"),
             "bad.yaml:6:12: unknown fault type 'meteor' (expected crash, clock-jump, "
-            "store-restart, store-outage or latency-spike)");
+            "store-restart, store-outage, latency-spike or listen-down)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: store-outage, at: 1s}\n"),
             "bad.yaml:6:5: missing 'for' (a duration such as 500ms, 1m30s)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: crash, node: 3, at: 1s}\n"),

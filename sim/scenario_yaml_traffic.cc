@@ -11,9 +11,18 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
   std::string type;
   if (!n.IsMap()) return Error(n, "a traffic generator must be a mapping with a 'type'");
   RL_ASSIGN(type, StringAt(n, "type", true));
+  if (type == "replay") return ReadReplay(n, s);
+  // Every generator but a replay (whose log names each request's endpoint) may say where its
+  // requests go.
+  std::string endpoint;
+  RL_ASSIGN(endpoint, StringAt(n, "endpoint", false));
+  if (n["endpoint"] && (endpoint.empty() || endpoint.size() > kMaxRuleText)) {
+    return Error(n["endpoint"], "'endpoint' must be a path such as /api/search, at most " +
+                                    std::to_string(kMaxRuleText) + " bytes");
+  }
   if (type == "constant") {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(n, "constant traffic", {"type", "user", "start", "interval", "count"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "constant traffic",
+                                {"type", "user", "start", "interval", "count", "endpoint"}));
     std::string user;
     Duration start, interval;
     int64_t count = 0;
@@ -23,8 +32,8 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
     s.traffic.push_back(std::make_unique<ConstantTraffic>(user, s.start + start, interval, count));
   } else if (type == "boundary-attack") {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(n, "boundary-attack traffic", {"type", "user", "edge", "spread", "per_side"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "boundary-attack traffic",
+                                {"type", "user", "edge", "spread", "per_side", "endpoint"}));
     std::string user;
     Duration edge, spread;
     int64_t per_side = 0;
@@ -35,7 +44,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     s.traffic.push_back(
         std::make_unique<BoundaryAttackTraffic>(user, s.start + edge, spread, per_side));
   } else if (type == "burst") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "burst traffic", {"type", "user", "at", "count"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "burst traffic", {"type", "user", "at", "count", "endpoint"}));
     std::string user;
     Duration at;
     int64_t count = 0;
@@ -44,8 +53,9 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
     s.traffic.push_back(std::make_unique<BurstTraffic>(user, s.start + at, count));
   } else if (type == "zipf-users") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "zipf-users traffic",
-                                {"type", "users", "exponent", "start", "duration", "mean_gap"}));
+    RL_RETURN_IF_ERROR(
+        OnlyKeys(n, "zipf-users traffic",
+                 {"type", "users", "exponent", "start", "duration", "mean_gap", "endpoint"}));
     int64_t users = 0;
     Duration start, duration, mean_gap;
     double exponent = 1.0;
@@ -61,8 +71,8 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     s.traffic.push_back(
         std::make_unique<ZipfUsersTraffic>(users, exponent, s.start + start, duration, mean_gap));
   } else if (type == "poisson") {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(n, "poisson traffic", {"type", "user", "start", "duration", "mean_gap"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "poisson traffic",
+                                {"type", "user", "start", "duration", "mean_gap", "endpoint"}));
     std::string user;
     Duration start, duration, mean_gap;
     RL_ASSIGN(user, StringAt(n, "user", true));
@@ -73,9 +83,9 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     s.traffic.push_back(
         std::make_unique<PoissonTraffic>(user, s.start + start, duration, mean_gap));
   } else if (type == "diurnal") {
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(n, "diurnal traffic",
-                 {"type", "users", "start", "duration", "peak_gap", "period", "trough"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(
+        n, "diurnal traffic",
+        {"type", "users", "start", "duration", "peak_gap", "period", "trough", "endpoint"}));
     int64_t users = 0;
     Duration start, duration, peak_gap, period;
     double trough = 0.2;
@@ -92,12 +102,13 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     }
     s.traffic.push_back(std::make_unique<DiurnalTraffic>(users, s.start + start, duration, peak_gap,
                                                          period, trough));
-  } else if (type == "replay") {
-    return ReadReplay(n, s);
   } else {
     return Error(n["type"], "unknown traffic type '" + type +
                                 "' (expected constant, poisson, boundary-attack, burst, "
                                 "zipf-users, diurnal or replay)");
+  }
+  if (n["endpoint"]) {
+    s.traffic.back() = std::make_unique<EndpointTraffic>(std::move(s.traffic.back()), endpoint);
   }
   return absl::OkStatus();
 }
@@ -113,12 +124,7 @@ Status ScenarioReader::ReadReplay(const YAML::Node& n, Scenario& s) const {
                                   "' (expected auto, csv, common or combined)");
   }
   // A relative path is relative to the scenario file.
-  std::string path = file;
-  if (!file.empty() && file[0] != '/') {
-    const size_t slash = source().rfind('/');
-    if (slash != std::string::npos) path = source().substr(0, slash + 1) + file;
-  }
-  Result<AccessLog> log = LoadAccessLog(path, *format);
+  Result<AccessLog> log = LoadAccessLog(Beside(file), *format);
   if (!log.ok()) return Error(n["file"], std::string(log.status().message()));
   // A scenario without a `start` of its own that opens with a log starts at midnight of the log's
   // first day in the log's own zone, and shows its times in that zone, so its witnesses and plots

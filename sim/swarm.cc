@@ -11,6 +11,9 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
     kinds.push_back(FaultSpec::Kind::kStoreOutage);
     kinds.push_back(FaultSpec::Kind::kStoreRestart);
   }
+  if (scenario.rules && !scenario.rules->changes.empty()) {
+    kinds.push_back(FaultSpec::Kind::kListenDown);
+  }
   const int64_t nodes = static_cast<int64_t>(scenario.nodes.size());
   const int64_t span_ns = std::max<int64_t>(span.count(), 1);
   std::vector<FaultSpec> out;
@@ -36,6 +39,10 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
         break;
       case FaultSpec::Kind::kStoreRestart:
         f.amount = milliseconds(random.Uniform(0, 5'000));
+        break;
+      case FaultSpec::Kind::kListenDown:
+        f.node = static_cast<int>(random.Uniform(0, nodes));
+        f.amount = milliseconds(random.Uniform(100, 60'000));
         break;
     }
     out.push_back(f);

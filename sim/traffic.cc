@@ -149,4 +149,10 @@ std::vector<Arrival> GenerateAll(const std::vector<std::unique_ptr<TrafficGenera
   return all;
 }
 
+void EndpointTraffic::Generate(Random& random, std::vector<Arrival>& out) const {
+  const size_t first = out.size();
+  inner_->Generate(random, out);
+  for (size_t i = first; i < out.size(); ++i) out[i].endpoint = endpoint_;
+}
+
 }  // namespace ratelab

@@ -162,6 +162,20 @@ class ReplayTraffic final : public TrafficGenerator {
   std::vector<Arrival> arrivals_;
 };
 
+// Another generator's arrivals, each to `endpoint` rather than "/api" (a scenario's `endpoint:`).
+class EndpointTraffic final : public TrafficGenerator {
+ public:
+  EndpointTraffic(std::unique_ptr<TrafficGenerator> inner, std::string endpoint)
+      : inner_(std::move(inner)), endpoint_(std::move(endpoint)) {}
+  void Generate(Random& random, std::vector<Arrival>& out) const override;
+  std::string Describe() const override { return inner_->Describe() + ", to " + endpoint_; }
+  double ExpectedCount() const override { return inner_->ExpectedCount(); }
+
+ private:
+  std::unique_ptr<TrafficGenerator> inner_;
+  std::string endpoint_;
+};
+
 // The arrivals of every generator, on average (ExpectedCount).
 double ExpectedCount(const std::vector<std::unique_ptr<TrafficGenerator>>& generators);
 

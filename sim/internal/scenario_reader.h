@@ -133,6 +133,12 @@ class YamlReader {
   }
 
   const std::string& source() const { return source_; }
+  // `file` as named in the source: relative to the source's directory unless absolute.
+  std::string Beside(const std::string& file) const {
+    if (file.empty() || file[0] == '/') return file;
+    const size_t slash = source_.rfind('/');
+    return slash == std::string::npos ? file : source_.substr(0, slash + 1) + file;
+  }
 
  private:
   std::string source_;
@@ -154,6 +160,10 @@ auto ParseYaml(const std::string& text, const std::string& source, Read read)
   }
 }
 
+// One rule at `n` (rules_file.h), with `extra_keys` allowed beside a rule's fields, checked; an
+// error points at the field at fault.
+Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n,
+                      const std::vector<std::string>& extra_keys = {});
 // The rules listed at `list` (rules_file.h), each checked, an error at the field at fault.
 Result<RuleSet> ReadRules(const YamlReader& reader, const YAML::Node& list);
 
@@ -171,6 +181,9 @@ class ScenarioReader : public YamlReader {
   Status ReadTraffic(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_traffic.cc
   Status ReadReplay(const YAML::Node& n, Scenario& s) const;   // scenario_yaml_traffic.cc
   Status ReadFault(const YAML::Node& n, Scenario& s) const;
+  Status ReadRulesSection(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_rules.cc
+  // A limiter by the scenario's rules: its protocol must suit every rule.
+  Status ReadRulesLimiter(const YAML::Node& n, LimiterSpec& spec, const Scenario& s) const;
   Status ReadChecks(const YAML::Node& n, Scenario& s) const;
 
   Durability default_durability_ = Durability::kAlways;  // from `store:`, for each limiter

@@ -160,6 +160,80 @@ TEST(PostgresStore, RowsPastTheirExpiryAreListedForTheKeyExpiryCheck) {
   EXPECT_TRUE((*sql)->failure().ok());
 }
 
+// A fixed window as a developer who forgets the sweep writes it: the same conditional upsert as
+// sql-fixed-window-upsert, without the DELETE of expired rows.
+constexpr SqlStatement kUpsertWithoutSweep{"test_upsert_without_sweep", R"sql(
+INSERT INTO ratelab.fixed_window AS w (key, window_start, count, expires_at)
+VALUES ($1::text, $2::bigint, 1, $4::bigint)
+ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + 1 WHERE w.count < $3::bigint
+RETURNING count)sql"};
+
+class UpsertWithoutSweep final : public Protocol {
+ public:
+  UpsertWithoutSweep(Sql& sql, const Policy& policy) : sql_(sql), policy_(policy) {}
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override {
+    const int64_t index = AlignedWindowIndex(request.now, policy_.window);
+    const Instant end = AlignedWindowStart(index + 1, policy_.window);
+    std::vector<std::string> params = {
+        LimiterKey(request), std::to_string(ToUnixNanos(AlignedWindowStart(index, policy_.window))),
+        std::to_string(policy_.limit), std::to_string(ToUnixNanos(end + policy_.window))};
+    Result<SqlReply> r = co_await ctx.Step("upsert " + params[0], [this, &params] {
+      return sql_.Execute(kUpsertWithoutSweep, params);
+    });
+    if (!r.ok()) co_return r.status();
+    if (r->is_error()) co_return absl::InternalError(r->error);
+    Decision d;
+    d.allowed = !r->rows.empty();
+    d.limit = policy_.limit;
+    d.reset = end;
+    if (!d.allowed) d.retry_after = end - request.now;
+    co_return d;
+  }
+  void Restart() override {}
+
+ private:
+  Sql& sql_;
+  Policy policy_;
+};
+
+TEST(PostgresStore, TheKeyExpiryCheckFindsTheRowsOfAProtocolThatNeverSweeps) {
+  RATELAB_REQUIRE_POSTGRES();
+  Result<Scenario> s = ParseScenario(R"yaml(name: sweep
+limiters:
+  - {protocol: sql-fixed-window-upsert, algorithm: fixed-window, limit: 2, window: 1s}
+traffic:
+  - {type: burst, user: early, at: 0s, count: 3}
+  - {type: burst, user: late, at: 30s, count: 1}
+checks: [key-expiry]
+)yaml",
+                                     "sweep");
+  ASSERT_TRUE(s.ok()) << s.status();
+  LimiterSpec forgetful = s->limiters[0];
+  forgetful.protocol = "upsert without sweep";
+  auto custom = std::make_shared<LimiterSpec::Custom>();
+  custom->info = *FindProtocol("sql-fixed-window-upsert");
+  custom->info.name = forgetful.protocol;
+  custom->make = [](const Policy& policy, const Stores& stores) {
+    return std::unique_ptr<Protocol>(std::make_unique<UpsertWithoutSweep>(*stores.sql, policy));
+  };
+  forgetful.custom = std::move(custom);
+  s->limiters.push_back(forgetful);
+  Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make("postgres");
+  ASSERT_TRUE(source.ok()) << source.status();
+  s->kv_store = *source;
+  Result<RunResult> r = RunScenario(*s, 1);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->limiters.size(), 2u);
+  EXPECT_EQ(r->limiters[0].violation_count(), 0) << "the upsert sweeps as it writes";
+  EXPECT_EQ(r->limiters[1].admitted, 3);
+  ASSERT_EQ(r->limiters[1].violation_count(), 1);
+  const Violation& v = r->limiters[1].checks[0].violations[0];
+  EXPECT_EQ(v.key, "row of ratelab.fixed_window for user:early:/api");
+  EXPECT_NE(v.summary.find("before the last admission, and was not deleted"), std::string::npos)
+      << v.summary;
+  EXPECT_EQ(v.witness.size(), 3u) << "the three requests that wrote the row";
+}
+
 TEST(PostgresStore, AnExistingDatabaseMustBeEmptyOfRatelabsRowsAndCannotBeRestarted) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
   PgSql theirs(server->conninfo());

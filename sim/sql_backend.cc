@@ -1,5 +1,6 @@
 #include "sim/sql_backend.h"
 
+#include "absl/strings/numbers.h"
 #include "impl/limiters/sql_protocols.h"
 #include "impl/store/postgres_sql.h"
 #include "sim/kv_backend.h"
@@ -64,6 +65,17 @@ class PostgresBackend final : public SqlBackend {
     return r;
   }
 
+  // A bigint column of ratelab's own tables; a value that is not one (a table changed by someone
+  // else) fails the run rather than being read as a number it is not.
+  int64_t Bigint(const std::optional<std::string>& text) {
+    int64_t n = 0;
+    if (text && !absl::SimpleAtoi(*text, &n)) {
+      Fail(absl::DataLossError("ratelab's tables at " + source_->where() +
+                               " hold a value that is not a bigint: '" + *text + "'"));
+    }
+    return n;
+  }
+
   void Restart() override {
     if (server_ == nullptr) {
       Fail(absl::FailedPreconditionError("cannot restart " + source_->where() +
@@ -82,8 +94,7 @@ class PostgresBackend final : public SqlBackend {
       Result<SqlReply> r = Execute(s, params);
       if (!r.ok() || r->is_error()) continue;
       for (const SqlReply::Row& row : r->rows) {
-        out.push_back({std::string(SqlTables()[i].name), row[0].value_or(""),
-                       row[1] ? std::stoll(*row[1]) : 0});
+        out.push_back({std::string(SqlTables()[i].name), row[0].value_or(""), Bigint(row[1])});
       }
     }
     return out;
@@ -94,8 +105,8 @@ class PostgresBackend final : public SqlBackend {
     for (const TableStatements& t : statements_) {
       Result<SqlReply> r = Execute(SqlStatement{t.usage_name, t.usage_text}, {});
       if (!r.ok() || r->is_error() || r->rows.size() != 1) continue;
-      size.keys += std::stoll(r->rows[0][0].value_or("0"));
-      size.bytes += std::stoll(r->rows[0][1].value_or("0"));
+      size.keys += Bigint(r->rows[0][0]);
+      size.bytes += Bigint(r->rows[0][1]);
     }
     return size;
   }

@@ -6,7 +6,8 @@
 #   impl/store     -> impl/core             (the in-process stores and the Redis ones)
 #   impl/limiters  -> impl/store
 #   impl/rules     -> impl/limiters
-#   sim            -> impl/limiters, impl/rules
+#   impl/service   -> impl/rules
+#   sim            -> impl/service (and so impl/rules, impl/limiters)
 #   reports        -> sim
 #   cli            -> reports
 #
@@ -18,7 +19,8 @@ set(below_impl/core "model;impl/core")
 set(below_impl/store "${below_impl/core};impl/store")
 set(below_impl/limiters "${below_impl/store};impl/limiters")
 set(below_impl/rules "${below_impl/limiters};impl/rules")
-set(below_sim "${below_impl/rules};sim")
+set(below_impl/service "${below_impl/rules};impl/service")
+set(below_sim "${below_impl/service};sim")
 set(below_reports "${below_sim};reports")
 set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/limiters};testing")
@@ -28,7 +30,7 @@ set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters impl/rules sim reports cli testing property-tests bench
+foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service sim reports cli testing property-tests bench
               fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})

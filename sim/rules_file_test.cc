@@ -74,6 +74,15 @@ TEST(RulesFile, ErrorsPointAtTheField) {
   EXPECT_EQ(LoadRules("/").status().message(), "/: cannot open the rules file");
 }
 
+// Found by fuzz/rules_file.cc: bytes that are not UTF-8 were read, and written back as other
+// bytes (and PostgreSQL's text would refuse them).
+TEST(RulesFile, AValueThatIsNotUtf8IsRefusedAtItsField) {
+  EXPECT_EQ(RulesFileError("rules:\n  - {scope_type: ip, scope_value: \"10.\xd4\xd1"
+                           "0.1\", "
+                           "algorithm: gcra, max_requests: 3, window_seconds: 3, burst_size: 1}\n"),
+            "rules.yaml:2:35: scope_value is not UTF-8 text (or holds a NUL byte)");
+}
+
 TEST(RulesFile, WritesWhatItReadsBack) {
   std::vector<Rule> rules;
   for (const std::string value : {"*", "~", "yes", "k:{1}", "a\"b\nc", "null"}) {

@@ -32,6 +32,13 @@ StateSize RulesLimiter::ProcessState() const {
 }
 
 Task<Result<Decision>> RulesLimiter::Decide(Context& ctx, const Request& request) {
+  Result<Answer> answer = co_await DecideByRules(ctx, request);
+  if (!answer.ok()) co_return answer.status();
+  co_return answer->decision;
+}
+
+Task<Result<RulesLimiter::Answer>> RulesLimiter::DecideByRules(Context& ctx,
+                                                               const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   const std::optional<ScopeType> type = ScopeTypeFromName(request.scope_type);
   if (!type) {
@@ -44,28 +51,32 @@ Task<Result<Decision>> RulesLimiter::Decide(Context& ctx, const Request& request
   struct Ask {
     Protocol* protocol;
     Request request;
+    Rule rule;
   };
   std::vector<Ask> asks;
   for (const AppliedRule& applied : rules_().Match({&scope, 1}, request.endpoint)) {
     Result<Protocol*> protocol = InstanceFor(applied);
     if (!protocol.ok()) co_return protocol.status();
     const bool global = applied.rule->scope_type == ScopeType::kGlobal;
-    asks.push_back({*protocol, Request{std::string(Name(applied.rule->scope_type)),
-                                       global ? std::string(kAnyScopeValue) : request.scope_value,
-                                       request.endpoint, request.cost, request.now}});
+    asks.push_back({*protocol,
+                    Request{std::string(Name(applied.rule->scope_type)),
+                            global ? std::string(kAnyScopeValue) : request.scope_value,
+                            request.endpoint, request.cost, request.now},
+                    *applied.rule});
   }
-  if (asks.empty()) co_return Decision{true, 0, 0, request.now, Duration(0)};
-  std::optional<Decision> answer;
+  if (asks.empty()) co_return Answer{Decision{true, 0, 0, request.now, Duration(0)}, std::nullopt};
+  std::optional<Answer> answer;
   for (const Ask& ask : asks) {
     Result<Decision> d = co_await ask.protocol->Decide(ctx, ask.request);
-    if (!d.ok() || !d->allowed) co_return d;
+    if (!d.ok()) co_return d.status();
+    if (!d->allowed) co_return Answer{*d, ask.rule};
     if (!answer) {
-      answer = *d;
+      answer = Answer{*d, ask.rule};
     } else {
-      answer->remaining = std::min(answer->remaining, d->remaining);
+      answer->decision.remaining = std::min(answer->decision.remaining, d->remaining);
     }
   }
-  co_return *answer;
+  co_return *std::move(answer);
 }
 
 }  // namespace ratelab

@@ -37,8 +37,16 @@ class RulesLimiter final : public Protocol {
   RulesLimiter(RulesSource rules, ProtocolMaker make)
       : rules_(std::move(rules)), make_(std::move(make)) {}
 
+  // A decision and the rule that gave it: the rule that denied, or the most restrictive of those
+  // that admitted; none when no rule applies.
+  struct Answer {
+    Decision decision;
+    std::optional<Rule> rule;
+  };
   // InvalidArgument for a request whose scope type is not one of ScopeTypes() (or a request that
   // is not valid), and the maker's error for a rule it cannot enforce.
+  Task<Result<Answer>> DecideByRules(Context& ctx, const Request& request);
+  // DecideByRules' decision.
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   // Forgets every instance (a new process makes them again).
   void Restart() override { instances_.clear(); }

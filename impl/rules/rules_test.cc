@@ -73,6 +73,26 @@ TEST(Rules, EachProblemNamesItsField) {
   EXPECT_TRUE(FieldAtFault(bad_id).starts_with("rule_id:")) << "lowercase, as PostgreSQL writes it";
 }
 
+TEST(Rules, ScopeValuesAndEndpointsAreUtf8TextWithoutNul) {
+  const std::string not_text[] = {
+      "10.\xd4\xd1"
+      "0.1",
+      std::string("a\0b", 3),
+      "\xc0\xaf",
+      "\xed\xa0\x80",
+      "\xf4\x90\x80\x80",
+      "cut\xe2\x82"};
+  for (const std::string& value : not_text) {
+    EXPECT_EQ(FieldAtFault(WindowRule(ScopeType::kUser, value, "/a", 1, 1)),
+              "scope_value: is not UTF-8 text (or holds a NUL byte)");
+    EXPECT_EQ(FieldAtFault(WindowRule(ScopeType::kUser, "*", "/" + value, 1, 1)),
+              "endpoint: is not UTF-8 text (or holds a NUL byte)");
+  }
+  for (const std::string value : {"caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "a:b{c}"}) {
+    EXPECT_EQ(FieldAtFault(WindowRule(ScopeType::kUser, value, "/" + value, 1, 1)), "") << value;
+  }
+}
+
 TEST(Rules, ScopeTypesAreOneTable) {
   for (const ScopeTypeInfo& t : ScopeTypes()) {
     EXPECT_EQ(ScopeTypeFromName(t.name), t.type);

@@ -1,0 +1,39 @@
+// An HTTP exchange as the rate-limit service sees it, whatever carries it: a server library for
+// real (`ratelab serve`), or the simulator, which hands the service the same values.
+#ifndef RATELAB_IMPL_SERVICE_HTTP_H_
+#define RATELAB_IMPL_SERVICE_HTTP_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ratelab {
+
+struct HttpHeader {
+  std::string name;
+  std::string value;
+  bool operator==(const HttpHeader&) const = default;
+};
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string path;    // without the query
+  std::vector<HttpHeader> headers;
+  std::string body;
+
+  // The first header called `name` (case-insensitive), or nothing.
+  std::optional<std::string_view> Header(std::string_view name) const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::vector<HttpHeader> headers;
+  std::string body;  // JSON, unless a header says otherwise
+
+  std::optional<std::string_view> Header(std::string_view name) const;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_SERVICE_HTTP_H_

@@ -29,7 +29,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
 
   std::unique_ptr<Command> commands[] = {ListCommand(),   DemoCommand(),   CompareCommand(),
                                          CheckCommand(),  ReportCommand(), RunCommand(),
-                                         StressCommand(), RulesCommand()};
+                                         StressCommand(), RulesCommand(),  ServeCommand()};
   std::vector<std::pair<CLI::App*, Command*>> table;
   for (std::unique_ptr<Command>& c : commands) table.emplace_back(c->Add(app), c.get());
   // `ratelab help [COMMAND]` prints what `ratelab [COMMAND] --help` does (it is listed with the

@@ -97,6 +97,30 @@ std::string Minute(Instant now) {
 
 }  // namespace
 
+RuleSet SeedServiceRules() {
+  const auto rule = [](std::string endpoint, Algorithm algorithm, int64_t max,
+                       std::optional<int64_t> burst) {
+    Rule r;
+    r.scope_type = ScopeType::kUser;
+    r.endpoint = std::move(endpoint);
+    r.algorithm = algorithm;
+    r.max_requests = max;
+    r.window_seconds = 60;
+    r.burst_size = burst;
+    r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
+    return r;
+  };
+  return *RuleSet::Make({rule("/api/hit", Algorithm::kFixedWindow, 5, std::nullopt),
+                         rule("*", Algorithm::kTokenBucket, 100, 100)});
+}
+
+RulesLimiter::ProtocolMaker InProcessProtocols() {
+  return [](const Rule& rule) {
+    const Policy policy = rule.ToPolicy();
+    return MakeProtocol("memory-" + std::string(Describe(policy.algorithm).name), policy, Stores{});
+  };
+}
+
 const std::array<RateLimitService::Route, 3> RateLimitService::kRoutes = {{
     {"POST", "/ratelimit/check", &RateLimitService::Check},
     {"POST", "/api/hit", &RateLimitService::Hit},

@@ -29,6 +29,13 @@
 
 namespace ratelab {
 
+// The seeds' own policies, for a service given no rules: seed 001's 5 requests a minute per user
+// on /api/hit (a fixed window), and seed 003's 100 a minute per user and endpoint elsewhere (a
+// token bucket of 100, refilled at 100 a minute).
+RuleSet SeedServiceRules();
+// Each rule enforced in process, by memory-<its algorithm> (state kept by the limiter itself).
+RulesLimiter::ProtocolMaker InProcessProtocols();
+
 class RateLimitService {
  public:
   // Decides with `limiter`, which must outlive the service. Not thread-safe (nor is the

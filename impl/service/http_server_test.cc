@@ -1,0 +1,137 @@
+// The service over real HTTP on loopback: HttpServer carrying RateLimitService, a client of
+// Boost.Beast on the other end.
+#include "impl/service/http_server.h"
+
+#include <gtest/gtest.h>
+
+// Boost 1.74's Asio uses std::exchange without including <utility> itself.
+#include <boost/asio.hpp>
+#include <boost/beast.hpp>
+#include <thread>
+#include <utility>
+
+#include "impl/core/clock.h"
+#include "impl/service/service.h"
+#include "testing/http_client.h"
+
+namespace ratelab {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using testing_http::Client;
+
+// `ratelab serve` in small: the seeds' rules, in process, on a clock that stays in the middle of
+// a minute (the system clock could cross a window's edge between two requests).
+struct Served {
+  RuleSet rules = SeedServiceRules();
+  RulesLimiter limiter{[this]() -> const RuleSet& { return rules; }, InProcessProtocols()};
+  RateLimitService service{limiter};
+  ManualClock clock{FromUnixNanos(int64_t{1'767'225'630} * 1'000'000'000)};
+  InlineExecutor executor;
+  std::unique_ptr<HttpServer> server;
+  std::thread thread;
+
+  explicit Served(HttpServerOptions options = {}) {
+    options.port = 0;
+    Result<std::unique_ptr<HttpServer>> listening =
+        HttpServer::Listen(options, [this](const HttpRequest& request) {
+          Context ctx(executor);
+          return RunInline(service.Handle(ctx, request, clock.Now()));
+        });
+    EXPECT_TRUE(listening.ok()) << listening.status();
+    server = *std::move(listening);
+    thread = std::thread([this] { server->Run(); });
+  }
+  ~Served() {
+    server->Stop();
+    thread.join();
+  }
+};
+
+TEST(HttpServer, TenParallelHitsFiveOkFiveRejectedAsSeed001sTestSays) {
+  Served s;
+  const uint16_t port = s.server->port();
+  std::vector<int> statuses(10);
+  std::vector<std::thread> clients;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    clients.emplace_back([&, i] {
+      Client c(port);
+      statuses[i] = c.Send(http::verb::post, "/api/hit", R"({"userId": "user_1"})").result_int();
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 200), 5);
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 429), 5);
+}
+
+TEST(HttpServer, AKeptAliveConnectionCarriesRequestsAndTheHeadersComeThrough) {
+  Served s;
+  Client c(s.server->port());
+  for (int i = 1; i <= 5; ++i) {
+    const auto r = c.Send(http::verb::post, "/api/hit", R"({"userId": "u"})");
+    EXPECT_EQ(r.result_int(), 200);
+    EXPECT_EQ(r["X-RateLimit-Remaining"], std::to_string(5 - i));
+    EXPECT_TRUE(r.keep_alive());
+  }
+  const auto sixth = c.Send(http::verb::post, "/api/hit", R"({"userId": "u"})");
+  EXPECT_EQ(sixth.result_int(), 429);
+  EXPECT_EQ(sixth.body(), R"({"error":"Rate limit exceeded","limit":5})");
+  EXPECT_FALSE(sixth["Retry-After"].empty());
+  // Seed 003's "2 requests, 1 token": the decision API over the default token bucket.
+  const auto check = c.Send(http::verb::post, "/ratelimit/check?x=1",
+                            R"({"user_id": "u_42", "endpoint": "/api/messages"})");
+  EXPECT_EQ(check.result_int(), 200) << "the query is not part of the path";
+  EXPECT_EQ(check["RateLimit-Policy"],
+            "\"" + DerivedRuleId(ScopeType::kUser, "*", "*") + "\";q=100;w=60");
+  EXPECT_EQ(c.Send(http::verb::get, "/healthz", "").body(), R"({"status":"ok"})");
+}
+
+TEST(HttpServer, OversizedAndMalformedRequestsAreAnsweredAndTheServerGoesOn) {
+  HttpServerOptions options;
+  options.max_body_bytes = 100;
+  Served s(options);
+  {
+    Client c(s.server->port());
+    const auto big = c.Send(http::verb::post, "/api/hit", std::string(1000, 'x'));
+    EXPECT_EQ(big.result_int(), 413);
+    EXPECT_EQ(big.body(), R"({"error":"the body is larger than 100 bytes"})");
+  }
+  {
+    Client c(s.server->port());
+    const auto garbage = c.SendRaw("HELLO\x01 there\r\n\r\n");
+    EXPECT_EQ(garbage.result_int(), 400);
+    EXPECT_EQ(garbage.body(), R"({"error":"the request is not HTTP/1.1"})");
+  }
+  Client c(s.server->port());
+  EXPECT_EQ(c.Send(http::verb::post, "/api/hit", "{").result_int(), 400);
+  EXPECT_EQ(c.Send(http::verb::get, "/healthz", "").result_int(), 200);
+}
+
+TEST(HttpServer, AStopAnswersWhatWasReadAndClosesIdleConnections) {
+  auto s = std::make_unique<Served>();
+  Client idle(s->server->port());
+  EXPECT_EQ(idle.Send(http::verb::get, "/healthz", "").result_int(), 200);
+  s.reset();  // Stop, and Run returns although a kept-alive connection is open
+  beast::error_code ec;
+  http::response<http::string_body> none;
+  http::write(idle.stream, http::request<http::string_body>(http::verb::get, "/healthz", 11), ec);
+  if (!ec) http::read(idle.stream, idle.buffer, none, ec);
+  EXPECT_TRUE(ec) << "the idle connection was closed";
+}
+
+TEST(HttpServer, APortInUseOrAHostThatIsNoAddressIsAClearError) {
+  Served s;
+  HttpServerOptions taken;
+  taken.port = s.server->port();
+  const auto again = HttpServer::Listen(taken, nullptr);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(again.status().message().find("cannot listen on 127.0.0.1:"), std::string::npos);
+  HttpServerOptions bad;
+  bad.host = "localhost:80";
+  EXPECT_EQ(HttpServer::Listen(bad, nullptr).status().message(),
+            "'localhost:80' is not an IP address to listen on");
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -17,6 +17,7 @@
 
 #include "impl/core/status.h"
 #include "impl/rules/rules.h"
+#include "impl/rules/rules_store.h"
 
 namespace ratelab {
 
@@ -34,26 +35,26 @@ struct RulesImport {
   int64_t deleted = 0;  // with `replace`: rules the table held that the import did not
 };
 
-class PostgresRules {
+class PostgresRules final : public RulesStore {
  public:
   // Connects to `conninfo` (a libpq string or a postgresql:// URL) and makes the table when it
   // is missing. Unavailable when the server cannot be reached.
   static Result<std::unique_ptr<PostgresRules>> Open(const std::string& conninfo);
-  ~PostgresRules();
+  ~PostgresRules() override;
   PostgresRules(const PostgresRules&) = delete;
   PostgresRules& operator=(const PostgresRules&) = delete;
 
   // Every rule, in SortRules order. InvalidArgument naming the rule
   // and field when a row the table holds is not a valid rule (written by another tool).
-  Result<RuleSet> List();
+  Result<RuleSet> List() override;
   // Writes every rule of `rules` in one transaction, inserting new rule_ids and updating the
   // others; with `replace`, also deletes the rules `rules` does not hold. Nothing is written when
   // any statement fails.
   Result<RulesImport> Import(const RuleSet& rules, bool replace);
   // Inserts or updates one rule (InvalidArgument naming the field when it is not valid).
-  Status Put(const Rule& rule);
+  Status Put(const Rule& rule) override;
   // Deletes the rule; NotFound when there is none with that id.
-  Status Delete(std::string_view rule_id);
+  Status Delete(std::string_view rule_id) override;
 
  private:
   struct Connection;

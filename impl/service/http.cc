@@ -17,7 +17,55 @@ std::optional<std::string_view> Find(const std::vector<HttpHeader>& headers,
   return std::nullopt;
 }
 
+Result<std::string> Decode(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out += ' ';
+    } else if (text[i] != '%') {
+      out += text[i];
+    } else {
+      const auto hex = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+      };
+      if (i + 2 >= text.size()) {
+        return absl::InvalidArgumentError("the query has a cut-short escape at '" +
+                                          std::string(text.substr(i)) + "'");
+      }
+      const int hi = hex(text[i + 1]), lo = hex(text[i + 2]);
+      if (hi < 0 || lo < 0) {
+        return absl::InvalidArgumentError("the query has a bad escape '" +
+                                          std::string(text.substr(i, 3)) + "'");
+      }
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+Result<std::vector<QueryParam>> ParseQuery(std::string_view query) {
+  std::vector<QueryParam> out;
+  while (!query.empty()) {
+    const size_t amp = query.find('&');
+    const std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    Result<std::string> name = Decode(part.substr(0, eq));
+    if (!name.ok()) return name.status();
+    Result<std::string> value =
+        Decode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1));
+    if (!value.ok()) return value.status();
+    out.push_back({*std::move(name), *std::move(value)});
+  }
+  return out;
+}
 
 std::optional<std::string_view> HttpRequest::Header(std::string_view name) const {
   return Find(headers, name);

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "impl/core/status.h"
+
 namespace ratelab {
 
 struct HttpHeader {
@@ -19,12 +21,21 @@ struct HttpHeader {
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // without the query
+  std::string query;   // after '?', as sent (percent-encoded)
   std::vector<HttpHeader> headers;
   std::string body;
 
   // The first header called `name` (case-insensitive), or nothing.
   std::optional<std::string_view> Header(std::string_view name) const;
 };
+
+// The parameters of a query ("a=1&b=x%20y"), percent-decoded ('+' is a space), in order;
+// InvalidArgument for a bad escape.
+struct QueryParam {
+  std::string name;
+  std::string value;
+};
+Result<std::vector<QueryParam>> ParseQuery(std::string_view query);
 
 struct HttpResponse {
   int status = 200;

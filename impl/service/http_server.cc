@@ -104,7 +104,10 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpRequest request;
     request.method = std::string(in.method_string());
     const std::string_view target(in.target().data(), in.target().size());
-    request.path = std::string(target.substr(0, target.find('?')));
+    const size_t question = target.find('?');
+    request.path = std::string(target.substr(0, question));
+    if (question != std::string_view::npos)
+      request.query = std::string(target.substr(question + 1));
     for (const auto& field : in) {
       request.headers.push_back({std::string(field.name_string()), std::string(field.value())});
     }

@@ -1,9 +1,11 @@
 #include "impl/service/service.h"
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
+#include "impl/rules/rules_json.h"
 #include "impl/service/headers.h"
 
 namespace ratelab {
@@ -79,6 +81,50 @@ Result<std::string> StringField(const nlohmann::json& object, const std::string&
   return value;
 }
 
+// A rules store's error: the request's fault (400), no such rule (404), a store that takes no
+// writes (405), or the store's own failure (503).
+HttpResponse StoreFailed(const Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      return ErrorAnswer(400, std::string(s.message()));
+    case absl::StatusCode::kNotFound:
+      return ErrorAnswer(404, std::string(s.message()));
+    case absl::StatusCode::kFailedPrecondition:
+      return ErrorAnswer(405, std::string(s.message()), {{"Allow", "GET"}});
+    default:
+      return ErrorAnswer(503, "the rules store failed: " + std::string(s.message()));
+  }
+}
+
+HttpResponse NoSuchRule(std::string_view id) {
+  return ErrorAnswer(404, "no rule has the id '" + std::string(id) + "'");
+}
+
+// A 409 when `rule`'s target is another rule's (or, when `new_id`, its id is taken at all).
+std::optional<HttpResponse> Taken(const RuleSet& rules, const Rule& rule, bool new_id) {
+  for (const Rule& r : rules.rules()) {
+    if (new_id && r.rule_id == rule.rule_id) {
+      return ErrorAnswer(409, "rule_id: '" + rule.rule_id + "' is taken (PUT replaces a rule)");
+    }
+    if (r.rule_id != rule.rule_id && r.scope_type == rule.scope_type &&
+        r.scope_value == rule.scope_value && r.endpoint == rule.endpoint) {
+      return ErrorAnswer(409, "the rule '" + r.rule_id + "' has the same target (" +
+                                  std::string(Name(r.scope_type)) + " " + r.scope_value + " " +
+                                  r.endpoint + ")");
+    }
+  }
+  return std::nullopt;
+}
+
+// Equal secrets, compared in time that does not depend on where they differ.
+bool SameSecret(std::string_view given, std::string_view secret) {
+  unsigned char diff = given.size() != secret.size() ? 1 : 0;
+  for (size_t i = 0; i < secret.size(); ++i) {
+    diff |= static_cast<unsigned char>(secret[i] ^ (i < given.size() ? given[i] : 0));
+  }
+  return diff == 0;
+}
+
 // The rate-limit headers of the rule that answered, if one did.
 std::vector<HttpHeader> HeadersOf(const RulesLimiter::Answer& a, Instant now) {
   if (!a.rule) return {};
@@ -121,21 +167,38 @@ RulesLimiter::ProtocolMaker InProcessProtocols() {
   };
 }
 
-const std::array<RateLimitService::Route, 3> RateLimitService::kRoutes = {{
-    {"POST", "/ratelimit/check", &RateLimitService::Check},
-    {"POST", "/api/hit", &RateLimitService::Hit},
-    {"GET", "/healthz", &RateLimitService::Health},
+const std::array<RateLimitService::Route, 8> RateLimitService::kRoutes = {{
+    {"POST", "/ratelimit/check", false, false, &RateLimitService::Check},
+    {"POST", "/api/hit", false, false, &RateLimitService::Hit},
+    {"GET", "/healthz", false, false, &RateLimitService::Health},
+    {"GET", "/ratelimit/rules", false, true, &RateLimitService::ListRules},
+    {"POST", "/ratelimit/rules", false, true, &RateLimitService::CreateRule},
+    {"GET", "/ratelimit/rules/", true, true, &RateLimitService::GetRule},
+    {"PUT", "/ratelimit/rules/", true, true, &RateLimitService::ReplaceRule},
+    {"DELETE", "/ratelimit/rules/", true, true, &RateLimitService::DeleteRule},
 }};
 
 Task<HttpResponse> RateLimitService::Handle(Context& ctx, const HttpRequest& request, Instant now) {
   std::string allow;
   for (const Route& route : kRoutes) {
-    if (route.path != request.path) continue;
-    if (route.method == request.method) {
-      HttpResponse r = co_await (this->*route.handle)(ctx, request, now);
-      co_return r;
+    std::string_view id;
+    if (route.id) {
+      const std::string_view path = request.path;
+      if (!path.starts_with(route.path)) continue;
+      id = path.substr(route.path.size());
+      if (id.empty() || id.find('/') != std::string_view::npos) continue;
+    } else if (route.path != request.path) {
+      continue;
     }
-    allow += (allow.empty() ? "" : ", ") + std::string(route.method);
+    if (route.method != request.method) {
+      allow += (allow.empty() ? "" : ", ") + std::string(route.method);
+      continue;
+    }
+    if (route.admin) {
+      if (std::optional<HttpResponse> refused = Refusal(request)) co_return *std::move(refused);
+    }
+    HttpResponse r = co_await (this->*route.handle)(ctx, request, now, id);
+    co_return r;
   }
   if (!allow.empty()) {
     co_return ErrorAnswer(405, request.method + " " + request.path + " is not served; use " + allow,
@@ -144,7 +207,8 @@ Task<HttpResponse> RateLimitService::Handle(Context& ctx, const HttpRequest& req
   co_return ErrorAnswer(404, "no such endpoint: " + request.method + " " + request.path);
 }
 
-Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& request, Instant now) {
+Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& request, Instant now,
+                                           std::string_view) {
   Result<nlohmann::json> body =
       BodyObject(request.body, R"({"user_id": ..., "endpoint": ..., "scope": ...})");
   if (!body.ok()) co_return Failed(body.status());
@@ -171,7 +235,8 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
   co_return JsonAnswer(d.allowed ? 200 : 429, out, HeadersOf(*a, now));
 }
 
-Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& request, Instant now) {
+Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& request, Instant now,
+                                         std::string_view) {
   Result<nlohmann::json> body = BodyObject(request.body, R"({"userId": ...})");
   if (!body.ok()) co_return Failed(body.status());
   Result<std::string> user = StringField(*body, "userId");
@@ -193,8 +258,103 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
                        HeadersOf(*a, now));
 }
 
-Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instant) {
+Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instant,
+                                            std::string_view) {
   co_return JsonAnswer(200, Json{{"status", "ok"}});
+}
+
+// The admin API.
+
+std::optional<HttpResponse> RateLimitService::Refusal(const HttpRequest& request) const {
+  if (admin_.store == nullptr || admin_.token.empty()) {
+    return ErrorAnswer(404,
+                       "the admin API is off: the service was given no rules store and token "
+                       "(ratelab serve --admin-token-file)");
+  }
+  const std::optional<std::string_view> auth = request.Header("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (!auth || !auth->starts_with(kBearer)) {
+    return ErrorAnswer(401, "the admin API needs Authorization: Bearer TOKEN",
+                       {{"WWW-Authenticate", "Bearer"}});
+  }
+  if (!SameSecret(auth->substr(kBearer.size()), admin_.token)) {
+    return ErrorAnswer(403, "the token is not the admin API's");
+  }
+  return std::nullopt;
+}
+
+Task<HttpResponse> RateLimitService::ListRules(Context&, const HttpRequest& request, Instant,
+                                               std::string_view) {
+  Result<std::vector<QueryParam>> filters = ParseQuery(request.query);
+  if (!filters.ok()) co_return ErrorAnswer(400, std::string(filters.status().message()));
+  constexpr std::string_view kFilters[] = {"scope_type", "scope_value", "endpoint", "algorithm"};
+  for (const QueryParam& f : *filters) {
+    if (std::find(std::begin(kFilters), std::end(kFilters), f.name) == std::end(kFilters)) {
+      co_return ErrorAnswer(400, "unknown filter '" + f.name +
+                                     "' (expected scope_type, scope_value, endpoint or algorithm)");
+    }
+  }
+  Result<RuleSet> rules = admin_.store->List();
+  if (!rules.ok()) co_return StoreFailed(rules.status());
+  Json list = Json::array();
+  for (const Rule& r : rules->rules()) {
+    const Json rule = RuleToJson(r);
+    if (std::all_of(filters->begin(), filters->end(),
+                    [&](const QueryParam& f) { return rule[f.name] == f.value; })) {
+      list.push_back(rule);
+    }
+  }
+  co_return JsonAnswer(200, Json{{"rules", list}});
+}
+
+Task<HttpResponse> RateLimitService::GetRule(Context&, const HttpRequest&, Instant,
+                                             std::string_view id) {
+  Result<RuleSet> rules = admin_.store->List();
+  if (!rules.ok()) co_return StoreFailed(rules.status());
+  const Rule* rule = rules->Find(id);
+  if (rule == nullptr) co_return NoSuchRule(id);
+  co_return JsonAnswer(200, RuleToJson(*rule));
+}
+
+Task<HttpResponse> RateLimitService::CreateRule(Context&, const HttpRequest& request, Instant,
+                                                std::string_view) {
+  Result<nlohmann::json> body = BodyObject(request.body, "a rule (docs/rules.md)");
+  if (!body.ok()) co_return Failed(body.status());
+  Result<Rule> rule = RuleFromJson(*body);
+  if (!rule.ok()) co_return Failed(rule.status());
+  Result<RuleSet> rules = admin_.store->List();
+  if (!rules.ok()) co_return StoreFailed(rules.status());
+  if (std::optional<HttpResponse> taken = Taken(*rules, *rule, true)) co_return *std::move(taken);
+  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return StoreFailed(s);
+  co_return JsonAnswer(201, RuleToJson(*rule), {{"Location", "/ratelimit/rules/" + rule->rule_id}});
+}
+
+Task<HttpResponse> RateLimitService::ReplaceRule(Context&, const HttpRequest& request, Instant,
+                                                 std::string_view id) {
+  Result<nlohmann::json> body = BodyObject(request.body, "a rule (docs/rules.md)");
+  if (!body.ok()) co_return Failed(body.status());
+  if (const auto given = body->find("rule_id");
+      given != body->end() && !(given->is_string() && given->get<std::string>() == id)) {
+    co_return ErrorAnswer(400, "rule_id: the body's is not the path's (" + std::string(id) + ")");
+  }
+  (*body)["rule_id"] = std::string(id);
+  Result<Rule> rule = RuleFromJson(*body);
+  if (!rule.ok()) co_return Failed(rule.status());
+  Result<RuleSet> rules = admin_.store->List();
+  if (!rules.ok()) co_return StoreFailed(rules.status());
+  if (rules->Find(id) == nullptr) co_return NoSuchRule(id);
+  if (std::optional<HttpResponse> taken = Taken(*rules, *rule, false)) co_return *std::move(taken);
+  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return StoreFailed(s);
+  co_return JsonAnswer(200, RuleToJson(*rule));
+}
+
+Task<HttpResponse> RateLimitService::DeleteRule(Context&, const HttpRequest&, Instant,
+                                                std::string_view id) {
+  if (Status s = admin_.store->Delete(id); !s.ok()) {
+    if (s.code() == absl::StatusCode::kNotFound) co_return NoSuchRule(id);
+    co_return StoreFailed(s);
+  }
+  co_return HttpResponse{204, {}, ""};
 }
 
 }  // namespace ratelab

@@ -13,6 +13,22 @@
 //                           429 {error: "Rate limit exceeded", limit}
 //   GET  /healthz           200 {"status": "ok"}
 //
+// Seed 003's admin API, on when the service is given a rules store and a token, every call with
+// "Authorization: Bearer TOKEN" (401 without one, 403 with another; compared in constant time):
+//
+//   GET    /ratelimit/rules       200 {"rules": [...]}, filtered by ?scope_type=&scope_value=
+//                                 &endpoint=&algorithm= (each an exact match)
+//   GET    /ratelimit/rules/ID    200 the rule, 404 when there is none
+//   POST   /ratelimit/rules       201 the rule made (rule_id derived from its target when not
+//                                 given), Location: its URL; 409 when its id or target is taken
+//   PUT    /ratelimit/rules/ID    200 the rule replaced; 404 when there is none
+//   DELETE /ratelimit/rules/ID    204
+//
+// Rules are JSON objects of kRuleFields (impl/rules/rules_json.h); a bad one is a 400 naming the
+// field. A store that takes no writes (a rules file) answers writes 405. What the admin API
+// writes reaches the decisions through the store's own notifications (RulesCache), never
+// synchronously.
+//
 // Every decision's answer carries the rate-limit headers (headers.h) of the rule that answered;
 // a request no rule limits is admitted without them. A body that is not what the endpoint takes
 // is a 400 naming the field; a store that failed (under the `error` failure policy) a 503; an
@@ -25,6 +41,7 @@
 
 #include "impl/core/task.h"
 #include "impl/rules/rules_limiter.h"
+#include "impl/rules/rules_store.h"
 #include "impl/service/http.h"
 
 namespace ratelab {
@@ -36,30 +53,51 @@ RuleSet SeedServiceRules();
 // Each rule enforced in process, by memory-<its algorithm> (state kept by the limiter itself).
 RulesLimiter::ProtocolMaker InProcessProtocols();
 
+// The admin API's store and the token its callers must send; off when either is missing.
+struct AdminApi {
+  RulesStore* store = nullptr;
+  std::string token;
+};
+
 class RateLimitService {
  public:
-  // Decides with `limiter`, which must outlive the service. Not thread-safe (nor is the
-  // limiter): one per simulated node, or one per server thread.
-  explicit RateLimitService(RulesLimiter& limiter) : limiter_(limiter) {}
+  // Decides with `limiter`; administers `admin.store`. Both must outlive the service. Not
+  // thread-safe (nor is the limiter): one per simulated node, or one per server thread.
+  explicit RateLimitService(RulesLimiter& limiter, AdminApi admin = {})
+      : limiter_(limiter), admin_(std::move(admin)) {}
 
   // The answer to `request`, received at `now` on the node's clock. `request` and `ctx` must
   // outlive the task.
   Task<HttpResponse> Handle(Context& ctx, const HttpRequest& request, Instant now);
 
  private:
+  // A handler: the request, when it came, and the ID of a path that ends with one.
+  using Handler = Task<HttpResponse> (RateLimitService::*)(Context&, const HttpRequest&, Instant,
+                                                           std::string_view);
   struct Route {
     std::string_view method;
-    std::string_view path;
-    Task<HttpResponse> (RateLimitService::*handle)(Context&, const HttpRequest&, Instant);
+    std::string_view path;  // "/ratelimit/rules/" with `id`: the ID follows
+    bool id;
+    bool admin;  // needs the token
+    Handler handle;
   };
-  // What the service serves, one row an endpoint.
-  static const std::array<Route, 3> kRoutes;
+  // What the service serves, one row an endpoint and method.
+  static const std::array<Route, 8> kRoutes;
 
-  Task<HttpResponse> Check(Context& ctx, const HttpRequest& request, Instant now);
-  Task<HttpResponse> Hit(Context& ctx, const HttpRequest& request, Instant now);
-  Task<HttpResponse> Health(Context& ctx, const HttpRequest& request, Instant now);
+  Task<HttpResponse> Check(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
+  Task<HttpResponse> Hit(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
+  Task<HttpResponse> Health(Context&, const HttpRequest&, Instant, std::string_view);
+  Task<HttpResponse> ListRules(Context&, const HttpRequest& request, Instant, std::string_view);
+  Task<HttpResponse> GetRule(Context&, const HttpRequest&, Instant, std::string_view id);
+  Task<HttpResponse> CreateRule(Context&, const HttpRequest& request, Instant, std::string_view);
+  Task<HttpResponse> ReplaceRule(Context&, const HttpRequest& request, Instant,
+                                 std::string_view id);
+  Task<HttpResponse> DeleteRule(Context&, const HttpRequest&, Instant, std::string_view id);
+  // Null when `request` may use the admin API; else its refusal.
+  std::optional<HttpResponse> Refusal(const HttpRequest& request) const;
 
   RulesLimiter& limiter_;
+  AdminApi admin_;
 };
 
 }  // namespace ratelab

@@ -2,6 +2,8 @@
 // (impl/service/http_server.h), deciding by rules from a rules file or the seeds' own.
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "cli/command.h"
@@ -9,8 +11,12 @@
 #include "cli/interrupt.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
+#include "impl/rules/postgres_rules.h"
 #include "impl/service/http_server.h"
+#include "impl/service/live_rules.h"
 #include "impl/service/service.h"
+#include "impl/store/postgres_server.h"
+#include "impl/store/postgres_sql.h"
 #include "sim/rules_file.h"
 
 namespace ratelab {
@@ -27,7 +33,10 @@ class Serve final : public Command {
     c->footer(
         "Decides in process, by the rules of --rules (docs/rules.md) or, without it, by the "
         "seeds' own: 5 a minute per user on /api/hit, 100 a minute per user and endpoint "
-        "elsewhere. SIGINT or SIGTERM stops it gracefully: requests already read are answered.");
+        "elsewhere. Rules in PostgreSQL are followed as they change (LISTEN/NOTIFY), and with "
+        "--admin-token-file the admin API (GET, POST /ratelimit/rules; GET, PUT, DELETE "
+        "/ratelimit/rules/ID) changes them. SIGINT or SIGTERM stops it gracefully: requests "
+        "already read are answered.");
     c->add_option_function<std::string>(
         "--listen",
         [this](const std::string& text) {
@@ -36,21 +45,64 @@ class Serve final : public Command {
           }
         },
         "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: any free one)");
-    c->add_option("--rules", rules_file_, "A rules file (YAML) to decide by");
+    c->add_option("--rules", rules_,
+                  "Where the rules are: a rules file (YAML, read-only), postgres (a private "
+                  "PostgreSQL server, empty at the start), or postgresql://... (the table "
+                  "ratelab.rules of that database, made when missing)");
+    c->add_option("--admin-token-file", token_file_,
+                  "A file holding the token the admin API's callers must send (Authorization: "
+                  "Bearer TOKEN); without it the admin API is off");
     AddParsed(*c, "--max-body", options_.max_body_bytes, ParseBodyLimit,
               "The largest request body taken, in bytes (default 65536); a larger one is a 413");
     return c;
   }
 
   Result<int> Run(std::ostream&, std::ostream& err) override {
-    RuleSet rules = SeedServiceRules();
-    if (!rules_file_.empty()) {
-      Result<RuleSet> loaded = LoadRules(rules_file_);
-      if (!loaded.ok()) return loaded.status();
-      rules = *std::move(loaded);
+    std::string token;
+    if (!token_file_.empty()) {
+      Result<std::string> read = ReadToken(token_file_);
+      if (!read.ok()) return read.status();
+      token = *std::move(read);
     }
-    RulesLimiter limiter([&]() -> const RuleSet& { return rules; }, InProcessProtocols());
-    RateLimitService service(limiter);
+    // Where the rules are: a file or the seeds' (fixed), or PostgreSQL (followed).
+    std::unique_ptr<PostgresServer> private_server;
+    std::unique_ptr<RulesFollower> follower;
+    std::unique_ptr<RulesStore> store;
+    std::optional<LiveRules> fixed;
+    std::string source = "the seeds' rules";
+    if (rules_ == "postgres" || rules_.starts_with("postgresql://") ||
+        rules_.starts_with("postgres://")) {
+      std::string conninfo = rules_;
+      if (rules_ == "postgres") {
+        Result<std::unique_ptr<PostgresServer>> started =
+            PostgresServer::Start(PostgresServerOptions{});
+        if (!started.ok()) return started.status();
+        private_server = *std::move(started);
+        conninfo = private_server->url();
+      } else if (Status s = ParsePostgresUrl(rules_); !s.ok()) {
+        return s;
+      }
+      Result<std::unique_ptr<RulesFollower>> followed = RulesFollower::Start(conninfo);
+      if (!followed.ok()) return followed.status();
+      follower = *std::move(followed);
+      Result<std::unique_ptr<PostgresRules>> table = PostgresRules::Open(conninfo);
+      if (!table.ok()) return table.status();
+      store = *std::move(table);
+      source = "the rules of PostgreSQL at " + conninfo + ", followed";
+    } else {
+      RuleSet rules = SeedServiceRules();
+      if (!rules_.empty()) {
+        Result<RuleSet> loaded = LoadRules(rules_);
+        if (!loaded.ok()) return loaded.status();
+        rules = *std::move(loaded);
+        source = "the rules of " + rules_;
+      }
+      store = std::make_unique<ReadOnlyRules>(rules, rules_.empty() ? "the seeds" : rules_);
+      fixed.emplace(std::move(rules));
+    }
+    LiveRules& live = follower ? follower->rules() : *fixed;
+    RulesLimiter limiter([&]() -> const RuleSet& { return live.Current(); }, InProcessProtocols());
+    RateLimitService service(limiter, token.empty() ? AdminApi{} : AdminApi{store.get(), token});
     SystemClock clock;
     InlineExecutor executor;
     Result<std::unique_ptr<HttpServer>> server =
@@ -60,9 +112,8 @@ class Serve final : public Command {
         });
     if (!server.ok()) return server.status();
     err << "ratelab serve: listening on http://" << options_.host << ":" << (*server)->port()
-        << ", deciding in process by "
-        << (rules_file_.empty() ? "the seeds' rules" : "the rules of " + rules_file_) << " ("
-        << rules.rules().size() << ")\n"
+        << ", deciding in process by " << source << " (" << live.Current().rules().size()
+        << "); the admin API is " << (token.empty() ? "off" : "on") << "\n"
         << std::flush;
     // A signal only marks the process interrupted; this thread turns that into a stop.
     InterruptHandler interrupt;
@@ -100,8 +151,23 @@ class Serve final : public Command {
     return n;
   }
 
+  // The token of `path`: its text without surrounding white space, not empty.
+  static Result<std::string> ReadToken(const std::string& path) {
+    std::ifstream in(path);
+    if (!in || std::filesystem::is_directory(path)) {
+      return absl::NotFoundError(path + ": cannot read the admin token file");
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+      return absl::InvalidArgumentError(path + ": the admin token file is empty");
+    text = text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+    return text;
+  }
+
   HttpServerOptions options_;
-  std::string rules_file_;
+  std::string rules_;
+  std::string token_file_;
 };
 
 }  // namespace

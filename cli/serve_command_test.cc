@@ -14,6 +14,7 @@
 #include "cli/cli_test_util.h"
 #include "testing/files.h"
 #include "testing/http_client.h"
+#include "testing/postgres.h"
 
 namespace ratelab {
 namespace {
@@ -21,38 +22,71 @@ namespace {
 namespace fs = std::filesystem;
 namespace http = testing_http::http;
 
+// `ratelab serve ARGS...` as a process, its stderr in `err`; the port it listens on once it says.
+class ServeProcess {
+ public:
+  ServeProcess(std::vector<std::string> args, const fs::path& err) : err_(err) {
+    args.insert(args.begin(), {RATELAB_BINARY, "serve", "--listen", "127.0.0.1:0"});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+), )");
+    std::smatch m;
+    std::string text;
+    const auto began = std::chrono::steady_clock::now();
+    while (!std::regex_search(text = testing_files::Read(err_), m, listening) &&
+           std::chrono::steady_clock::now() - began < std::chrono::seconds(30)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(std::regex_search(text, m, listening)) << text;
+    if (!m.empty()) port_ = static_cast<uint16_t>(std::stoi(m[1].str()));
+  }
+  ~ServeProcess() {
+    if (pid_ > 0) Stop();
+  }
+  uint16_t port() const { return port_; }
+  std::string err() const { return testing_files::Read(err_); }
+  // SIGTERM, then its exit status (-1 when it did not exit in 30 s, and was killed).
+  int Stop() {
+    kill(pid_, SIGTERM);
+    int status = 0;
+    const auto began = std::chrono::steady_clock::now();
+    while (waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() - began > std::chrono::seconds(30)) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  fs::path err_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+};
+
 TEST(ServeCommand, ServesTheSeedsApisOverHttpAndStopsOnSigterm) {
   const fs::path dir = testing_files::TempDir("serve");
-  const fs::path err = dir / "err.txt";
   testing_files::Write(dir, "rules.yaml",
                        "rules:\n  - {scope_type: user, endpoint: /api/hit, algorithm: "
                        "fixed-window, max_requests: 2, window_seconds: 3600}\n");
-  std::vector<std::string> args = {RATELAB_BINARY, "serve",   "--listen",
-                                   "127.0.0.1:0",  "--rules", (dir / "rules.yaml").string()};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-
-  const auto began = std::chrono::steady_clock::now();
-  const auto waited = [&] { return std::chrono::steady_clock::now() - began; };
-  const std::regex listening(
-      R"(listening on http://127\.0\.0\.1:(\d+), deciding in process by the rules of .*rules\.yaml \(1\))");
-  std::smatch m;
-  std::string text;
-  while (!std::regex_search(text = testing_files::Read(err), m, listening) &&
-         waited() < std::chrono::seconds(20)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(std::regex_search(text, m, listening)) << text;
-  const uint16_t port = static_cast<uint16_t>(std::stoi(m[1].str()));
+  ServeProcess serve({"--rules", (dir / "rules.yaml").string()}, dir / "err.txt");
+  EXPECT_NE(serve.err().find("deciding in process by the rules of " +
+                             (dir / "rules.yaml").string() + " (1); the admin API is off"),
+            std::string::npos)
+      << serve.err();
   {
-    testing_http::Client c(port);
+    testing_http::Client c(serve.port());
     EXPECT_EQ(c.Send(http::verb::post, "/api/hit", R"({"userId": "a"})").result_int(), 200);
     EXPECT_EQ(c.Send(http::verb::post, "/api/hit", R"({"userId": "a"})").result_int(), 200);
     const testing_http::Response third = c.Send(http::verb::post, "/api/hit", R"({"userId": "a"})");
@@ -66,15 +100,51 @@ TEST(ServeCommand, ServesTheSeedsApisOverHttpAndStopsOnSigterm) {
     EXPECT_EQ(free.count("X-RateLimit-Limit"), 0u) << "no rule limits /x";
     EXPECT_EQ(c.Send(http::verb::get, "/healthz").result_int(), 200);
   }
-  kill(pid, SIGTERM);
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0 && waited() < std::chrono::seconds(30)) {
+  EXPECT_EQ(serve.Stop(), kExitOk);
+  EXPECT_NE(serve.err().find("stopped after answering 5 requests"), std::string::npos)
+      << serve.err();
+}
+
+TEST(ServeCommand, ARuleMadeThroughOneServersAdminApiIsEnforcedByAnother) {
+  RATELAB_START_POSTGRES(server, PostgresServerOptions{});
+  const fs::path dir = testing_files::TempDir("serve-pg");
+  testing_files::Write(dir, "token", "  t0ken\n");
+  ServeProcess a({"--rules", server->url(), "--admin-token-file", (dir / "token").string()},
+                 dir / "a.txt");
+  ServeProcess b({"--rules", server->url()}, dir / "b.txt");
+  EXPECT_NE(a.err().find("followed (0); the admin API is on"), std::string::npos) << a.err();
+
+  testing_http::Client admin(a.port()), decide(b.port());
+  const std::string ask = R"({"user_id": "u", "endpoint": "/pay"})";
+  EXPECT_EQ(decide.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 200)
+      << "no rule yet";
+  auto made = [&] {
+    http::request<http::string_body> request(http::verb::post, "/ratelimit/rules", 11);
+    request.set(http::field::authorization, "Bearer t0ken");
+    request.body() = R"({"scope_type": "user", "endpoint": "/pay", "algorithm": "token-bucket",
+                         "max_requests": 1, "window_seconds": 3600, "burst_size": 2})";
+    request.prepare_payload();
+    http::write(admin.stream, request);
+    testing_http::Response response;
+    http::read(admin.stream, admin.buffer, response);
+    return response;
+  }();
+  ASSERT_EQ(made.result_int(), 201) << made.body();
+  // B hears of it through NOTIFY: within a few seconds, a bucket of 2 for u on /pay.
+  const auto began = std::chrono::steady_clock::now();
+  testing_http::Response r;
+  while ((r = decide.Send(http::verb::post, "/ratelimit/check", ask)).count("X-RateLimit-Limit") ==
+             0 &&
+         std::chrono::steady_clock::now() - began < std::chrono::seconds(10)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ASSERT_TRUE(WIFEXITED(status)) << testing_files::Read(err);
-  EXPECT_EQ(WEXITSTATUS(status), kExitOk);
-  EXPECT_NE(testing_files::Read(err).find("stopped after answering 5 requests"), std::string::npos)
-      << testing_files::Read(err);
+  EXPECT_EQ(r["X-RateLimit-Limit"], "2") << r.body();
+  EXPECT_EQ(decide.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 200);
+  EXPECT_EQ(decide.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 429);
+  EXPECT_EQ(decide.Send(http::verb::get, "/ratelimit/rules").result_int(), 404)
+      << "B has no admin token: its admin API is off";
+  EXPECT_EQ(a.Stop(), kExitOk);
+  EXPECT_EQ(b.Stop(), kExitOk);
 }
 
 TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {

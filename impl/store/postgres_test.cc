@@ -150,7 +150,8 @@ TEST(PostgresTest, TheNextStartCleansUpAfterAProcessKilledOutright) {
   testing_files::Write(server->dir(), "owner",
                        std::to_string(gone) + " " + std::to_string(postmaster));
   const std::filesystem::path dir = server->dir();
-  EXPECT_EQ(RemoveAbandonedServers(TempRoot(), "ratelab-pg-", "postgres"), 1);
+  // At least this one: what other killed owners left (tests run side by side) goes too.
+  EXPECT_GE(RemoveAbandonedServers(TempRoot(), "ratelab-pg-", "postgres"), 1);
   EXPECT_FALSE(std::filesystem::exists(dir));
   // The postmaster was this process's child: reap it, killed.
   int status = 0;

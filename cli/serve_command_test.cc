@@ -147,6 +147,86 @@ TEST(ServeCommand, ARuleMadeThroughOneServersAdminApiIsEnforcedByAnother) {
   EXPECT_EQ(b.Stop(), kExitOk);
 }
 
+// A port free now on loopback.
+uint16_t FreePort() {
+  testing_http::net::io_context ioc;
+  testing_http::net::ip::tcp::acceptor a(ioc,
+                                         {testing_http::net::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
+
+TEST(ServeCommand, NginxInFrontAsksItBeforeEachRequestWithTheConfigInTheDocs) {
+  const fs::path nginx = "/usr/sbin/nginx";
+  if (!fs::exists(nginx)) {
+    if (std::getenv("CI") != nullptr) FAIL() << "nginx is missing (Debian's nginx-light)";
+    GTEST_SKIP() << "nginx is missing (Debian's nginx-light)";
+  }
+  const fs::path dir = testing_files::TempDir("serve-nginx");
+  testing_files::Write(dir, "rules.yaml",
+                       "rules:\n  - {scope_type: user, endpoint: /api/*, algorithm: fixed-window, "
+                       "max_requests: 3, window_seconds: 3600}\n");
+  ServeProcess serve({"--rules", (dir / "rules.yaml").string()}, dir / "serve.txt");
+  const uint16_t listen = FreePort(), app = FreePort();
+  std::string conf = testing_files::Read(fs::path(RATELAB_SOURCE_DIR) / "docs/nginx-ratelab.conf");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"@DIR@", dir.string()},
+                                 {"@LISTEN@", "127.0.0.1:" + std::to_string(listen)},
+                                 {"@RATELAB@", "127.0.0.1:" + std::to_string(serve.port())},
+                                 {"@APP@", "127.0.0.1:" + std::to_string(app)}}) {
+    for (size_t at; (at = conf.find(from)) != std::string::npos;) conf.replace(at, from.size(), to);
+  }
+  testing_files::Write(dir, "nginx.conf", conf);
+  std::vector<std::string> args = {
+      nginx.string(), "-c", (dir / "nginx.conf").string(), "-p", dir.string(), "-g", "daemon off;"};
+  if (geteuid() == 0) args.back() += " user root;";  // its workers read the temp dir
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  struct Reaper {
+    pid_t pid;
+    ~Reaper() {
+      kill(pid, SIGQUIT);
+      waitpid(pid, nullptr, 0);
+    }
+  } reaper{pid};
+  // Connected once nginx listens.
+  std::unique_ptr<testing_http::Client> client;
+  for (int i = 0; i < 200 && client == nullptr; ++i) {
+    try {
+      client = std::make_unique<testing_http::Client>(listen);
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+  }
+  ASSERT_NE(client, nullptr) << testing_files::Read(dir / "error.log");
+  const auto get = [&](const std::string& path, const std::string& user) {
+    http::request<http::string_body> request(http::verb::get, path, 11);
+    request.set(http::field::host, "127.0.0.1");
+    if (!user.empty()) request.set("X-User-Id", user);
+    http::write(client->stream, request);
+    testing_http::Response response;
+    http::read(client->stream, client->buffer, response);
+    return response;
+  };
+  for (int i = 0; i < 3; ++i) {
+    const testing_http::Response r = get("/api/orders?page=" + std::to_string(i), "alice");
+    EXPECT_EQ(r.result_int(), 200) << testing_files::Read(dir / "error.log");
+    EXPECT_EQ(r.body(), "the app\n");
+    EXPECT_EQ(r["X-RateLimit-Remaining"], std::to_string(2 - i));
+  }
+  const testing_http::Response denied = get("/api/orders", "alice");
+  EXPECT_EQ(denied.result_int(), 429);
+  EXPECT_EQ(denied.body(), "{\"error\":\"Too Many Requests\"}\n");
+  EXPECT_EQ(denied["X-RateLimit-Limit"], "3");
+  EXPECT_FALSE(denied["Retry-After"].empty());
+  EXPECT_GT(std::stoll(std::string(denied["Retry-After"])), 0);
+  EXPECT_EQ(get("/api/orders", "bob").result_int(), 200) << "bob counts on his own";
+  const testing_http::Response other = get("/static/logo.png", "alice");
+  EXPECT_EQ(other.result_int(), 200) << "no rule for /static";
+  EXPECT_EQ(other.count("X-RateLimit-Limit"), 0u);
+}
+
 TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
   CliOutcome r = Ratelab({"serve", "--listen", "localhost"});
   EXPECT_EQ(r.exit, kExitBadInput);

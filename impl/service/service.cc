@@ -167,8 +167,9 @@ RulesLimiter::ProtocolMaker InProcessProtocols() {
   };
 }
 
-const std::array<RateLimitService::Route, 8> RateLimitService::kRoutes = {{
+const std::array<RateLimitService::Route, 9> RateLimitService::kRoutes = {{
     {"POST", "/ratelimit/check", false, false, &RateLimitService::Check},
+    {"*", "/ratelimit/auth", false, false, &RateLimitService::Auth},
     {"POST", "/api/hit", false, false, &RateLimitService::Hit},
     {"GET", "/healthz", false, false, &RateLimitService::Health},
     {"GET", "/ratelimit/rules", false, true, &RateLimitService::ListRules},
@@ -190,7 +191,7 @@ Task<HttpResponse> RateLimitService::Handle(Context& ctx, const HttpRequest& req
     } else if (route.path != request.path) {
       continue;
     }
-    if (route.method != request.method) {
+    if (route.method != "*" && route.method != request.method) {
       allow += (allow.empty() ? "" : ", ") + std::string(route.method);
       continue;
     }
@@ -233,6 +234,45 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
     if (d.retry_after != kNever) out["retry_after"] = RetryAfterSeconds(d.retry_after);
   }
   co_return JsonAnswer(d.allowed ? 200 : 429, out, HeadersOf(*a, now));
+}
+
+Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& request, Instant now,
+                                          std::string_view) {
+  // Who: the first identity header there is.
+  constexpr std::pair<std::string_view, std::string_view> kIdentities[] = {
+      {"X-User-Id", "user"}, {"X-Api-Key", "apiKey"}, {"X-Real-IP", "ip"}};
+  std::optional<Request> decided;
+  for (const auto& [header, scope] : kIdentities) {
+    if (const std::optional<std::string_view> value = request.Header(header);
+        value && !value->empty()) {
+      decided = Request{std::string(scope), std::string(*value), "", 1, now};
+      break;
+    }
+  }
+  if (!decided) {
+    co_return ErrorAnswer(400, "no identity: send X-User-Id, X-Api-Key or X-Real-IP");
+  }
+  // Where: the original request's path, without its query.
+  std::optional<std::string_view> uri = request.Header("X-Original-URI");
+  if (!uri) uri = request.Header("X-Envoy-Original-Path");
+  if (!uri || uri->empty()) {
+    co_return ErrorAnswer(400, "no endpoint: send X-Original-URI (or X-Envoy-Original-Path)");
+  }
+  decided->endpoint = std::string(uri->substr(0, uri->find('?')));
+  // A proxy that takes only 2xx, 401 and 403 from its check (nginx) asks for another status.
+  int deny = 429;
+  Result<std::vector<QueryParam>> params = ParseQuery(request.query);
+  if (!params.ok()) co_return ErrorAnswer(400, std::string(params.status().message()));
+  for (const QueryParam& p : *params) {
+    if (p.name != "deny") continue;
+    if (p.value != "403" && p.value != "429") {
+      co_return ErrorAnswer(400, "deny: '" + p.value + "' is not 403 or 429");
+    }
+    deny = p.value == "403" ? 403 : 429;
+  }
+  Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, *decided);
+  if (!a.ok()) co_return Failed(a.status());
+  co_return HttpResponse{a->decision.allowed ? 200 : deny, HeadersOf(*a, now), ""};
 }
 
 Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& request, Instant now,

@@ -12,6 +12,12 @@
 //                           200 {userId, minute, count, limit, status: "ok"} or
 //                           429 {error: "Rate limit exceeded", limit}
 //   GET  /healthz           200 {"status": "ok"}
+//   ANY  /ratelimit/auth    a gateway's check before each request (nginx auth_request, Envoy
+//                           ext_authz): who from X-User-Id, X-Api-Key or X-Real-IP (the first
+//                           there; scope user, apiKey or ip), where from X-Original-URI (or
+//                           X-Envoy-Original-Path); 200 or 429 (?deny=403 for nginx, which
+//                           takes only 2xx, 401 and 403 from its check), no body, the headers
+//                           for the gateway to pass on (docs/nginx-ratelab.conf)
 //
 // Seed 003's admin API, on when the service is given a rules store and a token, every call with
 // "Authorization: Bearer TOKEN" (401 without one, 403 with another; compared in constant time):
@@ -82,10 +88,11 @@ class RateLimitService {
     Handler handle;
   };
   // What the service serves, one row an endpoint and method.
-  static const std::array<Route, 8> kRoutes;
+  static const std::array<Route, 9> kRoutes;
 
   Task<HttpResponse> Check(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Hit(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
+  Task<HttpResponse> Auth(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Health(Context&, const HttpRequest&, Instant, std::string_view);
   Task<HttpResponse> ListRules(Context&, const HttpRequest& request, Instant, std::string_view);
   Task<HttpResponse> GetRule(Context&, const HttpRequest&, Instant, std::string_view id);

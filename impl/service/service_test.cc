@@ -126,6 +126,28 @@ TEST(RateLimitService, BadBodiesAreA400NamingWhatIsWrong) {
             "scope_type: 'team' is not a scope type; expected user, org, ip, apiKey or global");
 }
 
+TEST(RateLimitService, AGatewaysCheckTakesWhoFromHeadersAndWhereFromTheOriginalUri) {
+  Fixture f({MakeRule(ScopeType::kUser, "/api/*", Algorithm::kFixedWindow, 1, 60),
+             MakeRule(ScopeType::kIp, "*", Algorithm::kFixedWindow, 2, 60)});
+  f.headers = {{"X-User-Id", "alice"}, {"X-Original-URI", "/api/orders?page=2"}};
+  HttpResponse r = f.Send("GET", "/ratelimit/auth", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "");
+  EXPECT_EQ(r.Header("X-RateLimit-Limit"), "1");
+  EXPECT_EQ(f.Send("POST", "/ratelimit/auth", "").status, 429) << "any method";
+  EXPECT_EQ(f.Send("GET", "/ratelimit/auth?deny=403", "").status, 403) << "as nginx takes it";
+  EXPECT_EQ(f.Send("GET", "/ratelimit/auth?deny=500", "").status, 400);
+  // No user: the address, scope ip.
+  f.headers = {{"X-Real-IP", "10.0.0.1"}, {"X-Envoy-Original-Path", "/x"}};
+  EXPECT_EQ(f.Send("GET", "/ratelimit/auth", "").Header("X-RateLimit-Limit"), "2");
+  f.headers = {{"X-Original-URI", "/x"}};
+  EXPECT_EQ(Body(f.Send("GET", "/ratelimit/auth", ""))["error"],
+            "no identity: send X-User-Id, X-Api-Key or X-Real-IP");
+  f.headers = {{"X-User-Id", "alice"}};
+  EXPECT_EQ(Body(f.Send("GET", "/ratelimit/auth", ""))["error"],
+            "no endpoint: send X-Original-URI (or X-Envoy-Original-Path)");
+}
+
 TEST(RateLimitService, UnknownPathsAre404AndWrongMethods405WithAllow) {
   Fixture f({});
   EXPECT_EQ(f.Send("GET", "/healthz", "").status, 200);

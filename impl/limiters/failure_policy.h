@@ -36,30 +36,64 @@ struct FailurePolicy {
 std::string_view FailurePolicyName(FailurePolicy::Kind kind);
 std::optional<FailurePolicy::Kind> FailurePolicyFromName(std::string_view name);
 
-class GuardedProtocol final : public Protocol {
+// A failure policy's state over the calls to one store: what to do before a call (call the store,
+// or, the breaker open, admit without it) and after one that failed. Shared by GuardedProtocol
+// (one protocol's calls) and the service (every call of a server).
+class StoreGuard {
  public:
   enum class Breaker { kClosed, kOpen, kHalfOpen };
 
-  GuardedProtocol(std::unique_ptr<Protocol> inner, const Policy& policy, FailurePolicy failure)
-      : inner_(std::move(inner)), policy_(policy), failure_(failure) {}
+  explicit StoreGuard(FailurePolicy failure) : failure_(failure) {}
 
-  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
-  void Restart() override;
-  StateSize ProcessState() const override { return inner_->ProcessState(); }
+  // One request's call: whether to make it (not when the breaker is open, or half-open with its
+  // probe out: the request is then admitted without the store), and whether it is the probe.
+  struct Call {
+    bool store = true;
+    bool probe = false;
+  };
+  Call Before(Instant now);
+  // After a call Before allowed, the store answered.
+  void Answered(const Call& call);
+  // After a call Before allowed, the request was refused for its own fault: no news of the store.
+  void Excused(const Call& call);
+  // After a call Before allowed, the store failed: nothing when the error is the answer (policy
+  // error), else whether to admit.
+  std::optional<bool> Failed(const Call& call, Instant now);
+  // The breaker closed and forgotten (a restart).
+  void Reset();
 
+  const FailurePolicy& policy() const { return failure_; }
   Breaker breaker() const { return breaker_; }
 
  private:
-  Decision Degraded(const Request& request, bool admit) const;
-  void RecordFailure(Instant now);
-
-  std::unique_ptr<Protocol> inner_;
-  Policy policy_;
   FailurePolicy failure_;
   Breaker breaker_ = Breaker::kClosed;
   int64_t consecutive_failures_ = 0;
   Instant open_until_{};
   bool probing_ = false;
+};
+
+std::string_view BreakerName(StoreGuard::Breaker breaker);  // "closed", "open", "half-open"
+
+class GuardedProtocol final : public Protocol {
+ public:
+  using Breaker = StoreGuard::Breaker;
+
+  GuardedProtocol(std::unique_ptr<Protocol> inner, const Policy& policy, FailurePolicy failure)
+      : inner_(std::move(inner)), policy_(policy), guard_(failure) {}
+
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override;
+  StateSize ProcessState() const override { return inner_->ProcessState(); }
+
+  Breaker breaker() const { return guard_.breaker(); }
+
+ private:
+  Decision Degraded(const Request& request, bool admit) const;
+
+  std::unique_ptr<Protocol> inner_;
+  Policy policy_;
+  StoreGuard guard_;
 };
 
 }  // namespace ratelab

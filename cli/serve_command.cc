@@ -17,6 +17,8 @@
 #include "impl/service/service.h"
 #include "impl/store/postgres_server.h"
 #include "impl/store/postgres_sql.h"
+#include "impl/store/redis_cluster.h"
+#include "impl/store/redis_server.h"
 #include "sim/rules_file.h"
 
 namespace ratelab {
@@ -31,7 +33,8 @@ class Serve final : public Command {
         "Run the rate-limit service over HTTP: seed 003's decision API (POST /ratelimit/check), "
         "seed 001's API (POST /api/hit), GET /healthz, with X-RateLimit and RateLimit headers");
     c->footer(
-        "Decides in process, by the rules of --rules (docs/rules.md) or, without it, by the "
+        "Decides in process (or on Redis: --store), by the rules of --rules (docs/rules.md) or, "
+        "without it, by the "
         "seeds' own: 5 a minute per user on /api/hit, 100 a minute per user and endpoint "
         "elsewhere. Rules in PostgreSQL are followed as they change (LISTEN/NOTIFY), and with "
         "--admin-token-file the admin API (GET, POST /ratelimit/rules; GET, PUT, DELETE "
@@ -52,6 +55,27 @@ class Serve final : public Command {
     c->add_option("--admin-token-file", token_file_,
                   "A file holding the token the admin API's callers must send (Authorization: "
                   "Bearer TOKEN); without it the admin API is off");
+    AddStoreOption(
+        *c, store_,
+        "Where the counters are: memory (in process, the default), redis (a private "
+        "redis-server), or a running Redis, redis://host:port/db, unix:///path.sock?db=N "
+        "or redis-cluster://host:port[,...]; on Redis each rule runs as its "
+        "algorithm's Lua script (fixed-window, sliding-log, token-bucket, gcra)");
+    c->add_option_function<std::string>(
+        "--on-store-failure",
+        [this](const std::string& text) {
+          const std::optional<FailurePolicy::Kind> kind = FailurePolicyFromName(text);
+          if (!kind) {
+            throw CLI::ValidationError("--on-store-failure: '" + text +
+                                       "' is not error, open, closed or breaker");
+          }
+          failure_.kind = *kind;
+        },
+        "When the store fails or times out: error (503), open (admit), closed (deny, 429 with "
+        "Retry-After: 1), breaker (admit, and after 5 failures in a row stop asking the store "
+        "for 10s, then let one request probe it); /healthz shows the breaker");
+    AddParsed(*c, "--store-timeout", store_timeout_, ParsePositiveDuration,
+              "The longest a call to Redis may take before it counts as failed (default 250ms)");
     AddParsed(*c, "--max-body", options_.max_body_bytes, ParseBodyLimit,
               "The largest request body taken, in bytes (default 65536); a larger one is a 413");
     return c;
@@ -101,8 +125,38 @@ class Serve final : public Command {
       fixed.emplace(std::move(rules));
     }
     LiveRules& live = follower ? follower->rules() : *fixed;
-    RulesLimiter limiter([&]() -> const RuleSet& { return live.Current(); }, InProcessProtocols());
-    RateLimitService service(limiter, token.empty() ? AdminApi{} : AdminApi{store.get(), token});
+    // Where the counters are.
+    std::unique_ptr<RedisServer> private_redis;
+    std::unique_ptr<Kv> kv;
+    RulesLimiter::ProtocolMaker protocols = InProcessProtocols();
+    std::string counters = "in process";
+    if (store_.kind == KvStoreName::Kind::kPrivatePostgres ||
+        store_.kind == KvStoreName::Kind::kPostgresUrl) {
+      return absl::InvalidArgumentError(
+          "--store: serve keeps its counters in memory or Redis (PostgreSQL holds rules: "
+          "--rules postgres)");
+    }
+    if (store_.kind != KvStoreName::Kind::kMemory) {
+      std::string url = store_.url;
+      if (store_.kind == KvStoreName::Kind::kPrivateRedis) {
+        Result<std::unique_ptr<RedisServer>> started = RedisServer::Start({});
+        if (!started.ok()) return started.status();
+        private_redis = *std::move(started);
+        url = private_redis->url();
+      }
+      RedisOptions redis;
+      redis.command_timeout = store_timeout_;
+      redis.connect_timeout = store_timeout_;
+      Result<std::unique_ptr<Kv>> opened = OpenRedisUrl(url, redis);
+      if (!opened.ok()) return opened.status();
+      kv = *std::move(opened);
+      if (Status s = CheckKvProtocols(live.Current()); !s.ok()) return s;
+      protocols = KvProtocols(*kv);
+      counters = "on Redis at " + url;
+    }
+    RulesLimiter limiter([&]() -> const RuleSet& { return live.Current(); }, protocols);
+    RateLimitService service(limiter, token.empty() ? AdminApi{} : AdminApi{store.get(), token},
+                             failure_);
     SystemClock clock;
     InlineExecutor executor;
     Result<std::unique_ptr<HttpServer>> server =
@@ -112,8 +166,9 @@ class Serve final : public Command {
         });
     if (!server.ok()) return server.status();
     err << "ratelab serve: listening on http://" << options_.host << ":" << (*server)->port()
-        << ", deciding in process by " << source << " (" << live.Current().rules().size()
-        << "); the admin API is " << (token.empty() ? "off" : "on") << "\n"
+        << ", deciding " << counters << " by " << source << " (" << live.Current().rules().size()
+        << "); on a store failure: " << FailurePolicyName(failure_.kind) << "; the admin API is "
+        << (token.empty() ? "off" : "on") << "\n"
         << std::flush;
     // A signal only marks the process interrupted; this thread turns that into a stop.
     InterruptHandler interrupt;
@@ -166,6 +221,9 @@ class Serve final : public Command {
   }
 
   HttpServerOptions options_;
+  KvStoreName store_;
+  FailurePolicy failure_;
+  Duration store_timeout_ = std::chrono::milliseconds(250);
   std::string rules_;
   std::string token_file_;
 };

@@ -15,6 +15,7 @@
 #include "testing/files.h"
 #include "testing/http_client.h"
 #include "testing/postgres.h"
+#include "testing/redis.h"
 
 namespace ratelab {
 namespace {
@@ -81,9 +82,10 @@ TEST(ServeCommand, ServesTheSeedsApisOverHttpAndStopsOnSigterm) {
                        "rules:\n  - {scope_type: user, endpoint: /api/hit, algorithm: "
                        "fixed-window, max_requests: 2, window_seconds: 3600}\n");
   ServeProcess serve({"--rules", (dir / "rules.yaml").string()}, dir / "err.txt");
-  EXPECT_NE(serve.err().find("deciding in process by the rules of " +
-                             (dir / "rules.yaml").string() + " (1); the admin API is off"),
-            std::string::npos)
+  EXPECT_NE(
+      serve.err().find("deciding in process by the rules of " + (dir / "rules.yaml").string() +
+                       " (1); on a store failure: error; the admin API is off"),
+      std::string::npos)
       << serve.err();
   {
     testing_http::Client c(serve.port());
@@ -112,7 +114,9 @@ TEST(ServeCommand, ARuleMadeThroughOneServersAdminApiIsEnforcedByAnother) {
   ServeProcess a({"--rules", server->url(), "--admin-token-file", (dir / "token").string()},
                  dir / "a.txt");
   ServeProcess b({"--rules", server->url()}, dir / "b.txt");
-  EXPECT_NE(a.err().find("followed (0); the admin API is on"), std::string::npos) << a.err();
+  EXPECT_NE(a.err().find("followed (0); on a store failure: error; the admin API is on"),
+            std::string::npos)
+      << a.err();
 
   testing_http::Client admin(a.port()), decide(b.port());
   const std::string ask = R"({"user_id": "u", "endpoint": "/pay"})";
@@ -227,6 +231,52 @@ TEST(ServeCommand, NginxInFrontAsksItBeforeEachRequestWithTheConfigInTheDocs) {
   EXPECT_EQ(other.count("X-RateLimit-Limit"), 0u);
 }
 
+// What each failure policy answers while the Redis that holds the counters is down.
+TEST(ServeCommand, OnRedisEachFailurePolicyAnswersWhileTheStoreIsDown) {
+  const fs::path dir = testing_files::TempDir("serve-redis");
+  testing_files::Write(dir, "rules.yaml",
+                       "rules:\n  - {scope_type: user, endpoint: /pay, algorithm: token-bucket, "
+                       "max_requests: 1, window_seconds: 3600, burst_size: 2}\n");
+  const std::string ask = R"({"user_id": "u", "endpoint": "/pay"})";
+  struct Case {
+    std::string policy;
+    int status_while_down;
+  };
+  for (const Case& c :
+       {Case{"error", 503}, Case{"open", 200}, Case{"closed", 429}, Case{"breaker", 200}}) {
+    SCOPED_TRACE(c.policy);
+    RATELAB_START_REDIS(redis, RedisServerOptions{});
+    ServeProcess serve({"--rules", (dir / "rules.yaml").string(), "--store", redis->url(),
+                        "--on-store-failure", c.policy, "--store-timeout", "200ms"},
+                       dir / ("serve-" + c.policy + ".txt"));
+    testing_http::Client client(serve.port());
+    EXPECT_EQ(client.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 200);
+    EXPECT_EQ(client.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 200);
+    EXPECT_EQ(client.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 429)
+        << "a bucket of 2 on Redis";
+    ASSERT_TRUE(redis->Kill().ok());
+    for (int i = 0; i < 6; ++i) {
+      const testing_http::Response r = client.Send(http::verb::post, "/ratelimit/check", ask);
+      EXPECT_EQ(r.result_int(), c.status_while_down) << r.body();
+      if (c.policy == "closed") {
+        EXPECT_EQ(r["Retry-After"], "1");
+      }
+    }
+    const std::string health = client.Send(http::verb::get, "/healthz").body();
+    if (c.policy == "breaker") {
+      EXPECT_EQ(health, R"({"status":"ok","breaker":"open"})") << "5 failures in a row";
+    } else {
+      EXPECT_EQ(health, R"({"status":"ok"})");
+    }
+    ASSERT_TRUE(redis->Restart().ok());
+    if (c.policy != "breaker") {
+      // Its store back (empty: the kill lost the bucket), the limit holds again.
+      EXPECT_EQ(client.Send(http::verb::post, "/ratelimit/check", ask).result_int(), 200);
+    }
+    EXPECT_EQ(serve.Stop(), kExitOk) << serve.err();
+  }
+}
+
 TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
   CliOutcome r = Ratelab({"serve", "--listen", "localhost"});
   EXPECT_EQ(r.exit, kExitBadInput);
@@ -238,6 +288,10 @@ TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
   EXPECT_NE(r.err.find("has no port from 0 to 65535"), std::string::npos) << r.err;
   r = Ratelab({"serve", "--max-body", "0"});
   EXPECT_NE(r.err.find("--max-body: '0' is not a byte count"), std::string::npos) << r.err;
+  r = Ratelab({"serve", "--on-store-failure", "maybe"});
+  EXPECT_NE(r.err.find("--on-store-failure: 'maybe' is not error, open, closed or breaker"),
+            std::string::npos)
+      << r.err;
   r = Ratelab({"serve", "--rules", "/nonexistent/rules.yaml"});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_EQ(r.err, "ratelab serve: /nonexistent/rules.yaml: cannot open the rules file\n");

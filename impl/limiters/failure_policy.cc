@@ -23,6 +23,15 @@ std::optional<FailurePolicy::Kind> FailurePolicyFromName(std::string_view name) 
   for (const auto& [k, n] : kNames) {
     if (n == name) return k;
   }
+  // The short forms `ratelab serve --on-store-failure` takes too.
+  constexpr std::array<std::pair<FailurePolicy::Kind, std::string_view>, 3> kShort = {{
+      {FailurePolicy::Kind::kFailOpen, "open"},
+      {FailurePolicy::Kind::kFailClosed, "closed"},
+      {FailurePolicy::Kind::kCircuitBreaker, "breaker"},
+  }};
+  for (const auto& [k, n] : kShort) {
+    if (n == name) return k;
+  }
   return std::nullopt;
 }
 

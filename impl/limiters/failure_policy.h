@@ -34,6 +34,7 @@ struct FailurePolicy {
 };
 
 std::string_view FailurePolicyName(FailurePolicy::Kind kind);
+// A name FailurePolicyName gives, or a short one: open, closed, breaker.
 std::optional<FailurePolicy::Kind> FailurePolicyFromName(std::string_view name);
 
 // A failure policy's state over the calls to one store: what to do before a call (call the store,

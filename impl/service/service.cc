@@ -125,9 +125,13 @@ bool SameSecret(std::string_view given, std::string_view secret) {
   return diff == 0;
 }
 
-// The rate-limit headers of the rule that answered, if one did.
+// The rate-limit headers of the rule that answered, if one did; a denial without one (the store
+// failed, fail-closed) still says when to come back.
 std::vector<HttpHeader> HeadersOf(const RulesLimiter::Answer& a, Instant now) {
-  if (!a.rule) return {};
+  if (!a.rule) {
+    if (a.decision.allowed || a.decision.retry_after == kNever) return {};
+    return {{"Retry-After", std::to_string(RetryAfterSeconds(a.decision.retry_after))}};
+  }
   return RateLimitHeaders(a.decision, a.rule->ToPolicy(), a.rule->rule_id, now);
 }
 
@@ -158,6 +162,45 @@ RuleSet SeedServiceRules() {
   };
   return *RuleSet::Make({rule("/api/hit", Algorithm::kFixedWindow, 5, std::nullopt),
                          rule("*", Algorithm::kTokenBucket, 100, 100)});
+}
+
+namespace {
+
+// The protocol that enforces each algorithm on Redis: the atomic Lua scripts.
+constexpr std::pair<Algorithm, std::string_view> kKvProtocols[] = {
+    {Algorithm::kFixedWindow, "kv-fixed-window-lua"},
+    {Algorithm::kSlidingLog, "kv-sliding-log-lua"},
+    {Algorithm::kTokenBucket, "kv-token-bucket-lua"},
+    {Algorithm::kGcra, "kv-gcra-lua"},
+};
+
+Result<std::string_view> KvProtocolFor(const Rule& rule) {
+  for (const auto& [algorithm, name] : kKvProtocols) {
+    if (algorithm == rule.algorithm) return name;
+  }
+  return absl::InvalidArgumentError("the rule '" + rule.ToString() + "' is " +
+                                    std::string(Describe(rule.algorithm).name) +
+                                    ", which no protocol enforces on Redis (fixed-window, "
+                                    "sliding-log, token-bucket and gcra do)");
+}
+
+}  // namespace
+
+RulesLimiter::ProtocolMaker KvProtocols(Kv& kv) {
+  return [&kv](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
+    Result<std::string_view> name = KvProtocolFor(rule);
+    if (!name.ok()) return name.status();
+    return MakeProtocol(*name, rule.ToPolicy(), Stores{&kv, nullptr, nullptr});
+  };
+}
+
+Status CheckKvProtocols(const RuleSet& rules) {
+  for (const Rule& r : rules.rules()) {
+    Result<std::string_view> name = KvProtocolFor(r);
+    if (!name.ok()) return name.status();
+    if (Status s = CheckProtocol(*name, r.ToPolicy()); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 RulesLimiter::ProtocolMaker InProcessProtocols() {
@@ -220,7 +263,7 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
   Result<std::string> scope = StringField(*body, "scope", "user");
   if (!scope.ok()) co_return Failed(scope.status());
   const Request decided{*scope, *user, *endpoint, 1, now};
-  Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, decided);
+  Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
   if (!a.ok()) co_return Failed(a.status());
   const Decision& d = a->decision;
   Json out;
@@ -270,7 +313,7 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
     }
     deny = p.value == "403" ? 403 : 429;
   }
-  Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, *decided);
+  Result<RulesLimiter::Answer> a = co_await Decide(ctx, *decided);
   if (!a.ok()) co_return Failed(a.status());
   co_return HttpResponse{a->decision.allowed ? 200 : deny, HeadersOf(*a, now), ""};
 }
@@ -282,7 +325,7 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
   Result<std::string> user = StringField(*body, "userId");
   if (!user.ok()) co_return Failed(user.status());
   const Request decided{"user", *user, "/api/hit", 1, now};
-  Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, decided);
+  Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
   if (!a.ok()) co_return Failed(a.status());
   const Decision& d = a->decision;
   if (!d.allowed) {
@@ -300,7 +343,33 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
 
 Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instant,
                                             std::string_view) {
-  co_return JsonAnswer(200, Json{{"status", "ok"}});
+  Json out{{"status", "ok"}};
+  if (guard_.policy().kind == FailurePolicy::Kind::kCircuitBreaker) {
+    out["breaker"] = BreakerName(guard_.breaker());
+  }
+  co_return JsonAnswer(200, out);
+}
+
+Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const Request& request) {
+  const auto degraded = [&](bool admit) {
+    return RulesLimiter::Answer{
+        Decision{admit, 0, 0, request.now, admit ? Duration(0) : guard_.policy().retry_after},
+        std::nullopt};
+  };
+  const StoreGuard::Call call = guard_.Before(request.now);
+  if (!call.store) co_return degraded(true);
+  Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, request);
+  if (a.ok()) {
+    guard_.Answered(call);
+    co_return a;
+  }
+  if (absl::IsInvalidArgument(a.status())) {
+    guard_.Excused(call);
+    co_return a;
+  }
+  const std::optional<bool> admit = guard_.Failed(call, request.now);
+  if (!admit) co_return a;
+  co_return degraded(*admit);
 }
 
 // The admin API.

@@ -11,7 +11,8 @@
 //   POST /api/hit           seed 001's API: {"userId"}, decided on the endpoint /api/hit, answered
 //                           200 {userId, minute, count, limit, status: "ok"} or
 //                           429 {error: "Rate limit exceeded", limit}
-//   GET  /healthz           200 {"status": "ok"}
+//   GET  /healthz           200 {"status": "ok"}, and with a circuit breaker its state:
+//                           {"status": "ok", "breaker": "closed" | "open" | "half-open"}
 //   ANY  /ratelimit/auth    a gateway's check before each request (nginx auth_request, Envoy
 //                           ext_authz): who from X-User-Id, X-Api-Key or X-Real-IP (the first
 //                           there; scope user, apiKey or ip), where from X-Original-URI (or
@@ -46,6 +47,7 @@
 #include <string_view>
 
 #include "impl/core/task.h"
+#include "impl/limiters/failure_policy.h"
 #include "impl/rules/rules_limiter.h"
 #include "impl/rules/rules_store.h"
 #include "impl/service/http.h"
@@ -58,6 +60,12 @@ namespace ratelab {
 RuleSet SeedServiceRules();
 // Each rule enforced in process, by memory-<its algorithm> (state kept by the limiter itself).
 RulesLimiter::ProtocolMaker InProcessProtocols();
+// Each rule enforced on `kv` (Redis) by the Lua protocol of its algorithm (kv-fixed-window-lua,
+// kv-sliding-log-lua, kv-token-bucket-lua, kv-gcra-lua); InvalidArgument for a rule of another
+// algorithm. `kv` must outlive what the maker makes.
+RulesLimiter::ProtocolMaker KvProtocols(Kv& kv);
+// InvalidArgument naming the first of `rules` that KvProtocols cannot enforce.
+Status CheckKvProtocols(const RuleSet& rules);
 
 // The admin API's store and the token its callers must send; off when either is missing.
 struct AdminApi {
@@ -69,8 +77,13 @@ class RateLimitService {
  public:
   // Decides with `limiter`; administers `admin.store`. Both must outlive the service. Not
   // thread-safe (nor is the limiter): one per simulated node, or one per server thread.
-  explicit RateLimitService(RulesLimiter& limiter, AdminApi admin = {})
-      : limiter_(limiter), admin_(std::move(admin)) {}
+  // `on_store_failure`: what a decision does when the store fails (impl/limiters/
+  // failure_policy.h): the error (503), admit, deny (429, Retry-After), or a circuit breaker.
+  explicit RateLimitService(RulesLimiter& limiter, AdminApi admin = {},
+                            FailurePolicy on_store_failure = {})
+      : limiter_(limiter), admin_(std::move(admin)), guard_(on_store_failure) {}
+
+  StoreGuard::Breaker breaker() const { return guard_.breaker(); }
 
   // The answer to `request`, received at `now` on the node's clock. `request` and `ctx` must
   // outlive the task.
@@ -100,11 +113,14 @@ class RateLimitService {
   Task<HttpResponse> ReplaceRule(Context&, const HttpRequest& request, Instant,
                                  std::string_view id);
   Task<HttpResponse> DeleteRule(Context&, const HttpRequest&, Instant, std::string_view id);
+  // DecideByRules under the failure policy: a decision made without the store has no rule.
+  Task<Result<RulesLimiter::Answer>> Decide(Context& ctx, const Request& request);
   // Null when `request` may use the admin API; else its refusal.
   std::optional<HttpResponse> Refusal(const HttpRequest& request) const;
 
   RulesLimiter& limiter_;
   AdminApi admin_;
+  StoreGuard guard_;
 };
 
 }  // namespace ratelab

@@ -162,7 +162,10 @@ class Serve final : public Command {
     Result<std::unique_ptr<HttpServer>> server =
         HttpServer::Listen(options_, [&](const HttpRequest& request) {
           Context ctx(executor);
-          return RunInline(service.Handle(ctx, request, clock.Now()));
+          const Instant read = clock.Now();
+          HttpResponse answer = RunInline(service.Handle(ctx, request, read));
+          service.metrics().Took(clock.Now() - read);
+          return answer;
         });
     if (!server.ok()) return server.status();
     err << "ratelab serve: listening on http://" << options_.host << ":" << (*server)->port()

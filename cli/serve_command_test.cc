@@ -263,8 +263,15 @@ TEST(ServeCommand, OnRedisEachFailurePolicyAnswersWhileTheStoreIsDown) {
       }
     }
     const std::string health = client.Send(http::verb::get, "/healthz").body();
+    const std::string metrics = client.Send(http::verb::get, "/metrics").body();
     if (c.policy == "breaker") {
       EXPECT_EQ(health, R"({"status":"ok","breaker":"open"})") << "5 failures in a row";
+      EXPECT_NE(metrics.find("ratelab_breaker_state{state=\"open\"} 1\n"), std::string::npos);
+      EXPECT_NE(metrics.find("ratelab_decisions_total{outcome=\"degraded-allowed\",rule=\"\"} 6\n"),
+                std::string::npos)
+          << metrics;
+      EXPECT_NE(metrics.find("ratelab_store_failures_total{kind=\"error\"} 5\n"), std::string::npos)
+          << "the sixth never reached the store: " << metrics;
     } else {
       EXPECT_EQ(health, R"({"status":"ok"})");
     }

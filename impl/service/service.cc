@@ -210,7 +210,8 @@ RulesLimiter::ProtocolMaker InProcessProtocols() {
   };
 }
 
-const std::array<RateLimitService::Route, 9> RateLimitService::kRoutes = {{
+const std::array<RateLimitService::Route, 10> RateLimitService::kRoutes = {{
+    {"GET", "/metrics", false, false, &RateLimitService::Metrics},
     {"POST", "/ratelimit/check", false, false, &RateLimitService::Check},
     {"*", "/ratelimit/auth", false, false, &RateLimitService::Auth},
     {"POST", "/api/hit", false, false, &RateLimitService::Hit},
@@ -350,23 +351,41 @@ Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instan
   co_return JsonAnswer(200, out);
 }
 
+Task<HttpResponse> RateLimitService::Metrics(Context&, const HttpRequest&, Instant,
+                                             std::string_view) {
+  std::optional<StoreGuard::Breaker> breaker;
+  if (guard_.policy().kind == FailurePolicy::Kind::kCircuitBreaker) breaker = guard_.breaker();
+  co_return HttpResponse{
+      200, {{"Content-Type", "text/plain; version=0.0.4"}}, metrics_.Prometheus(breaker)};
+}
+
 Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const Request& request) {
+  // Counted as what it was.
+  const auto counted = [&](RulesLimiter::Answer a, bool degraded) {
+    metrics_.Decided(
+        std::string(degraded ? "degraded-" : "") + (a.decision.allowed ? "allowed" : "denied"),
+        a.rule ? std::string_view(a.rule->rule_id) : std::string_view());
+    return a;
+  };
+  // Made without the store.
   const auto degraded = [&](bool admit) {
-    return RulesLimiter::Answer{
-        Decision{admit, 0, 0, request.now, admit ? Duration(0) : guard_.policy().retry_after},
-        std::nullopt};
+    return counted(RulesLimiter::Answer{Decision{admit, 0, 0, request.now,
+                                                 admit ? Duration(0) : guard_.policy().retry_after},
+                                        std::nullopt},
+                   true);
   };
   const StoreGuard::Call call = guard_.Before(request.now);
   if (!call.store) co_return degraded(true);
   Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, request);
   if (a.ok()) {
     guard_.Answered(call);
-    co_return a;
+    co_return counted(*std::move(a), false);
   }
   if (absl::IsInvalidArgument(a.status())) {
     guard_.Excused(call);
     co_return a;
   }
+  metrics_.StoreFailed(a.status());
   const std::optional<bool> admit = guard_.Failed(call, request.now);
   if (!admit) co_return a;
   co_return degraded(*admit);

@@ -11,6 +11,7 @@
 //   POST /api/hit           seed 001's API: {"userId"}, decided on the endpoint /api/hit, answered
 //                           200 {userId, minute, count, limit, status: "ok"} or
 //                           429 {error: "Rate limit exceeded", limit}
+//   GET  /metrics           Prometheus' text format (metrics.h)
 //   GET  /healthz           200 {"status": "ok"}, and with a circuit breaker its state:
 //                           {"status": "ok", "breaker": "closed" | "open" | "half-open"}
 //   ANY  /ratelimit/auth    a gateway's check before each request (nginx auth_request, Envoy
@@ -51,6 +52,7 @@
 #include "impl/rules/rules_limiter.h"
 #include "impl/rules/rules_store.h"
 #include "impl/service/http.h"
+#include "impl/service/metrics.h"
 
 namespace ratelab {
 
@@ -84,6 +86,8 @@ class RateLimitService {
       : limiter_(limiter), admin_(std::move(admin)), guard_(on_store_failure) {}
 
   StoreGuard::Breaker breaker() const { return guard_.breaker(); }
+  // What it counted; the caller adds how long each request took (ServiceMetrics::Took).
+  ServiceMetrics& metrics() { return metrics_; }
 
   // The answer to `request`, received at `now` on the node's clock. `request` and `ctx` must
   // outlive the task.
@@ -101,19 +105,21 @@ class RateLimitService {
     Handler handle;
   };
   // What the service serves, one row an endpoint and method.
-  static const std::array<Route, 9> kRoutes;
+  static const std::array<Route, 10> kRoutes;
 
   Task<HttpResponse> Check(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Hit(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Auth(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Health(Context&, const HttpRequest&, Instant, std::string_view);
+  Task<HttpResponse> Metrics(Context&, const HttpRequest&, Instant, std::string_view);
   Task<HttpResponse> ListRules(Context&, const HttpRequest& request, Instant, std::string_view);
   Task<HttpResponse> GetRule(Context&, const HttpRequest&, Instant, std::string_view id);
   Task<HttpResponse> CreateRule(Context&, const HttpRequest& request, Instant, std::string_view);
   Task<HttpResponse> ReplaceRule(Context&, const HttpRequest& request, Instant,
                                  std::string_view id);
   Task<HttpResponse> DeleteRule(Context&, const HttpRequest&, Instant, std::string_view id);
-  // DecideByRules under the failure policy: a decision made without the store has no rule.
+  // DecideByRules under the failure policy (a decision made without the store has no rule),
+  // counted.
   Task<Result<RulesLimiter::Answer>> Decide(Context& ctx, const Request& request);
   // Null when `request` may use the admin API; else its refusal.
   std::optional<HttpResponse> Refusal(const HttpRequest& request) const;
@@ -121,6 +127,7 @@ class RateLimitService {
   RulesLimiter& limiter_;
   AdminApi admin_;
   StoreGuard guard_;
+  ServiceMetrics metrics_;
 };
 
 }  // namespace ratelab

@@ -148,6 +148,30 @@ TEST(RateLimitService, AGatewaysCheckTakesWhoFromHeadersAndWhereFromTheOriginalU
             "no endpoint: send X-Original-URI (or X-Envoy-Original-Path)");
 }
 
+TEST(RateLimitService, MetricsCountDecisionsByOutcomeAndRuleInPrometheusText) {
+  Fixture f({MakeRule(ScopeType::kUser, "/api/hit", Algorithm::kFixedWindow, 1, 60)});
+  f.Send("POST", "/api/hit", R"({"userId": "u"})");
+  f.Send("POST", "/api/hit", R"({"userId": "u"})");
+  f.Send("POST", "/ratelimit/check", R"({"user_id": "u", "endpoint": "/free"})");
+  f.service->metrics().Took(std::chrono::microseconds(300));
+  const HttpResponse r = f.Send("GET", "/metrics", "");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.Header("Content-Type"), "text/plain; version=0.0.4");
+  const std::string id = DerivedRuleId(ScopeType::kUser, "*", "/api/hit");
+  for (const std::string& line :
+       {"ratelab_decisions_total{outcome=\"allowed\",rule=\"" + id + "\"} 1\n",
+        "ratelab_decisions_total{outcome=\"denied\",rule=\"" + id + "\"} 1\n",
+        std::string("ratelab_decisions_total{outcome=\"allowed\",rule=\"\"} 1\n"),
+        std::string("ratelab_request_duration_seconds_bucket{le=\"0.00025\"} 0\n"),
+        std::string("ratelab_request_duration_seconds_bucket{le=\"0.0005\"} 1\n"),
+        std::string("ratelab_request_duration_seconds_bucket{le=\"+Inf\"} 1\n"),
+        std::string("ratelab_request_duration_seconds_sum 0.0003\n"),
+        std::string("ratelab_store_failures_total{kind=\"timeout\"} 0\n")}) {
+    EXPECT_NE(r.body.find(line), std::string::npos) << line << r.body;
+  }
+  EXPECT_EQ(r.body.find("ratelab_breaker_state"), std::string::npos) << "no breaker";
+}
+
 TEST(RateLimitService, UnknownPathsAre404AndWrongMethods405WithAllow) {
   Fixture f({});
   EXPECT_EQ(f.Send("GET", "/healthz", "").status, 200);

@@ -94,8 +94,11 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
 
 // Replays as above and flags each denial whose retry_after differs from the model's exact wait
-// given the same admissions: "exact Retry-After".
-std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy);
+// given the same admissions: "exact Retry-After". A limiter that answers in whole `unit`s (an
+// HTTP Retry-After header: whole seconds) is held to the exact wait rounded up to one: never
+// earlier than the exact wait, and less than a unit later.
+std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy,
+                                       Duration unit = Duration(1));
 
 // What `policy`'s algorithm itself promises, checked on `h`: the aligned-window cap for the
 // fixed window and sliding counter, the any-window cap for the sliding logs (closed spans for

@@ -244,6 +244,25 @@ TEST(RetryAfterOracle, FlagsAWaitThatIsNotTheExactOne) {
             "per 1m is 40s");
 }
 
+TEST(RetryAfterOracle, InWholeSecondsTheWaitIsRoundedUpNeverDown) {
+  const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, minutes(1));
+  History h = At({seconds(0)});
+  History denied = At({seconds(20) + milliseconds(300)}, false, seconds(40));
+  denied[0].id = 1;
+  h.push_back(denied[0]);
+  // The exact wait is 39.7s: 40s in whole seconds.
+  EXPECT_TRUE(CheckRetryAfter(h, p, seconds(1)).empty());
+  EXPECT_EQ(CheckRetryAfter(h, p).size(), 1u) << "not to the nanosecond";
+  h.back().decision->retry_after = seconds(39);
+  std::vector<Violation> v = CheckRetryAfter(h, p, seconds(1));
+  ASSERT_EQ(v.size(), 1u) << "rounded down: the client would come back too early";
+  EXPECT_EQ(v[0].summary,
+            "denied at 12:00:20.300 with retry after 39s; the exact wait under fixed-window 1 "
+            "per 1m is 39.7s, 40s rounded up");
+  h.back().decision->retry_after = seconds(41);
+  EXPECT_EQ(CheckRetryAfter(h, p, seconds(1)).size(), 1u) << "a second too late";
+}
+
 // `h` with each request answered `latency` after it was sent.
 History AnsweredAfter(History h, Duration latency) {
   for (HistoryEvent& e : h) e.complete = e.invoke + latency;

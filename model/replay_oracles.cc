@@ -199,16 +199,21 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
   return out;
 }
 
-std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy) {
+std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, Duration unit) {
   std::vector<Violation> out = ReplayDenials(
       h, policy, /*lenient=*/false,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
-        if (expected.allowed || expected.retry_after == e.decision->retry_after) {
-          return std::nullopt;
-        }
-        return "denied at " + FormatInstantTo(e.invoke, 3) + " with retry after " +
-               FormatDuration(e.decision->retry_after) + "; the exact wait under " +
-               policy.ToString() + " is " + FormatDuration(expected.retry_after);
+        if (expected.allowed) return std::nullopt;
+        // The exact wait, rounded up to the unit the limiter answers in.
+        const Duration wait = expected.retry_after == kNever || unit <= Duration(1)
+                                  ? expected.retry_after
+                                  : ((expected.retry_after + unit - Duration(1)) / unit) * unit;
+        if (wait == e.decision->retry_after) return std::nullopt;
+        std::string what = "denied at " + FormatInstantTo(e.invoke, 3) + " with retry after " +
+                           FormatDuration(e.decision->retry_after) + "; the exact wait under " +
+                           policy.ToString() + " is " + FormatDuration(expected.retry_after);
+        if (wait != expected.retry_after) what += ", " + FormatDuration(wait) + " rounded up";
+        return what;
       });
   for (Violation& v : out) v.invariant = "retry-after";
   return out;

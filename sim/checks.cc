@@ -29,7 +29,9 @@ Violations BucketConformance(const Judged& r) {
 
 Violations FalseDenials(const Judged& r) { return CheckFalseDenials(r.history, r.policy); }
 
-Violations RetryAfter(const Judged& r) { return CheckRetryAfter(r.history, r.policy); }
+Violations RetryAfter(const Judged& r) {
+  return CheckRetryAfter(r.history, r.policy, r.retry_after_unit);
+}
 
 // One violation per item without an expiry at the end of the run, witnessed by the requests whose
 // steps named it (for a document: named all its string fields).

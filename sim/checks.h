@@ -55,6 +55,8 @@ struct Judged {
   // The same limiter's history (at its resolution) when the run is simulated again without its
   // crashes and restarts.
   const std::function<Result<History>()>& without_restarts;
+  // The unit the limiter's Retry-After comes in: whole seconds over HTTP.
+  Duration retry_after_unit = Duration(1);
 };
 
 struct CheckInfo {

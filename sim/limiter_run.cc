@@ -2,6 +2,7 @@
 
 #include "impl/limiters/failure_policy.h"
 #include "impl/rules/rules_limiter.h"
+#include "impl/service/service_protocol.h"
 
 namespace ratelab {
 
@@ -58,16 +59,35 @@ LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
         });
       }
     }
-    sim_.SetFactory([this, &spec, rules](int node) -> std::unique_ptr<Protocol> {
-      return std::make_unique<RulesLimiter>(
-          [this, rules, node]() -> const RuleSet& {
-            return rules->Version(rules_version_[static_cast<size_t>(node)]);
-          },
-          [this, &spec](const Rule& rule) { return Make(spec, rule.ToPolicy()); });
-    });
-  } else {
-    sim_.SetFactory([this, &spec](int) { return *Make(spec, spec.policy); });
+  } else if (spec.via_http) {
+    Result<Rule> rule = RuleForEveryone(spec.policy);
+    if (!rule.ok()) {
+      status_ = rule.status();
+      return;
+    }
+    one_rule_ = *RuleSet::Make({*std::move(rule)});
   }
+  sim_.SetFactory([this, &spec, rules](int node) -> std::unique_ptr<Protocol> {
+    // What a node decides by: its copy of the scenario's rules, or the limiter's one rule.
+    RulesLimiter::RulesSource source = [this, rules, node]() -> const RuleSet& {
+      return rules != nullptr && !rules_version_.empty()
+                 ? rules->Version(rules_version_[static_cast<size_t>(node)])
+                 : one_rule_;
+    };
+    if (spec.via_http) {
+      // The service guards the store itself: the protocols under it are bare.
+      return std::make_unique<ServiceProtocol>(
+          std::move(source),
+          [this, &spec](const Rule& rule) { return spec.Make(rule.ToPolicy(), handles_); },
+          spec.on_store_error);
+    }
+    if (spec.by_rules) {
+      return std::make_unique<RulesLimiter>(std::move(source), [this, &spec](const Rule& rule) {
+        return Make(spec, rule.ToPolicy());
+      });
+    }
+    return *Make(spec, spec.policy);
+  });
   for (const FaultSpec& f : faults) Schedule(f, config.start + f.at);
   history_ = sim_.Run(arrivals);
   status_ = stores_.kv->failure();

@@ -71,6 +71,8 @@ class LimiterRun {
   Status status_;
   // For a limiter by rules: the version of the rules each node enforces (RulePlan::Version).
   std::vector<size_t> rules_version_;
+  // For a limiter via http without rules: its one rule.
+  RuleSet one_rule_;
 };
 
 }  // namespace ratelab

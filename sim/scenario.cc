@@ -24,7 +24,9 @@ Result<std::unique_ptr<Protocol>> LimiterSpec::Make(const Policy& p, const Store
 
 std::string LimiterSpec::DisplayName() const {
   if (!name.empty()) return name;
-  if (by_rules) return protocol.empty() ? "rules in process" : protocol + " by rules";
+  const std::string http = via_http ? " via http" : "";
+  if (by_rules) return (protocol.empty() ? "rules in process" : protocol + " by rules") + http;
+  if (via_http) return protocol + http;
   std::string out = protocol;
   const ProtocolInfo* info = Info();
   if (info == nullptr || info->store == "memory") return out;

@@ -42,6 +42,10 @@ struct LimiterSpec {
   // Enforces the scenario's rules (Scenario::rules, impl/rules/rules_limiter.h) instead of
   // `policy`: each rule by `protocol`, or when `protocol` is empty by memory-<its algorithm>.
   bool by_rules = false;
+  // Served over HTTP: the limiter runs under the rate-limit service (impl/service/
+  // service_protocol.h), decided as a client reads the answers (whole-second Retry-After), its
+  // failure policy the service's. Without rules, under one rule of `policy` for each user.
+  bool via_http = false;
 
   std::string DisplayName() const;
   // The protocol that enforces `policy`: `protocol`, or for a limiter by rules without one,

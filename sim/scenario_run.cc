@@ -224,14 +224,16 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
       if (!calm.status().ok()) return calm.status();
       return AsDecided(calm.history(), clock, resolution);
     };
-    const Judged judged_run{.history = h,
-                            .policy = spec.policy,
-                            .claim_limit = c.limit,
-                            .claim_window = c.window,
-                            .any_window = any,
-                            .never_expire = never_expire,
-                            .restarts = restarts,
-                            .without_restarts = without_restarts};
+    const Judged judged_run{
+        .history = h,
+        .policy = spec.policy,
+        .claim_limit = c.limit,
+        .claim_window = c.window,
+        .any_window = any,
+        .never_expire = never_expire,
+        .restarts = restarts,
+        .without_restarts = without_restarts,
+        .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1)};
     for (CheckId check : scenario.checks) {
       Result<std::vector<Violation>> violations = CheckOf(check).judge(judged_run);
       if (!violations.ok()) return violations.status();

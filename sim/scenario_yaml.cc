@@ -180,7 +180,7 @@ Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) {
 Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   RL_RETURN_IF_ERROR(OnlyKeys(n, "a limiter",
                               {"name", "protocol", "algorithm", "limit", "window", "burst",
-                               "interval", "on_store_error", "breaker", "durability"}));
+                               "interval", "on_store_error", "breaker", "durability", "via"}));
   LimiterSpec spec;
   if (s.rules) {
     RL_RETURN_IF_ERROR(ReadRulesLimiter(n, spec, s));
@@ -204,6 +204,20 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
     if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
       return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
+    }
+  }
+  std::string via;
+  RL_ASSIGN(via, StringAt(n, "via", false, "direct"));
+  if (via != "direct" && via != "http") {
+    return Error(n["via"],
+                 "'via' must be direct (the protocol called as a library) or http "
+                 "(under the rate-limit service, as its clients see it), not '" +
+                     via + "'");
+  }
+  spec.via_http = via == "http";
+  if (spec.via_http && !spec.by_rules) {
+    if (Result<Rule> rule = RuleForEveryone(spec.policy); !rule.ok()) {
+      return Error(n, "via http: " + std::string(rule.status().message()));
     }
   }
   RL_ASSIGN(spec.name, StringAt(n, "name", false));

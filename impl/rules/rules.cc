@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <numeric>
 #include <tuple>
 
 #include "impl/core/request.h"
@@ -263,6 +264,35 @@ Result<RuleSet> RuleSet::Make(std::vector<Rule> rules) {
                                       std::string(p->problem.field) + ": " + p->problem.message);
   }
   return RuleSet(std::move(rules));
+}
+
+Result<Rule> RuleForEveryone(const Policy& policy) {
+  Rule r;
+  r.scope_type = ScopeType::kUser;
+  r.algorithm = policy.algorithm;
+  if (policy.IsBucket()) {
+    // One token every T: k tokens in k * T, the smallest k that makes whole seconds.
+    const int64_t interval = policy.window.count();
+    const int64_t k = kNanosPerSecond / std::gcd(interval, kNanosPerSecond);
+    if (interval > 0 && static_cast<Int128>(k) * interval / kNanosPerSecond <= kMaxWindowSeconds) {
+      r.max_requests = k;
+      r.window_seconds = static_cast<int64_t>(static_cast<Int128>(k) * interval / kNanosPerSecond);
+    }
+    r.burst_size = policy.limit;
+  } else {
+    r.max_requests = policy.limit;
+    if (policy.window.count() % kNanosPerSecond != 0) {
+      return absl::InvalidArgumentError("a rule's window is whole seconds, and " +
+                                        FormatDuration(policy.window) + " is not");
+    }
+    r.window_seconds = policy.window.count() / kNanosPerSecond;
+  }
+  r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
+  if (std::optional<RuleProblem> p = FindProblem(r)) {
+    return absl::InvalidArgumentError("no rule says " + policy.ToString() + ": " +
+                                      std::string(p->field) + " " + p->message);
+  }
+  return r;
 }
 
 const Rule* RuleSet::Find(std::string_view rule_id) const {

@@ -92,6 +92,10 @@ bool IsUuid(std::string_view text);
 // always gets the same id, so exporting and importing again changes nothing.
 std::string DerivedRuleId(ScopeType type, std::string_view scope_value, std::string_view endpoint);
 
+// The rule that sets `policy` for each user on every endpoint (a scenario's limiter served over
+// HTTP). InvalidArgument when a rule cannot say it: a window that is not whole seconds.
+Result<Rule> RuleForEveryone(const Policy& policy);
+
 // One scope a request carries: who is asking.
 struct Scope {
   ScopeType type;

@@ -15,6 +15,7 @@
 #include "testing/files.h"
 #include "testing/http_client.h"
 #include "testing/postgres.h"
+#include "testing/process.h"
 #include "testing/redis.h"
 
 namespace ratelab {
@@ -182,11 +183,8 @@ TEST(ServeCommand, NginxInFrontAsksItBeforeEachRequestWithTheConfigInTheDocs) {
   std::vector<std::string> args = {
       nginx.string(), "-c", (dir / "nginx.conf").string(), "-p", dir.string(), "-g", "daemon off;"};
   if (geteuid() == 0) args.back() += " user root;";  // its workers read the temp dir
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  const pid_t pid = testing_process::Spawn(args);
+  ASSERT_GT(pid, 0);
   struct Reaper {
     pid_t pid;
     ~Reaper() {

@@ -17,6 +17,7 @@
 #include "cli/ratelab_cli.h"
 #include "impl/store/redis_kv.h"
 #include "testing/files.h"
+#include "testing/process.h"
 #include "testing/redis.h"
 
 namespace ratelab {
@@ -36,25 +37,14 @@ TEST(Stress, CtrlCStopsItCleanlyAndSaysWhatWasMeasured) {
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   const fs::path out = tmp / "out.json", err = tmp / "err.txt";
-  std::vector<std::string> args = {RATELAB_BINARY, "stress", "kv-fixed-window-lua",
-                                   "--duration",   "60s",    "--json"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
   std::vector<std::string> env = {"TMPDIR=" + tmp.string()};
   for (char** e = environ; *e != nullptr; ++e) {
     if (!std::string_view(*e).starts_with("TMPDIR=")) env.emplace_back(*e);
   }
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = testing_process::Spawn(
+      {RATELAB_BINARY, "stress", "kv-fixed-window-lua", "--duration", "60s", "--json"},
+      out.string(), err.string(), env);
+  ASSERT_GT(pid, 0);
 
   const auto began = std::chrono::steady_clock::now();
   const auto waited = [&] { return std::chrono::steady_clock::now() - began; };

@@ -7,6 +7,7 @@
 
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
+#include "testing/rules.h"
 
 namespace ratelab {
 namespace {
@@ -17,14 +18,7 @@ using std::chrono::seconds;
 constexpr Instant kStart = kDefaultScenarioStart;
 
 Rule UserRule(int64_t max) {
-  Rule r;
-  r.scope_type = ScopeType::kUser;
-  r.endpoint = "/api";
-  r.algorithm = Algorithm::kFixedWindow;
-  r.max_requests = max;
-  r.window_seconds = 60;
-  r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
-  return r;
+  return testing_rules::MakeRule(ScopeType::kUser, "*", "/api", Algorithm::kFixedWindow, max, 60);
 }
 
 RulesSpec OneChange(Duration at) {

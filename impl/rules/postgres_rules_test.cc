@@ -4,6 +4,7 @@
 
 #include "impl/store/postgres_sql.h"
 #include "testing/postgres.h"
+#include "testing/rules.h"
 
 namespace ratelab {
 namespace {
@@ -11,15 +12,8 @@ namespace {
 using std::chrono::milliseconds;
 
 Rule MakeRule(ScopeType type, std::string value, std::string endpoint, int64_t max) {
-  Rule r;
-  r.scope_type = type;
-  r.scope_value = std::move(value);
-  r.endpoint = std::move(endpoint);
-  r.algorithm = Algorithm::kFixedWindow;
-  r.max_requests = max;
-  r.window_seconds = 60;
-  r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
-  return r;
+  return testing_rules::MakeRule(type, std::move(value), std::move(endpoint),
+                                 Algorithm::kFixedWindow, max, 60);
 }
 
 RuleSet Rules(std::vector<Rule> rules) {

@@ -4,9 +4,7 @@
 
 namespace ratelab {
 
-namespace {
-
-std::string_view TypeName(const nlohmann::json& j) {
+std::string_view JsonTypeName(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::null:
       return "null";
@@ -25,9 +23,11 @@ std::string_view TypeName(const nlohmann::json& j) {
   }
 }
 
+namespace {
+
 Status Wrong(std::string_view field, std::string_view expected, const nlohmann::json& found) {
   return absl::InvalidArgumentError(std::string(field) + ": expected " + std::string(expected) +
-                                    ", found " + std::string(TypeName(found)));
+                                    ", found " + std::string(JsonTypeName(found)));
 }
 
 Result<std::string> Text(const nlohmann::json& object, std::string_view field,
@@ -75,7 +75,7 @@ nlohmann::ordered_json RuleToJson(const Rule& r) {
 Result<Rule> RuleFromJson(const nlohmann::json& object) {
   if (!object.is_object()) {
     return absl::InvalidArgumentError("a rule must be a JSON object, not " +
-                                      std::string(TypeName(object)));
+                                      std::string(JsonTypeName(object)));
   }
   for (const auto& [key, value] : object.items()) {
     if (std::find(std::begin(kRuleFields), std::end(kRuleFields), key) == std::end(kRuleFields)) {

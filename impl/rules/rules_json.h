@@ -12,6 +12,9 @@ namespace ratelab {
 
 nlohmann::ordered_json RuleToJson(const Rule& rule);
 
+// What a JSON value is, for an error: "a string", "an integer", "a fraction", "null", ...
+std::string_view JsonTypeName(const nlohmann::json& value);
+
 // A rule from a JSON object: InvalidArgument naming the field at fault ("max_requests: expected
 // an integer, found a string", "window_seconds: must be between 1 and ..."), an unknown field
 // included. Without a rule_id, the one derived from its target (DerivedRuleId).

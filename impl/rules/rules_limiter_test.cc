@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "impl/limiters/in_process_protocol.h"
+#include "testing/rules.h"
 
 namespace ratelab {
 namespace {
@@ -12,15 +13,8 @@ using std::chrono::seconds;
 constexpr Instant kStart = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000);
 
 Rule FixedWindow(ScopeType type, std::string value, std::string endpoint, int64_t max) {
-  Rule r;
-  r.scope_type = type;
-  r.scope_value = std::move(value);
-  r.endpoint = std::move(endpoint);
-  r.algorithm = Algorithm::kFixedWindow;
-  r.max_requests = max;
-  r.window_seconds = 60;
-  r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
-  return r;
+  return testing_rules::MakeRule(type, std::move(value), std::move(endpoint),
+                                 Algorithm::kFixedWindow, max, 60);
 }
 
 // A limiter over `rules` (which the test may change), each rule enforced in process; counts the

@@ -2,20 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/rules.h"
+
 namespace ratelab {
 namespace {
 
 Rule WindowRule(ScopeType type, std::string value, std::string endpoint, int64_t max,
                 int64_t window_seconds) {
-  Rule r;
-  r.scope_type = type;
-  r.scope_value = std::move(value);
-  r.endpoint = std::move(endpoint);
-  r.algorithm = Algorithm::kSlidingLog;
-  r.max_requests = max;
-  r.window_seconds = window_seconds;
-  r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
-  return r;
+  return testing_rules::MakeRule(type, std::move(value), std::move(endpoint),
+                                 Algorithm::kSlidingLog, max, window_seconds);
 }
 
 Rule Bucket(int64_t max, int64_t window_seconds, std::optional<int64_t> burst) {

@@ -34,23 +34,6 @@ HttpResponse Failed(const Status& s) {
   return ErrorAnswer(503, "the store failed: " + std::string(s.message()));
 }
 
-std::string_view TypeName(const nlohmann::json& j) {
-  switch (j.type()) {
-    case nlohmann::json::value_t::null:
-      return "null";
-    case nlohmann::json::value_t::boolean:
-      return "a boolean";
-    case nlohmann::json::value_t::string:
-      return "a string";
-    case nlohmann::json::value_t::object:
-      return "an object";
-    case nlohmann::json::value_t::array:
-      return "an array";
-    default:
-      return "a number";
-  }
-}
-
 // The JSON object a body holds; InvalidArgument saying what it must be otherwise.
 Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shape) {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -58,8 +41,8 @@ Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shap
     return absl::InvalidArgumentError("the body is not JSON; expected " + std::string(shape));
   }
   if (!j.is_object()) {
-    return absl::InvalidArgumentError("the body is " + std::string(TypeName(j)) + "; expected " +
-                                      std::string(shape));
+    return absl::InvalidArgumentError("the body is " + std::string(JsonTypeName(j)) +
+                                      "; expected " + std::string(shape));
   }
   return j;
 }
@@ -74,7 +57,7 @@ Result<std::string> StringField(const nlohmann::json& object, const std::string&
   }
   if (!it->is_string()) {
     return absl::InvalidArgumentError(name + ": expected a string, found " +
-                                      std::string(TypeName(*it)));
+                                      std::string(JsonTypeName(*it)));
   }
   std::string value = it->get<std::string>();
   if (value.empty()) return absl::InvalidArgumentError(name + ": empty");

@@ -8,6 +8,7 @@
 #include "impl/limiters/protocol.h"
 #include "impl/rules/postgres_rules.h"
 #include "testing/postgres.h"
+#include "testing/rules.h"
 
 namespace ratelab {
 namespace {
@@ -18,15 +19,8 @@ constexpr Instant kMidnight = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'0
 
 Rule MakeRule(ScopeType type, std::string endpoint, Algorithm algorithm, int64_t max,
               int64_t window_seconds, std::optional<int64_t> burst = std::nullopt) {
-  Rule r;
-  r.scope_type = type;
-  r.endpoint = std::move(endpoint);
-  r.algorithm = algorithm;
-  r.max_requests = max;
-  r.window_seconds = window_seconds;
-  r.burst_size = burst;
-  r.rule_id = DerivedRuleId(r.scope_type, r.scope_value, r.endpoint);
-  return r;
+  return testing_rules::MakeRule(type, "*", std::move(endpoint), algorithm, max, window_seconds,
+                                 burst);
 }
 
 struct Fixture {

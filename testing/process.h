@@ -1,0 +1,42 @@
+// A program run as a child process by a test (the ratelab binary, nginx).
+#ifndef RATELAB_TESTING_PROCESS_H_
+#define RATELAB_TESTING_PROCESS_H_
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+namespace ratelab::testing_process {
+
+// Starts `args` (args[0] a path) with its stdout and stderr written to the files `out` and `err`
+// (each left as the test's when empty) and the environment `env` (the test's when empty); its
+// pid, or -1.
+inline pid_t Spawn(std::vector<std::string> args, const std::string& out = "",
+                   const std::string& err = "", std::vector<std::string> env = {}) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!out.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  if (!err.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  }
+  pid_t pid = -1;
+  const int failed = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(),
+                                 env.empty() ? environ : envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return failed == 0 ? pid : -1;
+}
+
+}  // namespace ratelab::testing_process
+
+#endif  // RATELAB_TESTING_PROCESS_H_

@@ -184,6 +184,18 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   }
   const RulePlan* plan = rules ? &*rules : nullptr;
 
+  // The decision API takes no cost: a limiter via http would spend 1 where the history says more.
+  for (const LimiterSpec& spec : scenario.limiters) {
+    if (!spec.via_http) continue;
+    for (const Arrival& a : arrivals) {
+      if (a.cost != 1) {
+        return absl::InvalidArgumentError("the decision API takes no cost, so " +
+                                          spec.DisplayName() + " cannot take the request of user " +
+                                          a.user + " at " + FormatInstant(a.at) + ", which costs " +
+                                          std::to_string(a.cost));
+      }
+    }
+  }
   for (const LimiterSpec& spec : scenario.limiters) {
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     // Scenarios built in code have not been through the reader's checks.

@@ -3,6 +3,9 @@
 // seconds.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 
@@ -69,6 +72,20 @@ TEST(ViaHttp, ALimiterARuleCannotSayIsRefusedAtTheLimiter) {
       "traffic:\n  - {type: burst, user: u, at: 0s, count: 3}\n",
       "s.yaml");
   EXPECT_NE(bad.status().message().find("'via' must be direct"), std::string::npos);
+}
+
+TEST(ViaHttp, RequestsThatCostMoreThanOneAreRefusedNotMisjudged) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "ratelab-via-http-cost";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "log.csv") << "1767225600,u1,/api,3\n";
+  std::ofstream(dir / "s.yaml") << "limiters:\n  - {algorithm: gcra, burst: 3, interval: 1s, "
+                                   "via: http}\ntraffic:\n  - {type: replay, file: log.csv}\n";
+  Result<Scenario> s = LoadScenario((dir / "s.yaml").string());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(RunScenario(*s, 1).status().message(),
+            "the decision API takes no cost, so memory-gcra via http cannot take the request of "
+            "user u1 at 2026-01-01 00:00:00.000, which costs 3");
 }
 
 TEST(ViaHttp, DuringAStoreOutageTheServicesFailurePolicyAnswers) {

@@ -3,11 +3,13 @@
 #ifndef RATELAB_TESTING_HTTP_CLIENT_H_
 #define RATELAB_TESTING_HTTP_CLIENT_H_
 
-// Boost 1.74's Asio uses std::exchange without including <utility> itself.
+// Boost 1.74's Asio uses std::exchange without including <utility> itself: first, on its own.
+// clang-format off
+#include <utility>
+// clang-format on
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
 #include <string>
-#include <utility>
 
 namespace ratelab::testing_http {
 

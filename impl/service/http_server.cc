@@ -1,11 +1,13 @@
 #include "impl/service/http_server.h"
 
-// Boost 1.74's Asio uses std::exchange without including <utility> itself.
+// Boost 1.74's Asio uses std::exchange without including <utility> itself: first, on its own.
+// clang-format off
+#include <utility>
+// clang-format on
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
 #include <set>
-#include <utility>
 
 namespace ratelab {
 
@@ -29,11 +31,14 @@ struct HttpServer::State {
 
   HttpServerOptions options;
   Handler handler;
+  // Declared before the io_context, so destroyed after it: the handlers it destroys may hold
+  // the last reference to a session, which takes itself out of this set.
+  std::set<Session*> sessions;  // open connections, on the server's thread only
+  bool stopping = false;        // on the server's thread only
+  std::atomic<int64_t> answered{0};
+  uint16_t port = 0;  // bound, set before the server's thread starts
   net::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
-  std::atomic<int64_t> answered{0};
-  bool stopping = false;        // on the server's thread only
-  std::set<Session*> sessions;  // open connections, on the server's thread only
 
   void Accept();
   void StopOnThread();
@@ -115,7 +120,7 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpResponse answer;
     try {
       answer = state_.handler(request);
-    } catch (const std::exception& e) {
+    } catch (const std::exception&) {
       answer = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
     }
     Write(std::move(answer), in.keep_alive());
@@ -211,6 +216,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
   if (!ec) state->acceptor.bind(endpoint, ec);
   if (!ec) state->acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) return absl::UnavailableError("cannot listen on " + where + ": " + ec.message());
+  state->port = state->acceptor.local_endpoint(ec).port();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
 }
 
@@ -218,11 +224,7 @@ HttpServer::HttpServer(std::unique_ptr<State> state) : state_(std::move(state)) 
 
 HttpServer::~HttpServer() = default;
 
-uint16_t HttpServer::port() const {
-  beast::error_code ec;
-  const tcp::endpoint local = state_->acceptor.local_endpoint(ec);
-  return ec ? 0 : local.port();
-}
+uint16_t HttpServer::port() const { return state_->port; }
 
 void HttpServer::Run() {
   state_->Accept();

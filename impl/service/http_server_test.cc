@@ -4,11 +4,7 @@
 
 #include <gtest/gtest.h>
 
-// Boost 1.74's Asio uses std::exchange without including <utility> itself.
-#include <boost/asio.hpp>
-#include <boost/beast.hpp>
 #include <thread>
-#include <utility>
 
 #include "impl/core/clock.h"
 #include "impl/service/service.h"

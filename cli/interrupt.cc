@@ -7,11 +7,14 @@ namespace ratelab {
 namespace {
 
 // A signal handler can reach nothing but a global: this flag is the one piece of process-wide
-// state in ratelab, and only an InterruptHandler sets it up and reads it.
-volatile std::sig_atomic_t g_interrupted = 0;
+// state in ratelab, and only an InterruptHandler sets it up and reads it. A lock-free atomic, so
+// that the handler may set it and any thread read it (a command may watch for it on a thread of
+// its own, as `serve` does).
+std::atomic<int> g_interrupted = 0;
+static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
 
 void OnSignal(int signal) {
-  g_interrupted = 1;
+  g_interrupted.store(1);
   std::signal(signal, SIG_DFL);  // a second one ends the process at once
 }
 
@@ -26,7 +29,7 @@ void Install(int signal, struct sigaction* old) {
 }  // namespace
 
 InterruptHandler::InterruptHandler() {
-  g_interrupted = 0;
+  g_interrupted.store(0);
   Install(SIGINT, &old_int_);
   Install(SIGTERM, &old_term_);
 }
@@ -36,6 +39,6 @@ InterruptHandler::~InterruptHandler() {
   sigaction(SIGTERM, &old_term_, nullptr);
 }
 
-bool InterruptHandler::interrupted() const { return g_interrupted != 0; }
+bool InterruptHandler::interrupted() const { return g_interrupted.load() != 0; }
 
 }  // namespace ratelab

@@ -194,19 +194,12 @@ class Serve final : public Command {
 
  private:
   static Result<size_t> ParseBodyLimit(std::string_view text) {
-    size_t n = 0;
-    for (const char c : text) {
-      if (c < '0' || c > '9' || n > (size_t{1} << 30)) {
-        return absl::InvalidArgumentError("'" + std::string(text) +
-                                          "' is not a byte count from 1 to 1073741824");
-      }
-      n = n * 10 + static_cast<size_t>(c - '0');
-    }
-    if (n < 1 || n > (size_t{1} << 30)) {
+    const Result<int64_t> n = ParsePositiveInteger(text);
+    if (!n.ok() || *n > (int64_t{1} << 30)) {
       return absl::InvalidArgumentError("'" + std::string(text) +
                                         "' is not a byte count from 1 to 1073741824");
     }
-    return n;
+    return static_cast<size_t>(*n);
   }
 
   // The token of `path`: its text without surrounding white space, not empty.

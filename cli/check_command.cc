@@ -78,12 +78,12 @@ class Check final : public Command {
     search.shrink_policy = shrink_policy_;
     search.first_seed = seed_.value_or(seeds_.first);
     search.last_seed = seed_.value_or(seeds_.last);
-    if (store_.kind != KvStoreName::Kind::kMemory) {
+    if (store_.kind != StoreName::Kind::kMemory) {
       search.kv_store = KvStoreSource::Make(store_);
       // A server ratelab did not start cannot be restarted by it.
       const std::string_view on = subject->info->store;
-      const bool foreign = (on == "kv" && store_.kind == KvStoreName::Kind::kUrl) ||
-                           (on == "sql" && store_.kind == KvStoreName::Kind::kPostgresUrl);
+      const bool foreign = (on == "kv" && store_.kind == StoreName::Kind::kUrl) ||
+                           (on == "sql" && store_.kind == StoreName::Kind::kPostgresUrl);
       if (foreign && search.faults.contains(SearchFault::kRestart)) {
         if (faults_option_->count() > 0) {
           return absl::InvalidArgumentError(
@@ -153,7 +153,7 @@ class Check final : public Command {
     if (durability_ != Durability::kAlways) {
       out += " --durability " + std::string(DurabilityName(durability_));
     }
-    if (store_.kind != KvStoreName::Kind::kMemory) out += " --store " + store_.ToString();
+    if (store_.kind != StoreName::Kind::kMemory) out += " --store " + store_.ToString();
     if (checks_) out += " --checks " + FormatCheckList(*checks_);
     if (claim_) out += " --claim";
     if (shrink_policy_) out += " --shrink-policy";
@@ -173,7 +173,7 @@ class Check final : public Command {
   bool shrink_policy_ = false;
   std::optional<std::vector<CheckId>> checks_;
   Durability durability_ = Durability::kAlways;
-  KvStoreName store_;
+  StoreName store_;
   Instant start_ = kDefaultScenarioStart;
   bool json_ = false;
 };

@@ -86,7 +86,7 @@ inline constexpr char kStoreHelp[] =
 // Adds --store (kStoreHelp) parsed into `target`.
 template <typename Target>
 CLI::Option* AddStoreOption(CLI::App& command, Target& target, const std::string& help) {
-  return AddParsed(command, "--store", target, KvStoreName::Parse, help);
+  return AddParsed(command, "--store", target, StoreName::Parse, help);
 }
 
 }  // namespace ratelab

@@ -145,7 +145,7 @@ class Compare final : public Command {
   ReportOut out_;
   bool strict_ = false;
   int64_t max_requests_ = kDefaultMaxRequests;
-  std::optional<KvStoreName> store_;
+  std::optional<StoreName> store_;
 };
 
 class ReportFromFile final : public Command {

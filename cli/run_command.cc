@@ -168,22 +168,22 @@ class RunScenarioCommand final : public Command {
   std::optional<OutputDir> out_dir_;  // --out, checked before the run
   std::string junit_;
   bool json_ = false;
-  std::optional<KvStoreName> store_;
+  std::optional<StoreName> store_;
 };
 
 }  // namespace
 
 std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
-                             const std::optional<KvStoreName>& store) {
+                             const std::optional<StoreName>& store) {
   return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " +
          std::to_string(seed) + (store ? " --store " + store->ToString() : "");
 }
 
-Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<KvStoreName>& store) {
+Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<StoreName>& store) {
   Result<Scenario> scenario = LoadScenario(path);
   if (!scenario.ok() || !store) return scenario;
   scenario->kv_store =
-      store->kind == KvStoreName::Kind::kMemory ? nullptr : KvStoreSource::Make(*store);
+      store->kind == StoreName::Kind::kMemory ? nullptr : KvStoreSource::Make(*store);
   return scenario;
 }
 

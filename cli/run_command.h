@@ -17,10 +17,10 @@ namespace ratelab {
 
 // "ratelab COMMAND FILE --seed SEED [--store STORE]" (without FILE or STORE when empty).
 std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
-                             const std::optional<KvStoreName>& store = std::nullopt);
+                             const std::optional<StoreName>& store = std::nullopt);
 
 // The scenario at `path`, its kv protocols pointed at `store` when given.
-Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<KvStoreName>& store);
+Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<StoreName>& store);
 
 }  // namespace ratelab
 

@@ -37,7 +37,7 @@ class ServeProcess {
     posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&actions);
-    const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+), )");
+    const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+) )");
     std::smatch m;
     std::string text;
     const auto began = std::chrono::steady_clock::now();

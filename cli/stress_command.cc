@@ -59,7 +59,7 @@ class Stress final : public Command {
     if (!subject.ok()) return subject.status();
     plan_.subject = *std::move(subject);
     if (plan_.subject.info->store == "sql" && store_option_->count() == 0) {
-      plan_.store.kind = KvStoreName::Kind::kPrivatePostgres;  // a SQL protocol's default
+      plan_.store.kind = StoreName::Kind::kPrivatePostgres;  // a SQL protocol's default
     }
     if (plan_.subject.info->store != "kv" && plan_.subject.info->store != "sql") {
       return CheckStressPlan(plan_);  // says why not
@@ -102,7 +102,7 @@ class Stress final : public Command {
  private:
   static StressPlan WithPrivateRedis() {
     StressPlan plan;
-    plan.store.kind = KvStoreName::Kind::kPrivateRedis;  // the default store
+    plan.store.kind = StoreName::Kind::kPrivateRedis;  // the default store
     return plan;
   }
 

@@ -151,63 +151,12 @@ class RedisBackend final : public KvBackend {
   bool owns_database_ = false;
 };
 
-namespace {
-
-// The stores named by a word rather than a URL: the word, and what it is in a sentence.
-struct NamedStore {
-  KvStoreName::Kind kind;
-  std::string_view word;
-  std::string_view words;
-};
-constexpr NamedStore kNamedStores[] = {
-    {KvStoreName::Kind::kMemory, "memory", "MemoryKv"},
-    {KvStoreName::Kind::kPrivateRedis, "redis", "a private redis-server"},
-    {KvStoreName::Kind::kPrivatePostgres, "postgres", "a private PostgreSQL server"},
-};
-
-const NamedStore* Named(KvStoreName::Kind kind) {
-  for (const NamedStore& n : kNamedStores) {
-    if (n.kind == kind) return &n;
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-Result<KvStoreName> KvStoreName::Parse(std::string_view text) {
-  for (const NamedStore& n : kNamedStores) {
-    if (text == n.word) return KvStoreName{n.kind, ""};
-  }
-  const std::string url(text);
-  if (url.starts_with("postgresql://") || url.starts_with("postgres://")) {
-    if (Status s = ParsePostgresUrl(url); !s.ok()) return s;
-    return KvStoreName{Kind::kPostgresUrl, url};
-  }
-  if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url); !kv.ok()) {
-    return absl::InvalidArgumentError("unknown kv store '" + url +
-                                      "' (expected memory, redis, postgres, a Redis or Redis "
-                                      "Cluster URL, or a postgresql:// URL: " +
-                                      std::string(kv.status().message()) + ")");
-  }
-  return KvStoreName{Kind::kUrl, url};
-}
-
-std::string KvStoreName::ToString() const {
-  const NamedStore* n = Named(kind);
-  return n != nullptr ? std::string(n->word) : url;
-}
-
-std::string KvStoreName::Describe() const {
-  const NamedStore* n = Named(kind);
-  return n != nullptr ? std::string(n->words) : url;
-}
-
-std::shared_ptr<KvStoreSource> KvStoreSource::Make(const KvStoreName& name) {
+std::shared_ptr<KvStoreSource> KvStoreSource::Make(const StoreName& name) {
   return std::shared_ptr<KvStoreSource>(new KvStoreSource(name));
 }
 
 Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(std::string_view text) {
-  Result<KvStoreName> name = KvStoreName::Parse(text);
+  Result<StoreName> name = StoreName::Parse(text);
   if (!name.ok()) return name.status();
   return Make(*name);
 }
@@ -215,11 +164,11 @@ Result<std::shared_ptr<KvStoreSource>> KvStoreSource::Make(std::string_view text
 KvStoreSource::~KvStoreSource() = default;
 
 std::string KvStoreSource::Note() const {
-  if (name_.kind == KvStoreName::Kind::kPrivatePostgres) {
+  if (name_.kind == StoreName::Kind::kPrivatePostgres) {
     return "the SQL protocols ran on a private PostgreSQL server, time passed to them as a "
            "parameter; a store restart there is a kill -9 of every server process and a restart";
   }
-  if (name_.kind == KvStoreName::Kind::kPostgresUrl) {
+  if (name_.kind == StoreName::Kind::kPostgresUrl) {
     return "the SQL protocols ran on the PostgreSQL database at " + where_ +
            ", time passed to them as a parameter";
   }

@@ -41,6 +41,7 @@
 #include "impl/store/kv.h"
 #include "impl/store/postgres_server.h"
 #include "impl/store/redis_server.h"
+#include "impl/store/store_name.h"
 #include "sim/sql_backend.h"
 
 namespace ratelab {
@@ -57,23 +58,6 @@ class KvBackend : public Kv {
   // The first failure of the store itself (a server that died, a lost connection), which makes
   // the run's history worthless: OK if none. Store faults the simulation injects are not these.
   virtual Status failure() const { return absl::OkStatus(); }
-};
-
-// Where a run's store state lives, as a user names it (--store, a scenario's `store`): "memory",
-// "redis" (a private redis-server that ratelab starts), the URL of a running Redis or Redis
-// Cluster, "postgres" (a private PostgreSQL server) or a postgresql:// URL.
-struct KvStoreName {
-  enum class Kind { kMemory, kPrivateRedis, kUrl, kPrivatePostgres, kPostgresUrl };
-  Kind kind = Kind::kMemory;
-  std::string url;  // kUrl and kPostgresUrl only
-
-  // InvalidArgument naming what is wrong with a URL.
-  static Result<KvStoreName> Parse(std::string_view text);
-  // As Parse reads it.
-  std::string ToString() const;
-  // In words: "MemoryKv", "a private redis-server", or the URL.
-  std::string Describe() const;
-  bool operator==(const KvStoreName&) const = default;
 };
 
 // MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state.
@@ -109,7 +93,7 @@ class IdleServers {
 // Hands out the store of each run. Thread-safe: runs on several threads each get their own.
 class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
  public:
-  static std::shared_ptr<KvStoreSource> Make(const KvStoreName& name);
+  static std::shared_ptr<KvStoreSource> Make(const StoreName& name);
   // Make from the name as text; InvalidArgument naming what is wrong with it.
   static Result<std::shared_ptr<KvStoreSource>> Make(std::string_view name);
   ~KvStoreSource();
@@ -121,21 +105,21 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
   // when this source is not PostgreSQL.
   Result<std::unique_ptr<SqlBackend>> OpenSql(Durability durability);
 
-  const KvStoreName& name() const { return name_; }
+  const StoreName& name() const { return name_; }
   // The name as text: "memory", "redis", or the URL.
   const std::string& where() const { return where_; }
   // Whether the kv protocols run on MemoryKv.
-  bool memory() const { return name_.kind == KvStoreName::Kind::kMemory || sql(); }
+  bool memory() const { return name_.kind == StoreName::Kind::kMemory || sql(); }
   // Whether the source is PostgreSQL, for the SQL protocols.
   bool sql() const {
-    return name_.kind == KvStoreName::Kind::kPrivatePostgres ||
-           name_.kind == KvStoreName::Kind::kPostgresUrl;
+    return name_.kind == StoreName::Kind::kPrivatePostgres ||
+           name_.kind == StoreName::Kind::kPostgresUrl;
   }
   // Whether ratelab starts the server (so it can restart it; a redis-server's clock then follows
   // the simulation).
   bool owns_server() const {
-    return name_.kind == KvStoreName::Kind::kPrivateRedis ||
-           name_.kind == KvStoreName::Kind::kPrivatePostgres;
+    return name_.kind == StoreName::Kind::kPrivateRedis ||
+           name_.kind == StoreName::Kind::kPrivatePostgres;
   }
   // What a reader of a run on this store must know about it, or empty.
   std::string Note() const;
@@ -143,7 +127,7 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
  private:
   friend class RedisBackend;
   friend class PostgresBackend;
-  explicit KvStoreSource(KvStoreName name) : name_(std::move(name)), where_(name_.ToString()) {}
+  explicit KvStoreSource(StoreName name) : name_(std::move(name)), where_(name_.ToString()) {}
   // A private server with `durability`, idle or new.
   Result<std::unique_ptr<RedisServer>> LeaseServer(Durability durability);
   void ReturnServer(std::unique_ptr<RedisServer> server) { idle_.Give(std::move(server)); }
@@ -159,7 +143,7 @@ class KvStoreSource : public std::enable_shared_from_this<KvStoreSource> {
   // The existing server's database: one run at a time.
   void ReturnUrl();
 
-  const KvStoreName name_;
+  const StoreName name_;
   const std::string where_;
   std::mutex mu_;
   std::condition_variable url_free_;

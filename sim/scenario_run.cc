@@ -112,7 +112,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
 
   // Where the kv protocols keep their state: MemoryKv unless the scenario says otherwise.
   std::shared_ptr<KvStoreSource> memory_kv;
-  if (!scenario.kv_store) memory_kv = KvStoreSource::Make(KvStoreName{});
+  if (!scenario.kv_store) memory_kv = KvStoreSource::Make(StoreName{});
   KvStoreSource& kv_source = scenario.kv_store ? *scenario.kv_store : *memory_kv;
   bool has_store = false, has_kv = false, has_sql = false;
   for (const LimiterSpec& spec : scenario.limiters) {
@@ -125,7 +125,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   const bool can_restart_store =
       kv_source.owns_server() ||
       ((kv_source.memory() || !has_kv) &&
-       (!has_sql || kv_source.name().kind != KvStoreName::Kind::kPostgresUrl));
+       (!has_sql || kv_source.name().kind != StoreName::Kind::kPostgresUrl));
   std::vector<FaultSpec> faults = scenario.faults;
   if (scenario.swarm) {
     const Duration span = arrivals.empty() ? Duration(0) : arrivals.back().at - scenario.start;

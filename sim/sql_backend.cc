@@ -119,9 +119,7 @@ class PostgresBackend final : public SqlBackend {
   // Makes ratelab's schema and tables if missing (UNLOGGED under durability none, on a private
   // server) and empties them; on an existing database, first checks that they hold nothing.
   Status Reset(Durability durability, bool check_empty) {
-    std::string ddl = "CREATE SCHEMA IF NOT EXISTS " + std::string(kSqlSchema) + ";";
-    for (const SqlTable& t : SqlTables()) ddl += std::string(t.create);
-    if (Status s = sql_.Run(ddl); !s.ok()) return Explain(s);
+    if (Status s = sql_.Run(SqlTablesDdl()); !s.ok()) return Explain(s);
     if (server_ != nullptr) {
       std::string persistence;
       for (const SqlTable& t : SqlTables()) {

@@ -189,15 +189,15 @@ Status CheckStressPlan(const StressPlan& plan) {
                   ": stress runs the kv protocols on a real Redis and the SQL protocols on "
                   "PostgreSQL (ratelab list protocols)");
   }
-  const bool postgres = plan.store.kind == KvStoreName::Kind::kPrivatePostgres ||
-                        plan.store.kind == KvStoreName::Kind::kPostgresUrl;
+  const bool postgres = plan.store.kind == StoreName::Kind::kPrivatePostgres ||
+                        plan.store.kind == StoreName::Kind::kPostgresUrl;
   if (store == "sql" && !postgres) {
     return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
                   " runs on PostgreSQL (--store postgres, or a postgresql:// URL)");
   }
-  if (store == "kv" && (postgres || plan.store.kind == KvStoreName::Kind::kMemory)) {
+  if (store == "kv" && (postgres || plan.store.kind == StoreName::Kind::kMemory)) {
     return refuse("--store " + plan.store.ToString() +
-                  (plan.store.kind == KvStoreName::Kind::kMemory
+                  (plan.store.kind == StoreName::Kind::kMemory
                        ? ": MemoryKv is a single-threaded simulation; stress needs a real Redis "
                          "(--store redis, or its URL)"
                        : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
@@ -239,7 +239,7 @@ Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
   // The store: a private server for the run, or the given one (which must be empty).
   std::unique_ptr<RedisServer> private_server;
   std::string url = plan.store.url;
-  if (plan.store.kind == KvStoreName::Kind::kPrivateRedis) {
+  if (plan.store.kind == StoreName::Kind::kPrivateRedis) {
     Result<std::unique_ptr<RedisServer>> server = RedisServer::Start({});
     if (!server.ok()) {
       return Status(server.status().code(),

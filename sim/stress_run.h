@@ -35,7 +35,7 @@ inline constexpr int64_t kStressMaxRequests = 5'000'000;
 struct StressPlan {
   LimiterSubject subject;  // a kv protocol, or a user's script
   Policy policy;
-  KvStoreName store;  // a private redis-server, or a running Redis or Redis Cluster
+  StoreName store;  // a private redis-server, or a running Redis or Redis Cluster
   int threads = 4;
   Duration duration = std::chrono::seconds(3);
   int users = 1;  // requests go round the users' keys, so the threads contend for each

@@ -1,5 +1,6 @@
 // An in-process limiter as a protocol: one Step, the decision itself, on this process's memory.
-// Its state does not survive a restart.
+// Its state does not survive a restart. Its limiter may be shared by protocols on several
+// threads (the threads of one `ratelab serve`).
 #ifndef RATELAB_IMPL_LIMITERS_IN_PROCESS_PROTOCOL_H_
 #define RATELAB_IMPL_LIMITERS_IN_PROCESS_PROTOCOL_H_
 
@@ -13,6 +14,9 @@ namespace ratelab {
 class InProcessProtocol final : public Protocol {
  public:
   explicit InProcessProtocol(const Policy& policy) : limiter_(MakeInProcessLimiter(policy)) {}
+  // Deciding on `limiter`, which other protocols (on other threads) may share.
+  explicit InProcessProtocol(std::shared_ptr<InProcessLimiter> limiter)
+      : limiter_(std::move(limiter)) {}
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   void Restart() override { limiter_->Clear(); }
@@ -20,7 +24,7 @@ class InProcessProtocol final : public Protocol {
   InProcessLimiter& limiter() { return *limiter_; }
 
  private:
-  std::unique_ptr<InProcessLimiter> limiter_;
+  std::shared_ptr<InProcessLimiter> limiter_;
 };
 
 }  // namespace ratelab

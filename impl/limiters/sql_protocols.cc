@@ -299,6 +299,12 @@ class SqlTokenBucket final : public SqlProtocol {
 
 std::span<const SqlTable> SqlTables() { return kTables; }
 
+std::string SqlTablesDdl() {
+  std::string ddl = "CREATE SCHEMA IF NOT EXISTS " + std::string(kSqlSchema) + ";";
+  for (const SqlTable& t : SqlTables()) ddl += std::string(t.create);
+  return ddl;
+}
+
 std::unique_ptr<Protocol> MakeSqlFixedWindowUpsert(const Policy& policy, const Stores& stores) {
   return std::make_unique<SqlFixedWindowUpsert>(*stores.sql, policy);
 }

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "impl/limiters/protocol.h"
@@ -33,6 +34,8 @@ struct SqlTable {
 std::span<const SqlTable> SqlTables();
 // The schema every SQL protocol's table is in.
 inline constexpr std::string_view kSqlSchema = "ratelab";
+// The statements that make the schema and every table, where missing.
+std::string SqlTablesDdl();
 
 std::unique_ptr<Protocol> MakeSqlFixedWindowUpsert(const Policy& policy, const Stores& stores);
 std::unique_ptr<Protocol> MakeSqlFixedWindowSelectUpdate(const Policy& policy,

@@ -1,8 +1,11 @@
 // Where a service's rules are kept, as its admin API sees them: PostgreSQL's table
-// (PostgresRules), or a fixed set read from a file, which refuses writes (ReadOnlyRules).
+// (PostgresRules), or a fixed set read from a file, which refuses writes (ReadOnlyRules); either
+// behind a lock for several threads (LockedRules).
 #ifndef RATELAB_IMPL_RULES_RULES_STORE_H_
 #define RATELAB_IMPL_RULES_RULES_STORE_H_
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -37,6 +40,28 @@ class ReadOnlyRules final : public RulesStore {
   Status Refuse() const;
   RuleSet rules_;
   std::string source_;
+};
+
+// Another store behind a lock: one store for the admin API of a server's several threads.
+class LockedRules final : public RulesStore {
+ public:
+  explicit LockedRules(std::unique_ptr<RulesStore> inner) : inner_(std::move(inner)) {}
+  Result<RuleSet> List() override {
+    std::lock_guard lock(mutex_);
+    return inner_->List();
+  }
+  Status Put(const Rule& rule) override {
+    std::lock_guard lock(mutex_);
+    return inner_->Put(rule);
+  }
+  Status Delete(std::string_view rule_id) override {
+    std::lock_guard lock(mutex_);
+    return inner_->Delete(rule_id);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unique_ptr<RulesStore> inner_;  // guarded by mutex_
 };
 
 }  // namespace ratelab

@@ -7,7 +7,10 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
+#include <optional>
 #include <set>
+#include <thread>
+#include <vector>
 
 namespace ratelab {
 
@@ -24,24 +27,44 @@ std::chrono::steady_clock::duration Steady(Duration d) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
 }
 
+// Whether `text` can be sent as a header's name (no ':') or value: nothing that ends a line.
+bool FieldText(std::string_view text, bool name) {
+  for (const char c : text) {
+    if (c == '\r' || c == '\n' || (name && c == ':')) return false;
+  }
+  return true;
+}
+
+// One thread of the server: its io_context, its handler, and the connections it carries.
+struct Worker {
+  explicit Worker(HttpServer::Handler h) : handler(std::move(h)) {}
+
+  HttpServer::Handler handler;
+  // Declared before the io_context, so destroyed after it: the handlers it destroys may hold
+  // the last reference to a session, which takes itself out of this set.
+  std::set<Session*> sessions;  // open connections, on the worker's thread only
+  bool stopping = false;        // on the worker's thread only
+  net::io_context ioc{1};
+  // Keeps run() going while the worker has no connection, until the stop.
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work{
+      net::make_work_guard(ioc)};
+
+  void StopOnThread();
+};
+
 }  // namespace
 
 struct HttpServer::State {
-  explicit State(HttpServerOptions o, Handler h) : options(std::move(o)), handler(std::move(h)) {}
+  explicit State(HttpServerOptions o) : options(std::move(o)) {}
 
   HttpServerOptions options;
-  Handler handler;
-  // Declared before the io_context, so destroyed after it: the handlers it destroys may hold
-  // the last reference to a session, which takes itself out of this set.
-  std::set<Session*> sessions;  // open connections, on the server's thread only
-  bool stopping = false;        // on the server's thread only
+  std::vector<std::unique_ptr<Worker>> workers;  // the acceptor's is the first
   std::atomic<int64_t> answered{0};
-  uint16_t port = 0;  // bound, set before the server's thread starts
-  net::io_context ioc{1};
-  tcp::acceptor acceptor{ioc};
+  uint16_t port = 0;                      // bound, set before the server's threads start
+  size_t next = 0;                        // the worker the next connection goes to
+  std::optional<tcp::acceptor> acceptor;  // on workers[0]'s io_context; destroyed before them
 
   void Accept();
-  void StopOnThread();
 };
 
 namespace {
@@ -49,15 +72,16 @@ namespace {
 // One connection: read a request, answer it, and again while it is kept alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, HttpServer::State& state)
-      : stream_(std::move(socket)), state_(state) {
-    state_.sessions.insert(this);
+  Session(tcp::socket socket, HttpServer::State& state, Worker& worker)
+      : stream_(std::move(socket)), state_(state), worker_(worker) {
+    worker_.sessions.insert(this);
   }
-  ~Session() { state_.sessions.erase(this); }
+  ~Session() { worker_.sessions.erase(this); }
 
   void ReadHeader() {
-    if (state_.stopping) return Close();
+    if (worker_.stopping) return Close();
     parser_.emplace();
+    version_ = 11;
     parser_->body_limit(state_.options.max_body_bytes);
     idle_ = true;
     stream_.expires_after(Steady(state_.options.idle_timeout));
@@ -65,6 +89,7 @@ class Session : public std::enable_shared_from_this<Session> {
                             [self = shared_from_this()](beast::error_code ec, size_t) {
                               self->idle_ = false;
                               if (ec) return self->Failed(ec);
+                              self->version_ = self->parser_->get().version();
                               self->ReadBody();
                             });
   }
@@ -104,43 +129,75 @@ class Session : public std::enable_shared_from_this<Session> {
     Close();
   }
 
+  // The request read, copied into request_, whose strings keep their capacity from one
+  // request of the connection to the next.
   void Answer() {
     const http::request<http::string_body>& in = parser_->get();
-    HttpRequest request;
-    request.method = std::string(in.method_string());
+    HttpRequest& request = request_;
+    const beast::string_view method = in.method_string();
+    request.method.assign(method.data(), method.size());
     const std::string_view target(in.target().data(), in.target().size());
     const size_t question = target.find('?');
-    request.path = std::string(target.substr(0, question));
-    if (question != std::string_view::npos)
-      request.query = std::string(target.substr(question + 1));
+    request.path.assign(target.substr(0, question));
+    request.query.assign(question == std::string_view::npos ? std::string_view()
+                                                            : target.substr(question + 1));
+    size_t n = 0;
     for (const auto& field : in) {
-      request.headers.push_back({std::string(field.name_string()), std::string(field.value())});
+      if (n == request.headers.size()) request.headers.emplace_back();
+      const beast::string_view name = field.name_string();
+      const beast::string_view value = field.value();
+      request.headers[n].name.assign(name.data(), name.size());
+      request.headers[n].value.assign(value.data(), value.size());
+      ++n;
     }
-    request.body = in.body();
+    request.headers.resize(n);
+    request.body.assign(in.body());
     HttpResponse answer;
     try {
-      answer = state_.handler(request);
+      answer = worker_.handler(request);
     } catch (const std::exception&) {
       answer = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
     }
     Write(std::move(answer), in.keep_alive());
   }
 
+  // The answer's bytes, written as one buffer (Beast's serializer walks a chain of buffers per
+  // field, which costs more than the decision). A header whose name or value could end the line
+  // early is dropped rather than sent.
   void Write(HttpResponse answer, bool keep_alive) {
-    auto out = std::make_shared<http::response<http::string_body>>();
-    out->version(11);
-    out->result(static_cast<unsigned>(answer.status));
-    for (HttpHeader& h : answer.headers) out->set(h.name, h.value);
-    out->body() = std::move(answer.body);
-    out->keep_alive(keep_alive && !state_.stopping);
-    out->prepare_payload();
+    keep_alive = keep_alive && !worker_.stopping;
+    const unsigned status = static_cast<unsigned>(answer.status);
+    out_.clear();
+    out_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    out_ += std::to_string(status);
+    out_ += ' ';
+    const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
+    out_.append(reason.data(), reason.size());
+    out_ += "\r\n";
+    for (const HttpHeader& h : answer.headers) {
+      if (!FieldText(h.name, true) || !FieldText(h.value, false)) continue;
+      out_ += h.name;
+      out_ += ": ";
+      out_ += h.value;
+      out_ += "\r\n";
+    }
+    out_ += "Content-Length: ";
+    out_ += std::to_string(answer.body.size());
+    out_ += "\r\n";
+    if (!keep_alive) {
+      out_ += "Connection: close\r\n";
+    } else if (version_ == 10) {
+      out_ += "Connection: keep-alive\r\n";
+    }
+    out_ += "\r\n";
+    out_ += answer.body;
     stream_.expires_after(Steady(state_.options.read_timeout));
-    http::async_write(stream_, *out,
-                      [self = shared_from_this(), out](beast::error_code ec, size_t) {
-                        self->state_.answered.fetch_add(1, std::memory_order_relaxed);
-                        if (ec || !out->keep_alive()) return self->Close();
-                        self->ReadHeader();
-                      });
+    net::async_write(stream_, net::buffer(out_),
+                     [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
+                       self->state_.answered.fetch_add(1, std::memory_order_relaxed);
+                       if (ec || !keep_alive) return self->Close();
+                       self->ReadHeader();
+                     });
   }
 
   void Close() {
@@ -153,26 +210,33 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpServer::State& state_;
+  Worker& worker_;
   bool idle_ = false;
+  HttpRequest request_;    // the request being answered
+  unsigned version_ = 11;  // of the request being answered: 10 or 11
+  std::string out_;        // the answer being written
 };
 
 }  // namespace
 
 void HttpServer::State::Accept() {
-  acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+  Worker& to = *workers[next];
+  next = (next + 1) % workers.size();
+  acceptor->async_accept(to.ioc, [this, &to](beast::error_code ec, tcp::socket socket) {
     if (ec) return;  // the acceptor was closed: a stop
     socket.set_option(tcp::no_delay(true), ec);
-    std::make_shared<Session>(std::move(socket), *this)->ReadHeader();
+    net::post(to.ioc, [this, &to, socket = std::move(socket)]() mutable {
+      std::make_shared<Session>(std::move(socket), *this, to)->ReadHeader();
+    });
     Accept();
   });
 }
 
-void HttpServer::State::StopOnThread() {
+void Worker::StopOnThread() {
   if (stopping) return;
   stopping = true;
-  beast::error_code ignored;
-  acceptor.close(ignored);
   for (Session* s : std::set<Session*>(sessions)) s->CloseIfIdle();
+  work.reset();
 }
 
 Status ParseListenAddress(std::string_view text, HttpServerOptions& options) {
@@ -203,7 +267,18 @@ Status ParseListenAddress(std::string_view text, HttpServerOptions& options) {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
                                                        Handler handler) {
-  auto state = std::make_unique<State>(options, std::move(handler));
+  std::vector<Handler> one;
+  one.push_back(std::move(handler));
+  return Listen(options, std::move(one));
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
+                                                       std::vector<Handler> handlers) {
+  if (handlers.empty()) return absl::InvalidArgumentError("a server needs at least one thread");
+  auto state = std::make_unique<State>(options);
+  for (Handler& h : handlers) state->workers.push_back(std::make_unique<Worker>(std::move(h)));
+  state->acceptor.emplace(state->workers[0]->ioc);
+  tcp::acceptor& acceptor = *state->acceptor;
   beast::error_code ec;
   const net::ip::address address = net::ip::make_address(options.host, ec);
   if (ec) {
@@ -211,12 +286,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
   }
   const tcp::endpoint endpoint(address, options.port);
   const std::string where = options.host + ":" + std::to_string(options.port);
-  state->acceptor.open(endpoint.protocol(), ec);
-  if (!ec) state->acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) state->acceptor.bind(endpoint, ec);
-  if (!ec) state->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) return absl::UnavailableError("cannot listen on " + where + ": " + ec.message());
-  state->port = state->acceptor.local_endpoint(ec).port();
+  state->port = acceptor.local_endpoint(ec).port();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(state)));
 }
 
@@ -226,13 +301,27 @@ HttpServer::~HttpServer() = default;
 
 uint16_t HttpServer::port() const { return state_->port; }
 
+int HttpServer::threads() const { return static_cast<int>(state_->workers.size()); }
+
 void HttpServer::Run() {
+  std::vector<std::thread> others;
+  for (size_t i = 1; i < state_->workers.size(); ++i) {
+    others.emplace_back([w = state_->workers[i].get()] { w->ioc.run(); });
+  }
   state_->Accept();
-  state_->ioc.run();
+  state_->workers[0]->ioc.run();
+  for (std::thread& t : others) t.join();
 }
 
 void HttpServer::Stop() {
-  net::post(state_->ioc, [state = state_.get()] { state->StopOnThread(); });
+  State* state = state_.get();
+  net::post(state->workers[0]->ioc, [state] {
+    beast::error_code ignored;
+    state->acceptor->close(ignored);
+    for (const std::unique_ptr<Worker>& w : state->workers) {
+      net::post(w->ioc, [w = w.get()] { w->StopOnThread(); });
+    }
+  });
 }
 
 int64_t HttpServer::answered() const { return state_->answered.load(std::memory_order_relaxed); }

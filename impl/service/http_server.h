@@ -3,8 +3,9 @@
 // and an idle timeout per connection, and a graceful stop: Stop() closes the listening socket,
 // lets every request already read be answered, and closes connections as they go idle.
 //
-// It only carries requests: each is handed to the handler as an HttpRequest and its answer
-// written back. The handler runs on the server's one thread, one request at a time.
+// It only carries requests: each is handed to a handler as an HttpRequest and its answer written
+// back. The server runs one thread a handler; connections are handed to the threads in turn,
+// and each thread's handler is called on that thread only, one request at a time.
 #ifndef RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 #define RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 
@@ -13,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "impl/core/status.h"
 #include "impl/service/http.h"
@@ -40,12 +42,16 @@ class HttpServer {
   // Unavailable when the port cannot be had (in use, or not allowed).
   static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
                                                     Handler handler);
+  // The same with a thread for each of `handlers` (at least one).
+  static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
+                                                    std::vector<Handler> handlers);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
   uint16_t port() const;
-  // Serves until Stop, on the calling thread.
+  int threads() const;
+  // Serves until Stop, on the calling thread and threads()-1 of its own.
   void Run();
   // Stops gracefully (from any thread, or a signal handler's thread): Run returns once every
   // request read has been answered.

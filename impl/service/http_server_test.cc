@@ -116,6 +116,40 @@ TEST(HttpServer, AStopAnswersWhatWasReadAndClosesIdleConnections) {
   EXPECT_TRUE(ec) << "the idle connection was closed";
 }
 
+// The answer is written by the server itself: the status line of the request's version, the
+// length, Connection as the request asked, and never a header that could end a line early.
+TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnswer) {
+  Result<std::unique_ptr<HttpServer>> listening =
+      HttpServer::Listen(HttpServerOptions{.port = 0}, [](const HttpRequest& request) {
+        return HttpResponse{
+            201,
+            {{"X-Path", request.path}, {"X-Bad", "a\r\nSet-Cookie: x=1"}, {"Bad:Name", "v"}},
+            "made"};
+      });
+  ASSERT_TRUE(listening.ok()) << listening.status();
+  HttpServer& server = **listening;
+  std::thread thread([&] { server.Run(); });
+  {
+    Client c(server.port());
+    const auto one = c.SendRaw("GET /a?b=1 HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(one.result_int(), 201);
+    EXPECT_EQ(one.version(), 11);
+    EXPECT_EQ(one["X-Path"], "/a");
+    EXPECT_EQ(one.count("X-Bad"), 0u);
+    EXPECT_EQ(one.count("Set-Cookie"), 0u);
+    EXPECT_EQ(one.count("Bad:Name"), 0u);
+    EXPECT_EQ(one.body(), "made");
+    EXPECT_TRUE(one.keep_alive());
+  }
+  Client old(server.port());
+  const auto answer = old.SendRaw("GET /b HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(answer.version(), 10);
+  EXPECT_EQ(answer.result_int(), 201);
+  EXPECT_FALSE(answer.keep_alive()) << "HTTP/1.0 without keep-alive: closed after the answer";
+  server.Stop();
+  thread.join();
+}
+
 TEST(HttpServer, APortInUseOrAHostThatIsNoAddressIsAClearError) {
   Served s;
   HttpServerOptions taken;

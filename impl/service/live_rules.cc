@@ -5,7 +5,7 @@
 namespace ratelab {
 
 LiveRules::LiveRules(RuleSet initial)
-    : latest_(std::make_shared<const RuleSet>(std::move(initial))), in_use_(latest_) {}
+    : latest_(std::make_shared<const RuleSet>(std::move(initial))) {}
 
 void LiveRules::Publish(RuleSet rules) {
   auto next = std::make_shared<const RuleSet>(std::move(rules));
@@ -16,12 +16,9 @@ void LiveRules::Publish(RuleSet rules) {
   published_.fetch_add(1);
 }
 
-const RuleSet& LiveRules::Current() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    in_use_ = latest_;
-  }
-  return *in_use_;
+std::shared_ptr<const RuleSet> LiveRules::Latest() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return latest_;
 }
 
 struct RulesFollower::Impl {

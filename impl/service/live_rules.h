@@ -1,5 +1,5 @@
 // The rules a server decides by while they change: LiveRules holds the set in force, replaced
-// whole by one thread and read by the server's; RulesFollower is the thread that follows
+// whole by one thread and read by the server's threads; RulesFollower is the thread that follows
 // PostgreSQL's rules table (a RulesCache: LISTEN/NOTIFY, and everything read again after a lost
 // connection) and publishes each change. The decision path never waits on PostgreSQL.
 #ifndef RATELAB_IMPL_SERVICE_LIVE_RULES_H_
@@ -19,18 +19,31 @@ namespace ratelab {
 class LiveRules {
  public:
   explicit LiveRules(RuleSet initial);
-  // From any thread: `rules` are in force from the next Current().
+  // From any thread: `rules` are in force from the next Latest().
   void Publish(RuleSet rules);
-  // The rules in force. The reference stays valid until the next call; one thread (the
-  // server's) calls it.
-  const RuleSet& Current();
+  // The rules in force, from any thread.
+  std::shared_ptr<const RuleSet> Latest() const;
   // How many sets were published after the initial one.
   int64_t published() const { return published_.load(); }
 
+  // One reading thread's view: Current() is the set in force, and its reference stays valid
+  // until that thread's next call.
+  class Reader {
+   public:
+    explicit Reader(const LiveRules& live) : live_(live) {}
+    const RuleSet& Current() {
+      in_use_ = live_.Latest();
+      return *in_use_;
+    }
+
+   private:
+    const LiveRules& live_;
+    std::shared_ptr<const RuleSet> in_use_;
+  };
+
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::shared_ptr<const RuleSet> latest_;  // guarded by mutex_
-  std::shared_ptr<const RuleSet> in_use_;  // the reading thread's
   std::atomic<int64_t> published_ = 0;
 };
 

@@ -31,15 +31,18 @@ std::string Seconds(double s) {
 }  // namespace
 
 void ServiceMetrics::Decided(std::string_view outcome, std::string_view rule_id) {
+  std::lock_guard lock(mutex_);
   ++decisions_[{std::string(outcome), std::string(rule_id)}];
 }
 
 void ServiceMetrics::StoreFailed(const Status& status) {
+  std::lock_guard lock(mutex_);
   ++store_failures_[absl::IsDeadlineExceeded(status) ? "timeout" : "error"];
 }
 
 void ServiceMetrics::Took(Duration d) {
   const double seconds = static_cast<double>(d.count()) / 1e9;
+  std::lock_guard lock(mutex_);
   for (size_t i = 0; i < kBounds.size(); ++i) {
     if (seconds <= kBounds[i]) {
       ++buckets_[i];
@@ -51,6 +54,7 @@ void ServiceMetrics::Took(Duration d) {
 }
 
 std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breaker) const {
+  std::lock_guard lock(mutex_);
   std::string out =
       "# HELP ratelab_decisions_total Decisions, by outcome and by the rule that answered.\n"
       "# TYPE ratelab_decisions_total counter\n";

@@ -1,12 +1,13 @@
 // What a service counts, for GET /metrics in Prometheus' text format (version 0.0.4): decisions
 // by outcome and rule, the time each request took, store failures by kind, and the breaker's
-// state. One service's, on its one thread.
+// state. One service's, shared by its threads: thread-safe.
 #ifndef RATELAB_IMPL_SERVICE_METRICS_H_
 #define RATELAB_IMPL_SERVICE_METRICS_H_
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,7 @@ class ServiceMetrics {
                                                      0.0025,  0.005,  0.01,    0.05,   0.25};
 
  private:
+  mutable std::mutex mutex_;                                          // guards what follows
   std::map<std::pair<std::string, std::string>, int64_t> decisions_;  // (outcome, rule) -> n
   std::map<std::string, int64_t> store_failures_;
   std::array<int64_t, kBounds.size()> buckets_{};  // not cumulative

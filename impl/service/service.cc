@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
+#include "impl/limiters/in_process_protocol.h"
 #include "impl/rules/rules_json.h"
 #include "impl/service/headers.h"
 
@@ -149,37 +150,49 @@ RuleSet SeedServiceRules() {
 
 namespace {
 
-// The protocol that enforces each algorithm on Redis: the atomic Lua scripts.
-constexpr std::pair<Algorithm, std::string_view> kKvProtocols[] = {
-    {Algorithm::kFixedWindow, "kv-fixed-window-lua"},
-    {Algorithm::kSlidingLog, "kv-sliding-log-lua"},
-    {Algorithm::kTokenBucket, "kv-token-bucket-lua"},
-    {Algorithm::kGcra, "kv-gcra-lua"},
+// The protocol of each algorithm on each store that a served rule may use.
+struct StoreProtocol {
+  std::string_view store;  // ProtocolInfo::store: "kv" or "sql"
+  Algorithm algorithm;
+  std::string_view protocol;
+};
+constexpr StoreProtocol kStoreProtocols[] = {
+    {"kv", Algorithm::kFixedWindow, "kv-fixed-window-lua"},
+    {"kv", Algorithm::kSlidingLog, "kv-sliding-log-lua"},
+    {"kv", Algorithm::kTokenBucket, "kv-token-bucket-lua"},
+    {"kv", Algorithm::kGcra, "kv-gcra-lua"},
+    {"sql", Algorithm::kFixedWindow, "sql-fixed-window-upsert"},
+    {"sql", Algorithm::kTokenBucket, "sql-token-bucket"},
 };
 
-Result<std::string_view> KvProtocolFor(const Rule& rule) {
-  for (const auto& [algorithm, name] : kKvProtocols) {
-    if (algorithm == rule.algorithm) return name;
+std::string_view StoreOf(const Stores& stores) { return stores.sql != nullptr ? "sql" : "kv"; }
+
+Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& rule) {
+  std::string enforced;
+  for (const StoreProtocol& p : kStoreProtocols) {
+    if (p.store != store) continue;
+    if (p.algorithm == rule.algorithm) return p.protocol;
+    enforced += (enforced.empty() ? "" : ", ") + std::string(Describe(p.algorithm).name);
   }
-  return absl::InvalidArgumentError("the rule '" + rule.ToString() + "' is " +
-                                    std::string(Describe(rule.algorithm).name) +
-                                    ", which no protocol enforces on Redis (fixed-window, "
-                                    "sliding-log, token-bucket and gcra do)");
+  return absl::InvalidArgumentError(
+      "the rule '" + rule.ToString() + "' is " + std::string(Describe(rule.algorithm).name) +
+      ", which no protocol enforces on " + (store == "sql" ? "PostgreSQL" : "Redis") + " (" +
+      enforced + " do)");
 }
 
 }  // namespace
 
-RulesLimiter::ProtocolMaker KvProtocols(Kv& kv) {
-  return [&kv](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
-    Result<std::string_view> name = KvProtocolFor(rule);
+RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores) {
+  return [stores](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
+    Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule);
     if (!name.ok()) return name.status();
-    return MakeProtocol(*name, rule.ToPolicy(), Stores{&kv, nullptr, nullptr});
+    return MakeProtocol(*name, rule.ToPolicy(), stores);
   };
 }
 
-Status CheckKvProtocols(const RuleSet& rules) {
+Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules) {
   for (const Rule& r : rules.rules()) {
-    Result<std::string_view> name = KvProtocolFor(r);
+    Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), r);
     if (!name.ok()) return name.status();
     if (Status s = CheckProtocol(*name, r.ToPolicy()); !s.ok()) return s;
   }
@@ -190,6 +203,23 @@ RulesLimiter::ProtocolMaker InProcessProtocols() {
   return [](const Rule& rule) {
     const Policy policy = rule.ToPolicy();
     return MakeProtocol("memory-" + std::string(Describe(policy.algorithm).name), policy, Stores{});
+  };
+}
+
+RulesLimiter::ProtocolMaker SharedInProcessLimiters::Maker() {
+  return [this](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
+    const Policy policy = rule.ToPolicy();
+    if (const std::optional<std::string> problem = policy.Problem()) {
+      return absl::InvalidArgumentError("the rule '" + rule.ToString() + "': " + *problem);
+    }
+    std::lock_guard lock(mutex_);
+    for (const Entry& e : limiters_) {
+      if (e.rule_id == rule.rule_id && e.policy == policy) {
+        return std::make_unique<InProcessProtocol>(e.limiter);
+      }
+    }
+    limiters_.push_back(Entry{rule.rule_id, policy, MakeInProcessLimiter(policy)});
+    return std::make_unique<InProcessProtocol>(limiters_.back().limiter);
   };
 }
 
@@ -328,8 +358,8 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
 Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instant,
                                             std::string_view) {
   Json out{{"status", "ok"}};
-  if (guard_.policy().kind == FailurePolicy::Kind::kCircuitBreaker) {
-    out["breaker"] = BreakerName(guard_.breaker());
+  if (shared_->policy().kind == FailurePolicy::Kind::kCircuitBreaker) {
+    out["breaker"] = BreakerName(shared_->breaker());
   }
   co_return JsonAnswer(200, out);
 }
@@ -337,39 +367,42 @@ Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instan
 Task<HttpResponse> RateLimitService::Metrics(Context&, const HttpRequest&, Instant,
                                              std::string_view) {
   std::optional<StoreGuard::Breaker> breaker;
-  if (guard_.policy().kind == FailurePolicy::Kind::kCircuitBreaker) breaker = guard_.breaker();
+  if (shared_->policy().kind == FailurePolicy::Kind::kCircuitBreaker) breaker = shared_->breaker();
   co_return HttpResponse{
-      200, {{"Content-Type", "text/plain; version=0.0.4"}}, metrics_.Prometheus(breaker)};
+      200, {{"Content-Type", "text/plain; version=0.0.4"}}, metrics().Prometheus(breaker)};
 }
 
 Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const Request& request) {
   // Counted as what it was.
   const auto counted = [&](RulesLimiter::Answer a, bool degraded) {
-    metrics_.Decided(
+    metrics().Decided(
         std::string(degraded ? "degraded-" : "") + (a.decision.allowed ? "allowed" : "denied"),
         a.rule ? std::string_view(a.rule->rule_id) : std::string_view());
     return a;
   };
   // Made without the store.
   const auto degraded = [&](bool admit) {
-    return counted(RulesLimiter::Answer{Decision{admit, 0, 0, request.now,
-                                                 admit ? Duration(0) : guard_.policy().retry_after},
-                                        std::nullopt},
-                   true);
+    return counted(
+        RulesLimiter::Answer{
+            Decision{admit, 0, 0, request.now, admit ? Duration(0) : shared_->policy().retry_after},
+            std::nullopt},
+        true);
   };
-  const StoreGuard::Call call = guard_.Before(request.now);
+  const StoreGuard::Call call =
+      shared_->WithGuard([&](StoreGuard& g) { return g.Before(request.now); });
   if (!call.store) co_return degraded(true);
   Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, request);
   if (a.ok()) {
-    guard_.Answered(call);
+    shared_->WithGuard([&](StoreGuard& g) { g.Answered(call); });
     co_return counted(*std::move(a), false);
   }
   if (absl::IsInvalidArgument(a.status())) {
-    guard_.Excused(call);
+    shared_->WithGuard([&](StoreGuard& g) { g.Excused(call); });
     co_return a;
   }
-  metrics_.StoreFailed(a.status());
-  const std::optional<bool> admit = guard_.Failed(call, request.now);
+  metrics().StoreFailed(a.status());
+  const std::optional<bool> admit =
+      shared_->WithGuard([&](StoreGuard& g) { return g.Failed(call, request.now); });
   if (!admit) co_return a;
   co_return degraded(*admit);
 }

@@ -45,10 +45,14 @@
 #define RATELAB_IMPL_SERVICE_SERVICE_H_
 
 #include <array>
+#include <memory>
+#include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "impl/core/task.h"
 #include "impl/limiters/failure_policy.h"
+#include "impl/limiters/in_process_limiter.h"
 #include "impl/rules/rules_limiter.h"
 #include "impl/rules/rules_store.h"
 #include "impl/service/http.h"
@@ -62,12 +66,53 @@ namespace ratelab {
 RuleSet SeedServiceRules();
 // Each rule enforced in process, by memory-<its algorithm> (state kept by the limiter itself).
 RulesLimiter::ProtocolMaker InProcessProtocols();
-// Each rule enforced on `kv` (Redis) by the Lua protocol of its algorithm (kv-fixed-window-lua,
-// kv-sliding-log-lua, kv-token-bucket-lua, kv-gcra-lua); InvalidArgument for a rule of another
-// algorithm. `kv` must outlive what the maker makes.
-RulesLimiter::ProtocolMaker KvProtocols(Kv& kv);
-// InvalidArgument naming the first of `rules` that KvProtocols cannot enforce.
-Status CheckKvProtocols(const RuleSet& rules);
+// The in-process limiters of the rules, shared by the threads of one server: the protocols of
+// every thread's maker decide on the same counters (InProcessLimiter is thread-safe), one
+// limiter a rule and policy. Thread-safe; must outlive what its makers make.
+class SharedInProcessLimiters {
+ public:
+  RulesLimiter::ProtocolMaker Maker();
+
+ private:
+  struct Entry {
+    std::string rule_id;
+    Policy policy;
+    std::shared_ptr<InProcessLimiter> limiter;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> limiters_;  // guarded by mutex_; as many as rules have been
+};
+// Each rule enforced on a store by the protocol of its algorithm there (kStoreProtocols): on
+// Redis (stores.kv) kv-fixed-window-lua, kv-sliding-log-lua, kv-token-bucket-lua or kv-gcra-lua;
+// on PostgreSQL (stores.sql) sql-fixed-window-upsert or sql-token-bucket. InvalidArgument for a
+// rule of another algorithm. The store must outlive what the maker makes.
+RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores);
+// InvalidArgument naming the first of `rules` that StoreProtocols(stores) cannot enforce.
+Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules);
+
+// What every thread of one service shares: the failure policy's state (one circuit breaker for
+// the service, not one a thread) and the metrics. Thread-safe.
+class ServiceState {
+ public:
+  explicit ServiceState(FailurePolicy on_store_failure) : guard_(on_store_failure) {}
+
+  // `f(guard)` with the guard to itself.
+  template <typename F>
+  auto WithGuard(F&& f) {
+    std::lock_guard lock(mutex_);
+    return f(guard_);
+  }
+  const FailurePolicy& policy() const { return guard_.policy(); }  // never changes
+  StoreGuard::Breaker breaker() {
+    return WithGuard([](StoreGuard& g) { return g.breaker(); });
+  }
+  ServiceMetrics& metrics() { return metrics_; }
+
+ private:
+  std::mutex mutex_;
+  StoreGuard guard_;  // guarded by mutex_
+  ServiceMetrics metrics_;
+};
 
 // The admin API's store and the token its callers must send; off when either is missing.
 struct AdminApi {
@@ -78,16 +123,20 @@ struct AdminApi {
 class RateLimitService {
  public:
   // Decides with `limiter`; administers `admin.store`. Both must outlive the service. Not
-  // thread-safe (nor is the limiter): one per simulated node, or one per server thread.
+  // thread-safe (nor is the limiter): one per simulated node, or one per server thread, the
+  // threads of one server sharing `shared`.
   // `on_store_failure`: what a decision does when the store fails (impl/limiters/
   // failure_policy.h): the error (503), admit, deny (429, Retry-After), or a circuit breaker.
   explicit RateLimitService(RulesLimiter& limiter, AdminApi admin = {},
                             FailurePolicy on_store_failure = {})
-      : limiter_(limiter), admin_(std::move(admin)), guard_(on_store_failure) {}
+      : RateLimitService(limiter, std::move(admin),
+                         std::make_shared<ServiceState>(on_store_failure)) {}
+  RateLimitService(RulesLimiter& limiter, AdminApi admin, std::shared_ptr<ServiceState> shared)
+      : limiter_(limiter), admin_(std::move(admin)), shared_(std::move(shared)) {}
 
-  StoreGuard::Breaker breaker() const { return guard_.breaker(); }
+  StoreGuard::Breaker breaker() const { return shared_->breaker(); }
   // What it counted; the caller adds how long each request took (ServiceMetrics::Took).
-  ServiceMetrics& metrics() { return metrics_; }
+  ServiceMetrics& metrics() { return shared_->metrics(); }
 
   // The answer to `request`, received at `now` on the node's clock. `request` and `ctx` must
   // outlive the task.
@@ -126,8 +175,7 @@ class RateLimitService {
 
   RulesLimiter& limiter_;
   AdminApi admin_;
-  StoreGuard guard_;
-  ServiceMetrics metrics_;
+  std::shared_ptr<ServiceState> shared_;
 };
 
 }  // namespace ratelab

@@ -1,0 +1,220 @@
+#include "impl/service/serve.h"
+
+#include <optional>
+#include <vector>
+
+#include "impl/limiters/sql_protocols.h"
+#include "impl/rules/postgres_rules.h"
+#include "impl/rules/rules_store.h"
+#include "impl/service/live_rules.h"
+#include "impl/service/service.h"
+#include "impl/store/postgres_server.h"
+#include "impl/store/postgres_sql.h"
+#include "impl/store/redis_cluster.h"
+#include "impl/store/redis_server.h"
+
+namespace ratelab {
+
+namespace {
+
+// What one thread decides with: its own connection to the store, limiter and service.
+struct ServeThread {
+  explicit ServeThread(const LiveRules& live) : rules(live) {}
+
+  std::unique_ptr<Kv> kv;
+  std::unique_ptr<PgSql> sql;
+  LiveRules::Reader rules;
+  std::unique_ptr<RulesLimiter> limiter;
+  std::unique_ptr<RateLimitService> service;
+  InlineExecutor executor;
+};
+
+bool IsPostgres(const StoreName& store) {
+  return store.kind == StoreName::Kind::kPrivatePostgres ||
+         store.kind == StoreName::Kind::kPostgresUrl;
+}
+
+}  // namespace
+
+struct RateLimitServer::Parts {
+  ServeConfig config;
+  const Clock* clock = nullptr;
+  std::unique_ptr<PostgresServer> private_postgres;  // for the rules, the counters or both
+  std::unique_ptr<RedisServer> private_redis;
+  std::unique_ptr<RulesFollower> follower;  // rules in PostgreSQL
+  std::optional<LiveRules> fixed;           // else
+  LiveRules* rules = nullptr;               // the follower's or `fixed`
+  std::unique_ptr<RulesStore> admin_store;
+  std::string rules_where;
+  std::string counters_where = "in process";
+  std::string counters_url;  // of Redis or PostgreSQL
+  SharedInProcessLimiters in_process;
+  std::shared_ptr<ServiceState> shared;
+  std::vector<std::unique_ptr<ServeThread>> workers;
+  std::unique_ptr<HttpServer> http;  // declared last: stopped and destroyed first
+
+  // The private PostgreSQL server, started on first need.
+  Result<std::string> PrivatePostgres() {
+    if (!private_postgres) {
+      Result<std::unique_ptr<PostgresServer>> started =
+          PostgresServer::Start(PostgresServerOptions{});
+      if (!started.ok()) return started.status();
+      private_postgres = *std::move(started);
+    }
+    return private_postgres->url();
+  }
+
+  Status OpenRules() {
+    const std::string& where = config.rules_postgres;
+    if (where.empty()) {
+      rules_where = config.rules_name == "the seeds" ? "the seeds' rules"
+                                                     : "the rules of " + config.rules_name;
+      admin_store = std::make_unique<ReadOnlyRules>(config.rules, config.rules_name);
+      rules = &fixed.emplace(config.rules);
+      return absl::OkStatus();
+    }
+    std::string conninfo = where;
+    if (where == "postgres") {
+      Result<std::string> url = PrivatePostgres();
+      if (!url.ok()) return url.status();
+      conninfo = *url;
+    } else if (Status s = ParsePostgresUrl(where); !s.ok()) {
+      return s;
+    }
+    Result<std::unique_ptr<RulesFollower>> followed = RulesFollower::Start(conninfo);
+    if (!followed.ok()) return followed.status();
+    follower = *std::move(followed);
+    rules = &follower->rules();
+    Result<std::unique_ptr<PostgresRules>> table = PostgresRules::Open(conninfo);
+    if (!table.ok()) return table.status();
+    admin_store = *std::move(table);
+    rules_where = "the rules of PostgreSQL at " + conninfo + ", followed";
+    return absl::OkStatus();
+  }
+
+  Status OpenCounters() {
+    switch (config.store.kind) {
+      case StoreName::Kind::kMemory:
+        return absl::OkStatus();
+      case StoreName::Kind::kPrivateRedis: {
+        Result<std::unique_ptr<RedisServer>> started = RedisServer::Start({});
+        if (!started.ok()) return started.status();
+        private_redis = *std::move(started);
+        counters_url = private_redis->url();
+        break;
+      }
+      case StoreName::Kind::kPrivatePostgres: {
+        Result<std::string> url = PrivatePostgres();
+        if (!url.ok()) return url.status();
+        counters_url = *url;
+        break;
+      }
+      case StoreName::Kind::kUrl:
+      case StoreName::Kind::kPostgresUrl:
+        counters_url = config.store.url;
+        break;
+    }
+    if (IsPostgres(config.store)) {
+      counters_where = "in PostgreSQL at " + counters_url;
+      PgSql sql(counters_url, PgSqlOptions{});
+      if (Status s = sql.Run(SqlTablesDdl()); !s.ok()) {
+        return Status(s.code(), "cannot make ratelab's counter tables in PostgreSQL at " +
+                                    counters_url + ": " + std::string(s.message()));
+      }
+    } else {
+      counters_where = "on Redis at " + counters_url;
+    }
+    return absl::OkStatus();
+  }
+
+  // A thread's connection to the counters' store, and the protocols that use it.
+  Result<RulesLimiter::ProtocolMaker> Connect(ServeThread& w) {
+    Stores stores;
+    if (config.store.kind == StoreName::Kind::kMemory) return in_process.Maker();
+    if (IsPostgres(config.store)) {
+      PgSqlOptions options;
+      options.statement_timeout =
+          std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
+      w.sql = std::make_unique<PgSql>(counters_url, options);
+      stores.sql = w.sql.get();
+    } else {
+      RedisOptions options;
+      options.command_timeout = config.store_timeout;
+      options.connect_timeout = config.store_timeout;
+      Result<std::unique_ptr<Kv>> opened = OpenRedisUrl(counters_url, options);
+      if (!opened.ok()) return opened.status();
+      w.kv = *std::move(opened);
+      stores.kv = w.kv.get();
+    }
+    if (Status s = CheckStoreProtocols(stores, *rules->Latest()); !s.ok()) return s;
+    return StoreProtocols(stores);
+  }
+
+  Status StartWorkers() {
+    shared = std::make_shared<ServiceState>(config.on_store_failure);
+    if (!config.admin_token.empty()) {
+      admin_store = std::make_unique<LockedRules>(std::move(admin_store));
+    }
+    const AdminApi admin =
+        config.admin_token.empty() ? AdminApi{} : AdminApi{admin_store.get(), config.admin_token};
+    std::vector<HttpServer::Handler> handlers;
+    for (int i = 0; i < config.threads; ++i) {
+      auto w = std::make_unique<ServeThread>(*rules);
+      Result<RulesLimiter::ProtocolMaker> protocols = Connect(*w);
+      if (!protocols.ok()) return protocols.status();
+      w->limiter = std::make_unique<RulesLimiter>(
+          [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
+      w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);
+      handlers.push_back([w = w.get(), clock = clock](const HttpRequest& request) {
+        Context ctx(w->executor);
+        const Instant read = clock->Now();
+        HttpResponse answer = RunInline(w->service->Handle(ctx, request, read));
+        w->service->metrics().Took(clock->Now() - read);
+        return answer;
+      });
+      workers.push_back(std::move(w));
+    }
+    Result<std::unique_ptr<HttpServer>> listening =
+        HttpServer::Listen(config.http, std::move(handlers));
+    if (!listening.ok()) return listening.status();
+    http = *std::move(listening);
+    return absl::OkStatus();
+  }
+};
+
+Result<std::unique_ptr<RateLimitServer>> RateLimitServer::Start(ServeConfig config,
+                                                                const Clock& clock) {
+  if (config.threads < 1) return absl::InvalidArgumentError("a server needs at least one thread");
+  auto parts = std::make_unique<Parts>();
+  parts->config = std::move(config);
+  parts->clock = &clock;
+  if (Status s = parts->OpenRules(); !s.ok()) return s;
+  if (Status s = parts->OpenCounters(); !s.ok()) return s;
+  if (Status s = parts->StartWorkers(); !s.ok()) return s;
+  return std::unique_ptr<RateLimitServer>(new RateLimitServer(std::move(parts)));
+}
+
+RateLimitServer::RateLimitServer(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+RateLimitServer::~RateLimitServer() = default;
+
+std::string RateLimitServer::Banner() const {
+  const Parts& p = *parts_;
+  const size_t rules = const_cast<Parts&>(p).rules->Latest()->rules().size();
+  return "listening on http://" + p.config.http.host + ":" + std::to_string(p.http->port()) + " (" +
+         std::to_string(p.config.threads) + (p.config.threads == 1 ? " thread" : " threads") +
+         "), deciding " + p.counters_where + " by " + p.rules_where + " (" + std::to_string(rules) +
+         "); on a store failure: " +
+         std::string(FailurePolicyName(p.config.on_store_failure.kind)) + "; the admin API is " +
+         (p.config.admin_token.empty() ? "off" : "on");
+}
+
+uint16_t RateLimitServer::port() const { return parts_->http->port(); }
+
+void RateLimitServer::Run() { parts_->http->Run(); }
+
+void RateLimitServer::Stop() { parts_->http->Stop(); }
+
+int64_t RateLimitServer::answered() const { return parts_->http->answered(); }
+
+}  // namespace ratelab

@@ -1,0 +1,74 @@
+// `ratelab serve` as a library: the rate-limit service (service.h) put together from where its
+// rules and counters are, and carried over HTTP (http_server.h) by one or more threads.
+//
+// Rules are fixed (a rules file the caller has read, or the seeds') or followed in PostgreSQL
+// (LISTEN/NOTIFY; the admin API writes them there). Counters are in process, shared by every
+// thread, or in a store every thread reaches through a connection of its own: Redis (the Lua
+// script of each rule's algorithm) or PostgreSQL (the upsert or the bucket row), where they
+// outlive the server. The threads share one failure policy (one circuit breaker) and one set of
+// metrics.
+#ifndef RATELAB_IMPL_SERVICE_SERVE_H_
+#define RATELAB_IMPL_SERVICE_SERVE_H_
+
+#include <memory>
+#include <string>
+
+#include "impl/core/clock.h"
+#include "impl/limiters/failure_policy.h"
+#include "impl/rules/rules.h"
+#include "impl/service/http_server.h"
+#include "impl/store/store_name.h"
+
+namespace ratelab {
+
+struct ServeConfig {
+  HttpServerOptions http;
+  // The fixed rules, and what they are called in the banner ("the seeds", a file's path); used
+  // when `rules_postgres` is empty.
+  RuleSet rules;
+  std::string rules_name = "the seeds";
+  // "postgres" (a private PostgreSQL server, its table empty at the start) or a postgresql://
+  // URL: the rules table there, followed as it changes.
+  std::string rules_postgres;
+  // The token the admin API's callers must send; empty: the admin API is off. It writes to the
+  // rules table, or refuses writes (405) for fixed rules.
+  std::string admin_token;
+  // Where the counters are: memory, redis, a Redis or Redis Cluster URL, postgres or a
+  // postgresql:// URL.
+  StoreName store;
+  FailurePolicy on_store_failure;
+  // The longest a call to the store may take before it counts as failed.
+  Duration store_timeout = std::chrono::milliseconds(250);
+  int threads = 1;
+};
+
+class RateLimitServer {
+ public:
+  // Starts what `config` names (private servers, connections, the rules follower) and listens;
+  // the first error says what could not be had. Decisions take the time from `clock`, which
+  // must outlive the server and be safe to read from several threads.
+  static Result<std::unique_ptr<RateLimitServer>> Start(ServeConfig config, const Clock& clock);
+  ~RateLimitServer();
+  RateLimitServer(const RateLimitServer&) = delete;
+  RateLimitServer& operator=(const RateLimitServer&) = delete;
+
+  // One line: where it listens, where it decides, by which rules, its failure policy, and
+  // whether the admin API is on.
+  std::string Banner() const;
+  uint16_t port() const;
+  // Serves until Stop.
+  void Run();
+  // Stops gracefully, from any thread: requests already read are answered.
+  void Stop();
+  int64_t answered() const;
+
+  struct Parts;  // defined where it is implemented
+
+ private:
+  explicit RateLimitServer(std::unique_ptr<Parts> parts);
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_SERVICE_SERVE_H_

@@ -1,0 +1,145 @@
+// RateLimitServer: `ratelab serve` put together, over real HTTP on loopback, on a clock that
+// stays in the middle of a minute. Its threads share the counters; counters in Redis or
+// PostgreSQL outlive the server.
+#include "impl/service/serve.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "impl/service/service.h"
+#include "testing/http_client.h"
+#include "testing/postgres.h"
+#include "testing/redis.h"
+
+namespace ratelab {
+namespace {
+
+namespace http = boost::beast::http;
+using testing_http::Client;
+
+// A server running on a thread of the test's, stopped at the end.
+class Running {
+ public:
+  Running(ServeConfig config, const Clock& clock) {
+    config.http.port = 0;
+    Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
+    EXPECT_TRUE(started.ok()) << started.status();
+    if (!started.ok()) return;
+    server_ = *std::move(started);
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+  ~Running() {
+    if (server_ == nullptr) return;
+    server_->Stop();
+    thread_.join();
+  }
+  bool ok() const { return server_ != nullptr; }
+  uint16_t port() const { return server_->port(); }
+  const RateLimitServer& server() const { return *server_; }
+
+ private:
+  std::unique_ptr<RateLimitServer> server_;
+  std::thread thread_;
+};
+
+// Seed 001's hit for `user`: its status and the count it reports (0 on a 429).
+std::pair<int, int64_t> Hit(Client& c, const std::string& user) {
+  const auto answer = c.Send(http::verb::post, "/api/hit", R"({"userId": ")" + user + R"("})");
+  const nlohmann::json body = nlohmann::json::parse(answer.body(), nullptr, false);
+  return {answer.result_int(), body.contains("count") ? body["count"].get<int64_t>() : 0};
+}
+
+const ManualClock kMidMinute(FromUnixNanos(int64_t{1'767'225'630} * 1'000'000'000));
+
+TEST(RateLimitServer, ThreadsShareTheCountersTenParallelHitsFiveOk) {
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.threads = 4;
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NE(s.server().Banner().find("(4 threads), deciding in process by the seeds' rules (2)"),
+            std::string::npos)
+      << s.server().Banner();
+  std::vector<int> statuses(10);
+  std::vector<std::thread> clients;
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    clients.emplace_back([&, i] {
+      Client c(s.port());
+      statuses[i] = Hit(c, "user_1").first;
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 200), 5);
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 429), 5);
+  // One set of metrics for every thread.
+  Client c(s.port());
+  const std::string metrics = c.Send(http::verb::get, "/metrics").body();
+  EXPECT_NE(metrics.find(R"(ratelab_decisions_total{outcome="allowed",rule=")"), std::string::npos);
+  EXPECT_NE(metrics.find("ratelab_request_duration_seconds_count 10\n"), std::string::npos)
+      << metrics;
+}
+
+// Three hits, a new server on the same store, and the count goes on: 4, 5, then a 429.
+void CountsOutliveTheServer(const StoreName& store) {
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.store = store;
+  config.threads = 2;
+  {
+    Running first(config, kMidMinute);
+    ASSERT_TRUE(first.ok());
+    Client c(first.port());
+    for (int64_t n = 1; n <= 3; ++n) EXPECT_EQ(Hit(c, "u_7"), std::make_pair(200, n));
+  }
+  Running second(config, kMidMinute);
+  ASSERT_TRUE(second.ok());
+  Client c(second.port());
+  EXPECT_EQ(Hit(c, "u_7"), std::make_pair(200, int64_t{4}));
+  EXPECT_EQ(Hit(c, "u_7"), std::make_pair(200, int64_t{5}));
+  EXPECT_EQ(Hit(c, "u_7").first, 429);
+  EXPECT_EQ(Hit(c, "u_8"), std::make_pair(200, int64_t{1})) << "another user, another counter";
+}
+
+TEST(RateLimitServer, CountersInRedisOutliveTheServer) {
+  RATELAB_START_REDIS(redis, RedisServerOptions{});
+  CountsOutliveTheServer(StoreName{StoreName::Kind::kUrl, redis->url()});
+}
+
+TEST(RateLimitServer, CountersInPostgresqlOutliveTheServer) {
+  RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
+  const StoreName store{StoreName::Kind::kPostgresUrl, postgres->url()};
+  {
+    ServeConfig config;
+    config.rules = SeedServiceRules();
+    config.store = store;
+    Running s(config, kMidMinute);
+    ASSERT_TRUE(s.ok());
+    EXPECT_NE(s.server().Banner().find("deciding in PostgreSQL at " + postgres->url()),
+              std::string::npos)
+        << s.server().Banner();
+  }
+  CountsOutliveTheServer(store);
+}
+
+TEST(RateLimitServer, ARuleTheStoreCannotEnforceIsRefusedAtTheStart) {
+  RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
+  ServeConfig config;
+  Rule r = SeedServiceRules().rules()[0];
+  r.algorithm = Algorithm::kSlidingLog;
+  config.rules = *RuleSet::Make({r});
+  config.store = StoreName{StoreName::Kind::kPostgresUrl, postgres->url()};
+  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, kMidMinute);
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.status().message(),
+            "the rule '" + r.ToString() +
+                "' is sliding-log, which no protocol enforces on PostgreSQL (fixed-window, "
+                "token-bucket do)");
+  config.threads = 0;
+  EXPECT_EQ(RateLimitServer::Start(config, kMidMinute).status().message(),
+            "a server needs at least one thread");
+}
+
+}  // namespace
+}  // namespace ratelab

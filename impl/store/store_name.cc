@@ -1,0 +1,61 @@
+#include "impl/store/store_name.h"
+
+#include <memory>
+
+#include "impl/store/postgres_sql.h"
+#include "impl/store/redis_cluster.h"
+
+namespace ratelab {
+
+namespace {
+
+// The stores named by a word rather than a URL: the word, and what it is in a sentence.
+struct NamedStore {
+  StoreName::Kind kind;
+  std::string_view word;
+  std::string_view words;
+};
+constexpr NamedStore kNamedStores[] = {
+    {StoreName::Kind::kMemory, "memory", "MemoryKv"},
+    {StoreName::Kind::kPrivateRedis, "redis", "a private redis-server"},
+    {StoreName::Kind::kPrivatePostgres, "postgres", "a private PostgreSQL server"},
+};
+
+const NamedStore* Named(StoreName::Kind kind) {
+  for (const NamedStore& n : kNamedStores) {
+    if (n.kind == kind) return &n;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<StoreName> StoreName::Parse(std::string_view text) {
+  for (const NamedStore& n : kNamedStores) {
+    if (text == n.word) return StoreName{n.kind, ""};
+  }
+  const std::string url(text);
+  if (url.starts_with("postgresql://") || url.starts_with("postgres://")) {
+    if (Status s = ParsePostgresUrl(url); !s.ok()) return s;
+    return StoreName{Kind::kPostgresUrl, url};
+  }
+  if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url); !kv.ok()) {
+    return absl::InvalidArgumentError("unknown kv store '" + url +
+                                      "' (expected memory, redis, postgres, a Redis or Redis "
+                                      "Cluster URL, or a postgresql:// URL: " +
+                                      std::string(kv.status().message()) + ")");
+  }
+  return StoreName{Kind::kUrl, url};
+}
+
+std::string StoreName::ToString() const {
+  const NamedStore* n = Named(kind);
+  return n != nullptr ? std::string(n->word) : url;
+}
+
+std::string StoreName::Describe() const {
+  const NamedStore* n = Named(kind);
+  return n != nullptr ? std::string(n->words) : url;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,30 @@
+// Where state that must outlive a request lives, as a user names it (--store, a scenario's
+// `store`): "memory", "redis" (a private redis-server that ratelab starts), the URL of a running
+// Redis or Redis Cluster, "postgres" (a private PostgreSQL server) or a postgresql:// URL.
+#ifndef RATELAB_IMPL_STORE_STORE_NAME_H_
+#define RATELAB_IMPL_STORE_STORE_NAME_H_
+
+#include <string>
+#include <string_view>
+
+#include "impl/core/status.h"
+
+namespace ratelab {
+
+struct StoreName {
+  enum class Kind { kMemory, kPrivateRedis, kUrl, kPrivatePostgres, kPostgresUrl };
+  Kind kind = Kind::kMemory;
+  std::string url;  // kUrl and kPostgresUrl only
+
+  // InvalidArgument naming what is wrong with a URL.
+  static Result<StoreName> Parse(std::string_view text);
+  // As Parse reads it.
+  std::string ToString() const;
+  // In words: "MemoryKv", "a private redis-server", or the URL.
+  std::string Describe() const;
+  bool operator==(const StoreName&) const = default;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_STORE_NAME_H_

@@ -293,6 +293,13 @@ TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
   EXPECT_NE(r.err.find("has no port from 0 to 65535"), std::string::npos) << r.err;
   r = Ratelab({"serve", "--max-body", "0"});
   EXPECT_NE(r.err.find("--max-body: '0' is not a byte count"), std::string::npos) << r.err;
+  for (const char* threads : {"0", "257", "two"}) {
+    r = Ratelab({"serve", "--threads", threads});
+    EXPECT_EQ(r.exit, kExitBadInput);
+    EXPECT_NE(r.err.find("--threads: '" + std::string(threads) + "' is not a count from 1 to 256"),
+              std::string::npos)
+        << r.err;
+  }
   r = Ratelab({"serve", "--on-store-failure", "maybe"});
   EXPECT_NE(r.err.find("--on-store-failure: 'maybe' is not error, open, closed or breaker"),
             std::string::npos)

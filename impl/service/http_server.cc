@@ -181,9 +181,14 @@ class Session : public std::enable_shared_from_this<Session> {
       out_ += h.value;
       out_ += "\r\n";
     }
-    out_ += "Content-Length: ";
-    out_ += std::to_string(answer.body.size());
-    out_ += "\r\n";
+    // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110).
+    if (status >= 200 && status != 204 && status != 304) {
+      out_ += "Content-Length: ";
+      out_ += std::to_string(answer.body.size());
+      out_ += "\r\n";
+    } else {
+      answer.body.clear();
+    }
     if (!keep_alive) {
       out_ += "Connection: close\r\n";
     } else if (version_ == 10) {

@@ -117,10 +117,12 @@ TEST(HttpServer, AStopAnswersWhatWasReadAndClosesIdleConnections) {
 }
 
 // The answer is written by the server itself: the status line of the request's version, the
-// length, Connection as the request asked, and never a header that could end a line early.
+// length (none for a 204), Connection as the request asked, and never a header that could end a
+// line early.
 TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnswer) {
   Result<std::unique_ptr<HttpServer>> listening =
       HttpServer::Listen(HttpServerOptions{.port = 0}, [](const HttpRequest& request) {
+        if (request.path == "/gone") return HttpResponse{204, {}, "ignored"};
         return HttpResponse{
             201,
             {{"X-Path", request.path}, {"X-Bad", "a\r\nSet-Cookie: x=1"}, {"Bad:Name", "v"}},
@@ -140,6 +142,15 @@ TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnsw
     EXPECT_EQ(one.count("Bad:Name"), 0u);
     EXPECT_EQ(one.body(), "made");
     EXPECT_TRUE(one.keep_alive());
+  }
+  {
+    Client c(server.port());
+    const auto none = c.SendRaw("DELETE /gone HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(none.result_int(), 204);
+    EXPECT_EQ(none.count(http::field::content_length), 0u) << "a 204 has no length";
+    EXPECT_EQ(none.body(), "");
+    EXPECT_EQ(c.SendRaw("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")["X-Path"], "/next")
+        << "and the connection goes on, its framing intact";
   }
   Client old(server.port());
   const auto answer = old.SendRaw("GET /b HTTP/1.0\r\n\r\n");

@@ -16,6 +16,12 @@ class ShardedLimiter final : public InProcessLimiter {
     return states_.With(
         key, [&](typename Algorithm::State& s) { return algorithm_.Decide(s, now, cost); });
   }
+  Decision Peek(std::string_view key, Instant now, int64_t cost) override {
+    typename Algorithm::State copy = states_.Copy(key);
+    Decision d = algorithm_.Decide(copy, now, cost);
+    if (d.allowed) d.remaining += cost;
+    return d;
+  }
   void Clear() override { states_.Clear(); }
   int64_t KeyCount() const override {
     int64_t n = 0;

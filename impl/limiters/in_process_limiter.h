@@ -27,6 +27,9 @@ class InProcessLimiter {
 
   // Decides `cost` units for `key` at `now` and records them when admitted. Requires cost >= 1.
   virtual Decision Decide(std::string_view key, Instant now, int64_t cost) = 0;
+  // What Decide would answer, with nothing recorded and `remaining` counted before the cost
+  // (Protocol::Peek).
+  virtual Decision Peek(std::string_view key, Instant now, int64_t cost) = 0;
   // Forgets every key: what a process restart does to in-memory state.
   virtual void Clear() = 0;
   // Keys holding state (never evicted: stale keys cost memory until Clear).

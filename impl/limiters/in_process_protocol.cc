@@ -13,4 +13,12 @@ Task<Result<Decision>> InProcessProtocol::Decide(Context& ctx, const Request& re
   co_return d;
 }
 
+Task<Result<Decision>> InProcessProtocol::Peek(Context& ctx, const Request& request) {
+  if (Status s = Validate(request); !s.ok()) co_return s;
+  const std::string key = LimiterKey(request);
+  Decision d =
+      co_await ctx.Step("peek", [&] { return limiter_->Peek(key, request.now, request.cost); });
+  co_return d;
+}
+
 }  // namespace ratelab

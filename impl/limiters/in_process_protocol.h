@@ -19,6 +19,7 @@ class InProcessProtocol final : public Protocol {
       : limiter_(std::move(limiter)) {}
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  Task<Result<Decision>> Peek(Context& ctx, const Request& request) override;
   void Restart() override { limiter_->Clear(); }
   StateSize ProcessState() const override { return {limiter_->KeyCount(), limiter_->StateBytes()}; }
   InProcessLimiter& limiter() { return *limiter_; }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/numbers.h"
+
 namespace ratelab {
 
 const KvScript& KvFixedWindowLua::Script() {
@@ -24,27 +26,51 @@ return {1, count}
   return script;
 }
 
+KvFixedWindowLua::Window KvFixedWindowLua::WindowOf(const Request& request) const {
+  const int64_t index = AlignedWindowIndex(request.now, policy_.window);
+  return Window{index, "rl:{" + LimiterKey(request) + "}:" + std::to_string(index),
+                AlignedWindowStart(index + 1, policy_.window)};
+}
+
+Decision KvFixedWindowLua::Decided(const Request& request, const Window& w, bool allowed,
+                                   int64_t count) const {
+  Decision d;
+  d.limit = policy_.limit;
+  d.allowed = allowed;
+  d.remaining = std::max<int64_t>(0, policy_.limit - count);
+  d.reset = w.end;
+  if (!d.allowed) d.retry_after = request.cost > policy_.limit ? kNever : w.end - request.now;
+  return d;
+}
+
 Task<Result<Decision>> KvFixedWindowLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
-  const int64_t index = AlignedWindowIndex(request.now, policy_.window);
-  const Instant window_end = AlignedWindowStart(index + 1, policy_.window);
+  const Window w = WindowOf(request);
   const int64_t ttl_ms =
-      (window_end - request.now + std::max(policy_.window, kTransitAllowance)).count() / 1'000'000 +
-      1;
-  std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}:" + std::to_string(index)};
+      (w.end - request.now + std::max(policy_.window, kTransitAllowance)).count() / 1'000'000 + 1;
+  std::vector<std::string> keys = {w.key};
   std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
                                    std::to_string(ttl_ms)};
   const Result<std::vector<int64_t>> reply = ReplyIntegers(
       co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();
-  const int64_t allowed = (*reply)[0], count = (*reply)[1];
-  Decision d;
-  d.limit = policy_.limit;
-  d.allowed = allowed != 0;
-  d.remaining = std::max<int64_t>(0, policy_.limit - count);
-  d.reset = window_end;
-  if (!d.allowed) d.retry_after = request.cost > policy_.limit ? kNever : window_end - request.now;
-  co_return d;
+  co_return Decided(request, w, (*reply)[0] != 0, (*reply)[1]);
+}
+
+Task<Result<Decision>> KvFixedWindowLua::Peek(Context& ctx, const Request& request) {
+  if (Status s = Validate(request); !s.ok()) co_return s;
+  const Window w = WindowOf(request);
+  std::vector<std::string> get = {"GET", w.key};
+  const Result<KvReply> reply = co_await KvCommand(ctx, kv_, std::move(get));
+  if (!reply.ok()) co_return reply.status();
+  int64_t count = 0;
+  if (!reply->is_nil() &&
+      (reply->type != KvReply::Type::kBulk || !absl::SimpleAtoi(reply->text, &count))) {
+    co_return absl::InternalError(std::string(Script().name) + ": the window's key " + w.key +
+                                  " holds " + ToString(*reply) + ", not a count");
+  }
+  const bool allowed = request.cost <= policy_.limit && count + request.cost <= policy_.limit;
+  co_return Decided(request, w, allowed, count);
 }
 
 }  // namespace ratelab

@@ -6,6 +6,8 @@
 #ifndef RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_
 #define RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_
 
+#include <string>
+
 #include "impl/limiters/kv_steps.h"
 #include "impl/limiters/protocol.h"
 
@@ -17,8 +19,21 @@ class KvFixedWindowLua final : public KvProtocol {
   KvFixedWindowLua(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  // A GET of the window's key.
+  Task<Result<Decision>> Peek(Context& ctx, const Request& request) override;
 
   static const KvScript& Script();
+
+ private:
+  // The request's window: its index, its key, and the instant it ends.
+  struct Window {
+    int64_t index;
+    std::string key;
+    Instant end;
+  };
+  Window WindowOf(const Request& request) const;
+  // The decision on a window whose count is `count` after it (or as it stands, denied).
+  Decision Decided(const Request& request, const Window& w, bool allowed, int64_t count) const;
 };
 
 }  // namespace ratelab

@@ -52,6 +52,16 @@ class ShardedStateMap {
     return fn(it->second);
   }
 
+  // A copy of the state of `key` (a default-constructed one if it has none), nothing inserted.
+  State Copy(std::string_view key) {
+    const absl::string_view k(key.data(), key.size());
+    const size_t hash = absl::Hash<absl::string_view>{}(k);
+    Shard& shard = shards_[hash >> (64 - kShardBits)];
+    std::lock_guard<SpinLock> guard(shard.lock);
+    auto it = shard.states.find(k, hash);
+    return it == shard.states.end() ? State{} : it->second;
+  }
+
   void Clear() {
     for (Shard& shard : shards_) {
       std::lock_guard<SpinLock> guard(shard.lock);

@@ -180,6 +180,18 @@ Decision WindowDecision(const Policy& policy, const Request& request, const Wind
   return d;
 }
 
+// The count in the window's row, or none when it has no row.
+Task<Result<std::optional<int64_t>>> WindowCount(Context& ctx, Sql& sql, const WindowRow& row,
+                                                 std::string_view name) {
+  std::vector<std::string> key = {row.key, std::to_string(row.window_start)};
+  Result<SqlReply> read = co_await SqlStep(ctx, sql, kSelectCount, std::move(key), name);
+  if (!read.ok()) co_return read.status();
+  if (read->rows.empty()) co_return std::optional<int64_t>();
+  Result<Integers> seen = OnlyRow(*read, 1, name);
+  if (!seen.ok()) co_return seen.status();
+  co_return std::optional<int64_t>((*seen)[0].value_or(0));
+}
+
 class SqlFixedWindowUpsert final : public SqlProtocol {
  public:
   using SqlProtocol::SqlProtocol;
@@ -204,6 +216,17 @@ class SqlFixedWindowUpsert final : public SqlProtocol {
     co_return WindowDecision(policy_, request, row, admitted.has_value(),
                              admitted.value_or(seen.value_or(0)));
   }
+
+  // The window's row as it stands, read with a SELECT.
+  Task<Result<Decision>> Peek(Context& ctx, const Request& request) override {
+    if (Status s = Validate(request); !s.ok()) co_return s;
+    const WindowRow row = WindowOf(request, policy_.window);
+    const Result<std::optional<int64_t>> read = co_await WindowCount(ctx, sql_, row, kName);
+    if (!read.ok()) co_return read.status();
+    const int64_t count = read->value_or(0);
+    const bool allowed = request.cost <= policy_.limit && count + request.cost <= policy_.limit;
+    co_return WindowDecision(policy_, request, row, allowed, count);
+  }
 };
 
 class SqlFixedWindowSelectUpdate final : public SqlProtocol {
@@ -216,27 +239,21 @@ class SqlFixedWindowSelectUpdate final : public SqlProtocol {
     const WindowRow row = WindowOf(request, policy_.window);
     const std::string start = std::to_string(row.window_start);
     const std::string cost = std::to_string(request.cost);
-    std::vector<std::string> key = {row.key, start};
-    Result<SqlReply> read = co_await SqlStep(ctx, sql_, kSelectCount, key, kName);
+    const Result<std::optional<int64_t>> read = co_await WindowCount(ctx, sql_, row, kName);
     if (!read.ok()) co_return read.status();
-    int64_t count = 0;
-    if (!read->rows.empty()) {
-      Result<Integers> seen = OnlyRow(*read, 1, kName);
-      if (!seen.ok()) co_return seen.status();
-      count = (*seen)[0].value_or(0);
-    }
+    const int64_t count = read->value_or(0);
     if (request.cost > policy_.limit || count + request.cost > policy_.limit) {
       co_return WindowDecision(policy_, request, row, false, count);
     }
     Result<SqlReply> written;
-    if (read->rows.empty()) {
+    if (!read->has_value()) {
       std::vector<std::string> insert = {row.key, start, cost, std::to_string(row.expires_at),
                                          std::to_string(ToUnixNanos(request.now))};
       written = co_await SqlStep(ctx, sql_, kInsertCount, std::move(insert), kName);
       if (!written.ok()) co_return written.status();
     }
     // The row was there, or someone inserted it since the SELECT: add to it.
-    if (!read->rows.empty() || written->unique_violation()) {
+    if (read->has_value() || written->unique_violation()) {
       std::vector<std::string> update = {row.key, start, cost};
       written = co_await SqlStep(ctx, sql_, kUpdateCount, std::move(update), kName);
       if (!written.ok()) co_return written.status();

@@ -39,6 +39,15 @@ Task<Result<Decision>> RulesLimiter::Decide(Context& ctx, const Request& request
 
 Task<Result<RulesLimiter::Answer>> RulesLimiter::DecideByRules(Context& ctx,
                                                                const Request& request) {
+  return ByRules(ctx, request, true);
+}
+
+Task<Result<RulesLimiter::Answer>> RulesLimiter::PeekByRules(Context& ctx, const Request& request) {
+  return ByRules(ctx, request, false);
+}
+
+Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Request& request,
+                                                         bool spend) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   const std::optional<ScopeType> type = ScopeTypeFromName(request.scope_type);
   if (!type) {
@@ -67,7 +76,13 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::DecideByRules(Context& ctx,
   if (asks.empty()) co_return Answer{Decision{true, 0, 0, request.now, Duration(0)}, std::nullopt};
   std::optional<Answer> answer;
   for (const Ask& ask : asks) {
-    Result<Decision> d = co_await ask.protocol->Decide(ctx, ask.request);
+    // (Not a co_await in each arm of ?:, which GCC 12 miscompiles.)
+    Result<Decision> d;
+    if (spend) {
+      d = co_await ask.protocol->Decide(ctx, ask.request);
+    } else {
+      d = co_await ask.protocol->Peek(ctx, ask.request);
+    }
     if (!d.ok()) co_return d.status();
     if (!d->allowed) co_return Answer{*d, ask.rule};
     if (!answer) {

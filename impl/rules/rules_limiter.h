@@ -46,6 +46,10 @@ class RulesLimiter final : public Protocol {
   // InvalidArgument for a request whose scope type is not one of ScopeTypes() (or a request that
   // is not valid), and the maker's error for a rule it cannot enforce.
   Task<Result<Answer>> DecideByRules(Context& ctx, const Request& request);
+  // The same read without spending (Protocol::Peek on each rule's protocol): what the request
+  // would be answered now, `remaining` counted before it. Unimplemented when a rule's protocol
+  // cannot read its count so.
+  Task<Result<Answer>> PeekByRules(Context& ctx, const Request& request);
   // DecideByRules' decision.
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   // Forgets every instance (a new process makes them again).
@@ -57,6 +61,8 @@ class RulesLimiter final : public Protocol {
   // An instance per rule and policy: (rule_id, algorithm, limit, window).
   using InstanceKey = std::tuple<std::string, Algorithm, int64_t, int64_t>;
   Result<Protocol*> InstanceFor(const AppliedRule& applied);
+  // DecideByRules, or PeekByRules when not `spend`.
+  Task<Result<Answer>> ByRules(Context& ctx, const Request& request, bool spend);
 
   RulesSource rules_;
   ProtocolMaker make_;

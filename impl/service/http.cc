@@ -17,10 +17,13 @@ std::optional<std::string_view> Find(const std::vector<HttpHeader>& headers,
   return std::nullopt;
 }
 
-Result<std::string> Decode(std::string_view text) {
+}  // namespace
+
+Result<std::string> PercentDecode(std::string_view text, std::string_view what,
+                                  bool plus_is_space) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
+    if (text[i] == '+' && plus_is_space) {
       out += ' ';
     } else if (text[i] != '%') {
       out += text[i];
@@ -32,12 +35,12 @@ Result<std::string> Decode(std::string_view text) {
         return -1;
       };
       if (i + 2 >= text.size()) {
-        return absl::InvalidArgumentError("the query has a cut-short escape at '" +
+        return absl::InvalidArgumentError(std::string(what) + " has a cut-short escape at '" +
                                           std::string(text.substr(i)) + "'");
       }
       const int hi = hex(text[i + 1]), lo = hex(text[i + 2]);
       if (hi < 0 || lo < 0) {
-        return absl::InvalidArgumentError("the query has a bad escape '" +
+        return absl::InvalidArgumentError(std::string(what) + " has a bad escape '" +
                                           std::string(text.substr(i, 3)) + "'");
       }
       out += static_cast<char>(hi * 16 + lo);
@@ -47,8 +50,6 @@ Result<std::string> Decode(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
 Result<std::vector<QueryParam>> ParseQuery(std::string_view query) {
   std::vector<QueryParam> out;
   while (!query.empty()) {
@@ -57,10 +58,10 @@ Result<std::vector<QueryParam>> ParseQuery(std::string_view query) {
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
     if (part.empty()) continue;
     const size_t eq = part.find('=');
-    Result<std::string> name = Decode(part.substr(0, eq));
+    Result<std::string> name = PercentDecode(part.substr(0, eq), "the query", true);
     if (!name.ok()) return name.status();
-    Result<std::string> value =
-        Decode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1));
+    Result<std::string> value = PercentDecode(
+        eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), "the query", true);
     if (!value.ok()) return value.status();
     out.push_back({*std::move(name), *std::move(value)});
   }

@@ -29,6 +29,10 @@ struct HttpRequest {
   std::optional<std::string_view> Header(std::string_view name) const;
 };
 
+// `text` with its %XX escapes decoded (and '+' as a space when `plus_is_space`, as in a query);
+// InvalidArgument for a bad escape, saying that `what` ("the query", "the path") has it.
+Result<std::string> PercentDecode(std::string_view text, std::string_view what, bool plus_is_space);
+
 // The parameters of a query ("a=1&b=x%20y"), percent-decoded ('+' is a space), in order;
 // InvalidArgument for a bad escape.
 struct QueryParam {

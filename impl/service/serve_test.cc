@@ -81,7 +81,16 @@ TEST(RateLimitServer, ThreadsShareTheCountersTenParallelHitsFiveOk) {
       << metrics;
 }
 
-// Three hits, a new server on the same store, and the count goes on: 4, 5, then a 429.
+// Seed 001's usage of `user`: the count it reports.
+int64_t Usage(Client& c, const std::string& user) {
+  const auto answer = c.Send(http::verb::get, "/api/usage/" + user);
+  EXPECT_EQ(answer.result_int(), 200) << answer.body();
+  const nlohmann::json body = nlohmann::json::parse(answer.body(), nullptr, false);
+  return body.contains("count") ? body["count"].get<int64_t>() : -1;
+}
+
+// Three hits, a new server on the same store, and the count goes on: 4, 5, then a 429. The
+// usage read in between spends nothing.
 void CountsOutliveTheServer(const StoreName& store) {
   ServeConfig config;
   config.rules = SeedServiceRules();
@@ -91,11 +100,14 @@ void CountsOutliveTheServer(const StoreName& store) {
     Running first(config, kMidMinute);
     ASSERT_TRUE(first.ok());
     Client c(first.port());
+    EXPECT_EQ(Usage(c, "u_7"), 0);
     for (int64_t n = 1; n <= 3; ++n) EXPECT_EQ(Hit(c, "u_7"), std::make_pair(200, n));
+    EXPECT_EQ(Usage(c, "u_7"), 3);
   }
   Running second(config, kMidMinute);
   ASSERT_TRUE(second.ok());
   Client c(second.port());
+  EXPECT_EQ(Usage(c, "u_7"), 3);
   EXPECT_EQ(Hit(c, "u_7"), std::make_pair(200, int64_t{4}));
   EXPECT_EQ(Hit(c, "u_7"), std::make_pair(200, int64_t{5}));
   EXPECT_EQ(Hit(c, "u_7").first, 429);

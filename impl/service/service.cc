@@ -223,11 +223,12 @@ RulesLimiter::ProtocolMaker SharedInProcessLimiters::Maker() {
   };
 }
 
-const std::array<RateLimitService::Route, 10> RateLimitService::kRoutes = {{
+const std::array<RateLimitService::Route, 11> RateLimitService::kRoutes = {{
     {"GET", "/metrics", false, false, &RateLimitService::Metrics},
     {"POST", "/ratelimit/check", false, false, &RateLimitService::Check},
     {"*", "/ratelimit/auth", false, false, &RateLimitService::Auth},
     {"POST", "/api/hit", false, false, &RateLimitService::Hit},
+    {"GET", "/api/usage/", true, false, &RateLimitService::Usage},
     {"GET", "/healthz", false, false, &RateLimitService::Health},
     {"GET", "/ratelimit/rules", false, true, &RateLimitService::ListRules},
     {"POST", "/ratelimit/rules", false, true, &RateLimitService::CreateRule},
@@ -353,6 +354,27 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
                             {"limit", d.limit},
                             {"status", "ok"}},
                        HeadersOf(*a, now));
+}
+
+Task<HttpResponse> RateLimitService::Usage(Context& ctx, const HttpRequest&, Instant now,
+                                           std::string_view id) {
+  Result<std::string> user = PercentDecode(id, "the path", false);
+  if (!user.ok()) co_return Failed(user.status());
+  const Request read{"user", *user, "/api/hit", 1, now};
+  Result<RulesLimiter::Answer> a = co_await limiter_.PeekByRules(ctx, read);
+  if (absl::IsUnimplemented(a.status())) {
+    co_return ErrorAnswer(501, "the usage of " + *user + " cannot be read without spending: " +
+                                   std::string(a.status().message()));
+  }
+  if (!a.ok()) co_return Failed(a.status());
+  std::vector<HttpHeader> headers = HeadersOf(*a, now);
+  std::erase_if(headers, [](const HttpHeader& h) { return h.name == "Retry-After"; });
+  co_return JsonAnswer(200,
+                       Json{{"userId", *user},
+                            {"minute", Minute(now)},
+                            {"count", a->decision.limit - a->decision.remaining},
+                            {"limit", a->decision.limit}},
+                       std::move(headers));
 }
 
 Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instant,

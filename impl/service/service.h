@@ -11,6 +11,10 @@
 //   POST /api/hit           seed 001's API: {"userId"}, decided on the endpoint /api/hit, answered
 //                           200 {userId, minute, count, limit, status: "ok"} or
 //                           429 {error: "Rate limit exceeded", limit}
+//   GET  /api/usage/ID      seed 001's read of user ID's count (percent-decoded), spending
+//                           nothing: 200 {userId, minute, count, limit} with the rate-limit
+//                           headers; 501 when the rule's protocol cannot read its count so (only
+//                           fixed windows on Redis and PostgreSQL can; in process, all can)
 //   GET  /metrics           Prometheus' text format (metrics.h)
 //   GET  /healthz           200 {"status": "ok"}, and with a circuit breaker its state:
 //                           {"status": "ok", "breaker": "closed" | "open" | "half-open"}
@@ -154,10 +158,11 @@ class RateLimitService {
     Handler handle;
   };
   // What the service serves, one row an endpoint and method.
-  static const std::array<Route, 10> kRoutes;
+  static const std::array<Route, 11> kRoutes;
 
   Task<HttpResponse> Check(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Hit(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
+  Task<HttpResponse> Usage(Context& ctx, const HttpRequest&, Instant now, std::string_view id);
   Task<HttpResponse> Auth(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Health(Context&, const HttpRequest&, Instant, std::string_view);
   Task<HttpResponse> Metrics(Context&, const HttpRequest&, Instant, std::string_view);

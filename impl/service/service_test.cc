@@ -7,6 +7,7 @@
 
 #include "impl/limiters/protocol.h"
 #include "impl/rules/postgres_rules.h"
+#include "impl/store/memory_kv.h"
 #include "testing/postgres.h"
 #include "testing/rules.h"
 
@@ -97,6 +98,67 @@ TEST(RateLimitService, Seed001sHitCountsFiveAMinuteAndTheNextMinuteStartsAgain) 
   EXPECT_EQ(next.status, 200);
   EXPECT_EQ(Body(next)["count"], 1);
   EXPECT_EQ(Body(next)["minute"], "2026-01-01T00:01:00.000Z");
+}
+
+// GET /api/usage/ID reads the count without spending, for every in-process algorithm.
+TEST(RateLimitService, Seed001sUsageReadsTheCountWithoutSpending) {
+  Fixture f({MakeRule(ScopeType::kUser, "/api/hit", Algorithm::kFixedWindow, 5, 60)});
+  const Instant at = kMidnight + seconds(10);
+  const auto usage = [&](const std::string& id) {
+    return f.Send("GET", "/api/usage/" + id, "", at);
+  };
+  HttpResponse none = usage("user_1");
+  ASSERT_EQ(none.status, 200);
+  EXPECT_EQ(Body(none), nlohmann::json::parse(R"({"userId": "user_1", "minute":
+      "2026-01-01T00:00:00.000Z", "count": 0, "limit": 5})"));
+  for (int i = 0; i < 3; ++i) f.Send("POST", "/api/hit", R"({"userId": "user_1"})", at);
+  for (int i = 0; i < 2; ++i) {
+    const HttpResponse r = usage("user_1");
+    EXPECT_EQ(Body(r)["count"], 3) << "read twice, spent nothing";
+    EXPECT_EQ(r.Header("X-RateLimit-Remaining"), "2");
+  }
+  for (int i = 0; i < 3; ++i) f.Send("POST", "/api/hit", R"({"userId": "user_1"})", at);
+  const HttpResponse full = usage("user_1");
+  EXPECT_EQ(full.status, 200);
+  EXPECT_EQ(Body(full)["count"], 5);
+  EXPECT_EQ(full.Header("Retry-After"), std::nullopt) << "a read is not refused";
+  // The id is percent-decoded; a bad escape is the client's fault.
+  f.Send("POST", "/api/hit", R"({"userId": "a b/c"})", at);
+  EXPECT_EQ(Body(usage("a%20b%2Fc"))["count"], 1);
+  EXPECT_EQ(Body(usage("a%20b%2Fc"))["userId"], "a b/c");
+  const HttpResponse bad = usage("x%zz");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(Body(bad)["error"], "the path has a bad escape '%zz'");
+  EXPECT_EQ(f.Send("GET", "/api/usage/", "").status, 404);
+  EXPECT_EQ(f.Send("POST", "/api/usage/user_1", "").status, 405);
+  // Every in-process algorithm can be read so.
+  for (const Algorithm algorithm : {Algorithm::kSlidingLog, Algorithm::kSlidingCounter,
+                                    Algorithm::kTokenBucket, Algorithm::kGcra}) {
+    const bool bucket = algorithm == Algorithm::kTokenBucket || algorithm == Algorithm::kGcra;
+    Fixture g({MakeRule(ScopeType::kUser, "/api/hit", algorithm, 5, 60,
+                        bucket ? std::optional<int64_t>(5) : std::nullopt)});
+    for (int i = 0; i < 2; ++i) g.Send("POST", "/api/hit", R"({"userId": "u"})", at);
+    EXPECT_EQ(Body(g.Send("GET", "/api/usage/u", "", at))["count"], 2) << Describe(algorithm).name;
+    EXPECT_EQ(Body(g.Send("GET", "/api/usage/u", "", at))["count"], 2) << Describe(algorithm).name;
+  }
+}
+
+// A protocol that cannot read its count without spending is a 501 for usage, never a guess.
+TEST(RateLimitService, UsageOnAProtocolThatCannotReadWithoutSpendingIs501) {
+  const ManualClock clock(kMidnight);
+  MemoryKv kv(clock);
+  const RuleSet rules =
+      *RuleSet::Make({MakeRule(ScopeType::kUser, "/api/hit", Algorithm::kTokenBucket, 5, 60, 5)});
+  RulesLimiter limiter([&]() -> const RuleSet& { return rules; }, StoreProtocols(Stores{&kv}));
+  RateLimitService service(limiter);
+  InlineExecutor executor;
+  Context ctx(executor);
+  const HttpRequest read{"GET", "/api/usage/u", "", {}, ""};
+  const HttpResponse r = RunInline(service.Handle(ctx, read, kMidnight));
+  EXPECT_EQ(r.status, 501);
+  EXPECT_EQ(Body(r)["error"],
+            "the usage of u cannot be read without spending: this limiter cannot read a count "
+            "without spending one");
 }
 
 TEST(RateLimitService, BadBodiesAreA400NamingWhatIsWrong) {

@@ -155,13 +155,18 @@ struct RateLimitServer::Parts {
     if (!config.admin_token.empty()) {
       admin_store = std::make_unique<LockedRules>(std::move(admin_store));
     }
-    const AdminApi admin =
-        config.admin_token.empty() ? AdminApi{} : AdminApi{admin_store.get(), config.admin_token};
+    AdminApi admin;
+    if (!config.admin_token.empty()) admin = AdminApi{admin_store.get(), config.admin_token, {}};
     std::vector<HttpServer::Handler> handlers;
     for (int i = 0; i < config.threads; ++i) {
       auto w = std::make_unique<ServeThread>(*rules);
       Result<RulesLimiter::ProtocolMaker> protocols = Connect(*w);
       if (!protocols.ok()) return protocols.status();
+      // A rule written through the admin API must be one the counters' store can enforce.
+      if (i == 0 && config.store.kind != StoreName::Kind::kMemory) {
+        admin.enforceable = [stores = Stores{w->kv.get(), nullptr, w->sql.get()}](
+                                const Rule& rule) { return CheckStoreProtocol(stores, rule); };
+      }
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
       w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);

@@ -135,6 +135,37 @@ TEST(RateLimitServer, CountersInPostgresqlOutliveTheServer) {
   CountsOutliveTheServer(store);
 }
 
+// The admin API refuses a rule the counters' store cannot enforce, rather than take it and
+// answer 503 to every request it governs.
+TEST(RateLimitServer, TheAdminApiRefusesARuleTheCountersStoreCannotEnforce) {
+  RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
+  ServeConfig config;
+  config.rules_postgres = postgres->url();
+  config.store = StoreName{StoreName::Kind::kPostgresUrl, postgres->url()};
+  config.admin_token = "t0ken";
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  Client c(s.port());
+  const auto post = [&](const std::string& algorithm) {
+    boost::beast::http::request<boost::beast::http::string_body> r(http::verb::post,
+                                                                   "/ratelimit/rules", 11);
+    r.set(http::field::authorization, "Bearer t0ken");
+    r.body() = R"({"scope_type": "user", "endpoint": "/pay", "algorithm": ")" + algorithm +
+               R"(", "max_requests": 3, "window_seconds": 60})";
+    r.prepare_payload();
+    http::write(c.stream, r);
+    testing_http::Response answer;
+    http::read(c.stream, c.buffer, answer);
+    return answer;
+  };
+  const auto refused = post("sliding-log");
+  EXPECT_EQ(refused.result_int(), 400);
+  EXPECT_NE(refused.body().find("algorithm: the rule '"), std::string::npos) << refused.body();
+  EXPECT_NE(refused.body().find("which no protocol enforces on PostgreSQL"), std::string::npos)
+      << refused.body();
+  EXPECT_EQ(post("fixed-window").result_int(), 201);
+}
+
 TEST(RateLimitServer, ARuleTheStoreCannotEnforceIsRefusedAtTheStart) {
   RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
   ServeConfig config;

@@ -190,11 +190,15 @@ RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores) {
   };
 }
 
+Status CheckStoreProtocol(const Stores& stores, const Rule& rule) {
+  Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule);
+  if (!name.ok()) return name.status();
+  return CheckProtocol(*name, rule.ToPolicy());
+}
+
 Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules) {
   for (const Rule& r : rules.rules()) {
-    Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), r);
-    if (!name.ok()) return name.status();
-    if (Status s = CheckProtocol(*name, r.ToPolicy()); !s.ok()) return s;
+    if (Status s = CheckStoreProtocol(stores, r); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
@@ -431,6 +435,13 @@ Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const 
 
 // The admin API.
 
+std::optional<HttpResponse> RateLimitService::Unenforceable(const Rule& rule) const {
+  if (!admin_.enforceable) return std::nullopt;
+  const Status s = admin_.enforceable(rule);
+  if (s.ok()) return std::nullopt;
+  return ErrorAnswer(400, "algorithm: " + std::string(s.message()));
+}
+
 std::optional<HttpResponse> RateLimitService::Refusal(const HttpRequest& request) const {
   if (admin_.store == nullptr || admin_.token.empty()) {
     return ErrorAnswer(404,
@@ -488,6 +499,7 @@ Task<HttpResponse> RateLimitService::CreateRule(Context&, const HttpRequest& req
   if (!body.ok()) co_return Failed(body.status());
   Result<Rule> rule = RuleFromJson(*body);
   if (!rule.ok()) co_return Failed(rule.status());
+  if (std::optional<HttpResponse> refused = Unenforceable(*rule)) co_return *std::move(refused);
   Result<RuleSet> rules = admin_.store->List();
   if (!rules.ok()) co_return StoreFailed(rules.status());
   if (std::optional<HttpResponse> taken = Taken(*rules, *rule, true)) co_return *std::move(taken);
@@ -506,6 +518,7 @@ Task<HttpResponse> RateLimitService::ReplaceRule(Context&, const HttpRequest& re
   (*body)["rule_id"] = std::string(id);
   Result<Rule> rule = RuleFromJson(*body);
   if (!rule.ok()) co_return Failed(rule.status());
+  if (std::optional<HttpResponse> refused = Unenforceable(*rule)) co_return *std::move(refused);
   Result<RuleSet> rules = admin_.store->List();
   if (!rules.ok()) co_return StoreFailed(rules.status());
   if (rules->Find(id) == nullptr) co_return NoSuchRule(id);

@@ -49,6 +49,7 @@
 #define RATELAB_IMPL_SERVICE_SERVICE_H_
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -91,7 +92,9 @@ class SharedInProcessLimiters {
 // on PostgreSQL (stores.sql) sql-fixed-window-upsert or sql-token-bucket. InvalidArgument for a
 // rule of another algorithm. The store must outlive what the maker makes.
 RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores);
-// InvalidArgument naming the first of `rules` that StoreProtocols(stores) cannot enforce.
+// InvalidArgument when StoreProtocols(stores) cannot enforce `rule`, naming it.
+Status CheckStoreProtocol(const Stores& stores, const Rule& rule);
+// The same for the first of `rules` it cannot enforce.
 Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules);
 
 // What every thread of one service shares: the failure policy's state (one circuit breaker for
@@ -122,6 +125,9 @@ class ServiceState {
 struct AdminApi {
   RulesStore* store = nullptr;
   std::string token;
+  // Whether the service can enforce a rule written (its counters' store may not have every
+  // algorithm): InvalidArgument saying why not, and the write is a 400. None: every rule.
+  std::function<Status(const Rule&)> enforceable;
 };
 
 class RateLimitService {
@@ -175,6 +181,8 @@ class RateLimitService {
   // DecideByRules under the failure policy (a decision made without the store has no rule),
   // counted.
   Task<Result<RulesLimiter::Answer>> Decide(Context& ctx, const Request& request);
+  // Null when the service can enforce `rule` (AdminApi::enforceable); else the 400 refusing it.
+  std::optional<HttpResponse> Unenforceable(const Rule& rule) const;
   // Null when `request` may use the admin API; else its refusal.
   std::optional<HttpResponse> Refusal(const HttpRequest& request) const;
 

@@ -255,7 +255,7 @@ TEST(AdminApi, IsOffWithoutAStoreAndATokenAndRefusesCallersWithoutTheToken) {
             "the admin API is off: the service was given no rules store and token (ratelab serve "
             "--admin-token-file)");
   ReadOnlyRules file(SeedServiceRules(), "rules.yaml");
-  Fixture f({}, AdminApi{&file, kToken});
+  Fixture f({}, AdminApi{&file, kToken, {}});
   const HttpResponse none = f.Send("GET", "/ratelimit/rules", "");
   EXPECT_EQ(none.status, 401);
   EXPECT_EQ(none.Header("WWW-Authenticate"), "Bearer");
@@ -278,7 +278,7 @@ TEST(AdminApi, CreatesListsReplacesAndDeletesRulesInPostgresql) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
   Result<std::unique_ptr<PostgresRules>> store = PostgresRules::Open(server->conninfo());
   ASSERT_TRUE(store.ok()) << store.status();
-  Fixture f({}, AdminApi{store->get(), kToken});
+  Fixture f({}, AdminApi{store->get(), kToken, {}});
   f.headers = {{"Authorization", std::string("Bearer ") + kToken}};
 
   const std::string search =

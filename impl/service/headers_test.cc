@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "impl/service/structured_fields.h"
+
 namespace ratelab {
 namespace {
 
@@ -49,6 +51,93 @@ TEST(RateLimitHeaders, ARuleNameIsAStructuredFieldsStringWhateverItHolds) {
   EXPECT_EQ(StructuredString("plain"), "\"plain\"");
   EXPECT_EQ(StructuredString("a\"b\\c"), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(StructuredString("tab\there\xc3\xa9"), "\"tab?here??\"");
+}
+
+// What the service writes, a client reads back by the grammar and finds equal to the decision.
+TEST(RateLimitHeaders, ReadBackByTheStructuredFieldsGrammarTheySayWhatTheDecisionSays) {
+  const Policy policies[] = {Policy::Window(Algorithm::kFixedWindow, 100, seconds(60)),
+                             Policy::Window(Algorithm::kSlidingLog, 7, milliseconds(1500)),
+                             Policy::Bucket(Algorithm::kTokenBucket, 10, milliseconds(100))};
+  for (const Policy& policy : policies) {
+    for (const std::string name : {"r1", "a \"quoted\" \\ name", "user:*:/api/*"}) {
+      for (const Decision& d : {Decision{true, policy.limit, 3, kNow + milliseconds(2'001)},
+                                Decision{false, policy.limit, 0, kNow + seconds(9), seconds(9)}}) {
+        const std::vector<HttpHeader> h = RateLimitHeaders(d, policy, name, kNow);
+        const Result<std::vector<RateLimitPolicyField>> p =
+            ParseRateLimitPolicy(Value(h, "RateLimit-Policy"));
+        ASSERT_TRUE(p.ok()) << p.status();
+        ASSERT_EQ(p->size(), 1u);
+        EXPECT_EQ((*p)[0].name, name);
+        EXPECT_EQ((*p)[0].quota, policy.limit);
+        ASSERT_TRUE((*p)[0].window.has_value());
+        EXPECT_GE(*(*p)[0].window * 1'000'000'000, policy.ClaimWindow().count())
+            << "the window in whole seconds, rounded up";
+        const Result<std::vector<RateLimitField>> r = ParseRateLimit(Value(h, "RateLimit"));
+        ASSERT_TRUE(r.ok()) << r.status();
+        ASSERT_EQ(r->size(), 1u);
+        EXPECT_EQ((*r)[0].name, name);
+        EXPECT_EQ((*r)[0].remaining, d.remaining);
+        EXPECT_EQ((*r)[0].reset, SecondsUntil(kNow, d.reset));
+        EXPECT_EQ(std::to_string((*r)[0].remaining), Value(h, "X-RateLimit-Remaining"));
+      }
+    }
+  }
+}
+
+TEST(StructuredFields, ListsOfItemsWithParametersAsRfc8941ReadsThem) {
+  const Result<std::vector<SfItem>> list =
+      ParseSfList(R"(  "a";q=1;w=60 ,	tok/en:x;flag;n=-5;d=1.25;s="x";b=:AQ==:, ?0  )");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 3u);
+  EXPECT_EQ((*list)[0].value, (SfBareItem{SfBareItem::Kind::kString, 0, "a"}));
+  EXPECT_EQ((*list)[0].Parameter("w")->integer, 60);
+  EXPECT_EQ((*list)[1].value, (SfBareItem{SfBareItem::Kind::kToken, 0, "tok/en:x"}));
+  EXPECT_EQ(*(*list)[1].Parameter("flag"), (SfBareItem{SfBareItem::Kind::kBoolean, 1, ""}));
+  EXPECT_EQ((*list)[1].Parameter("n")->integer, -5);
+  EXPECT_EQ(*(*list)[1].Parameter("d"), (SfBareItem{SfBareItem::Kind::kDecimal, 0, "1.25"}));
+  EXPECT_EQ((*list)[1].Parameter("b")->text, "AQ==");
+  EXPECT_EQ((*list)[2].value, (SfBareItem{SfBareItem::Kind::kBoolean, 0, ""}));
+  EXPECT_TRUE(ParseSfList("").value().empty());
+  EXPECT_EQ(ParseSfList(R"("a";q=1;q=2)").value()[0].Parameter("q")->integer, 2)
+      << "a key given again takes the later value";
+}
+
+TEST(StructuredFields, EachMistakeIsNamedWithWhereItIs) {
+  const std::pair<std::string, std::string> lists[] = {
+      {R"("open)", "at byte 6: a String with no closing '\"'"},
+      {R"("a\n")", "at byte 4: a String may escape only '\"' and '\\'"},
+      {"\"caf\xc3\xa9\"", "at byte 5: a String holds only printable ASCII"},
+      {R"("a",)", "at byte 5: a ',' with no member after it"},
+      {R"("a" "b")", "at byte 5: expected ',' or the end after a member"},
+      {R"(("a" "b"))", "at byte 1: an Inner List, which these fields do not have"},
+      {R"("a";Q=1)", "at byte 5: expected a parameter's name (a lowercase letter or '*')"},
+      {R"("a";q=)", "at byte 7: expected a value, found the end"},
+      {"1234567890123456", "at byte 16: an Integer of more than 15 digits"},
+      {"1.2345", "at byte 7: a Decimal needs 1 to 3 digits after '.'"},
+      {"?2", "at byte 2: a Boolean is ?0 or ?1"},
+      {":AQ==", "at byte 6: a Byte Sequence with no closing ':'"},
+  };
+  for (const auto& [text, error] : lists) {
+    const Result<std::vector<SfItem>> r = ParseSfList(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().message(), error) << text;
+  }
+  const std::pair<std::string, std::string> policies[] = {
+      {"default;q=10", "member 1: expected a String naming a policy, found a Token"},
+      {R"("a";w=60)", "member 1 (\"a\"): q: missing"},
+      {R"("a";q=1, "burst";q="10")",
+       "member 2 (\"burst\"): q: expected an Integer, found a String"},
+      {R"("a";q=-1)", "member 1 (\"a\"): q: -1 is below 0"},
+      {R"("a";q=1;w=0)", "member 1 (\"a\"): w: 0 is below 1"},
+      {R"("a";q=1;w=1.5)", "member 1 (\"a\"): w: expected an Integer, found a Decimal"},
+  };
+  for (const auto& [text, error] : policies) {
+    const Result<std::vector<RateLimitPolicyField>> r = ParseRateLimitPolicy(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().message(), error) << text;
+  }
+  EXPECT_EQ(ParseRateLimit(R"("a";t=3)").status().message(), "member 1 (\"a\"): r: missing");
+  EXPECT_EQ(ParseRateLimit(R"("a";r=5000)").value()[0], (RateLimitField{"a", 5000, std::nullopt}));
 }
 
 }  // namespace

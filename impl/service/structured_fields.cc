@@ -1,0 +1,282 @@
+#include "impl/service/structured_fields.h"
+
+#include <array>
+
+namespace ratelab {
+
+namespace {
+
+bool LcAlpha(char c) { return c >= 'a' && c <= 'z'; }
+bool Alpha(char c) { return LcAlpha(c) || (c >= 'A' && c <= 'Z'); }
+bool Digit(char c) { return c >= '0' && c <= '9'; }
+// tchar of RFC 9110.
+bool TChar(char c) {
+  return Alpha(c) || Digit(c) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string::npos;
+}
+bool Base64(char c) { return Alpha(c) || Digit(c) || c == '+' || c == '/' || c == '='; }
+
+constexpr std::array<std::pair<SfBareItem::Kind, std::string_view>, 6> kKindNames = {{
+    {SfBareItem::Kind::kInteger, "an Integer"},
+    {SfBareItem::Kind::kDecimal, "a Decimal"},
+    {SfBareItem::Kind::kString, "a String"},
+    {SfBareItem::Kind::kToken, "a Token"},
+    {SfBareItem::Kind::kByteSequence, "a Byte Sequence"},
+    {SfBareItem::Kind::kBoolean, "a Boolean"},
+}};
+
+// RFC 8941's parsing algorithms (section 4.2) over one field value.
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  Result<std::vector<SfItem>> List() {
+    std::vector<SfItem> out;
+    SkipSpaces();
+    if (AtEnd()) return out;
+    while (true) {
+      if (Peek() == '(') return Error("an Inner List, which these fields do not have");
+      Result<SfItem> item = Item();
+      if (!item.ok()) return item.status();
+      out.push_back(*std::move(item));
+      SkipWhitespace();
+      if (AtEnd()) return out;
+      if (Peek() != ',') return Error("expected ',' or the end after a member");
+      ++at_;
+      SkipWhitespace();
+      if (AtEnd()) return Error("a ',' with no member after it");
+    }
+  }
+
+ private:
+  bool AtEnd() const { return at_ >= text_.size(); }
+  char Peek() const { return AtEnd() ? '\0' : text_[at_]; }
+  void SkipSpaces() {
+    while (!AtEnd() && text_[at_] == ' ') ++at_;
+  }
+  void SkipWhitespace() {
+    while (!AtEnd() && (text_[at_] == ' ' || text_[at_] == '\t')) ++at_;
+  }
+  Status Error(const std::string& what) const {
+    return absl::InvalidArgumentError("at byte " + std::to_string(at_ + 1) + ": " + what);
+  }
+
+  Result<SfItem> Item() {
+    SfItem item;
+    Result<SfBareItem> bare = BareItem();
+    if (!bare.ok()) return bare.status();
+    item.value = *std::move(bare);
+    while (Peek() == ';') {
+      ++at_;
+      SkipSpaces();
+      Result<std::string> key = Key();
+      if (!key.ok()) return key.status();
+      SfBareItem value{SfBareItem::Kind::kBoolean, 1, ""};
+      if (Peek() == '=') {
+        ++at_;
+        Result<SfBareItem> v = BareItem();
+        if (!v.ok()) return v.status();
+        value = *std::move(v);
+      }
+      // A key given again takes the later value, in the earlier place.
+      bool seen = false;
+      for (auto& [k, v] : item.parameters) {
+        if (k == *key) {
+          v = value;
+          seen = true;
+        }
+      }
+      if (!seen) item.parameters.emplace_back(*std::move(key), std::move(value));
+    }
+    return item;
+  }
+
+  Result<std::string> Key() {
+    if (!LcAlpha(Peek()) && Peek() != '*') {
+      return Error("expected a parameter's name (a lowercase letter or '*')");
+    }
+    const size_t start = at_;
+    while (!AtEnd() && (LcAlpha(Peek()) || Digit(Peek()) ||
+                        std::string_view("_-.*").find(Peek()) != std::string::npos)) {
+      ++at_;
+    }
+    return std::string(text_.substr(start, at_ - start));
+  }
+
+  Result<SfBareItem> BareItem() {
+    const char c = Peek();
+    if (c == '-' || Digit(c)) return Number();
+    if (c == '"') return String();
+    if (c == '*' || Alpha(c)) return Token();
+    if (c == ':') return ByteSequence();
+    if (c == '?') return Boolean();
+    return Error(AtEnd() ? "expected a value, found the end"
+                         : std::string("expected a value, found '") + c + "'");
+  }
+
+  Result<SfBareItem> Number() {
+    const size_t start = at_;
+    const bool negative = Peek() == '-';
+    if (negative) ++at_;
+    if (!Digit(Peek())) return Error("expected a digit");
+    size_t digits = 0, fraction = 0;
+    bool decimal = false;
+    int64_t value = 0;
+    while (!AtEnd() && (Digit(Peek()) || (Peek() == '.' && !decimal))) {
+      if (Peek() == '.') {
+        if (digits > 12) return Error("a Decimal with more than 12 digits before its '.'");
+        decimal = true;
+      } else if (decimal) {
+        ++fraction;
+      } else {
+        if (++digits > 15) return Error("an Integer of more than 15 digits");
+        value = value * 10 + (Peek() - '0');
+      }
+      ++at_;
+    }
+    if (decimal) {
+      if (fraction == 0 || fraction > 3) return Error("a Decimal needs 1 to 3 digits after '.'");
+      return SfBareItem{SfBareItem::Kind::kDecimal, 0,
+                        std::string(text_.substr(start, at_ - start))};
+    }
+    return SfBareItem{SfBareItem::Kind::kInteger, negative ? -value : value, ""};
+  }
+
+  Result<SfBareItem> String() {
+    ++at_;  // the opening quote
+    std::string out;
+    while (true) {
+      if (AtEnd()) return Error("a String with no closing '\"'");
+      const char c = text_[at_++];
+      if (c == '"') return SfBareItem{SfBareItem::Kind::kString, 0, std::move(out)};
+      if (c == '\\') {
+        if (AtEnd() || (Peek() != '"' && Peek() != '\\')) {
+          return Error("a String may escape only '\"' and '\\'");
+        }
+        out += text_[at_++];
+      } else if (c < 0x20 || c > 0x7e) {
+        --at_;
+        return Error("a String holds only printable ASCII");
+      } else {
+        out += c;
+      }
+    }
+  }
+
+  Result<SfBareItem> Token() {
+    const size_t start = at_;
+    ++at_;
+    while (!AtEnd() && (TChar(Peek()) || Peek() == ':' || Peek() == '/')) ++at_;
+    return SfBareItem{SfBareItem::Kind::kToken, 0, std::string(text_.substr(start, at_ - start))};
+  }
+
+  Result<SfBareItem> ByteSequence() {
+    ++at_;
+    const size_t start = at_;
+    while (!AtEnd() && Base64(Peek())) ++at_;
+    if (Peek() != ':') return Error("a Byte Sequence with no closing ':'");
+    std::string b64(text_.substr(start, at_ - start));
+    ++at_;
+    return SfBareItem{SfBareItem::Kind::kByteSequence, 0, std::move(b64)};
+  }
+
+  Result<SfBareItem> Boolean() {
+    ++at_;
+    if (Peek() != '0' && Peek() != '1') return Error("a Boolean is ?0 or ?1");
+    return SfBareItem{SfBareItem::Kind::kBoolean, text_[at_++] - '0', ""};
+  }
+
+  std::string_view text_;
+  size_t at_ = 0;
+};
+
+// "member N ("name")", for errors.
+std::string Member(size_t index, const SfItem& item) {
+  return "member " + std::to_string(index + 1) +
+         (item.value.kind == SfBareItem::Kind::kString ? " (\"" + item.value.text + "\")" : "");
+}
+
+// The Integer parameter `key` of member `index`: none when absent and not `required`; an error
+// when it is not an Integer of at least `min`.
+Result<std::optional<int64_t>> IntegerParameter(size_t index, const SfItem& item,
+                                                std::string_view key, bool required, int64_t min) {
+  const SfBareItem* p = item.Parameter(key);
+  const std::string where = Member(index, item) + ": " + std::string(key) + ": ";
+  if (p == nullptr) {
+    if (!required) return std::optional<int64_t>();
+    return absl::InvalidArgumentError(where + "missing");
+  }
+  if (p->kind != SfBareItem::Kind::kInteger) {
+    return absl::InvalidArgumentError(where + "expected an Integer, found " +
+                                      std::string(SfKindName(p->kind)));
+  }
+  if (p->integer < min) {
+    return absl::InvalidArgumentError(where + std::to_string(p->integer) + " is below " +
+                                      std::to_string(min));
+  }
+  return std::optional<int64_t>(p->integer);
+}
+
+// The members of `text`, each checked to be a String (a policy's name).
+Result<std::vector<SfItem>> NamedMembers(std::string_view text) {
+  Result<std::vector<SfItem>> list = ParseSfList(text);
+  if (!list.ok()) return list.status();
+  for (size_t i = 0; i < list->size(); ++i) {
+    const SfBareItem& v = (*list)[i].value;
+    if (v.kind != SfBareItem::Kind::kString) {
+      return absl::InvalidArgumentError(Member(i, (*list)[i]) +
+                                        ": expected a String naming a policy, found " +
+                                        std::string(SfKindName(v.kind)));
+    }
+  }
+  return list;
+}
+
+}  // namespace
+
+std::string_view SfKindName(SfBareItem::Kind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "a value";
+}
+
+const SfBareItem* SfItem::Parameter(std::string_view key) const {
+  for (const auto& [k, v] : parameters) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+Result<std::vector<SfItem>> ParseSfList(std::string_view text) { return Parser(text).List(); }
+
+Result<std::vector<RateLimitPolicyField>> ParseRateLimitPolicy(std::string_view text) {
+  Result<std::vector<SfItem>> members = NamedMembers(text);
+  if (!members.ok()) return members.status();
+  std::vector<RateLimitPolicyField> out;
+  for (size_t i = 0; i < members->size(); ++i) {
+    const SfItem& m = (*members)[i];
+    Result<std::optional<int64_t>> q = IntegerParameter(i, m, "q", true, 0);
+    if (!q.ok()) return q.status();
+    Result<std::optional<int64_t>> w = IntegerParameter(i, m, "w", false, 1);
+    if (!w.ok()) return w.status();
+    out.push_back({m.value.text, **q, *w});
+  }
+  return out;
+}
+
+Result<std::vector<RateLimitField>> ParseRateLimit(std::string_view text) {
+  Result<std::vector<SfItem>> members = NamedMembers(text);
+  if (!members.ok()) return members.status();
+  std::vector<RateLimitField> out;
+  for (size_t i = 0; i < members->size(); ++i) {
+    const SfItem& m = (*members)[i];
+    Result<std::optional<int64_t>> r = IntegerParameter(i, m, "r", true, 0);
+    if (!r.ok()) return r.status();
+    Result<std::optional<int64_t>> t = IntegerParameter(i, m, "t", false, 0);
+    if (!t.ok()) return t.status();
+    out.push_back({m.value.text, **r, *t});
+  }
+  return out;
+}
+
+}  // namespace ratelab

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
+#include "impl/service/structured_fields.h"
 
 namespace ratelab {
 
@@ -48,6 +49,31 @@ Result<Decision> DecisionFromAnswer(const HttpResponse& answer, Instant now) {
   Result<int64_t> reset = NumberHeader(answer, "X-RateLimit-Reset", -1);
   if (!reset.ok()) return reset.status();
   d.reset = *reset < 0 ? now : FromUnixNanos(*reset * 1'000'000'000);
+  // The IETF fields, where given, by their grammar, and saying what the X- headers say.
+  if (const std::optional<std::string_view> field = answer.Header("RateLimit")) {
+    const Result<std::vector<RateLimitField>> read = ParseRateLimit(*field);
+    if (!read.ok()) {
+      return absl::InternalError("RateLimit: '" + std::string(*field) +
+                                 "': " + std::string(read.status().message()));
+    }
+    if (read->size() != 1 || (*read)[0].remaining != d.remaining) {
+      return absl::InternalError("RateLimit: '" + std::string(*field) +
+                                 "' is not one policy with r=" + std::to_string(d.remaining) +
+                                 ", as X-RateLimit-Remaining says");
+    }
+  }
+  if (const std::optional<std::string_view> field = answer.Header("RateLimit-Policy")) {
+    const Result<std::vector<RateLimitPolicyField>> read = ParseRateLimitPolicy(*field);
+    if (!read.ok()) {
+      return absl::InternalError("RateLimit-Policy: '" + std::string(*field) +
+                                 "': " + std::string(read.status().message()));
+    }
+    if (read->size() != 1 || (*read)[0].quota != d.limit) {
+      return absl::InternalError("RateLimit-Policy: '" + std::string(*field) +
+                                 "' is not one policy with q=" + std::to_string(d.limit) +
+                                 ", as X-RateLimit-Limit says");
+    }
+  }
   if (!d.allowed) {
     Result<int64_t> retry = NumberHeader(answer, "Retry-After", -1);
     if (!retry.ok()) return retry.status();

@@ -37,7 +37,8 @@ class ServiceProtocol final : public Protocol {
 };
 
 // The decision an HTTP client reads from an answer of the decision API (see above), or the
-// error it stands for.
+// error it stands for; an InternalError when the RateLimit or RateLimit-Policy field breaks its
+// grammar or says other than the X-RateLimit headers.
 Result<Decision> DecisionFromAnswer(const HttpResponse& answer, Instant now);
 
 }  // namespace ratelab

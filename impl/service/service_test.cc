@@ -7,6 +7,7 @@
 
 #include "impl/limiters/protocol.h"
 #include "impl/rules/postgres_rules.h"
+#include "impl/service/service_protocol.h"
 #include "impl/store/memory_kv.h"
 #include "testing/postgres.h"
 #include "testing/rules.h"
@@ -246,6 +247,41 @@ namespace ratelab {
 namespace {
 
 constexpr char kToken[] = "s3cret-token";
+
+// A client reading the decision back holds the IETF fields to their grammar and to what the
+// X-RateLimit headers say: a field that breaks either is an answer of an unexpected shape.
+TEST(DecisionFromAnswer, TheIetfFieldsMustParseAndAgreeWithTheXHeaders) {
+  const auto answer = [](std::string policy, std::string now) {
+    return HttpResponse{200,
+                        {{"X-RateLimit-Limit", "5"},
+                         {"X-RateLimit-Remaining", "2"},
+                         {"X-RateLimit-Reset", "1767225660"},
+                         {"RateLimit-Policy", std::move(policy)},
+                         {"RateLimit", std::move(now)}},
+                        "{}"};
+  };
+  const Result<Decision> honest =
+      DecisionFromAnswer(answer(R"("r";q=5;w=60)", R"("r";r=2;t=60)"), kMidnight);
+  ASSERT_TRUE(honest.ok()) << honest.status();
+  EXPECT_EQ(honest->remaining, 2);
+  const std::pair<HttpResponse, std::string> lies[] = {
+      {answer(R"("r";q=5;w=60)", R"("r";r=3;t=60)"),
+       "RateLimit: '\"r\";r=3;t=60' is not one policy with r=2, as X-RateLimit-Remaining says"},
+      {answer(R"("r";q=50;w=60)", R"("r";r=2;t=60)"),
+       "RateLimit-Policy: '\"r\";q=50;w=60' is not one policy with q=5, as X-RateLimit-Limit "
+       "says"},
+      {answer(R"("r";q=5;w=60)", "r=2"),
+       "RateLimit: 'r=2': at byte 2: expected ',' or the end after a member"},
+      {answer(R"(r;q=5)", R"("r";r=2)"),
+       "RateLimit-Policy: 'r;q=5': member 1: expected a String naming a policy, found a Token"},
+  };
+  for (const auto& [lie, error] : lies) {
+    const Result<Decision> d = DecisionFromAnswer(lie, kMidnight);
+    ASSERT_FALSE(d.ok()) << error;
+    EXPECT_EQ(d.status().code(), absl::StatusCode::kInternal);
+    EXPECT_EQ(d.status().message(), error);
+  }
+}
 
 TEST(AdminApi, IsOffWithoutAStoreAndATokenAndRefusesCallersWithoutTheToken) {
   Fixture off({});

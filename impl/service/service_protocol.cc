@@ -29,6 +29,24 @@ std::string ErrorOf(const HttpResponse& answer) {
   return "status " + std::to_string(answer.status);
 }
 
+// The IETF field `name`, where given, read by `parse`: one member whose `number` (the parameter
+// `param`) is `expected`, as the header `says` says. InternalError otherwise.
+template <typename Field>
+Status HoldsField(const HttpResponse& answer, std::string_view name,
+                  Result<std::vector<Field>> (*parse)(std::string_view), int64_t Field::*number,
+                  std::string_view param, int64_t expected, std::string_view says) {
+  const std::optional<std::string_view> field = answer.Header(name);
+  if (!field) return absl::OkStatus();
+  const std::string quoted = std::string(name) + ": '" + std::string(*field) + "'";
+  const Result<std::vector<Field>> read = parse(*field);
+  if (!read.ok()) return absl::InternalError(quoted + ": " + std::string(read.status().message()));
+  if (read->size() != 1 || (*read)[0].*number != expected) {
+    return absl::InternalError(quoted + " is not one policy with " + std::string(param) + "=" +
+                               std::to_string(expected) + ", as " + std::string(says) + " says");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 Result<Decision> DecisionFromAnswer(const HttpResponse& answer, Instant now) {
@@ -50,29 +68,15 @@ Result<Decision> DecisionFromAnswer(const HttpResponse& answer, Instant now) {
   if (!reset.ok()) return reset.status();
   d.reset = *reset < 0 ? now : FromUnixNanos(*reset * 1'000'000'000);
   // The IETF fields, where given, by their grammar, and saying what the X- headers say.
-  if (const std::optional<std::string_view> field = answer.Header("RateLimit")) {
-    const Result<std::vector<RateLimitField>> read = ParseRateLimit(*field);
-    if (!read.ok()) {
-      return absl::InternalError("RateLimit: '" + std::string(*field) +
-                                 "': " + std::string(read.status().message()));
-    }
-    if (read->size() != 1 || (*read)[0].remaining != d.remaining) {
-      return absl::InternalError("RateLimit: '" + std::string(*field) +
-                                 "' is not one policy with r=" + std::to_string(d.remaining) +
-                                 ", as X-RateLimit-Remaining says");
-    }
+  if (Status s = HoldsField(answer, "RateLimit", ParseRateLimit, &RateLimitField::remaining, "r",
+                            d.remaining, "X-RateLimit-Remaining");
+      !s.ok()) {
+    return s;
   }
-  if (const std::optional<std::string_view> field = answer.Header("RateLimit-Policy")) {
-    const Result<std::vector<RateLimitPolicyField>> read = ParseRateLimitPolicy(*field);
-    if (!read.ok()) {
-      return absl::InternalError("RateLimit-Policy: '" + std::string(*field) +
-                                 "': " + std::string(read.status().message()));
-    }
-    if (read->size() != 1 || (*read)[0].quota != d.limit) {
-      return absl::InternalError("RateLimit-Policy: '" + std::string(*field) +
-                                 "' is not one policy with q=" + std::to_string(d.limit) +
-                                 ", as X-RateLimit-Limit says");
-    }
+  if (Status s = HoldsField(answer, "RateLimit-Policy", ParseRateLimitPolicy,
+                            &RateLimitPolicyField::quota, "q", d.limit, "X-RateLimit-Limit");
+      !s.ok()) {
+    return s;
   }
   if (!d.allowed) {
     Result<int64_t> retry = NumberHeader(answer, "Retry-After", -1);

@@ -231,6 +231,26 @@ Result<std::vector<SfItem>> NamedMembers(std::string_view text) {
   return list;
 }
 
+// Either field: members named by Strings, each with the non-negative Integer `required` and
+// perhaps the Integer `optional` of at least `optional_min`, as a Field {name, required,
+// optional}.
+template <typename Field>
+Result<std::vector<Field>> NamedField(std::string_view text, std::string_view required,
+                                      std::string_view optional, int64_t optional_min) {
+  Result<std::vector<SfItem>> members = NamedMembers(text);
+  if (!members.ok()) return members.status();
+  std::vector<Field> out;
+  for (size_t i = 0; i < members->size(); ++i) {
+    const SfItem& m = (*members)[i];
+    Result<std::optional<int64_t>> must = IntegerParameter(i, m, required, true, 0);
+    if (!must.ok()) return must.status();
+    Result<std::optional<int64_t>> may = IntegerParameter(i, m, optional, false, optional_min);
+    if (!may.ok()) return may.status();
+    out.push_back(Field{m.value.text, **must, *may});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view SfKindName(SfBareItem::Kind kind) {
@@ -250,33 +270,11 @@ const SfBareItem* SfItem::Parameter(std::string_view key) const {
 Result<std::vector<SfItem>> ParseSfList(std::string_view text) { return Parser(text).List(); }
 
 Result<std::vector<RateLimitPolicyField>> ParseRateLimitPolicy(std::string_view text) {
-  Result<std::vector<SfItem>> members = NamedMembers(text);
-  if (!members.ok()) return members.status();
-  std::vector<RateLimitPolicyField> out;
-  for (size_t i = 0; i < members->size(); ++i) {
-    const SfItem& m = (*members)[i];
-    Result<std::optional<int64_t>> q = IntegerParameter(i, m, "q", true, 0);
-    if (!q.ok()) return q.status();
-    Result<std::optional<int64_t>> w = IntegerParameter(i, m, "w", false, 1);
-    if (!w.ok()) return w.status();
-    out.push_back({m.value.text, **q, *w});
-  }
-  return out;
+  return NamedField<RateLimitPolicyField>(text, "q", "w", 1);
 }
 
 Result<std::vector<RateLimitField>> ParseRateLimit(std::string_view text) {
-  Result<std::vector<SfItem>> members = NamedMembers(text);
-  if (!members.ok()) return members.status();
-  std::vector<RateLimitField> out;
-  for (size_t i = 0; i < members->size(); ++i) {
-    const SfItem& m = (*members)[i];
-    Result<std::optional<int64_t>> r = IntegerParameter(i, m, "r", true, 0);
-    if (!r.ok()) return r.status();
-    Result<std::optional<int64_t>> t = IntegerParameter(i, m, "t", false, 0);
-    if (!t.ok()) return t.status();
-    out.push_back({m.value.text, **r, *t});
-  }
-  return out;
+  return NamedField<RateLimitField>(text, "r", "t", 0);
 }
 
 }  // namespace ratelab

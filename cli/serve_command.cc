@@ -97,7 +97,7 @@ class Serve final : public Command {
       Result<RuleSet> loaded = LoadRules(rules_);
       if (!loaded.ok()) return loaded.status();
       config_.rules = *std::move(loaded);
-      config_.rules_name = rules_;
+      config_.rules_file = rules_;
     }
     SystemClock clock;
     Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config_, clock);

@@ -67,9 +67,10 @@ struct RateLimitServer::Parts {
   Status OpenRules() {
     const std::string& where = config.rules_postgres;
     if (where.empty()) {
-      rules_where = config.rules_name == "the seeds" ? "the seeds' rules"
-                                                     : "the rules of " + config.rules_name;
-      admin_store = std::make_unique<ReadOnlyRules>(config.rules, config.rules_name);
+      const bool seeds = config.rules_file.empty();
+      rules_where = seeds ? "the seeds' rules" : "the rules of " + config.rules_file;
+      admin_store =
+          std::make_unique<ReadOnlyRules>(config.rules, seeds ? "the seeds" : config.rules_file);
       rules = &fixed.emplace(config.rules);
       return absl::OkStatus();
     }
@@ -152,11 +153,11 @@ struct RateLimitServer::Parts {
 
   Status StartWorkers() {
     shared = std::make_shared<ServiceState>(config.on_store_failure);
+    AdminApi admin;
     if (!config.admin_token.empty()) {
       admin_store = std::make_unique<LockedRules>(std::move(admin_store));
+      admin = AdminApi{admin_store.get(), config.admin_token, {}};
     }
-    AdminApi admin;
-    if (!config.admin_token.empty()) admin = AdminApi{admin_store.get(), config.admin_token, {}};
     std::vector<HttpServer::Handler> handlers;
     for (int i = 0; i < config.threads; ++i) {
       auto w = std::make_unique<ServeThread>(*rules);

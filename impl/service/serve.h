@@ -23,10 +23,10 @@ namespace ratelab {
 
 struct ServeConfig {
   HttpServerOptions http;
-  // The fixed rules, and what they are called in the banner ("the seeds", a file's path); used
-  // when `rules_postgres` is empty.
+  // The fixed rules, and the file they were read from (empty: the seeds' own); used when
+  // `rules_postgres` is empty.
   RuleSet rules;
-  std::string rules_name = "the seeds";
+  std::string rules_file;
   // "postgres" (a private PostgreSQL server, its table empty at the start) or a postgresql://
   // URL: the rules table there, followed as it changes.
   std::string rules_postgres;

@@ -8,7 +8,7 @@ RATELAB_BUILD="${RATELAB_BUILD:-$RATELAB_ROOT/build}"
 # Everything the build and the test suite use, by Debian package name.
 RATELAB_PACKAGES=(
   build-essential cmake ninja-build pkg-config clang-format
-  libabsl-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  libabsl-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev
   liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   gnuplot-nox redis-server redis-tools groff-base postgresql libboost-dev nginx-light wrk

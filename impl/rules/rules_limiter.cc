@@ -7,14 +7,18 @@ namespace ratelab {
 
 Result<Protocol*> RulesLimiter::InstanceFor(const AppliedRule& applied) {
   const Rule& rule = *applied.rule;
-  InstanceKey key{rule.rule_id, applied.policy.algorithm, applied.policy.limit,
-                  applied.policy.window.count()};
+  const InstanceKeyView key{rule.rule_id, applied.policy.algorithm, applied.policy.limit,
+                            applied.policy.window.count()};
   auto it = instances_.find(key);
   if (it == instances_.end()) {
     Result<std::unique_ptr<Protocol>> made = make_(rule);
     if (!made.ok()) return made.status();
     if (process_seed_) (*made)->SeedProcess(*process_seed_ + instances_.size());
-    it = instances_.emplace(std::move(key), *std::move(made)).first;
+    it = instances_
+             .emplace(InstanceKey{rule.rule_id, applied.policy.algorithm, applied.policy.limit,
+                                  applied.policy.window.count()},
+                      *std::move(made))
+             .first;
   }
   return it->second.get();
 }
@@ -63,6 +67,7 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
     Rule rule;
   };
   std::vector<Ask> asks;
+  asks.reserve(2);  // a scope's rule and the global one
   for (const AppliedRule& applied : rules_().Match({&scope, 1}, request.endpoint)) {
     Result<Protocol*> protocol = InstanceFor(applied);
     if (!protocol.ok()) co_return protocol.status();
@@ -75,7 +80,7 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
   }
   if (asks.empty()) co_return Answer{Decision{true, 0, 0, request.now, Duration(0)}, std::nullopt};
   std::optional<Answer> answer;
-  for (const Ask& ask : asks) {
+  for (Ask& ask : asks) {
     // (Not a co_await in each arm of ?:, which GCC 12 miscompiles.)
     Result<Decision> d;
     if (spend) {
@@ -84,9 +89,9 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
       d = co_await ask.protocol->Peek(ctx, ask.request);
     }
     if (!d.ok()) co_return d.status();
-    if (!d->allowed) co_return Answer{*d, ask.rule};
+    if (!d->allowed) co_return Answer{*d, std::move(ask.rule)};
     if (!answer) {
-      answer = Answer{*d, ask.rule};
+      answer = Answer{*d, std::move(ask.rule)};
     } else {
       answer->decision.remaining = std::min(answer->decision.remaining, d->remaining);
     }

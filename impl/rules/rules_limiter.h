@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "impl/limiters/protocol.h"
@@ -60,13 +61,15 @@ class RulesLimiter final : public Protocol {
  private:
   // An instance per rule and policy: (rule_id, algorithm, limit, window).
   using InstanceKey = std::tuple<std::string, Algorithm, int64_t, int64_t>;
+  // The same, to find one without copying the id.
+  using InstanceKeyView = std::tuple<std::string_view, Algorithm, int64_t, int64_t>;
   Result<Protocol*> InstanceFor(const AppliedRule& applied);
   // DecideByRules, or PeekByRules when not `spend`.
   Task<Result<Answer>> ByRules(Context& ctx, const Request& request, bool spend);
 
   RulesSource rules_;
   ProtocolMaker make_;
-  std::map<InstanceKey, std::unique_ptr<Protocol>> instances_;
+  std::map<InstanceKey, std::unique_ptr<Protocol>, std::less<>> instances_;
   std::optional<uint64_t> process_seed_;
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 namespace ratelab {
 
 namespace {
@@ -31,35 +33,43 @@ int64_t ResetUnixSeconds(const Decision& decision, Instant now) {
 }
 
 std::string StructuredString(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '"';
+  // Runs of characters that stand for themselves are copied at once.
+  size_t run = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '"' && c != '\\' && c >= 0x20 && c <= 0x7e) continue;
+    out.append(text, run, i - run);
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (c < 0x20 || c > 0x7e) {
-      out += '?';
     } else {
-      out += c;
+      out += '?';
     }
+    run = i + 1;
   }
-  return out + "\"";
+  out.append(text, run);
+  out += '"';
+  return out;
 }
 
 std::vector<HttpHeader> RateLimitHeaders(const Decision& decision, const Policy& policy,
                                          std::string_view name, Instant now) {
   const std::string id = StructuredString(name);
   const int64_t remaining = std::max<int64_t>(0, decision.remaining);
-  std::vector<HttpHeader> out = {
-      {"X-RateLimit-Limit", std::to_string(decision.limit)},
-      {"X-RateLimit-Remaining", std::to_string(remaining)},
-      {"X-RateLimit-Reset", std::to_string(ResetUnixSeconds(decision, now))},
-      {"RateLimit-Policy", id + ";q=" + std::to_string(policy.limit) +
-                               ";w=" + std::to_string(CeilSeconds(policy.ClaimWindow()))},
-      {"RateLimit", id + ";r=" + std::to_string(remaining) +
-                        ";t=" + std::to_string(SecondsUntil(now, decision.reset))},
-  };
+  std::vector<HttpHeader> out;
+  out.reserve(7);  // room for the caller's Content-Type
+  out.push_back({"X-RateLimit-Limit", absl::StrCat(decision.limit)});
+  out.push_back({"X-RateLimit-Remaining", absl::StrCat(remaining)});
+  out.push_back({"X-RateLimit-Reset", absl::StrCat(ResetUnixSeconds(decision, now))});
+  out.push_back({"RateLimit-Policy",
+                 absl::StrCat(id, ";q=", policy.limit, ";w=", CeilSeconds(policy.ClaimWindow()))});
+  out.push_back(
+      {"RateLimit", absl::StrCat(id, ";r=", remaining, ";t=", SecondsUntil(now, decision.reset))});
   if (!decision.allowed && decision.retry_after != kNever) {
-    out.push_back({"Retry-After", std::to_string(RetryAfterSeconds(decision.retry_after))});
+    out.push_back({"Retry-After", absl::StrCat(RetryAfterSeconds(decision.retry_after))});
   }
   return out;
 }

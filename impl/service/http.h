@@ -18,12 +18,16 @@ struct HttpHeader {
   bool operator==(const HttpHeader&) const = default;
 };
 
+// Bytes a server leaves free past a request's body, so that a parser reading past the end (as
+// simdjson does, JsonBodyReader) reads it where it is.
+inline constexpr size_t kHttpBodyPadding = 64;
+
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // without the query
   std::string query;   // after '?', as sent (percent-encoded)
   std::vector<HttpHeader> headers;
-  std::string body;
+  std::string body;  // with kHttpBodyPadding of capacity past it, from a server
 
   // The first header called `name` (case-insensitive), or nothing.
   std::optional<std::string_view> Header(std::string_view name) const;

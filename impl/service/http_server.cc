@@ -4,9 +4,11 @@
 // clang-format off
 #include <utility>
 // clang-format on
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
+#include <cstring>
 #include <optional>
 #include <set>
 #include <thread>
@@ -29,11 +31,13 @@ std::chrono::steady_clock::duration Steady(Duration d) {
 
 // Whether `text` can be sent as a header's name (no ':') or value: nothing that ends a line.
 bool FieldText(std::string_view text, bool name) {
-  for (const char c : text) {
-    if (c == '\r' || c == '\n' || (name && c == ':')) return false;
-  }
-  return true;
+  const auto has = [text](char c) { return std::memchr(text.data(), c, text.size()) != nullptr; };
+  return !has('\r') && !has('\n') && !(name && has(':'));
 }
+
+// A socket of one io_context's executor (not a type-erased one: each operation copies it).
+using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
+using SteadyTime = std::chrono::steady_clock::time_point;
 
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
@@ -48,9 +52,24 @@ struct Worker {
   // Keeps run() going while the worker has no connection, until the stop.
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work{
       net::make_work_guard(ioc)};
+  // Wakes the worker to close the connections past their time (Sweep).
+  net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>,
+                            net::io_context::executor_type>
+      sweeper{ioc.get_executor()};
 
   void StopOnThread();
+  // Closes every connection past its deadline, and again every `period` while the worker runs
+  // or still has connections.
+  void Sweep(const HttpServerOptions& options, Duration period);
 };
+
+// How often a worker looks for connections past their time: a quarter of the shorter timeout,
+// from 10 ms to a second. A timeout takes effect up to one period late, and no request pays
+// for a timer of its own.
+Duration SweepPeriod(const HttpServerOptions& options) {
+  return std::clamp<Duration>(std::min(options.read_timeout, options.idle_timeout) / 4,
+                              std::chrono::milliseconds(10), std::chrono::seconds(1));
+}
 
 }  // namespace
 
@@ -72,42 +91,60 @@ namespace {
 // One connection: read a request, answer it, and again while it is kept alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, HttpServer::State& state, Worker& worker)
-      : stream_(std::move(socket)), state_(state), worker_(worker) {
+  Session(Socket socket, HttpServer::State& state, Worker& worker)
+      : socket_(std::move(socket)), state_(state), worker_(worker) {
     worker_.sessions.insert(this);
   }
-  ~Session() { worker_.sessions.erase(this); }
+  ~Session() {
+    worker_.sessions.erase(this);
+    // The last connection of a stopping worker gone: nothing is left to sweep.
+    if (worker_.stopping && worker_.sessions.empty()) worker_.sweeper.cancel();
+  }
 
-  void ReadHeader() {
+  void Read() {
     if (worker_.stopping) return Close();
     parser_.emplace();
     version_ = 11;
     parser_->body_limit(state_.options.max_body_bytes);
-    idle_ = true;
-    stream_.expires_after(Steady(state_.options.idle_timeout));
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              self->idle_ = false;
-                              if (ec) return self->Failed(ec);
-                              self->version_ = self->parser_->get().version();
-                              self->ReadBody();
-                            });
+    Enter(Phase::kIdle);
+    http::async_read(socket_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec) return self->Failed(ec);
+                       self->version_ = self->parser_->get().version();
+                       self->Answer();
+                     });
   }
 
   // A connection waiting for its next request is closed by a stop; one in the middle of a
   // request is answered first.
   void CloseIfIdle() {
-    if (idle_) stream_.socket().close();
+    if (Idle()) Close();
+  }
+
+  // Closes the connection when it is past its time: `idle_timeout` waiting for a request,
+  // `read_timeout` reading or writing one. The deadline is set at the first sweep that sees
+  // the connection in its phase, so it is up to a sweep period late.
+  void Sweep(SteadyTime now) {
+    if (phase_ == Phase::kIdle && !Idle()) Enter(Phase::kReading);
+    if (phase_ == Phase::kAnswering) return;
+    if (!deadline_) {
+      deadline_ = now + Steady(phase_ == Phase::kIdle ? state_.options.idle_timeout
+                                                      : state_.options.read_timeout);
+    } else if (now >= *deadline_) {
+      Close();
+    }
   }
 
  private:
-  void ReadBody() {
-    stream_.expires_after(Steady(state_.options.read_timeout));
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       if (ec) return self->Failed(ec);
-                       self->Answer();
-                     });
+  enum class Phase { kIdle, kReading, kAnswering, kWriting };
+
+  void Enter(Phase phase) {
+    phase_ = phase;
+    deadline_.reset();
+  }
+  // Waiting for a request of which nothing has come.
+  bool Idle() const {
+    return phase_ == Phase::kIdle && buffer_.size() == 0 && !parser_->got_some();
   }
 
   // A request that could not be read: answered when it was the client's fault, then closed.
@@ -132,6 +169,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // The request read, copied into request_, whose strings keep their capacity from one
   // request of the connection to the next.
   void Answer() {
+    Enter(Phase::kAnswering);
     const http::request<http::string_body>& in = parser_->get();
     HttpRequest& request = request_;
     const beast::string_view method = in.method_string();
@@ -151,6 +189,7 @@ class Session : public std::enable_shared_from_this<Session> {
       ++n;
     }
     request.headers.resize(n);
+    request.body.reserve(in.body().size() + kHttpBodyPadding);
     request.body.assign(in.body());
     HttpResponse answer;
     try {
@@ -165,6 +204,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // field, which costs more than the decision). A header whose name or value could end the line
   // early is dropped rather than sent.
   void Write(HttpResponse answer, bool keep_alive) {
+    Enter(Phase::kWriting);
     keep_alive = keep_alive && !worker_.stopping;
     const unsigned status = static_cast<unsigned>(answer.status);
     out_.clear();
@@ -196,42 +236,52 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     out_ += "\r\n";
     out_ += answer.body;
-    stream_.expires_after(Steady(state_.options.read_timeout));
-    net::async_write(stream_, net::buffer(out_),
+    net::async_write(socket_, net::buffer(out_),
                      [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
                        self->state_.answered.fetch_add(1, std::memory_order_relaxed);
                        if (ec || !keep_alive) return self->Close();
-                       self->ReadHeader();
+                       self->Read();
                      });
   }
 
   void Close() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.socket().close(ignored);
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    socket_.close(ignored);
   }
 
-  beast::tcp_stream stream_;
+  Socket socket_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   HttpServer::State& state_;
   Worker& worker_;
-  bool idle_ = false;
-  HttpRequest request_;    // the request being answered
-  unsigned version_ = 11;  // of the request being answered: 10 or 11
-  std::string out_;        // the answer being written
+  Phase phase_ = Phase::kIdle;
+  std::optional<SteadyTime> deadline_;  // none until a sweep sees the phase
+  HttpRequest request_;                 // the request being answered
+  unsigned version_ = 11;               // of the request being answered: 10 or 11
+  std::string out_;                     // the answer being written
 };
+
+void Worker::Sweep(const HttpServerOptions& options, Duration period) {
+  const SteadyTime now = std::chrono::steady_clock::now();
+  for (Session* s : std::set<Session*>(sessions)) s->Sweep(now);
+  if (stopping && sessions.empty()) return;
+  sweeper.expires_at(now + Steady(period));
+  sweeper.async_wait([this, &options, period](beast::error_code ec) {
+    if (!ec) Sweep(options, period);
+  });
+}
 
 }  // namespace
 
 void HttpServer::State::Accept() {
   Worker& to = *workers[next];
   next = (next + 1) % workers.size();
-  acceptor->async_accept(to.ioc, [this, &to](beast::error_code ec, tcp::socket socket) {
+  acceptor->async_accept(to.ioc, [this, &to](beast::error_code ec, Socket socket) {
     if (ec) return;  // the acceptor was closed: a stop
     socket.set_option(tcp::no_delay(true), ec);
     net::post(to.ioc, [this, &to, socket = std::move(socket)]() mutable {
-      std::make_shared<Session>(std::move(socket), *this, to)->ReadHeader();
+      std::make_shared<Session>(std::move(socket), *this, to)->Read();
     });
     Accept();
   });
@@ -241,6 +291,7 @@ void Worker::StopOnThread() {
   if (stopping) return;
   stopping = true;
   for (Session* s : std::set<Session*>(sessions)) s->CloseIfIdle();
+  if (sessions.empty()) sweeper.cancel();
   work.reset();
 }
 
@@ -312,6 +363,11 @@ void HttpServer::Run() {
   std::vector<std::thread> others;
   for (size_t i = 1; i < state_->workers.size(); ++i) {
     others.emplace_back([w = state_->workers[i].get()] { w->ioc.run(); });
+  }
+  const Duration period = SweepPeriod(state_->options);
+  for (const std::unique_ptr<Worker>& w : state_->workers) {
+    net::post(w->ioc,
+              [w = w.get(), &options = state_->options, period] { w->Sweep(options, period); });
   }
   state_->Accept();
   state_->workers[0]->ioc.run();

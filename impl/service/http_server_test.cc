@@ -15,6 +15,7 @@ namespace {
 
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace net = boost::asio;
 using testing_http::Client;
 
 // `ratelab serve` in small: the seeds' rules, in process, on a clock that stays in the middle of
@@ -114,6 +115,45 @@ TEST(HttpServer, AStopAnswersWhatWasReadAndClosesIdleConnections) {
   http::write(idle.stream, http::request<http::string_body>(http::verb::get, "/healthz", 11), ec);
   if (!ec) http::read(idle.stream, idle.buffer, none, ec);
   EXPECT_TRUE(ec) << "the idle connection was closed";
+}
+
+// When the server closes `c`'s connection (reading nothing from it), waiting at most `limit`.
+std::chrono::steady_clock::time_point WhenClosed(Client& c, std::chrono::seconds limit) {
+  c.stream.expires_after(limit);
+  char byte;
+  beast::error_code ec;
+  c.stream.read_some(net::buffer(&byte, 1), ec);
+  EXPECT_TRUE(ec == net::error::eof || ec == net::error::connection_reset) << ec.message();
+  return std::chrono::steady_clock::now();
+}
+
+TEST(HttpServer, AConnectionPastItsTimeoutIsClosedAndNotBefore) {
+  using std::chrono::milliseconds;
+  Served s(HttpServerOptions{.read_timeout = milliseconds(400), .idle_timeout = milliseconds(300)});
+  // Kept alive after an answer, and silent.
+  Client idle(s.server->port());
+  EXPECT_EQ(idle.Send(http::verb::get, "/healthz", "").result_int(), 200);
+  const auto idle_since = std::chrono::steady_clock::now();
+  // Half a request (a slow client), never finished.
+  Client slow(s.server->port());
+  net::write(slow.stream.socket(), net::buffer(std::string("GET /healthz HTTP/1.1\r\nHo")));
+  const auto slow_since = std::chrono::steady_clock::now();
+  EXPECT_GE(WhenClosed(idle, std::chrono::seconds(10)) - idle_since, milliseconds(300));
+  EXPECT_GE(WhenClosed(slow, std::chrono::seconds(10)) - slow_since, milliseconds(400));
+  // The server goes on.
+  Client next(s.server->port());
+  EXPECT_EQ(next.Send(http::verb::get, "/healthz", "").result_int(), 200);
+}
+
+TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {
+  auto s =
+      std::make_unique<Served>(HttpServerOptions{.read_timeout = std::chrono::milliseconds(200)});
+  Client slow(s->server->port());
+  net::write(slow.stream.socket(), net::buffer(std::string("POST /api/hit HTTP/1.1\r\n")));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // read by the server
+  const auto start = std::chrono::steady_clock::now();
+  s.reset();  // Stop: Run returns once the slow request has timed out
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
 // The answer is written by the server itself: the status line of the request's version, the

@@ -1,5 +1,6 @@
 #include "impl/service/metrics.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ratelab {
@@ -30,9 +31,17 @@ std::string Seconds(double s) {
 
 }  // namespace
 
-void ServiceMetrics::Decided(std::string_view outcome, std::string_view rule_id) {
+std::string_view ServiceMetrics::Name(Outcome outcome) {
+  constexpr std::array<std::string_view, kOutcomes> kNames = {
+      "allowed", "denied", "degraded-allowed", "degraded-denied"};
+  return kNames[static_cast<size_t>(outcome)];
+}
+
+void ServiceMetrics::Decided(Outcome outcome, std::string_view rule_id) {
   std::lock_guard lock(mutex_);
-  ++decisions_[{std::string(outcome), std::string(rule_id)}];
+  auto it = decisions_.find(rule_id);
+  if (it == decisions_.end()) it = decisions_.emplace(std::string(rule_id), Counts{}).first;
+  ++it->second[static_cast<size_t>(outcome)];
 }
 
 void ServiceMetrics::StoreFailed(const Status& status) {
@@ -42,15 +51,14 @@ void ServiceMetrics::StoreFailed(const Status& status) {
 
 void ServiceMetrics::Took(Duration d) {
   const double seconds = static_cast<double>(d.count()) / 1e9;
-  std::lock_guard lock(mutex_);
   for (size_t i = 0; i < kBounds.size(); ++i) {
     if (seconds <= kBounds[i]) {
-      ++buckets_[i];
+      buckets_[i].fetch_add(1, std::memory_order_relaxed);
       break;
     }
   }
-  ++count_;
-  sum_ += d;
+  count_.fetch_add(1, std::memory_order_relaxed);
+  sum_nanos_.fetch_add(d.count(), std::memory_order_relaxed);
 }
 
 std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breaker) const {
@@ -58,23 +66,31 @@ std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breake
   std::string out =
       "# HELP ratelab_decisions_total Decisions, by outcome and by the rule that answered.\n"
       "# TYPE ratelab_decisions_total counter\n";
-  for (const auto& [key, n] : decisions_) {
-    out += "ratelab_decisions_total{outcome=\"" + Label(key.first) + "\",rule=\"" +
-           Label(key.second) + "\"} " + std::to_string(n) + "\n";
+  for (size_t o = 0; o < kOutcomes; ++o) {
+    for (const auto& [rule, counts] : decisions_) {
+      if (counts[o] == 0) continue;
+      out += "ratelab_decisions_total{outcome=\"" + std::string(Name(static_cast<Outcome>(o))) +
+             "\",rule=\"" + Label(rule) + "\"} " + std::to_string(counts[o]) + "\n";
+    }
   }
   out +=
       "# HELP ratelab_request_duration_seconds The time from a request read to its answer.\n"
       "# TYPE ratelab_request_duration_seconds histogram\n";
+  // Read once each; a request counted while this is written may be in some and not others.
+  const int64_t count = count_.load(std::memory_order_relaxed);
+  const int64_t sum_nanos = sum_nanos_.load(std::memory_order_relaxed);
   int64_t cumulative = 0;
   for (size_t i = 0; i < kBounds.size(); ++i) {
-    cumulative += buckets_[i];
+    cumulative += buckets_[i].load(std::memory_order_relaxed);
     out += "ratelab_request_duration_seconds_bucket{le=\"" + Seconds(kBounds[i]) + "\"} " +
            std::to_string(cumulative) + "\n";
   }
-  out += "ratelab_request_duration_seconds_bucket{le=\"+Inf\"} " + std::to_string(count_) + "\n";
-  out += "ratelab_request_duration_seconds_sum " +
-         Seconds(static_cast<double>(sum_.count()) / 1e9) + "\n";
-  out += "ratelab_request_duration_seconds_count " + std::to_string(count_) + "\n";
+  out += "ratelab_request_duration_seconds_bucket{le=\"+Inf\"} " +
+         std::to_string(std::max(count, cumulative)) + "\n";
+  out += "ratelab_request_duration_seconds_sum " + Seconds(static_cast<double>(sum_nanos) / 1e9) +
+         "\n";
+  out += "ratelab_request_duration_seconds_count " + std::to_string(std::max(count, cumulative)) +
+         "\n";
   out +=
       "# HELP ratelab_store_failures_total Calls to the store that failed, by kind.\n"
       "# TYPE ratelab_store_failures_total counter\n";

@@ -5,6 +5,7 @@
 #define RATELAB_IMPL_SERVICE_METRICS_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -21,9 +22,17 @@ namespace ratelab {
 
 class ServiceMetrics {
  public:
-  // A decision: "allowed" or "denied", or "degraded-allowed" / "degraded-denied" (made without
-  // the store), by the rule that answered ("" for none).
-  void Decided(std::string_view outcome, std::string_view rule_id);
+  // What a decision was: admitted or denied, by the store or (degraded) without it.
+  enum class Outcome { kAllowed, kDenied, kDegradedAllowed, kDegradedDenied };
+  static constexpr size_t kOutcomes = 4;
+  // "allowed", "denied", "degraded-allowed", "degraded-denied".
+  static std::string_view Name(Outcome outcome);
+  static Outcome OutcomeOf(bool allowed, bool degraded) {
+    return static_cast<Outcome>((allowed ? 0 : 1) + (degraded ? 2 : 0));
+  }
+
+  // A decision, by the rule that answered ("" for none).
+  void Decided(Outcome outcome, std::string_view rule_id);
   // A call to the store that failed: "timeout" (DeadlineExceeded) or "error".
   void StoreFailed(const Status& status);
   // How long a request took, from read to answer.
@@ -37,12 +46,15 @@ class ServiceMetrics {
                                                      0.0025,  0.005,  0.01,    0.05,   0.25};
 
  private:
-  mutable std::mutex mutex_;                                          // guards what follows
-  std::map<std::pair<std::string, std::string>, int64_t> decisions_;  // (outcome, rule) -> n
+  mutable std::mutex mutex_;                      // guards decisions_ and store_failures_
+  using Counts = std::array<int64_t, kOutcomes>;  // by Outcome
+  // rule -> its decisions; found by a rule's id without copying it.
+  std::map<std::string, Counts, std::less<>> decisions_;
   std::map<std::string, int64_t> store_failures_;
-  std::array<int64_t, kBounds.size()> buckets_{};  // not cumulative
-  int64_t count_ = 0;
-  Duration sum_{};
+  // The histogram, counted without the lock (a request's time is one add to each).
+  std::array<std::atomic<int64_t>, kBounds.size()> buckets_{};  // not cumulative
+  std::atomic<int64_t> count_ = 0;
+  std::atomic<int64_t> sum_nanos_ = 0;
 };
 
 }  // namespace ratelab

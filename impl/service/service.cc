@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "impl/limiters/in_process_protocol.h"
 #include "impl/rules/rules_json.h"
 #include "impl/service/headers.h"
@@ -18,7 +19,7 @@ using Json = nlohmann::ordered_json;
 const HttpHeader kJson{"Content-Type", "application/json"};
 
 HttpResponse JsonAnswer(int status, const Json& body, std::vector<HttpHeader> headers = {}) {
-  headers.insert(headers.begin(), kJson);
+  headers.push_back(kJson);
   return HttpResponse{status, std::move(headers), body.dump()};
 }
 
@@ -35,7 +36,7 @@ HttpResponse Failed(const Status& s) {
   return ErrorAnswer(503, "the store failed: " + std::string(s.message()));
 }
 
-// The JSON object a body holds; InvalidArgument saying what it must be otherwise.
+// The JSON object a body holds (a rule); InvalidArgument saying what it must be otherwise.
 Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shape) {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
@@ -46,23 +47,6 @@ Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shap
                                       "; expected " + std::string(shape));
   }
   return j;
-}
-
-// The non-empty string field `name` of `object`, or `fallback` when it is absent and one is given.
-Result<std::string> StringField(const nlohmann::json& object, const std::string& name,
-                                std::optional<std::string> fallback = std::nullopt) {
-  const auto it = object.find(name);
-  if (it == object.end()) {
-    if (fallback) return *fallback;
-    return absl::InvalidArgumentError(name + ": missing");
-  }
-  if (!it->is_string()) {
-    return absl::InvalidArgumentError(name + ": expected a string, found " +
-                                      std::string(JsonTypeName(*it)));
-  }
-  std::string value = it->get<std::string>();
-  if (value.empty()) return absl::InvalidArgumentError(name + ": empty");
-  return value;
 }
 
 // A rules store's error: the request's fault (400), no such rule (404), a store that takes no
@@ -272,30 +256,34 @@ Task<HttpResponse> RateLimitService::Handle(Context& ctx, const HttpRequest& req
 
 Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& request, Instant now,
                                            std::string_view) {
-  Result<nlohmann::json> body =
-      BodyObject(request.body, R"({"user_id": ..., "endpoint": ..., "scope": ...})");
+  Result<TopLevelMembers> body =
+      bodies_.Read(request.body, R"({"user_id": ..., "endpoint": ..., "scope": ...})");
   if (!body.ok()) co_return Failed(body.status());
-  Result<std::string> user = StringField(*body, "user_id");
+  Result<std::string> user = body->String("user_id");
   if (!user.ok()) co_return Failed(user.status());
-  Result<std::string> endpoint = StringField(*body, "endpoint");
+  Result<std::string> endpoint = body->String("endpoint");
   if (!endpoint.ok()) co_return Failed(endpoint.status());
-  Result<std::string> scope = StringField(*body, "scope", "user");
+  Result<std::string> scope = body->String("scope", "user");
   if (!scope.ok()) co_return Failed(scope.status());
-  const Request decided{*scope, *user, *endpoint, 1, now};
+  const Request decided{*std::move(scope), *std::move(user), *std::move(endpoint), 1, now};
   Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
   if (!a.ok()) co_return Failed(a.status());
   const Decision& d = a->decision;
-  Json out;
+  // Written as Json{...}.dump() would write it, without building the document.
+  std::string out;
   if (d.allowed) {
-    out = Json{{"allowed", true},
-               {"remaining", d.remaining},
-               {"limit", d.limit},
-               {"reset", ResetUnixSeconds(d, now)}};
+    out = absl::StrCat(R"({"allowed":true,"remaining":)", d.remaining, R"(,"limit":)", d.limit,
+                       R"(,"reset":)", ResetUnixSeconds(d, now), "}");
   } else {
-    out = Json{{"allowed", false}, {"remaining", 0}, {"limit", d.limit}};
-    if (d.retry_after != kNever) out["retry_after"] = RetryAfterSeconds(d.retry_after);
+    out = absl::StrCat(R"({"allowed":false,"remaining":0,"limit":)", d.limit);
+    if (d.retry_after != kNever) {
+      absl::StrAppend(&out, R"(,"retry_after":)", RetryAfterSeconds(d.retry_after));
+    }
+    out += '}';
   }
-  co_return JsonAnswer(d.allowed ? 200 : 429, out, HeadersOf(*a, now));
+  std::vector<HttpHeader> headers = HeadersOf(*a, now);
+  headers.push_back(kJson);
+  co_return HttpResponse{d.allowed ? 200 : 429, std::move(headers), std::move(out)};
 }
 
 Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& request, Instant now,
@@ -339,9 +327,9 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
 
 Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& request, Instant now,
                                          std::string_view) {
-  Result<nlohmann::json> body = BodyObject(request.body, R"({"userId": ...})");
+  Result<TopLevelMembers> body = bodies_.Read(request.body, R"({"userId": ...})");
   if (!body.ok()) co_return Failed(body.status());
-  Result<std::string> user = StringField(*body, "userId");
+  Result<std::string> user = body->String("userId");
   if (!user.ok()) co_return Failed(user.status());
   const Request decided{"user", *user, "/api/hit", 1, now};
   Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
@@ -401,9 +389,8 @@ Task<HttpResponse> RateLimitService::Metrics(Context&, const HttpRequest&, Insta
 Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const Request& request) {
   // Counted as what it was.
   const auto counted = [&](RulesLimiter::Answer a, bool degraded) {
-    metrics().Decided(
-        std::string(degraded ? "degraded-" : "") + (a.decision.allowed ? "allowed" : "denied"),
-        a.rule ? std::string_view(a.rule->rule_id) : std::string_view());
+    metrics().Decided(ServiceMetrics::OutcomeOf(a.decision.allowed, degraded),
+                      a.rule ? std::string_view(a.rule->rule_id) : std::string_view());
     return a;
   };
   // Made without the store.

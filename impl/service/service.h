@@ -61,6 +61,7 @@
 #include "impl/rules/rules_limiter.h"
 #include "impl/rules/rules_store.h"
 #include "impl/service/http.h"
+#include "impl/service/json_body.h"
 #include "impl/service/metrics.h"
 
 namespace ratelab {
@@ -187,6 +188,7 @@ class RateLimitService {
   std::optional<HttpResponse> Refusal(const HttpRequest& request) const;
 
   RulesLimiter& limiter_;
+  JsonBodyReader bodies_;
   AdminApi admin_;
   std::shared_ptr<ServiceState> shared_;
 };

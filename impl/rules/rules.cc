@@ -302,22 +302,21 @@ const Rule* RuleSet::Find(std::string_view rule_id) const {
   return nullptr;
 }
 
+std::string AppliedRule::Key() const {
+  return LimiterKey(Name(rule->scope_type), scope_value, endpoint);
+}
+
 std::vector<AppliedRule> RuleSet::Match(std::span<const Scope> scopes,
                                         std::string_view endpoint) const {
   std::vector<AppliedRule> out;
-  // The global scope as one more scope of every request; a request naming it itself adds none.
-  const Scope global{ScopeType::kGlobal, std::string(kAnyScopeValue)};
-  std::vector<const Scope*> all;
-  for (const Scope& s : scopes) {
-    if (s.type != ScopeType::kGlobal) all.push_back(&s);
-  }
-  all.push_back(&global);
-  for (const Scope* scope : all) {
+  out.reserve(scopes.size() + 1);
+  // The most specific rule for `type` and `value`, if one matches.
+  const auto match = [&](ScopeType type, std::string_view value) {
     const Rule* best = nullptr;
     std::pair<size_t, bool> best_rank{};
     for (const Rule& r : rules_) {
-      if (r.scope_type != scope->type) continue;
-      const bool own_value = r.scope_value == scope->value && r.scope_value != kAnyScopeValue;
+      if (r.scope_type != type) continue;
+      const bool own_value = r.scope_value == value && r.scope_value != kAnyScopeValue;
       if (!own_value && r.scope_value != kAnyScopeValue) continue;
       const std::optional<size_t> specificity = EndpointSpecificity(r.endpoint, endpoint);
       if (!specificity) continue;
@@ -327,9 +326,13 @@ std::vector<AppliedRule> RuleSet::Match(std::span<const Scope> scopes,
         best_rank = rank;
       }
     }
-    if (best == nullptr) continue;
-    out.push_back({best, LimiterKey(Name(scope->type), scope->value, endpoint), best->ToPolicy()});
+    if (best != nullptr) out.push_back({best, value, endpoint, best->ToPolicy()});
+  };
+  for (const Scope& s : scopes) {
+    if (s.type != ScopeType::kGlobal) match(s.type, s.value);
   }
+  // The global scope, as one more scope of every request; a request naming it itself adds none.
+  match(ScopeType::kGlobal, kAnyScopeValue);
   std::sort(out.begin(), out.end(), [](const AppliedRule& a, const AppliedRule& b) {
     return LessRestrictive(*b.rule, *a.rule);
   });

@@ -102,11 +102,17 @@ struct Scope {
   std::string value;
 };
 
-// A rule that applies to a request, and the key its counter is kept under.
+// A rule that applies to a request, and what its counter is kept under: the request's value of
+// the rule's scope type ("*" for the global scope) on the request's endpoint. The views are into
+// the scopes and endpoint matched, and live as long as they do.
 struct AppliedRule {
   const Rule* rule;  // in the RuleSet matched against
-  std::string key;
+  std::string_view scope_value;
+  std::string_view endpoint;
   Policy policy;
+
+  // "scope_type:scope_value:endpoint" (LimiterKey).
+  std::string Key() const;
 };
 
 class RuleSet {

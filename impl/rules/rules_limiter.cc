@@ -71,12 +71,12 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
   for (const AppliedRule& applied : rules_().Match({&scope, 1}, request.endpoint)) {
     Result<Protocol*> protocol = InstanceFor(applied);
     if (!protocol.ok()) co_return protocol.status();
-    const bool global = applied.rule->scope_type == ScopeType::kGlobal;
-    asks.push_back({*protocol,
-                    Request{std::string(Name(applied.rule->scope_type)),
-                            global ? std::string(kAnyScopeValue) : request.scope_value,
-                            request.endpoint, request.cost, request.now},
-                    *applied.rule});
+    // The request as the rule's protocol sees it: its key is the applied rule's (Key()).
+    asks.push_back(
+        {*protocol,
+         Request{std::string(Name(applied.rule->scope_type)), std::string(applied.scope_value),
+                 request.endpoint, request.cost, request.now},
+         *applied.rule});
   }
   if (asks.empty()) co_return Answer{Decision{true, 0, 0, request.now, Duration(0)}, std::nullopt};
   std::optional<Answer> answer;

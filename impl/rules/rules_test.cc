@@ -131,7 +131,7 @@ std::vector<std::string> Matched(const RuleSet& set, std::vector<Scope> scopes,
                                  std::string_view endpoint) {
   std::vector<std::string> out;
   for (const AppliedRule& a : set.Match(scopes, endpoint)) {
-    out.push_back(a.rule->ToString() + " @ " + a.key);
+    out.push_back(a.rule->ToString() + " @ " + a.Key());
   }
   return out;
 }

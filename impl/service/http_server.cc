@@ -39,6 +39,66 @@ bool FieldText(std::string_view text, bool name) {
 using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
 using SteadyTime = std::chrono::steady_clock::time_point;
 
+// Beast's parser writing a request straight into an HttpRequest, whose strings keep their
+// capacity from one request of a connection to the next: no message of Beast's to copy from,
+// and no allocation per header.
+class RequestReader final : public http::basic_parser<true> {
+ public:
+  explicit RequestReader(HttpRequest& request) : request_(request) {}
+
+  unsigned version() const { return version_; }  // 10 or 11, once the request line is read
+
+ private:
+  void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
+                       int version, beast::error_code&) override {
+    version_ = static_cast<unsigned>(version);
+    request_.method.assign(method.data(), method.size());
+    const std::string_view t(target.data(), target.size());
+    const size_t question = t.find('?');
+    request_.path.assign(t.substr(0, question));
+    request_.query.assign(question == std::string_view::npos ? std::string_view()
+                                                             : t.substr(question + 1));
+    headers_ = 0;
+  }
+  void on_response_impl(int, beast::string_view, int, beast::error_code&) override {}
+  void on_field_impl(http::field, beast::string_view name, beast::string_view value,
+                     beast::error_code&) override {
+    if (headers_ == request_.headers.size()) request_.headers.emplace_back();
+    HttpHeader& h = request_.headers[headers_++];
+    h.name.assign(name.data(), name.size());
+    h.value.assign(value.data(), value.size());
+  }
+  void on_header_impl(beast::error_code&) override { request_.headers.resize(headers_); }
+  void on_body_init_impl(const boost::optional<std::uint64_t>& length,
+                         beast::error_code&) override {
+    request_.body.clear();
+    // (The parser holds the length to body_limit before this.)
+    request_.body.reserve(length.value_or(0) + kHttpBodyPadding);
+  }
+  std::size_t on_body_impl(beast::string_view body, beast::error_code&) override {
+    return Append(body);
+  }
+  void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
+  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body,
+                                 beast::error_code&) override {
+    return Append(body);
+  }
+  void on_finish_impl(beast::error_code&) override {
+    if (request_.body.capacity() - request_.body.size() < kHttpBodyPadding) {
+      request_.body.reserve(request_.body.size() + kHttpBodyPadding);
+    }
+  }
+
+  std::size_t Append(beast::string_view body) {
+    request_.body.append(body.data(), body.size());
+    return body.size();
+  }
+
+  HttpRequest& request_;
+  unsigned version_ = 11;
+  size_t headers_ = 0;  // read so far
+};
+
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
   explicit Worker(HttpServer::Handler h) : handler(std::move(h)) {}
@@ -103,14 +163,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Read() {
     if (worker_.stopping) return Close();
-    parser_.emplace();
-    version_ = 11;
+    parser_.emplace(request_);
     parser_->body_limit(state_.options.max_body_bytes);
     Enter(Phase::kIdle);
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        if (ec) return self->Failed(ec);
-                       self->version_ = self->parser_->get().version();
                        self->Answer();
                      });
   }
@@ -166,38 +224,16 @@ class Session : public std::enable_shared_from_this<Session> {
     Close();
   }
 
-  // The request read, copied into request_, whose strings keep their capacity from one
-  // request of the connection to the next.
+  // The request read (into request_).
   void Answer() {
     Enter(Phase::kAnswering);
-    const http::request<http::string_body>& in = parser_->get();
-    HttpRequest& request = request_;
-    const beast::string_view method = in.method_string();
-    request.method.assign(method.data(), method.size());
-    const std::string_view target(in.target().data(), in.target().size());
-    const size_t question = target.find('?');
-    request.path.assign(target.substr(0, question));
-    request.query.assign(question == std::string_view::npos ? std::string_view()
-                                                            : target.substr(question + 1));
-    size_t n = 0;
-    for (const auto& field : in) {
-      if (n == request.headers.size()) request.headers.emplace_back();
-      const beast::string_view name = field.name_string();
-      const beast::string_view value = field.value();
-      request.headers[n].name.assign(name.data(), name.size());
-      request.headers[n].value.assign(value.data(), value.size());
-      ++n;
-    }
-    request.headers.resize(n);
-    request.body.reserve(in.body().size() + kHttpBodyPadding);
-    request.body.assign(in.body());
     HttpResponse answer;
     try {
-      answer = worker_.handler(request);
+      answer = worker_.handler(request_);
     } catch (const std::exception&) {
       answer = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
     }
-    Write(std::move(answer), in.keep_alive());
+    Write(std::move(answer), parser_->keep_alive());
   }
 
   // The answer's bytes, written as one buffer (Beast's serializer walks a chain of buffers per
@@ -208,7 +244,8 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive = keep_alive && !worker_.stopping;
     const unsigned status = static_cast<unsigned>(answer.status);
     out_.clear();
-    out_ += version_ == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+    const unsigned version = parser_ ? parser_->version() : 11;
+    out_ += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
     out_ += std::to_string(status);
     out_ += ' ';
     const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
@@ -231,7 +268,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (!keep_alive) {
       out_ += "Connection: close\r\n";
-    } else if (version_ == 10) {
+    } else if (version == 10) {
       out_ += "Connection: keep-alive\r\n";
     }
     out_ += "\r\n";
@@ -252,13 +289,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   Socket socket_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<RequestReader> parser_;  // of the request being read or answered
   HttpServer::State& state_;
   Worker& worker_;
   Phase phase_ = Phase::kIdle;
   std::optional<SteadyTime> deadline_;  // none until a sweep sees the phase
-  HttpRequest request_;                 // the request being answered
-  unsigned version_ = 11;               // of the request being answered: 10 or 11
+  HttpRequest request_;                 // the request being read or answered
   std::string out_;                     // the answer being written
 };
 

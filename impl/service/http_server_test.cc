@@ -100,6 +100,20 @@ TEST(HttpServer, OversizedAndMalformedRequestsAreAnsweredAndTheServerGoesOn) {
     EXPECT_EQ(garbage.result_int(), 400);
     EXPECT_EQ(garbage.body(), R"({"error":"the request is not HTTP/1.1"})");
   }
+  {
+    // Chunked, in two chunks, and past the limit once the chunks are added up.
+    Client c(s.server->port());
+    const auto chunked = c.SendRaw(
+        "POST /api/hit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "a\r\n{\"userId\":\r\n6\r\n \"ch\"}\r\n0\r\n\r\n");
+    EXPECT_EQ(chunked.result_int(), 200) << chunked.body();
+    EXPECT_TRUE(chunked.body().starts_with(R"({"userId":"ch",)")) << chunked.body();
+    const auto big = c.SendRaw(
+        "POST /api/hit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "64\r\n" +
+        std::string(100, ' ') + "\r\n1\r\n{\r\n0\r\n\r\n");
+    EXPECT_EQ(big.result_int(), 413);
+  }
   Client c(s.server->port());
   EXPECT_EQ(c.Send(http::verb::post, "/api/hit", "{").result_int(), 400);
   EXPECT_EQ(c.Send(http::verb::get, "/healthz", "").result_int(), 200);

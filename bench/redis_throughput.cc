@@ -6,12 +6,10 @@
 // ratelab runs the protocol's own code (the Decide coroutine, its keys and arguments, its reply
 // parsing) for random users among 10 000. On one connection without pipelining, each step runs
 // at once (InlineExecutor: ratelab's real mode). Otherwise, like redis-benchmark, one thread
-// keeps every connection busy: on each, P requests are started together and a pipelining
-// executor sends their steps in one write (P = 1 without pipelining). It applies the batch's
-// steps once to learn their commands (the kv steps only call Kv::Execute, which records them),
-// sends them with RedisKv::Send, and once RedisKv::Receive has the replies, applies them again
-// with those. Latency is from sending a command (or a pipeline) to reading its reply, as
-// redis-benchmark measures it.
+// keeps every connection busy: on each, P requests are started together and their steps sent in
+// one write by a RedisPipeline (P = 1 without pipelining), as `ratelab serve` sends the
+// decisions of the requests it read together. Latency is from sending a command (or a pipeline)
+// to reading its reply, as redis-benchmark measures it.
 // Policies are generous (a million a second per user), so every decision takes the script's
 // admitting path on both sides.
 //
@@ -33,6 +31,7 @@
 #include "impl/limiters/kv_lua_limiters.h"
 #include "impl/limiters/protocol.h"
 #include "impl/store/redis_kv.h"
+#include "impl/store/redis_pipeline.h"
 #include "impl/store/redis_server.h"
 #include "sim/random.h"
 
@@ -46,39 +45,6 @@ struct Figures {
   double per_second = 0;
   double p50_ms = 0;
   double p99_ms = 0;
-};
-
-// Records the commands of a batch of steps, then answers them with the pipeline's replies.
-class PipeliningKv final : public Kv {
- public:
-  Result<KvReply> Execute(std::span<const std::string> argv) override {
-    if (replaying_) return replies_[next_++];
-    recorded_.push_back(argv);  // the words live in the suspended step until it is resumed
-    return KvReply::Nil();
-  }
-  void Record() {
-    replaying_ = false;
-    recorded_.clear();
-  }
-  void Replay(std::vector<KvReply> replies) {
-    replaying_ = true;
-    replies_ = std::move(replies);
-    next_ = 0;
-  }
-  std::span<const std::span<const std::string>> recorded() const { return recorded_; }
-
- private:
-  bool replaying_ = false;
-  std::vector<std::span<const std::string>> recorded_;
-  std::vector<KvReply> replies_;
-  size_t next_ = 0;
-};
-
-class BatchExecutor final : public Executor {
- public:
-  bool RunsInline() const override { return false; }
-  void Submit(PendingStep& step) override { pending.push_back(&step); }
-  std::vector<PendingStep*> pending;
 };
 
 Policy GenerousPolicy(const std::string& protocol) {
@@ -106,36 +72,34 @@ double Percentile(std::vector<double>& v, double q) {
 struct Lane {
   Lane(const std::string& protocol, const RedisEndpoint& endpoint, uint64_t seed)
       : redis(endpoint),
-        decide(*MakeProtocol(protocol, GenerousPolicy(protocol), {&recorder, nullptr})),
+        pipeline(redis),
+        decide(*MakeProtocol(protocol, GenerousPolicy(protocol), {&pipeline, nullptr})),
         random(seed) {}
 
-  // Starts `pipeline` decisions and sends their first steps.
-  void Send(int pipeline, const Clock& clock) {
+  // Starts `n` decisions and sends their first steps.
+  void Send(int n, const Clock& clock) {
     contexts.clear();
     requests.clear();
     tasks.clear();
-    for (int i = 0; i < pipeline; ++i) requests.push_back(RandomRequest(random, clock));
-    for (int i = 0; i < pipeline; ++i) {
-      contexts.emplace_back(executor, i);
+    for (int i = 0; i < n; ++i) requests.push_back(RandomRequest(random, clock));
+    for (int i = 0; i < n; ++i) {
+      contexts.emplace_back(pipeline, i);
       tasks.push_back(decide->Decide(contexts.back(), requests[static_cast<size_t>(i)]));
       tasks.back().Start();
     }
-    SendPending(clock);
+    sent = clock.Now();
+    pipeline.Send();
   }
   // Reads the replies and finishes the decisions (a step after the first, as after NOSCRIPT,
   // takes another round trip); returns how many were made.
   int64_t Receive(const Clock& clock, std::vector<double>& latencies) {
-    while (true) {
-      Result<std::vector<KvReply>> replies = redis.Receive(in_flight.size());
-      if (!replies.ok()) Die(replies.status());
+    do {
+      const size_t steps = pipeline.in_flight();
+      pipeline.Receive();
       const double ms = std::chrono::duration<double, std::milli>(clock.Now() - sent).count();
-      for (size_t i = 0; i < in_flight.size(); ++i) latencies.push_back(ms);
-      recorder.Replay(*std::move(replies));
-      for (PendingStep* s : in_flight) s->Apply();
-      for (PendingStep* s : in_flight) s->resume.resume();
-      if (executor.pending.empty()) break;
-      SendPending(clock);
-    }
+      for (size_t i = 0; i < steps; ++i) latencies.push_back(ms);
+      sent = clock.Now();
+    } while (pipeline.Send());
     for (Task<Result<Decision>>& t : tasks) {
       if (!t.done()) Die(absl::InternalError("a decision did not finish"));
       if (!t.result().ok()) Die(t.result().status());
@@ -143,24 +107,13 @@ struct Lane {
     return static_cast<int64_t>(tasks.size());
   }
 
-  void SendPending(const Clock& clock) {
-    in_flight = std::move(executor.pending);
-    executor.pending.clear();
-    recorder.Record();
-    for (PendingStep* s : in_flight) s->Apply();
-    sent = clock.Now();
-    if (Status st = redis.Send(recorder.recorded()); !st.ok()) Die(st);
-  }
-
   RedisKv redis;
-  PipeliningKv recorder;
+  RedisPipeline pipeline;
   std::unique_ptr<Protocol> decide;
   Random random;
-  BatchExecutor executor;
   std::deque<Context> contexts;
   std::vector<Request> requests;
   std::vector<Task<Result<Decision>>> tasks;
-  std::vector<PendingStep*> in_flight;
   Instant sent{};
 };
 

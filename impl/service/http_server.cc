@@ -101,9 +101,12 @@ class RequestReader final : public http::basic_parser<true> {
 
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
-  explicit Worker(HttpServer::Handler h) : handler(std::move(h)) {}
+  explicit Worker(HttpServer::BatchHandler h) : handler(std::move(h)) {}
 
-  HttpServer::Handler handler;
+  HttpServer::BatchHandler handler;
+  // Connections whose request is read and waits for the handler, answered together once the
+  // thread has taken in everything ready (AnswerReady).
+  std::vector<std::shared_ptr<Session>> ready;
   // Declared before the io_context, so destroyed after it: the handlers it destroys may hold
   // the last reference to a session, which takes itself out of this set.
   std::set<Session*> sessions;  // open connections, on the worker's thread only
@@ -118,6 +121,9 @@ struct Worker {
       sweeper{ioc.get_executor()};
 
   void StopOnThread();
+  // Queues `s`'s request for the handler.
+  void Ready(std::shared_ptr<Session> s);
+  void AnswerReady();
   // Closes every connection past its deadline, and again every `period` while the worker runs
   // or still has connections.
   void Sweep(const HttpServerOptions& options, Duration period);
@@ -169,7 +175,8 @@ class Session : public std::enable_shared_from_this<Session> {
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        if (ec) return self->Failed(ec);
-                       self->Answer();
+                       self->Enter(Phase::kAnswering);
+                       self->worker_.Ready(self);
                      });
   }
 
@@ -178,6 +185,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void CloseIfIdle() {
     if (Idle()) Close();
   }
+
+  const HttpRequest& request() const { return request_; }
+  bool keep_alive() const { return parser_->keep_alive(); }
+
+  // Writes `answer` out, then reads the next request unless the connection closes.
+  void Answer(HttpResponse answer) { Write(std::move(answer), keep_alive()); }
 
   // Closes the connection when it is past its time: `idle_timeout` waiting for a request,
   // `read_timeout` reading or writing one. The deadline is set at the first sweep that sees
@@ -222,18 +235,6 @@ class Session : public std::enable_shared_from_this<Session> {
                    false);
     }
     Close();
-  }
-
-  // The request read (into request_).
-  void Answer() {
-    Enter(Phase::kAnswering);
-    HttpResponse answer;
-    try {
-      answer = worker_.handler(request_);
-    } catch (const std::exception&) {
-      answer = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
-    }
-    Write(std::move(answer), parser_->keep_alive());
   }
 
   // The answer's bytes, written as one buffer (Beast's serializer walks a chain of buffers per
@@ -297,6 +298,30 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpRequest request_;                 // the request being read or answered
   std::string out_;                     // the answer being written
 };
+
+void Worker::Ready(std::shared_ptr<Session> s) {
+  ready.push_back(std::move(s));
+  // Answered once every completion the thread has in hand has been taken in: each connection
+  // whose request came in the same poll is in the batch.
+  if (ready.size() == 1) net::post(ioc, [this] { AnswerReady(); });
+}
+
+void Worker::AnswerReady() {
+  std::vector<std::shared_ptr<Session>> batch;
+  batch.swap(ready);
+  std::vector<const HttpRequest*> requests;
+  requests.reserve(batch.size());
+  for (const std::shared_ptr<Session>& s : batch) requests.push_back(&s->request());
+  std::vector<HttpResponse> answers(batch.size());
+  try {
+    handler(requests, answers);
+  } catch (const std::exception&) {
+    for (HttpResponse& a : answers) {
+      a = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
+    }
+  }
+  for (size_t i = 0; i < batch.size(); ++i) batch[i]->Answer(std::move(answers[i]));
+}
 
 void Worker::Sweep(const HttpServerOptions& options, Duration period) {
   const SteadyTime now = std::chrono::steady_clock::now();
@@ -366,9 +391,31 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
                                                        std::vector<Handler> handlers) {
+  std::vector<BatchHandler> batches;
+  for (Handler& h : handlers) batches.push_back(OneByOne(std::move(h)));
+  return Listen(options, std::move(batches));
+}
+
+HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
+  return [handler = std::move(handler)](std::span<const HttpRequest* const> requests,
+                                        std::span<HttpResponse> answers) {
+    for (size_t i = 0; i < requests.size(); ++i) {
+      try {
+        answers[i] = handler(*requests[i]);
+      } catch (const std::exception&) {
+        answers[i] = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
+      }
+    }
+  };
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
+                                                       std::vector<BatchHandler> handlers) {
   if (handlers.empty()) return absl::InvalidArgumentError("a server needs at least one thread");
   auto state = std::make_unique<State>(options);
-  for (Handler& h : handlers) state->workers.push_back(std::make_unique<Worker>(std::move(h)));
+  for (BatchHandler& h : handlers) {
+    state->workers.push_back(std::make_unique<Worker>(std::move(h)));
+  }
   state->acceptor.emplace(state->workers[0]->ioc);
   tcp::acceptor& acceptor = *state->acceptor;
   beast::error_code ec;

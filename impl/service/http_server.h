@@ -5,13 +5,15 @@
 //
 // It only carries requests: each is handed to a handler as an HttpRequest and its answer written
 // back. The server runs one thread a handler; connections are handed to the threads in turn,
-// and each thread's handler is called on that thread only, one request at a time.
+// and each thread's handler is called on that thread only, with the requests that thread read
+// together (a BatchHandler), or one at a time (a Handler).
 #ifndef RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 #define RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +39,13 @@ Status ParseListenAddress(std::string_view text, HttpServerOptions& options);
 class HttpServer {
  public:
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
+  // Answers the requests a thread read together (every connection whose request was in when the
+  // thread looked), answers[i] to requests[i]: a handler that keeps several decisions in flight
+  // at once (RedisPipeline) answers them in one go.
+  using BatchHandler = std::function<void(std::span<const HttpRequest* const> requests,
+                                          std::span<HttpResponse> answers)>;
+  // `handler` called for each request in turn; an exception it throws is a 500.
+  static BatchHandler OneByOne(Handler handler);
 
   // Listens on options.host:options.port. InvalidArgument for a host that is not an address,
   // Unavailable when the port cannot be had (in use, or not allowed).
@@ -45,6 +54,8 @@ class HttpServer {
   // The same with a thread for each of `handlers` (at least one).
   static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
                                                     std::vector<Handler> handlers);
+  static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
+                                                    std::vector<BatchHandler> handlers);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -1,6 +1,8 @@
 #include "impl/service/serve.h"
 
+#include <deque>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "impl/limiters/sql_protocols.h"
@@ -11,6 +13,7 @@
 #include "impl/store/postgres_server.h"
 #include "impl/store/postgres_sql.h"
 #include "impl/store/redis_cluster.h"
+#include "impl/store/redis_pipeline.h"
 #include "impl/store/redis_server.h"
 
 namespace ratelab {
@@ -22,6 +25,8 @@ struct ServeThread {
   explicit ServeThread(const LiveRules& live) : rules(live) {}
 
   std::unique_ptr<Kv> kv;
+  // On one Redis server (not a cluster): the thread's requests' commands sent in pipelines.
+  std::unique_ptr<RedisPipeline> pipeline;
   std::unique_ptr<PgSql> sql;
   LiveRules::Reader rules;
   std::unique_ptr<RulesLimiter> limiter;
@@ -146,9 +151,48 @@ struct RateLimitServer::Parts {
       if (!opened.ok()) return opened.status();
       w.kv = *std::move(opened);
       stores.kv = w.kv.get();
+      if (auto* redis = dynamic_cast<RedisKv*>(w.kv.get())) {
+        w.pipeline = std::make_unique<RedisPipeline>(*redis);
+        stores.kv = w.pipeline.get();
+      }
     }
     if (Status s = CheckStoreProtocols(stores, *rules->Latest()); !s.ok()) return s;
     return StoreProtocols(stores);
+  }
+
+  // Each request decided at once, on the thread.
+  HttpServer::BatchHandler OneByOne(ServeThread& w) const {
+    return HttpServer::OneByOne([w = &w, clock = clock](const HttpRequest& request) {
+      Context ctx(w->executor);
+      const Instant read = clock->Now();
+      HttpResponse answer = RunInline(w->service->Handle(ctx, request, read));
+      w->service->metrics().Took(clock->Now() - read);
+      return answer;
+    });
+  }
+
+  // The requests read together decided together: their store steps sent round by round, one
+  // pipeline a round (RedisPipeline).
+  HttpServer::BatchHandler Pipelined(ServeThread& w) const {
+    return [w = &w, clock = clock](std::span<const HttpRequest* const> requests,
+                                   std::span<HttpResponse> answers) {
+      const Instant read = clock->Now();
+      std::deque<Context> contexts;
+      std::vector<Task<HttpResponse>> tasks;
+      tasks.reserve(requests.size());
+      for (const HttpRequest* request : requests) {
+        contexts.emplace_back(*w->pipeline);
+        tasks.push_back(w->service->Handle(contexts.back(), *request, read));
+        tasks.back().Start();
+      }
+      w->pipeline->Run();
+      const Duration took = clock->Now() - read;
+      for (size_t i = 0; i < tasks.size(); ++i) {
+        if (!tasks[i].done()) throw std::logic_error("a decision was left waiting on Redis");
+        answers[i] = std::move(tasks[i].result());
+        w->service->metrics().Took(took);
+      }
+    };
   }
 
   Status StartWorkers() {
@@ -158,7 +202,7 @@ struct RateLimitServer::Parts {
       admin_store = std::make_unique<LockedRules>(std::move(admin_store));
       admin = AdminApi{admin_store.get(), config.admin_token, {}};
     }
-    std::vector<HttpServer::Handler> handlers;
+    std::vector<HttpServer::BatchHandler> handlers;
     for (int i = 0; i < config.threads; ++i) {
       auto w = std::make_unique<ServeThread>(*rules);
       Result<RulesLimiter::ProtocolMaker> protocols = Connect(*w);
@@ -171,13 +215,7 @@ struct RateLimitServer::Parts {
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
       w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);
-      handlers.push_back([w = w.get(), clock = clock](const HttpRequest& request) {
-        Context ctx(w->executor);
-        const Instant read = clock->Now();
-        HttpResponse answer = RunInline(w->service->Handle(ctx, request, read));
-        w->service->metrics().Took(clock->Now() - read);
-        return answer;
-      });
+      handlers.push_back(w->pipeline ? Pipelined(*w) : OneByOne(*w));
       workers.push_back(std::move(w));
     }
     Result<std::unique_ptr<HttpServer>> listening =

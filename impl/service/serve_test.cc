@@ -53,15 +53,9 @@ std::pair<int, int64_t> Hit(Client& c, const std::string& user) {
 
 const ManualClock kMidMinute(FromUnixNanos(int64_t{1'767'225'630} * 1'000'000'000));
 
-TEST(RateLimitServer, ThreadsShareTheCountersTenParallelHitsFiveOk) {
-  ServeConfig config;
-  config.rules = SeedServiceRules();
-  config.threads = 4;
-  Running s(config, kMidMinute);
-  ASSERT_TRUE(s.ok());
-  EXPECT_NE(s.server().Banner().find("(4 threads), deciding in process by the seeds' rules (2)"),
-            std::string::npos)
-      << s.server().Banner();
+// Seed 001's test: ten parallel hits of one user, five ok and five rejected; and the metrics
+// count them all.
+void TenParallelHitsFiveOk(const Running& s) {
   std::vector<int> statuses(10);
   std::vector<std::thread> clients;
   for (size_t i = 0; i < statuses.size(); ++i) {
@@ -73,12 +67,35 @@ TEST(RateLimitServer, ThreadsShareTheCountersTenParallelHitsFiveOk) {
   for (std::thread& t : clients) t.join();
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 200), 5);
   EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 429), 5);
-  // One set of metrics for every thread.
   Client c(s.port());
   const std::string metrics = c.Send(http::verb::get, "/metrics").body();
   EXPECT_NE(metrics.find(R"(ratelab_decisions_total{outcome="allowed",rule=")"), std::string::npos);
   EXPECT_NE(metrics.find("ratelab_request_duration_seconds_count 10\n"), std::string::npos)
       << metrics;
+}
+
+TEST(RateLimitServer, ThreadsShareTheCountersTenParallelHitsFiveOk) {
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.threads = 4;
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NE(s.server().Banner().find("(4 threads), deciding in process by the seeds' rules (2)"),
+            std::string::npos)
+      << s.server().Banner();
+  TenParallelHitsFiveOk(s);  // one set of counters and metrics for every thread
+}
+
+// On Redis, one thread sends the decisions of the requests it read together in one pipeline
+// (RedisPipeline): each still gets its own count.
+TEST(RateLimitServer, OnRedisParallelHitsPipelinedAreEachCountedOnce) {
+  RATELAB_START_REDIS(redis, RedisServerOptions{});
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.store = StoreName{StoreName::Kind::kUrl, redis->url()};
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  TenParallelHitsFiveOk(s);
 }
 
 // Seed 001's usage of `user`: the count it reports.

@@ -206,21 +206,29 @@ Status RedisKv::Send(std::span<const std::vector<std::string>> commands) {
 }
 
 Status RedisKv::Send(std::span<const std::span<const std::string>> commands) {
+  for (const std::span<const std::string> argv : commands) {
+    if (Status s = Queue(argv); !s.ok()) return s;
+  }
+  return Flush();
+}
+
+Status RedisKv::Queue(std::span<const std::string> argv) {
   if (Status s = Connect(); !s.ok()) return s;
   absl::InlinedVector<const char*, 16> args;
   absl::InlinedVector<size_t, 16> lengths;
-  for (const std::span<const std::string> argv : commands) {
-    args.clear();
-    lengths.clear();
-    for (const std::string& a : argv) {
-      args.push_back(a.data());
-      lengths.push_back(a.size());
-    }
-    if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), args.data(),
-                               lengths.data()) != REDIS_OK) {
-      return Fail("queueing a command");
-    }
+  for (const std::string& a : argv) {
+    args.push_back(a.data());
+    lengths.push_back(a.size());
   }
+  if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), args.data(),
+                             lengths.data()) != REDIS_OK) {
+    return Fail("queueing a command");
+  }
+  return absl::OkStatus();
+}
+
+Status RedisKv::Flush() {
+  if (Status s = Connect(); !s.ok()) return s;
   for (int done = 0; done == 0;) {
     if (redisBufferWrite(context_, &done) != REDIS_OK) return Fail("sending");
   }

@@ -73,6 +73,10 @@ class RedisKv final : public Kv {
   Status Send(std::span<const std::vector<std::string>> commands);
   // The same for commands whose words live elsewhere (nothing is copied).
   Status Send(std::span<const std::span<const std::string>> commands);
+  // Send in two halves: Queue keeps a command to be sent (its words are copied at once); Flush
+  // writes out everything queued.
+  Status Queue(std::span<const std::string> argv);
+  Status Flush();
   Result<std::vector<KvReply>> Receive(size_t n);
 
   const RedisEndpoint& endpoint() const { return endpoint_; }

@@ -1,0 +1,69 @@
+// Runs the store steps of many requests as pipelines on one Redis connection, so that one thread
+// keeps several decisions in flight: each round, the command of every waiting step is sent in one
+// write and the replies read back together, and N waiting decisions cost one round trip, not N.
+//
+// The requests' protocols must use its Kv, and their Contexts its Executor, which keeps each
+// step submitted until Run. Run learns a step's command by applying it while the Kv queues what
+// it is asked instead of answering (a kv step does nothing with the store but call Execute,
+// kv_steps.h), sends the round, and once the replies are in applies each step again, answered
+// this time, and resumes its request, which may submit a next step (EVAL after NOSCRIPT) for the
+// next round. So a step must ask for the same commands whatever its replies say (one EVALSHA,
+// one GET); one that asks for more than it queued is answered Internal. A connection that fails
+// fails every step of its round with the error Execute would have given.
+//
+// Outside Run (nothing waiting), its Kv sends each command at once. Not thread-safe: one per
+// thread, with the thread's RedisKv.
+#ifndef RATELAB_IMPL_STORE_REDIS_PIPELINE_H_
+#define RATELAB_IMPL_STORE_REDIS_PIPELINE_H_
+
+#include <vector>
+
+#include "impl/core/step.h"
+#include "impl/store/redis_kv.h"
+
+namespace ratelab {
+
+class RedisPipeline final : public Kv, public Executor {
+ public:
+  // `redis` must outlive the pipeline.
+  explicit RedisPipeline(RedisKv& redis) : redis_(redis) {}
+
+  // Sends the steps waiting, round after round, until none waits.
+  void Run() {
+    while (Send()) Receive();
+  }
+  // Run in halves, so that one thread can keep several connections busy: Send sends the round
+  // of the steps waiting (false when none does); Receive reads its replies, answers its steps
+  // and resumes their requests (whose next steps wait for the next Send).
+  bool Send();
+  void Receive();
+  // Steps in the round sent and not yet received.
+  size_t in_flight() const { return sent_.size(); }
+  // Steps sent so far, and rounds: how many round trips they took.
+  int64_t steps() const { return steps_; }
+  int64_t rounds() const { return rounds_; }
+
+  Result<KvReply> Execute(std::span<const std::string> argv) override;
+  bool RunsInline() const override { return false; }
+  void Submit(PendingStep& step) override { waiting_.push_back(&step); }
+
+ private:
+  enum class Mode { kDirect, kQueue, kReplay };
+
+  RedisKv& redis_;
+  std::vector<PendingStep*> waiting_;
+  std::vector<PendingStep*> sent_;  // the round in flight
+  std::vector<size_t> ends_;        // step i of the round asked for commands [ends_[i-1], ends_[i])
+  Mode mode_ = Mode::kDirect;
+  Status failed_;      // kQueue: the first failure to queue
+  size_t queued_ = 0;  // kQueue: commands queued this round
+  Result<std::vector<KvReply>> replies_ = std::vector<KvReply>();  // kReplay: the round's
+  size_t next_ = 0;  // kReplay: the reply the step's next command gets
+  size_t end_ = 0;   // kReplay: past the step's last reply
+  int64_t steps_ = 0;
+  int64_t rounds_ = 0;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_REDIS_PIPELINE_H_

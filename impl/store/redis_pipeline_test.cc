@@ -1,0 +1,107 @@
+// RedisPipeline against a real redis-server: the steps of many coroutines sent a round at a
+// time, each answered with its own reply.
+#include "impl/store/redis_pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "impl/core/task.h"
+#include "impl/store/redis_server.h"
+#include "testing/redis.h"
+
+namespace ratelab {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+// Two steps on `key`: INCR, then INCRBY the first reply; the second reply is 2 * (n + 1) for a
+// key that held n.
+Task<Result<KvReply>> IncrTwice(Context& ctx, Kv& kv, std::string key) {
+  Argv incr = {"INCR", key};
+  Result<KvReply> first = co_await ctx.Step("INCR", [&] { return kv.Execute(incr); });
+  if (!first.ok()) co_return first;
+  Argv incrby = {"INCRBY", key, std::to_string(first->integer)};
+  co_return co_await ctx.Step("INCRBY", [&] { return kv.Execute(incrby); });
+}
+
+// `n` coroutines of IncrTwice on keys k0..k(n-1), run by `pipeline`: their results.
+std::vector<Result<KvReply>> RunMany(RedisPipeline& pipeline, int n) {
+  std::deque<Context> contexts;
+  std::vector<Task<Result<KvReply>>> tasks;
+  for (int i = 0; i < n; ++i) {
+    contexts.emplace_back(pipeline);
+    tasks.push_back(IncrTwice(contexts.back(), pipeline, "k" + std::to_string(i)));
+    tasks.back().Start();
+  }
+  pipeline.Run();
+  std::vector<Result<KvReply>> out;
+  for (Task<Result<KvReply>>& t : tasks) {
+    EXPECT_TRUE(t.done());
+    out.push_back(t.done() ? t.result() : absl::InternalError("not done"));
+  }
+  return out;
+}
+
+TEST(RedisPipelineTest, EachRoundIsOneRoundTripAndEachStepGetsItsOwnReply) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv redis(server->endpoint());
+  RedisPipeline pipeline(redis);
+  // Outside a run, a command is sent at once.
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(*pipeline.Execute(Argv{"SET", "k" + std::to_string(i), std::to_string(i)}),
+              KvReply::Ok());
+  }
+  const std::vector<Result<KvReply>> results = RunMany(pipeline, 10);
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    EXPECT_EQ(*results[i], KvReply::Integer(2 * (i + 1))) << "k" << i;
+  }
+  EXPECT_EQ(pipeline.steps(), 20);
+  EXPECT_EQ(pipeline.rounds(), 2) << "ten first steps in one round, ten second steps in another";
+}
+
+TEST(RedisPipelineTest, AServerGoneFailsEveryStepOfItsRound) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv redis(server->endpoint());
+  RedisPipeline pipeline(redis);
+  ASSERT_TRUE(redis.Connect().ok());
+  ASSERT_TRUE(server->Kill().ok());
+  for (const Result<KvReply>& r : RunMany(pipeline, 3)) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+  }
+  // And the next run, on a server started again, reconnects.
+  ASSERT_TRUE(server->Restart().ok());
+  for (const Result<KvReply>& r : RunMany(pipeline, 3)) EXPECT_TRUE(r.ok()) << r.status();
+}
+
+TEST(RedisPipelineTest, AStepWhoseCommandsDependOnItsRepliesIsRefused) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv redis(server->endpoint());
+  RedisPipeline pipeline(redis);
+  ASSERT_EQ(*pipeline.Execute(Argv{"SET", "k", "v"}), KvReply::Ok());
+  // GET, and INCR only when the GET found something: queued while every reply is nil, this
+  // step asks for one command, then for two once answered.
+  Context ctx(pipeline);
+  const auto step = [&]() -> Task<Result<KvReply>> {
+    co_return co_await ctx.Step("GET then INCR", [&]() -> Result<KvReply> {
+      const Argv get = {"GET", "k"};
+      Result<KvReply> found = pipeline.Execute(get);
+      if (!found.ok() || found->is_nil()) return found;
+      const Argv incr = {"INCR", "n"};
+      return pipeline.Execute(incr);
+    });
+  };
+  Task<Result<KvReply>> t = step();
+  t.Start();
+  pipeline.Run();
+  ASSERT_TRUE(t.done());
+  ASSERT_FALSE(t.result().ok());
+  EXPECT_TRUE(absl::IsInternal(t.result().status())) << t.result().status();
+}
+
+}  // namespace
+}  // namespace ratelab

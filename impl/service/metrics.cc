@@ -1,6 +1,5 @@
 #include "impl/service/metrics.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace ratelab {
@@ -37,37 +36,64 @@ std::string_view ServiceMetrics::Name(Outcome outcome) {
   return kNames[static_cast<size_t>(outcome)];
 }
 
-void ServiceMetrics::Decided(Outcome outcome, std::string_view rule_id) {
+void ServiceMetrics::Shard::Decided(Outcome outcome, std::string_view rule_id) {
   std::lock_guard lock(mutex_);
   auto it = decisions_.find(rule_id);
   if (it == decisions_.end()) it = decisions_.emplace(std::string(rule_id), Counts{}).first;
   ++it->second[static_cast<size_t>(outcome)];
 }
 
-void ServiceMetrics::StoreFailed(const Status& status) {
+void ServiceMetrics::Shard::StoreFailed(const Status& status) {
   std::lock_guard lock(mutex_);
-  ++store_failures_[absl::IsDeadlineExceeded(status) ? "timeout" : "error"];
+  ++store_failures_[absl::IsDeadlineExceeded(status) ? 1 : 0];
 }
 
-void ServiceMetrics::Took(Duration d) {
+void ServiceMetrics::Shard::Took(Duration d) {
   const double seconds = static_cast<double>(d.count()) / 1e9;
+  std::lock_guard lock(mutex_);
   for (size_t i = 0; i < kBounds.size(); ++i) {
     if (seconds <= kBounds[i]) {
-      buckets_[i].fetch_add(1, std::memory_order_relaxed);
+      ++buckets_[i];
       break;
     }
   }
-  count_.fetch_add(1, std::memory_order_relaxed);
-  sum_nanos_.fetch_add(d.count(), std::memory_order_relaxed);
+  ++count_;
+  sum_ += d;
+}
+
+ServiceMetrics::Shard& ServiceMetrics::NewShard() {
+  std::lock_guard lock(mutex_);
+  return shards_.emplace_back();
 }
 
 std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breaker) const {
-  std::lock_guard lock(mutex_);
+  // Every shard summed.
+  std::map<std::string, Shard::Counts> decisions;
+  std::array<int64_t, 2> store_failures{};
+  std::array<int64_t, kBounds.size()> buckets{};
+  int64_t count = 0;
+  Duration sum{};
+  {
+    std::lock_guard lock(mutex_);
+    for (const Shard& shard : shards_) {
+      std::lock_guard shard_lock(shard.mutex_);
+      for (const auto& [rule, counts] : shard.decisions_) {
+        Shard::Counts& total = decisions[rule];
+        for (size_t o = 0; o < kOutcomes; ++o) total[o] += counts[o];
+      }
+      for (size_t k = 0; k < store_failures.size(); ++k) {
+        store_failures[k] += shard.store_failures_[k];
+      }
+      for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += shard.buckets_[i];
+      count += shard.count_;
+      sum += shard.sum_;
+    }
+  }
   std::string out =
       "# HELP ratelab_decisions_total Decisions, by outcome and by the rule that answered.\n"
       "# TYPE ratelab_decisions_total counter\n";
   for (size_t o = 0; o < kOutcomes; ++o) {
-    for (const auto& [rule, counts] : decisions_) {
+    for (const auto& [rule, counts] : decisions) {
       if (counts[o] == 0) continue;
       out += "ratelab_decisions_total{outcome=\"" + std::string(Name(static_cast<Outcome>(o))) +
              "\",rule=\"" + Label(rule) + "\"} " + std::to_string(counts[o]) + "\n";
@@ -76,28 +102,23 @@ std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breake
   out +=
       "# HELP ratelab_request_duration_seconds The time from a request read to its answer.\n"
       "# TYPE ratelab_request_duration_seconds histogram\n";
-  // Read once each; a request counted while this is written may be in some and not others.
-  const int64_t count = count_.load(std::memory_order_relaxed);
-  const int64_t sum_nanos = sum_nanos_.load(std::memory_order_relaxed);
   int64_t cumulative = 0;
   for (size_t i = 0; i < kBounds.size(); ++i) {
-    cumulative += buckets_[i].load(std::memory_order_relaxed);
+    cumulative += buckets[i];
     out += "ratelab_request_duration_seconds_bucket{le=\"" + Seconds(kBounds[i]) + "\"} " +
            std::to_string(cumulative) + "\n";
   }
-  out += "ratelab_request_duration_seconds_bucket{le=\"+Inf\"} " +
-         std::to_string(std::max(count, cumulative)) + "\n";
-  out += "ratelab_request_duration_seconds_sum " + Seconds(static_cast<double>(sum_nanos) / 1e9) +
+  out += "ratelab_request_duration_seconds_bucket{le=\"+Inf\"} " + std::to_string(count) + "\n";
+  out += "ratelab_request_duration_seconds_sum " + Seconds(static_cast<double>(sum.count()) / 1e9) +
          "\n";
-  out += "ratelab_request_duration_seconds_count " + std::to_string(std::max(count, cumulative)) +
-         "\n";
+  out += "ratelab_request_duration_seconds_count " + std::to_string(count) + "\n";
   out +=
       "# HELP ratelab_store_failures_total Calls to the store that failed, by kind.\n"
       "# TYPE ratelab_store_failures_total counter\n";
-  for (const char* kind : {"error", "timeout"}) {
-    const auto it = store_failures_.find(kind);
-    out += "ratelab_store_failures_total{kind=\"" + std::string(kind) + "\"} " +
-           std::to_string(it == store_failures_.end() ? 0 : it->second) + "\n";
+  constexpr std::array<const char*, 2> kKinds = {"error", "timeout"};
+  for (size_t k = 0; k < kKinds.size(); ++k) {
+    out += "ratelab_store_failures_total{kind=\"" + std::string(kKinds[k]) + "\"} " +
+           std::to_string(store_failures[k]) + "\n";
   }
   if (breaker) {
     out +=

@@ -383,7 +383,7 @@ Task<HttpResponse> RateLimitService::Metrics(Context&, const HttpRequest&, Insta
   std::optional<StoreGuard::Breaker> breaker;
   if (shared_->policy().kind == FailurePolicy::Kind::kCircuitBreaker) breaker = shared_->breaker();
   co_return HttpResponse{
-      200, {{"Content-Type", "text/plain; version=0.0.4"}}, metrics().Prometheus(breaker)};
+      200, {{"Content-Type", "text/plain; version=0.0.4"}}, shared_->metrics().Prometheus(breaker)};
 }
 
 Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const Request& request) {

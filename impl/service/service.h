@@ -145,11 +145,15 @@ class RateLimitService {
       : RateLimitService(limiter, std::move(admin),
                          std::make_shared<ServiceState>(on_store_failure)) {}
   RateLimitService(RulesLimiter& limiter, AdminApi admin, std::shared_ptr<ServiceState> shared)
-      : limiter_(limiter), admin_(std::move(admin)), shared_(std::move(shared)) {}
+      : limiter_(limiter),
+        admin_(std::move(admin)),
+        shared_(std::move(shared)),
+        metrics_(shared_->metrics().NewShard()) {}
 
   StoreGuard::Breaker breaker() const { return shared_->breaker(); }
-  // What it counted; the caller adds how long each request took (ServiceMetrics::Took).
-  ServiceMetrics& metrics() { return shared_->metrics(); }
+  // Where it counts (its own shard of the shared metrics); the caller adds how long each
+  // request took (Took).
+  ServiceMetrics::Shard& metrics() { return metrics_; }
 
   // The answer to `request`, received at `now` on the node's clock. `request` and `ctx` must
   // outlive the task.
@@ -193,6 +197,7 @@ class RateLimitService {
   JsonBodyReader bodies_;
   AdminApi admin_;
   std::shared_ptr<ServiceState> shared_;
+  ServiceMetrics::Shard& metrics_;  // in shared_
 };
 
 }  // namespace ratelab

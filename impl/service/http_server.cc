@@ -35,6 +35,11 @@ bool FieldText(std::string_view text, bool name) {
   return !bad;
 }
 
+// The answer to a request whose handler threw.
+HttpResponse InternalError() {
+  return {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
+}
+
 // A socket of one io_context's executor (not a type-erased one: each operation copies it).
 using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
 using SteadyTime = std::chrono::steady_clock::time_point;
@@ -317,7 +322,7 @@ void Worker::AnswerReady() {
     handler(requests, answers);
   } catch (const std::exception&) {
     for (HttpResponse& a : answers) {
-      a = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
+      a = InternalError();
     }
   }
   for (size_t i = 0; i < batch.size(); ++i) batch[i]->Answer(std::move(answers[i]));
@@ -403,7 +408,7 @@ HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
       try {
         answers[i] = handler(*requests[i]);
       } catch (const std::exception&) {
-        answers[i] = {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
+        answers[i] = InternalError();
       }
     }
   };

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <thread>
 
 #include "impl/core/clock.h"
@@ -177,6 +178,7 @@ TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnsw
   Result<std::unique_ptr<HttpServer>> listening =
       HttpServer::Listen(HttpServerOptions{.port = 0}, [](const HttpRequest& request) {
         if (request.path == "/gone") return HttpResponse{204, {}, "ignored"};
+        if (request.path == "/throws") throw std::runtime_error("a handler's bug");
         return HttpResponse{
             201,
             {{"X-Path", request.path}, {"X-Bad", "a\r\nSet-Cookie: x=1"}, {"Bad:Name", "v"}},
@@ -205,6 +207,13 @@ TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnsw
     EXPECT_EQ(none.body(), "");
     EXPECT_EQ(c.SendRaw("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")["X-Path"], "/next")
         << "and the connection goes on, its framing intact";
+  }
+  {
+    Client c(server.port());
+    const auto failed = c.SendRaw("GET /throws HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(failed.result_int(), 500);
+    EXPECT_EQ(failed.body(), R"({"error":"internal error"})");
+    EXPECT_EQ(c.SendRaw("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")["X-Path"], "/next");
   }
   Client old(server.port());
   const auto answer = old.SendRaw("GET /b HTTP/1.0\r\n\r\n");

@@ -63,13 +63,25 @@ class RulesLimiter final : public Protocol {
   using InstanceKey = std::tuple<std::string, Algorithm, int64_t, int64_t>;
   // The same, to find one without copying the id.
   using InstanceKeyView = std::tuple<std::string_view, Algorithm, int64_t, int64_t>;
+  // Orders keys and views alike (as views: tuples of unlike types do not compare everywhere).
+  struct InstanceKeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return View(a) < View(b);
+    }
+    template <typename K>
+    static InstanceKeyView View(const K& k) {
+      return {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)};
+    }
+  };
   Result<Protocol*> InstanceFor(const AppliedRule& applied);
   // DecideByRules, or PeekByRules when not `spend`.
   Task<Result<Answer>> ByRules(Context& ctx, const Request& request, bool spend);
 
   RulesSource rules_;
   ProtocolMaker make_;
-  std::map<InstanceKey, std::unique_ptr<Protocol>, std::less<>> instances_;
+  std::map<InstanceKey, std::unique_ptr<Protocol>, InstanceKeyLess> instances_;
   std::optional<uint64_t> process_seed_;
 };
 

@@ -114,20 +114,15 @@ std::string_view Name(Type type) {
 }
 
 void TopLevelMembers::Add(std::string_view name, Type type, std::string_view value) {
-  for (Member& m : members_) {
-    if (m.name == name) {
-      m.type = type;
-      m.value.assign(value);
-      return;
-    }
-  }
   if (members_.empty()) members_.reserve(4);
   members_.push_back(Member{std::string(name), type, std::string(value)});
 }
 
 Result<std::string> TopLevelMembers::String(std::string_view name,
                                             std::optional<std::string_view> fallback) const {
-  for (const Member& m : members_) {
+  // From the last: of two members with one name, the later counts.
+  for (auto it = members_.rbegin(); it != members_.rend(); ++it) {
+    const Member& m = *it;
     if (m.name != name) continue;
     if (m.type != Type::kString) {
       return absl::InvalidArgumentError(std::string(name) + ": expected a string, found " +

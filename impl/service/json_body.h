@@ -18,9 +18,10 @@
 
 namespace ratelab {
 
-// The members at the top level of a JSON object: each string member's value, and what every
-// other member is; what nests deeper is skipped. Of two members with one name, the later counts,
-// as in a parsed document.
+// The members at the top level of a JSON object, in order: each string member's value, and what
+// every other member is; what nests deeper is skipped. Of two members with one name, the later
+// counts, as in a parsed document (String looks from the end: a body of many members costs a
+// pass a name asked for, never a pass a member).
 class TopLevelMembers {
  public:
   enum class Type { kString, kNumber, kBoolean, kNull, kObject, kArray };
@@ -31,7 +32,7 @@ class TopLevelMembers {
     bool operator==(const Member&) const = default;
   };
 
-  // A member of `type` (and `value`, for a string) named `name`, replacing one of that name.
+  // A member of `type` (and `value`, for a string) named `name`, after those there are.
   void Add(std::string_view name, Type type, std::string_view value = {});
   const std::vector<Member>& members() const { return members_; }
 

@@ -145,14 +145,15 @@ std::chrono::steady_clock::time_point WhenClosed(Client& c, std::chrono::seconds
 TEST(HttpServer, AConnectionPastItsTimeoutIsClosedAndNotBefore) {
   using std::chrono::milliseconds;
   Served s(HttpServerOptions{.read_timeout = milliseconds(400), .idle_timeout = milliseconds(300)});
-  // Kept alive after an answer, and silent.
+  // Kept alive after an answer, and silent. (Each time is taken before what starts the wait,
+  // so the server's own start is later.)
   Client idle(s.server->port());
-  EXPECT_EQ(idle.Send(http::verb::get, "/healthz", "").result_int(), 200);
   const auto idle_since = std::chrono::steady_clock::now();
+  EXPECT_EQ(idle.Send(http::verb::get, "/healthz", "").result_int(), 200);
   // Half a request (a slow client), never finished.
   Client slow(s.server->port());
-  net::write(slow.stream.socket(), net::buffer(std::string("GET /healthz HTTP/1.1\r\nHo")));
   const auto slow_since = std::chrono::steady_clock::now();
+  net::write(slow.stream.socket(), net::buffer(std::string("GET /healthz HTTP/1.1\r\nHo")));
   EXPECT_GE(WhenClosed(idle, std::chrono::seconds(10)) - idle_since, milliseconds(300));
   EXPECT_GE(WhenClosed(slow, std::chrono::seconds(10)) - slow_since, milliseconds(400));
   // The server goes on.

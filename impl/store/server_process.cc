@@ -13,11 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <optional>
 #include <sstream>
-#include <string>
-#include <utility>
-#include <vector>
 
 extern char** environ;
 
@@ -45,42 +41,6 @@ std::string TempRoot() {
 }
 
 bool ProcessAlive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
-
-// The state letter and parent of process `pid` from /proc/PID/stat; nothing when it is gone.
-std::optional<std::pair<char, pid_t>> StateAndParent(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return std::nullopt;
-  // "PID (COMMAND) STATE PPID ...": the command may hold spaces and parentheses; the last ')'
-  // ends it.
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(stat.substr(close + 1));
-  char state = 0;
-  pid_t parent = 0;
-  if (!(rest >> state >> parent)) return std::nullopt;
-  return std::make_pair(state, parent);
-}
-
-// The processes whose parent is `pid`.
-std::vector<pid_t> ChildrenOf(pid_t pid) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t child = static_cast<pid_t>(std::stol(name));
-    const auto state = StateAndParent(child);
-    if (state && state->second == pid) out.push_back(child);
-  }
-  return out;
-}
-
-// Whether `pid` has exited: gone, or a zombie.
-bool Exited(pid_t pid) {
-  const auto state = StateAndParent(pid);
-  return !state || state->first == 'Z' || state->first == 'X';
-}
 
 std::string LogTail(const std::string& path) {
   std::ifstream in(path);
@@ -168,24 +128,14 @@ Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::
 }
 
 Status SignalServerAndWait(pid_t pid, int signal, std::string_view program) {
-  // SIGKILL reaches the whole group at once (a crash of the server and all its processes), and
-  // each of the server's own children besides, since they may have left its group (PostgreSQL's
-  // backends each start a session of their own, and one that has not yet seen its postmaster
-  // die still answers); a polite signal goes to the server alone, which stops its own processes.
-  std::vector<pid_t> children;
-  if (signal == SIGKILL) children = ChildrenOf(pid);
+  // SIGKILL reaches the whole group at once (a crash of the server and all its processes); a
+  // polite signal goes to the server alone, which stops its own processes.
   const pid_t target = signal == SIGKILL ? -pid : pid;
   if (kill(target, signal) != 0 && errno != ESRCH) {
     return absl::InternalError("cannot signal " + std::string(program) + ": " + strerror(errno));
   }
-  for (const pid_t child : children) kill(child, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  // The children are not ours to wait for: until each has exited (gone, or a zombie whose
-  // sockets are closed), within a few seconds.
-  for (const pid_t child : children) {
-    for (int i = 0; i < 5000 && !Exited(child); ++i) usleep(1000);
   }
   return absl::OkStatus();
 }

@@ -47,9 +47,8 @@ void WriteServerOwner(const std::string& dir, pid_t server);
 int RemoveAbandonedServers(const std::string& root, std::string_view prefix,
                            std::string_view program);
 
-// Sends `signal` to server `pid` and waits for it to exit. SIGKILL (a crash) goes to its whole
-// group and to each of its children, and the wait is also for the children (up to 5 s each);
-// another signal goes to the server alone, which stops its own processes.
+// Sends `signal` to process `pid`'s whole group (a server and the processes it forked), and waits
+// for `pid` to exit.
 Status SignalServerAndWait(pid_t pid, int signal, std::string_view program);
 
 }  // namespace ratelab

@@ -65,6 +65,9 @@ class StoreGuard {
 
   const FailurePolicy& policy() const { return failure_; }
   Breaker breaker() const { return breaker_; }
+  // Whether its answers depend on the calls before (only a circuit breaker's do): without state,
+  // every method leaves the guard as it was, and threads may share it without a lock.
+  bool HasState() const { return failure_.kind == FailurePolicy::Kind::kCircuitBreaker; }
 
  private:
   FailurePolicy failure_;

@@ -18,9 +18,14 @@ using Json = nlohmann::ordered_json;
 
 const HttpHeader kJson{"Content-Type", "application/json"};
 
-HttpResponse JsonAnswer(int status, const Json& body, std::vector<HttpHeader> headers = {}) {
+// An answer of JSON text `body`.
+HttpResponse JsonTextAnswer(int status, std::string body, std::vector<HttpHeader> headers = {}) {
   headers.push_back(kJson);
-  return HttpResponse{status, std::move(headers), body.dump()};
+  return HttpResponse{status, std::move(headers), std::move(body)};
+}
+
+HttpResponse JsonAnswer(int status, const Json& body, std::vector<HttpHeader> headers = {}) {
+  return JsonTextAnswer(status, body.dump(), std::move(headers));
 }
 
 HttpResponse ErrorAnswer(int status, const std::string& error,
@@ -281,9 +286,7 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
     }
     out += '}';
   }
-  std::vector<HttpHeader> headers = HeadersOf(*a, now);
-  headers.push_back(kJson);
-  co_return HttpResponse{d.allowed ? 200 : 429, std::move(headers), std::move(out)};
+  co_return JsonTextAnswer(d.allowed ? 200 : 429, std::move(out), HeadersOf(*a, now));
 }
 
 Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& request, Instant now,

@@ -104,11 +104,11 @@ class ServiceState {
  public:
   explicit ServiceState(FailurePolicy on_store_failure) : guard_(on_store_failure) {}
 
-  // `f(guard)` with the guard to itself. A guard without a circuit breaker keeps no state (its
-  // answers follow from the policy alone), so it is called without the lock.
+  // `f(guard)` with the guard to itself; a guard without state (StoreGuard::HasState) is called
+  // without the lock.
   template <typename F>
   auto WithGuard(F&& f) {
-    if (guard_.policy().kind != FailurePolicy::Kind::kCircuitBreaker) return f(guard_);
+    if (!guard_.HasState()) return f(guard_);
     std::lock_guard lock(mutex_);
     return f(guard_);
   }
@@ -120,7 +120,7 @@ class ServiceState {
 
  private:
   std::mutex mutex_;
-  StoreGuard guard_;  // guarded by mutex_ when it has a breaker
+  StoreGuard guard_;  // guarded by mutex_ when it has state
   ServiceMetrics metrics_;
 };
 

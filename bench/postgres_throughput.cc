@@ -4,15 +4,21 @@
 // rate over pgbench's.
 //
 // ratelab runs the protocol's own code (the Decide coroutine, its parameters, its reply parsing)
-// for random users among 10 000, one thread per connection, each step at once (InlineExecutor:
-// ratelab's real mode). pgbench runs the same prepared statement (-M prepared) with the same
-// parameters drawn the same way; its clients share two threads. pgbench has no clock, so both
+// for random users among 10 000; pgbench runs the same prepared statement (-M prepared) with the
+// same parameters drawn the same way. On both sides the connections share as many threads
+// (at most two), each thread keeping a statement in flight on each of its connections: pgbench's
+// clients through libpq's asynchronous calls, ratelab's through a PgPool, as `ratelab serve`
+// decides on PostgreSQL. pgbench has no clock, so both
 // sides decide every request at the instant the setting starts: the statement does the same work
 // on both (nothing expires, so the sweeps find nothing to delete). Policies are generous, so
 // every decision takes the admitting path. Latency is per statement, from
 // sending to the answer (pgbench's per-transaction log).
 //
-// Run: build/bench/postgres_throughput [--seconds S]   (default 2 per setting)
+// The machine's noise (the WAL writer, a checkpoint, the scheduler with 50 backends on two
+// cores) moves one run's figures by a third either way, so each setting is measured in several
+// rounds, the two sides taking turns to go first, and the median of each side's rounds is shown.
+//
+// Run: build/bench/postgres_throughput [--seconds S] [--rounds R]   (defaults 2 and 5)
 #include <stdio.h>
 #include <sys/wait.h>
 
@@ -20,10 +26,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -33,6 +41,7 @@
 #include "impl/core/task.h"
 #include "impl/limiters/protocol.h"
 #include "impl/limiters/sql_protocols.h"
+#include "impl/store/postgres_pool.h"
 #include "impl/store/postgres_server.h"
 #include "impl/store/postgres_sql.h"
 #include "impl/store/server_process.h"
@@ -59,6 +68,16 @@ double Percentile(std::vector<double>& v, double q) {
   const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
   return v[i];
+}
+
+// Threads for `clients` connections, on both sides.
+int PgbenchThreads(int clients) { return std::min(clients, 2); }
+
+// The round with the median rate.
+Figures Median(std::vector<Figures> rounds) {
+  std::sort(rounds.begin(), rounds.end(),
+            [](const Figures& a, const Figures& b) { return a.per_second < b.per_second; });
+  return rounds[rounds.size() / 2];
 }
 
 // A protocol, its generous policy, and its statement as a pgbench script: the same parameters,
@@ -126,36 +145,65 @@ std::vector<Subject> Subjects() {
   };
 }
 
-// `clients` threads, each a connection running the protocol's Decide for `seconds`.
+// One connection's decision in flight.
+struct Slot {
+  explicit Slot(Executor& executor) : ctx(executor) {}
+  Context ctx;
+  Request request;
+  std::optional<Task<Result<Decision>>> decision;
+  Instant sent{};
+};
+
+// `clients` connections shared by as many threads as pgbench has (-j), each thread a PgPool
+// keeping a decision in flight on each of its connections: the protocol's own Decide, for
+// random users.
 Figures RunRatelab(const Subject& subject, const std::string& conninfo, int clients, int seconds,
                    Instant now) {
   const SystemClock clock;
+  const int threads = PgbenchThreads(clients);
   std::atomic<int64_t> decisions = 0;
-  std::vector<std::vector<double>> latencies(static_cast<size_t>(clients));
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(threads));
   const Instant start = clock.Now();
   const Instant end = start + std::chrono::seconds(seconds);
   {
-    std::vector<std::jthread> threads;
-    for (int c = 0; c < clients; ++c) {
-      threads.emplace_back([&, c] {
-        PgSql sql(conninfo);
+    std::vector<std::jthread> running;
+    for (int t = 0; t < threads; ++t) {
+      // Clients dealt out as pgbench deals them to its threads.
+      const int share = clients / threads + (t < clients % threads ? 1 : 0);
+      running.emplace_back([&, t, share] {
+        PgPool pool(conninfo, share);
         Stores stores;
-        stores.sql = &sql;
+        stores.sql = &pool;
         Result<std::unique_ptr<Protocol>> p =
             MakeProtocol(subject.protocol, subject.policy, stores);
         if (!p.ok()) Die(p.status());
-        Random random(static_cast<uint64_t>(c) + 1);
-        InlineExecutor executor;
-        std::vector<double>& mine = latencies[static_cast<size_t>(c)];
-        for (Instant sent = clock.Now(); sent < end; sent = clock.Now()) {
-          const Request request{"user", "u" + std::to_string(random.Uniform(0, kUsers)), "/api", 1,
-                                now};
-          Context ctx(executor);
-          Result<Decision> d = RunInline((*p)->Decide(ctx, request));
-          if (!d.ok()) Die(d.status());
-          if (!d->allowed) Die(absl::InternalError(subject.protocol + " denied a request"));
-          mine.push_back(std::chrono::duration<double, std::milli>(clock.Now() - sent).count());
-          decisions.fetch_add(1, std::memory_order_relaxed);
+        Random random(static_cast<uint64_t>(t) + 1);
+        std::vector<double>& mine = latencies[static_cast<size_t>(t)];
+        std::deque<Slot> slots;
+        const auto begin = [&](Slot& slot) {
+          slot.request = {"user", "u" + std::to_string(random.Uniform(0, kUsers)), "/api", 1, now};
+          slot.sent = clock.Now();
+          slot.decision.emplace((*p)->Decide(slot.ctx, slot.request));
+          slot.decision->Start();
+        };
+        for (int c = 0; c < share; ++c) begin(slots.emplace_back(pool));
+        for (size_t open = slots.size(); open > 0;) {
+          pool.Turn();
+          for (Slot& slot : slots) {
+            if (!slot.decision || !slot.decision->done()) continue;
+            const Result<Decision>& d = slot.decision->result();
+            if (!d.ok()) Die(d.status());
+            if (!d->allowed) Die(absl::InternalError(subject.protocol + " denied a request"));
+            mine.push_back(
+                std::chrono::duration<double, std::milli>(clock.Now() - slot.sent).count());
+            decisions.fetch_add(1, std::memory_order_relaxed);
+            slot.decision.reset();
+            if (clock.Now() < end) {
+              begin(slot);
+            } else {
+              --open;
+            }
+          }
         }
       });
     }
@@ -181,7 +229,7 @@ Figures RunPgbench(const Subject& subject, const PostgresServer& server, const s
                                          "-c",
                                          std::to_string(clients),
                                          "-j",
-                                         std::to_string(std::min(clients, 2)),
+                                         std::to_string(PgbenchThreads(clients)),
                                          "-T",
                                          std::to_string(seconds),
                                          "-D",
@@ -228,11 +276,14 @@ Figures RunPgbench(const Subject& subject, const PostgresServer& server, const s
 
 int Main(int argc, char** argv) {
   int seconds = 2;
+  int rounds = 5;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+      rounds = std::max(1, std::atoi(argv[++i]));
     } else {
-      std::cerr << "usage: postgres_throughput [--seconds S]\n";
+      std::cerr << "usage: postgres_throughput [--seconds S] [--rounds R]\n";
       return 2;
     }
   }
@@ -251,15 +302,32 @@ int Main(int argc, char** argv) {
          "p99 ms", "pgbench/s", "p50 ms", "p99 ms", "ratio");
   for (const Subject& subject : Subjects()) {
     for (int clients : {1, 16, 50}) {
-      if (Status s = admin.Run("TRUNCATE ratelab.fixed_window, ratelab.token_bucket"); !s.ok()) {
-        Die(s);
+      const auto truncate = [&] {
+        if (Status s = admin.Run("TRUNCATE ratelab.fixed_window, ratelab.token_bucket"); !s.ok()) {
+          Die(s);
+        }
+      };
+      std::vector<Figures> ours_rounds, theirs_rounds;
+      for (int round = 0; round < rounds; ++round) {
+        const Instant now = SystemClock().Now();
+        const auto run_ours = [&] {
+          truncate();
+          ours_rounds.push_back(RunRatelab(subject, (*server)->conninfo(), clients, seconds, now));
+        };
+        const auto run_theirs = [&] {
+          truncate();
+          theirs_rounds.push_back(RunPgbench(subject, **server, *bin, clients, seconds, now));
+        };
+        if (round % 2 == 0) {
+          run_ours();
+          run_theirs();
+        } else {
+          run_theirs();
+          run_ours();
+        }
       }
-      const Instant now = SystemClock().Now();
-      const Figures ours = RunRatelab(subject, (*server)->conninfo(), clients, seconds, now);
-      if (Status s = admin.Run("TRUNCATE ratelab.fixed_window, ratelab.token_bucket"); !s.ok()) {
-        Die(s);
-      }
-      const Figures theirs = RunPgbench(subject, **server, *bin, clients, seconds, now);
+      const Figures ours = Median(ours_rounds);
+      const Figures theirs = Median(theirs_rounds);
       printf("%-26s %8d %14.0f %9.3f %9.3f %14.0f %9.3f %9.3f %7.2f\n", subject.protocol.c_str(),
              clients, ours.per_second, ours.p50_ms, ours.p99_ms, theirs.per_second, theirs.p50_ms,
              theirs.p99_ms, ours.per_second / theirs.per_second);

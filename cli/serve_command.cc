@@ -19,6 +19,18 @@ namespace ratelab {
 
 namespace {
 
+// A parse function for a count from 1 to `most`.
+auto CountUpTo(int most) {
+  return [most](std::string_view text) -> Result<int> {
+    const Result<int64_t> n = ParsePositiveInteger(text);
+    if (!n.ok() || *n > most) {
+      return absl::InvalidArgumentError("'" + std::string(text) + "' is not a count from 1 to " +
+                                        std::to_string(most));
+    }
+    return static_cast<int>(*n);
+  };
+}
+
 class Serve final : public Command {
  public:
   CLI::App* Add(CLI::App& app) override {
@@ -75,9 +87,13 @@ class Serve final : public Command {
     AddParsed(*c, "--store-timeout", config_.store_timeout, ParsePositiveDuration,
               "The longest a call to the store may take before it counts as failed (default "
               "250ms)");
-    AddParsed(*c, "--threads", config_.threads, ParseThreads,
+    AddParsed(*c, "--threads", config_.threads, CountUpTo(256),
               "Threads answering requests, each with its own connection to the store (default "
               "1); the in-process counters, the circuit breaker and /metrics are shared");
+    AddParsed(*c, "--store-connections", config_.store_connections, CountUpTo(64),
+              "On PostgreSQL, each thread's connections (default 4): the requests a thread "
+              "read together are decided on as many connections at once (on Redis a thread "
+              "pipelines them on one connection)");
     AddParsed(*c, "--max-body", config_.http.max_body_bytes, ParseBodyLimit,
               "The largest request body taken, in bytes (default 65536); a larger one is a 413");
     return c;
@@ -124,14 +140,6 @@ class Serve final : public Command {
   }
 
  private:
-  static Result<int> ParseThreads(std::string_view text) {
-    const Result<int64_t> n = ParsePositiveInteger(text);
-    if (!n.ok() || *n > 256) {
-      return absl::InvalidArgumentError("'" + std::string(text) + "' is not a count from 1 to 256");
-    }
-    return static_cast<int>(*n);
-  }
-
   static Result<size_t> ParseBodyLimit(std::string_view text) {
     const Result<int64_t> n = ParsePositiveInteger(text);
     if (!n.ok() || *n > (int64_t{1} << 30)) {

@@ -300,6 +300,14 @@ TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
               std::string::npos)
         << r.err;
   }
+  for (const char* connections : {"0", "65"}) {
+    r = Ratelab({"serve", "--store-connections", connections});
+    EXPECT_EQ(r.exit, kExitBadInput);
+    EXPECT_NE(r.err.find("--store-connections: '" + std::string(connections) +
+                         "' is not a count from 1 to 64"),
+              std::string::npos)
+        << r.err;
+  }
   r = Ratelab({"serve", "--on-store-failure", "maybe"});
   EXPECT_NE(r.err.find("--on-store-failure: 'maybe' is not error, open, closed or breaker"),
             std::string::npos)

@@ -63,6 +63,16 @@ class InlineExecutor final : public Executor {
   }
 };
 
+// An executor that keeps the steps submitted to it until Run, and runs them together (several in
+// one round trip, or each on a connection of its own), resuming each request when its answer is
+// in: how one thread keeps many decisions in flight (RedisPipeline, PgPool).
+class DeferredExecutor : public Executor {
+ public:
+  bool RunsInline() const final { return false; }
+  // Runs the steps submitted, and the steps their requests submit next, until none is left.
+  virtual void Run() = 0;
+};
+
 template <typename Op>
 class StepAwaiter final : public PendingStep {
  public:

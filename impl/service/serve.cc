@@ -10,6 +10,7 @@
 #include "impl/rules/rules_store.h"
 #include "impl/service/live_rules.h"
 #include "impl/service/service.h"
+#include "impl/store/postgres_pool.h"
 #include "impl/store/postgres_server.h"
 #include "impl/store/postgres_sql.h"
 #include "impl/store/redis_cluster.h"
@@ -27,7 +28,10 @@ struct ServeThread {
   std::unique_ptr<Kv> kv;
   // On one Redis server (not a cluster): the thread's requests' commands sent in pipelines.
   std::unique_ptr<RedisPipeline> pipeline;
-  std::unique_ptr<PgSql> sql;
+  // On PostgreSQL: the thread's requests' statements run on several connections at once.
+  std::unique_ptr<PgPool> sql;
+  // The pipeline or the pool, where the thread has one: it decides a batch of requests together.
+  DeferredExecutor* deferred = nullptr;
   LiveRules::Reader rules;
   std::unique_ptr<RulesLimiter> limiter;
   std::unique_ptr<RateLimitService> service;
@@ -141,8 +145,9 @@ struct RateLimitServer::Parts {
       PgSqlOptions options;
       options.statement_timeout =
           std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
-      w.sql = std::make_unique<PgSql>(counters_url, options);
+      w.sql = std::make_unique<PgPool>(counters_url, config.store_connections, options);
       stores.sql = w.sql.get();
+      w.deferred = w.sql.get();
     } else {
       RedisOptions options;
       options.command_timeout = config.store_timeout;
@@ -154,6 +159,7 @@ struct RateLimitServer::Parts {
       if (auto* redis = dynamic_cast<RedisKv*>(w.kv.get())) {
         w.pipeline = std::make_unique<RedisPipeline>(*redis);
         stores.kv = w.pipeline.get();
+        w.deferred = w.pipeline.get();
       }
     }
     if (Status s = CheckStoreProtocols(stores, *rules->Latest()); !s.ok()) return s;
@@ -172,7 +178,7 @@ struct RateLimitServer::Parts {
   }
 
   // The requests read together decided together: their store steps sent round by round, one
-  // pipeline a round (RedisPipeline).
+  // pipeline a round (RedisPipeline), or each on a connection of its own (PgPool).
   HttpServer::BatchHandler Pipelined(ServeThread& w) const {
     return [w = &w, clock = clock](std::span<const HttpRequest* const> requests,
                                    std::span<HttpResponse> answers) {
@@ -181,14 +187,14 @@ struct RateLimitServer::Parts {
       std::vector<Task<HttpResponse>> tasks;
       tasks.reserve(requests.size());
       for (const HttpRequest* request : requests) {
-        contexts.emplace_back(*w->pipeline);
+        contexts.emplace_back(*w->deferred);
         tasks.push_back(w->service->Handle(contexts.back(), *request, read));
         tasks.back().Start();
       }
-      w->pipeline->Run();
+      w->deferred->Run();
       const Duration took = clock->Now() - read;
       for (size_t i = 0; i < tasks.size(); ++i) {
-        if (!tasks[i].done()) throw std::logic_error("a decision was left waiting on Redis");
+        if (!tasks[i].done()) throw std::logic_error("a decision was left waiting on the store");
         answers[i] = std::move(tasks[i].result());
         w->service->metrics().Took(took);
       }
@@ -215,7 +221,7 @@ struct RateLimitServer::Parts {
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
       w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);
-      handlers.push_back(w->pipeline ? Pipelined(*w) : OneByOne(*w));
+      handlers.push_back(w->deferred != nullptr ? Pipelined(*w) : OneByOne(*w));
       workers.push_back(std::move(w));
     }
     Result<std::unique_ptr<HttpServer>> listening =

@@ -40,6 +40,9 @@ struct ServeConfig {
   // The longest a call to the store may take before it counts as failed.
   Duration store_timeout = std::chrono::milliseconds(250);
   int threads = 1;
+  // On PostgreSQL, each thread's connections: the requests a thread read together are decided
+  // on as many connections at once (PgPool). (On Redis a thread pipelines on one connection.)
+  int store_connections = 4;
 };
 
 class RateLimitServer {

@@ -98,6 +98,19 @@ TEST(RateLimitServer, OnRedisParallelHitsPipelinedAreEachCountedOnce) {
   TenParallelHitsFiveOk(s);
 }
 
+// On PostgreSQL, one thread decides the requests it read together on several connections at
+// once (PgPool): the upsert still counts each once.
+TEST(RateLimitServer, OnPostgresParallelHitsOnSeveralConnectionsAreEachCountedOnce) {
+  RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.store = StoreName{StoreName::Kind::kPostgresUrl, postgres->url()};
+  config.store_connections = 3;
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  TenParallelHitsFiveOk(s);
+}
+
 // Seed 001's usage of `user`: the count it reports.
 int64_t Usage(Client& c, const std::string& user) {
   const auto answer = c.Send(http::verb::get, "/api/usage/" + user);

@@ -25,15 +25,29 @@ bool ServerGone(std::string_view sqlstate) {
 
 constexpr std::string_view kQueryCanceled = "57014";
 
-// A libpq or server message without its trailing newlines and spaces.
-std::string Trimmed(std::string message) {
+}  // namespace
+
+std::string PgTrimmed(std::string message) {
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
     message.pop_back();
   }
   return message;
 }
 
-}  // namespace
+Result<SqlReply> PgStatementFailed(std::string_view statement, std::string_view sqlstate,
+                                   std::string message, bool connection_open) {
+  if (sqlstate == kQueryCanceled) {
+    return absl::DeadlineExceededError("statement " + std::string(statement) +
+                                       " ran past the statement timeout");
+  }
+  if (ServerGone(sqlstate) || !connection_open) {
+    return absl::UnavailableError("PostgreSQL failed: " + PgTrimmed(std::move(message)));
+  }
+  SqlReply reply;
+  reply.sqlstate = sqlstate.empty() ? "XX000" : std::string(sqlstate);
+  reply.error = PgTrimmed(std::move(message));
+  return reply;
+}
 
 Status ParsePostgresUrl(std::string_view url) {
   if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
@@ -43,7 +57,7 @@ Status ParsePostgresUrl(std::string_view url) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(std::string(url).c_str(), &error);
   if (options == nullptr) {
-    const std::string why = Trimmed(error != nullptr ? error : "libpq cannot read it");
+    const std::string why = PgTrimmed(error != nullptr ? error : "libpq cannot read it");
     PQfreemem(error);
     return absl::InvalidArgumentError("'" + std::string(url) + "' is not a PostgreSQL URL: " + why);
   }
@@ -86,7 +100,7 @@ Status PgSql::Connect() {
     tx.exec("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
   } catch (const std::exception& e) {
     conn_.reset();
-    return absl::UnavailableError("cannot connect to PostgreSQL: " + Trimmed(e.what()));
+    return absl::UnavailableError("cannot connect to PostgreSQL: " + PgTrimmed(e.what()));
   }
   return absl::OkStatus();
 }
@@ -122,18 +136,10 @@ Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
     Disconnect();
     return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const pqxx::sql_error& e) {
-    const std::string state = e.sqlstate();
-    if (state == kQueryCanceled) {
-      return absl::DeadlineExceededError("statement " + name + " ran past the statement timeout");
-    }
-    if (ServerGone(state) || conn_ == nullptr || !conn_->c.is_open()) {
-      Disconnect();
-      return absl::UnavailableError(std::string("PostgreSQL failed: ") + e.what());
-    }
-    SqlReply reply;
-    reply.sqlstate = state.empty() ? "XX000" : state;
-    reply.error = Trimmed(e.what());
-    return reply;
+    Result<SqlReply> failed =
+        PgStatementFailed(name, e.sqlstate(), e.what(), conn_ != nullptr && conn_->c.is_open());
+    if (absl::IsUnavailable(failed.status())) Disconnect();
+    return failed;
   } catch (const std::exception& e) {
     Disconnect();
     return absl::UnavailableError(std::string("PostgreSQL failed: ") + e.what());
@@ -152,7 +158,7 @@ Status PgSql::Run(std::string_view sql) {
     Disconnect();
     return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const std::exception& e) {
-    return absl::InternalError(Trimmed(e.what()));
+    return absl::InternalError(PgTrimmed(e.what()));
   }
 }
 

@@ -51,6 +51,14 @@ class PgSql final : public Sql {
 // Checks that `url` is a PostgreSQL URL libpq accepts (postgresql:// or postgres://):
 // InvalidArgument naming what is wrong.
 Status ParsePostgresUrl(std::string_view url);
+// How a statement's failure reads, for every client of PostgreSQL here: past the statement
+// timeout (SQLSTATE 57014), DeadlineExceeded; the server or the connection gone (SQLSTATE class
+// 08, 57P01..57P03, 53300, or `connection_open` false), Unavailable; anything else is the
+// statement's own error, a normal answer with its SQLSTATE (XX000 when the server gave none).
+Result<SqlReply> PgStatementFailed(std::string_view statement, std::string_view sqlstate,
+                                   std::string message, bool connection_open);
+// A libpq or server message without its trailing newlines and spaces.
+std::string PgTrimmed(std::string message);
 // `conninfo` (a libpq string or a URL) with connect_timeout set to `timeout` (at least 1 s).
 std::string WithConnectTimeout(std::string conninfo, std::chrono::seconds timeout);
 

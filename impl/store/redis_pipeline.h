@@ -23,13 +23,13 @@
 
 namespace ratelab {
 
-class RedisPipeline final : public Kv, public Executor {
+class RedisPipeline final : public Kv, public DeferredExecutor {
  public:
   // `redis` must outlive the pipeline.
   explicit RedisPipeline(RedisKv& redis) : redis_(redis) {}
 
   // Sends the steps waiting, round after round, until none waits.
-  void Run() {
+  void Run() override {
     while (Send()) Receive();
   }
   // Run in halves, so that one thread can keep several connections busy: Send sends the round
@@ -44,7 +44,6 @@ class RedisPipeline final : public Kv, public Executor {
   int64_t rounds() const { return rounds_; }
 
   Result<KvReply> Execute(std::span<const std::string> argv) override;
-  bool RunsInline() const override { return false; }
   void Submit(PendingStep& step) override { waiting_.push_back(&step); }
 
  private:

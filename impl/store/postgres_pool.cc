@@ -1,0 +1,295 @@
+#include "impl/store/postgres_pool.h"
+
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <optional>
+#include <set>
+
+namespace ratelab {
+
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+std::string ConnectionError(PGconn* pg) {
+  return PgTrimmed(pg != nullptr ? PQerrorMessage(pg) : "out of memory");
+}
+
+}  // namespace
+
+struct PgPool::Connection {
+  ~Connection() { Close(); }
+  void Close() {
+    if (pg != nullptr) PQfinish(pg);
+    pg = nullptr;
+    prepared.clear();
+  }
+
+  PGconn* pg = nullptr;
+  std::set<std::string, std::less<>> prepared;
+  std::string statement;                 // the name of the statement last sent
+  PendingStep* step = nullptr;           // the step in flight, if any
+  std::optional<Result<SqlReply>> read;  // its answer, as far as read
+  std::optional<Status> refuse;          // the answer it gets instead (it asked for more)
+  Steady::time_point deadline;
+};
+
+namespace {
+
+using Connection = PgPool::Connection;
+
+Status Open(Connection& c, const std::string& conninfo, const PgSqlOptions& options) {
+  c.pg = PQconnectdb(WithConnectTimeout(conninfo, options.connect_timeout).c_str());
+  if (c.pg == nullptr || PQstatus(c.pg) != CONNECTION_OK) {
+    Status failed =
+        absl::UnavailableError("cannot connect to PostgreSQL: " + ConnectionError(c.pg));
+    c.Close();
+    return failed;
+  }
+  const std::string set =
+      "SET statement_timeout = " + std::to_string(options.statement_timeout.count());
+  PGresult* r = PQexec(c.pg, set.c_str());
+  const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  PQclear(r);
+  if (!ok) {
+    Status failed =
+        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg));
+    c.Close();
+    return failed;
+  }
+  return absl::OkStatus();
+}
+
+// The answer `r` gives to the statement last sent on `c`.
+Result<SqlReply> ReplyOf(const PGresult* r, const Connection& c) {
+  const ExecStatusType status = PQresultStatus(r);
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+    const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    return PgStatementFailed(c.statement, state != nullptr ? state : "", PQresultErrorMessage(r),
+                             PQstatus(c.pg) == CONNECTION_OK);
+  }
+  SqlReply reply;
+  const char* affected = PQcmdTuples(const_cast<PGresult*>(r));
+  std::from_chars(affected, affected + std::strlen(affected), reply.affected);
+  const int rows = PQntuples(r);
+  const int columns = PQnfields(r);
+  reply.rows.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    SqlReply::Row& row = reply.rows.emplace_back();
+    row.reserve(static_cast<size_t>(columns));
+    for (int j = 0; j < columns; ++j) {
+      if (PQgetisnull(r, i, j) != 0) {
+        row.emplace_back();
+      } else {
+        row.emplace_back(
+            std::string(PQgetvalue(r, i, j), static_cast<size_t>(PQgetlength(r, i, j))));
+      }
+    }
+  }
+  return reply;
+}
+
+// Sends `statement` on `c` (connecting and preparing it first where needed). Nothing when it was
+// sent; else the answer it gets at once (a failure, or the statement's own error at preparing).
+std::optional<Result<SqlReply>> Send(Connection& c, const SqlStatement& statement,
+                                     std::span<const std::string> params,
+                                     const std::string& conninfo, const PgSqlOptions& options) {
+  if (c.pg == nullptr) {
+    if (Status s = Open(c, conninfo, options); !s.ok()) return Result<SqlReply>(s);
+  }
+  c.statement = std::string(statement.name);
+  if (!c.prepared.contains(c.statement)) {
+    PGresult* r =
+        PQprepare(c.pg, c.statement.c_str(), std::string(statement.text).c_str(), 0, nullptr);
+    Result<SqlReply> prepared = ReplyOf(r, c);
+    PQclear(r);
+    if (!prepared.ok() || prepared->is_error()) {
+      if (absl::IsUnavailable(prepared.status())) c.Close();
+      return prepared;
+    }
+    c.prepared.insert(c.statement);
+  }
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const std::string& p : params) values.push_back(p.c_str());
+  if (PQsendQueryPrepared(c.pg, c.statement.c_str(), static_cast<int>(values.size()), values.data(),
+                          nullptr, nullptr, 0) == 0) {
+    Result<SqlReply> lost =
+        absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+    c.Close();
+    return lost;
+  }
+  c.read.reset();
+  c.deadline = Steady::now() + options.statement_timeout + std::chrono::seconds(1);
+  return std::nullopt;
+}
+
+// Reads what has come on `c` (`readable`: poll said so) or gives up at its deadline: the
+// statement's answer once it is complete, else nothing. A lost connection is closed.
+std::optional<Result<SqlReply>> Collect(Connection& c, bool readable, Steady::time_point now) {
+  bool complete = false;
+  if (readable) {
+    if (PQconsumeInput(c.pg) == 0) {
+      c.read = absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+      complete = true;
+    }
+    while (!complete && PQisBusy(c.pg) == 0) {
+      PGresult* r = PQgetResult(c.pg);
+      if (r == nullptr) {
+        complete = true;
+      } else {
+        if (!c.read) c.read = ReplyOf(r, c);  // the first result is the statement's
+        PQclear(r);
+      }
+    }
+  }
+  if (!complete && now >= c.deadline) {
+    c.read = absl::DeadlineExceededError("statement " + c.statement +
+                                         " had no answer within its statement timeout and 1 s "
+                                         "more; its connection is dropped");
+    c.Close();
+    complete = true;
+  }
+  if (!complete) return std::nullopt;
+  Result<SqlReply> answer = c.read.value_or(
+      absl::InternalError("PostgreSQL answered statement " + c.statement + " with no result"));
+  c.read.reset();
+  if (absl::IsUnavailable(answer.status())) c.Close();
+  return answer;
+}
+
+int PollTimeoutMs(Steady::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Steady::now());
+  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, INT_MAX));
+}
+
+constexpr const char* kOneStatement =
+    "a step asked PostgreSQL for a second statement; a step run by a pool of connections runs "
+    "one";
+
+}  // namespace
+
+PgPool::PgPool(std::string conninfo, int connections, PgSqlOptions options)
+    : conninfo_(std::move(conninfo)), options_(options) {
+  for (int i = 0; i < std::max(1, connections); ++i) {
+    connections_.push_back(std::make_unique<Connection>());
+  }
+}
+
+PgPool::~PgPool() = default;
+
+Result<SqlReply> PgPool::Execute(const SqlStatement& statement,
+                                 std::span<const std::string> params) {
+  switch (mode_) {
+    case Mode::kSend:
+      if (++statements_ > 1) {
+        sent_failed_ = absl::InternalError(kOneStatement);
+      } else if (std::optional<Result<SqlReply>> now =
+                     Send(*sending_on_, statement, params, conninfo_, options_)) {
+        sent_failed_ = *std::move(now);
+      } else {
+        sent_ = true;
+      }
+      return absl::UnavailableError("not answered yet");  // the replay answers
+    case Mode::kReplay:
+      if (++statements_ > 1) return absl::InternalError(kOneStatement);
+      return std::move(replay_);
+    case Mode::kDirect:
+      break;
+  }
+  const auto idle = std::find_if(connections_.begin(), connections_.end(),
+                                 [](const auto& c) { return c->step == nullptr; });
+  if (idle == connections_.end()) {
+    return absl::InternalError("every connection of the pool has a statement in flight");
+  }
+  Connection& c = **idle;
+  if (std::optional<Result<SqlReply>> now = Send(c, statement, params, conninfo_, options_)) {
+    return *std::move(now);
+  }
+  for (;;) {
+    pollfd fd{PQsocket(c.pg), POLLIN, 0};
+    const int ready = poll(&fd, 1, PollTimeoutMs(c.deadline));
+    if (std::optional<Result<SqlReply>> answer = Collect(c, ready > 0, Steady::now())) {
+      return *std::move(answer);
+    }
+  }
+}
+
+void PgPool::Answer(PendingStep& step, Result<SqlReply> answer) {
+  mode_ = Mode::kReplay;
+  statements_ = 0;
+  replay_ = std::move(answer);
+  step.Apply();
+  mode_ = Mode::kDirect;
+  step.resume.resume();
+}
+
+void PgPool::SendWaiting() {
+  for (size_t i = 0; i < connections_.size() && !waiting_.empty();) {
+    Connection& c = *connections_[i];
+    if (c.step != nullptr) {
+      ++i;
+      continue;
+    }
+    PendingStep* step = waiting_.front();
+    waiting_.pop_front();
+    mode_ = Mode::kSend;
+    sending_on_ = &c;
+    statements_ = 0;
+    sent_ = false;
+    sent_failed_.reset();
+    step->Apply();
+    mode_ = Mode::kDirect;
+    sending_on_ = nullptr;
+    if (sent_) {
+      c.step = step;
+      if (sent_failed_) c.refuse = sent_failed_->status();
+      ++in_flight_;
+      ++i;
+    } else {
+      // Answered at once; the connection is still idle for the next step.
+      Answer(*step, sent_failed_ ? *std::move(sent_failed_)
+                                 : Result<SqlReply>(absl::InternalError(
+                                       "a step run by a pool of connections asked for nothing")));
+    }
+  }
+}
+
+void PgPool::Receive() {
+  std::vector<pollfd> fds;
+  std::vector<Connection*> busy;
+  Steady::time_point first = Steady::time_point::max();
+  for (const auto& c : connections_) {
+    if (c->step == nullptr) continue;
+    fds.push_back({PQsocket(c->pg), POLLIN, 0});
+    busy.push_back(c.get());
+    first = std::min(first, c->deadline);
+  }
+  if (busy.empty()) return;
+  const int ready = poll(fds.data(), fds.size(), PollTimeoutMs(first));
+  const Steady::time_point now = Steady::now();
+  for (size_t i = 0; i < busy.size(); ++i) {
+    Connection& c = *busy[i];
+    std::optional<Result<SqlReply>> answer = Collect(c, ready > 0 && fds[i].revents != 0, now);
+    if (!answer) continue;
+    PendingStep* step = std::exchange(c.step, nullptr);
+    --in_flight_;
+    if (c.refuse) *answer = *std::exchange(c.refuse, std::nullopt);
+    Answer(*step, *std::move(answer));
+  }
+}
+
+bool PgPool::Turn() {
+  if (waiting_.empty() && in_flight_ == 0) return false;
+  SendWaiting();
+  Receive();
+  return true;
+}
+
+}  // namespace ratelab

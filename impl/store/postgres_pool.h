@@ -1,0 +1,88 @@
+// PgPool: several connections to one PostgreSQL server, driven by one thread, so that the thread
+// keeps several decisions in flight (as pgbench's clients share its threads): each step submitted
+// runs its statement on an idle connection of its own, sent without waiting for the answer, and
+// the thread then waits for whichever answer comes first.
+//
+// The requests' protocols must use it as their Sql, and their Contexts as their Executor, which
+// keeps each step submitted until Run. Run learns a step's statement by applying the step while
+// Execute sends instead of answering (a SQL step does nothing with the store but call Execute,
+// sql_protocols.cc); once the answer is in, it applies the step again, answered this time, and
+// resumes its request, which may submit its next step. So a step runs one statement; one that
+// asks for a second is answered Internal. When more steps wait than there are connections, they
+// take the connections in the order they were submitted.
+//
+// Outside Run (nothing in flight), Execute runs its statement at once on the first connection.
+// Statements are prepared once per connection, by name, and run in autocommit; failures read as
+// PgSql's do (PgStatementFailed): a lost connection is Unavailable (and is opened again for the
+// next statement), the statement timeout DeadlineExceeded. A server that sends nothing at all is
+// given the statement timeout and one second more, then the step is DeadlineExceeded and its
+// connection dropped. Not thread-safe: one per thread.
+#ifndef RATELAB_IMPL_STORE_POSTGRES_POOL_H_
+#define RATELAB_IMPL_STORE_POSTGRES_POOL_H_
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "impl/core/step.h"
+#include "impl/store/postgres_sql.h"
+#include "impl/store/sql.h"
+
+namespace ratelab {
+
+class PgPool final : public Sql, public DeferredExecutor {
+ public:
+  // `conninfo`: a libpq connection string or a postgresql:// URL; `connections` at least 1.
+  // Connections are opened when first needed.
+  PgPool(std::string conninfo, int connections, PgSqlOptions options = {});
+  ~PgPool() override;
+  PgPool(const PgPool&) = delete;
+  PgPool& operator=(const PgPool&) = delete;
+
+  void Run() override {
+    while (Turn()) {
+    }
+  }
+  // One turn of Run, for a driver that keeps the pool busy: sends the steps waiting on the idle
+  // connections, waits for at least one answer, and answers every step whose answer is in
+  // (resuming its request). False when nothing waited or was in flight.
+  bool Turn();
+  // Steps sent and not yet answered; steps waiting for a connection.
+  size_t in_flight() const { return in_flight_; }
+  size_t waiting() const { return waiting_.size(); }
+  int connections() const { return static_cast<int>(connections_.size()); }
+
+  Result<SqlReply> Execute(const SqlStatement& statement,
+                           std::span<const std::string> params) override;
+  void Submit(PendingStep& step) override { waiting_.push_back(&step); }
+
+  struct Connection;  // one connection, and the step in flight on it (postgres_pool.cc)
+
+ private:
+  enum class Mode { kDirect, kSend, kReplay };
+
+  // Sends the steps waiting while a connection is idle.
+  void SendWaiting();
+  // Applies `step` with `answer` and resumes its request.
+  void Answer(PendingStep& step, Result<SqlReply> answer);
+  // Waits for input on the connections in flight (until the first one's deadline) and answers
+  // each step whose answer is complete or whose deadline has passed.
+  void Receive();
+
+  std::string conninfo_;
+  PgSqlOptions options_;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::deque<PendingStep*> waiting_;
+  size_t in_flight_ = 0;
+  Mode mode_ = Mode::kDirect;
+  Connection* sending_on_ = nullptr;             // kSend: the step's connection
+  int statements_ = 0;                           // kSend, kReplay: statements the step asked for
+  bool sent_ = false;                            // kSend: its statement is in flight
+  std::optional<Result<SqlReply>> sent_failed_;  // kSend: why the statement was not sent
+  Result<SqlReply> replay_ = SqlReply();         // kReplay: the step's answer
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_POSTGRES_POOL_H_

@@ -32,6 +32,7 @@ std::unique_ptr<Command> CheckCommand();    // check_command.cc
 std::unique_ptr<Command> ReportCommand();   // report_commands.cc
 std::unique_ptr<Command> RunCommand();      // run_command.cc
 std::unique_ptr<Command> StressCommand();   // stress_command.cc
+std::unique_ptr<Command> ProbeCommand();    // probe_command.cc
 std::unique_ptr<Command> RulesCommand();    // rules_command.cc
 std::unique_ptr<Command> ServeCommand();    // serve_command.cc
 

@@ -135,4 +135,22 @@ Result<CheckId> CheckFromName(std::string_view name) {
                                     expected + "; the boundary-burst ratio is always reported)");
 }
 
+// Judges `judged` (`history` at the protocol's `resolution`) by the promise over intervals, the
+// witnesses showing the events as they were. Racing over-admission shows within a few bucket
+// sizes, so spans up to 2B (at least 64) emission intervals are searched, which keeps the search
+// near linear in the admissions.
+std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
+                                                 const Policy& policy, Duration resolution) {
+  const Duration horizon = std::max<int64_t>(64, 2 * policy.limit) * policy.window;
+  std::vector<Violation> violations =
+      *CheckOf(CheckId::kPromise).judge_over_intervals(judged, policy, horizon);
+  for (Violation& v : violations) {
+    for (HistoryEvent& e : v.witness) e = history[static_cast<size_t>(e.id)];
+    if (resolution > Duration(1)) {
+      v.summary += " (times to the limiter's " + FormatDuration(resolution) + ")";
+    }
+  }
+  return violations;
+}
+
 }  // namespace ratelab

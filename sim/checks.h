@@ -91,6 +91,12 @@ struct CheckResult {
   std::string_view name() const { return CheckOf(check).name; }
 };
 
+// Judges a history of real concurrency (`ratelab stress`, `ratelab probe`) by `policy`'s promise
+// over intervals: `judged` is `history` at the `resolution` the limiter sees time (the same
+// events, ids their positions), and each witness shows the events as they were in `history`.
+std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
+                                                 const Policy& policy, Duration resolution);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_SIM_CHECKS_H_

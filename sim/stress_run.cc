@@ -152,24 +152,6 @@ BusiestKey FindBusiestKey(const History& h, const Policy& policy) {
   return best;
 }
 
-// Judges `judged` (`history` at the protocol's `resolution`) by the promise over intervals, the
-// witnesses showing the events as they were. Racing over-admission shows within a few bucket
-// sizes, so spans up to 2B (at least 64) emission intervals are searched, which keeps the search
-// near linear in the admissions.
-std::vector<Violation> JudgePromise(const History& history, const History& judged,
-                                    const Policy& policy, Duration resolution) {
-  const Duration horizon = std::max<int64_t>(64, 2 * policy.limit) * policy.window;
-  std::vector<Violation> violations =
-      *CheckOf(CheckId::kPromise).judge_over_intervals(judged, policy, horizon);
-  for (Violation& v : violations) {
-    for (HistoryEvent& e : v.witness) e = history[static_cast<size_t>(e.id)];
-    if (resolution > Duration(1)) {
-      v.summary += " (times to the protocol's " + FormatDuration(resolution) + ")";
-    }
-  }
-  return violations;
-}
-
 Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
                                   const StressProgress& progress, const StressStop& stop);
 Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
@@ -325,7 +307,7 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   // Judged as the protocol sees time (the Lua scripts take whole milliseconds or microseconds).
   const History judged = AtResolution(r.history, r.resolution);
   r.busiest = FindBusiestKey(judged, plan.policy);
-  r.violations = JudgePromise(r.history, judged, plan.policy, r.resolution);
+  r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, r.resolution);
   return r;
 }
 

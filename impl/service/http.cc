@@ -4,10 +4,8 @@
 
 namespace ratelab {
 
-namespace {
-
-std::optional<std::string_view> Find(const std::vector<HttpHeader>& headers,
-                                     std::string_view name) {
+std::optional<std::string_view> FindHeader(const std::vector<HttpHeader>& headers,
+                                           std::string_view name) {
   for (const HttpHeader& h : headers) {
     if (absl::EqualsIgnoreCase(absl::string_view(h.name),
                                absl::string_view(name.data(), name.size()))) {
@@ -16,8 +14,6 @@ std::optional<std::string_view> Find(const std::vector<HttpHeader>& headers,
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 Result<std::string> PercentDecode(std::string_view text, std::string_view what,
                                   bool plus_is_space) {
@@ -69,11 +65,11 @@ Result<std::vector<QueryParam>> ParseQuery(std::string_view query) {
 }
 
 std::optional<std::string_view> HttpRequest::Header(std::string_view name) const {
-  return Find(headers, name);
+  return FindHeader(headers, name);
 }
 
 std::optional<std::string_view> HttpResponse::Header(std::string_view name) const {
-  return Find(headers, name);
+  return FindHeader(headers, name);
 }
 
 }  // namespace ratelab

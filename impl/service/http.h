@@ -18,6 +18,10 @@ struct HttpHeader {
   bool operator==(const HttpHeader&) const = default;
 };
 
+// The first of `headers` called `name` (case-insensitive), or nothing.
+std::optional<std::string_view> FindHeader(const std::vector<HttpHeader>& headers,
+                                           std::string_view name);
+
 // Bytes a server leaves free past a request's body, so that a parser reading past the end (as
 // simdjson does, JsonBodyReader) reads it where it is.
 inline constexpr size_t kHttpBodyPadding = 64;

@@ -1,0 +1,169 @@
+// `ratelab probe URL`: a running HTTP rate limiter judged black-box (sim/probe_run.h): its flags
+// into a ProbePlan, the plan printed before anything is sent, the result printed
+// (reports/probe_report.h).
+//
+// Exit status: 0 nothing found, 1 the promise was broken or HTTP showed a finding, 2 bad input or
+// a server that answered nothing that can be judged.
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "cli/exit_codes.h"
+#include "cli/interrupt.h"
+#include "cli/options.h"
+#include "cli/policy_flags.h"
+#include "impl/core/system_clock.h"
+#include "reports/probe_report.h"
+#include "sim/probe_run.h"
+
+namespace ratelab {
+
+namespace {
+
+const PolicyDefaults kProbeDefaults = {
+    .limit = 10, .window = std::chrono::minutes(1), .rate = 1.0, .burst = 10};
+
+Result<Duration> ParseProbeDuration(std::string_view text) {
+  if (std::optional<Duration> d = ParseDuration(text)) return *d;
+  return absl::InvalidArgumentError("'" + std::string(text) + "' is not a duration (e.g. 10s, 1m)");
+}
+
+Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return absl::InvalidArgumentError("'" + std::string(text) +
+                                      "' is not a header (expected \"Name: value\")");
+  }
+  std::string_view value = text.substr(colon + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  return HttpHeader{std::string(text.substr(0, colon)), std::string(value)};
+}
+
+Result<int> ParseStatus(std::string_view text) {
+  const Result<int64_t> n = ParsePositiveInteger(text);
+  if (!n.ok() || *n < 100 || *n > 599) {
+    return absl::InvalidArgumentError("'" + std::string(text) +
+                                      "' is not an HTTP status (100 to 599)");
+  }
+  return static_cast<int>(*n);
+}
+
+class Probe final : public Command {
+ public:
+  CLI::App* Add(CLI::App& app) override {
+    CLI::App* c = app.add_subcommand(
+        "probe",
+        "Judge a running HTTP rate limiter black-box: send it capped, paced requests as several "
+        "users and hold what it answers to a model; exit 1 when the promise is broken or its "
+        "answers show a finding");
+    c->footer(
+        "The promise is judged on [sent, answered] of each request, on this machine's clock "
+        "(a decision took effect somewhere in between): only what is broken wherever each fell "
+        "is reported. Besides it: 5xx answers, a denial without Retry-After or with one longer "
+        "than the model ever waits, X-RateLimit-* and IETF RateLimit / RateLimit-Policy headers "
+        "that break their grammar, a Remaining above the limit. What it will send is printed "
+        "before it starts; it never sends more than --max-requests, faster than --max-rps or "
+        "longer than --duration. Only http:// (no TLS).");
+    c->add_option("url", plan_.url,
+                  "The endpoint, http://host[:port]/path ({user} and {n} "
+                  "are filled in)")
+        ->required();
+    c->add_option("--method", plan_.method, "The request's method")->capture_default_str();
+    c->add_option_function<std::vector<std::string>>(
+        "--header",
+        [this](const std::vector<std::string>& texts) {
+          for (const std::string& text : texts) {
+            Result<HttpHeader> h = ParseHeaderFlag(text);
+            if (!h.ok())
+              throw CLI::ValidationError("--header: " + std::string(h.status().message()));
+            plan_.headers.push_back(*std::move(h));
+          }
+        },
+        "A header to send, \"Name: value\" ({user} and {n} are filled in); repeatable");
+    c->add_option("--body", plan_.body,
+                  "The request's body ({user}: the user, {n}: the request's number)");
+    c->add_option_function<std::vector<std::string>>(
+        "--denied-if",
+        [this](const std::vector<std::string>& texts) {
+          plan_.denied_statuses.clear();
+          for (const std::string& text : texts) {
+            Result<int> s = ParseStatus(text);
+            if (!s.ok())
+              throw CLI::ValidationError("--denied-if: " + std::string(s.status().message()));
+            plan_.denied_statuses.push_back(*s);
+          }
+        },
+        "A status that means denied (default 429); repeatable, e.g. --denied-if 429 "
+        "--denied-if 503");
+    c->add_option("--model", model_,
+                  "The algorithm to hold the limiter to (ratelab list algorithms), e.g. "
+                  "fixed-window (windows aligned to the clock), anchored-window (each user's "
+                  "first request opens its window), sliding-log, token-bucket, gcra")
+        ->required();
+    AddPolicyFlags(*c, policy_, kProbeDefaults);
+    c->add_option("--users", plan_.users, "Users the requests go round ({user})")
+        ->capture_default_str();
+    c->add_option("--user-prefix", user_prefix_,
+                  "What {user} starts with; the user's number follows (default probe-S-, S the "
+                  "start in unix seconds, so that a run does not meet the counts of the last)");
+    c->add_option("--concurrency", plan_.concurrency, "Connections sending at once")
+        ->capture_default_str();
+    AddParsed(*c, "--duration", plan_.duration, ParseProbeDuration,
+              "The longest it sends, e.g. 10s, 1m (default 10s, at most 1h)");
+    c->add_option("--max-requests", plan_.max_requests,
+                  "The most requests it sends (at most 1000000)")
+        ->capture_default_str();
+    c->add_option("--max-rps", plan_.max_per_second,
+                  "The most requests a second it sends (at most 10000)")
+        ->capture_default_str();
+    AddParsed(*c, "--timeout", plan_.timeout, ParseProbeDuration,
+              "How long an answer may take (default 5s, at most 1m)");
+    c->add_flag("--json", json_, "Print the result as JSON");
+    AddJunitOption(*c, junit_);
+    return c;
+  }
+
+  Result<int> Run(std::ostream& out, std::ostream& err) override {
+    Result<Policy> policy = PolicyFromFlags("--model " + model_, model_, policy_, kProbeDefaults);
+    if (!policy.ok()) return policy.status();
+    plan_.policy = *policy;
+    const SystemClock clock;
+    plan_.user_prefix =
+        user_prefix_.empty()
+            ? "probe-" + std::to_string(ToUnixNanos(clock.Now()) / 1'000'000'000) + "-"
+            : user_prefix_;
+    if (Status s = CheckProbePlan(plan_); !s.ok()) return s;
+    err << DescribeProbePlan(plan_) << std::flush;
+    const InterruptHandler interrupts;
+    Result<ProbeResult> result = RunProbe(
+        plan_, clock,
+        [&](Duration elapsed, int64_t answered) {
+          err << "progress: " << FormatDuration(elapsed) << ", " << answered << " answered\n";
+        },
+        [&] { return interrupts.interrupted(); });
+    if (!result.ok()) return result.status();
+    if (result->interrupted) {
+      err << "interrupted after " << FormatDuration(result->elapsed)
+          << ": what was answered until then, judged\n";
+    }
+    out << (json_ ? ProbeJson(plan_, *result).dump(2) + "\n" : RenderProbeText(plan_, *result));
+    if (!junit_.empty()) {
+      if (Status s = WriteTextFile(junit_, RenderProbeJunit(plan_, *result)); !s.ok()) return s;
+    }
+    if (result->interrupted) return kExitInterrupted;
+    return result->violations.empty() && result->findings.empty() ? kExitOk : kExitViolation;
+  }
+
+ private:
+  ProbePlan plan_;
+  std::string model_;
+  std::string user_prefix_;
+  PolicyFlags policy_;
+  bool json_ = false;
+  std::string junit_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> ProbeCommand() { return std::make_unique<Probe>(); }
+
+}  // namespace ratelab

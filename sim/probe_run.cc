@@ -1,0 +1,331 @@
+#include "sim/probe_run.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "impl/service/structured_fields.h"
+#include "sim/checks.h"
+
+namespace ratelab {
+
+namespace {
+
+// The time a server is taken to see: whole milliseconds (what most read), so that a decision
+// taken at a floored instant is never judged outside its interval.
+constexpr Duration kProbeResolution = std::chrono::milliseconds(1);
+
+// Exchanges a finding lists as its examples.
+constexpr size_t kExamples = 3;
+
+bool IsTokenChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool IsToken(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), IsTokenChar);
+}
+
+std::string Filled(const std::string& text, const std::string& user, int64_t n) {
+  return absl::StrReplaceAll(text, {{"{user}", user}, {"{n}", absl::StrCat(n)}});
+}
+
+// A non-negative decimal integer, all of `text`.
+std::optional<int64_t> Whole(std::string_view text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  if (text.empty() || text[0] == '-' || std::from_chars(text.data(), end, v).ptr != end) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+enum class Kind { kAdmitted, kDenied, kServerError, kUnanswered, kOther };
+
+Kind KindOf(const ProbePlan& plan, const HttpExchange& e) {
+  if (!e.answered_ok()) return Kind::kUnanswered;
+  if (std::find(plan.denied_statuses.begin(), plan.denied_statuses.end(), e.status) !=
+      plan.denied_statuses.end()) {
+    return Kind::kDenied;
+  }
+  if (e.status >= 200 && e.status < 400) return Kind::kAdmitted;
+  if (e.status >= 500) return Kind::kServerError;
+  return Kind::kOther;
+}
+
+// Findings gathered by check: how many exchanges show each, and the first few.
+class Findings {
+ public:
+  void Add(std::string_view check, int64_t n, std::string example) {
+    Entry& e = entries_[std::string(check)];
+    if (e.count++ == 0) e.first = std::move(example);
+    if (e.exchanges.size() < kExamples) e.exchanges.push_back(n);
+  }
+  std::vector<ProbeFinding> Take(int64_t answers) {
+    std::vector<ProbeFinding> out;
+    for (auto& [check, e] : entries_) {
+      out.push_back({check, absl::StrCat(e.count, " of ", answers, " answers: ", e.first),
+                     std::move(e.exchanges)});
+    }
+    return out;
+  }
+
+ private:
+  struct Entry {
+    int64_t count = 0;
+    std::string first;
+    std::vector<int64_t> exchanges;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+// What the answer's rate-limit headers say, checked against their grammar and the model.
+void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decision& decision,
+                  Findings& findings) {
+  const std::string at = absl::StrCat("#", e.n, " ");
+  const auto integer_header = [&](std::string_view name) -> std::optional<int64_t> {
+    const std::optional<std::string_view> value = FindHeader(e.headers, name);
+    if (!value) return std::nullopt;
+    std::optional<int64_t> v = Whole(*value);
+    if (!v) {
+      findings.Add("header-syntax", e.n,
+                   absl::StrCat(at, std::string(name), ": '", std::string(*value),
+                                "' is not a whole number"));
+    }
+    return v;
+  };
+  if (std::optional<int64_t> limit = integer_header("X-RateLimit-Limit")) decision.limit = *limit;
+  std::optional<int64_t> remaining = integer_header("X-RateLimit-Remaining");
+  integer_header("X-RateLimit-Reset");
+  if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit-Policy")) {
+    if (Result<std::vector<RateLimitPolicyField>> p = ParseRateLimitPolicy(*value); !p.ok()) {
+      findings.Add("header-syntax", e.n,
+                   absl::StrCat(at, "RateLimit-Policy: ", p.status().message()));
+    }
+  }
+  if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit")) {
+    Result<std::vector<RateLimitField>> r = ParseRateLimit(*value);
+    if (!r.ok()) {
+      findings.Add("header-syntax", e.n, absl::StrCat(at, "RateLimit: ", r.status().message()));
+    } else if (!remaining && !r->empty()) {
+      remaining = r->front().remaining;
+    }
+  }
+  if (remaining) {
+    decision.remaining = *remaining;
+    const int64_t most = plan.policy.limit - (kind == Kind::kAdmitted ? 1 : 0);
+    if (*remaining > most) {
+      findings.Add(
+          "remaining-above-limit", e.n,
+          absl::StrCat(at, "says ", *remaining, " remain",
+                       kind == Kind::kAdmitted ? " after an admission" : "",
+                       ", but the model's limit ", plan.policy.limit, " leaves at most ", most));
+    }
+  }
+  if (kind != Kind::kDenied) return;
+  const std::optional<std::string_view> retry = FindHeader(e.headers, "Retry-After");
+  if (!retry) {
+    findings.Add("retry-after-missing", e.n,
+                 absl::StrCat(at, "a ", e.status, " without Retry-After"));
+    return;
+  }
+  const std::optional<int64_t> seconds = Whole(*retry);
+  if (!seconds) {
+    // RFC 9110 allows an HTTP-date too ("Fri, 31 Dec 1999 23:59:59 GMT").
+    if (!retry->ends_with(" GMT")) {
+      findings.Add("header-syntax", e.n,
+                   absl::StrCat(at, "Retry-After: '", std::string(*retry),
+                                "' is neither whole seconds nor an HTTP-date"));
+    }
+    return;
+  }
+  decision.retry_after = std::chrono::seconds(*seconds);
+  const int64_t longest =
+      std::chrono::ceil<std::chrono::seconds>(plan.policy.ClaimWindow()).count() + 1;
+  if (*seconds > longest) {
+    findings.Add("retry-after-too-long", e.n,
+                 absl::StrCat(at, "Retry-After: ", *seconds,
+                              ", but the model never waits more "
+                              "than ",
+                              longest - 1, " s (milliseconds given for seconds?)"));
+  }
+}
+
+}  // namespace
+
+Status CheckProbePlan(const ProbePlan& plan) {
+  if (Result<HttpUrl> url = ParseHttpUrl(plan.url); !url.ok()) return url.status();
+  const auto bad = [](std::string why) { return absl::InvalidArgumentError(std::move(why)); };
+  if (!IsToken(plan.method)) return bad("--method: '" + plan.method + "' is not an HTTP method");
+  for (const HttpHeader& h : plan.headers) {
+    if (!IsToken(h.name)) return bad("--header: '" + h.name + "' is not a header name");
+    if (h.value.find_first_of("\r\n") != std::string::npos) {
+      return bad("--header: the value of " + h.name + " has a line break");
+    }
+  }
+  for (int status : plan.denied_statuses) {
+    if (status < 100 || status > 599) {
+      return bad(absl::StrCat("--denied-if: ", status, " is not an HTTP status (100 to 599)"));
+    }
+  }
+  if (plan.max_requests < 1 || plan.max_requests > kProbeMostRequests) {
+    return bad(
+        absl::StrCat("--max-requests: ", plan.max_requests, " is not 1 to ", kProbeMostRequests));
+  }
+  if (!(plan.max_per_second > 0) || plan.max_per_second > kProbeMostPerSecond) {
+    return bad(absl::StrCat("--max-rps: ", plan.max_per_second, " is not above 0 and at most ",
+                            kProbeMostPerSecond));
+  }
+  if (plan.concurrency < 1 || plan.concurrency > 256) {
+    return bad(absl::StrCat("--concurrency: ", plan.concurrency, " is not 1 to 256"));
+  }
+  if (plan.users < 1 || plan.users > 1'000'000) {
+    return bad(absl::StrCat("--users: ", plan.users, " is not 1 to 1000000"));
+  }
+  if (plan.duration <= Duration(0) || plan.duration > std::chrono::hours(1)) {
+    return bad("--duration: " + FormatDuration(plan.duration) + " is not above 0 and at most 1h");
+  }
+  if (plan.timeout <= Duration(0) || plan.timeout > std::chrono::minutes(1)) {
+    return bad("--timeout: " + FormatDuration(plan.timeout) + " is not above 0 and at most 1m");
+  }
+  return absl::OkStatus();
+}
+
+std::string ProbeUser(const ProbePlan& plan, int64_t n) {
+  return absl::StrCat(plan.user_prefix, n % plan.users);
+}
+
+OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n) {
+  const std::string user = ProbeUser(plan, n);
+  OutgoingRequest r;
+  r.method = plan.method;
+  r.target = Filled(url.target, user, n);
+  for (const HttpHeader& h : plan.headers) r.headers.push_back({h.name, Filled(h.value, user, n)});
+  r.body = Filled(plan.body, user, n);
+  return r;
+}
+
+std::string DescribeProbePlan(const ProbePlan& plan) {
+  std::string denied;
+  for (int status : plan.denied_statuses)
+    absl::StrAppend(&denied, denied.empty() ? "" : " or ", status);
+  std::string out = absl::StrCat("probe: ", plan.method, " ", plan.url, "\n");
+  for (const HttpHeader& h : plan.headers) absl::StrAppend(&out, "  ", h.name, ": ", h.value, "\n");
+  if (!plan.body.empty()) absl::StrAppend(&out, "  body: ", plan.body, "\n");
+  absl::StrAppend(&out, "  as ", plan.users, " user(s) {user} = ", plan.user_prefix, "0",
+                  plan.users > 1 ? absl::StrCat(" .. ", plan.user_prefix, plan.users - 1) : "",
+                  ", on ", plan.concurrency, " connection(s)\n");
+  absl::StrAppend(&out, "  at most ", plan.max_requests, " requests, at most ", plan.max_per_second,
+                  " a second, for at most ", FormatDuration(plan.duration), "\n");
+  absl::StrAppend(&out, "  a ", denied, " is a denial; held to ", plan.policy.ToString(),
+                  " per user\n");
+  return out;
+}
+
+ProbeResult JudgeProbe(const ProbePlan& plan, std::vector<HttpExchange> exchanges) {
+  ProbeResult r;
+  r.exchanges = std::move(exchanges);
+  Findings findings;
+  std::vector<Duration> latencies;
+  int64_t answers = 0;
+  for (size_t i = 0; i < r.exchanges.size(); ++i) {
+    const HttpExchange& e = r.exchanges[i];
+    const Kind kind = KindOf(plan, e);
+    HistoryEvent& event = r.history.emplace_back();
+    event.id = static_cast<int64_t>(i);
+    event.key = ProbeUser(plan, e.n);
+    event.invoke = e.sent;
+    event.complete = e.answered;
+    switch (kind) {
+      case Kind::kAdmitted:
+        ++r.admitted;
+        break;
+      case Kind::kDenied:
+        ++r.denied;
+        break;
+      case Kind::kServerError:
+        ++r.server_errors;
+        findings.Add("server-errors", e.n,
+                     absl::StrCat("#", e.n, " ", e.status, " (a limiter that fails under load?)"));
+        break;
+      case Kind::kUnanswered:
+        ++r.unanswered;
+        break;
+      case Kind::kOther:
+        ++r.other;
+        break;
+    }
+    if (kind == Kind::kUnanswered) continue;
+    ++answers;
+    latencies.push_back(e.answered - e.sent);
+    Decision d;
+    d.allowed = kind == Kind::kAdmitted;
+    d.limit = plan.policy.limit;
+    CheckHeaders(plan, e, kind, d, findings);
+    // Only an admission or a denial is a decision; anything else may or may not have counted.
+    if (kind == Kind::kAdmitted || kind == Kind::kDenied) event.decision = d;
+  }
+  r.findings = findings.Take(answers);
+  std::sort(latencies.begin(), latencies.end());
+  const auto percentile = [&](size_t p) {
+    return latencies.empty() ? Duration(0) : latencies[(latencies.size() - 1) * p / 100];
+  };
+  r.latency_p50 = percentile(50);
+  r.latency_p99 = percentile(99);
+  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
+  const History judged = AtResolution(r.history, kProbeResolution);
+  r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, kProbeResolution);
+  return r;
+}
+
+Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
+                             const ProbeProgress& progress, const std::function<bool()>& stop) {
+  if (Status s = CheckProbePlan(plan); !s.ok()) return s;
+  const HttpUrl url = *ParseHttpUrl(plan.url);
+  HttpLoadOptions options;
+  options.url = url;
+  options.connections = plan.concurrency;
+  options.max_requests = plan.max_requests;
+  options.max_per_second = plan.max_per_second;
+  options.duration = plan.duration;
+  options.timeout = plan.timeout;
+  bool interrupted = false;
+  const Instant start = clock.Now();
+  Result<std::vector<HttpExchange>> exchanges = RunHttpLoad(
+      options, clock, [&](int64_t n) { return ProbeRequest(plan, url, n); }, progress,
+      [&] { return interrupted = interrupted || (stop && stop()); });
+  if (!exchanges.ok()) return exchanges.status();
+  const Duration elapsed = clock.Now() - start;
+  if (exchanges->empty()) return absl::UnavailableError("no request was sent");
+  const auto answered = std::find_if(exchanges->begin(), exchanges->end(),
+                                     [](const HttpExchange& e) { return e.answered_ok(); });
+  if (answered == exchanges->end()) {
+    return absl::UnavailableError(
+        absl::StrCat("not one of ", exchanges->size(),
+                     " requests was answered; the first: ", exchanges->front().error));
+  }
+  ProbeResult r = JudgeProbe(plan, *std::move(exchanges));
+  r.start = start;
+  r.elapsed = elapsed;
+  r.interrupted = interrupted;
+  if (r.admitted + r.denied == 0) {
+    std::map<int, int64_t> statuses;
+    for (const HttpExchange& e : r.exchanges) {
+      if (e.answered_ok()) ++statuses[e.status];
+    }
+    std::string seen;
+    for (const auto& [status, count] : statuses) {
+      absl::StrAppend(&seen, seen.empty() ? "" : ", ", count, " x ", status);
+    }
+    return absl::FailedPreconditionError(
+        "no answer was an admission (2xx, 3xx) or a denial, so nothing can be judged: " + seen +
+        " (check the URL, --method, --header and --body; --denied-if names other denial "
+        "statuses)");
+  }
+  return r;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,105 @@
+// `ratelab probe`: a running HTTP rate limiter judged black-box. Requests made from a template
+// (its method, headers and body, with {user} and {n} filled in) are sent over keep-alive
+// connections (impl/service/http_load.h), under a hard cap on their number and rate, and every
+// exchange is judged two ways:
+//   - the promise, over wall-clock intervals, as `ratelab stress` judges (a decision took effect
+//     somewhere between sent and answered, on a server whose clock is the probe's): only what is
+//     broken wherever each decision fell is reported; an answer that is neither an admission
+//     (2xx, 3xx) nor a denial (429, or --denied-if) is counted as unknown, never as admitted;
+//   - what only HTTP shows: 5xx answers, Retry-After missing from a denial or longer than the
+//     model ever waits (milliseconds for seconds), rate-limit headers that break their grammar
+//     (the IETF structured fields), a Remaining above the limit.
+// A run in which the server never answered, or answered nothing but errors, is an error, never
+// "nothing found".
+#ifndef RATELAB_SIM_PROBE_RUN_H_
+#define RATELAB_SIM_PROBE_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "impl/core/clock.h"
+#include "impl/core/status.h"
+#include "impl/service/http_load.h"
+#include "model/history.h"
+#include "model/policy.h"
+#include "model/violation.h"
+
+namespace ratelab {
+
+// The caps a probe may be given: no more requests, rate or time than these.
+inline constexpr int64_t kProbeMostRequests = 1'000'000;
+inline constexpr double kProbeMostPerSecond = 10'000;
+
+struct ProbePlan {
+  std::string url;  // http://host[:port]/path
+  std::string method = "GET";
+  std::vector<HttpHeader> headers;  // values may hold {user} and {n}
+  std::string body;                 // may hold {user} and {n}
+  std::vector<int> denied_statuses = {429};
+  Policy policy;                       // the promise, per user
+  int users = 1;                       // request n is for user n % users
+  std::string user_prefix = "probe-";  // {user} is the prefix and the user's number
+  int concurrency = 4;
+  Duration duration = std::chrono::seconds(10);
+  int64_t max_requests = 1000;
+  double max_per_second = 50;
+  Duration timeout = std::chrono::seconds(5);
+};
+
+// InvalidArgument naming what is wrong: a URL that is not http://, a method that is not a token,
+// a header that is not "Name: value", caps out of range (requests 1 to kProbeMostRequests, rate
+// above 0 up to kProbeMostPerSecond, concurrency 1 to 256, users 1 to 1 000 000, a duration
+// above 0 up to 1h, a timeout above 0 up to 1m), a denial status that is not 100 to 599.
+Status CheckProbePlan(const ProbePlan& plan);
+
+// What the probe will send, in a few lines, for the user to read before it starts.
+std::string DescribeProbePlan(const ProbePlan& plan);
+
+// The n-th request of `plan`, and the user it is for.
+OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n);
+std::string ProbeUser(const ProbePlan& plan, int64_t n);
+
+// Something only HTTP shows, with the exchanges (by number) that show it.
+struct ProbeFinding {
+  std::string check;  // "server-errors", "retry-after-missing", "retry-after-too-long",
+                      // "header-syntax", "remaining-above-limit"
+  std::string summary;
+  std::vector<int64_t> exchanges;  // at most a few
+};
+
+struct ProbeResult {
+  Instant start{};
+  Duration elapsed{};
+  bool interrupted = false;
+  std::vector<HttpExchange> exchanges;
+  History history;  // an event per exchange, ids their positions; key: the user
+  int64_t admitted = 0;
+  int64_t denied = 0;
+  int64_t server_errors = 0;  // 5xx
+  int64_t unanswered = 0;     // no answer (see each exchange's error)
+  int64_t other = 0;          // any other status: neither an admission nor a denial
+  Duration latency_p50{};
+  Duration latency_p99{};
+  std::string promise;  // the invariant the promise is judged as
+  std::vector<Violation> violations;
+  std::vector<ProbeFinding> findings;
+};
+
+using ProbeProgress = std::function<void(Duration elapsed, int64_t answered)>;
+
+// Runs `plan` (which must pass CheckProbePlan) and judges it. Unavailable when the host cannot
+// be resolved, or when not one request was answered (naming the first error); FailedPrecondition
+// when every answer was neither an admission nor a denial (a wrong URL, method or body: the
+// statuses say which).
+Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
+                             const ProbeProgress& progress = nullptr,
+                             const std::function<bool()>& stop = nullptr);
+
+// Judges the exchanges of `plan` (as RunProbe does after sending them): for tests and replays.
+ProbeResult JudgeProbe(const ProbePlan& plan, std::vector<HttpExchange> exchanges);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_SIM_PROBE_RUN_H_

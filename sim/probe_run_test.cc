@@ -1,0 +1,249 @@
+// `ratelab probe`'s run against real HTTP servers on loopback: small fixture servers, each an
+// honest fixed window of 2 a minute per user or one that lies in one way, and `ratelab serve`.
+#include "sim/probe_run.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "impl/core/system_clock.h"
+#include "impl/service/http_server.h"
+#include "impl/service/serve.h"
+#include "impl/service/service.h"
+
+namespace ratelab {
+namespace {
+
+// A server on a thread of the test's, answering with `handler`, stopped at the end.
+class Fixture {
+ public:
+  explicit Fixture(HttpServer::Handler handler) {
+    HttpServerOptions options;
+    options.port = 0;
+    Result<std::unique_ptr<HttpServer>> listening = HttpServer::Listen(options, std::move(handler));
+    EXPECT_TRUE(listening.ok()) << listening.status();
+    server_ = *std::move(listening);
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+  ~Fixture() {
+    server_->Stop();
+    thread_.join();
+  }
+  std::string Url(const std::string& target) const {
+    return absl::StrCat("http://127.0.0.1:", server_->port(), target);
+  }
+
+ private:
+  std::unique_ptr<HttpServer> server_;
+  std::thread thread_;
+};
+
+// How a fixture lies.
+enum class Lie {
+  kNone,           // an honest fixed window of 2 a minute per user, aligned to the minute
+  kAdmitsAll,      // admits everything, its headers saying otherwise
+  kNoRetryAfter,   // a 429 without Retry-After
+  kRetryAfterMs,   // Retry-After in milliseconds
+  kBadRateLimit,   // a RateLimit field whose r is not an Integer
+  kRemainingHigh,  // X-RateLimit-Remaining above the limit
+  kServerErrors,   // every third request a 503
+};
+
+constexpr int64_t kLimit = 2;
+
+// A fixed window of kLimit a minute per user (the path's last segment), on the system clock,
+// answering as `lie` says.
+HttpServer::Handler Limiter(Lie lie) {
+  struct State {
+    std::mutex mu;
+    std::map<std::pair<std::string, int64_t>, int64_t> counts;
+    int64_t requests = 0;
+  };
+  auto state = std::make_shared<State>();
+  return [state, lie](const HttpRequest& request) {
+    const SystemClock clock;
+    const int64_t now_s = ToUnixNanos(clock.Now()) / 1'000'000'000;
+    const int64_t window = now_s / 60;
+    const std::string user = request.path.substr(request.path.rfind('/') + 1);
+    std::lock_guard lock(state->mu);
+    if (lie == Lie::kServerErrors && ++state->requests % 3 == 0) {
+      return HttpResponse{503, {}, R"({"error":"overloaded"})"};
+    }
+    int64_t& count = state->counts[{user, window}];
+    const bool allowed = lie == Lie::kAdmitsAll || count < kLimit;
+    if (count < kLimit) ++count;
+    int64_t remaining = kLimit - count;
+    if (lie == Lie::kRemainingHigh) remaining = 10;
+    const int64_t reset = (window + 1) * 60;
+    HttpResponse answer{
+        allowed ? 200 : 429, {}, allowed ? R"({"ok":true})" : R"({"error":"slow down"})"};
+    answer.headers.push_back({"X-RateLimit-Limit", absl::StrCat(kLimit)});
+    answer.headers.push_back({"X-RateLimit-Remaining", absl::StrCat(remaining)});
+    answer.headers.push_back({"X-RateLimit-Reset", absl::StrCat(reset)});
+    answer.headers.push_back(
+        {"RateLimit-Policy", absl::StrCat(R"("per-user";q=)", kLimit, ";w=60")});
+    answer.headers.push_back(
+        {"RateLimit", lie == Lie::kBadRateLimit
+                          ? std::string(R"("per-user";r=1.5;t=3)")
+                          : absl::StrCat(R"("per-user";r=)", remaining, ";t=", reset - now_s)});
+    if (!allowed && lie != Lie::kNoRetryAfter) {
+      const int64_t wait = reset - now_s;
+      answer.headers.push_back(
+          {"Retry-After", absl::StrCat(lie == Lie::kRetryAfterMs ? wait * 1000 : wait)});
+    }
+    return answer;
+  };
+}
+
+ProbePlan PlanFor(const std::string& url) {
+  ProbePlan plan;
+  plan.url = url;
+  plan.policy = Policy::Window(Algorithm::kFixedWindow, kLimit, std::chrono::minutes(1));
+  plan.users = 2;
+  plan.concurrency = 2;
+  plan.max_requests = 12;
+  plan.max_per_second = 400;
+  plan.duration = std::chrono::seconds(10);
+  return plan;
+}
+
+ProbeResult Probe(const ProbePlan& plan) {
+  const SystemClock clock;
+  Result<ProbeResult> r = RunProbe(plan, clock);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : ProbeResult{};
+}
+
+std::vector<std::string> Checks(const ProbeResult& r) {
+  std::vector<std::string> out;
+  for (const ProbeFinding& f : r.findings) out.push_back(f.check);
+  return out;
+}
+
+TEST(Probe, AnHonestLimiterIsNotAccused) {
+  Fixture honest(Limiter(Lie::kNone));
+  const ProbeResult r = Probe(PlanFor(honest.Url("/hit/{user}")));
+  EXPECT_EQ(r.exchanges.size(), 12u);
+  EXPECT_GE(r.admitted, 4);  // two users, two each (four more if a minute began meanwhile)
+  EXPECT_GT(r.denied, 0);
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front().ToString();
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().summary;
+}
+
+TEST(Probe, ALimiterThatAdmitsTooManyIsFoundWithAWitnessOfThree) {
+  Fixture lenient(Limiter(Lie::kAdmitsAll));
+  const ProbeResult r = Probe(PlanFor(lenient.Url("/hit/{user}")));
+  EXPECT_EQ(r.admitted, 12);
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations.front().invariant, "aligned-window-cap");
+  EXPECT_EQ(r.violations.front().witness.size(), static_cast<size_t>(kLimit + 1));
+}
+
+TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
+  const std::pair<Lie, std::string> lies[] = {
+      {Lie::kNoRetryAfter, "retry-after-missing"}, {Lie::kRetryAfterMs, "retry-after-too-long"},
+      {Lie::kBadRateLimit, "header-syntax"},       {Lie::kRemainingHigh, "remaining-above-limit"},
+      {Lie::kServerErrors, "server-errors"},
+  };
+  for (const auto& [lie, check] : lies) {
+    Fixture liar(Limiter(lie));
+    const ProbeResult r = Probe(PlanFor(liar.Url("/hit/{user}")));
+    EXPECT_EQ(Checks(r), std::vector<std::string>{check}) << check;
+    EXPECT_TRUE(r.violations.empty()) << check << ": " << r.violations.front().ToString();
+    for (const ProbeFinding& f : r.findings) {
+      EXPECT_FALSE(f.exchanges.empty()) << f.summary;
+    }
+  }
+}
+
+TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.http.port = 0;
+  const SystemClock clock;
+  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
+  ASSERT_TRUE(started.ok()) << started.status();
+  std::thread serving([&] { (*started)->Run(); });
+  ProbePlan plan = PlanFor(absl::StrCat("http://127.0.0.1:", (*started)->port(), "/api/hit"));
+  plan.method = "POST";
+  plan.headers = {{"Content-Type", "application/json"}};
+  plan.body = R"({"userId": "{user}"})";
+  plan.policy = Policy::Window(Algorithm::kFixedWindow, 5, std::chrono::minutes(1));
+  plan.max_requests = 30;
+  const ProbeResult kept = Probe(plan);
+  EXPECT_GE(kept.admitted, 10);
+  EXPECT_TRUE(kept.violations.empty()) << kept.violations.front().ToString();
+  EXPECT_TRUE(kept.findings.empty()) << kept.findings.front().summary;
+  // Held to a tighter promise than it makes, it is found over-admitting.
+  plan.user_prefix = "other-";
+  plan.policy = Policy::Window(Algorithm::kFixedWindow, 3, std::chrono::minutes(1));
+  const ProbeResult broken = Probe(plan);
+  EXPECT_FALSE(broken.violations.empty());
+  (*started)->Stop();
+  serving.join();
+}
+
+TEST(Probe, NothingListeningOrNothingJudgeableIsAnErrorNotAPass) {
+  const SystemClock clock;
+  uint16_t closed_port = 0;
+  {
+    Fixture gone(Limiter(Lie::kNone));
+    closed_port = static_cast<uint16_t>(std::stoi(gone.Url("").substr(17)));
+  }
+  ProbePlan plan = PlanFor(absl::StrCat("http://127.0.0.1:", closed_port, "/hit"));
+  plan.max_requests = 3;
+  Result<ProbeResult> r = RunProbe(plan, clock);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+  EXPECT_NE(r.status().message().find("not one of 3 requests was answered"), std::string::npos)
+      << r.status();
+  Fixture not_found([](const HttpRequest&) { return HttpResponse{404, {}, "{}"}; });
+  r = RunProbe(PlanFor(not_found.Url("/nowhere")), clock);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(r.status())) << r.status();
+  EXPECT_NE(r.status().message().find("12 x 404"), std::string::npos) << r.status();
+}
+
+TEST(Probe, PlansWithoutCapsOrWithBadPartsAreRefused) {
+  const auto problem = [](auto change) {
+    ProbePlan plan = PlanFor("http://127.0.0.1:1/x");
+    change(plan);
+    const Status s = CheckProbePlan(plan);
+    return s.ok() ? std::string("ok") : std::string(s.message());
+  };
+  EXPECT_EQ(problem([](ProbePlan&) {}), "ok");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.max_requests = 0; }),
+            "--max-requests: 0 is not 1 to 1000000");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.max_per_second = 0; }),
+            "--max-rps: 0 is not above 0 and at most 10000");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.url = "https://example.com/"; }),
+            "'https://example.com/' is HTTPS, which probe does not speak: give an http:// URL");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.url = "http://:80/"; }), "'http://:80/' has no host");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.url = "http://h:99999/"; }),
+            "'http://h:99999/' has a port that is not 1 to 65535");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.method = "GE T"; }),
+            "--method: 'GE T' is not an HTTP method");
+  EXPECT_EQ(problem([](ProbePlan& p) {
+              p.headers = {{"X-A", "1\r\nX-B: 2"}};
+            }),
+            "--header: the value of X-A has a line break");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.denied_statuses = {42}; }),
+            "--denied-if: 42 is not an HTTP status (100 to 599)");
+}
+
+TEST(Probe, RequestsFillInTheUserAndTheirNumber) {
+  ProbePlan plan = PlanFor("http://127.0.0.1:1/u/{user}?n={n}");
+  plan.headers = {{"X-User", "{user}"}};
+  plan.body = R"({"id": "{user}", "n": {n}})";
+  plan.users = 3;
+  const OutgoingRequest r = ProbeRequest(plan, *ParseHttpUrl(plan.url), 4);
+  EXPECT_EQ(r.target, "/u/probe-1?n=4");
+  EXPECT_EQ(r.headers, (std::vector<HttpHeader>{{"X-User", "probe-1"}}));
+  EXPECT_EQ(r.body, R"({"id": "probe-1", "n": 4})");
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -137,7 +137,8 @@ class Probe final : public Command {
     Result<ProbeResult> result = RunProbe(
         plan_, clock,
         [&](Duration elapsed, int64_t answered) {
-          err << "progress: " << FormatDuration(elapsed) << ", " << answered << " answered\n";
+          err << "progress: " << FormatDuration(std::chrono::floor<std::chrono::seconds>(elapsed))
+              << ", " << answered << " answered\n";
         },
         [&] { return interrupts.interrupted(); });
     if (!result.ok()) return result.status();

@@ -1,6 +1,8 @@
 // `ratelab probe` as a user runs it: the plan printed before anything is sent, the verdict in
 // the exit status, JSON and JUnit, and bad flags refused before anything is sent.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,7 +12,10 @@
 #include "cli/cli_test_util.h"
 #include "cli/exit_codes.h"
 #include "impl/service/http_server.h"
+#include "impl/store/redis_server.h"
 #include "testing/files.h"
+#include "testing/process.h"
+#include "testing/redis.h"
 
 namespace ratelab {
 namespace {
@@ -89,6 +94,107 @@ TEST(ProbeCommand, AServerThatIsNotThereIsAnErrorNotAPass) {
                                 "--max-requests", "2", "--timeout", "2s"});
   EXPECT_EQ(r.exit, kExitBadInput) << r.err;
   EXPECT_NE(r.err.find("not one of 2 requests was answered"), std::string::npos) << r.err;
+}
+
+namespace fs = std::filesystem;
+
+// testing/node/express-limiter (express-rate-limit in front of an Express route), started with
+// `env` on a free loopback port, stopped at the end. Its packages come from its lock file
+// (scripts/test installs them); without node or them the test fails under CI=true, else skips.
+class ExpressApp {
+ public:
+  explicit ExpressApp(const std::vector<std::string>& env) {
+    const fs::path app = fs::path(RATELAB_SOURCE_DIR) / "testing/node/express-limiter";
+    const fs::path node = "/usr/bin/node";
+    if (!fs::exists(node) || !fs::exists(app / "node_modules/express-rate-limit")) {
+      missing_ = "node or the app's npm packages are missing (scripts/test installs them)";
+      return;
+    }
+    dir_ = testing_files::TempDir("express-limiter");
+    fs::create_directories(dir_);
+    std::vector<std::string> environment = env;
+    environment.push_back("PORT=0");
+    environment.push_back("PATH=/usr/bin:/bin");
+    pid_ = testing_process::Spawn({node.string(), (app / "app.js").string()},
+                                  (dir_ / "out.txt").string(), (dir_ / "err.txt").string(),
+                                  environment);
+    // It says its port once it listens.
+    for (int i = 0; i < 200 && port_ == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const std::string out = testing_files::Read(dir_ / "out.txt");
+      if (const size_t at = out.find("listening on "); at != std::string::npos) {
+        port_ = std::atoi(out.c_str() + at + 13);
+      }
+    }
+  }
+  ~ExpressApp() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+  }
+  const std::string& missing() const { return missing_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hit"; }
+  int port() const { return port_; }
+  std::string log() const { return testing_files::Read(dir_ / "err.txt"); }
+
+ private:
+  std::string missing_;
+  fs::path dir_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+#define RATELAB_START_EXPRESS(app, env)                        \
+  ExpressApp app(env);                                         \
+  if (!app.missing().empty()) {                                \
+    if (std::getenv("CI") != nullptr) FAIL() << app.missing(); \
+    GTEST_SKIP() << app.missing();                             \
+  }                                                            \
+  ASSERT_GT(app.port(), 0) << app.log()
+
+// express-rate-limit's stores open each user's window at its first hit (a window of WINDOW_MS
+// from then, on the app's clock or Redis's): held to the anchored window it keeps its promise.
+// Held to 2 a window it is caught: where windows open is unknown, so the probe reports only
+// what no two such windows allow (more than 2N in a span of W), and it admits 5 in one.
+void ExpressKeepsItsAnchoredWindow(const ExpressApp& app) {
+  const std::vector<std::string> probe = {"probe",          app.url(),
+                                          "--header",       "X-User: {user}",
+                                          "--model",        "anchored-window",
+                                          "--window",       "1s",
+                                          "--users",        "2",
+                                          "--max-rps",      "100",
+                                          "--max-requests", "150",
+                                          "--duration",     "1500ms"};
+  std::vector<std::string> kept = probe;
+  kept.insert(kept.end(), {"--limit", "5"});
+  CliOutcome r = Ratelab(kept);
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("anchored-window-cap (anchored-window 5 per 1s per user): kept"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("nothing found"), std::string::npos) << r.out;
+  std::vector<std::string> tighter = probe;
+  tighter.insert(tighter.end(), {"--limit", "2"});
+  r = Ratelab(tighter);
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("[anchored-window-cap]"), std::string::npos) << r.out;
+}
+
+TEST(ProbeCommand, ExpressRateLimitWithItsMemoryStore) {
+  for (const char* headers : {"draft-6", "draft-7", "draft-8"}) {
+    RATELAB_START_EXPRESS(app, (std::vector<std::string>{"LIMIT=5", "WINDOW_MS=1000",
+                                                         std::string("HEADERS=") + headers}));
+    SCOPED_TRACE(headers);  // every draft's headers read by their own grammar
+    ExpressKeepsItsAnchoredWindow(app);
+  }
+}
+
+TEST(ProbeCommand, ExpressRateLimitWithRateLimitRedis) {
+  RATELAB_START_REDIS(redis, RedisServerOptions{});
+  RATELAB_START_EXPRESS(app,
+                        (std::vector<std::string>{"LIMIT=5", "WINDOW_MS=1000", "STORE=redis",
+                                                  "REDIS_SOCKET=" + redis->endpoint().unix_path}));
+  ExpressKeepsItsAnchoredWindow(app);
 }
 
 }  // namespace

@@ -16,6 +16,18 @@ RATELAB_PACKAGES=(
 # What scripts/sanitize and scripts/fuzz add: clang and its sanitizer and libFuzzer runtimes.
 RATELAB_CLANG_PACKAGES=(clang libclang-rt-14-dev)
 
+# Installs Debian packages by name (as root, or through sudo).
+ratelab_apt_install() {
+  echo "ratelab: installing Debian packages: $*" >&2
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "ratelab: need root (or sudo) to install packages" >&2; exit 2; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 ratelab_install_packages() {
   local missing=()
   for p in "${RATELAB_PACKAGES[@]}"; do
@@ -23,17 +35,30 @@ ratelab_install_packages() {
       missing+=("$p")
     fi
   done
-  if [ ${#missing[@]} -eq 0 ]; then
-    return 0
+  if [ ${#missing[@]} -gt 0 ]; then
+    ratelab_apt_install "${missing[@]}"
   fi
-  echo "ratelab: installing Debian packages: ${missing[*]}" >&2
-  local sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "ratelab: need root (or sudo) to install packages" >&2; exit 2; }
-    sudo=(sudo)
+}
+
+# The third-party limiters the tests run (testing/node/*: an Express app with
+# express-rate-limit): node and npm (Debian's nodejs and npm, unless the machine has node and npm
+# already), then each app's packages from its lock file (npm ci), when the lock file is newer
+# than what was installed.
+ratelab_install_node_apps() {
+  local missing=()
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+  if [ ${#missing[@]} -gt 0 ]; then
+    ratelab_apt_install "${missing[@]}"
   fi
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  local app
+  for app in "$RATELAB_ROOT"/testing/node/*/; do
+    if [ ! -f "$app/node_modules/.package-lock.json" ] ||
+      [ "$app/package-lock.json" -nt "$app/node_modules/.package-lock.json" ]; then
+      echo "ratelab: installing the npm packages of ${app#"$RATELAB_ROOT"/} from its lock file" >&2
+      (cd "$app" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+  done
 }
 
 # Configures with any further cmake arguments, and builds RATELAB_BUILD_TARGETS (default: all).

@@ -97,17 +97,23 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
     }
     return v;
   };
+  // The legacy fields, and draft 6's (express-rate-limit sends either or both).
   if (std::optional<int64_t> limit = integer_header("X-RateLimit-Limit")) decision.limit = *limit;
   std::optional<int64_t> remaining = integer_header("X-RateLimit-Remaining");
   integer_header("X-RateLimit-Reset");
+  integer_header("RateLimit-Limit");
+  if (std::optional<int64_t> r = integer_header("RateLimit-Remaining"); r && !remaining) {
+    remaining = r;
+  }
+  integer_header("RateLimit-Reset");
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit-Policy")) {
-    if (Result<std::vector<RateLimitPolicyField>> p = ParseRateLimitPolicy(*value); !p.ok()) {
+    if (Result<std::vector<RateLimitPolicyField>> p = ParseAnyRateLimitPolicy(*value); !p.ok()) {
       findings.Add("header-syntax", e.n,
                    absl::StrCat(at, "RateLimit-Policy: ", p.status().message()));
     }
   }
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit")) {
-    Result<std::vector<RateLimitField>> r = ParseRateLimit(*value);
+    Result<std::vector<RateLimitField>> r = ParseAnyRateLimit(*value);
     if (!r.ok()) {
       findings.Add("header-syntax", e.n, absl::StrCat(at, "RateLimit: ", r.status().message()));
     } else if (!remaining && !r->empty()) {

@@ -140,5 +140,40 @@ TEST(StructuredFields, EachMistakeIsNamedWithWhereItIs) {
   EXPECT_EQ(ParseRateLimit(R"("a";r=5000)").value()[0], (RateLimitField{"a", 5000, std::nullopt}));
 }
 
+TEST(StructuredFields, DictionariesReadTheirMembersInOrder) {
+  const auto d = ParseSfDictionary("limit=100, remaining=50;x, reset=30, flag, limit=7");
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->size(), 4u);
+  EXPECT_EQ((*d)[0].first, "limit");
+  EXPECT_EQ((*d)[0].second.value.integer, 7) << "a key given again takes the later value";
+  EXPECT_EQ((*d)[1].second.value.integer, 50);
+  EXPECT_NE((*d)[1].second.Parameter("x"), nullptr);
+  EXPECT_EQ((*d)[3].second.value, (SfBareItem{SfBareItem::Kind::kBoolean, 1, ""}));
+  EXPECT_EQ(ParseSfDictionary("Limit=1").status().message(),
+            "at byte 1: expected a key (a lowercase letter or '*')");
+  EXPECT_EQ(ParseSfDictionary("a=(1 2)").status().message(),
+            "at byte 3: an Inner List, which these fields do not have");
+}
+
+TEST(StructuredFields, EarlierDraftsAreReadAsTheyWereDefined) {
+  // Draft 6 and 7's policy: the quota is the member.
+  EXPECT_EQ(ParseAnyRateLimitPolicy("5;w=60, 100;w=3600").value(),
+            (std::vector<RateLimitPolicyField>{{"", 5, 60}, {"", 100, 3600}}));
+  EXPECT_EQ(ParseAnyRateLimitPolicy(R"("p";q=5;w=60)").value(),
+            (std::vector<RateLimitPolicyField>{{"p", 5, 60}}));
+  EXPECT_EQ(ParseAnyRateLimitPolicy("5;w=0").status().message(), "member 1: w: 0 is below 1");
+  EXPECT_EQ(ParseAnyRateLimitPolicy("default;q=10").status().message(),
+            "member 1: expected a String naming a policy, found a Token");
+  // Draft 7's RateLimit: a Dictionary.
+  EXPECT_EQ(ParseAnyRateLimit("limit=5, remaining=4, reset=60").value(),
+            (std::vector<RateLimitField>{{"", 4, 60}}));
+  EXPECT_EQ(ParseAnyRateLimit(R"("p";r=4;t=60)").value(),
+            (std::vector<RateLimitField>{{"p", 4, 60}}));
+  EXPECT_EQ(ParseAnyRateLimit("limit=5, remaining=-1, reset=60").status().message(),
+            "remaining: -1 is below 0");
+  EXPECT_EQ(ParseAnyRateLimit(R"("p";r=1.5)").status().message(),
+            "member 1 (\"p\"): r: expected an Integer, found a Decimal");
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -1,5 +1,6 @@
 #include "impl/service/structured_fields.h"
 
+#include <algorithm>
 #include <array>
 
 namespace ratelab {
@@ -47,6 +48,42 @@ class Parser {
     }
   }
 
+  // An sf-dictionary (RFC 8941 4.2.2) of Items: a key alone is the Boolean true.
+  Result<std::vector<std::pair<std::string, SfItem>>> Dictionary() {
+    std::vector<std::pair<std::string, SfItem>> out;
+    SkipSpaces();
+    if (AtEnd()) return out;
+    while (true) {
+      Result<std::string> key = Key("a key");
+      if (!key.ok()) return key.status();
+      SfItem item;
+      if (Peek() == '=') {
+        ++at_;
+        if (Peek() == '(') return Error("an Inner List, which these fields do not have");
+        Result<SfItem> value = Item();
+        if (!value.ok()) return value.status();
+        item = *std::move(value);
+      } else {
+        item.value = SfBareItem{SfBareItem::Kind::kBoolean, 1, ""};
+        if (Status s = Parameters(item); !s.ok()) return s;
+      }
+      // A key given again takes the later value, in the earlier place.
+      const auto same = std::find_if(out.begin(), out.end(),
+                                     [&](const auto& member) { return member.first == *key; });
+      if (same != out.end()) {
+        same->second = std::move(item);
+      } else {
+        out.emplace_back(*std::move(key), std::move(item));
+      }
+      SkipWhitespace();
+      if (AtEnd()) return out;
+      if (Peek() != ',') return Error("expected ',' or the end after a member");
+      ++at_;
+      SkipWhitespace();
+      if (AtEnd()) return Error("a ',' with no member after it");
+    }
+  }
+
  private:
   bool AtEnd() const { return at_ >= text_.size(); }
   char Peek() const { return AtEnd() ? '\0' : text_[at_]; }
@@ -65,10 +102,15 @@ class Parser {
     Result<SfBareItem> bare = BareItem();
     if (!bare.ok()) return bare.status();
     item.value = *std::move(bare);
+    if (Status s = Parameters(item); !s.ok()) return s;
+    return item;
+  }
+
+  Status Parameters(SfItem& item) {
     while (Peek() == ';') {
       ++at_;
       SkipSpaces();
-      Result<std::string> key = Key();
+      Result<std::string> key = Key("a parameter's name");
       if (!key.ok()) return key.status();
       SfBareItem value{SfBareItem::Kind::kBoolean, 1, ""};
       if (Peek() == '=') {
@@ -87,12 +129,12 @@ class Parser {
       }
       if (!seen) item.parameters.emplace_back(*std::move(key), std::move(value));
     }
-    return item;
+    return absl::OkStatus();
   }
 
-  Result<std::string> Key() {
+  Result<std::string> Key(std::string_view what) {
     if (!LcAlpha(Peek()) && Peek() != '*') {
-      return Error("expected a parameter's name (a lowercase letter or '*')");
+      return Error("expected " + std::string(what) + " (a lowercase letter or '*')");
     }
     const size_t start = at_;
     while (!AtEnd() && (LcAlpha(Peek()) || Digit(Peek()) ||
@@ -269,12 +311,62 @@ const SfBareItem* SfItem::Parameter(std::string_view key) const {
 
 Result<std::vector<SfItem>> ParseSfList(std::string_view text) { return Parser(text).List(); }
 
+Result<std::vector<std::pair<std::string, SfItem>>> ParseSfDictionary(std::string_view text) {
+  return Parser(text).Dictionary();
+}
+
 Result<std::vector<RateLimitPolicyField>> ParseRateLimitPolicy(std::string_view text) {
   return NamedField<RateLimitPolicyField>(text, "q", "w", 1);
 }
 
 Result<std::vector<RateLimitField>> ParseRateLimit(std::string_view text) {
   return NamedField<RateLimitField>(text, "r", "t", 0);
+}
+
+Result<std::vector<RateLimitPolicyField>> ParseAnyRateLimitPolicy(std::string_view text) {
+  Result<std::vector<SfItem>> list = ParseSfList(text);
+  const bool earlier =
+      list.ok() && !list->empty() && std::all_of(list->begin(), list->end(), [](const SfItem& m) {
+        return m.value.kind == SfBareItem::Kind::kInteger;
+      });
+  if (!earlier) return ParseRateLimitPolicy(text);
+  std::vector<RateLimitPolicyField> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const SfItem& m = (*list)[i];
+    if (m.value.integer < 0) {
+      return absl::InvalidArgumentError(Member(i, m) + ": a quota of " +
+                                        std::to_string(m.value.integer) + " is below 0");
+    }
+    Result<std::optional<int64_t>> w = IntegerParameter(i, m, "w", false, 1);
+    if (!w.ok()) return w.status();
+    out.push_back({"", m.value.integer, *w});
+  }
+  return out;
+}
+
+Result<std::vector<RateLimitField>> ParseAnyRateLimit(std::string_view text) {
+  Result<std::vector<RateLimitField>> current = ParseRateLimit(text);
+  if (current.ok()) return current;
+  Result<std::vector<std::pair<std::string, SfItem>>> dictionary = ParseSfDictionary(text);
+  if (!dictionary.ok()) return current;
+  std::optional<int64_t> remaining, reset;
+  for (const auto& [key, item] : *dictionary) {
+    std::optional<int64_t>* slot = key == "remaining" ? &remaining
+                                   : key == "reset"   ? &reset
+                                                      : nullptr;
+    if (key != "limit" && slot == nullptr) continue;
+    if (item.value.kind != SfBareItem::Kind::kInteger) {
+      return absl::InvalidArgumentError(key + ": expected an Integer, found " +
+                                        std::string(SfKindName(item.value.kind)));
+    }
+    if (item.value.integer < 0) {
+      return absl::InvalidArgumentError(key + ": " + std::to_string(item.value.integer) +
+                                        " is below 0");
+    }
+    if (slot != nullptr) *slot = item.value.integer;
+  }
+  if (!remaining) return current;
+  return std::vector<RateLimitField>{{"", *remaining, reset}};
 }
 
 }  // namespace ratelab

@@ -44,6 +44,10 @@ struct SfItem {
 // empty list. InvalidArgument "at byte N: ..." for text that is not one.
 Result<std::vector<SfItem>> ParseSfList(std::string_view text);
 
+// An sf-dictionary of Items, in order (a key given again keeps its first place and takes its last
+// value; a key alone is the Boolean true). InvalidArgument "at byte N: ..." as above.
+Result<std::vector<std::pair<std::string, SfItem>>> ParseSfDictionary(std::string_view text);
+
 // One policy of RateLimit-Policy.
 struct RateLimitPolicyField {
   std::string name;
@@ -63,6 +67,15 @@ struct RateLimitField {
 // the parameter ("member 2 ("burst"): q: expected an Integer, found a String").
 Result<std::vector<RateLimitPolicyField>> ParseRateLimitPolicy(std::string_view text);
 Result<std::vector<RateLimitField>> ParseRateLimit(std::string_view text);
+
+// Either the fields above or what earlier drafts defined, which libraries still send
+// (express-rate-limit's standardHeaders 'draft-6' and 'draft-7'): a RateLimit-Policy member that
+// is the quota itself, an Integer, with w ("100;w=60"), and draft 7's RateLimit, a Dictionary
+// of the non-negative Integers limit, remaining and reset ("limit=100, remaining=50,
+// reset=30"). A member of an earlier draft has an empty name. Text that follows neither gets
+// the error of the current grammar.
+Result<std::vector<RateLimitPolicyField>> ParseAnyRateLimitPolicy(std::string_view text);
+Result<std::vector<RateLimitField>> ParseAnyRateLimit(std::string_view text);
 
 }  // namespace ratelab
 

@@ -90,6 +90,10 @@ class Serve final : public Command {
     AddParsed(*c, "--threads", config_.threads, CountUpTo(256),
               "Threads answering requests, each with its own connection to the store (default "
               "1); the in-process counters, the circuit breaker and /metrics are shared");
+    c->add_option("--protocol", config_.protocols,
+                  "A protocol (ratelab list protocols) to enforce the rules of its algorithm "
+                  "instead of the usual one, on the --store it runs on; repeatable. To see what "
+                  "another protocol, a racy one among them, does in service");
     AddParsed(*c, "--store-connections", config_.store_connections, CountUpTo(64),
               "On PostgreSQL, each thread's connections (default 4): the requests a thread "
               "read together are decided on as many connections at once (on Redis a thread "

@@ -308,6 +308,24 @@ TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
               std::string::npos)
         << r.err;
   }
+  const std::pair<std::vector<std::string>, std::string> protocols[] = {
+      {{"--protocol", "kv-token-bucket-lua"},
+       "--protocol chooses a protocol on Redis or PostgreSQL: give --store too"},
+      {{"--store", "redis", "--protocol", "memory-token-bucket"},
+       "'memory-token-bucket' is not a protocol on Redis or PostgreSQL"},
+      {{"--store", "redis", "--protocol", "sql-token-bucket"},
+       "'sql-token-bucket' runs on PostgreSQL, and the counters are not"},
+      {{"--store", "redis", "--protocol", "kv-token-bucket-lua", "--protocol",
+        "kv-token-bucket-hgetall-hset"},
+       "are both token-bucket: choose one"},
+  };
+  for (const auto& [flags, message] : protocols) {
+    std::vector<std::string> args = {"serve"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    r = Ratelab(args);
+    EXPECT_EQ(r.exit, kExitBadInput) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
   r = Ratelab({"serve", "--on-store-failure", "maybe"});
   EXPECT_NE(r.err.find("--on-store-failure: 'maybe' is not error, open, closed or breaker"),
             std::string::npos)

@@ -13,6 +13,9 @@
 #include "impl/service/http_server.h"
 #include "impl/service/serve.h"
 #include "impl/service/service.h"
+#include "impl/store/redis_server.h"
+#include "testing/redis.h"
+#include "testing/rules.h"
 
 namespace ratelab {
 namespace {
@@ -184,6 +187,53 @@ TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
   EXPECT_FALSE(broken.violations.empty());
   (*started)->Stop();
   serving.join();
+}
+
+// `ratelab serve` on a private Redis, deciding a token bucket (5, refilled every 10 ms) with
+// `protocol`, probed by one user at 10 000 requests a second over 32 connections: the findings.
+ProbeResult ProbeServedBucket(const std::string& protocol) {
+  Result<std::unique_ptr<RedisServer>> redis = RedisServer::Start({});
+  EXPECT_TRUE(redis.ok()) << redis.status();
+  if (!redis.ok()) return {};
+  ServeConfig config;
+  config.rules = *RuleSet::Make({testing_rules::MakeRule(
+      ScopeType::kUser, std::string(kAnyScopeValue), "*", Algorithm::kTokenBucket, 6000, 60, 5)});
+  config.store = StoreName{StoreName::Kind::kUrl, (*redis)->url()};
+  config.protocols = {protocol};
+  config.http.port = 0;
+  const SystemClock clock;
+  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
+  EXPECT_TRUE(started.ok()) << started.status();
+  if (!started.ok()) return {};
+  std::thread serving([&] { (*started)->Run(); });
+  ProbePlan plan =
+      PlanFor(absl::StrCat("http://127.0.0.1:", (*started)->port(), "/ratelimit/check"));
+  plan.method = "POST";
+  plan.body = R"({"user_id": "{user}", "endpoint": "/x", "scope": "user"})";
+  plan.policy = Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(10));
+  plan.users = 1;
+  plan.concurrency = 32;
+  plan.max_per_second = 10'000;
+  plan.max_requests = 5'000;
+  plan.duration = std::chrono::seconds(2);
+  ProbeResult r = Probe(plan);
+  (*started)->Stop();
+  serving.join();
+  return r;
+}
+
+// The race of the HGETALL/HSET bucket (read, then write in a second step) shows over HTTP: serve
+// decides the requests it read together side by side, and each reads the same tokens.
+TEST(Probe, ARacyProtocolBehindServeIsFoundOverHttpAndTheAtomicOneIsNot) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  const ProbeResult racy = ProbeServedBucket("kv-token-bucket-hgetall-hset");
+  ASSERT_FALSE(racy.violations.empty()) << racy.admitted << " admitted";
+  EXPECT_EQ(racy.violations.front().invariant, "bucket-conformance");
+  EXPECT_TRUE(racy.findings.empty()) << racy.findings.front().summary;
+  const ProbeResult atomic = ProbeServedBucket("kv-token-bucket-lua");
+  EXPECT_GT(atomic.admitted, 5);
+  EXPECT_TRUE(atomic.violations.empty()) << atomic.violations.front().ToString();
+  EXPECT_TRUE(atomic.findings.empty()) << atomic.findings.front().summary;
 }
 
 TEST(Probe, NothingListeningOrNothingJudgeableIsAnErrorNotAPass) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "impl/limiters/sql_protocols.h"
 #include "impl/rules/postgres_rules.h"
 #include "impl/rules/rules_store.h"
@@ -162,8 +163,10 @@ struct RateLimitServer::Parts {
         w.deferred = w.pipeline.get();
       }
     }
-    if (Status s = CheckStoreProtocols(stores, *rules->Latest()); !s.ok()) return s;
-    return StoreProtocols(stores);
+    if (Status s = CheckStoreProtocols(stores, *rules->Latest(), config.protocols); !s.ok()) {
+      return s;
+    }
+    return StoreProtocols(stores, config.protocols);
   }
 
   // Each request decided at once, on the thread.
@@ -215,8 +218,10 @@ struct RateLimitServer::Parts {
       if (!protocols.ok()) return protocols.status();
       // A rule written through the admin API must be one the counters' store can enforce.
       if (i == 0 && config.store.kind != StoreName::Kind::kMemory) {
-        admin.enforceable = [stores = Stores{w->kv.get(), nullptr, w->sql.get()}](
-                                const Rule& rule) { return CheckStoreProtocol(stores, rule); };
+        admin.enforceable = [stores = Stores{w->kv.get(), nullptr, w->sql.get()},
+                             protocols = config.protocols](const Rule& rule) {
+          return CheckStoreProtocol(stores, rule, protocols);
+        };
       }
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
@@ -235,6 +240,15 @@ struct RateLimitServer::Parts {
 Result<std::unique_ptr<RateLimitServer>> RateLimitServer::Start(ServeConfig config,
                                                                 const Clock& clock) {
   if (config.threads < 1) return absl::InvalidArgumentError("a server needs at least one thread");
+  if (!config.protocols.empty()) {
+    if (config.store.kind == StoreName::Kind::kMemory) {
+      return absl::InvalidArgumentError(
+          "--protocol chooses a protocol on Redis or PostgreSQL: give --store too");
+    }
+    if (Status s = CheckProtocolChoices(config.protocols, IsPostgres(config.store)); !s.ok()) {
+      return s;
+    }
+  }
   auto parts = std::make_unique<Parts>();
   parts->config = std::move(config);
   parts->clock = &clock;
@@ -254,9 +268,10 @@ std::string RateLimitServer::Banner() const {
   return "listening on http://" + p.config.http.host + ":" + std::to_string(p.http->port()) + " (" +
          std::to_string(p.config.threads) + (p.config.threads == 1 ? " thread" : " threads") +
          "), deciding " + p.counters_where + " by " + p.rules_where + " (" + std::to_string(rules) +
-         "); on a store failure: " +
-         std::string(FailurePolicyName(p.config.on_store_failure.kind)) + "; the admin API is " +
-         (p.config.admin_token.empty() ? "off" : "on");
+         ")" +
+         (p.config.protocols.empty() ? "" : " with " + absl::StrJoin(p.config.protocols, ", ")) +
+         "; on a store failure: " + std::string(FailurePolicyName(p.config.on_store_failure.kind)) +
+         "; the admin API is " + (p.config.admin_token.empty() ? "off" : "on");
 }
 
 uint16_t RateLimitServer::port() const { return parts_->http->port(); }

@@ -17,6 +17,7 @@
 #include "impl/limiters/failure_policy.h"
 #include "impl/rules/rules.h"
 #include "impl/service/http_server.h"
+#include "impl/service/service.h"
 #include "impl/store/store_name.h"
 
 namespace ratelab {
@@ -43,6 +44,9 @@ struct ServeConfig {
   // On PostgreSQL, each thread's connections: the requests a thread read together are decided
   // on as many connections at once (PgPool). (On Redis a thread pipelines on one connection.)
   int store_connections = 4;
+  // Protocols that enforce the rules of their algorithm instead of the usual ones (on Redis or
+  // PostgreSQL; --protocol).
+  ProtocolChoices protocols;
 };
 
 class RateLimitServer {

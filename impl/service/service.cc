@@ -156,7 +156,15 @@ constexpr StoreProtocol kStoreProtocols[] = {
 
 std::string_view StoreOf(const Stores& stores) { return stores.sql != nullptr ? "sql" : "kv"; }
 
-Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& rule) {
+Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& rule,
+                                          const ProtocolChoices& chosen) {
+  for (const std::string& name : chosen) {
+    const ProtocolInfo* info = FindProtocol(name);
+    if (info != nullptr && info->store == store &&
+        AlgorithmFromName(info->algorithm) == rule.algorithm) {
+      return info->name;
+    }
+  }
   std::string enforced;
   for (const StoreProtocol& p : kStoreProtocols) {
     if (p.store != store) continue;
@@ -171,23 +179,50 @@ Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& ru
 
 }  // namespace
 
-RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores) {
-  return [stores](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
-    Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule);
-    if (!name.ok()) return name.status();
-    return MakeProtocol(*name, rule.ToPolicy(), stores);
-  };
+Status CheckProtocolChoices(const ProtocolChoices& chosen, bool store_is_sql) {
+  const std::string_view store = store_is_sql ? "sql" : "kv";
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const ProtocolInfo* info = FindProtocol(chosen[i]);
+    if (info == nullptr || (info->store != "kv" && info->store != "sql")) {
+      return absl::InvalidArgumentError("'" + chosen[i] +
+                                        "' is not a protocol on Redis or PostgreSQL (ratelab "
+                                        "list protocols)");
+    }
+    if (info->store != store) {
+      return absl::InvalidArgumentError(
+          "'" + chosen[i] + "' runs on " + (info->store == "sql" ? "PostgreSQL" : "Redis") +
+          ", and the counters are " + (store_is_sql ? "in PostgreSQL" : "not") +
+          " (--store says where)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (FindProtocol(chosen[j])->algorithm == info->algorithm) {
+        return absl::InvalidArgumentError("'" + chosen[j] + "' and '" + chosen[i] + "' are both " +
+                                          std::string(info->algorithm) + ": choose one");
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
-Status CheckStoreProtocol(const Stores& stores, const Rule& rule) {
-  Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule);
+RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores, ProtocolChoices chosen) {
+  return
+      [stores, chosen = std::move(chosen)](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
+        Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule, chosen);
+        if (!name.ok()) return name.status();
+        return MakeProtocol(*name, rule.ToPolicy(), stores);
+      };
+}
+
+Status CheckStoreProtocol(const Stores& stores, const Rule& rule, const ProtocolChoices& chosen) {
+  Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule, chosen);
   if (!name.ok()) return name.status();
   return CheckProtocol(*name, rule.ToPolicy());
 }
 
-Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules) {
+Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules,
+                           const ProtocolChoices& chosen) {
   for (const Rule& r : rules.rules()) {
-    if (Status s = CheckStoreProtocol(stores, r); !s.ok()) return s;
+    if (Status s = CheckStoreProtocol(stores, r, chosen); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -88,15 +88,25 @@ class SharedInProcessLimiters {
   std::mutex mutex_;
   std::vector<Entry> limiters_;  // guarded by mutex_; as many as rules have been
 };
-// Each rule enforced on a store by the protocol of its algorithm there (kStoreProtocols): on
-// Redis (stores.kv) kv-fixed-window-lua, kv-sliding-log-lua, kv-token-bucket-lua or kv-gcra-lua;
-// on PostgreSQL (stores.sql) sql-fixed-window-upsert or sql-token-bucket. InvalidArgument for a
-// rule of another algorithm. The store must outlive what the maker makes.
-RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores);
-// InvalidArgument when StoreProtocols(stores) cannot enforce `rule`, naming it.
-Status CheckStoreProtocol(const Stores& stores, const Rule& rule);
+// Protocols chosen instead of the usual ones (serve --protocol): each enforces the rules of its
+// own algorithm on its own store (a racy one among them, to see what it does in service).
+using ProtocolChoices = std::vector<std::string>;
+// InvalidArgument unless every one of `chosen` is a protocol on Redis or PostgreSQL, one for an
+// algorithm, and on the store `store_is_sql` says.
+Status CheckProtocolChoices(const ProtocolChoices& chosen, bool store_is_sql);
+
+// Each rule enforced on a store by the protocol of its algorithm there: one of `chosen`, else
+// kStoreProtocols': on Redis (stores.kv) kv-fixed-window-lua, kv-sliding-log-lua,
+// kv-token-bucket-lua or kv-gcra-lua; on PostgreSQL (stores.sql) sql-fixed-window-upsert or
+// sql-token-bucket. InvalidArgument for a rule of another algorithm. The store must outlive
+// what the maker makes.
+RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores, ProtocolChoices chosen = {});
+// InvalidArgument when StoreProtocols(stores, chosen) cannot enforce `rule`, naming it.
+Status CheckStoreProtocol(const Stores& stores, const Rule& rule,
+                          const ProtocolChoices& chosen = {});
 // The same for the first of `rules` it cannot enforce.
-Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules);
+Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules,
+                           const ProtocolChoices& chosen = {});
 
 // What every thread of one service shares: the failure policy's state (one circuit breaker for
 // the service, not one a thread) and the metrics. Thread-safe.

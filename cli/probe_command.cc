@@ -86,20 +86,29 @@ class Probe final : public Command {
         [this](const std::vector<std::string>& texts) {
           plan_.denied_statuses.clear();
           for (const std::string& text : texts) {
+            if (text.starts_with("body:")) {
+              plan_.denied_bodies.push_back(text.substr(5));
+              continue;
+            }
             Result<int> s = ParseStatus(text);
             if (!s.ok())
               throw CLI::ValidationError("--denied-if: " + std::string(s.status().message()));
             plan_.denied_statuses.push_back(*s);
           }
         },
-        "A status that means denied (default 429); repeatable, e.g. --denied-if 429 "
-        "--denied-if 503");
+        "What means denied (default: status 429): a status, or body:TEXT (an answer whose "
+        "body holds TEXT, whatever its status); repeatable, e.g. --denied-if 429 --denied-if "
+        "503, or --denied-if 'body:\"allowed\":false'");
     c->add_option("--model", model_,
                   "The algorithm to hold the limiter to (ratelab list algorithms), e.g. "
                   "fixed-window (windows aligned to the clock), anchored-window (each user's "
                   "first request opens its window), sliding-log, token-bucket, gcra")
         ->required();
     AddPolicyFlags(*c, policy_, kProbeDefaults);
+    c->add_flag("--from-headers", plan_.policy_from_headers,
+                "Learn the limit and window from the first answer that states them "
+                "(RateLimit-Policy's quota and w; else X-RateLimit-Limit or RateLimit-Limit with "
+                "--window); window models only");
     c->add_option("--users", plan_.users, "Users the requests go round ({user})")
         ->capture_default_str();
     c->add_option("--user-prefix", user_prefix_,

@@ -17,11 +17,6 @@ constexpr std::array<std::string_view, 6> kShownHeaders = {
     "X-RateLimit-Reset", "RateLimit-Policy",
     "RateLimit",         "Retry-After"};
 
-// The checks a probe runs besides the promise: each a JUnit case of its own.
-constexpr std::array<std::string_view, 5> kFindingChecks = {"server-errors", "retry-after-missing",
-                                                            "retry-after-too-long", "header-syntax",
-                                                            "remaining-above-limit"};
-
 constexpr size_t kWitnessShown = 16;
 
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
@@ -67,7 +62,7 @@ std::string RenderProbeText(const ProbePlan& plan, const ProbeResult& r) {
       r.other, " other; ", r.unanswered, " without an answer\n");
   absl::StrAppend(&out, "latency    p50 ", Fixed(Seconds(r.latency_p50) * 1000, 3), " ms, p99 ",
                   Fixed(Seconds(r.latency_p99) * 1000, 3), " ms, from sent to answered\n");
-  absl::StrAppend(&out, r.promise, " (", plan.policy.ToString(),
+  absl::StrAppend(&out, r.promise, " (", r.policy.ToString(),
                   " per user): ", r.violations.empty() ? "kept" : "BROKEN", "\n");
   for (const Violation& v : r.violations) {
     absl::StrAppend(&out, "  [", v.invariant, "] ", v.key, ": ", v.summary, "\n");
@@ -130,7 +125,7 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
   }
   return {{"url", plan.url},
           {"method", plan.method},
-          {"policy", plan.policy.ToString()},
+          {"policy", r.policy.ToString()},
           {"promise", r.promise},
           {"seconds", Seconds(r.elapsed)},
           {"interrupted", r.interrupted},
@@ -160,7 +155,7 @@ std::string RenderProbeJunit(const ProbePlan& plan, const ProbeResult& r) {
     }
   }
   cases.push_back(promise);
-  for (std::string_view check : kFindingChecks) {
+  for (std::string_view check : kProbeFindingChecks) {
     view_parts::JunitCase c{classname, std::string(check), 0, "", "", false};
     for (const ProbeFinding& f : r.findings) {
       if (f.check != check) continue;

@@ -47,6 +47,9 @@ enum class Kind { kAdmitted, kDenied, kServerError, kUnanswered, kOther };
 
 Kind KindOf(const ProbePlan& plan, const HttpExchange& e) {
   if (!e.answered_ok()) return Kind::kUnanswered;
+  for (const std::string& text : plan.denied_bodies) {
+    if (e.body.find(text) != std::string::npos) return Kind::kDenied;
+  }
   if (std::find(plan.denied_statuses.begin(), plan.denied_statuses.end(), e.status) !=
       plan.denied_statuses.end()) {
     return Kind::kDenied;
@@ -82,6 +85,15 @@ class Findings {
   std::map<std::string, Entry> entries_;
 };
 
+// A reset header this large is a unix time (2001 on), not seconds from now.
+constexpr int64_t kUnixSecondsFrom = 1'000'000'000;
+
+// The longest the model makes anyone wait, in whole seconds rounded up, and one more for the
+// server's own rounding: a window's length, or the time a bucket takes to fill.
+int64_t LongestWaitSeconds(const Policy& policy) {
+  return std::chrono::ceil<std::chrono::seconds>(policy.ClaimWindow()).count() + 1;
+}
+
 // What the answer's rate-limit headers say, checked against their grammar and the model.
 void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decision& decision,
                   Findings& findings) {
@@ -100,12 +112,31 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
   // The legacy fields, and draft 6's (express-rate-limit sends either or both).
   if (std::optional<int64_t> limit = integer_header("X-RateLimit-Limit")) decision.limit = *limit;
   std::optional<int64_t> remaining = integer_header("X-RateLimit-Remaining");
-  integer_header("X-RateLimit-Reset");
   integer_header("RateLimit-Limit");
   if (std::optional<int64_t> r = integer_header("RateLimit-Remaining"); r && !remaining) {
     remaining = r;
   }
-  integer_header("RateLimit-Reset");
+  // When the allowance is back: never in the past, never later than the model ever waits. A
+  // value that large is unix seconds, else seconds from now.
+  const int64_t longest = LongestWaitSeconds(plan.policy);
+  const int64_t sent_s = ToUnixNanos(e.sent) / 1'000'000'000;
+  const int64_t answered_s = ToUnixNanos(e.answered) / 1'000'000'000 + 1;
+  const auto check_reset = [&](std::string_view name, std::optional<int64_t> value) {
+    if (!value) return;
+    const bool unix_time = *value >= kUnixSecondsFrom;
+    const int64_t from_now = unix_time ? *value - answered_s : *value;
+    if (unix_time && *value < sent_s - 1) {
+      findings.Add("reset-in-the-past", e.n,
+                   absl::StrCat(at, std::string(name), ": ", *value, " is ", sent_s - *value,
+                                " s before the request was sent"));
+    } else if (from_now > longest) {
+      findings.Add("reset-beyond-model", e.n,
+                   absl::StrCat(at, std::string(name), ": ", *value, " is ", from_now,
+                                " s ahead, but the model is whole again within ", longest, " s"));
+    }
+  };
+  check_reset("X-RateLimit-Reset", integer_header("X-RateLimit-Reset"));
+  check_reset("RateLimit-Reset", integer_header("RateLimit-Reset"));
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit-Policy")) {
     if (Result<std::vector<RateLimitPolicyField>> p = ParseAnyRateLimitPolicy(*value); !p.ok()) {
       findings.Add("header-syntax", e.n,
@@ -116,8 +147,9 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
     Result<std::vector<RateLimitField>> r = ParseAnyRateLimit(*value);
     if (!r.ok()) {
       findings.Add("header-syntax", e.n, absl::StrCat(at, "RateLimit: ", r.status().message()));
-    } else if (!remaining && !r->empty()) {
-      remaining = r->front().remaining;
+    } else if (!r->empty()) {
+      if (!remaining) remaining = r->front().remaining;
+      check_reset("RateLimit's t", r->front().reset);
     }
   }
   if (remaining) {
@@ -149,14 +181,11 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
     return;
   }
   decision.retry_after = std::chrono::seconds(*seconds);
-  const int64_t longest =
-      std::chrono::ceil<std::chrono::seconds>(plan.policy.ClaimWindow()).count() + 1;
   if (*seconds > longest) {
-    findings.Add("retry-after-too-long", e.n,
-                 absl::StrCat(at, "Retry-After: ", *seconds,
-                              ", but the model never waits more "
-                              "than ",
-                              longest - 1, " s (milliseconds given for seconds?)"));
+    findings.Add(
+        "retry-after-too-long", e.n,
+        absl::StrCat(at, "Retry-After: ", *seconds, ", but the model never waits more than ",
+                     longest, " s (milliseconds given for seconds?)"));
   }
 }
 
@@ -171,6 +200,12 @@ Status CheckProbePlan(const ProbePlan& plan) {
     if (h.value.find_first_of("\r\n") != std::string::npos) {
       return bad("--header: the value of " + h.name + " has a line break");
     }
+  }
+  if (plan.policy_from_headers && plan.policy.IsBucket()) {
+    return bad("--from-headers learns a window's limit: a bucket model takes --rate and --burst");
+  }
+  for (const std::string& text : plan.denied_bodies) {
+    if (text.empty()) return bad("--denied-if: body: needs the text to look for");
   }
   for (int status : plan.denied_statuses) {
     if (status < 100 || status > 599) {
@@ -226,13 +261,53 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
                   ", on ", plan.concurrency, " connection(s)\n");
   absl::StrAppend(&out, "  at most ", plan.max_requests, " requests, at most ", plan.max_per_second,
                   " a second, for at most ", FormatDuration(plan.duration), "\n");
-  absl::StrAppend(&out, "  a ", denied, " is a denial; held to ", plan.policy.ToString(),
+  for (const std::string& text : plan.denied_bodies) {
+    absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a body holding '", text, "'");
+  }
+  absl::StrAppend(&out, "  a ", denied, " is a denial; held to ",
+                  plan.policy_from_headers
+                      ? absl::StrCat(std::string(Describe(plan.policy.algorithm).name),
+                                     " with the limit and window its headers state")
+                      : plan.policy.ToString(),
                   " per user\n");
   return out;
 }
 
-ProbeResult JudgeProbe(const ProbePlan& plan, std::vector<HttpExchange> exchanges) {
+std::optional<Policy> PolicyFromHeaders(const Policy& model,
+                                        const std::vector<HttpExchange>& exchanges) {
+  for (const HttpExchange& e : exchanges) {
+    if (std::optional<std::string_view> text = FindHeader(e.headers, "RateLimit-Policy")) {
+      Result<std::vector<RateLimitPolicyField>> p = ParseAnyRateLimitPolicy(*text);
+      if (p.ok() && !p->empty() && p->front().quota > 0) {
+        const Duration window =
+            p->front().window ? Duration(std::chrono::seconds(*p->front().window)) : model.window;
+        return Policy::Window(model.algorithm, p->front().quota, window);
+      }
+    }
+    for (std::string_view name : {"X-RateLimit-Limit", "RateLimit-Limit"}) {
+      if (std::optional<std::string_view> text = FindHeader(e.headers, name)) {
+        if (std::optional<int64_t> limit = Whole(*text); limit && *limit > 0) {
+          return Policy::Window(model.algorithm, *limit, model.window);
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange> exchanges) {
+  ProbePlan plan = given;
+  if (plan.policy_from_headers) {
+    std::optional<Policy> learnt = PolicyFromHeaders(plan.policy, exchanges);
+    if (!learnt) {
+      return absl::FailedPreconditionError(
+          "--from-headers: no answer had RateLimit-Policy, X-RateLimit-Limit or RateLimit-Limit "
+          "to learn the limit from; give --limit and --window");
+    }
+    plan.policy = *learnt;
+  }
   ProbeResult r;
+  r.policy = plan.policy;
   r.exchanges = std::move(exchanges);
   Findings findings;
   std::vector<Duration> latencies;
@@ -313,7 +388,9 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
         absl::StrCat("not one of ", exchanges->size(),
                      " requests was answered; the first: ", exchanges->front().error));
   }
-  ProbeResult r = JudgeProbe(plan, *std::move(exchanges));
+  Result<ProbeResult> judged = JudgeProbe(plan, *std::move(exchanges));
+  if (!judged.ok()) return judged.status();
+  ProbeResult& r = *judged;
   r.start = start;
   r.elapsed = elapsed;
   r.interrupted = interrupted;
@@ -331,7 +408,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
         " (check the URL, --method, --header and --body; --denied-if names other denial "
         "statuses)");
   }
-  return r;
+  return judged;
 }
 
 }  // namespace ratelab

@@ -8,7 +8,8 @@
 //     (2xx, 3xx) nor a denial (429, or --denied-if) is counted as unknown, never as admitted;
 //   - what only HTTP shows: 5xx answers, Retry-After missing from a denial or longer than the
 //     model ever waits (milliseconds for seconds), rate-limit headers that break their grammar
-//     (the IETF structured fields), a Remaining above the limit.
+//     (the IETF structured fields, of draft 6, 7 or later), a Remaining above the limit, a reset
+//     time in the past or later than the model is ever whole again.
 // A run in which the server never answered, or answered nothing but errors, is an error, never
 // "nothing found".
 #ifndef RATELAB_SIM_PROBE_RUN_H_
@@ -38,7 +39,12 @@ struct ProbePlan {
   std::vector<HttpHeader> headers;  // values may hold {user} and {n}
   std::string body;                 // may hold {user} and {n}
   std::vector<int> denied_statuses = {429};
-  Policy policy;                       // the promise, per user
+  std::vector<std::string> denied_bodies;  // an answer whose body holds one is a denial too
+  Policy policy;  // the promise, per user (its limit and window learnt, with policy_from_headers)
+  // Learn the policy's limit and window from the first answer that states them
+  // (RateLimit-Policy's quota and w; else X-RateLimit-Limit or RateLimit-Limit, with the window
+  // of `policy`). Window algorithms only.
+  bool policy_from_headers = false;
   int users = 1;                       // request n is for user n % users
   std::string user_prefix = "probe-";  // {user} is the prefix and the user's number
   int concurrency = 4;
@@ -61,10 +67,14 @@ std::string DescribeProbePlan(const ProbePlan& plan);
 OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n);
 std::string ProbeUser(const ProbePlan& plan, int64_t n);
 
+// The checks of what only HTTP shows, by name.
+inline constexpr std::string_view kProbeFindingChecks[] = {
+    "server-errors",         "retry-after-missing", "retry-after-too-long", "header-syntax",
+    "remaining-above-limit", "reset-in-the-past",   "reset-beyond-model"};
+
 // Something only HTTP shows, with the exchanges (by number) that show it.
 struct ProbeFinding {
-  std::string check;  // "server-errors", "retry-after-missing", "retry-after-too-long",
-                      // "header-syntax", "remaining-above-limit"
+  std::string check;  // one of kProbeFindingChecks
   std::string summary;
   std::vector<int64_t> exchanges;  // at most a few
 };
@@ -82,6 +92,7 @@ struct ProbeResult {
   int64_t other = 0;          // any other status: neither an admission nor a denial
   Duration latency_p50{};
   Duration latency_p99{};
+  Policy policy;        // the promise judged (the plan's, or learnt from the headers)
   std::string promise;  // the invariant the promise is judged as
   std::vector<Violation> violations;
   std::vector<ProbeFinding> findings;
@@ -98,7 +109,14 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
                              const std::function<bool()>& stop = nullptr);
 
 // Judges the exchanges of `plan` (as RunProbe does after sending them): for tests and replays.
-ProbeResult JudgeProbe(const ProbePlan& plan, std::vector<HttpExchange> exchanges);
+// FailedPrecondition when the policy is to be learnt from headers and no answer states one.
+Result<ProbeResult> JudgeProbe(const ProbePlan& plan, std::vector<HttpExchange> exchanges);
+
+// The window policy of `model`'s algorithm that the first answer stating one gives (the first
+// member of RateLimit-Policy: its quota, and its w or else `model`'s window; else
+// X-RateLimit-Limit or RateLimit-Limit with `model`'s window), or nothing.
+std::optional<Policy> PolicyFromHeaders(const Policy& model,
+                                        const std::vector<HttpExchange>& exchanges);
 
 }  // namespace ratelab
 

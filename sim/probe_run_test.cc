@@ -53,6 +53,9 @@ enum class Lie {
   kBadRateLimit,   // a RateLimit field whose r is not an Integer
   kRemainingHigh,  // X-RateLimit-Remaining above the limit
   kServerErrors,   // every third request a 503
+  kResetLate,      // X-RateLimit-Reset an hour after the window ends
+  kResetPast,      // X-RateLimit-Reset two minutes ago
+  kDeniedInBody,   // a denial is a 200 whose body says so
 };
 
 constexpr int64_t kLimit = 2;
@@ -81,11 +84,15 @@ HttpServer::Handler Limiter(Lie lie) {
     int64_t remaining = kLimit - count;
     if (lie == Lie::kRemainingHigh) remaining = 10;
     const int64_t reset = (window + 1) * 60;
-    HttpResponse answer{
-        allowed ? 200 : 429, {}, allowed ? R"({"ok":true})" : R"({"error":"slow down"})"};
+    HttpResponse answer{allowed || lie == Lie::kDeniedInBody ? 200 : 429,
+                        {},
+                        allowed ? R"({"ok":true})" : R"({"error":"slow down"})"};
     answer.headers.push_back({"X-RateLimit-Limit", absl::StrCat(kLimit)});
     answer.headers.push_back({"X-RateLimit-Remaining", absl::StrCat(remaining)});
-    answer.headers.push_back({"X-RateLimit-Reset", absl::StrCat(reset)});
+    answer.headers.push_back(
+        {"X-RateLimit-Reset", absl::StrCat(lie == Lie::kResetLate   ? reset + 3600
+                                           : lie == Lie::kResetPast ? now_s - 120
+                                                                    : reset)});
     answer.headers.push_back(
         {"RateLimit-Policy", absl::StrCat(R"("per-user";q=)", kLimit, ";w=60")});
     answer.headers.push_back(
@@ -149,7 +156,8 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
   const std::pair<Lie, std::string> lies[] = {
       {Lie::kNoRetryAfter, "retry-after-missing"}, {Lie::kRetryAfterMs, "retry-after-too-long"},
       {Lie::kBadRateLimit, "header-syntax"},       {Lie::kRemainingHigh, "remaining-above-limit"},
-      {Lie::kServerErrors, "server-errors"},
+      {Lie::kServerErrors, "server-errors"},       {Lie::kResetLate, "reset-beyond-model"},
+      {Lie::kResetPast, "reset-in-the-past"},
   };
   for (const auto& [lie, check] : lies) {
     Fixture liar(Limiter(lie));
@@ -160,6 +168,43 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
       EXPECT_FALSE(f.exchanges.empty()) << f.summary;
     }
   }
+}
+
+TEST(Probe, ADenialTheBodyStatesIsADenialWhenSaidSo) {
+  Fixture fixture(Limiter(Lie::kDeniedInBody));
+  ProbePlan plan = PlanFor(fixture.Url("/hit/{user}"));
+  plan.denied_statuses = {};
+  plan.denied_bodies = {R"("error":"slow down")"};
+  const ProbeResult told = Probe(plan);
+  EXPECT_GT(told.denied, 0);
+  EXPECT_TRUE(told.violations.empty()) << told.violations.front().ToString();
+  EXPECT_TRUE(told.findings.empty()) << told.findings.front().summary;
+  // Not told, every 200 is an admission, and too many.
+  plan.denied_bodies = {};
+  plan.user_prefix = "other-";
+  EXPECT_FALSE(Probe(plan).violations.empty());
+}
+
+TEST(Probe, TheLimitAndWindowCanBeLearntFromTheHeaders) {
+  Fixture honest(Limiter(Lie::kNone));
+  ProbePlan plan = PlanFor(honest.Url("/hit/{user}"));
+  plan.policy = Policy::Window(Algorithm::kFixedWindow, 100, std::chrono::seconds(1));
+  plan.policy_from_headers = true;
+  const ProbeResult learnt = Probe(plan);
+  EXPECT_EQ(learnt.policy,
+            Policy::Window(Algorithm::kFixedWindow, kLimit, std::chrono::minutes(1)));
+  EXPECT_TRUE(learnt.violations.empty()) << learnt.violations.front().ToString();
+  Fixture lenient(Limiter(Lie::kAdmitsAll));
+  plan.url = lenient.Url("/hit/{user}");
+  EXPECT_FALSE(Probe(plan).violations.empty());
+  // A server that states no limit: an error, not a guess.
+  Fixture silent([](const HttpRequest&) { return HttpResponse{200, {}, "{}"}; });
+  plan.url = silent.Url("/");
+  const SystemClock clock;
+  const Result<ProbeResult> r = RunProbe(plan, clock);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--from-headers: no answer had"), std::string::npos)
+      << r.status();
 }
 
 TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {

@@ -23,6 +23,7 @@ const PolicyDefaults kProbeDefaults = {
     .limit = 10, .window = std::chrono::minutes(1), .rate = 1.0, .burst = 10};
 
 Result<Duration> ParseProbeDuration(std::string_view text) {
+  if (text == "0") return Duration(0);
   if (std::optional<Duration> d = ParseDuration(text)) return *d;
   return absl::InvalidArgumentError("'" + std::string(text) + "' is not a duration (e.g. 10s, 1m)");
 }
@@ -124,6 +125,10 @@ class Probe final : public Command {
     c->add_option("--max-rps", plan_.max_per_second,
                   "The most requests a second it sends (at most 10000)")
         ->capture_default_str();
+    AddParsed(*c, "--retry-after-wait", plan_.retry_after_wait, ParseProbeDuration,
+              "After the load, retry two users of their own once denied: one clearly before "
+              "its Retry-After is up (it must be denied), one just after (it must be admitted), "
+              "when Retry-After is at most this (default 10s; 0 never)");
     AddParsed(*c, "--timeout", plan_.timeout, ParseProbeDuration,
               "How long an answer may take (default 5s, at most 1m)");
     c->add_flag("--json", json_, "Print the result as JSON");

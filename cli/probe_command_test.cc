@@ -173,8 +173,9 @@ void ExpressKeepsItsAnchoredWindow(const ExpressApp& app) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("nothing found"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Retry-After retried"), std::string::npos) << r.out;
   std::vector<std::string> tighter = probe;
-  tighter.insert(tighter.end(), {"--limit", "2"});
+  tighter.insert(tighter.end(), {"--limit", "2", "--retry-after-wait", "0"});
   r = Ratelab(tighter);
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
   EXPECT_NE(r.out.find("[anchored-window-cap]"), std::string::npos) << r.out;

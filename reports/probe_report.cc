@@ -78,6 +78,8 @@ std::string RenderProbeText(const ProbePlan& plan, const ProbeResult& r) {
     absl::StrAppend(&out, "finding    [", f.check, "] ", f.summary, "\n");
     for (int64_t n : f.exchanges) absl::StrAppend(&out, "    ", DescribeExchange(plan, r, n), "\n");
   }
+  absl::StrAppend(&out, "Retry-After ", r.retry_after_checked ? "retried" : "not retried",
+                  r.retry_after_note.empty() ? "" : " (" + r.retry_after_note + ")", "\n");
   if (r.violations.empty() && r.findings.empty()) {
     absl::StrAppend(&out, "nothing found\n");
   }
@@ -138,7 +140,9 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
           {"latency_p50_ms", Seconds(r.latency_p50) * 1000},
           {"latency_p99_ms", Seconds(r.latency_p99) * 1000},
           {"violations", violations},
-          {"findings", findings}};
+          {"findings", findings},
+          {"retry_after_checked", r.retry_after_checked},
+          {"retry_after_note", r.retry_after_note}};
 }
 
 std::string RenderProbeJunit(const ProbePlan& plan, const ProbeResult& r) {

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "impl/service/structured_fields.h"
 #include "sim/checks.h"
@@ -229,6 +231,9 @@ Status CheckProbePlan(const ProbePlan& plan) {
   if (plan.duration <= Duration(0) || plan.duration > std::chrono::hours(1)) {
     return bad("--duration: " + FormatDuration(plan.duration) + " is not above 0 and at most 1h");
   }
+  if (plan.retry_after_wait < Duration(0) || plan.retry_after_wait > std::chrono::minutes(10)) {
+    return bad("--retry-after-wait: " + FormatDuration(plan.retry_after_wait) + " is not 0 to 10m");
+  }
   if (plan.timeout <= Duration(0) || plan.timeout > std::chrono::minutes(1)) {
     return bad("--timeout: " + FormatDuration(plan.timeout) + " is not above 0 and at most 1m");
   }
@@ -240,7 +245,11 @@ std::string ProbeUser(const ProbePlan& plan, int64_t n) {
 }
 
 OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n) {
-  const std::string user = ProbeUser(plan, n);
+  return ProbeRequestAs(plan, url, ProbeUser(plan, n), n);
+}
+
+OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const std::string& user,
+                               int64_t n) {
   OutgoingRequest r;
   r.method = plan.method;
   r.target = Filled(url.target, user, n);
@@ -270,6 +279,10 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
                                      " with the limit and window its headers state")
                       : plan.policy.ToString(),
                   " per user\n");
+  if (plan.retry_after_wait > Duration(0)) {
+    absl::StrAppend(&out, "  then Retry-After retried on 2 users of their own, when it is at most ",
+                    FormatDuration(plan.retry_after_wait), "\n");
+  }
   return out;
 }
 
@@ -362,14 +375,159 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   return r;
 }
 
+namespace {
+
+// Retry-After's honesty, after the load, on two users of their own (so nothing else spends
+// their allowance): each is sent requests one at a time until denied. The first is sent one
+// more request clearly before its Retry-After is up (a second before the wait rounded up could
+// end, and half a second more), which must be denied; the second one just after it is up,
+// which must be admitted. Skipped, with a note saying why, when the wait is longer than
+// `plan.retry_after_wait`, under 2 s (nothing is clearly earlier), or the server is slow to
+// answer.
+class RetryAfterCheck {
+ public:
+  RetryAfterCheck(const ProbePlan& plan, const Policy& policy, const HttpUrl& url,
+                  const Clock& clock, int64_t first_n, std::function<bool()> stop)
+      : plan_(plan),
+        policy_(policy),
+        url_(url),
+        clock_(clock),
+        next_n_(first_n),
+        stop_(std::move(stop)) {}
+
+  // The requests each user may be sent: enough to be denied, and the retry.
+  static int64_t Budget(const Policy& policy) { return 2 * (policy.limit + 4); }
+
+  void Run() {
+    for (const bool early : {true, false}) {
+      note.clear();
+      Check(plan_.user_prefix + (early ? "retry-early" : "retry-on-time"), early);
+      if (note.empty()) {
+        ++checked;
+      } else {
+        notes.push_back(absl::StrCat(early ? "early" : "on time", ": ", note));
+      }
+    }
+  }
+
+  std::vector<HttpExchange> exchanges;
+  std::vector<ProbeFinding> findings;
+  int checked = 0;                 // retries made: early, on time
+  std::vector<std::string> notes;  // why a retry was not made
+
+ private:
+  std::string note;  // why the retry being checked is not made
+
+  // The next request for `user`, sent when the rate cap allows: its exchange.
+  const HttpExchange& Send(const std::string& user) {
+    if (!exchanges.empty()) {
+      WaitUntil(exchanges.back().sent +
+                std::chrono::duration_cast<Duration>(
+                    std::chrono::duration<double>(1.0 / plan_.max_per_second)));
+    }
+    HttpLoadOptions o;
+    o.url = url_;
+    o.max_requests = 1;
+    o.max_per_second = plan_.max_per_second;
+    o.duration = plan_.timeout + std::chrono::seconds(1);
+    o.timeout = plan_.timeout;
+    const int64_t n = next_n_++;
+    Result<std::vector<HttpExchange>> sent =
+        RunHttpLoad(o, clock_, [&](int64_t) { return ProbeRequestAs(plan_, url_, user, n); });
+    HttpExchange& e = exchanges.emplace_back();
+    if (sent.ok() && !sent->empty()) e = std::move(sent->front());
+    if (!sent.ok()) e.error = std::string(sent.status().message());
+    e.n = n;
+    return e;
+  }
+
+  void WaitUntil(Instant t) {
+    for (Instant now = clock_.Now(); now < t && !(stop_ && stop_()); now = clock_.Now()) {
+      std::this_thread::sleep_for(std::min<Duration>(t - now, std::chrono::milliseconds(50)));
+    }
+  }
+
+  bool Denied(const HttpExchange& e) const { return KindOf(plan_, e) == Kind::kDenied; }
+
+  void Check(const std::string& user, bool early) {
+    const HttpExchange* denial = nullptr;
+    for (int64_t i = 0; i < Budget(policy_) / 2 - 1 && denial == nullptr; ++i) {
+      const HttpExchange& e = Send(user);
+      const Kind kind = KindOf(plan_, e);
+      if (kind == Kind::kDenied) denial = &e;
+      if (kind != Kind::kDenied && kind != Kind::kAdmitted) {
+        note = absl::StrCat("#", e.n, " was neither an admission nor a denial");
+        return;
+      }
+    }
+    if (denial == nullptr) {
+      note = absl::StrCat(user, " was not denied in ", Budget(policy_) / 2 - 1, " requests");
+      return;
+    }
+    const std::optional<std::string_view> header = FindHeader(denial->headers, "Retry-After");
+    const std::optional<int64_t> wait = header ? Whole(*header) : std::nullopt;
+    if (!wait) {
+      note = absl::StrCat("#", denial->n, " had no Retry-After in whole seconds");
+      return;
+    }
+    if (std::chrono::seconds(*wait) > plan_.retry_after_wait) {
+      note = absl::StrCat("#", denial->n, " said Retry-After: ", *wait, ", longer than ",
+                          FormatDuration(plan_.retry_after_wait), " (--retry-after-wait)");
+      return;
+    }
+    if (early && *wait < 2) {
+      note = absl::StrCat("#", denial->n, " said Retry-After: ", *wait,
+                          ", too short for a retry clearly before it");
+      return;
+    }
+    if (denial->answered - denial->sent > std::chrono::milliseconds(250)) {
+      note = absl::StrCat("#", denial->n, " took over 250 ms to answer");
+      return;
+    }
+    const int64_t denial_n = denial->n;
+    const Instant answered = denial->answered;
+    // The wait the server meant is over `wait` - 1 s, counted from no earlier than it was sent.
+    const Duration at = early ? std::chrono::seconds(*wait - 1) - std::chrono::milliseconds(500)
+                              : std::chrono::seconds(*wait) + std::chrono::milliseconds(100);
+    WaitUntil(answered + at);
+    const HttpExchange& retry = Send(user);
+    const Kind kind = KindOf(plan_, retry);
+    if (early && kind == Kind::kAdmitted) {
+      findings.push_back(
+          {"retry-after-dishonest",
+           absl::StrCat("#", retry.n, " was admitted ", FormatDuration(at), " after #", denial_n,
+                        " said Retry-After: ", *wait, " (a wait it did not need)"),
+           {denial_n, retry.n}});
+    } else if (!early && kind == Kind::kDenied) {
+      findings.push_back({"retry-after-dishonest",
+                          absl::StrCat("#", retry.n, " was denied again ", FormatDuration(at),
+                                       " after #", denial_n, " said Retry-After: ", *wait),
+                          {denial_n, retry.n}});
+    }
+  }
+
+  const ProbePlan& plan_;
+  const Policy& policy_;
+  const HttpUrl& url_;
+  const Clock& clock_;
+  int64_t next_n_;
+  std::function<bool()> stop_;
+};
+
+}  // namespace
+
 Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
                              const ProbeProgress& progress, const std::function<bool()>& stop) {
   if (Status s = CheckProbePlan(plan); !s.ok()) return s;
   const HttpUrl url = *ParseHttpUrl(plan.url);
+  // The Retry-After check takes its requests from the cap, when the cap leaves room for both.
+  const int64_t retry_budget = RetryAfterCheck::Budget(plan.policy);
+  const bool check_retry = plan.retry_after_wait > Duration(0) && !plan.policy_from_headers &&
+                           plan.max_requests >= 2 * retry_budget;
   HttpLoadOptions options;
   options.url = url;
   options.connections = plan.concurrency;
-  options.max_requests = plan.max_requests;
+  options.max_requests = plan.max_requests - (check_retry ? retry_budget : 0);
   options.max_per_second = plan.max_per_second;
   options.duration = plan.duration;
   options.timeout = plan.timeout;
@@ -388,12 +546,30 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
         absl::StrCat("not one of ", exchanges->size(),
                      " requests was answered; the first: ", exchanges->front().error));
   }
+  const int64_t first_retry_n = exchanges->back().n + 1;
   Result<ProbeResult> judged = JudgeProbe(plan, *std::move(exchanges));
   if (!judged.ok()) return judged.status();
   ProbeResult& r = *judged;
   r.start = start;
   r.elapsed = elapsed;
   r.interrupted = interrupted;
+  if (!check_retry) {
+    r.retry_after_note =
+        plan.retry_after_wait <= Duration(0) ? "--retry-after-wait 0"
+        : plan.policy_from_headers
+            ? "the model is learnt from the headers"
+            : absl::StrCat("--max-requests leaves no room for its ", retry_budget, " requests");
+  } else if (!interrupted && r.admitted + r.denied > 0) {
+    RetryAfterCheck retry(plan, r.policy, url, clock, first_retry_n,
+                          [&] { return interrupted = interrupted || (stop && stop()); });
+    retry.Run();
+    r.retry_after_note = absl::StrJoin(retry.notes, "; ");
+    r.retry_after_checked = retry.checked > 0;
+    std::move(retry.exchanges.begin(), retry.exchanges.end(), std::back_inserter(r.exchanges));
+    std::move(retry.findings.begin(), retry.findings.end(), std::back_inserter(r.findings));
+    r.elapsed = clock.Now() - start;
+    r.interrupted = interrupted;
+  }
   if (r.admitted + r.denied == 0) {
     std::map<int, int64_t> statuses;
     for (const HttpExchange& e : r.exchanges) {

@@ -52,6 +52,9 @@ struct ProbePlan {
   int64_t max_requests = 1000;
   double max_per_second = 50;
   Duration timeout = std::chrono::seconds(5);
+  // After the load, Retry-After's honesty is checked on two users of their own, when the wait
+  // it advertises is at most this (0: never); the check's requests come out of max_requests.
+  Duration retry_after_wait = std::chrono::seconds(10);
 };
 
 // InvalidArgument naming what is wrong: a URL that is not http://, a method that is not a token,
@@ -65,12 +68,16 @@ std::string DescribeProbePlan(const ProbePlan& plan);
 
 // The n-th request of `plan`, and the user it is for.
 OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n);
+// The same request as `user`.
+OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const std::string& user,
+                               int64_t n);
 std::string ProbeUser(const ProbePlan& plan, int64_t n);
 
 // The checks of what only HTTP shows, by name.
 inline constexpr std::string_view kProbeFindingChecks[] = {
-    "server-errors",         "retry-after-missing", "retry-after-too-long", "header-syntax",
-    "remaining-above-limit", "reset-in-the-past",   "reset-beyond-model"};
+    "server-errors",      "retry-after-missing",   "retry-after-too-long",
+    "header-syntax",      "remaining-above-limit", "reset-in-the-past",
+    "reset-beyond-model", "retry-after-dishonest"};
 
 // Something only HTTP shows, with the exchanges (by number) that show it.
 struct ProbeFinding {
@@ -96,6 +103,9 @@ struct ProbeResult {
   std::string promise;  // the invariant the promise is judged as
   std::vector<Violation> violations;
   std::vector<ProbeFinding> findings;
+  // Whether Retry-After's honesty was checked, and if not, why not.
+  bool retry_after_checked = false;
+  std::string retry_after_note;
 };
 
 using ProbeProgress = std::function<void(Duration elapsed, int64_t answered)>;

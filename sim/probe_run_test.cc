@@ -207,6 +207,64 @@ TEST(Probe, TheLimitAndWindowCanBeLearntFromTheHeaders) {
       << r.status();
 }
 
+// An anchored window of 2 per 2 s per user (opened by the user's first request), whose
+// Retry-After is the wait left, rounded up, plus `lie_s` (negative: less).
+HttpServer::Handler AnchoredLimiter(int64_t lie_s) {
+  struct State {
+    std::mutex mu;
+    std::map<std::string, std::pair<Instant, int64_t>> windows;  // opened at, count
+  };
+  auto state = std::make_shared<State>();
+  return [state, lie_s](const HttpRequest& request) {
+    constexpr Duration kWindow = std::chrono::seconds(2);
+    const Instant now = SystemClock().Now();
+    std::lock_guard lock(state->mu);
+    auto& [opened, count] = state->windows[request.path];
+    if (count == 0 || now >= opened + kWindow) {
+      opened = now;
+      count = 0;
+    }
+    if (count < kLimit) {
+      ++count;
+      return HttpResponse{200, {}, "{}"};
+    }
+    const int64_t wait = std::chrono::ceil<std::chrono::seconds>(opened + kWindow - now).count();
+    return HttpResponse{429, {{"Retry-After", absl::StrCat(wait + lie_s)}}, "{}"};
+  };
+}
+
+ProbePlan AnchoredPlan(const std::string& url) {
+  ProbePlan plan = PlanFor(url);
+  plan.policy = Policy::Window(Algorithm::kAnchoredWindow, kLimit, std::chrono::seconds(2));
+  plan.users = 1;
+  plan.max_requests = 40;
+  return plan;
+}
+
+TEST(Probe, AnHonestRetryAfterIsRetriedEarlyAndOnTimeAndNotAccused) {
+  Fixture honest(AnchoredLimiter(0));
+  const ProbeResult r = Probe(AnchoredPlan(honest.Url("/{user}")));
+  EXPECT_TRUE(r.retry_after_checked) << r.retry_after_note;
+  EXPECT_EQ(r.retry_after_note, "");
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().summary;
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front().ToString();
+}
+
+TEST(Probe, ARetryAfterLongerOrShorterThanTheWaitIsCaught) {
+  Fixture longer(AnchoredLimiter(2));
+  ProbeResult r = Probe(AnchoredPlan(longer.Url("/{user}")));
+  // 4 s is also longer than a window of 2 s ever makes anyone wait.
+  ASSERT_EQ(Checks(r), (std::vector<std::string>{"retry-after-too-long", "retry-after-dishonest"}));
+  EXPECT_NE(r.findings.back().summary.find("was admitted"), std::string::npos)
+      << r.findings.back().summary;
+  EXPECT_EQ(r.findings.back().exchanges.size(), 2u);
+  Fixture shorter(AnchoredLimiter(-1));
+  r = Probe(AnchoredPlan(shorter.Url("/{user}")));
+  ASSERT_EQ(Checks(r), std::vector<std::string>{"retry-after-dishonest"});
+  EXPECT_NE(r.findings.front().summary.find("was denied again"), std::string::npos)
+      << r.findings.front().summary;
+}
+
 TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
   ServeConfig config;
   config.rules = SeedServiceRules();

@@ -22,10 +22,10 @@ namespace {
 const PolicyDefaults kProbeDefaults = {
     .limit = 10, .window = std::chrono::minutes(1), .rate = 1.0, .burst = 10};
 
-Result<Duration> ParseProbeDuration(std::string_view text) {
+// A duration, or 0 (never).
+Result<Duration> ParseDurationOrZero(std::string_view text) {
   if (text == "0") return Duration(0);
-  if (std::optional<Duration> d = ParseDuration(text)) return *d;
-  return absl::InvalidArgumentError("'" + std::string(text) + "' is not a duration (e.g. 10s, 1m)");
+  return ParsePositiveDuration(text);
 }
 
 Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
@@ -117,7 +117,7 @@ class Probe final : public Command {
                   "start in unix seconds, so that a run does not meet the counts of the last)");
     c->add_option("--concurrency", plan_.concurrency, "Connections sending at once")
         ->capture_default_str();
-    AddParsed(*c, "--duration", plan_.duration, ParseProbeDuration,
+    AddParsed(*c, "--duration", plan_.duration, ParsePositiveDuration,
               "The longest it sends, e.g. 10s, 1m (default 10s, at most 1h)");
     c->add_option("--max-requests", plan_.max_requests,
                   "The most requests it sends (at most 1000000)")
@@ -125,11 +125,11 @@ class Probe final : public Command {
     c->add_option("--max-rps", plan_.max_per_second,
                   "The most requests a second it sends (at most 10000)")
         ->capture_default_str();
-    AddParsed(*c, "--retry-after-wait", plan_.retry_after_wait, ParseProbeDuration,
+    AddParsed(*c, "--retry-after-wait", plan_.retry_after_wait, ParseDurationOrZero,
               "After the load, retry two users of their own once denied: one clearly before "
               "its Retry-After is up (it must be denied), one just after (it must be admitted), "
               "when Retry-After is at most this (default 10s; 0 never)");
-    AddParsed(*c, "--timeout", plan_.timeout, ParseProbeDuration,
+    AddParsed(*c, "--timeout", plan_.timeout, ParsePositiveDuration,
               "How long an answer may take (default 5s, at most 1m)");
     c->add_flag("--json", json_, "Print the result as JSON");
     AddJunitOption(*c, junit_);

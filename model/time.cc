@@ -1,5 +1,6 @@
 #include "model/time.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
@@ -235,6 +236,12 @@ std::optional<Duration> ParseUtcOffset(std::string_view text) {
   if (hours > 23 || minutes > 59) return std::nullopt;
   const Duration d = std::chrono::hours(hours) + std::chrono::minutes(minutes);
   return text[0] == '-' ? -d : d;
+}
+
+Duration Percentile(std::vector<Duration>& durations, int p) {
+  if (durations.empty()) return Duration(0);
+  std::sort(durations.begin(), durations.end());
+  return durations[(durations.size() - 1) * static_cast<size_t>(p) / 100];
 }
 
 }  // namespace ratelab

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ratelab {
 
@@ -58,6 +59,8 @@ std::string FormatInstant(Instant t);
 std::string FormatInstantTo(Instant t, int digits);
 // "1m", "1.5s", "250ms", "3ns"; "never" for kNever.
 std::string FormatDuration(Duration d);
+// The p-th percentile (0 to 100) of `durations`, which it sorts; zero when there are none.
+Duration Percentile(std::vector<Duration>& durations, int p);
 // The same, cut down to `digits` decimals of a second (3: "58.908s", not "58.908221949s").
 std::string FormatDurationTo(Duration d, int digits);
 // Parses what FormatDuration writes, and sums such as "1m30s": each part a number (decimals

@@ -209,6 +209,13 @@ Status CheckProbePlan(const ProbePlan& plan) {
   for (const std::string& text : plan.denied_bodies) {
     if (text.empty()) return bad("--denied-if: body: needs the text to look for");
   }
+  if (!std::all_of(plan.user_prefix.begin(), plan.user_prefix.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '-' || c == '_' || c == '.';
+      })) {
+    return bad("--user-prefix: '" + plan.user_prefix +
+               "' may hold only letters, digits, '-', '_' and '.'");
+  }
   for (int status : plan.denied_statuses) {
     if (status < 100 || status > 599) {
       return bad(absl::StrCat("--denied-if: ", status, " is not an HTTP status (100 to 599)"));
@@ -363,12 +370,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
     if (kind == Kind::kAdmitted || kind == Kind::kDenied) event.decision = d;
   }
   r.findings = findings.Take(answers);
-  std::sort(latencies.begin(), latencies.end());
-  const auto percentile = [&](size_t p) {
-    return latencies.empty() ? Duration(0) : latencies[(latencies.size() - 1) * p / 100];
-  };
-  r.latency_p50 = percentile(50);
-  r.latency_p99 = percentile(99);
+  r.latency_p50 = Percentile(latencies, 50);
+  r.latency_p99 = Percentile(latencies, 99);
   r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
   const History judged = AtResolution(r.history, kProbeResolution);
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, kProbeResolution);

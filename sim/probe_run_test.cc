@@ -383,6 +383,8 @@ TEST(Probe, PlansWithoutCapsOrWithBadPartsAreRefused) {
               p.headers = {{"X-A", "1\r\nX-B: 2"}};
             }),
             "--header: the value of X-A has a line break");
+  EXPECT_EQ(problem([](ProbePlan& p) { p.user_prefix = "a\r\nX-Evil: 1"; }),
+            "--user-prefix: 'a\r\nX-Evil: 1' may hold only letters, digits, '-', '_' and '.'");
   EXPECT_EQ(problem([](ProbePlan& p) { p.denied_statuses = {42}; }),
             "--denied-if: 42 is not an HTTP status (100 to 599)");
 }

@@ -290,12 +290,8 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
     r.denied += e.denied() ? 1 : 0;
     latencies.push_back(e.complete - e.invoke);
   }
-  std::sort(latencies.begin(), latencies.end());
-  const auto percentile = [&](size_t p) {
-    return latencies.empty() ? Duration(0) : latencies[(latencies.size() - 1) * p / 100];
-  };
-  r.latency_p50 = percentile(50);
-  r.latency_p99 = percentile(99);
+  r.latency_p50 = Percentile(latencies, 50);
+  r.latency_p99 = Percentile(latencies, 99);
   r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
   for (const HistoryEvent& e : r.history) {
     if (e.failed()) {

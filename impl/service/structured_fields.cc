@@ -39,12 +39,9 @@ class Parser {
       Result<SfItem> item = Item();
       if (!item.ok()) return item.status();
       out.push_back(*std::move(item));
-      SkipWhitespace();
-      if (AtEnd()) return out;
-      if (Peek() != ',') return Error("expected ',' or the end after a member");
-      ++at_;
-      SkipWhitespace();
-      if (AtEnd()) return Error("a ',' with no member after it");
+      Result<bool> last = AfterMember();
+      if (!last.ok()) return last.status();
+      if (*last) return out;
     }
   }
 
@@ -75,16 +72,25 @@ class Parser {
       } else {
         out.emplace_back(*std::move(key), std::move(item));
       }
-      SkipWhitespace();
-      if (AtEnd()) return out;
-      if (Peek() != ',') return Error("expected ',' or the end after a member");
-      ++at_;
-      SkipWhitespace();
-      if (AtEnd()) return Error("a ',' with no member after it");
+      Result<bool> last = AfterMember();
+      if (!last.ok()) return last.status();
+      if (*last) return out;
     }
   }
 
  private:
+  // After a list's or a dictionary's member: true at the end; false past the ',' before the
+  // next member.
+  Result<bool> AfterMember() {
+    SkipWhitespace();
+    if (AtEnd()) return true;
+    if (Peek() != ',') return Error("expected ',' or the end after a member");
+    ++at_;
+    SkipWhitespace();
+    if (AtEnd()) return Error("a ',' with no member after it");
+    return false;
+  }
+
   bool AtEnd() const { return at_ >= text_.size(); }
   char Peek() const { return AtEnd() ? '\0' : text_[at_]; }
   void SkipSpaces() {

@@ -55,11 +55,14 @@ std::string DescribeExchange(const ProbePlan& plan, const ProbeResult& r, int64_
 }
 
 std::string RenderProbeText(const ProbePlan& plan, const ProbeResult& r) {
-  const int64_t answered = static_cast<int64_t>(r.exchanges.size()) - r.unanswered;
+  const int64_t load = static_cast<int64_t>(r.exchanges.size()) - r.retry_after_requests;
   std::string out = absl::StrCat(
-      "sent       ", r.exchanges.size(), " in ", Fixed(Seconds(r.elapsed), 1), " s; answered ",
-      answered, ": ", r.admitted, " admitted, ", r.denied, " denied, ", r.server_errors, " 5xx, ",
-      r.other, " other; ", r.unanswered, " without an answer\n");
+      "sent       ", load, " in ", Fixed(Seconds(r.elapsed), 1), " s",
+      r.retry_after_requests > 0
+          ? absl::StrCat(" (and ", r.retry_after_requests, " to retry Retry-After)")
+          : "",
+      "; answered ", load - r.unanswered, ": ", r.admitted, " admitted, ", r.denied, " denied, ",
+      r.server_errors, " 5xx, ", r.other, " other; ", r.unanswered, " without an answer\n");
   absl::StrAppend(&out, "latency    p50 ", Fixed(Seconds(r.latency_p50) * 1000, 3), " ms, p99 ",
                   Fixed(Seconds(r.latency_p99) * 1000, 3), " ms, from sent to answered\n");
   absl::StrAppend(&out, r.promise, " (", r.policy.ToString(),
@@ -131,7 +134,8 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
           {"promise", r.promise},
           {"seconds", Seconds(r.elapsed)},
           {"interrupted", r.interrupted},
-          {"sent", r.exchanges.size()},
+          {"sent", r.exchanges.size() - static_cast<size_t>(r.retry_after_requests)},
+          {"retry_after_requests", r.retry_after_requests},
           {"admitted", r.admitted},
           {"denied", r.denied},
           {"server_errors", r.server_errors},

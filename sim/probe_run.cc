@@ -568,6 +568,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
     retry.Run();
     r.retry_after_note = absl::StrJoin(retry.notes, "; ");
     r.retry_after_checked = retry.checked > 0;
+    r.retry_after_requests = static_cast<int64_t>(retry.exchanges.size());
     std::move(retry.exchanges.begin(), retry.exchanges.end(), std::back_inserter(r.exchanges));
     std::move(retry.findings.begin(), retry.findings.end(), std::back_inserter(r.findings));
     r.elapsed = clock.Now() - start;

@@ -106,6 +106,7 @@ struct ProbeResult {
   // Whether Retry-After's honesty was checked, and if not, why not.
   bool retry_after_checked = false;
   std::string retry_after_note;
+  int64_t retry_after_requests = 0;  // the check's, the last of `exchanges` (not in `history`)
 };
 
 using ProbeProgress = std::function<void(Duration elapsed, int64_t answered)>;

@@ -87,6 +87,17 @@ class Findings {
   std::map<std::string, Entry> entries_;
 };
 
+// The requests the Retry-After check may send for `policy`: for each of its two users, enough
+// to be denied, and the retry.
+int64_t RetryAfterBudget(const Policy& policy) { return 2 * (policy.limit + 4); }
+
+// Whether a run of `plan` checks Retry-After's honesty: asked to, with a known limit, and with
+// room under the cap (the check's requests come out of it, and leave the load at least as many).
+bool ChecksRetryAfter(const ProbePlan& plan) {
+  return plan.retry_after_wait > Duration(0) && !plan.policy_from_headers &&
+         plan.max_requests >= 2 * RetryAfterBudget(plan.policy);
+}
+
 // A reset header this large is a unix time (2001 on), not seconds from now.
 constexpr int64_t kUnixSecondsFrom = 1'000'000'000;
 
@@ -267,8 +278,9 @@ OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const 
 
 std::string DescribeProbePlan(const ProbePlan& plan) {
   std::string denied;
-  for (int status : plan.denied_statuses)
-    absl::StrAppend(&denied, denied.empty() ? "" : " or ", status);
+  for (int status : plan.denied_statuses) {
+    absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a ", status);
+  }
   std::string out = absl::StrCat("probe: ", plan.method, " ", plan.url, "\n");
   for (const HttpHeader& h : plan.headers) absl::StrAppend(&out, "  ", h.name, ": ", h.value, "\n");
   if (!plan.body.empty()) absl::StrAppend(&out, "  body: ", plan.body, "\n");
@@ -280,13 +292,13 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
   for (const std::string& text : plan.denied_bodies) {
     absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a body holding '", text, "'");
   }
-  absl::StrAppend(&out, "  a ", denied, " is a denial; held to ",
+  absl::StrAppend(&out, "  ", denied, " is a denial; held to ",
                   plan.policy_from_headers
                       ? absl::StrCat(std::string(Describe(plan.policy.algorithm).name),
                                      " with the limit and window its headers state")
                       : plan.policy.ToString(),
                   " per user\n");
-  if (plan.retry_after_wait > Duration(0)) {
+  if (ChecksRetryAfter(plan)) {
     absl::StrAppend(&out, "  then Retry-After retried on 2 users of their own, when it is at most ",
                     FormatDuration(plan.retry_after_wait), "\n");
   }
@@ -398,8 +410,7 @@ class RetryAfterCheck {
         next_n_(first_n),
         stop_(std::move(stop)) {}
 
-  // The requests each user may be sent: enough to be denied, and the retry.
-  static int64_t Budget(const Policy& policy) { return 2 * (policy.limit + 4); }
+  static int64_t Budget(const Policy& policy) { return RetryAfterBudget(policy); }
 
   void Run() {
     for (const bool early : {true, false}) {
@@ -523,10 +534,8 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
                              const ProbeProgress& progress, const std::function<bool()>& stop) {
   if (Status s = CheckProbePlan(plan); !s.ok()) return s;
   const HttpUrl url = *ParseHttpUrl(plan.url);
-  // The Retry-After check takes its requests from the cap, when the cap leaves room for both.
   const int64_t retry_budget = RetryAfterCheck::Budget(plan.policy);
-  const bool check_retry = plan.retry_after_wait > Duration(0) && !plan.policy_from_headers &&
-                           plan.max_requests >= 2 * retry_budget;
+  const bool check_retry = ChecksRetryAfter(plan);
   HttpLoadOptions options;
   options.url = url;
   options.connections = plan.concurrency;

@@ -22,15 +22,6 @@ constexpr Duration kProbeResolution = std::chrono::milliseconds(1);
 // Exchanges a finding lists as its examples.
 constexpr size_t kExamples = 3;
 
-bool IsTokenChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool IsToken(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), IsTokenChar);
-}
-
 std::string Filled(const std::string& text, const std::string& user, int64_t n) {
   return absl::StrReplaceAll(text, {{"{user}", user}, {"{n}", absl::StrCat(n)}});
 }
@@ -87,9 +78,13 @@ class Findings {
   std::map<std::string, Entry> entries_;
 };
 
-// The requests the Retry-After check may send for `policy`: for each of its two users, enough
-// to be denied, and the retry.
-int64_t RetryAfterBudget(const Policy& policy) { return 2 * (policy.limit + 4); }
+// The requests the Retry-After check sends one of its two users until it is denied: enough to
+// spend the limit and a few more.
+int64_t RetryAfterTries(const Policy& policy) { return policy.limit + 3; }
+
+// The requests the Retry-After check may send for `policy`: for each of its two users, its tries
+// and the retry.
+int64_t RetryAfterBudget(const Policy& policy) { return 2 * (RetryAfterTries(policy) + 1); }
 
 // Whether a run of `plan` checks Retry-After's honesty: asked to, with a known limit, and with
 // room under the cap (the check's requests come out of it, and leave the load at least as many).
@@ -207,9 +202,10 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
 Status CheckProbePlan(const ProbePlan& plan) {
   if (Result<HttpUrl> url = ParseHttpUrl(plan.url); !url.ok()) return url.status();
   const auto bad = [](std::string why) { return absl::InvalidArgumentError(std::move(why)); };
-  if (!IsToken(plan.method)) return bad("--method: '" + plan.method + "' is not an HTTP method");
+  if (!IsHttpToken(plan.method))
+    return bad("--method: '" + plan.method + "' is not an HTTP method");
   for (const HttpHeader& h : plan.headers) {
-    if (!IsToken(h.name)) return bad("--header: '" + h.name + "' is not a header name");
+    if (!IsHttpToken(h.name)) return bad("--header: '" + h.name + "' is not a header name");
     if (h.value.find_first_of("\r\n") != std::string::npos) {
       return bad("--header: the value of " + h.name + " has a line break");
     }
@@ -277,10 +273,6 @@ OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const 
 }
 
 std::string DescribeProbePlan(const ProbePlan& plan) {
-  std::string denied;
-  for (int status : plan.denied_statuses) {
-    absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a ", status);
-  }
   std::string out = absl::StrCat("probe: ", plan.method, " ", plan.url, "\n");
   for (const HttpHeader& h : plan.headers) absl::StrAppend(&out, "  ", h.name, ": ", h.value, "\n");
   if (!plan.body.empty()) absl::StrAppend(&out, "  body: ", plan.body, "\n");
@@ -289,6 +281,10 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
                   ", on ", plan.concurrency, " connection(s)\n");
   absl::StrAppend(&out, "  at most ", plan.max_requests, " requests, at most ", plan.max_per_second,
                   " a second, for at most ", FormatDuration(plan.duration), "\n");
+  std::string denied;
+  for (int status : plan.denied_statuses) {
+    absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a ", status);
+  }
   for (const std::string& text : plan.denied_bodies) {
     absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a body holding '", text, "'");
   }
@@ -410,8 +406,6 @@ class RetryAfterCheck {
         next_n_(first_n),
         stop_(std::move(stop)) {}
 
-  static int64_t Budget(const Policy& policy) { return RetryAfterBudget(policy); }
-
   void Run() {
     for (const bool early : {true, false}) {
       note.clear();
@@ -461,11 +455,9 @@ class RetryAfterCheck {
     }
   }
 
-  bool Denied(const HttpExchange& e) const { return KindOf(plan_, e) == Kind::kDenied; }
-
   void Check(const std::string& user, bool early) {
     const HttpExchange* denial = nullptr;
-    for (int64_t i = 0; i < Budget(policy_) / 2 - 1 && denial == nullptr; ++i) {
+    for (int64_t i = 0; i < RetryAfterTries(policy_) && denial == nullptr; ++i) {
       const HttpExchange& e = Send(user);
       const Kind kind = KindOf(plan_, e);
       if (kind == Kind::kDenied) denial = &e;
@@ -475,7 +467,7 @@ class RetryAfterCheck {
       }
     }
     if (denial == nullptr) {
-      note = absl::StrCat(user, " was not denied in ", Budget(policy_) / 2 - 1, " requests");
+      note = absl::StrCat(user, " was not denied in ", RetryAfterTries(policy_), " requests");
       return;
     }
     const std::optional<std::string_view> header = FindHeader(denial->headers, "Retry-After");
@@ -534,7 +526,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
                              const ProbeProgress& progress, const std::function<bool()>& stop) {
   if (Status s = CheckProbePlan(plan); !s.ok()) return s;
   const HttpUrl url = *ParseHttpUrl(plan.url);
-  const int64_t retry_budget = RetryAfterCheck::Budget(plan.policy);
+  const int64_t retry_budget = RetryAfterBudget(plan.policy);
   const bool check_retry = ChecksRetryAfter(plan);
   HttpLoadOptions options;
   options.url = url;
@@ -544,10 +536,11 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   options.duration = plan.duration;
   options.timeout = plan.timeout;
   bool interrupted = false;
+  const auto asked_to_stop = [&] { return interrupted = interrupted || (stop && stop()); };
   const Instant start = clock.Now();
   Result<std::vector<HttpExchange>> exchanges = RunHttpLoad(
       options, clock, [&](int64_t n) { return ProbeRequest(plan, url, n); }, progress,
-      [&] { return interrupted = interrupted || (stop && stop()); });
+      asked_to_stop);
   if (!exchanges.ok()) return exchanges.status();
   const Duration elapsed = clock.Now() - start;
   if (exchanges->empty()) return absl::UnavailableError("no request was sent");
@@ -565,24 +558,6 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   r.start = start;
   r.elapsed = elapsed;
   r.interrupted = interrupted;
-  if (!check_retry) {
-    r.retry_after_note =
-        plan.retry_after_wait <= Duration(0) ? "--retry-after-wait 0"
-        : plan.policy_from_headers
-            ? "the model is learnt from the headers"
-            : absl::StrCat("--max-requests leaves no room for its ", retry_budget, " requests");
-  } else if (!interrupted && r.admitted + r.denied > 0) {
-    RetryAfterCheck retry(plan, r.policy, url, clock, first_retry_n,
-                          [&] { return interrupted = interrupted || (stop && stop()); });
-    retry.Run();
-    r.retry_after_note = absl::StrJoin(retry.notes, "; ");
-    r.retry_after_checked = retry.checked > 0;
-    r.retry_after_requests = static_cast<int64_t>(retry.exchanges.size());
-    std::move(retry.exchanges.begin(), retry.exchanges.end(), std::back_inserter(r.exchanges));
-    std::move(retry.findings.begin(), retry.findings.end(), std::back_inserter(r.findings));
-    r.elapsed = clock.Now() - start;
-    r.interrupted = interrupted;
-  }
   if (r.admitted + r.denied == 0) {
     std::map<int, int64_t> statuses;
     for (const HttpExchange& e : r.exchanges) {
@@ -596,6 +571,23 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
         "no answer was an admission (2xx, 3xx) or a denial, so nothing can be judged: " + seen +
         " (check the URL, --method, --header and --body; --denied-if names other denial "
         "statuses)");
+  }
+  if (!check_retry) {
+    r.retry_after_note =
+        plan.retry_after_wait <= Duration(0) ? "--retry-after-wait 0"
+        : plan.policy_from_headers
+            ? "the model is learnt from the headers"
+            : absl::StrCat("--max-requests leaves no room for its ", retry_budget, " requests");
+  } else if (!interrupted) {
+    RetryAfterCheck retry(plan, r.policy, url, clock, first_retry_n, asked_to_stop);
+    retry.Run();
+    r.retry_after_note = absl::StrJoin(retry.notes, "; ");
+    r.retry_after_checked = retry.checked > 0;
+    r.retry_after_requests = static_cast<int64_t>(retry.exchanges.size());
+    std::move(retry.exchanges.begin(), retry.exchanges.end(), std::back_inserter(r.exchanges));
+    std::move(retry.findings.begin(), retry.findings.end(), std::back_inserter(r.findings));
+    r.elapsed = clock.Now() - start;
+    r.interrupted = interrupted;
   }
   return judged;
 }

@@ -18,6 +18,11 @@ struct HttpHeader {
   bool operator==(const HttpHeader&) const = default;
 };
 
+// A tchar of RFC 9110 (what a method, a header's name or a token is made of), and a token: one
+// or more of them.
+bool IsHttpTokenChar(char c);
+bool IsHttpToken(std::string_view text);
+
 // The first of `headers` called `name` (case-insensitive), or nothing.
 std::optional<std::string_view> FindHeader(const std::vector<HttpHeader>& headers,
                                            std::string_view name);

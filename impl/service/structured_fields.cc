@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "impl/service/http.h"
+
 namespace ratelab {
 
 namespace {
@@ -10,10 +12,6 @@ namespace {
 bool LcAlpha(char c) { return c >= 'a' && c <= 'z'; }
 bool Alpha(char c) { return LcAlpha(c) || (c >= 'A' && c <= 'Z'); }
 bool Digit(char c) { return c >= '0' && c <= '9'; }
-// tchar of RFC 9110.
-bool TChar(char c) {
-  return Alpha(c) || Digit(c) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string::npos;
-}
 bool Base64(char c) { return Alpha(c) || Digit(c) || c == '+' || c == '/' || c == '='; }
 
 constexpr std::array<std::pair<SfBareItem::Kind, std::string_view>, 6> kKindNames = {{
@@ -213,7 +211,7 @@ class Parser {
   Result<SfBareItem> Token() {
     const size_t start = at_;
     ++at_;
-    while (!AtEnd() && (TChar(Peek()) || Peek() == ':' || Peek() == '/')) ++at_;
+    while (!AtEnd() && (IsHttpTokenChar(Peek()) || Peek() == ':' || Peek() == '/')) ++at_;
     return SfBareItem{SfBareItem::Kind::kToken, 0, std::string(text_.substr(start, at_ - start))};
   }
 

@@ -11,12 +11,6 @@ namespace ratelab {
 
 namespace {
 
-// The headers a witness shows: those a rate limiter answers with.
-constexpr std::array<std::string_view, 6> kShownHeaders = {
-    "X-RateLimit-Limit", "X-RateLimit-Remaining",
-    "X-RateLimit-Reset", "RateLimit-Policy",
-    "RateLimit",         "Retry-After"};
-
 constexpr size_t kWitnessShown = 16;
 
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
@@ -46,7 +40,7 @@ std::string DescribeExchange(const ProbePlan& plan, const ProbeResult& r, int64_
   std::string out = absl::StrCat("+", Fixed(Seconds(e->sent - r.start), 3), "s..+",
                                  Fixed(Seconds(e->answered - r.start), 3), "s  #", n, " ",
                                  ProbeUser(plan, n), "  ", Outcome(*e));
-  for (std::string_view name : kShownHeaders) {
+  for (std::string_view name : kProbeHeaders) {
     if (std::optional<std::string_view> v = FindHeader(e->headers, name)) {
       absl::StrAppend(&out, "  ", std::string(name), ": ", std::string(*v));
     }
@@ -102,7 +96,7 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
       j["status"] = e->status;
       if (!e->error.empty()) j["error"] = e->error;
       nlohmann::json headers = nlohmann::json::object();
-      for (std::string_view name : kShownHeaders) {
+      for (std::string_view name : kProbeHeaders) {
         if (std::optional<std::string_view> v = FindHeader(e->headers, name)) {
           headers[std::string(name)] = std::string(*v);
         }

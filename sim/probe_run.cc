@@ -19,6 +19,10 @@ namespace {
 // taken at a floored instant is never judged outside its interval.
 constexpr Duration kProbeResolution = std::chrono::milliseconds(1);
 
+std::vector<std::string> KeptHeaders() {
+  return {std::begin(kProbeHeaders), std::end(kProbeHeaders)};
+}
+
 // Exchanges a finding lists as its examples.
 constexpr size_t kExamples = 3;
 
@@ -439,6 +443,7 @@ class RetryAfterCheck {
     o.max_per_second = plan_.max_per_second;
     o.duration = plan_.timeout + std::chrono::seconds(1);
     o.timeout = plan_.timeout;
+    o.kept_headers = KeptHeaders();
     const int64_t n = next_n_++;
     Result<std::vector<HttpExchange>> sent =
         RunHttpLoad(o, clock_, [&](int64_t) { return ProbeRequestAs(plan_, url_, user, n); });
@@ -535,6 +540,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   options.max_per_second = plan.max_per_second;
   options.duration = plan.duration;
   options.timeout = plan.timeout;
+  options.kept_headers = KeptHeaders();
   bool interrupted = false;
   const auto asked_to_stop = [&] { return interrupted = interrupted || (stop && stop()); };
   const Instant start = clock.Now();

@@ -73,6 +73,12 @@ OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const 
                                int64_t n);
 std::string ProbeUser(const ProbePlan& plan, int64_t n);
 
+// The answer's headers a probe reads (and keeps: every other is dropped as it arrives).
+inline constexpr std::string_view kProbeHeaders[] = {
+    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",   "RateLimit-Policy",
+    "RateLimit",         "RateLimit-Limit",       "RateLimit-Remaining", "RateLimit-Reset",
+    "Retry-After"};
+
 // The checks of what only HTTP shows, by name.
 inline constexpr std::string_view kProbeFindingChecks[] = {
     "server-errors",      "retry-after-missing",   "retry-after-too-long",

@@ -360,6 +360,21 @@ TEST(Probe, NothingListeningOrNothingJudgeableIsAnErrorNotAPass) {
   EXPECT_NE(r.status().message().find("12 x 404"), std::string::npos) << r.status();
 }
 
+// A run holds every exchange until it ends: only the headers the probe reads are kept.
+TEST(Probe, KeepsOnlyTheHeadersItReads) {
+  Fixture chatty([](const HttpRequest&) {
+    return HttpResponse{
+        200, {{"X-Junk", std::string(4000, 'j')}, {"x-ratelimit-limit", "2"}}, "{}"};
+  });
+  ProbePlan plan = PlanFor(chatty.Url("/"));
+  plan.max_requests = 3;
+  const ProbeResult r = Probe(plan);
+  ASSERT_EQ(r.exchanges.size(), 3u);
+  for (const HttpExchange& e : r.exchanges) {
+    EXPECT_EQ(e.headers, (std::vector<HttpHeader>{{"x-ratelimit-limit", "2"}}));
+  }
+}
+
 TEST(Probe, PlansWithoutCapsOrWithBadPartsAreRefused) {
   const auto problem = [](auto change) {
     ProbePlan plan = PlanFor("http://127.0.0.1:1/x");

@@ -132,8 +132,15 @@ class Connection {
     ex.answered = shared_.clock.Now();
     const http::response<http::string_body>& answer = parser.get();
     ex.status = static_cast<int>(answer.result_int());
+    const std::vector<std::string>& kept = shared_.options.kept_headers;
     for (const auto& field : answer) {
-      ex.headers.push_back({std::string(field.name_string()), std::string(field.value())});
+      const beast::string_view name = field.name_string();
+      if (!kept.empty() && std::none_of(kept.begin(), kept.end(), [&](const std::string& k) {
+            return beast::iequals(name, k);
+          })) {
+        continue;
+      }
+      ex.headers.push_back({std::string(name), std::string(field.value())});
     }
     ex.body = answer.body().substr(0, kHttpLoadBodyKept);
     if (!answer.keep_alive()) stream_.reset();

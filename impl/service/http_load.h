@@ -47,7 +47,7 @@ struct HttpExchange {
   Instant answered{};               // when the answer was read, or when it was given up
   int status = 0;                   // 0: no answer (see `error`)
   std::string error;                // why there was no answer
-  std::vector<HttpHeader> headers;  // the answer's, in order
+  std::vector<HttpHeader> headers;  // the answer's that HttpLoadOptions::kept, in order
   std::string body;                 // its first kHttpLoadBodyKept bytes
   bool answered_ok() const { return status != 0; }
 };
@@ -61,6 +61,9 @@ struct HttpLoadOptions {
   double max_per_second = 50;   // the n-th request is not sent before start + n / this
   Duration duration = std::chrono::seconds(10);  // none is sent after start + this
   Duration timeout = std::chrono::seconds(5);    // to connect, and for each exchange
+  // The answer's headers an exchange keeps (none: every one). A run holds every exchange until
+  // it ends, so a caller that reads a few headers keeps only those.
+  std::vector<std::string> kept_headers;
 };
 
 // Told about once a second: how long, how many answered.

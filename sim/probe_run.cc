@@ -90,11 +90,25 @@ int64_t RetryAfterTries(const Policy& policy) { return policy.limit + 3; }
 // and the retry.
 int64_t RetryAfterBudget(const Policy& policy) { return 2 * (RetryAfterTries(policy) + 1); }
 
-// Whether a run of `plan` checks Retry-After's honesty: asked to, with a known limit, and with
-// room under the cap (the check's requests come out of it, and leave the load at least as many).
-bool ChecksRetryAfter(const ProbePlan& plan) {
-  return plan.retry_after_wait > Duration(0) && !plan.policy_from_headers &&
-         plan.max_requests >= 2 * RetryAfterBudget(plan.policy);
+// The most tries the Retry-After check makes a user (it sends them one at a time, so a larger
+// limit would take it far past the load's duration).
+constexpr int64_t kRetryAfterMostTries = 100;
+
+// Why a run of `plan` does not check Retry-After's honesty, or nothing when it does: it must be
+// asked to, know the limit, have a limit it can spend one request at a time, and room under the
+// cap (the check's requests come out of it, and leave the load at least as many).
+std::optional<std::string> WhyNoRetryAfterCheck(const ProbePlan& plan) {
+  if (plan.retry_after_wait <= Duration(0)) return "--retry-after-wait 0";
+  if (plan.policy_from_headers) return "the model is learnt from the headers";
+  if (RetryAfterTries(plan.policy) > kRetryAfterMostTries) {
+    return absl::StrCat("a limit of ", plan.policy.limit,
+                        " is too many to spend one request at a time");
+  }
+  if (plan.max_requests < 2 * RetryAfterBudget(plan.policy)) {
+    return absl::StrCat("--max-requests leaves no room for its ", RetryAfterBudget(plan.policy),
+                        " requests");
+  }
+  return std::nullopt;
 }
 
 // A reset header this large is a unix time (2001 on), not seconds from now.
@@ -298,7 +312,7 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
                                      " with the limit and window its headers state")
                       : plan.policy.ToString(),
                   " per user\n");
-  if (ChecksRetryAfter(plan)) {
+  if (!WhyNoRetryAfterCheck(plan)) {
     absl::StrAppend(&out, "  then Retry-After retried on 2 users of their own, when it is at most ",
                     FormatDuration(plan.retry_after_wait), "\n");
   }
@@ -531,12 +545,11 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
                              const ProbeProgress& progress, const std::function<bool()>& stop) {
   if (Status s = CheckProbePlan(plan); !s.ok()) return s;
   const HttpUrl url = *ParseHttpUrl(plan.url);
-  const int64_t retry_budget = RetryAfterBudget(plan.policy);
-  const bool check_retry = ChecksRetryAfter(plan);
+  const std::optional<std::string> no_retry_check = WhyNoRetryAfterCheck(plan);
   HttpLoadOptions options;
   options.url = url;
   options.connections = plan.concurrency;
-  options.max_requests = plan.max_requests - (check_retry ? retry_budget : 0);
+  options.max_requests = plan.max_requests - (no_retry_check ? 0 : RetryAfterBudget(plan.policy));
   options.max_per_second = plan.max_per_second;
   options.duration = plan.duration;
   options.timeout = plan.timeout;
@@ -578,12 +591,8 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
         " (check the URL, --method, --header and --body; --denied-if names other denial "
         "statuses)");
   }
-  if (!check_retry) {
-    r.retry_after_note =
-        plan.retry_after_wait <= Duration(0) ? "--retry-after-wait 0"
-        : plan.policy_from_headers
-            ? "the model is learnt from the headers"
-            : absl::StrCat("--max-requests leaves no room for its ", retry_budget, " requests");
+  if (no_retry_check) {
+    r.retry_after_note = *no_retry_check;
   } else if (!interrupted) {
     RetryAfterCheck retry(plan, r.policy, url, clock, first_retry_n, asked_to_stop);
     retry.Run();

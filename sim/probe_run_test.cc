@@ -250,6 +250,21 @@ TEST(Probe, AnHonestRetryAfterIsRetriedEarlyAndOnTimeAndNotAccused) {
   EXPECT_TRUE(r.violations.empty()) << r.violations.front().ToString();
 }
 
+TEST(Probe, TheRetryAfterCheckSaysWhyItDoesNotRun) {
+  Fixture honest(AnchoredLimiter(0));
+  ProbePlan plan = AnchoredPlan(honest.Url("/{user}"));
+  plan.retry_after_wait = Duration(0);
+  EXPECT_EQ(Probe(plan).retry_after_note, "--retry-after-wait 0");
+  plan = AnchoredPlan(honest.Url("/{user}"));
+  plan.policy.limit = 1000;  // 1003 tries a user, one at a time: too slow to be worth it
+  plan.max_requests = 5000;
+  plan.duration = std::chrono::milliseconds(200);
+  const ProbeResult r = Probe(plan);
+  EXPECT_FALSE(r.retry_after_checked);
+  EXPECT_EQ(r.retry_after_note, "a limit of 1000 is too many to spend one request at a time");
+  EXPECT_EQ(r.retry_after_requests, 0);
+}
+
 TEST(Probe, ARetryAfterLongerOrShorterThanTheWaitIsCaught) {
   Fixture longer(AnchoredLimiter(2));
   ProbeResult r = Probe(AnchoredPlan(longer.Url("/{user}")));

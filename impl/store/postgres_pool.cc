@@ -231,8 +231,17 @@ void PgPool::Answer(PendingStep& step, Result<SqlReply> answer) {
 }
 
 void PgPool::SendWaiting() {
-  for (size_t i = 0; i < connections_.size() && !waiting_.empty();) {
-    Connection& c = *connections_[i];
+  if (waiting_.empty()) return;
+  // Open connections first: one the server dropped fails its step and is closed, rather than
+  // waiting, stale, behind a closed one that cannot connect.
+  std::vector<Connection*> order;
+  for (const bool open : {true, false}) {
+    for (const auto& c : connections_) {
+      if ((c->pg != nullptr) == open) order.push_back(c.get());
+    }
+  }
+  for (size_t i = 0; i < order.size() && !waiting_.empty();) {
+    Connection& c = *order[i];
     if (c.step != nullptr) {
       ++i;
       continue;

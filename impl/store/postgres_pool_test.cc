@@ -157,6 +157,32 @@ TEST(PgPoolTest, AKilledServerFailsTheStepsInFlightAndTheNextRunConnectsAgain) {
   }
 }
 
+// A run tries the pool's open connections before its closed ones: while the server is down, a
+// connection the server dropped fails its step and is closed, so once the server is back, every
+// step of the next run connects again rather than meeting a stale connection.
+TEST(PgPoolTest, WhileTheServerIsDownEveryStaleConnectionIsTriedAndClosed) {
+  RATELAB_START_POSTGRES(server, PostgresServerOptions{});
+  PgPool pool(server->conninfo(), 2);
+  for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
+    ASSERT_TRUE(r.ok()) << r.status();
+  }
+  // A restart leaves both connections stale; one step finds its own so, and closes it.
+  ASSERT_TRUE(server->Restart().ok());
+  const std::vector<Result<SqlReply>> one = AskMany(pool, 1, kPoolDouble, Params{"1"});
+  ASSERT_FALSE(one[0].ok());
+  EXPECT_TRUE(absl::IsUnavailable(one[0].status())) << one[0].status();
+  // Down: one connection closed, one stale. Both steps fail, and the stale one is closed too.
+  ASSERT_TRUE(server->Kill().ok());
+  for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
+  }
+  ASSERT_TRUE(server->Launch().ok());
+  for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
+    EXPECT_TRUE(r.ok()) << r.status();
+  }
+}
+
 // Two statements in one step: the second is refused, and the step's answer says why.
 Task<Result<SqlReply>> AskTwiceInOneStep(Context& ctx, Sql& sql) {
   co_return co_await ctx.Step("twice", [&] {

@@ -5,6 +5,8 @@
 // Exit status: 0 nothing found, 1 the promise was broken or HTTP showed a finding, 2 bad input or
 // a server that answered nothing that can be judged.
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <optional>
 
 #include "cli/command.h"
 #include "cli/exit_codes.h"
@@ -12,6 +14,7 @@
 #include "cli/options.h"
 #include "cli/policy_flags.h"
 #include "impl/core/system_clock.h"
+#include "reports/output_dir.h"
 #include "reports/probe_report.h"
 #include "sim/probe_run.h"
 
@@ -39,6 +42,23 @@ Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
   return HttpHeader{std::string(text.substr(0, colon)), std::string(value)};
 }
 
+Result<ProbeTraffic> ParseTraffic(std::string_view text) {
+  if (std::optional<ProbeTraffic> t = ProbeTrafficNamed(text)) return *t;
+  std::string names;
+  for (const ProbeTrafficInfo& t : kProbeTraffic) {
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
+  }
+  return absl::InvalidArgumentError("'" + std::string(text) + "' is not a traffic (" + names + ")");
+}
+
+std::string TrafficHelp() {
+  std::string help = "How the requests are spread (default steady):";
+  for (const ProbeTrafficInfo& t : kProbeTraffic) {
+    help += "\n  " + std::string(t.name) + ": " + std::string(t.summary);
+  }
+  return help;
+}
+
 Result<int> ParseStatus(std::string_view text) {
   const Result<int64_t> n = ParsePositiveInteger(text);
   if (!n.ok() || *n < 100 || *n > 599) {
@@ -62,8 +82,9 @@ class Probe final : public Command {
         "is reported. Besides it: 5xx answers, a denial without Retry-After or with one longer "
         "than the model ever waits, X-RateLimit-* and IETF RateLimit / RateLimit-Policy headers "
         "that break their grammar, a Remaining above the limit. What it will send is printed "
-        "before it starts; it never sends more than --max-requests, faster than --max-rps or "
-        "longer than --duration. Only http:// (no TLS).");
+        "before it starts; it never sends more than --max-requests, more than --max-rps in any "
+        "second, or for longer than --duration. --traffic boundary first sends one request to "
+        "learn the window's edge from its reset header. Only http:// (no TLS).");
     c->add_option("url", plan_.url,
                   "The endpoint, http://host[:port]/path ({user} and {n} "
                   "are filled in)")
@@ -112,6 +133,12 @@ class Probe final : public Command {
                 "--window); window models only");
     c->add_option("--users", plan_.users, "Users the requests go round ({user})")
         ->capture_default_str();
+    AddParsed(*c, "--traffic", plan_.traffic, ParseTraffic, TrafficHelp());
+    c->add_option("--burst-size", plan_.burst_size,
+                  "bursts: the requests in each (default: twice the limit)")
+        ->type_name("N");
+    AddParsed(*c, "--seed", plan_.seed, ParseSeed, "poisson: the seed of its gaps and users")
+        ->default_str("1");
     c->add_option("--user-prefix", user_prefix_,
                   "What {user} starts with; the user's number follows (default probe-S-, S the "
                   "start in unix seconds, so that a run does not meet the counts of the last)");
@@ -123,7 +150,7 @@ class Probe final : public Command {
                   "The most requests it sends (at most 1000000)")
         ->capture_default_str();
     c->add_option("--max-rps", plan_.max_per_second,
-                  "The most requests a second it sends (at most 10000)")
+                  "The most requests it sends in any second (at most 10000)")
         ->capture_default_str();
     AddParsed(*c, "--retry-after-wait", plan_.retry_after_wait, ParseDurationOrZero,
               "After the load, retry two users of their own once denied: one clearly before "
@@ -133,6 +160,10 @@ class Probe final : public Command {
               "How long an answer may take (default 5s, at most 1m)");
     c->add_flag("--json", json_, "Print the result as JSON");
     AddJunitOption(*c, junit_);
+    c->add_option("--out", out_,
+                  "Also write the report into this directory: report.html, report.md, "
+                  "report.json and junit.xml");
+    AddForceFlag(*c, force_);
     return c;
   }
 
@@ -146,6 +177,12 @@ class Probe final : public Command {
             ? "probe-" + std::to_string(ToUnixNanos(clock.Now()) / 1'000'000'000) + "-"
             : user_prefix_;
     if (Status s = CheckProbePlan(plan_); !s.ok()) return s;
+    std::optional<OutputDir> dir;
+    if (!out_.empty()) {
+      Result<OutputDir> prepared = OutputDir::Prepare(out_, force_, "--out");
+      if (!prepared.ok()) return prepared.status();
+      dir = *std::move(prepared);
+    }
     err << DescribeProbePlan(plan_) << std::flush;
     const InterruptHandler interrupts;
     Result<ProbeResult> result = RunProbe(
@@ -160,9 +197,15 @@ class Probe final : public Command {
       err << "interrupted after " << FormatDuration(result->elapsed)
           << ": what was answered until then, judged\n";
     }
-    out << (json_ ? ProbeJson(plan_, *result).dump(2) + "\n" : RenderProbeText(plan_, *result));
+    out << (json_ ? ProbeJson(plan_, *result).dump(2) + "\n" : RenderProbeText(*result));
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderProbeJunit(plan_, *result)); !s.ok()) return s;
+    }
+    if (dir) {
+      Result<std::string> html = WriteProbeReport(plan_, *result, *dir);
+      if (!html.ok()) return html.status();
+      err << "report: " << std::filesystem::absolute(*html).string()
+          << "\n  also report.md, report.json, junit.xml, beside it\n";
     }
     if (result->interrupted) return kExitInterrupted;
     return result->violations.empty() && result->findings.empty() ? kExitOk : kExitViolation;
@@ -175,6 +218,8 @@ class Probe final : public Command {
   PolicyFlags policy_;
   bool json_ = false;
   std::string junit_;
+  std::string out_;
+  bool force_ = false;
 };
 
 }  // namespace

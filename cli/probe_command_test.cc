@@ -50,7 +50,7 @@ TEST(ProbeCommand, SaysWhatItWillSendThenFindsTheOverAdmission) {
                "--max-requests", "6", "--max-rps", "200", "--json", "--junit", junit});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
   EXPECT_NE(r.err.find("probe: GET " + server.url()), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("at most 6 requests, at most 200 a second, for at most 10s"),
+  EXPECT_NE(r.err.find("at most 6 requests, at most 200 in any second, for at most 10s"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("{user} = probe-"), std::string::npos) << r.err;
@@ -64,6 +64,44 @@ TEST(ProbeCommand, SaysWhatItWillSendThenFindsTheOverAdmission) {
   std::ifstream in(junit);
   const std::string xml((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
+}
+
+TEST(ProbeCommand, WritesItsReportIntoADirectory) {
+  AdmitsAll server;
+  const std::string dir = ::testing::TempDir() + "/probe-report";
+  fs::remove_all(dir);
+  const CliOutcome r =
+      Ratelab({"probe", server.url(), "--model", "fixed-window", "--limit", "2", "--window", "1m",
+               "--traffic", "bursts", "--burst-size", "5", "--max-rps", "200", "--out", dir});
+  EXPECT_EQ(r.exit, kExitViolation) << r.err;
+  EXPECT_NE(r.err.find("traffic bursts: --burst-size requests at once"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("/probe-report/report.html"), std::string::npos) << r.err;
+  const auto read = [&](const std::string& name) {
+    std::ifstream in(dir + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  const std::string md = read("report.md");
+  EXPECT_NE(md.find("**The promise was BROKEN, and 0 check(s) of the answers failed.**"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| aligned-window-cap (fixed-window 2 per 1m per user) | broken for 1 user |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("<details><summary>aligned-window-cap, user probe-"), std::string::npos) << md;
+  const std::string html = read("report.html");
+  EXPECT_NE(html.find("<h2>Witnesses</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"bad\">broken for 1 user</td>"), std::string::npos) << html;
+  EXPECT_EQ(nlohmann::json::parse(read("report.json"))["admitted"], 5);
+  EXPECT_NE(read("junit.xml").find("<failure"), std::string::npos);
+  EXPECT_NE(read(".ratelab-files").find("report.md"), std::string::npos);
+  // A directory holding files ratelab did not write is refused before anything is sent.
+  std::ofstream(dir + "/mine.txt") << "keep";
+  const CliOutcome refused =
+      Ratelab({"probe", server.url(), "--model", "fixed-window", "--out", dir});
+  EXPECT_EQ(refused.exit, kExitBadInput) << refused.err;
+  EXPECT_NE(refused.err.find("--out"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("probe: GET"), std::string::npos) << refused.err;
 }
 
 TEST(ProbeCommand, BadFlagsAreRefusedBeforeAnythingIsSent) {
@@ -87,6 +125,8 @@ TEST(ProbeCommand, BadFlagsAreRefusedBeforeAnythingIsSent) {
           "give --rate and --burst, not --limit and --window");
   refused({"http://127.0.0.1:1/", "--model", "leaky"}, "unknown algorithm 'leaky'");
   refused({"http://127.0.0.1:1/"}, "--model is required");
+  refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--traffic", "waves"},
+          "--traffic: 'waves' is not a traffic (steady, poisson, bursts, boundary)");
 }
 
 TEST(ProbeCommand, AServerThatIsNotThereIsAnErrorNotAPass) {

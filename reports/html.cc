@@ -17,27 +17,11 @@ using view_parts::CheckTitle;
 using view_parts::Claim;
 using view_parts::Escape;
 using view_parts::Fixed;
+using view_parts::HtmlTable;
 using view_parts::Offset;
 using view_parts::OnClock;
 using view_parts::Rows;
 using view_parts::Verdict;
-
-std::string HtmlTable(const Rows& rows) {
-  std::string s = "<table>\n<tr>";
-  for (const std::string& h : rows[0]) s += "<th>" + Escape(h) + "</th>";
-  s += "</tr>\n";
-  for (size_t i = 1; i < rows.size(); ++i) {
-    s += "<tr>";
-    for (const std::string& cell : rows[i]) {
-      const char* cls = cell.rfind("broken", 0) == 0 ? " class=\"bad\""
-                        : cell == "kept"             ? " class=\"good\""
-                                                     : "";
-      s += std::string("<td") + cls + ">" + Escape(cell) + "</td>";
-    }
-    s += "</tr>\n";
-  }
-  return s + "</table>\n";
-}
 
 // When, `at_s` after the run's start, on the scenario's clock without the date (the table's
 // header has it); seconds since the start in a report that has no start.
@@ -196,33 +180,12 @@ std::string Violations(const RunReport& r) {
   return s;
 }
 
-constexpr char kStyle[] = R"(
-body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; color: #222; line-height: 1.4; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 1em 0; font-size: .9em; }
-th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.good, tr.good td { background: #e6f4e6; } td.bad, tr.bad td { background: #fbe3e3; }
-code, pre { background: #f6f6f6; padding: .1em .3em; }
-pre { padding: .6em; overflow-x: auto; }
-figure { margin: 1.5em 0; } figcaption { color: #555; font-size: .9em; }
-figure svg { width: 100%; height: auto; }
-.summary { margin-bottom: .2em; }
-nav.contents { font-size: .9em; margin: .5em 0 1em; }
-summary { cursor: pointer; } summary h3 { display: inline; font-size: 1.05em; }
-details { margin: .8em 0; }
-h2, h3, summary { break-after: avoid; page-break-after: avoid; }
-.advice { font-size: 1.05em; } .explain { color: #444; font-size: .9em; }
-@media print { h2 { page-break-before: auto; } figure, table { page-break-inside: avoid; } }
-)";
-
 }  // namespace
 
 std::string RenderHtml(const RunReport& r, const std::map<std::string, std::string>& svgs,
                        const std::string& plot_error) {
   const std::string title = view_parts::Title(r);
-  std::string s = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                  Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  std::string s = view_parts::HtmlPageStart(title);
   s += "<h1>" + Escape(title) + "</h1>\n";
   if (!r.description.empty()) s += "<p>" + Escape(r.description) + "</p>\n";
   std::vector<Section> sections = {kRecommendation};

@@ -7,30 +7,6 @@ namespace ratelab {
 
 namespace {
 
-// A Markdown table cell: a '|' escaped.
-std::string Cell(std::string v) {
-  for (size_t at = v.find('|'); at != std::string::npos; at = v.find('|', at + 2)) {
-    v.replace(at, 1, "\\|");
-  }
-  return v;
-}
-
-// `rows` (header first) as a Markdown table, the first `left` columns left-aligned.
-std::string Table(const view_parts::Rows& rows, size_t left) {
-  std::string s;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    s += "|";
-    for (const std::string& c : rows[i]) s += " " + Cell(c) + " |";
-    s += "\n";
-    if (i == 0) {
-      s += "|";
-      for (size_t k = 0; k < rows[0].size(); ++k) s += k < left ? " --- |" : " ---: |";
-      s += "\n";
-    }
-  }
-  return s;
-}
-
 // "kept", or what broke: "broke the claim (3 keys), own promise (1 key)"; or that it failed.
 std::string VerdictCell(const LimiterReport& l) {
   if (l.failed > 0) return "FAILED on " + std::to_string(l.failed) + " request(s)";
@@ -53,7 +29,8 @@ std::string RenderMarkdown(const RunReport& r) {
   if (!advice.across_seeds.empty()) s += view_parts::Sentences(advice.across_seeds) + "\n\n";
   s += view_parts::Sentences(advice.summary) + "\n\n";
   for (const Pick& p : advice.picks) {
-    s += "- To " + p.goal + ": **" + Cell(p.limiter) + "** (" + p.because + "; " + p.but + ")\n";
+    s += "- To " + p.goal + ": **" + view_parts::MarkdownCell(p.limiter) + "** (" + p.because +
+         "; " + p.but + ")\n";
   }
   if (!advice.picks.empty()) s += "\n";
   view_parts::Rows verdicts = {{"limiter", "verdict", "admitted / offered", "over-admitted",
@@ -66,29 +43,31 @@ std::string RenderMarkdown(const RunReport& r) {
              "x)"});
   }
   if (r.across_seeds) {
-    s += view_parts::AcrossSeedsIntro(r) + "\n\n" + Table(view_parts::SpreadRows(r, false), 2) +
-         "\n#### Seed " + std::to_string(r.seed) + "\n\n";
+    s += view_parts::AcrossSeedsIntro(r) + "\n\n" +
+         view_parts::MarkdownTable(view_parts::SpreadRows(r, false), 2) + "\n#### Seed " +
+         std::to_string(r.seed) + "\n\n";
   }
   s += "Every limiter held to the claim **" + view_parts::Claim(r) + "** per key:\n\n" +
-       Table(verdicts, 2);
+       view_parts::MarkdownTable(verdicts, 2);
 
   s += "\n<details><summary>Details: every check, costs, findings</summary>\n\n";
-  s += Table(view_parts::VerdictRows(r), 2) + "\n" + Table(view_parts::MetricRows(r), 1);
+  s += view_parts::MarkdownTable(view_parts::VerdictRows(r), 2) + "\n" +
+       view_parts::MarkdownTable(view_parts::MetricRows(r), 1);
   s += "\n#### Findings\n\n";
   const int64_t broken =
       view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
         if (check.violations == 0) return;
         const std::vector<const ViolationReport*> first =
             view_parts::ViolationsOf(l, check.name, 1);
-        s += "- **" + Cell(l.name) + "** broke *" + view_parts::CheckTitle(r, check.name) + "* (" +
-             view_parts::Verdict(check.violations) + ")" +
-             (first.empty() ? "" : ": " + first[0]->summary) + "\n";
+        s += "- **" + view_parts::MarkdownCell(l.name) + "** broke *" +
+             view_parts::CheckTitle(r, check.name) + "* (" + view_parts::Verdict(check.violations) +
+             ")" + (first.empty() ? "" : ": " + first[0]->summary) + "\n";
       });
   int64_t failed = 0;
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;
     ++failed;
-    s += "- **" + Cell(l.name) + "** FAILED: " + std::to_string(l.failed) +
+    s += "- **" + view_parts::MarkdownCell(l.name) + "** FAILED: " + std::to_string(l.failed) +
          " request(s) answered with its own error; the first: " + l.failure + "\n";
   }
   if (broken == 0 && failed == 0) s += "None: every limiter kept every check.\n";

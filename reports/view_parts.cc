@@ -303,4 +303,72 @@ std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,
   return out;
 }
 
+namespace {
+
+constexpr char kStyle[] = R"(
+body { font-family: sans-serif; max-width: 1000px; margin: 2em auto; color: #222; line-height: 1.4; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: .9em; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.good, tr.good td { background: #e6f4e6; } td.bad, tr.bad td { background: #fbe3e3; }
+code, pre { background: #f6f6f6; padding: .1em .3em; }
+pre { padding: .6em; overflow-x: auto; }
+figure { margin: 1.5em 0; } figcaption { color: #555; font-size: .9em; }
+figure svg { width: 100%; height: auto; }
+.summary { margin-bottom: .2em; }
+nav.contents { font-size: .9em; margin: .5em 0 1em; }
+summary { cursor: pointer; } summary h3 { display: inline; font-size: 1.05em; }
+details { margin: .8em 0; }
+h2, h3, summary { break-after: avoid; page-break-after: avoid; }
+.advice { font-size: 1.05em; } .explain { color: #444; font-size: .9em; }
+@media print { h2 { page-break-before: auto; } figure, table { page-break-inside: avoid; } }
+)";
+
+}  // namespace
+
+std::string HtmlPageStart(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+}
+
+std::string HtmlTable(const Rows& rows) {
+  std::string s = "<table>\n<tr>";
+  for (const std::string& h : rows[0]) s += "<th>" + Escape(h) + "</th>";
+  s += "</tr>\n";
+  for (size_t i = 1; i < rows.size(); ++i) {
+    s += "<tr>";
+    for (const std::string& cell : rows[i]) {
+      const char* cls = cell.rfind("broken", 0) == 0 ? " class=\"bad\""
+                        : cell == "kept"             ? " class=\"good\""
+                                                     : "";
+      s += std::string("<td") + cls + ">" + Escape(cell) + "</td>";
+    }
+    s += "</tr>\n";
+  }
+  return s + "</table>\n";
+}
+
+std::string MarkdownCell(std::string v) {
+  for (size_t at = v.find('|'); at != std::string::npos; at = v.find('|', at + 2)) {
+    v.replace(at, 1, "\\|");
+  }
+  return v;
+}
+
+std::string MarkdownTable(const Rows& rows, size_t left) {
+  std::string s;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    s += "|";
+    for (const std::string& c : rows[i]) s += " " + MarkdownCell(c) + " |";
+    s += "\n";
+    if (i == 0) {
+      s += "|";
+      for (size_t k = 0; k < rows[0].size(); ++k) s += k < left ? " --- |" : " ---: |";
+      s += "\n";
+    }
+  }
+  return s;
+}
+
 }  // namespace ratelab::view_parts

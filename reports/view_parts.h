@@ -49,6 +49,14 @@ std::string CheckPhrase(const std::string& name);
 std::string Verdict(uint64_t broken);
 
 using Rows = std::vector<std::vector<std::string>>;
+// The start of a self-contained HTML page, through <body>: its title and the one style sheet.
+std::string HtmlPageStart(const std::string& title);
+// `rows` (header first) as an HTML table; a cell "kept" shown good, one starting "broken" bad.
+std::string HtmlTable(const Rows& rows);
+// A Markdown table cell: `v` with each '|' escaped.
+std::string MarkdownCell(std::string v);
+// `rows` (header first) as a Markdown table, the first `left` columns left-aligned.
+std::string MarkdownTable(const Rows& rows, size_t left);
 // The verdict table, header first.
 Rows VerdictRows(const RunReport& r);
 // The costs and fairness table, header first.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "impl/service/structured_fields.h"
 #include "sim/checks.h"
+#include "sim/random.h"
 
 namespace ratelab {
 
@@ -55,6 +56,18 @@ Kind KindOf(const ProbePlan& plan, const HttpExchange& e) {
   if (e.status >= 500) return Kind::kServerError;
   return Kind::kOther;
 }
+
+// Whether `plan`'s load needs an answer before it starts: boundary traffic aims at the edge it
+// names, and bursts are sized by the limit the headers state.
+bool NeedsFirstLook(const ProbePlan& plan) {
+  return plan.traffic == ProbeTraffic::kBoundary ||
+         (plan.traffic == ProbeTraffic::kBursts && plan.policy_from_headers &&
+          plan.burst_size == 0);
+}
+
+constexpr char kNoPolicyInHeaders[] =
+    "--from-headers: no answer had RateLimit-Policy, X-RateLimit-Limit or RateLimit-Limit to learn "
+    "the limit from; give --limit and --window";
 
 // Findings gathered by check: how many exchanges show each, and the first few.
 class Findings {
@@ -272,17 +285,28 @@ Status CheckProbePlan(const ProbePlan& plan) {
   return absl::OkStatus();
 }
 
-std::string ProbeUser(const ProbePlan& plan, int64_t n) {
-  return absl::StrCat(plan.user_prefix, n % plan.users);
+const ProbeTrafficInfo& Describe(ProbeTraffic traffic) {
+  for (const ProbeTrafficInfo& t : kProbeTraffic) {
+    if (t.traffic == traffic) return t;
+  }
+  return kProbeTraffic[0];
 }
 
-OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n) {
-  return ProbeRequestAs(plan, url, ProbeUser(plan, n), n);
+std::optional<ProbeTraffic> ProbeTrafficNamed(std::string_view name) {
+  for (const ProbeTrafficInfo& t : kProbeTraffic) {
+    if (t.name == name) return t.traffic;
+  }
+  return std::nullopt;
 }
 
-OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const std::string& user,
-                               int64_t n) {
+std::string ProbeUser(const ProbePlan& plan, int64_t i) {
+  return absl::StrCat(plan.user_prefix, i);
+}
+
+OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, const std::string& user,
+                             int64_t n) {
   OutgoingRequest r;
+  r.label = user;
   r.method = plan.method;
   r.target = Filled(url.target, user, n);
   for (const HttpHeader& h : plan.headers) r.headers.push_back({h.name, Filled(h.value, user, n)});
@@ -290,15 +314,112 @@ OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const 
   return r;
 }
 
+std::optional<std::pair<Instant, Instant>> WindowEdgeFromHeaders(const HttpExchange& e) {
+  std::optional<int64_t> value;
+  if (const std::optional<std::string_view> text = FindHeader(e.headers, "RateLimit")) {
+    if (Result<std::vector<RateLimitField>> r = ParseAnyRateLimit(*text); r.ok() && !r->empty()) {
+      value = r->front().reset;
+    }
+  }
+  for (std::string_view name : {"RateLimit-Reset", "X-RateLimit-Reset"}) {
+    if (const std::optional<std::string_view> text = FindHeader(e.headers, name); text && !value) {
+      value = Whole(*text);
+    }
+  }
+  if (!value) return std::nullopt;
+  // Rounded up, down or to the nearest: the edge is within a second either side.
+  const Duration second = std::chrono::seconds(1);
+  if (*value >= kUnixSecondsFrom) {
+    const Instant at = FromUnixNanos(*value * 1'000'000'000);
+    return std::pair(at - second, at + second);
+  }
+  return std::pair(e.sent + std::chrono::seconds(*value) - second,
+                   e.answered + std::chrono::seconds(*value) + second);
+}
+
+Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy& policy,
+                                             int64_t most, const std::optional<ProbeEdge>& edge) {
+  std::vector<ProbeSlot> out;
+  const auto add = [&](Duration at, int64_t user) {
+    if (static_cast<int64_t>(out.size()) >= most || at >= plan.duration) return false;
+    out.push_back({at, user});
+    return true;
+  };
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+  };
+  switch (plan.traffic) {
+    case ProbeTraffic::kSteady:
+      for (int64_t n = 0;
+           add(seconds(static_cast<double>(n) / plan.max_per_second), n % plan.users); ++n) {
+      }
+      break;
+    case ProbeTraffic::kPoisson: {
+      Random random(plan.seed);
+      const Duration mean_gap = seconds(2 / plan.max_per_second);
+      for (Duration at{}; add(at, random.Uniform(0, plan.users));
+           at += random.Exponential(mean_gap)) {
+      }
+      break;
+    }
+    case ProbeTraffic::kBursts: {
+      const int64_t size = plan.burst_size > 0 ? plan.burst_size : 2 * policy.limit;
+      const Duration every =
+          std::max<Duration>(policy.ClaimWindow() / plan.users, std::chrono::milliseconds(10));
+      for (int64_t b = 0;; ++b) {
+        for (int64_t i = 0; i < size; ++i) {
+          if (!add(b * every, b % plan.users)) return out;
+        }
+      }
+    }
+    case ProbeTraffic::kBoundary: {
+      if (!edge) return absl::InternalError("boundary traffic without the window's edge");
+      // The limit spread over `spread` just before the edge could be, and again just after:
+      // all of it in a span the window's length holds, with half a second to spare.
+      const Duration unsure = edge->latest - edge->earliest;
+      const Duration spread = std::min<Duration>(
+          std::chrono::seconds(1), (policy.window - unsure - std::chrono::milliseconds(500)) / 2);
+      if (policy.IsBucket() || spread < std::chrono::milliseconds(100)) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("boundary traffic needs a window over ",
+                         FormatDuration(unsure + std::chrono::seconds(1)),
+                         ": the server's reset header leaves its edge ", FormatDuration(unsure),
+                         " unsure, and the attack must fit in one window"));
+      }
+      if (edge->latest + spread > plan.duration) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the server's window ends ", FormatDuration(edge->latest),
+            " after the start, but --duration is ", FormatDuration(plan.duration),
+            ": boundary traffic needs --duration ",
+            FormatDuration(std::chrono::ceil<std::chrono::seconds>(edge->latest + 2 * spread)),
+            " or more"));
+      }
+      const int64_t side = policy.limit;
+      for (int64_t i = 0; i < side; ++i) add(edge->earliest - spread + i * spread / side, 0);
+      for (int64_t i = 0; i < side; ++i) add(edge->latest + i * spread / side, 0);
+      break;
+    }
+  }
+  return out;
+}
+
 std::string DescribeProbePlan(const ProbePlan& plan) {
   std::string out = absl::StrCat("probe: ", plan.method, " ", plan.url, "\n");
   for (const HttpHeader& h : plan.headers) absl::StrAppend(&out, "  ", h.name, ": ", h.value, "\n");
   if (!plan.body.empty()) absl::StrAppend(&out, "  body: ", plan.body, "\n");
-  absl::StrAppend(&out, "  as ", plan.users, " user(s) {user} = ", plan.user_prefix, "0",
-                  plan.users > 1 ? absl::StrCat(" .. ", plan.user_prefix, plan.users - 1) : "",
-                  ", on ", plan.concurrency, " connection(s)\n");
+  const int users = plan.traffic == ProbeTraffic::kBoundary ? 1 : plan.users;
+  absl::StrAppend(&out, "  as ", users, " user(s) {user} = ", ProbeUser(plan, 0),
+                  users > 1 ? absl::StrCat(" .. ", ProbeUser(plan, users - 1)) : "", ", on ",
+                  plan.concurrency, " connection(s)\n");
+  absl::StrAppend(&out, "  traffic ", std::string(Describe(plan.traffic).name), ": ",
+                  std::string(Describe(plan.traffic).summary),
+                  plan.traffic == ProbeTraffic::kPoisson ? absl::StrCat(" (seed ", plan.seed, ")")
+                  : plan.traffic == ProbeTraffic::kBursts && plan.burst_size > 0
+                      ? absl::StrCat(" (", plan.burst_size, " a burst)")
+                      : "",
+                  "\n");
   absl::StrAppend(&out, "  at most ", plan.max_requests, " requests, at most ", plan.max_per_second,
-                  " a second, for at most ", FormatDuration(plan.duration), "\n");
+                  " in any second, for at most ", FormatDuration(plan.duration), "\n");
   std::string denied;
   for (int status : plan.denied_statuses) {
     absl::StrAppend(&denied, denied.empty() ? "" : " or ", "a ", status);
@@ -346,9 +467,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   if (plan.policy_from_headers) {
     std::optional<Policy> learnt = PolicyFromHeaders(plan.policy, exchanges);
     if (!learnt) {
-      return absl::FailedPreconditionError(
-          "--from-headers: no answer had RateLimit-Policy, X-RateLimit-Limit or RateLimit-Limit "
-          "to learn the limit from; give --limit and --window");
+      return absl::FailedPreconditionError(kNoPolicyInHeaders);
     }
     plan.policy = *learnt;
   }
@@ -363,7 +482,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
     const Kind kind = KindOf(plan, e);
     HistoryEvent& event = r.history.emplace_back();
     event.id = static_cast<int64_t>(i);
-    event.key = ProbeUser(plan, e.n);
+    event.key = e.label;
     event.invoke = e.sent;
     event.complete = e.answered;
     switch (kind) {
@@ -405,6 +524,43 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
 }
 
 namespace {
+
+// The load's options for `plan`: its connections, caps and timeout, and the headers it reads.
+HttpLoadOptions LoadOptions(const ProbePlan& plan, const HttpUrl& url) {
+  HttpLoadOptions options;
+  options.url = url;
+  options.connections = plan.concurrency;
+  options.max_requests = plan.max_requests;
+  options.max_per_second = plan.max_per_second;
+  options.duration = plan.duration;
+  options.timeout = plan.timeout;
+  options.kept_headers = KeptHeaders();
+  return options;
+}
+
+// `request`, sent at once on a connection of its own: its exchange (which says why, when there
+// was no answer), numbered by the request's {n}.
+HttpExchange SendOne(const ProbePlan& plan, const HttpUrl& url, const Clock& clock,
+                     const OutgoingRequest& request, int64_t n) {
+  HttpLoadOptions o = LoadOptions(plan, url);
+  o.connections = 1;
+  o.max_requests = 1;
+  o.duration = plan.timeout + std::chrono::seconds(1);
+  Result<std::vector<HttpExchange>> sent = RunHttpLoad(o, clock, [&](int64_t) { return request; });
+  HttpExchange e;
+  if (sent.ok() && !sent->empty()) e = std::move(sent->front());
+  if (!sent.ok()) e.error = std::string(sent.status().message());
+  e.n = n;
+  e.label = request.label;
+  return e;
+}
+
+// Sleeps until `t`, or until `stop` says to stop.
+void WaitUntil(const Clock& clock, Instant t, const std::function<bool()>& stop) {
+  for (Instant now = clock.Now(); now < t && !(stop && stop()); now = clock.Now()) {
+    std::this_thread::sleep_for(std::min<Duration>(t - now, std::chrono::milliseconds(50)));
+  }
+}
 
 // Retry-After's honesty, after the load, on two users of their own (so nothing else spends
 // their allowance): each is sent requests one at a time until denied. The first is sent one
@@ -451,28 +607,12 @@ class RetryAfterCheck {
                 std::chrono::duration_cast<Duration>(
                     std::chrono::duration<double>(1.0 / plan_.max_per_second)));
     }
-    HttpLoadOptions o;
-    o.url = url_;
-    o.max_requests = 1;
-    o.max_per_second = plan_.max_per_second;
-    o.duration = plan_.timeout + std::chrono::seconds(1);
-    o.timeout = plan_.timeout;
-    o.kept_headers = KeptHeaders();
     const int64_t n = next_n_++;
-    Result<std::vector<HttpExchange>> sent =
-        RunHttpLoad(o, clock_, [&](int64_t) { return ProbeRequestAs(plan_, url_, user, n); });
-    HttpExchange& e = exchanges.emplace_back();
-    if (sent.ok() && !sent->empty()) e = std::move(sent->front());
-    if (!sent.ok()) e.error = std::string(sent.status().message());
-    e.n = n;
-    return e;
+    return exchanges.emplace_back(
+        SendOne(plan_, url_, clock_, ProbeRequest(plan_, url_, user, n), n));
   }
 
-  void WaitUntil(Instant t) {
-    for (Instant now = clock_.Now(); now < t && !(stop_ && stop_()); now = clock_.Now()) {
-      std::this_thread::sleep_for(std::min<Duration>(t - now, std::chrono::milliseconds(50)));
-    }
-  }
+  void WaitUntil(Instant t) { ratelab::WaitUntil(clock_, t, stop_); }
 
   void Check(const std::string& user, bool early) {
     const HttpExchange* denial = nullptr;
@@ -546,32 +686,77 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   if (Status s = CheckProbePlan(plan); !s.ok()) return s;
   const HttpUrl url = *ParseHttpUrl(plan.url);
   const std::optional<std::string> no_retry_check = WhyNoRetryAfterCheck(plan);
-  HttpLoadOptions options;
-  options.url = url;
-  options.connections = plan.concurrency;
-  options.max_requests = plan.max_requests - (no_retry_check ? 0 : RetryAfterBudget(plan.policy));
-  options.max_per_second = plan.max_per_second;
-  options.duration = plan.duration;
-  options.timeout = plan.timeout;
-  options.kept_headers = KeptHeaders();
   bool interrupted = false;
   const auto asked_to_stop = [&] { return interrupted = interrupted || (stop && stop()); };
   const Instant start = clock.Now();
-  Result<std::vector<HttpExchange>> exchanges = RunHttpLoad(
-      options, clock, [&](int64_t n) { return ProbeRequest(plan, url, n); }, progress,
-      asked_to_stop);
-  if (!exchanges.ok()) return exchanges.status();
-  const Duration elapsed = clock.Now() - start;
-  if (exchanges->empty()) return absl::UnavailableError("no request was sent");
-  const auto answered = std::find_if(exchanges->begin(), exchanges->end(),
-                                     [](const HttpExchange& e) { return e.answered_ok(); });
-  if (answered == exchanges->end()) {
-    return absl::UnavailableError(
-        absl::StrCat("not one of ", exchanges->size(),
-                     " requests was answered; the first: ", exchanges->front().error));
+  std::vector<HttpExchange> exchanges;
+  Policy policy = plan.policy;
+  std::optional<std::pair<Instant, Instant>> edge;
+  // The first look: one request for the first user. An edge too near to aim at (the attack
+  // starts up to a second and a bit before it) is let pass, and the next window looked at.
+  for (int look = 0; NeedsFirstLook(plan) && look < 2 && !edge; ++look) {
+    const int64_t n = static_cast<int64_t>(exchanges.size());
+    const HttpExchange& e = exchanges.emplace_back(
+        SendOne(plan, url, clock, ProbeRequest(plan, url, ProbeUser(plan, 0), n), n));
+    if (!e.answered_ok()) {
+      return absl::UnavailableError(absl::StrCat("the first request had no answer: ", e.error));
+    }
+    if (plan.policy_from_headers) {
+      const std::optional<Policy> learnt = PolicyFromHeaders(plan.policy, exchanges);
+      if (!learnt) return absl::FailedPreconditionError(kNoPolicyInHeaders);
+      policy = *learnt;
+    }
+    if (plan.traffic != ProbeTraffic::kBoundary) break;
+    edge = WindowEdgeFromHeaders(e);
+    if (!edge) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "boundary traffic aims at the window edge the server's reset header names, but #", n,
+          " had none (RateLimit's t, RateLimit-Reset or X-RateLimit-Reset)"));
+    }
+    if (look == 0 && edge->first - clock.Now() < std::chrono::milliseconds(1200)) {
+      WaitUntil(clock, edge->second + std::chrono::milliseconds(100), asked_to_stop);
+      edge.reset();
+    }
   }
-  const int64_t first_retry_n = exchanges->back().n + 1;
-  Result<ProbeResult> judged = JudgeProbe(plan, *std::move(exchanges));
+  HttpLoadOptions options = LoadOptions(plan, url);
+  const Instant load_start = clock.Now();
+  options.duration = plan.duration - (load_start - start);
+  options.max_requests = plan.max_requests - static_cast<int64_t>(exchanges.size()) -
+                         (no_retry_check ? 0 : RetryAfterBudget(plan.policy));
+  ProbePlan load_plan = plan;
+  load_plan.duration = options.duration;
+  const std::optional<ProbeEdge> aim =
+      edge ? std::optional<ProbeEdge>({edge->first - load_start, edge->second - load_start})
+           : std::nullopt;
+  Result<std::vector<ProbeSlot>> schedule =
+      interrupted ? std::vector<ProbeSlot>()
+                  : ProbeSchedule(load_plan, policy, options.max_requests, aim);
+  if (!schedule.ok()) return schedule.status();
+  for (const ProbeSlot& slot : *schedule) options.schedule.push_back(slot.at);
+  const int64_t first_n = static_cast<int64_t>(exchanges.size());
+  Result<std::vector<HttpExchange>> load = RunHttpLoad(
+      options, clock,
+      [&](int64_t n) {
+        return ProbeRequest(plan, url, ProbeUser(plan, (*schedule)[static_cast<size_t>(n)].user),
+                            first_n + n);
+      },
+      progress, asked_to_stop);
+  if (!load.ok()) return load.status();
+  for (HttpExchange& e : *load) {
+    e.n += first_n;
+    exchanges.push_back(std::move(e));
+  }
+  const Duration elapsed = clock.Now() - start;
+  if (exchanges.empty()) return absl::UnavailableError("no request was sent");
+  const auto answered = std::find_if(exchanges.begin(), exchanges.end(),
+                                     [](const HttpExchange& e) { return e.answered_ok(); });
+  if (answered == exchanges.end()) {
+    return absl::UnavailableError(
+        absl::StrCat("not one of ", exchanges.size(),
+                     " requests was answered; the first: ", exchanges.front().error));
+  }
+  const int64_t first_retry_n = exchanges.back().n + 1;
+  Result<ProbeResult> judged = JudgeProbe(plan, std::move(exchanges));
   if (!judged.ok()) return judged.status();
   ProbeResult& r = *judged;
   r.start = start;

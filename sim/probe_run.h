@@ -17,7 +17,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "impl/core/clock.h"
@@ -33,6 +36,30 @@ namespace ratelab {
 inline constexpr int64_t kProbeMostRequests = 1'000'000;
 inline constexpr double kProbeMostPerSecond = 10'000;
 
+// How a probe spreads its requests over time: a table, for the CLI and the reports.
+enum class ProbeTraffic { kSteady, kPoisson, kBursts, kBoundary };
+
+struct ProbeTrafficInfo {
+  ProbeTraffic traffic;
+  std::string_view name;
+  std::string_view summary;
+};
+
+inline constexpr ProbeTrafficInfo kProbeTraffic[] = {
+    {ProbeTraffic::kSteady, "steady", "evenly spaced at --max-rps, the users in turn"},
+    {ProbeTraffic::kPoisson, "poisson",
+     "random (exponential) gaps, half of --max-rps on average, each for a user drawn at random"},
+    {ProbeTraffic::kBursts, "bursts",
+     "--burst-size requests at once (twice the limit unless given), the users in turn, one burst "
+     "each window divided by the users"},
+    {ProbeTraffic::kBoundary, "boundary",
+     "the limit just before and the limit again just after the window edge the server's reset "
+     "header names, for one user"},
+};
+
+const ProbeTrafficInfo& Describe(ProbeTraffic traffic);
+std::optional<ProbeTraffic> ProbeTrafficNamed(std::string_view name);
+
 struct ProbePlan {
   std::string url;  // http://host[:port]/path
   std::string method = "GET";
@@ -45,7 +72,10 @@ struct ProbePlan {
   // (RateLimit-Policy's quota and w; else X-RateLimit-Limit or RateLimit-Limit, with the window
   // of `policy`). Window algorithms only.
   bool policy_from_headers = false;
-  int users = 1;                       // request n is for user n % users
+  ProbeTraffic traffic = ProbeTraffic::kSteady;
+  int64_t burst_size = 0;              // bursts: the requests in each (0: twice the limit)
+  uint64_t seed = 1;                   // poisson: its gaps and users
+  int users = 1;                       // the users requests are for (boundary: the first only)
   std::string user_prefix = "probe-";  // {user} is the prefix and the user's number
   int concurrency = 4;
   Duration duration = std::chrono::seconds(10);
@@ -66,12 +96,37 @@ Status CheckProbePlan(const ProbePlan& plan);
 // What the probe will send, in a few lines, for the user to read before it starts.
 std::string DescribeProbePlan(const ProbePlan& plan);
 
-// The n-th request of `plan`, and the user it is for.
-OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, int64_t n);
-// The same request as `user`.
-OutgoingRequest ProbeRequestAs(const ProbePlan& plan, const HttpUrl& url, const std::string& user,
-                               int64_t n);
-std::string ProbeUser(const ProbePlan& plan, int64_t n);
+// The n-th request of `plan`, for `user` (its label).
+OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, const std::string& user,
+                             int64_t n);
+// `plan`'s user number `i`: its prefix and the number.
+std::string ProbeUser(const ProbePlan& plan, int64_t i);
+
+// One request of a probe's load: when, after the load starts, and for which user (by number).
+struct ProbeSlot {
+  Duration at{};
+  int64_t user = 0;
+  bool operator==(const ProbeSlot&) const = default;
+};
+
+// Where a server's window edge lies, after the load starts: somewhere in [earliest, latest].
+struct ProbeEdge {
+  Duration earliest{};
+  Duration latest{};
+};
+
+// The span a reset header (unix seconds, or seconds from now, rounded either way) leaves the
+// window's edge in, on the probe's clock: from the first of `e`'s RateLimit t, RateLimit-Reset
+// and X-RateLimit-Reset that is a whole number; nothing when none is.
+std::optional<std::pair<Instant, Instant>> WindowEdgeFromHeaders(const HttpExchange& e);
+
+// The load of `plan` held to `policy` (its limit and window), in time order: at most `most`
+// requests, none at or after the plan's duration. Boundary traffic needs `edge`, and is
+// FailedPrecondition when the edge is too unsure for the window (the attack would not fit in
+// it), or lies beyond the duration (naming the duration it needs).
+Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy& policy,
+                                             int64_t most,
+                                             const std::optional<ProbeEdge>& edge = std::nullopt);
 
 // The answer's headers a probe reads (and keeps: every other is dropped as it arrives).
 inline constexpr std::string_view kProbeHeaders[] = {

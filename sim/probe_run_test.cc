@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -424,10 +426,167 @@ TEST(Probe, RequestsFillInTheUserAndTheirNumber) {
   plan.headers = {{"X-User", "{user}"}};
   plan.body = R"({"id": "{user}", "n": {n}})";
   plan.users = 3;
-  const OutgoingRequest r = ProbeRequest(plan, *ParseHttpUrl(plan.url), 4);
+  const OutgoingRequest r = ProbeRequest(plan, *ParseHttpUrl(plan.url), ProbeUser(plan, 1), 4);
+  EXPECT_EQ(r.label, "probe-1");
   EXPECT_EQ(r.target, "/u/probe-1?n=4");
   EXPECT_EQ(r.headers, (std::vector<HttpHeader>{{"X-User", "probe-1"}}));
   EXPECT_EQ(r.body, R"({"id": "probe-1", "n": 4})");
+}
+
+TEST(Probe, EachTrafficHasItsSchedule) {
+  ProbePlan plan = PlanFor("http://127.0.0.1:1/x");
+  plan.users = 3;
+  plan.max_per_second = 10;
+  plan.duration = std::chrono::seconds(2);
+  const Policy policy = Policy::Window(Algorithm::kFixedWindow, 4, std::chrono::seconds(3));
+  const auto at = [](double s) {
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+  };
+  // Steady: evenly at the rate, the users in turn, within the duration and the most asked.
+  Result<std::vector<ProbeSlot>> steady = ProbeSchedule(plan, policy, 100);
+  ASSERT_TRUE(steady.ok()) << steady.status();
+  ASSERT_EQ(steady->size(), 20u);
+  EXPECT_EQ((*steady)[4], (ProbeSlot{at(0.4), 1}));
+  EXPECT_EQ(ProbeSchedule(plan, policy, 7)->size(), 7u);
+  // Poisson: half the rate on average, users drawn, the same for the same seed.
+  plan.traffic = ProbeTraffic::kPoisson;
+  plan.duration = std::chrono::seconds(100);
+  Result<std::vector<ProbeSlot>> poisson = ProbeSchedule(plan, policy, 100'000);
+  ASSERT_TRUE(poisson.ok()) << poisson.status();
+  EXPECT_GT(poisson->size(), 400u);
+  EXPECT_LT(poisson->size(), 600u);
+  std::set<int64_t> users;
+  for (const ProbeSlot& slot : *poisson) users.insert(slot.user);
+  EXPECT_EQ(users, (std::set<int64_t>{0, 1, 2}));
+  EXPECT_EQ(*ProbeSchedule(plan, policy, 100'000), *poisson);
+  plan.seed = 2;
+  EXPECT_NE(*ProbeSchedule(plan, policy, 100'000), *poisson);
+  // Bursts: twice the limit at once, a user each, one each window divided by the users.
+  plan.traffic = ProbeTraffic::kBursts;
+  plan.duration = std::chrono::seconds(3);
+  Result<std::vector<ProbeSlot>> bursts = ProbeSchedule(plan, policy, 100);
+  ASSERT_TRUE(bursts.ok()) << bursts.status();
+  ASSERT_EQ(bursts->size(), 24u);
+  EXPECT_EQ((*bursts)[7], (ProbeSlot{at(0), 0}));
+  EXPECT_EQ((*bursts)[8], (ProbeSlot{at(1), 1}));
+  EXPECT_EQ((*bursts)[23], (ProbeSlot{at(2), 2}));
+  plan.burst_size = 3;
+  EXPECT_EQ(ProbeSchedule(plan, policy, 100)->size(), 9u);
+}
+
+TEST(Probe, TheBoundaryTrafficSpendsTheLimitEitherSideOfTheEdge) {
+  ProbePlan plan = PlanFor("http://127.0.0.1:1/x");
+  plan.traffic = ProbeTraffic::kBoundary;
+  plan.duration = std::chrono::seconds(20);
+  const Policy policy = Policy::Window(Algorithm::kSlidingLog, 4, std::chrono::seconds(10));
+  const auto s = [](double v) {
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(v));
+  };
+  const ProbeEdge edge{s(5), s(7)};
+  Result<std::vector<ProbeSlot>> attack = ProbeSchedule(plan, policy, 100, edge);
+  ASSERT_TRUE(attack.ok()) << attack.status();
+  ASSERT_EQ(attack->size(), 8u);
+  EXPECT_EQ(attack->front(), (ProbeSlot{s(4), 0}));  // a second before the edge can be
+  EXPECT_EQ((*attack)[3], (ProbeSlot{s(4.75), 0}));
+  EXPECT_EQ((*attack)[4], (ProbeSlot{s(7), 0}));  // from when it surely is past
+  EXPECT_EQ(attack->back(), (ProbeSlot{s(7.75), 0}));
+  // All of it inside one window: a shorter window is refused, and so is an edge past the end.
+  const Policy short_window = Policy::Window(Algorithm::kSlidingLog, 4, std::chrono::seconds(2));
+  Result<std::vector<ProbeSlot>> refused = ProbeSchedule(plan, short_window, 100, edge);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "boundary traffic needs a window over 3s: the server's reset header leaves its edge "
+            "2s unsure, and the attack must fit in one window");
+  plan.duration = std::chrono::seconds(6);
+  refused = ProbeSchedule(plan, policy, 100, edge);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "the server's window ends 7s after the start, but --duration is 6s: boundary "
+            "traffic needs --duration 9s or more");
+}
+
+TEST(Probe, TheWindowsEdgeIsReadFromTheResetHeaders) {
+  HttpExchange e;
+  e.sent = FromUnixMillis(1'700'000'000'000);
+  e.answered = e.sent + std::chrono::milliseconds(3);
+  EXPECT_EQ(WindowEdgeFromHeaders(e), std::nullopt);
+  // Seconds from now, rounded either way: a second either side of sent..answered + t.
+  e.headers = {{"X-RateLimit-Reset", "30"}};
+  EXPECT_EQ(WindowEdgeFromHeaders(e),
+            std::pair(e.sent + std::chrono::seconds(29), e.answered + std::chrono::seconds(31)));
+  // A unix time: a second either side of it.
+  e.headers = {{"X-RateLimit-Reset", "1700000040"}};
+  EXPECT_EQ(WindowEdgeFromHeaders(e),
+            std::pair(FromUnixMillis(1'700'000'039'000), FromUnixMillis(1'700'000'041'000)));
+  // RateLimit's t comes first; a value that is no whole number is passed over.
+  e.headers = {{"X-RateLimit-Reset", "soon"}, {"RateLimit", R"("p";r=1;t=5)"}};
+  EXPECT_EQ(WindowEdgeFromHeaders(e),
+            std::pair(e.sent + std::chrono::seconds(4), e.answered + std::chrono::seconds(6)));
+}
+
+// `ratelab serve` enforcing `algorithm` at 5 per 4 s per user on /ratelimit/check, probed by the
+// boundary traffic against a sliding log of 5 per 4 s.
+ProbeResult BoundaryAgainstServe(Algorithm algorithm) {
+  ServeConfig config;
+  config.rules = *RuleSet::Make({testing_rules::MakeRule(
+      ScopeType::kUser, std::string(kAnyScopeValue), "*", algorithm, 5, 4)});
+  config.http.port = 0;
+  const SystemClock clock;
+  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
+  EXPECT_TRUE(started.ok()) << started.status();
+  if (!started.ok()) return {};
+  std::thread serving([&] { (*started)->Run(); });
+  ProbePlan plan =
+      PlanFor(absl::StrCat("http://127.0.0.1:", (*started)->port(), "/ratelimit/check"));
+  plan.method = "POST";
+  plan.body = R"({"user_id": "{user}", "endpoint": "/x", "scope": "user"})";
+  plan.policy = Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(4));
+  plan.traffic = ProbeTraffic::kBoundary;
+  plan.duration = std::chrono::seconds(15);
+  plan.max_requests = 100;
+  plan.retry_after_wait = Duration(0);
+  ProbeResult r = Probe(plan);
+  (*started)->Stop();
+  serving.join();
+  return r;
+}
+
+// A fixed window admits its limit either side of its edge: a sliding promise of the same limit
+// and window is broken. A sliding log, attacked the same way, keeps it.
+// The two run side by side: each waits up to a window for its edge.
+TEST(Probe, TheBoundaryTrafficFindsTheFixedWindowsDoubleAndNotTheSlidingLogs) {
+  std::future<ProbeResult> fixed_run =
+      std::async(std::launch::async, [] { return BoundaryAgainstServe(Algorithm::kFixedWindow); });
+  const ProbeResult sliding = BoundaryAgainstServe(Algorithm::kSlidingLog);
+  const ProbeResult fixed = fixed_run.get();
+  // A first look (a second one when the edge it names is too near to aim at), 5 either side.
+  EXPECT_GE(fixed.exchanges.size(), 11u);
+  EXPECT_LE(fixed.exchanges.size(), 12u);
+  EXPECT_GE(fixed.admitted, 9);
+  ASSERT_FALSE(fixed.violations.empty()) << fixed.admitted << " admitted";
+  EXPECT_TRUE(fixed.findings.empty()) << fixed.findings.front().summary;
+  EXPECT_GE(sliding.exchanges.size(), 11u);
+  EXPECT_LE(sliding.admitted, 6);
+  EXPECT_TRUE(sliding.violations.empty()) << sliding.violations.front().ToString();
+  EXPECT_TRUE(sliding.findings.empty()) << sliding.findings.front().summary;
+}
+
+TEST(Probe, TheRateCapHoldsABurstToItsRate) {
+  Fixture server(Limiter(Lie::kNone));
+  ProbePlan plan = PlanFor(server.Url("/u/{user}"));
+  plan.traffic = ProbeTraffic::kBursts;
+  plan.burst_size = 6;
+  plan.users = 1;
+  plan.max_per_second = 3;
+  plan.max_requests = 6;
+  plan.duration = std::chrono::seconds(3);
+  const ProbeResult r = Probe(plan);
+  ASSERT_EQ(r.exchanges.size(), 6u);
+  // Three at once, and the next three no sooner than a second after the first three.
+  for (size_t i = 3; i < 6; ++i) {
+    EXPECT_GE(r.exchanges[i].sent - r.exchanges[i - 3].sent, std::chrono::seconds(1)) << i;
+  }
+  EXPECT_LT(r.exchanges[2].sent - r.exchanges[0].sent, std::chrono::milliseconds(500));
 }
 
 }  // namespace

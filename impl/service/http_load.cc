@@ -8,6 +8,7 @@
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -38,10 +39,58 @@ struct Shared {
   const tcp::resolver::results_type& endpoints;
   Instant start{};
   Instant end{};
-  std::atomic<int64_t> next = 0;
   std::atomic<int64_t> answered = 0;
   std::atomic<bool> stopping = false;
-  std::mutex making;
+  std::mutex making{};
+
+  // The next request's number and the instant it may be sent: no earlier than its place in the
+  // schedule, than the last one's, or than `period` after the one `per_period` before it (so no
+  // `period` holds more than `per_period`). Nothing when the cap is reached.
+  std::optional<std::pair<int64_t, Instant>> Take() {
+    std::lock_guard lock(taking);
+    const int64_t n = next;
+    if (n >= options.max_requests ||
+        (!options.schedule.empty() && n >= static_cast<int64_t>(options.schedule.size()))) {
+      return std::nullopt;
+    }
+    ++next;
+    Instant at = start + (options.schedule.empty() ? Duration(0) : options.schedule[n]);
+    if (!granted.empty()) at = std::max(at, granted.back());
+    if (static_cast<int64_t>(granted.size()) == per_period) {
+      at = std::max(at, granted.front() + period);
+      granted.pop_front();
+    }
+    granted.push_back(at);
+    return std::pair(n, at);
+  }
+
+  // Waits until request n may go, no sooner than `period` after request n - per_period went
+  // (however late each connection came to send its own), and records that it goes: the instant,
+  // or nothing when the time is up or the run is stopped first.
+  std::optional<Instant> Go(int64_t n) {
+    const size_t slot = static_cast<size_t>(n % per_period);
+    for (;;) {
+      {
+        std::lock_guard lock(taking);
+        const Instant now = clock.Now();
+        if (n < per_period || (went_n[slot] == n - per_period && now >= went[slot] + period)) {
+          went[slot] = now;
+          went_n[slot] = n;
+          return now;
+        }
+      }
+      if (stopping.load() || clock.Now() >= end) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
+  std::mutex taking{};
+  int64_t next = 0;
+  int64_t per_period = 1;
+  Duration period{};
+  std::deque<Instant> granted{};  // the instants of the last `per_period` requests taken
+  std::vector<Instant> went{};    // when request k went, at k % per_period
+  std::vector<int64_t> went_n{};  // which k that is
 };
 
 // One keep-alive connection, opened when needed.
@@ -51,26 +100,24 @@ class Connection {
 
   void Run(std::vector<HttpExchange>& out) {
     for (;;) {
-      const int64_t n = shared_.next.fetch_add(1);
-      if (n >= shared_.options.max_requests) return;
-      if (!WaitForTurn(n)) return;
+      const std::optional<std::pair<int64_t, Instant>> turn = shared_.Take();
+      if (!turn || !WaitUntil(turn->second)) return;
+      const int64_t n = turn->first;
       OutgoingRequest request;
       {
         std::lock_guard lock(shared_.making);
         request = shared_.make(n);
       }
-      out.push_back(Exchange(n, request));
+      std::optional<HttpExchange> exchange = Exchange(n, request);
+      if (!exchange) return;
+      out.push_back(*std::move(exchange));
       if (out.back().answered_ok()) shared_.answered.fetch_add(1);
     }
   }
 
  private:
-  // Waits until the n-th request's turn under the rate cap: false when the time is up or the
-  // run is stopped first.
-  bool WaitForTurn(int64_t n) {
-    const Instant due =
-        shared_.start + std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
-                            static_cast<double>(n) / shared_.options.max_per_second));
+  // Waits until `due`: false when the time is up or the run is stopped first.
+  bool WaitUntil(Instant due) {
     for (;;) {
       const Instant now = shared_.clock.Now();
       if (shared_.stopping.load() || now >= shared_.end) return false;
@@ -85,9 +132,11 @@ class Connection {
     ioc_.run();
   }
 
-  HttpExchange Exchange(int64_t n, const OutgoingRequest& request) {
+  // The exchange of request n, or nothing when it was not sent (the time ran out first).
+  std::optional<HttpExchange> Exchange(int64_t n, const OutgoingRequest& request) {
     HttpExchange ex;
     ex.n = n;
+    ex.label = request.label;
     beast::error_code ec;
     const auto failed = [&](std::string_view what) {
       ex.answered = shared_.clock.Now();
@@ -106,17 +155,18 @@ class Connection {
         request.method == "PATCH") {
       message.prepare_payload();
     }
-    ex.sent = shared_.clock.Now();
     if (!stream_) {
       stream_.emplace(ioc_);
       stream_->expires_after(shared_.options.timeout);
       stream_->async_connect(shared_.endpoints,
                              [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
       Await();
-      if (ec) return failed("cannot connect");
-      stream_->socket().set_option(tcp::no_delay(true), ec);
-      ex.sent = shared_.clock.Now();
+      if (!ec) stream_->socket().set_option(tcp::no_delay(true), ec);
     }
+    const std::optional<Instant> went = shared_.Go(n);
+    if (!went) return std::nullopt;
+    ex.sent = *went;
+    if (ec) return failed("cannot connect");
     stream_->expires_after(shared_.options.timeout);
     http::async_write(*stream_, message, [&](beast::error_code e, size_t) { ec = e; });
     Await();
@@ -213,9 +263,15 @@ Result<std::vector<HttpExchange>> RunHttpLoad(const HttpLoadOptions& options, co
   if (ec) {
     return absl::UnavailableError("cannot resolve " + options.url.host + ": " + ec.message());
   }
-  Shared shared{options, clock, make, endpoints, {}, {}, {}, {}, {}, {}};
+  Shared shared{options, clock, make, endpoints};
   shared.start = clock.Now();
   shared.end = shared.start + options.duration;
+  // At most max_per_second in any second; below one a second, one in each 1 / max_per_second.
+  shared.per_period = std::max<int64_t>(1, static_cast<int64_t>(options.max_per_second));
+  shared.period = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(
+      static_cast<double>(shared.per_period) / options.max_per_second));
+  shared.went.resize(static_cast<size_t>(shared.per_period));
+  shared.went_n.assign(static_cast<size_t>(shared.per_period), -1);
   const int connections = std::max(1, options.connections);
   std::vector<std::vector<HttpExchange>> recorded(static_cast<size_t>(connections));
   std::atomic<int> running = connections;

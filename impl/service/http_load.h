@@ -1,6 +1,7 @@
 // HTTP load for `ratelab probe`: requests sent to a running server over keep-alive connections,
-// each connection one thread sending its next request when the last is answered, all of them
-// held to a hard cap on requests and on their rate. Every exchange is recorded with the instants
+// each connection one thread sending its next request when the last is answered, each request
+// no earlier than its place in a schedule, all of them held to a hard cap on requests and on
+// their rate. Every exchange is recorded with the instants
 // it was sent and answered (by the Clock handed in), its status and the answer's headers.
 //
 // Plain HTTP/1.1 only (no TLS). A connection that fails is opened again for its next request; a
@@ -34,6 +35,7 @@ Result<HttpUrl> ParseHttpUrl(std::string_view url);
 
 // One request to send.
 struct OutgoingRequest {
+  std::string label;  // the caller's name for it (probe: the user it is for), kept in its exchange
   std::string method = "GET";
   std::string target = "/";
   std::vector<HttpHeader> headers;
@@ -42,7 +44,8 @@ struct OutgoingRequest {
 
 // One request and what became of it.
 struct HttpExchange {
-  int64_t n = 0;  // its number, from 0: what make(n) was asked
+  int64_t n = 0;      // its number, from 0: what make(n) was asked
+  std::string label;  // its request's
   Instant sent{};
   Instant answered{};               // when the answer was read, or when it was given up
   int status = 0;                   // 0: no answer (see `error`)
@@ -58,7 +61,11 @@ struct HttpLoadOptions {
   HttpUrl url;  // host and port; each request names its own target
   int connections = 1;
   int64_t max_requests = 1000;  // no more are sent
-  double max_per_second = 50;   // the n-th request is not sent before start + n / this
+  // No more are sent in any second than this (below 1: no more than one in any 1 / this s).
+  double max_per_second = 50;
+  // When not empty, request n is sent no earlier than start + schedule[n] (and no more are sent
+  // than it holds); else each as soon as the rate allows.
+  std::vector<Duration> schedule;
   Duration duration = std::chrono::seconds(10);  // none is sent after start + this
   Duration timeout = std::chrono::seconds(5);    // to connect, and for each exchange
   // The answer's headers an exchange keeps (none: every one). A run holds every exchange until

@@ -133,9 +133,10 @@ int64_t LongestWaitSeconds(const Policy& policy) {
   return std::chrono::ceil<std::chrono::seconds>(policy.ClaimWindow()).count() + 1;
 }
 
-// What the answer's rate-limit headers say, checked against their grammar and the model.
-void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decision& decision,
-                  Findings& findings) {
+// What the answer's rate-limit headers say, checked against their grammar and the model: the
+// Remaining it states, if any.
+std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind,
+                                         Decision& decision, Findings& findings) {
   const std::string at = absl::StrCat("#", e.n, " ");
   const auto integer_header = [&](std::string_view name) -> std::optional<int64_t> {
     const std::optional<std::string_view> value = FindHeader(e.headers, name);
@@ -202,7 +203,15 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
                        ", but the model's limit ", plan.policy.limit, " leaves at most ", most));
     }
   }
-  if (kind != Kind::kDenied) return;
+  return remaining;
+}
+
+// A denial's Retry-After: present, whole seconds (or an HTTP-date), no longer than the model
+// ever waits.
+void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& decision,
+                     Findings& findings) {
+  const std::string at = absl::StrCat("#", e.n, " ");
+  const int64_t longest = LongestWaitSeconds(plan.policy);
   const std::optional<std::string_view> retry = FindHeader(e.headers, "Retry-After");
   if (!retry) {
     findings.Add("retry-after-missing", e.n,
@@ -225,6 +234,52 @@ void CheckHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind, Decis
         "retry-after-too-long", e.n,
         absl::StrCat(at, "Retry-After: ", *seconds, ", but the model never waits more than ",
                      longest, " s (milliseconds given for seconds?)"));
+  }
+}
+
+// Whether the model's allowance comes back whole at the window's end and never before it (so a
+// Remaining may rise only at the reset the server names).
+bool RisesOnlyAtTheReset(Algorithm algorithm) {
+  return algorithm == Algorithm::kFixedWindow || algorithm == Algorithm::kAnchoredWindow;
+}
+
+// A decision's exchange (by index) and the Remaining its answer stated.
+struct StatedRemaining {
+  size_t exchange;
+  int64_t remaining;
+};
+
+// One user's Remaining never rises before the reset the server named: for each answer b, the
+// answer a last settled before b was sent (a answered first, so a decided first) must state no
+// less than b when b was answered before a's reset could come (at its earliest, the reset
+// header rounded either way) and both state the same limit.
+void CheckRemainingNeverRises(const std::vector<HttpExchange>& exchanges,
+                              std::vector<StatedRemaining>& stated, Findings& findings) {
+  const auto sent = [&](const StatedRemaining& s) { return exchanges[s.exchange].sent; };
+  const auto answered = [&](const StatedRemaining& s) { return exchanges[s.exchange].answered; };
+  std::vector<StatedRemaining> by_answer = stated;
+  std::sort(stated.begin(), stated.end(),
+            [&](const auto& x, const auto& y) { return sent(x) < sent(y); });
+  std::sort(by_answer.begin(), by_answer.end(),
+            [&](const auto& x, const auto& y) { return answered(x) < answered(y); });
+  size_t settled = 0;  // how many of by_answer were answered before the current one was sent
+  for (const StatedRemaining& b : stated) {
+    while (settled < by_answer.size() && answered(by_answer[settled]) < sent(b)) ++settled;
+    if (settled == 0) continue;
+    const StatedRemaining& a = by_answer[settled - 1];
+    const HttpExchange& ea = exchanges[a.exchange];
+    const HttpExchange& eb = exchanges[b.exchange];
+    const std::optional<std::pair<Instant, Instant>> reset = WindowEdgeFromHeaders(ea);
+    if (b.remaining <= a.remaining || !reset || eb.answered >= reset->first ||
+        FindHeader(ea.headers, "X-RateLimit-Limit") !=
+            FindHeader(eb.headers, "X-RateLimit-Limit")) {
+      continue;
+    }
+    findings.Add("remaining-rose", eb.n,
+                 absl::StrCat("#", eb.n, " says ", b.remaining, " remain, more than the ",
+                              a.remaining, " #", ea.n, " said, yet it was sent after #", ea.n,
+                              " was answered and answered before the reset #", ea.n,
+                              " named (counts lost, or a window not as stated)"));
   }
 }
 
@@ -477,6 +532,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   Findings findings;
   std::vector<Duration> latencies;
   int64_t answers = 0;
+  std::map<std::string, std::vector<StatedRemaining>> stated;  // by user
   for (size_t i = 0; i < r.exchanges.size(); ++i) {
     const HttpExchange& e = r.exchanges[i];
     const Kind kind = KindOf(plan, e);
@@ -510,9 +566,18 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
     Decision d;
     d.allowed = kind == Kind::kAdmitted;
     d.limit = plan.policy.limit;
-    CheckHeaders(plan, e, kind, d, findings);
+    const std::optional<int64_t> remaining = CheckStateHeaders(plan, e, kind, d, findings);
+    if (kind == Kind::kDenied) CheckRetryAfter(plan, e, d, findings);
     // Only an admission or a denial is a decision; anything else may or may not have counted.
-    if (kind == Kind::kAdmitted || kind == Kind::kDenied) event.decision = d;
+    if (kind == Kind::kAdmitted || kind == Kind::kDenied) {
+      event.decision = d;
+      if (remaining) stated[e.label].push_back({i, *remaining});
+    }
+  }
+  if (RisesOnlyAtTheReset(plan.policy.algorithm)) {
+    for (auto& [user, answers_of_user] : stated) {
+      CheckRemainingNeverRises(r.exchanges, answers_of_user, findings);
+    }
   }
   r.findings = findings.Take(answers);
   r.latency_p50 = Percentile(latencies, 50);

@@ -57,6 +57,14 @@ struct Policy {
   // The window of the claim "limit in any window" this policy makes: W, or for a bucket the time
   // it takes to fill, B * T.
   Duration ClaimWindow() const { return IsBucket() ? limit * window : window; }
+  // The longest the whole allowance can take to come back after an admission, and so the longest
+  // any wait can be: the claim's window, or two windows for a sliding counter (an admission
+  // weighs on the window after its own too).
+  Duration LongestRestore() const {
+    const bool counter =
+        algorithm == Algorithm::kSlidingCounter || algorithm == Algorithm::kSlidingCounterAnchored;
+    return counter ? 2 * window : ClaimWindow();
+  }
   // The most a conforming limiter may admit in any span of length `span` (closed interval):
   // N per aligned window allows 2N across a boundary, so for window algorithms the bound is
   // stated separately by each invariant; for bucket algorithms it is B + floor(span / T).

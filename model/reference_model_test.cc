@@ -122,5 +122,32 @@ TEST(Policy, ProblemsNameTheFieldAndValue) {
             "gcra burst 10, one per 100ms");
 }
 
+// No model's reset or Retry-After is ever further off than Policy::LongestRestore says (and a
+// nanosecond: a closed window's reset is the first instant after it), and a sliding counter's
+// goes past its window (a probe judges a server's headers by that bound).
+TEST(ReferenceModels, NoResetOrWaitIsLongerThanTheLongestRestore) {
+  for (const AlgorithmInfo& info : Algorithms()) {
+    const Policy policy = info.bucket ? Policy::Bucket(info.algorithm, 4, seconds(1))
+                                      : Policy::Window(info.algorithm, 4, seconds(4));
+    auto m = MakeReferenceModel(policy);
+    Instant now = kT0;
+    uint64_t x = 7;
+    for (int i = 0; i < 2000; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      now += milliseconds((x >> 33) % 1500);
+      const Decision d = m->Decide("k", now, 1);
+      const Duration longest = policy.LongestRestore() + Duration(1);
+      ASSERT_LE(d.reset - now, longest) << info.name << " at " << i;
+      if (!d.allowed) {
+        ASSERT_LE(d.retry_after, longest) << info.name;
+      }
+    }
+  }
+  auto counter = MakeReferenceModel(Policy::Window(Algorithm::kSlidingCounter, 2, seconds(4)));
+  counter->Decide("k", kT0 + seconds(5), 1);
+  const Decision d = counter->Decide("k", kT0 + seconds(5), 1);
+  EXPECT_EQ(d.reset - (kT0 + seconds(5)), seconds(7));  // the end of the window after its own
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -72,9 +72,12 @@ constexpr char kNoPolicyInHeaders[] =
 // Findings gathered by check: how many exchanges show each, and the first few.
 class Findings {
  public:
+  // An exchange counts once for a check, however many of its headers show it.
   void Add(std::string_view check, int64_t n, std::string example) {
     Entry& e = entries_[std::string(check)];
+    if (e.count > 0 && e.last == n) return;
     if (e.count++ == 0) e.first = std::move(example);
+    e.last = n;
     if (e.exchanges.size() < kExamples) e.exchanges.push_back(n);
   }
   std::vector<ProbeFinding> Take(int64_t answers) {
@@ -89,6 +92,7 @@ class Findings {
  private:
   struct Entry {
     int64_t count = 0;
+    int64_t last = 0;  // the exchange last added
     std::string first;
     std::vector<int64_t> exchanges;
   };
@@ -128,9 +132,9 @@ std::optional<std::string> WhyNoRetryAfterCheck(const ProbePlan& plan) {
 constexpr int64_t kUnixSecondsFrom = 1'000'000'000;
 
 // The longest the model makes anyone wait, in whole seconds rounded up, and one more for the
-// server's own rounding: a window's length, or the time a bucket takes to fill.
+// server's own rounding (Policy::LongestRestore).
 int64_t LongestWaitSeconds(const Policy& policy) {
-  return std::chrono::ceil<std::chrono::seconds>(policy.ClaimWindow()).count() + 1;
+  return std::chrono::ceil<std::chrono::seconds>(policy.LongestRestore()).count() + 1;
 }
 
 // What the answer's rate-limit headers say, checked against their grammar and the model: the

@@ -16,6 +16,7 @@
 #include "impl/service/serve.h"
 #include "impl/service/service.h"
 #include "impl/store/redis_server.h"
+#include "testing/postgres.h"
 #include "testing/redis.h"
 #include "testing/rules.h"
 
@@ -333,6 +334,23 @@ TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
   serving.join();
 }
 
+// `ratelab serve` with `config` on a free port, probed by `plan` on seed 003's decision API.
+ProbeResult ProbeServe(ServeConfig config, ProbePlan plan) {
+  config.http.port = 0;
+  const SystemClock clock;
+  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
+  EXPECT_TRUE(started.ok()) << started.status();
+  if (!started.ok()) return {};
+  std::thread serving([&] { (*started)->Run(); });
+  plan.url = absl::StrCat("http://127.0.0.1:", (*started)->port(), "/ratelimit/check");
+  plan.method = "POST";
+  plan.body = R"({"user_id": "{user}", "endpoint": "/x", "scope": "user"})";
+  ProbeResult r = Probe(plan);
+  (*started)->Stop();
+  serving.join();
+  return r;
+}
+
 // `ratelab serve` on a private Redis, deciding a token bucket (5, refilled every 10 ms) with
 // `protocol`, probed by one user at 10 000 requests a second over 32 connections: the findings.
 ProbeResult ProbeServedBucket(const std::string& protocol) {
@@ -344,26 +362,62 @@ ProbeResult ProbeServedBucket(const std::string& protocol) {
       ScopeType::kUser, std::string(kAnyScopeValue), "*", Algorithm::kTokenBucket, 6000, 60, 5)});
   config.store = StoreName{StoreName::Kind::kUrl, (*redis)->url()};
   config.protocols = {protocol};
-  config.http.port = 0;
-  const SystemClock clock;
-  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
-  EXPECT_TRUE(started.ok()) << started.status();
-  if (!started.ok()) return {};
-  std::thread serving([&] { (*started)->Run(); });
-  ProbePlan plan =
-      PlanFor(absl::StrCat("http://127.0.0.1:", (*started)->port(), "/ratelimit/check"));
-  plan.method = "POST";
-  plan.body = R"({"user_id": "{user}", "endpoint": "/x", "scope": "user"})";
+  ProbePlan plan = PlanFor("");
   plan.policy = Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(10));
   plan.users = 1;
   plan.concurrency = 32;
   plan.max_per_second = 10'000;
   plan.max_requests = 5'000;
   plan.duration = std::chrono::seconds(2);
-  ProbeResult r = Probe(plan);
-  (*started)->Stop();
-  serving.join();
-  return r;
+  return ProbeServe(config, plan);
+}
+
+// `ratelab serve` enforcing each algorithm it can on each store, probed by two users on four
+// connections and held to the rule's own policy: nothing found, and both admissions and
+// denials seen.
+TEST(Probe, ServeWithEachAlgorithmOnEachStoreIsNotAccused) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  Result<std::unique_ptr<RedisServer>> redis = RedisServer::Start({});
+  ASSERT_TRUE(redis.ok()) << redis.status();
+  RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
+  const std::pair<StoreName, std::vector<Algorithm>> stores[] = {
+      {StoreName{},
+       {Algorithm::kFixedWindow, Algorithm::kSlidingLog, Algorithm::kSlidingCounter,
+        Algorithm::kTokenBucket, Algorithm::kGcra, Algorithm::kAnchoredWindow,
+        Algorithm::kSlidingLogClosed, Algorithm::kSlidingCounterAnchored,
+        Algorithm::kTokenBucketIntervals}},
+      {StoreName{StoreName::Kind::kUrl, (*redis)->url()},
+       {Algorithm::kFixedWindow, Algorithm::kSlidingLog, Algorithm::kTokenBucket,
+        Algorithm::kGcra}},
+      {StoreName{StoreName::Kind::kPostgresUrl, postgres->url()},
+       {Algorithm::kFixedWindow, Algorithm::kTokenBucket}},
+  };
+  for (const auto& [store, algorithms] : stores) {
+    for (const Algorithm algorithm : algorithms) {
+      const bool bucket = Describe(algorithm).bucket;
+      // A window of 5 per 2 s, or a bucket of 5 refilled at 10 a second.
+      const Rule rule = testing_rules::MakeRule(ScopeType::kUser, std::string(kAnyScopeValue), "*",
+                                                algorithm, bucket ? 10 : 5, bucket ? 1 : 2,
+                                                bucket ? std::optional<int64_t>(5) : std::nullopt);
+      ServeConfig config;
+      config.rules = *RuleSet::Make({rule});
+      config.store = store;
+      ProbePlan plan = PlanFor("");
+      plan.policy = rule.ToPolicy();
+      const std::string name(Describe(algorithm).name);
+      plan.user_prefix = "each-" + name + "-";
+      plan.concurrency = 4;
+      plan.max_per_second = 300;
+      plan.max_requests = 90;
+      plan.retry_after_wait = Duration(0);
+      const std::string what = name + " on " + store.Describe();
+      const ProbeResult r = ProbeServe(config, plan);
+      EXPECT_GT(r.admitted, 0) << what;
+      EXPECT_GT(r.denied, 0) << what;
+      EXPECT_TRUE(r.violations.empty()) << what << ": " << r.violations.front().ToString();
+      EXPECT_TRUE(r.findings.empty()) << what << ": " << r.findings.front().summary;
+    }
+  }
 }
 
 // The race of the HGETALL/HSET bucket (read, then write in a second step) shows over HTTP: serve
@@ -554,25 +608,13 @@ ProbeResult BoundaryAgainstServe(Algorithm algorithm) {
   ServeConfig config;
   config.rules = *RuleSet::Make({testing_rules::MakeRule(
       ScopeType::kUser, std::string(kAnyScopeValue), "*", algorithm, 5, 4)});
-  config.http.port = 0;
-  const SystemClock clock;
-  Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
-  EXPECT_TRUE(started.ok()) << started.status();
-  if (!started.ok()) return {};
-  std::thread serving([&] { (*started)->Run(); });
-  ProbePlan plan =
-      PlanFor(absl::StrCat("http://127.0.0.1:", (*started)->port(), "/ratelimit/check"));
-  plan.method = "POST";
-  plan.body = R"({"user_id": "{user}", "endpoint": "/x", "scope": "user"})";
+  ProbePlan plan = PlanFor("");
   plan.policy = Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(4));
   plan.traffic = ProbeTraffic::kBoundary;
   plan.duration = std::chrono::seconds(15);
   plan.max_requests = 100;
   plan.retry_after_wait = Duration(0);
-  ProbeResult r = Probe(plan);
-  (*started)->Stop();
-  serving.join();
-  return r;
+  return ProbeServe(config, plan);
 }
 
 // A fixed window admits its limit either side of its edge: a sliding promise of the same limit

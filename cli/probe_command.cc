@@ -81,7 +81,8 @@ class Probe final : public Command {
         "(a decision took effect somewhere in between): only what is broken wherever each fell "
         "is reported. Besides it: 5xx answers, a denial without Retry-After or with one longer "
         "than the model ever waits, X-RateLimit-* and IETF RateLimit / RateLimit-Policy headers "
-        "that break their grammar, a Remaining above the limit. What it will send is printed "
+        "that break their grammar, a Remaining above what the admissions seen leave, or (for a "
+        "fixed or anchored window) rising before the reset it named. What it will send is printed "
         "before it starts; it never sends more than --max-requests, more than --max-rps in any "
         "second, or for longer than --duration. --traffic boundary first sends one request to "
         "learn the window's edge from its reset header. Only http:// (no TLS).");

@@ -139,7 +139,7 @@ int64_t LongestWaitSeconds(const Policy& policy) {
 
 // What the answer's rate-limit headers say, checked against their grammar and the model: the
 // Remaining it states, if any.
-std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchange& e, Kind kind,
+std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchange& e,
                                          Decision& decision, Findings& findings) {
   const std::string at = absl::StrCat("#", e.n, " ");
   const auto integer_header = [&](std::string_view name) -> std::optional<int64_t> {
@@ -196,17 +196,7 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
       check_reset("RateLimit's t", r->front().reset);
     }
   }
-  if (remaining) {
-    decision.remaining = *remaining;
-    const int64_t most = plan.policy.limit - (kind == Kind::kAdmitted ? 1 : 0);
-    if (*remaining > most) {
-      findings.Add(
-          "remaining-above-limit", e.n,
-          absl::StrCat(at, "says ", *remaining, " remain",
-                       kind == Kind::kAdmitted ? " after an admission" : "",
-                       ", but the model's limit ", plan.policy.limit, " leaves at most ", most));
-    }
-  }
+  if (remaining) decision.remaining = *remaining;
   return remaining;
 }
 
@@ -251,7 +241,80 @@ bool RisesOnlyAtTheReset(Algorithm algorithm) {
 struct StatedRemaining {
   size_t exchange;
   int64_t remaining;
+  bool admitted;
 };
+
+// Which admissions a model's Remaining must have spent: for a sliding log, those in its window
+// at the decision; for a fixed or anchored window, those in the window the answer's own reset
+// closes; for counters and buckets none beyond the answer's own (a share of an admission, or a
+// refill, comes back by itself).
+enum class Counted { kNone, kInTheLog, kInTheResetsWindow };
+
+Counted CountedBy(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kSlidingLog:
+    case Algorithm::kSlidingLogClosed:
+      return Counted::kInTheLog;
+    case Algorithm::kFixedWindow:
+    case Algorithm::kAnchoredWindow:
+      return Counted::kInTheResetsWindow;
+    default:
+      return Counted::kNone;
+  }
+}
+
+// The most admissions of one span counted for a Remaining: beyond it the count stops short,
+// which only makes the bound looser.
+constexpr size_t kMostCounted = 10'000;
+
+// One user's Remaining is never above what the model's limit leaves after the admissions that
+// surely came first (answered before the answer was sent) and surely count at its decision
+// (sent after its span began, wherever each fell), and its own. `admitted`: the user's
+// admissions (exchange indices), in the order they were sent.
+void CheckRemainingAgainstAdmissions(const Policy& policy,
+                                     const std::vector<HttpExchange>& exchanges,
+                                     const std::vector<size_t>& admitted,
+                                     const std::vector<StatedRemaining>& stated,
+                                     Findings& findings) {
+  const Counted counted = CountedBy(policy.algorithm);
+  for (const StatedRemaining& b : stated) {
+    const HttpExchange& eb = exchanges[b.exchange];
+    // An admission sent at or after this counts, even on a server that floors its time.
+    std::optional<Instant> from;
+    if (counted == Counted::kInTheLog) from = eb.answered - policy.window + kProbeResolution;
+    if (counted == Counted::kInTheResetsWindow) {
+      if (std::optional<std::pair<Instant, Instant>> edge = WindowEdgeFromHeaders(eb)) {
+        from = edge->second - policy.window + kProbeResolution;
+      }
+    }
+    std::vector<int64_t> before;
+    if (from) {
+      auto a = std::lower_bound(admitted.begin(), admitted.end(), *from,
+                                [&](size_t i, Instant t) { return exchanges[i].sent < t; });
+      for (; a != admitted.end() && exchanges[*a].sent < eb.sent && before.size() < kMostCounted;
+           ++a) {
+        if (exchanges[*a].answered < eb.sent) before.push_back(exchanges[*a].n);
+      }
+    }
+    const int64_t spent = static_cast<int64_t>(before.size()) + (b.admitted ? 1 : 0);
+    const int64_t most = std::max<int64_t>(0, policy.limit - spent);
+    if (b.remaining <= most) continue;
+    std::string which;
+    for (size_t i = 0; i < before.size() && i < kExamples; ++i) {
+      absl::StrAppend(&which, i == 0 ? " (#" : ", #", before[i]);
+    }
+    if (!which.empty()) absl::StrAppend(&which, before.size() > kExamples ? ", ...)" : ")");
+    findings.Add(
+        "remaining-above-model", eb.n,
+        absl::StrCat("#", eb.n, " says ", b.remaining, " remain",
+                     b.admitted ? " after an admission" : "", ", but the model's limit ",
+                     policy.limit,
+                     before.empty() ? ""
+                                    : absl::StrCat(" less the ", before.size(),
+                                                   " admissions surely counted before it", which),
+                     " leaves at most ", most));
+  }
+}
 
 // One user's Remaining never rises before the reset the server named: for each answer b, the
 // answer a last settled before b was sent (a answered first, so a decided first) must state no
@@ -537,6 +600,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   std::vector<Duration> latencies;
   int64_t answers = 0;
   std::map<std::string, std::vector<StatedRemaining>> stated;  // by user
+  std::map<std::string, std::vector<size_t>> admitted;         // by user
   for (size_t i = 0; i < r.exchanges.size(); ++i) {
     const HttpExchange& e = r.exchanges[i];
     const Kind kind = KindOf(plan, e);
@@ -570,13 +634,21 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
     Decision d;
     d.allowed = kind == Kind::kAdmitted;
     d.limit = plan.policy.limit;
-    const std::optional<int64_t> remaining = CheckStateHeaders(plan, e, kind, d, findings);
+    const std::optional<int64_t> remaining = CheckStateHeaders(plan, e, d, findings);
     if (kind == Kind::kDenied) CheckRetryAfter(plan, e, d, findings);
     // Only an admission or a denial is a decision; anything else may or may not have counted.
     if (kind == Kind::kAdmitted || kind == Kind::kDenied) {
       event.decision = d;
-      if (remaining) stated[e.label].push_back({i, *remaining});
+      if (remaining) stated[e.label].push_back({i, *remaining, kind == Kind::kAdmitted});
+      if (kind == Kind::kAdmitted) admitted[e.label].push_back(i);
     }
+  }
+  for (auto& [user, of_user] : admitted) {
+    std::sort(of_user.begin(), of_user.end(),
+              [&](size_t x, size_t y) { return r.exchanges[x].sent < r.exchanges[y].sent; });
+  }
+  for (const auto& [user, of_user] : stated) {
+    CheckRemainingAgainstAdmissions(plan.policy, r.exchanges, admitted[user], of_user, findings);
   }
   if (RisesOnlyAtTheReset(plan.policy.algorithm)) {
     for (auto& [user, answers_of_user] : stated) {

@@ -8,9 +8,10 @@
 //     (2xx, 3xx) nor a denial (429, or --denied-if) is counted as unknown, never as admitted;
 //   - what only HTTP shows: 5xx answers, Retry-After missing from a denial or longer than the
 //     model ever waits (milliseconds for seconds), rate-limit headers that break their grammar
-//     (the IETF structured fields, of draft 6, 7 or later), a Remaining above the limit, a reset
-//     time in the past or later than the model is ever whole again, and (for a fixed or
-//     anchored window) a Remaining that rises before the reset the server named.
+//     (the IETF structured fields, of draft 6, 7 or later), a Remaining above what the model's
+//     limit leaves after the admissions seen before it, a reset time in the past or later than
+//     the model is ever whole again, and (for a fixed or anchored window) a Remaining that rises
+//     before the reset the server named.
 // A run in which the server never answered, or answered nothing but errors, is an error, never
 // "nothing found".
 #ifndef RATELAB_SIM_PROBE_RUN_H_
@@ -138,7 +139,7 @@ inline constexpr std::string_view kProbeHeaders[] = {
 // The checks of what only HTTP shows, by name.
 inline constexpr std::string_view kProbeFindingChecks[] = {
     "server-errors",      "retry-after-missing",   "retry-after-too-long",
-    "header-syntax",      "remaining-above-limit", "reset-in-the-past",
+    "header-syntax",      "remaining-above-model", "reset-in-the-past",
     "reset-beyond-model", "remaining-rose",        "retry-after-dishonest"};
 
 // Something only HTTP shows, with the exchanges (by number) that show it.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/limiter_flags.h"
@@ -12,6 +13,7 @@
 #include "reports/check_report.h"
 #include "sim/scenario_run.h"
 #include "sim/search.h"
+#include "sim/seeds.h"
 
 namespace ratelab {
 
@@ -33,7 +35,9 @@ class Check final : public Command {
                  "Check your own Lua script instead of a protocol (with --model)");
     AddParsed(*c, "--seeds", seeds_, ParseSeeds,
               std::string("The seeds to search (default: 200)") + kSeedsHelp);
-    AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
+    CLI::Option* seed =
+        AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
+    AddParsed(*c, "--shard", shard_, ParseShard, kShardHelp)->excludes(seed);
     c->add_option("--concurrency", concurrency_, "Nodes sending requests at once")
         ->capture_default_str();
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
@@ -76,8 +80,12 @@ class Check final : public Command {
     search.faults = faults_;
     search.concurrency = concurrency_;
     search.shrink_policy = shrink_policy_;
-    search.first_seed = seed_.value_or(seeds_.first);
-    search.last_seed = seed_.value_or(seeds_.last);
+    search.seeds = {seed_.value_or(seeds_.first), seed_.value_or(seeds_.last), 1};
+    if (shard_) {
+      Result<SeedSpan> span = ShardOf(seeds_.first, seeds_.last, *shard_);
+      if (!span.ok()) return span.status();
+      search.seeds = *span;
+    }
     if (store_.kind != StoreName::Kind::kMemory) {
       search.kv_store = KvStoreSource::Make(store_);
       // A server ratelab did not start cannot be restarted by it.
@@ -105,7 +113,7 @@ class Check final : public Command {
     Result<SearchResult> result = Search(*subject, search, [&](uint64_t seed) {
       const Instant now = clock.Now();
       if (seed % 50 == 0 || now - last_said >= std::chrono::seconds(3)) {
-        err << "progress: " << seed << "/" << search.last_seed << " seeds, nothing yet\n";
+        err << "progress: " << seed << "/" << search.seeds.last << " seeds, nothing yet\n";
         last_said = now;
       }
       return !interrupts.interrupted();
@@ -113,8 +121,7 @@ class Check final : public Command {
     if (!result.ok()) return result.status();
     if (result->interrupted) {
       err << "interrupted: nothing found in the " << result->seeds_searched
-          << " seed(s) searched before the signal (of " << search.last_seed - search.first_seed + 1
-          << ")\n";
+          << " seed(s) searched before the signal (of " << search.seeds.count() << ")\n";
       return kExitInterrupted;
     }
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
@@ -122,11 +129,16 @@ class Check final : public Command {
     char took[32];
     std::snprintf(took, sizeof took, "%.3f s", seconds);
     err << (found ? "found after " : "searched ") << result->seeds_searched << " seed(s) in "
-        << took << "\n";
+        << took
+        << (shard_ ? absl::StrCat(" (shard ", FormatShard(*shard_), " of ", seeds_.first, "..",
+                                  seeds_.last, ")")
+                   : "")
+        << "\n";
     const uint64_t found_at = result->failure   ? result->failure->seed
                               : result->finding ? result->finding->seed
                                                 : 0;
-    const CheckReport report = MakeCheckReport(*subject, search, *result, Reproduce(found_at));
+    CheckReport report = MakeCheckReport(*subject, search, *result, Reproduce(found_at));
+    if (shard_) report.shard = FormatShard(*shard_);
     out << (json_ ? ToJson(report).dump(2) + "\n" : RenderCheckText(report));
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderCheckJunit(report, seconds)); !s.ok()) return s;
@@ -163,6 +175,7 @@ class Check final : public Command {
 
   LimiterFlags limiter_{kCheckDefaults};
   SeedRange seeds_{1, 200};
+  std::optional<Shard> shard_;
   std::string junit_;
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<uint64_t> seed_;

@@ -296,5 +296,35 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
   }
 }
 
+// The shards of a search search its seeds between them, and the lowest seed any of them finds
+// is the one the whole search finds.
+TEST(CheckCommand, TheShardsOfASearchFindWhatTheWholeSearchFinds) {
+  const auto found_at = [](const CliOutcome& r) {
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    return j["verdict"] == "violation" ? j["seed"].get<uint64_t>() : UINT64_MAX;
+  };
+  const CliOutcome whole = Ratelab({"check", "kv-sliding-log-zset", "--seeds", "1..30", "--json"});
+  ASSERT_EQ(whole.exit, kExitViolation) << whole.err;
+  uint64_t lowest = UINT64_MAX;
+  for (const char* shard : {"1/3", "2/3", "3/3"}) {
+    const CliOutcome r =
+        Ratelab({"check", "kv-sliding-log-zset", "--seeds", "1..30", "--shard", shard, "--json"});
+    EXPECT_NE(r.err.find(std::string("(shard ") + shard + " of 1..30)"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["shard"], shard);
+    lowest = std::min(lowest, found_at(r));
+  }
+  EXPECT_EQ(lowest, found_at(whole));
+  // A shard that finds nothing searched its own seeds only: every third of 1..9.
+  const CliOutcome kept =
+      Ratelab({"check", "kv-fixed-window-lua", "--seeds", "1..9", "--shard", "2/3", "--json"});
+  EXPECT_EQ(kept.exit, kExitOk) << kept.err;
+  EXPECT_EQ(nlohmann::json::parse(kept.out)["seeds_searched"], 3);
+  const CliOutcome both =
+      Ratelab({"check", "kv-fixed-window-lua", "--seed", "4", "--shard", "2/3"});
+  EXPECT_EQ(both.exit, kExitBadInput);
+  EXPECT_NE(both.err.find("--seed excludes --shard"), std::string::npos) << both.err;
+}
+
 }  // namespace
 }  // namespace ratelab

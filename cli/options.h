@@ -51,6 +51,10 @@ inline constexpr uint64_t kMostSweptSeeds = 1'000'000;
 // --seeds, the same in every command: "N" for the seeds 1..N, or "A..B" with A <= B, each a
 // seed; at most kMostSweptSeeds of them.
 Result<SeedRange> ParseSeeds(std::string_view text);
+// The help every --shard gives.
+inline constexpr char kShardHelp[] =
+    "Run only shard K of N of the seeds (K/N: the K-th seed and every N-th after it), so that N "
+    "jobs of a CI matrix cover them between them, each seed once";
 // The help every --seeds gives, after what the command does with them.
 inline constexpr char kSeedsHelp[] =
     ": N for the seeds 1..N, or a range A..B (at most 1000000 seeds)";

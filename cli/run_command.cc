@@ -15,6 +15,7 @@
 #include "reports/verdict_table.h"
 #include "reports/views.h"
 #include "sim/scenario_run.h"
+#include "sim/seeds.h"
 #include "sim/sweep.h"
 
 namespace ratelab {
@@ -41,8 +42,10 @@ class RunScenarioCommand final : public Command {
     c->add_option("scenario", scenario_, "Scenario YAML file")->required();
     CLI::Option* seed =
         AddParsed(*c, "--seed", seed_, ParseSeed, "Seed of the run (default: the scenario's)");
-    AddParsed(*c, "--seeds", seeds_, ParseSeeds, std::string("The seeds to sweep") + kSeedsHelp)
-        ->excludes(seed);
+    CLI::Option* seeds =
+        AddParsed(*c, "--seeds", seeds_, ParseSeeds, std::string("The seeds to sweep") + kSeedsHelp)
+            ->excludes(seed);
+    AddParsed(*c, "--shard", shard_, ParseShard, kShardHelp)->needs(seeds);
     c->add_option("--jobs", jobs_, "Seeds simulated in parallel")->capture_default_str();
     c->add_option("--out", out_, "Directory to write result.json into");
     AddForceFlag(*c, force_);
@@ -94,14 +97,20 @@ class RunScenarioCommand final : public Command {
   }
 
   Result<int> Sweep(const Scenario& scenario, std::ostream& out, std::ostream& err) {
+    SeedSpan seeds{seeds_->first, seeds_->last, 1};
+    if (shard_) {
+      Result<SeedSpan> span = ShardOf(seeds_->first, seeds_->last, *shard_);
+      if (!span.ok()) return span.status();
+      seeds = *span;
+    }
     const SystemClock clock;
     const Instant began = clock.Now();
-    const uint64_t report_every = std::max<uint64_t>(1, seeds_->count() / 20);
+    const uint64_t report_every = std::max<uint64_t>(1, seeds.count() / 20);
     const InterruptHandler interrupts;
-    Result<SweepResult> sweep = RunSweep(
-        scenario, seeds_->first, seeds_->last, jobs_, [&](uint64_t done, uint64_t failing) {
-          if (seeds_->count() > 1 && (done % report_every == 0 || done == seeds_->count())) {
-            err << "progress: " << done << "/" << seeds_->count() << " seeds, " << failing
+    Result<SweepResult> sweep =
+        RunSweep(scenario, seeds, jobs_, [&](uint64_t done, uint64_t failing) {
+          if (seeds.count() > 1 && (done % report_every == 0 || done == seeds.count())) {
+            err << "progress: " << done << "/" << seeds.count() << " seeds, " << failing
                 << " with violations\n";
           }
           return !interrupts.interrupted();
@@ -110,10 +119,14 @@ class RunScenarioCommand final : public Command {
     // Interrupted, the sweep is summarised over the seeds it ran.
     const uint64_t count = sweep->seeds.size();
     if (sweep->interrupted) {
-      err << "interrupted: " << count << " of " << seeds_->count()
+      err << "interrupted: " << count << " of " << seeds.count()
           << " seeds run before the signal, summarised\n";
     }
-    SweepReport report{scenario.name, {}, sweep->seeds_with_violations, std::nullopt};
+    SweepReport report{scenario.name,
+                       {},
+                       sweep->seeds_with_violations,
+                       std::nullopt,
+                       shard_ ? FormatShard(*shard_) : ""};
     for (const SeedOutcome& s : sweep->seeds) {
       report.seeds.push_back({s.seed, HexHash(s.history_hash), s.violations, s.failures});
     }
@@ -143,6 +156,9 @@ class RunScenarioCommand final : public Command {
       out << j.dump(2) << "\n";
     } else {
       out << "seeds " << seeds_->first << ".." << seeds_->last
+          << (shard_ ? ", shard " + FormatShard(*shard_) + " (" + std::to_string(seeds.count()) +
+                           " seeds)"
+                     : "")
           << (sweep->interrupted ? " (interrupted, " + std::to_string(count) + " run)" : "") << ": "
           << sweep->seeds_with_violations << " of " << count << " with violations\n";
       if (sweep->seeds_with_failures > 0) {
@@ -161,6 +177,7 @@ class RunScenarioCommand final : public Command {
   std::string scenario_;
   std::optional<uint64_t> seed_;
   std::optional<SeedRange> seeds_;
+  std::optional<Shard> shard_;
   int jobs_ = 1;
   std::string out_;
   bool force_ = false;

@@ -141,6 +141,40 @@ TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {
   }
 }
 
+// Two shards of a sweep run its seeds between them, each as the whole sweep runs it.
+TEST(RunCommand, TheShardsOfASweepRunItsSeedsBetweenThem) {
+  const CliOutcome whole =
+      Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "1..5", "--json"});
+  ASSERT_EQ(whole.exit, kExitViolation) << whole.err;
+  std::map<int, std::string> hashes;
+  const nlohmann::json all = nlohmann::json::parse(whole.out);
+  for (const nlohmann::json& s : all["seeds"])
+    hashes.emplace(s["seed"].get<int>(), s["history_hash"]);
+  std::map<int, std::string> sharded;
+  for (const char* shard : {"1/2", "2/2"}) {
+    const CliOutcome r = Ratelab(
+        {"run", ExampleScenario("clock-skew"), "--seeds", "1..5", "--shard", shard, "--json"});
+    EXPECT_EQ(r.exit, kExitViolation) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["shard"], shard);
+    for (const nlohmann::json& s : j["seeds"]) {
+      EXPECT_TRUE(sharded.emplace(s["seed"].get<int>(), s["history_hash"]).second) << s;
+    }
+  }
+  EXPECT_EQ(sharded, hashes);
+  const CliOutcome text =
+      Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "1..5", "--shard", "2/2"});
+  EXPECT_NE(text.out.find("seeds 1..5, shard 2/2 (2 seeds): "), std::string::npos) << text.out;
+  // A shard is of a sweep's seeds, and must have some.
+  const CliOutcome alone = Ratelab({"run", ExampleScenario("clock-skew"), "--shard", "1/2"});
+  EXPECT_EQ(alone.exit, kExitBadInput);
+  EXPECT_NE(alone.err.find("--shard requires --seeds"), std::string::npos) << alone.err;
+  const CliOutcome none =
+      Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "1..2", "--shard", "3/3"});
+  EXPECT_EQ(none.exit, kExitBadInput);
+  EXPECT_NE(none.err.find("so this shard would run none"), std::string::npos) << none.err;
+}
+
 TEST(RunCommand, SameSeedSameHistoryInTwoProcesses) {
   auto run = [](const std::string& seed) {
     const std::string cmd = std::string(RATELAB_BINARY) + " run " +

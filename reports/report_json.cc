@@ -362,10 +362,12 @@ json ToJson(const RunReport& r) {
 }
 
 json ToJson(const SweepReport& s) {
-  return {{"scenario", s.scenario},
-          {"seeds", Array(s.seeds)},
-          {"seeds_with_violations", s.seeds_with_violations},
-          {"first_failing", s.first_failing ? ToJson(*s.first_failing) : json()}};
+  json out = {{"scenario", s.scenario},
+              {"seeds", Array(s.seeds)},
+              {"seeds_with_violations", s.seeds_with_violations},
+              {"first_failing", s.first_failing ? ToJson(*s.first_failing) : json()}};
+  if (!s.shard.empty()) out["shard"] = s.shard;
+  return out;
 }
 
 json ToJson(const CheckReport& c) {
@@ -373,6 +375,7 @@ json ToJson(const CheckReport& c) {
               {"policy", c.policy},
               {"verdict", c.verdict},
               {"seeds_searched", c.seeds_searched}};
+  if (!c.shard.empty()) out["shard"] = c.shard;
   if (!c.clock.empty()) out["clock"] = c.clock;
   if (c.failed_request || c.violation) out["start"] = FormatUtc(c.start);
   if (c.failed_request) {
@@ -433,6 +436,7 @@ Result<SweepReport> SweepReportFromJson(const json& j) {
                        seed.Has("failed") ? seed.Field("failed").Int() : 0});
   }
   s.seeds_with_violations = r.Field("seeds_with_violations").Unsigned();
+  if (const std::optional<JsonReader> shard = r.OptionalField("shard")) s.shard = shard->String();
   if (const std::optional<JsonReader> first = r.OptionalField("first_failing")) {
     s.first_failing = ReadRun(*first);
   } else {

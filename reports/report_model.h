@@ -210,6 +210,7 @@ struct SweepReport {
   std::vector<SeedReport> seeds;
   uint64_t seeds_with_violations = 0;
   std::optional<RunReport> first_failing;  // run again in full
+  std::string shard;  // "K/N" when the sweep ran shard K of N of its seeds (--shard)
 };
 
 // What `ratelab check` found. A violation's fields are empty when verdict is "none".
@@ -221,6 +222,7 @@ struct CheckReport {
   // "client"; empty for a protocol of ratelab's own.
   std::string clock;
   uint64_t seeds_searched = 0;
+  std::string shard;  // "K/N" when the search ran shard K of N of its seeds (--shard)
   // The case's start, from which the witness's `_s` fields count ("start": FormatUtc).
   Instant start{};
   uint64_t seed = 0;            // the seed that found it

@@ -65,12 +65,12 @@ TEST(DemoScenario, SameSeedSameHistoryAndTheSeedMatters) {
 }
 
 TEST(Sweep, StopsWhenItsProgressSaysSoAndKeepsTheSeedsItRan) {
-  const Result<SweepResult> all = RunSweep(DemoScenario(), 1, 6, 1);
+  const Result<SweepResult> all = RunSweep(DemoScenario(), SeedSpan{1, 6}, 1);
   ASSERT_TRUE(all.ok()) << all.status();
   EXPECT_FALSE(all->interrupted);
   EXPECT_EQ(all->seeds.size(), 6u);
   const Result<SweepResult> part =
-      RunSweep(DemoScenario(), 1, 6, 1, [](uint64_t done, uint64_t) { return done < 2; });
+      RunSweep(DemoScenario(), SeedSpan{1, 6}, 1, [](uint64_t done, uint64_t) { return done < 2; });
   ASSERT_TRUE(part.ok()) << part.status();
   EXPECT_TRUE(part->interrupted);
   ASSERT_EQ(part->seeds.size(), 2u);
@@ -81,12 +81,13 @@ TEST(Sweep, StopsWhenItsProgressSaysSoAndKeepsTheSeedsItRan) {
 // Each run is its own: on three threads, with progress told from them, a sweep is the same as on
 // one (and ThreadSanitizer watches the threads share nothing unguarded: scripts/sanitize tsan).
 TEST(Sweep, OnSeveralThreadsGivesWhatOneThreadGives) {
-  const Result<SweepResult> one = RunSweep(DemoScenario(), 1, 8, 1);
+  const Result<SweepResult> one = RunSweep(DemoScenario(), SeedSpan{1, 8}, 1);
   uint64_t told = 0;
-  const Result<SweepResult> three = RunSweep(DemoScenario(), 1, 8, 3, [&](uint64_t done, uint64_t) {
-    told = std::max(told, done);
-    return true;
-  });
+  const Result<SweepResult> three =
+      RunSweep(DemoScenario(), SeedSpan{1, 8}, 3, [&](uint64_t done, uint64_t) {
+        told = std::max(told, done);
+        return true;
+      });
   ASSERT_TRUE(one.ok() && three.ok());
   EXPECT_EQ(told, 8u);
   ASSERT_EQ(three->seeds.size(), one->seeds.size());

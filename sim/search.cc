@@ -234,7 +234,8 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     if (Status s = TryOnce(subject, **store, o.base.start); !s.ok()) return s;
   }
   SearchResult result;
-  for (uint64_t seed = o.first_seed; seed <= o.last_seed; ++seed) {
+  for (uint64_t i = 0; i < o.seeds.count(); ++i) {
+    const uint64_t seed = o.seeds.at(i);
     if (progress && !progress(seed)) {
       result.interrupted = true;
       return result;

@@ -26,6 +26,7 @@
 #include "sim/kv_backend.h"
 #include "sim/limiter_subject.h"
 #include "sim/scenario.h"
+#include "sim/seeds.h"
 #include "sim/traffic.h"
 
 namespace ratelab {
@@ -115,8 +116,7 @@ struct SearchOptions {
   Case base;  // the policy, durability and checks; the rest is drawn
   SearchFaults faults;
   int concurrency = 3;
-  uint64_t first_seed = 1;
-  uint64_t last_seed = 200;
+  SeedSpan seeds{1, 200, 1};                // the seeds searched, in order
   int shrink_budget = 2000;                 // runs
   bool shrink_policy = false;               // may the shrink lower the limit (see Shrink)
   std::shared_ptr<KvStoreSource> kv_store;  // null: MemoryKv

@@ -120,7 +120,7 @@ TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
 TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
-  options.last_seed = 20;
+  options.seeds.last = 20;
   Result<SearchResult> r =
       Search(Subject("kv-token-bucket-lua"), options, [](uint64_t seed) { return seed < 5; });
   ASSERT_TRUE(r.ok()) << r.status();
@@ -132,7 +132,7 @@ TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
 TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
-  options.last_seed = 20;
+  options.seeds.last = 20;
   std::vector<uint64_t> told;
   Result<SearchResult> found =
       Search(Subject("kv-token-bucket-hgetall-hset"), options, [&](uint64_t seed) {
@@ -146,7 +146,7 @@ TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   EXPECT_EQ(found->finding->check, CheckId::kPromise);
   EXPECT_EQ(found->finding->witness.size(), found->finding->minimal.arrivals.size());
 
-  options.last_seed = 40;
+  options.seeds.last = 40;
   Result<SearchResult> none = Search(Subject("kv-token-bucket-lua"), options);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->finding);
@@ -156,7 +156,7 @@ TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
 TEST(Search, AStoreThatCannotBeReachedIsAnErrorNotNothingFound) {
   SearchOptions options;
   options.base = Base(Algorithm::kGcra, 1, seconds(1));
-  options.last_seed = 5;
+  options.seeds.last = 5;
   options.kv_store = *KvStoreSource::Make("redis://127.0.0.1:1/0");  // nothing listens there
   Result<SearchResult> r = Search(Subject("kv-gcra-lua"), options);
   ASSERT_FALSE(r.ok());

@@ -9,9 +9,9 @@
 
 namespace ratelab {
 
-Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t last, int jobs,
+Result<SweepResult> RunSweep(const Scenario& scenario, const SeedSpan& seeds, int jobs,
                              const SweepProgress& progress) {
-  const uint64_t count = last - first + 1;
+  const uint64_t count = seeds.count();
   SweepResult result;
   result.seeds.resize(count);
   std::atomic<uint64_t> next{0}, done{0}, failing{0};
@@ -21,13 +21,13 @@ Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t 
   std::mutex mu;                    // guards `error` and the progress calls
   const auto worker = [&] {
     for (uint64_t i = next++; i < count && !stop.load(); i = next++) {
-      Result<RunResult> c = RunScenario(scenario, first + i);
+      Result<RunResult> c = RunScenario(scenario, seeds.at(i));
       if (!c.ok()) {
         std::lock_guard lock(mu);
         if (error.ok()) error = c.status();
         continue;
       }
-      result.seeds[i] = {first + i, c->history_hash(), c->violation_count(), c->failure_count()};
+      result.seeds[i] = {seeds.at(i), c->history_hash(), c->violation_count(), c->failure_count()};
       ran[i] = 1;
       if (result.seeds[i].violations > 0) ++failing;
       const uint64_t finished = ++done;

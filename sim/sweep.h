@@ -11,6 +11,7 @@
 
 #include "impl/core/status.h"
 #include "sim/scenario.h"
+#include "sim/seeds.h"
 
 namespace ratelab {
 
@@ -34,10 +35,10 @@ struct SweepResult {
 // on (false: no more seeds are started, and the sweep ends with those run, interrupted).
 using SweepProgress = std::function<bool(uint64_t done, uint64_t failing)>;
 
-// Runs `scenario` from each seed in [first, last] on `jobs` threads (each run is independent and
+// Runs `scenario` from each seed of `seeds` on `jobs` threads (each run is independent and
 // deterministic, so the result does not depend on `jobs`). The first run that could not be made
 // is the error. `progress` is called from the threads, one call at a time.
-Result<SweepResult> RunSweep(const Scenario& scenario, uint64_t first, uint64_t last, int jobs,
+Result<SweepResult> RunSweep(const Scenario& scenario, const SeedSpan& seeds, int jobs,
                              const SweepProgress& progress = nullptr);
 
 }  // namespace ratelab

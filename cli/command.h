@@ -31,6 +31,7 @@ std::unique_ptr<Command> CompareCommand();  // report_commands.cc
 std::unique_ptr<Command> CheckCommand();    // check_command.cc
 std::unique_ptr<Command> ReportCommand();   // report_commands.cc
 std::unique_ptr<Command> RunCommand();      // run_command.cc
+std::unique_ptr<Command> MergeCommand();    // merge_command.cc
 std::unique_ptr<Command> StressCommand();   // stress_command.cc
 std::unique_ptr<Command> ProbeCommand();    // probe_command.cc
 std::unique_ptr<Command> RulesCommand();    // rules_command.cc

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "absl/strings/str_split.h"
@@ -65,6 +66,21 @@ Status WriteTextFile(const std::string& path, const std::string& text) {
     return absl::InvalidArgumentError("cannot write " + path + ": " + std::strerror(errno));
   }
   return absl::OkStatus();
+}
+
+Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& expected) {
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError("cannot read " + path + ": it is a directory (give " +
+                                      expected + ")");
+  }
+  std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError("cannot read " + path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    return absl::InvalidArgumentError(path + ": not JSON (it stops making sense at byte " +
+                                      std::to_string(e.byte) + ")");
+  }
 }
 
 CLI::Option* AddForceFlag(CLI::App& command, bool& target) {

@@ -5,6 +5,7 @@
 #define RATELAB_CLI_OPTIONS_H_
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,9 @@ Result<int64_t> ParsePositiveInteger(std::string_view text);
 CLI::Option* AddJunitOption(CLI::App& command, std::string& target);
 // Writes `text` to the file `path` (--junit), or says why it cannot.
 Status WriteTextFile(const std::string& path, const std::string& text);
+// The JSON document in the file `path`, or InvalidArgument saying why not (a directory, where
+// `expected` names what to give instead; unreadable; not JSON, and where it stops being).
+Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& expected);
 
 // Adds --force: write into --out beside files ratelab did not write (reports/output_dir.h).
 CLI::Option* AddForceFlag(CLI::App& command, bool& target);

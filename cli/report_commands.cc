@@ -174,19 +174,9 @@ class ReportFromFile final : public Command {
   // The run in the file: compare's report.json, or run's result.json (for a sweep, its first
   // failing seed).
   Result<RunReport> Read() const {
-    if (std::error_code ec; std::filesystem::is_directory(file_, ec)) {
-      return absl::InvalidArgumentError(
-          "cannot read " + file_ + ": it is a directory (give its report.json or result.json)");
-    }
-    std::ifstream in(file_);
-    if (!in) return absl::InvalidArgumentError("cannot read " + file_);
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      return absl::InvalidArgumentError(file_ + ": not JSON (it stops making sense at byte " +
-                                        std::to_string(e.byte) + ")");
-    }
+    Result<nlohmann::json> read = ReadJsonFile(file_, "its report.json or result.json");
+    if (!read.ok()) return read.status();
+    const nlohmann::json& j = *read;
     const auto not_ours = [&](const Status& s) {
       return absl::InvalidArgumentError(
           file_ +

@@ -126,7 +126,8 @@ class RunScenarioCommand final : public Command {
                        {},
                        sweep->seeds_with_violations,
                        std::nullopt,
-                       shard_ ? FormatShard(*shard_) : ""};
+                       shard_ ? FormatShard(*shard_) : "",
+                       ReproduceCommand("run", scenario_, kSeedPlaceholder, store_)};
     for (const SeedOutcome& s : sweep->seeds) {
       report.seeds.push_back({s.seed, HexHash(s.history_hash), s.violations, s.failures});
     }
@@ -148,7 +149,7 @@ class RunScenarioCommand final : public Command {
     }
     if (!junit_.empty()) {
       const std::string xml = RenderSweepJunit(
-          report, [&](uint64_t seed) { return ReproduceCommand("run", scenario_, seed, store_); },
+          report, [&](uint64_t seed) { return ReproduceSeed(report, seed); },
           std::chrono::duration<double>(clock.Now() - began).count());
       if (Status s = WriteTextFile(junit_, xml); !s.ok()) return s;
     }
@@ -190,10 +191,15 @@ class RunScenarioCommand final : public Command {
 
 }  // namespace
 
+std::string ReproduceCommand(const std::string& command, const std::string& file,
+                             const std::string& seed, const std::optional<StoreName>& store) {
+  return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " + seed +
+         (store ? " --store " + store->ToString() : "");
+}
+
 std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
                              const std::optional<StoreName>& store) {
-  return "ratelab " + command + (file.empty() ? "" : " " + file) + " --seed " +
-         std::to_string(seed) + (store ? " --store " + store->ToString() : "");
+  return ReproduceCommand(command, file, std::to_string(seed), store);
 }
 
 Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<StoreName>& store) {

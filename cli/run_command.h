@@ -18,6 +18,9 @@ namespace ratelab {
 // "ratelab COMMAND FILE --seed SEED [--store STORE]" (without FILE or STORE when empty).
 std::string ReproduceCommand(const std::string& command, const std::string& file, uint64_t seed,
                              const std::optional<StoreName>& store = std::nullopt);
+// The same with `seed` as text (a sweep's kSeedPlaceholder).
+std::string ReproduceCommand(const std::string& command, const std::string& file,
+                             const std::string& seed, const std::optional<StoreName>& store);
 
 // The scenario at `path`, its kv protocols pointed at `store` when given.
 Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<StoreName>& store);

@@ -175,6 +175,56 @@ TEST(RunCommand, TheShardsOfASweepRunItsSeedsBetweenThem) {
   EXPECT_NE(none.err.find("so this shard would run none"), std::string::npos) << none.err;
 }
 
+// `merge` puts the shards of a sweep back together: the whole sweep's seeds, first failing seed
+// and JUnit; and the shards of a search: the whole search's finding.
+TEST(MergeCommand, TheShardsOfASweepOrASearchMergeIntoTheWhole) {
+  const std::string dir = ::testing::TempDir() + "/merge";
+  std::filesystem::remove_all(dir);
+  const CliOutcome whole = Ratelab(
+      {"run", ExampleScenario("clock-skew"), "--seeds", "1..5", "--out", dir + "/whole", "--json"});
+  std::vector<std::string> args = {"merge"};
+  for (const char* k : {"1", "2", "3"}) {
+    const std::string out = dir + "/shard" + k;
+    const CliOutcome r = Ratelab({"run", ExampleScenario("clock-skew"), "--seeds", "1..5",
+                                  "--shard", std::string(k) + "/3", "--out", out});
+    ASSERT_EQ(r.exit, kExitViolation) << r.err;
+    args.push_back(out + "/result.json");
+  }
+  std::vector<std::string> merge_args = args;
+  for (const char* extra : {"--json", "--junit"}) merge_args.push_back(extra);
+  merge_args.push_back(dir + "/merged.xml");
+  const CliOutcome merged = Ratelab(merge_args);
+  EXPECT_EQ(merged.exit, kExitViolation) << merged.err;
+  nlohmann::json expected = nlohmann::json::parse(whole.out);
+  EXPECT_EQ(nlohmann::json::parse(merged.out), expected);
+  std::ifstream xml(dir + "/merged.xml");
+  const std::string junit((std::istreambuf_iterator<char>(xml)), {});
+  EXPECT_NE(junit.find("reproduce: ratelab run " + ExampleScenario("clock-skew") + " --seed 4"),
+            std::string::npos)
+      << junit;
+  // A shard left out is named.
+  args.pop_back();
+  const CliOutcome missing = Ratelab(args);
+  EXPECT_EQ(missing.exit, kExitBadInput);
+  EXPECT_NE(missing.err.find("shard 3/3 is missing"), std::string::npos) << missing.err;
+  // A search's shards: the lowest seed any found is the whole search's.
+  const std::string whole_check =
+      Ratelab({"check", "kv-sliding-log-zset", "--seeds", "2..20", "--json"}).out;
+  std::vector<std::string> checks = {"merge", "--json"};
+  for (const char* k : {"1", "2"}) {
+    const std::string path = dir + "/check" + k + ".json";
+    std::ofstream(path) << Ratelab({"check", "kv-sliding-log-zset", "--seeds", "2..20", "--shard",
+                                    std::string(k) + "/2", "--json"})
+                               .out;
+    checks.push_back(path);
+  }
+  const CliOutcome found = Ratelab(checks);
+  EXPECT_EQ(found.exit, kExitViolation) << found.err;
+  EXPECT_EQ(nlohmann::json::parse(found.out)["seed"], nlohmann::json::parse(whole_check)["seed"]);
+  EXPECT_EQ(nlohmann::json::parse(found.out)["violation"],
+            nlohmann::json::parse(whole_check)["violation"]);
+}
+
 TEST(RunCommand, SameSeedSameHistoryInTwoProcesses) {
   auto run = [](const std::string& seed) {
     const std::string cmd = std::string(RATELAB_BINARY) + " run " +

@@ -367,6 +367,7 @@ json ToJson(const SweepReport& s) {
               {"seeds_with_violations", s.seeds_with_violations},
               {"first_failing", s.first_failing ? ToJson(*s.first_failing) : json()}};
   if (!s.shard.empty()) out["shard"] = s.shard;
+  if (!s.reproduce.empty()) out["reproduce"] = s.reproduce;
   return out;
 }
 
@@ -437,6 +438,9 @@ Result<SweepReport> SweepReportFromJson(const json& j) {
   }
   s.seeds_with_violations = r.Field("seeds_with_violations").Unsigned();
   if (const std::optional<JsonReader> shard = r.OptionalField("shard")) s.shard = shard->String();
+  if (const std::optional<JsonReader> reproduce = r.OptionalField("reproduce")) {
+    s.reproduce = reproduce->String();
+  }
   if (const std::optional<JsonReader> first = r.OptionalField("first_failing")) {
     s.first_failing = ReadRun(*first);
   } else {
@@ -444,6 +448,52 @@ Result<SweepReport> SweepReportFromJson(const json& j) {
   }
   if (Status status = r.status(); !status.ok()) return status;
   return s;
+}
+
+std::string ReproduceSeed(const SweepReport& sweep, uint64_t seed) {
+  std::string out = sweep.reproduce;
+  const size_t at = out.find(kSeedPlaceholder);
+  if (at != std::string::npos) {
+    out.replace(at, std::char_traits<char>::length(kSeedPlaceholder), std::to_string(seed));
+  }
+  return out;
+}
+
+Result<CheckReport> CheckReportFromJson(const json& j) {
+  const JsonReader r(j);
+  CheckReport c;
+  c.protocol = r.Field("protocol").String();
+  c.policy = r.Field("policy").String();
+  c.verdict = r.Field("verdict").String();
+  c.seeds_searched = r.Field("seeds_searched").Unsigned();
+  if (const std::optional<JsonReader> shard = r.OptionalField("shard")) c.shard = shard->String();
+  if (const std::optional<JsonReader> clock = r.OptionalField("clock")) c.clock = clock->String();
+  if (const std::optional<JsonReader> start = r.OptionalField("start")) {
+    const std::optional<Instant> at = ParseInstant(start->String());
+    if (!at) start->Report("expected a UTC time such as 2026-01-01T00:00:00Z");
+    c.start = at.value_or(Instant{});
+  }
+  if (c.verdict == "failure") {
+    c.seed = r.Field("seed").Unsigned();
+    c.failure = r.Field("failure").String();
+    c.failed_request = ReadWitnessEvent(r.Field("request"));
+    c.reproduce = r.Field("reproduce").String();
+  } else if (c.verdict == "violation") {
+    c.seed = r.Field("seed").Unsigned();
+    c.requests = r.Field("requests").Unsigned();
+    c.drawn_requests = r.Field("drawn_requests").Unsigned();
+    c.nodes = r.Field("nodes").Unsigned();
+    c.violation = ReadViolation(r.Field("violation"));
+    for (const JsonReader& f : r.Field("faults").Elements()) c.faults.push_back(ReadFault(f));
+    c.reproduce = r.Field("reproduce").String();
+  } else if (c.verdict == "none") {
+    for (const JsonReader& check : r.Field("checks").Elements()) c.checks.push_back(check.String());
+    c.fault_kinds = r.Field("faults").String();
+  } else {
+    r.Field("verdict").Report("expected violation, failure or none");
+  }
+  if (Status status = r.status(); !status.ok()) return status;
+  return c;
 }
 
 }  // namespace ratelab

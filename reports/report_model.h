@@ -211,7 +211,13 @@ struct SweepReport {
   uint64_t seeds_with_violations = 0;
   std::optional<RunReport> first_failing;  // run again in full
   std::string shard;  // "K/N" when the sweep ran shard K of N of its seeds (--shard)
+  // The command that runs one of its seeds again, kSeedPlaceholder where the seed goes.
+  std::string reproduce;
 };
+
+inline constexpr char kSeedPlaceholder[] = "{seed}";
+// `sweep`'s command for `seed` (empty when the sweep has none).
+std::string ReproduceSeed(const SweepReport& sweep, uint64_t seed);
 
 // What `ratelab check` found. A violation's fields are empty when verdict is "none".
 struct CheckReport {
@@ -267,6 +273,7 @@ nlohmann::json ToJson(const StressReport& s);
 // InvalidArgument naming the path of the first field that is missing or of the wrong type.
 Result<RunReport> RunReportFromJson(const nlohmann::json& j);
 Result<SweepReport> SweepReportFromJson(const nlohmann::json& j);
+Result<CheckReport> CheckReportFromJson(const nlohmann::json& j);
 
 }  // namespace ratelab
 

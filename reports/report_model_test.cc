@@ -61,7 +61,7 @@ TEST(RunReport, ReadsBackWhatItWrites) {
   EXPECT_EQ(ToJson(*back).dump(), once.dump());
   EXPECT_EQ(back->reproduce, r.reproduce);
 
-  SweepReport sweep{"demo", {{1, "00000000000000aa", 0}, {2, r.history_hash, 3}}, 1, r, ""};
+  SweepReport sweep{"demo", {{1, "00000000000000aa", 0}, {2, r.history_hash, 3}}, 1, r, "", ""};
   Result<SweepReport> sweep_back = SweepReportFromJson(nlohmann::json::parse(ToJson(sweep).dump()));
   ASSERT_TRUE(sweep_back.ok()) << sweep_back.status();
   EXPECT_EQ(ToJson(*sweep_back).dump(), ToJson(sweep).dump());

@@ -363,6 +363,9 @@ Status CheckProbePlan(const ProbePlan& plan) {
       return bad("--header: the value of " + h.name + " has a line break");
     }
   }
+  if (plan.traffic == ProbeTraffic::kBoundary && plan.policy.IsBucket()) {
+    return bad("--traffic boundary aims at a window's edge: give a window model, not a bucket");
+  }
   if (plan.policy_from_headers && plan.policy.IsBucket()) {
     return bad("--from-headers learns a window's limit: a bucket model takes --rate and --burst");
   }
@@ -499,12 +502,15 @@ Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy
       // The limit spread over `spread` just before the edge could be, and again just after:
       // all of it in a span the window's length holds, with half a second to spare.
       const Duration unsure = edge->latest - edge->earliest;
-      const Duration spread = std::min<Duration>(
-          std::chrono::seconds(1), (policy.window - unsure - std::chrono::milliseconds(500)) / 2);
-      if (policy.IsBucket() || spread < std::chrono::milliseconds(100)) {
+      const Duration spare = std::chrono::milliseconds(500);
+      const Duration least_spread = std::chrono::milliseconds(100);
+      const Duration spread =
+          std::min<Duration>(std::chrono::seconds(1), (policy.window - unsure - spare) / 2);
+      if (policy.IsBucket()) return absl::InternalError("boundary traffic on a bucket model");
+      if (spread < least_spread) {
         return absl::FailedPreconditionError(
-            absl::StrCat("boundary traffic needs a window over ",
-                         FormatDuration(unsure + std::chrono::seconds(1)),
+            absl::StrCat("boundary traffic needs a window of at least ",
+                         FormatDuration(unsure + spare + 2 * least_spread),
                          ": the server's reset header leaves its edge ", FormatDuration(unsure),
                          " unsure, and the attack must fit in one window"));
       }

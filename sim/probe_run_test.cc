@@ -499,6 +499,11 @@ TEST(Probe, PlansWithoutCapsOrWithBadPartsAreRefused) {
             "--header: the value of X-A has a line break");
   EXPECT_EQ(problem([](ProbePlan& p) { p.user_prefix = "a\r\nX-Evil: 1"; }),
             "--user-prefix: 'a\r\nX-Evil: 1' may hold only letters, digits, '-', '_' and '.'");
+  EXPECT_EQ(problem([](ProbePlan& p) {
+              p.traffic = ProbeTraffic::kBoundary;
+              p.policy = Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::seconds(1));
+            }),
+            "--traffic boundary aims at a window's edge: give a window model, not a bucket");
   EXPECT_EQ(problem([](ProbePlan& p) { p.denied_statuses = {42}; }),
             "--denied-if: 42 is not an HTTP status (100 to 599)");
 }
@@ -577,8 +582,8 @@ TEST(Probe, TheBoundaryTrafficSpendsTheLimitEitherSideOfTheEdge) {
   Result<std::vector<ProbeSlot>> refused = ProbeSchedule(plan, short_window, 100, edge);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),
-            "boundary traffic needs a window over 3s: the server's reset header leaves its edge "
-            "2s unsure, and the attack must fit in one window");
+            "boundary traffic needs a window of at least 2.7s: the server's reset header leaves "
+            "its edge 2s unsure, and the attack must fit in one window");
   plan.duration = std::chrono::seconds(6);
   refused = ProbeSchedule(plan, policy, 100, edge);
   ASSERT_FALSE(refused.ok());

@@ -82,13 +82,14 @@ class Merge final : public Command {
     Result<SweepReport> merged = MergeSweeps(shards);
     if (!merged.ok()) return merged.status();
     const nlohmann::json j = ToJson(*merged);
-    if (dir) {
-      if (Status s = WriteResult(*dir, j); !s.ok()) return s;
-    }
-    if (!junit_.empty()) {
-      const std::string xml = RenderSweepJunit(
-          *merged, [&](uint64_t seed) { return ReproduceSeed(*merged, seed); }, 0);
-      if (Status s = WriteTextFile(junit_, xml); !s.ok()) return s;
+    if (Status s = Write(dir, j,
+                         [&] {
+                           return RenderSweepJunit(
+                               *merged, [&](uint64_t seed) { return ReproduceSeed(*merged, seed); },
+                               0);
+                         });
+        !s.ok()) {
+      return s;
     }
     uint64_t failed = 0;
     for (const SeedReport& s : merged->seeds) failed += s.failed > 0;
@@ -117,12 +118,7 @@ class Merge final : public Command {
     Result<CheckReport> merged = MergeChecks(shards);
     if (!merged.ok()) return merged.status();
     const nlohmann::json j = ToJson(*merged);
-    if (dir) {
-      if (Status s = WriteResult(*dir, j); !s.ok()) return s;
-    }
-    if (!junit_.empty()) {
-      if (Status s = WriteTextFile(junit_, RenderCheckJunit(*merged, 0)); !s.ok()) return s;
-    }
+    if (Status s = Write(dir, j, [&] { return RenderCheckJunit(*merged, 0); }); !s.ok()) return s;
     err << "merged " << shards.size() << " shards: " << merged->seeds_searched
         << " seed(s) searched\n";
     out << (json_ ? j.dump(2) + "\n" : RenderCheckText(*merged));
@@ -130,10 +126,17 @@ class Merge final : public Command {
     return merged->verdict == "violation" ? kExitViolation : kExitOk;
   }
 
-  static Status WriteResult(const OutputDir& dir, const nlohmann::json& j) {
-    if (Status s = dir.Clear(); !s.ok()) return s;
-    if (Status s = WriteTextFile(dir.path() + "/result.json", j.dump(2) + "\n"); !s.ok()) return s;
-    return dir.Record();
+  // The merged result into --out's result.json, and its JUnit (made by `junit`) into --junit.
+  template <typename Junit>
+  Status Write(const std::optional<OutputDir>& dir, const nlohmann::json& j, Junit junit) const {
+    if (dir) {
+      if (Status s = dir->Clear(); !s.ok()) return s;
+      if (Status s = WriteTextFile(dir->path() + "/result.json", j.dump(2) + "\n"); !s.ok()) {
+        return s;
+      }
+      if (Status s = dir->Record(); !s.ok()) return s;
+    }
+    return junit_.empty() ? absl::OkStatus() : WriteTextFile(junit_, junit());
   }
 
   std::vector<std::string> files_;

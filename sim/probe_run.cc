@@ -865,21 +865,22 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
       edge.reset();
     }
   }
+  // The schedule counts from the probe's start, so that --duration and the edge read as the
+  // user gave them; the load, from its own, after the first look.
   HttpLoadOptions options = LoadOptions(plan, url);
-  const Instant load_start = clock.Now();
-  options.duration = plan.duration - (load_start - start);
+  const Duration looked = clock.Now() - start;
+  options.duration = plan.duration - looked;
   options.max_requests = plan.max_requests - static_cast<int64_t>(exchanges.size()) -
                          (no_retry_check ? 0 : RetryAfterBudget(plan.policy));
-  ProbePlan load_plan = plan;
-  load_plan.duration = options.duration;
   const std::optional<ProbeEdge> aim =
-      edge ? std::optional<ProbeEdge>({edge->first - load_start, edge->second - load_start})
-           : std::nullopt;
+      edge ? std::optional<ProbeEdge>({edge->first - start, edge->second - start}) : std::nullopt;
   Result<std::vector<ProbeSlot>> schedule =
       interrupted ? std::vector<ProbeSlot>()
-                  : ProbeSchedule(load_plan, policy, options.max_requests, aim);
+                  : ProbeSchedule(plan, policy, options.max_requests, aim);
   if (!schedule.ok()) return schedule.status();
-  for (const ProbeSlot& slot : *schedule) options.schedule.push_back(slot.at);
+  for (const ProbeSlot& slot : *schedule) {
+    options.schedule.push_back(std::max(Duration(0), slot.at - looked));
+  }
   const int64_t first_n = static_cast<int64_t>(exchanges.size());
   Result<std::vector<HttpExchange>> load = RunHttpLoad(
       options, clock,

@@ -115,6 +115,19 @@ HttpServer::Handler Limiter(Lie lie) {
   };
 }
 
+// Waits, when need be, until the fixtures' minute is at least two seconds old and has three
+// more to run. Their reset header is in whole seconds, so an admission in a window's first second
+// is not surely in it, nor is one in its last second surely before the reset: a check of Remaining
+// against the admissions before it, or of a rise, needs a run clear of both.
+void AwayFromAMinutesEdge() {
+  const SystemClock clock;
+  for (;;) {
+    const int64_t second = ToUnixNanos(clock.Now()) / 1'000'000'000 % 60;
+    if (second >= 2 && second < 57) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 ProbePlan PlanFor(const std::string& url) {
   ProbePlan plan;
   plan.url = url;
@@ -167,6 +180,7 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
       {Lie::kResetPast, "reset-in-the-past"},      {Lie::kRemainingStuck, "remaining-above-model"},
   };
   for (const auto& [lie, check] : lies) {
+    AwayFromAMinutesEdge();
     Fixture liar(Limiter(lie));
     const ProbeResult r = Probe(PlanFor(liar.Url("/hit/{user}")));
     std::vector<std::string> found = Checks(r);
@@ -187,6 +201,7 @@ TEST(Probe, ARemainingThatRisesBeforeTheResetIsCaught) {
   ProbePlan plan = PlanFor(forgetful.Url("/hit/{user}"));
   plan.users = 1;
   plan.concurrency = 1;
+  AwayFromAMinutesEdge();
   const ProbeResult r = Probe(plan);
   // Its Remaining after a lost count is above what the admissions before it leave, too.
   EXPECT_EQ(Checks(r), (std::vector<std::string>{"remaining-above-model", "remaining-rose"}));

@@ -20,6 +20,8 @@ struct AnchoredWindowModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // States compare member by member (the linearizability search keeps those it has seen).
+  auto operator<=>(const AnchoredWindowModel&) const = default;
 
  private:
   // The window `now` falls in: this one, or a fresh one opening at `now`.

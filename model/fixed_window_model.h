@@ -21,6 +21,8 @@ struct FixedWindowModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // States compare member by member (the linearizability search keeps those it has seen).
+  auto operator<=>(const FixedWindowModel&) const = default;
 
  private:
   // This state moved to the window of `now` (or kept in its own if that is later).

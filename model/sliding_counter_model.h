@@ -27,6 +27,8 @@ struct SlidingCounterModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // States compare member by member (the linearizability search keeps those it has seen).
+  auto operator<=>(const SlidingCounterModel&) const = default;
 
  private:
   SlidingCounterModel At(const Policy& p, Instant now) const;

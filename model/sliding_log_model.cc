@@ -56,4 +56,11 @@ void SlidingLogModel::Admit(const Policy& p, Instant now, int64_t cost) {
   entries.emplace_back(eff, cost);
 }
 
+void SlidingLogModel::Forget(const Policy& p, Instant now) {
+  const Duration reach = SlidingLogReach(p);
+  auto live = entries.begin();
+  while (live != entries.end() && live->first <= now - reach) ++live;
+  entries.erase(entries.begin(), live);
+}
+
 }  // namespace ratelab

@@ -24,6 +24,10 @@ struct SlidingLogModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // Drops the entries that count at no instant from `now` on: the same limiter from then.
+  void Forget(const Policy& p, Instant now);
+  // States compare member by member (the linearizability search keeps those it has seen).
+  auto operator<=>(const SlidingLogModel&) const = default;
 };
 
 }  // namespace ratelab

@@ -22,6 +22,8 @@ struct TokenBucketIntervalsModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // States compare member by member (the linearizability search keeps those it has seen).
+  auto operator<=>(const TokenBucketIntervalsModel&) const = default;
 
  private:
   TokenBucketIntervalsModel At(const Policy& p, Instant now) const;

@@ -17,6 +17,8 @@ struct TokenBucketModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // States compare member by member (the linearizability search keeps those it has seen).
+  auto operator<=>(const TokenBucketModel&) const = default;
 
  private:
   TokenBucketModel At(const Policy& p, Instant now) const;

@@ -1,0 +1,175 @@
+// Keys and calls a second of the linearizability search (model/linearizability.h) on a
+// 100 000-call concurrent history, beside its peer: the same calls replayed once, in the order
+// they were sent, through the sequential reference model (the bare loop a check without
+// concurrency would be). The table printed last reads each as a ratio to that peer.
+//
+// The history: `keys` keys with 100 000 / keys calls each, sent by 8 clients at random over a
+// few seconds, each answered after 0 to 3 ms, decided by the model at a random instant of its
+// interval (so the history is linearizable, and the search must find an order for every key);
+// "one key broken" flips one answer of one key, so that key's search must exhaust its states.
+//
+// Run: build/bench/linearizability_benchmark
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/linearizability.h"
+#include "model/reference_model.h"
+
+namespace ratelab {
+namespace {
+
+constexpr int64_t kCalls = 100'000;
+
+struct Workload {
+  Policy policy;
+  History history;
+};
+
+Workload MakeWorkload(const Policy& policy, int64_t keys, bool broken) {
+  std::mt19937_64 rng(static_cast<uint64_t>(keys) * 31 + (broken ? 1 : 0));
+  const int64_t per_key = kCalls / keys;
+  Workload w{policy, {}};
+  std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+  std::uniform_int_distribution<int64_t> gap(0, 4'000'000), latency(0, 3'000'000);
+  const Instant start = FromUnixNanos(int64_t{1'700'000'000} * 1'000'000'000);
+  for (int64_t k = 0; k < keys; ++k) {
+    const std::string key = "user:" + std::to_string(k);
+    // Eight clients, each sending its next call a random gap after its last was answered.
+    std::vector<Instant> free(8, start);
+    std::vector<std::pair<Instant, size_t>> effects;
+    const size_t first = w.history.size();
+    for (int64_t i = 0; i < per_key; ++i) {
+      auto client = std::min_element(free.begin(), free.end());
+      HistoryEvent e;
+      e.id = static_cast<int64_t>(w.history.size());
+      e.key = key;
+      e.invoke = *client + Duration(gap(rng));
+      e.complete = e.invoke + Duration(latency(rng));
+      *client = e.complete;
+      const int64_t span = (e.complete - e.invoke).count();
+      effects.push_back({e.invoke + Duration(std::uniform_int_distribution<int64_t>(0, span)(rng)),
+                         w.history.size()});
+      w.history.push_back(std::move(e));
+    }
+    std::sort(effects.begin(), effects.end());
+    for (const auto& [at, i] : effects) {
+      // The limiter saw its clock at 1 ms.
+      const Instant seen = FromUnixNanos(at.time_since_epoch().count() / 1'000'000 * 1'000'000);
+      w.history[i].decision = model->Decide(key, seen, 1);
+    }
+    if (broken && k == 0) {
+      Decision& d = *w.history[first + static_cast<size_t>(per_key / 2)].decision;
+      d.allowed = !d.allowed;
+    }
+  }
+  return w;
+}
+
+const Policy kPolicies[] = {
+    Policy::Window(Algorithm::kFixedWindow, 10, std::chrono::seconds(1)),
+    Policy::Window(Algorithm::kSlidingLog, 10, std::chrono::seconds(1)),
+    Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(100)),
+};
+
+void BM_Search(benchmark::State& state) {
+  const Policy& policy = kPolicies[state.range(0)];
+  const int64_t keys = state.range(1);
+  const bool broken = state.range(2) != 0;
+  const Workload w = MakeWorkload(policy, keys, broken);
+  LinearizabilityOptions options;
+  options.resolution = std::chrono::milliseconds(1);
+  options.max_states = 50'000'000;
+  HistoryLinearizability r;
+  for (auto _ : state) {
+    r = CheckHistoryLinearizable(w.policy, w.history, options);
+    benchmark::DoNotOptimize(r);
+  }
+  const LinearVerdict want =
+      broken ? LinearVerdict::kNotLinearizable : LinearVerdict::kLinearizable;
+  if (r.verdict != want) {
+    state.SkipWithError(("the search found the history " +
+                         std::string(LinearVerdictName(r.verdict)) + " after " +
+                         std::to_string(r.states) + " states")
+                            .c_str());
+  }
+  state.counters["calls/s"] = benchmark::Counter(static_cast<double>(kCalls),
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["keys/s"] =
+      benchmark::Counter(static_cast<double>(keys), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["states"] = static_cast<double>(r.states);
+  state.SetLabel(policy.ToString() + (broken ? ", one key broken" : ""));
+}
+
+void BM_Replay(benchmark::State& state) {
+  const Policy& policy = kPolicies[state.range(0)];
+  const Workload w = MakeWorkload(policy, state.range(1), false);
+  std::vector<const HistoryEvent*> sent;
+  for (const HistoryEvent& e : w.history) sent.push_back(&e);
+  std::stable_sort(sent.begin(), sent.end(), [](const HistoryEvent* a, const HistoryEvent* b) {
+    return a->invoke < b->invoke;
+  });
+  for (auto _ : state) {
+    std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+    int64_t allowed = 0;
+    for (const HistoryEvent* e : sent) allowed += model->Decide(e->key, e->invoke, 1).allowed;
+    benchmark::DoNotOptimize(allowed);
+  }
+  state.counters["calls/s"] = benchmark::Counter(static_cast<double>(kCalls),
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(policy.ToString() + ", replayed once");
+}
+
+void Arguments(benchmark::internal::Benchmark* b, bool with_broken) {
+  for (int p = 0; p < 3; ++p) {
+    for (const int keys : {100, 10'000}) {
+      b->Args({p, keys, 0});
+      if (with_broken) b->Args({p, keys, 1});
+    }
+  }
+  b->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_Replay)->Apply([](benchmark::internal::Benchmark* b) { Arguments(b, false); });
+BENCHMARK(BM_Search)->Apply([](benchmark::internal::Benchmark* b) { Arguments(b, true); });
+
+// Keeps each run's time, to print the ratios once all have run.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) results_[r.benchmark_name()] = r.GetAdjustedRealTime();
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\nsearch time over the bare replay's (same policy and keys):\n");
+    for (const auto& [name, time] : results_) {
+      if (name.rfind("BM_Search/", 0) != 0) continue;
+      // BM_Search/P/K/B -> BM_Replay/P/K/0
+      std::string replay = "BM_Replay/" + name.substr(10);
+      replay = replay.substr(0, replay.rfind('/')) + "/0";
+      const auto it = results_.find(replay);
+      if (it == results_.end()) continue;
+      std::printf("  %-28s %8.1fx\n", name.c_str(), time / it->second);
+    }
+  }
+
+ private:
+  std::map<std::string, double> results_;
+};
+
+}  // namespace
+}  // namespace ratelab
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  ratelab::RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

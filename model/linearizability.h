@@ -1,0 +1,103 @@
+// Linearizability of a concurrent history of one rate limiter, key by key, in the style of
+// Porcupine (Wing and Gong's search, with Lowe's memo of states seen).
+//
+// A call is known by its interval: sent at `invoke`, answered at `complete`. The history is
+// linearizable if the calls of each key can be put in some order, each taking effect at an
+// instant inside its interval (instants non-decreasing in that order), such that the sequential
+// reference model, fed that order at those instants, answers every call as it was answered. A call
+// with no answer may have taken effect (at any instant after it was sent) or not.
+//
+// The instant matters: a window edge or a refill can fall inside an interval, so a call may have
+// been decided either side of it. The limiter reads its clock at some instant of the interval and
+// sees it at its resolution (floor(t / resolution) * resolution); the search tries every instant
+// it can have seen, and keeps one of those that leave the model in the same state with the same
+// answer (the earliest, which leaves the most room to the calls after). So a verdict is exact for
+// a limiter with that clock resolution. A search that outgrows its budget of states answers
+// "unknown", never a verdict it has not shown.
+#ifndef RATELAB_MODEL_LINEARIZABILITY_H_
+#define RATELAB_MODEL_LINEARIZABILITY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/decision.h"
+#include "model/history.h"
+#include "model/policy.h"
+#include "model/time.h"
+
+namespace ratelab {
+
+// One call on one key.
+struct LinearOp {
+  Instant invoke{};
+  Instant complete{};  // when `answer` came; unused without one
+  int64_t cost = 1;
+  std::optional<Decision> answer;  // none: no answer came (it may or may not have taken effect)
+};
+
+struct LinearizabilityOptions {
+  // The limiter's clock: an effect instant is seen as a multiple of it.
+  Duration resolution = std::chrono::milliseconds(1);
+  // What of an answer must be the model's: whether it was allowed always; Remaining and the wait
+  // when asked (a wait rounded up to `retry_after_unit` when that is not zero, as Retry-After's
+  // whole seconds are).
+  bool remaining = false;
+  bool retry_after = false;
+  Duration retry_after_unit{};
+  // The most search states a key may take before its verdict is "unknown".
+  int64_t max_states = 1'000'000;
+};
+
+enum class LinearVerdict { kLinearizable, kNotLinearizable, kUnknown };
+std::string_view LinearVerdictName(LinearVerdict verdict);
+
+// A call placed in a linearization: its index among the calls given, and the instant the limiter
+// saw when it took effect.
+struct LinearStep {
+  size_t op = 0;
+  Instant at{};
+  bool operator==(const LinearStep&) const = default;
+};
+
+struct KeyLinearizability {
+  LinearVerdict verdict = LinearVerdict::kUnknown;
+  int64_t states = 0;  // search states explored
+  // Linearizable: the order found. Otherwise the longest the search found (the most calls placed),
+  // the history's longest linearizable prefix.
+  std::vector<LinearStep> order;
+  // Not linearizable: the answered call no order could place after `order` (of the calls left, the
+  // first to be answered).
+  std::optional<size_t> stuck;
+};
+
+// The calls of one key. Requires !policy.Problem() and a positive resolution.
+KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
+                                     const LinearizabilityOptions& options);
+
+// A whole history, key by key: an event with a decision is an answered call, one without (no
+// answer, or the limiter's own error) a call that may or may not have taken effect.
+struct HistoryLinearizability {
+  // Not linearizable when a key is not; else unknown when a key is; else linearizable.
+  LinearVerdict verdict = LinearVerdict::kLinearizable;
+  int64_t keys = 0;
+  int64_t ops = 0;
+  int64_t states = 0;
+  int64_t unknown_keys = 0;
+  // The first key (in key order) not linearizable, else the first unknown: its events (in the
+  // order of `invoke`; `detail`'s indices are into it) and its search's result.
+  std::string key;
+  std::vector<const HistoryEvent*> events;
+  KeyLinearizability detail;
+};
+
+HistoryLinearizability CheckHistoryLinearizable(const Policy& policy, const History& history,
+                                                const LinearizabilityOptions& options);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_MODEL_LINEARIZABILITY_H_

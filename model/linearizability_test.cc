@@ -1,0 +1,258 @@
+// The linearizability search against brute force: on small histories, every order of the calls
+// that took effect (each call without an answer in or out) and every instant of each interval,
+// for every algorithm; "unknown" when the budget runs out, and never a wrong verdict.
+#include "model/linearizability.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "model/reference_model.h"
+
+namespace ratelab {
+namespace {
+
+Instant At(int64_t ns) { return Instant(Duration(ns)); }
+
+LinearOp Answered(int64_t invoke, int64_t complete, bool allowed, int64_t remaining = 0) {
+  Decision d;
+  d.allowed = allowed;
+  d.remaining = remaining;
+  return LinearOp{At(invoke), At(complete), 1, d};
+}
+
+// Every assignment of integer instants, non-decreasing along `order`, each inside its call's
+// interval (a call without an answer: up to `horizon`), checked by replaying the model.
+bool SomeInstantsFit(const Policy& policy, const std::vector<LinearOp>& ops,
+                     const std::vector<size_t>& order, size_t k, int64_t from, int64_t horizon,
+                     ReferenceModel& model, const LinearizabilityOptions& options) {
+  if (k == order.size()) return true;
+  const LinearOp& op = ops[order[k]];
+  const int64_t lo = std::max(from, op.invoke.time_since_epoch().count());
+  const int64_t hi = op.answer ? op.complete.time_since_epoch().count() : horizon;
+  const int64_t r = options.resolution.count();
+  for (int64_t t = lo; t <= hi; ++t) {
+    const Instant seen = At(t / r * r);
+    const Decision d = model.Peek("k", seen, op.cost);
+    if (op.answer) {
+      if (d.allowed != op.answer->allowed) continue;
+      if (options.remaining && d.remaining != op.answer->remaining) continue;
+    }
+    std::unique_ptr<ReferenceModel> next = model.Clone();
+    if (d.allowed) next->Admit("k", seen, op.cost);
+    if (SomeInstantsFit(policy, ops, order, k + 1, t, horizon, *next, options)) return true;
+  }
+  return false;
+}
+
+bool BruteForce(const Policy& policy, const std::vector<LinearOp>& ops,
+                const LinearizabilityOptions& options) {
+  int64_t horizon = 0;
+  for (const LinearOp& op : ops) {
+    horizon = std::max(horizon, (op.answer ? op.complete : op.invoke).time_since_epoch().count());
+  }
+  // Every subset of the calls without an answer taking effect.
+  std::vector<size_t> unanswered;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].answer) unanswered.push_back(i);
+  }
+  for (uint32_t mask = 0; mask < (1u << unanswered.size()); ++mask) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const auto u = std::find(unanswered.begin(), unanswered.end(), i);
+      if (u == unanswered.end() || (mask >> (u - unanswered.begin()) & 1) != 0) {
+        order.push_back(i);
+      }
+    }
+    std::sort(order.begin(), order.end());
+    do {
+      std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+      if (SomeInstantsFit(policy, ops, order, 0, 0, horizon, *model, options)) return true;
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+  return false;
+}
+
+const std::vector<Policy>& SmallPolicies() {
+  static const std::vector<Policy> policies = {
+      Policy::Window(Algorithm::kFixedWindow, 2, Duration(6)),
+      Policy::Window(Algorithm::kSlidingLog, 2, Duration(5)),
+      Policy::Window(Algorithm::kSlidingLogClosed, 1, Duration(4)),
+      Policy::Window(Algorithm::kSlidingCounter, 2, Duration(6)),
+      Policy::Window(Algorithm::kAnchoredWindow, 2, Duration(5)),
+      Policy::Bucket(Algorithm::kTokenBucket, 2, Duration(3)),
+      Policy::Bucket(Algorithm::kGcra, 2, Duration(3)),
+      Policy::Bucket(Algorithm::kTokenBucketIntervals, 2, Duration(3)),
+  };
+  return policies;
+}
+
+// A random small history: calls sent at random, each answered (or not) as the model decides
+// them at a random instant of its interval in a random order, then, half the time, one answer
+// flipped, so that some are linearizable and some not.
+std::vector<LinearOp> RandomHistory(const Policy& policy, std::mt19937_64& rng, bool remaining) {
+  std::uniform_int_distribution<int> count(2, 5);
+  std::uniform_int_distribution<int64_t> start(0, 12), length(0, 5), coin(0, 5);
+  const int n = count(rng);
+  std::vector<LinearOp> ops(static_cast<size_t>(n));
+  for (LinearOp& op : ops) {
+    const int64_t s = start(rng);
+    op.invoke = At(s);
+    op.complete = At(s + length(rng));
+  }
+  // Effect instants: a random one in each interval, taken in time order.
+  std::vector<std::pair<int64_t, size_t>> effects;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const int64_t a = ops[i].invoke.time_since_epoch().count();
+    const int64_t b = ops[i].complete.time_since_epoch().count();
+    effects.push_back({std::uniform_int_distribution<int64_t>(a, b)(rng), i});
+  }
+  std::sort(effects.begin(), effects.end());
+  std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+  for (const auto& [t, i] : effects) ops[i].answer = model->Decide("k", At(t), 1);
+  for (LinearOp& op : ops) {
+    if (coin(rng) == 0) op.answer.reset();  // no answer came
+    if (op.answer && !remaining) op.answer->remaining = 0;
+  }
+  if (coin(rng) < 3) {
+    LinearOp& op = ops[std::uniform_int_distribution<size_t>(0, ops.size() - 1)(rng)];
+    if (op.answer) op.answer->allowed = !op.answer->allowed;
+  }
+  return ops;
+}
+
+TEST(Linearizability, AgreesWithBruteForceOnSmallHistories) {
+  std::mt19937_64 rng(20261124);
+  int yes = 0;
+  int no = 0;
+  for (const Policy& policy : SmallPolicies()) {
+    SCOPED_TRACE(policy.ToString());
+    for (const int64_t resolution : {1, 2}) {
+      for (const bool remaining : {false, true}) {
+        LinearizabilityOptions options;
+        options.resolution = Duration(resolution);
+        options.remaining = remaining;
+        for (int round = 0; round < 150; ++round) {
+          const std::vector<LinearOp> ops = RandomHistory(policy, rng, remaining);
+          const bool brute = BruteForce(policy, ops, options);
+          const KeyLinearizability r = CheckLinearizable(policy, ops, options);
+          ASSERT_EQ(r.verdict,
+                    brute ? LinearVerdict::kLinearizable : LinearVerdict::kNotLinearizable)
+              << "round " << round << ", resolution " << resolution;
+          (brute ? yes : no)++;
+          if (r.verdict != LinearVerdict::kLinearizable) continue;
+          // The order found is one: every answered call in it, each inside its interval.
+          size_t answered = 0;
+          for (const LinearOp& op : ops) answered += op.answer ? 1 : 0;
+          size_t placed = 0;
+          for (const LinearStep& s : r.order) {
+            placed += ops[s.op].answer ? 1 : 0;
+            EXPECT_GE(s.at, ops[s.op].invoke - Duration(resolution - 1));
+            if (ops[s.op].answer) {
+              EXPECT_LE(s.at, ops[s.op].complete);
+            }
+          }
+          EXPECT_EQ(placed, answered);
+        }
+      }
+    }
+  }
+  // Both verdicts were put to the test, many times.
+  EXPECT_GT(yes, 500);
+  EXPECT_GT(no, 500);
+}
+
+// A budget too small for the search answers "unknown": never a verdict it has not shown.
+TEST(Linearizability, ASearchPastItsBudgetIsUnknownNeverWrong) {
+  std::mt19937_64 rng(7);
+  int unknown = 0;
+  for (const Policy& policy : SmallPolicies()) {
+    LinearizabilityOptions options;
+    options.resolution = Duration(1);
+    options.max_states = 6;
+    for (int round = 0; round < 100; ++round) {
+      const std::vector<LinearOp> ops = RandomHistory(policy, rng, false);
+      const bool brute = BruteForce(policy, ops, options);
+      const KeyLinearizability r = CheckLinearizable(policy, ops, options);
+      if (r.verdict == LinearVerdict::kUnknown) {
+        ++unknown;
+      } else {
+        EXPECT_EQ(r.verdict == LinearVerdict::kLinearizable, brute) << policy.ToString();
+      }
+    }
+  }
+  EXPECT_GT(unknown, 50);
+}
+
+// A window edge inside an interval: two admissions under a limit of 1 a window fit only if the
+// call sent first took effect after the edge, in the next window.
+TEST(Linearizability, AWindowEdgeInsideAnIntervalIsTriedEitherSide) {
+  const Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, Duration(10));
+  LinearizabilityOptions options;
+  options.resolution = Duration(1);
+  const std::vector<LinearOp> fits = {Answered(5, 15, true), Answered(8, 9, true)};
+  const KeyLinearizability r = CheckLinearizable(policy, fits, options);
+  ASSERT_EQ(r.verdict, LinearVerdict::kLinearizable);
+  EXPECT_EQ(r.order, (std::vector<LinearStep>{{1, At(8)}, {0, At(10)}}));
+
+  const std::vector<LinearOp> cannot = {Answered(5, 9, true), Answered(6, 8, true),
+                                        Answered(20, 21, true)};
+  const KeyLinearizability no = CheckLinearizable(policy, cannot, options);
+  EXPECT_EQ(no.verdict, LinearVerdict::kNotLinearizable);
+  EXPECT_EQ(no.order.size(), 1u) << "the longest prefix: one of the first two";
+  EXPECT_TRUE(no.stuck.has_value());
+}
+
+// A call with no answer may have taken effect: the denial after it is explained by it.
+TEST(Linearizability, ACallWithNoAnswerMayHaveTakenEffectOrNot) {
+  const Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, Duration(100));
+  LinearizabilityOptions options;
+  options.resolution = Duration(1);
+  LinearOp lost{At(1), At(0), 1, std::nullopt};
+  EXPECT_EQ(CheckLinearizable(policy, std::vector<LinearOp>{lost, Answered(5, 6, false)}, options)
+                .verdict,
+            LinearVerdict::kLinearizable);
+  EXPECT_EQ(
+      CheckLinearizable(policy, std::vector<LinearOp>{lost, Answered(5, 6, true)}, options).verdict,
+      LinearVerdict::kLinearizable);
+  EXPECT_EQ(
+      CheckLinearizable(policy, std::vector<LinearOp>{Answered(5, 6, false)}, options).verdict,
+      LinearVerdict::kNotLinearizable);
+}
+
+// A history, key by key: the keys are judged apart, and the first key that is not linearizable
+// is the one named.
+TEST(Linearizability, AHistoryIsJudgedKeyByKey) {
+  const Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, Duration(100));
+  History h;
+  const auto event = [&](std::string key, int64_t invoke, bool allowed) {
+    HistoryEvent e;
+    e.id = static_cast<int64_t>(h.size());
+    e.key = std::move(key);
+    e.invoke = At(invoke);
+    e.complete = At(invoke + 1);
+    e.decision = Decision{allowed, 1, 0, {}, {}};
+    h.push_back(e);
+  };
+  event("a", 1, true);
+  event("b", 2, true);
+  event("a", 3, false);
+  event("b", 4, true);  // a second admission in b's window
+  LinearizabilityOptions options;
+  options.resolution = Duration(1);
+  const HistoryLinearizability r = CheckHistoryLinearizable(policy, h, options);
+  EXPECT_EQ(r.verdict, LinearVerdict::kNotLinearizable);
+  EXPECT_EQ(r.keys, 2);
+  EXPECT_EQ(r.ops, 4);
+  EXPECT_EQ(r.key, "b");
+  ASSERT_EQ(r.events.size(), 2u);
+  ASSERT_TRUE(r.detail.stuck.has_value());
+  EXPECT_EQ(r.events[*r.detail.stuck]->id, 3);
+  h.pop_back();
+  EXPECT_EQ(CheckHistoryLinearizable(policy, h, options).verdict, LinearVerdict::kLinearizable);
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -4,8 +4,8 @@
 #include <compare>
 #include <map>
 #include <numeric>
-#include <set>
 #include <string_view>
+#include <unordered_set>
 
 #include "model/anchored_window_model.h"
 #include "model/fixed_window_model.h"
@@ -52,6 +52,78 @@ bool Matches(const Decision& d, const Decision& a, const LinearizabilityOptions&
   return true;
 }
 
+// A 128-bit hash of a search state: the search keeps the states it has seen as hashes, two
+// independent 64-bit lanes (a collision, which could hide a linearization, is as likely as two
+// random 128-bit numbers being equal).
+class StateHash {
+ public:
+  void Add(uint64_t v) {
+    a_ = Mix(a_ ^ v);
+    b_ = Mix(b_ + v * 0x100000001B3ULL + 0x9E3779B97F4A7C15ULL);
+  }
+  void Add(int64_t v) { Add(static_cast<uint64_t>(v)); }
+  void Add(Instant t) { Add(t.time_since_epoch().count()); }
+  void Add(Int128 v) {
+    Add(static_cast<uint64_t>(v));
+    Add(static_cast<uint64_t>(v >> 64));
+  }
+  std::pair<uint64_t, uint64_t> value() const { return {a_, b_}; }
+
+ private:
+  // MurmurHash3's finaliser.
+  static uint64_t Mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDULL;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ULL;
+    x ^= x >> 33;
+    return x;
+  }
+  uint64_t a_ = 0x243F6A8885A308D3ULL;
+  uint64_t b_ = 0x13198A2E03707344ULL;
+};
+
+void HashInto(StateHash& h, const FixedWindowModel& s) {
+  h.Add(s.window_index);
+  h.Add(s.count);
+}
+void HashInto(StateHash& h, const AnchoredWindowModel& s) {
+  h.Add(int64_t{s.start.has_value()});
+  h.Add(s.start.value_or(Instant{}));
+  h.Add(s.count);
+}
+void HashInto(StateHash& h, const GcraModel& s) {
+  h.Add(int64_t{s.seen});
+  h.Add(s.tat);
+}
+void HashInto(StateHash& h, const SlidingCounterModel& s) {
+  h.Add(s.window_index);
+  h.Add(s.previous);
+  h.Add(s.current);
+  h.Add(s.origin);
+}
+void HashInto(StateHash& h, const SlidingLogModel& s) {
+  h.Add(static_cast<uint64_t>(s.entries.size()));
+  for (const auto& [at, cost] : s.entries) {
+    h.Add(at);
+    h.Add(cost);
+  }
+}
+void HashInto(StateHash& h, const TokenBucketModel& s) {
+  h.Add(int64_t{s.seen});
+  h.Add(s.level);
+  h.Add(s.last);
+}
+void HashInto(StateHash& h, const TokenBucketIntervalsModel& s) {
+  h.Add(int64_t{s.seen});
+  h.Add(s.tokens);
+  h.Add(s.last);
+}
+
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const { return p.first ^ p.second; }
+};
+
 // The search over the calls of one key, for the model whose per-key state is `State`.
 template <typename State>
 class LinearSearch {
@@ -62,6 +134,7 @@ class LinearSearch {
     std::iota(sorted_.begin(), sorted_.end(), size_t{0});
     std::stable_sort(sorted_.begin(), sorted_.end(),
                      [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
+    for (const LinearOp& op : ops) last_ = std::max(last_, op.answer ? op.complete : op.invoke);
   }
 
   KeyLinearizability Run() {
@@ -83,8 +156,8 @@ class LinearSearch {
       if (Enter(std::move(child))) return Done(LinearVerdict::kLinearizable);
       if (stack_.size() == depth) path_.pop_back();  // not entered: a state seen before
     }
-    return Done(states_ > options_.max_states ? LinearVerdict::kUnknown
-                                              : LinearVerdict::kNotLinearizable);
+    return Done(states_ > options_.max_states || approximated_ ? LinearVerdict::kUnknown
+                                                               : LinearVerdict::kNotLinearizable);
   }
 
  private:
@@ -95,7 +168,15 @@ class LinearSearch {
     Instant real_lo{};
     size_t first = 0;
     std::vector<size_t> ahead;  // sorted positions above `first` placed, ascending
-    auto operator<=>(const Node&) const = default;
+
+    std::pair<uint64_t, uint64_t> Hash() const {
+      StateHash h;
+      HashInto(h, state);
+      h.Add(real_lo);
+      h.Add(static_cast<uint64_t>(first));
+      for (const size_t a : ahead) h.Add(static_cast<uint64_t>(a));
+      return h.value();
+    }
   };
   // A call to place next (by sorted position), at the instant the limiter saw.
   struct Choice {
@@ -118,7 +199,7 @@ class LinearSearch {
   // Pushes the frame of `node` with its choices; true when nothing answered is left to place
   // (the calls left without an answer may never have taken effect): a linearization.
   bool Enter(Node node) {
-    if (!seen_.insert(node).second) return false;
+    if (!seen_.insert(node.Hash()).second) return false;
     ++states_;
     Frame f{std::move(node), {}, 0, std::nullopt};
     // The calls that can go next: those sent before every call left was answered.
@@ -136,28 +217,81 @@ class LinearSearch {
     for (const size_t i : region) {
       const LinearOp& op = Op(i);
       if (op.invoke > *hi) continue;
-      const Instant lo = std::max(f.node.real_lo, op.invoke);
-      const Instant up = op.answer ? std::min(op.complete, *hi) : *hi;
+      const Instant lo =
+          options_.instants_follow_order ? std::max(f.node.real_lo, op.invoke) : op.invoke;
+      const Instant up = options_.instants_follow_order
+                             ? (op.answer ? std::min(op.complete, *hi) : *hi)
+                         : op.answer ? op.complete
+                                     : std::max(op.invoke, last_);
       if (lo > up) continue;
-      std::optional<State> last;  // the state the last instant kept leaves
-      for (Instant seen = Floor(lo, options_.resolution); seen <= up; seen += options_.resolution) {
-        if (++states_ > options_.max_states) break;
-        const Decision d = f.node.state.Peek(policy_, seen, op.cost);
-        if (op.answer && !Matches(d, *op.answer, options_)) continue;
-        State next = After(f.node.state, d, seen, op.cost);
-        if (last && *last == next) continue;  // the earlier instant does the same, with more room
-        last = std::move(next);
-        f.choices.push_back(Choice{i, seen, std::max(lo, seen)});
-      }
+      AddChoices(f.node.state, i, lo, up, f.choices);
     }
     stack_.push_back(std::move(f));
     return false;
   }
 
+  // What a call seen at one instant gives: the parts of its decision compared, and the state
+  // it leaves.
+  struct Probe {
+    Instant seen{};
+    bool fits = false;  // the decision is the call's answer (or the call has none)
+    Decision decision;
+    State next;
+  };
+  Probe ProbeAt(const State& state, const LinearOp& op, Instant seen) const {
+    const Decision d = state.Peek(policy_, seen, op.cost);
+    Probe p{seen, !op.answer || Matches(d, *op.answer, options_), d, state};
+    if (d.allowed) p.next.Admit(policy_, seen, op.cost);
+    return p;
+  }
+  // Whether every instant between two probes does what they do: a model's decision and the
+  // state it leaves move monotonically with the instant (a window edge, a refill), so equal ends
+  // leave nothing different between.
+  bool Same(const Probe& a, const Probe& b) const {
+    const Decision& x = a.decision;
+    const Decision& y = b.decision;
+    return a.fits == b.fits && x.allowed == y.allowed &&
+           (!options_.remaining || x.remaining == y.remaining) &&
+           (!options_.retry_after || x.retry_after == y.retry_after) && a.next == b.next;
+  }
+
+  // The instants call `i` can be seen at in [lo, up] that give its answer, the earliest of each
+  // run of instants that leave the same state, found by halving the span where its ends differ.
+  // Past kMostChoices a call's later instants are not tried, and a search that then finds no
+  // order says "unknown".
+  void AddChoices(const State& state, size_t i, Instant lo, Instant up, std::vector<Choice>& out) {
+    constexpr size_t kMostChoices = 64;
+    const LinearOp& op = Op(i);
+    const Duration r = options_.resolution;
+    std::vector<Probe> found;  // in time order, each differing from the one before
+    const auto keep = [&](Probe p) {
+      if (found.empty() || !Same(found.back(), p)) found.push_back(std::move(p));
+    };
+    const auto split = [&](auto& self, const Probe& a, const Probe& b) -> void {
+      if (Same(a, b) || b.seen - a.seen <= r) return;
+      if (found.size() >= kMostChoices) {
+        approximated_ = true;
+        return;
+      }
+      const int64_t steps = (b.seen - a.seen) / r;
+      Probe m = ProbeAt(state, op, a.seen + steps / 2 * r);
+      self(self, a, m);
+      keep(m);
+      self(self, m, b);
+    };
+    Probe first = ProbeAt(state, op, Floor(lo, r));
+    Probe last = ProbeAt(state, op, Floor(up, r));
+    keep(first);
+    split(split, first, last);
+    keep(std::move(last));
+    for (const Probe& p : found) {
+      if (p.fits) out.push_back(Choice{i, p.seen, std::max(lo, p.seen)});
+    }
+  }
+
   State After(const State& state, const Decision& d, Instant seen, int64_t cost) const {
     State next = state;
     if (d.allowed) next.Admit(policy_, seen, cost);
-    if constexpr (requires(State s) { s.Forget(policy_, seen); }) next.Forget(policy_, seen);
     return next;
   }
 
@@ -165,7 +299,7 @@ class LinearSearch {
     Node n;
     n.state =
         After(from.state, from.state.Peek(policy_, c.seen, Op(c.op).cost), c.seen, Op(c.op).cost);
-    n.real_lo = c.real;
+    if (options_.instants_follow_order) n.real_lo = c.real;
     n.first = from.first;
     n.ahead = from.ahead;
     n.ahead.insert(std::upper_bound(n.ahead.begin(), n.ahead.end(), c.op), c.op);
@@ -175,9 +309,20 @@ class LinearSearch {
       ++drop;
     }
     n.ahead.erase(n.ahead.begin(), n.ahead.begin() + static_cast<ptrdiff_t>(drop));
+    // What no later call can see is forgotten, so that states that differ only there are one.
+    if constexpr (requires(State s) { s.Forget(policy_, Instant{}); }) {
+      if (n.first < sorted_.size()) {
+        const Instant from = options_.instants_follow_order
+                                 ? std::max(n.real_lo, Op(n.first).invoke)
+                                 : Op(n.first).invoke;
+        n.state.Forget(policy_, Floor(from, options_.resolution));
+      }
+    }
     // Every call left was sent no sooner than the first of them: an earliest instant before
     // that holds nothing back, and is that instant (so that more states are the same).
-    if (n.first < sorted_.size()) n.real_lo = std::max(n.real_lo, Op(n.first).invoke);
+    if (options_.instants_follow_order && n.first < sorted_.size()) {
+      n.real_lo = std::max(n.real_lo, Op(n.first).invoke);
+    }
     return n;
   }
 
@@ -196,7 +341,7 @@ class LinearSearch {
       out.order = path_;
     } else {
       out.order = best_.value_or(std::vector<LinearStep>{});
-      if (verdict == LinearVerdict::kNotLinearizable) out.stuck = stuck_;
+      out.stuck = stuck_;
     }
     return out;
   }
@@ -205,9 +350,13 @@ class LinearSearch {
   std::span<const LinearOp> ops_;
   const LinearizabilityOptions& options_;
   std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
+  // The history's last instant: on the client's clock, a call without an answer read its
+  // clock at some instant up to it.
+  Instant last_ = Instant::min();
   std::vector<Frame> stack_;
   std::vector<LinearStep> path_;  // the choice that led to each frame above the first
-  std::set<Node> seen_;
+  std::unordered_set<std::pair<uint64_t, uint64_t>, PairHash> seen_;
+  bool approximated_ = false;  // a call's later instants went untried
   int64_t states_ = 0;
   std::optional<std::vector<LinearStep>> best_;
   std::optional<size_t> stuck_;

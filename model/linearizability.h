@@ -8,12 +8,12 @@
 // with no answer may have taken effect (at any instant after it was sent) or not.
 //
 // The instant matters: a window edge or a refill can fall inside an interval, so a call may have
-// been decided either side of it. The limiter reads its clock at some instant of the interval and
-// sees it at its resolution (floor(t / resolution) * resolution); the search tries every instant
-// it can have seen, and keeps one of those that leave the model in the same state with the same
-// answer (the earliest, which leaves the most room to the calls after). So a verdict is exact for
-// a limiter with that clock resolution. A search that outgrows its budget of states answers
-// "unknown", never a verdict it has not shown.
+// been decided either side of it. The limiter reads its clock at some instant of the interval (the
+// store's clock as it runs the call, or the client's) and sees it at its resolution (floor(t /
+// resolution) * resolution); the search tries every instant it can have seen, and keeps one of
+// those that leave the model in the same state with the same answer (the earliest, which leaves the
+// most room to the calls after). So a verdict is exact for a limiter with that clock resolution. A
+// search that outgrows its budget of states answers "unknown", never a verdict it has not shown.
 #ifndef RATELAB_MODEL_LINEARIZABILITY_H_
 #define RATELAB_MODEL_LINEARIZABILITY_H_
 
@@ -49,8 +49,17 @@ struct LinearizabilityOptions {
   bool remaining = false;
   bool retry_after = false;
   Duration retry_after_unit{};
-  // The most search states a key may take before its verdict is "unknown".
-  int64_t max_states = 1'000'000;
+  // Whether the instants a limiter sees follow the order its calls take effect in: true when it
+  // decides on the store's clock (the store reads it as it runs each call), false on the
+  // client's (each call brings the instant its client read, and the store may run a call that
+  // read an earlier instant after one that read a later: the model then decides as its rule for
+  // time going back says; a call without an answer read its clock at some instant from its
+  // sending to the history's last). Either way a call answered before another was sent takes
+  // effect first.
+  bool instants_follow_order = true;
+  // The most search states a key may take before its verdict is "unknown" (a state: some calls
+  // placed, each at an instant, and the model's state they leave).
+  int64_t max_states = 4'000'000;
 };
 
 enum class LinearVerdict { kLinearizable, kNotLinearizable, kUnknown };
@@ -71,7 +80,7 @@ struct KeyLinearizability {
   // the history's longest linearizable prefix.
   std::vector<LinearStep> order;
   // Not linearizable: the answered call no order could place after `order` (of the calls left, the
-  // first to be answered).
+  // first to be answered). Unknown: the same for the longest order found, a lead.
   std::optional<size_t> stuck;
 };
 

@@ -30,7 +30,8 @@ bool SomeInstantsFit(const Policy& policy, const std::vector<LinearOp>& ops,
                      ReferenceModel& model, const LinearizabilityOptions& options) {
   if (k == order.size()) return true;
   const LinearOp& op = ops[order[k]];
-  const int64_t lo = std::max(from, op.invoke.time_since_epoch().count());
+  const int64_t invoke = op.invoke.time_since_epoch().count();
+  const int64_t lo = options.instants_follow_order ? std::max(from, invoke) : invoke;
   const int64_t hi = op.answer ? op.complete.time_since_epoch().count() : horizon;
   const int64_t r = options.resolution.count();
   for (int64_t t = lo; t <= hi; ++t) {
@@ -68,6 +69,15 @@ bool BruteForce(const Policy& policy, const std::vector<LinearOp>& ops,
     }
     std::sort(order.begin(), order.end());
     do {
+      // A call answered before another was sent takes effect before it.
+      bool in_real_time_order = true;
+      for (size_t a = 0; a < order.size(); ++a) {
+        for (size_t b = a + 1; b < order.size(); ++b) {
+          const LinearOp& later = ops[order[b]];
+          if (later.answer && later.complete < ops[order[a]].invoke) in_real_time_order = false;
+        }
+      }
+      if (!in_real_time_order) continue;
       std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
       if (SomeInstantsFit(policy, ops, order, 0, 0, horizon, *model, options)) return true;
     } while (std::next_permutation(order.begin(), order.end()));
@@ -92,9 +102,10 @@ const std::vector<Policy>& SmallPolicies() {
 // A random small history: calls sent at random, each answered (or not) as the model decides
 // them at a random instant of its interval in a random order, then, half the time, one answer
 // flipped, so that some are linearizable and some not.
-std::vector<LinearOp> RandomHistory(const Policy& policy, std::mt19937_64& rng, bool remaining) {
-  std::uniform_int_distribution<int> count(2, 5);
-  std::uniform_int_distribution<int64_t> start(0, 12), length(0, 5), coin(0, 5);
+std::vector<LinearOp> RandomHistory(const Policy& policy, std::mt19937_64& rng, bool remaining,
+                                    int most_calls = 5, int64_t longest = 5) {
+  std::uniform_int_distribution<int> count(2, most_calls);
+  std::uniform_int_distribution<int64_t> start(0, 12), length(0, longest), coin(0, 5);
   const int n = count(rng);
   std::vector<LinearOp> ops(static_cast<size_t>(n));
   for (LinearOp& op : ops) {
@@ -129,18 +140,20 @@ TEST(Linearizability, AgreesWithBruteForceOnSmallHistories) {
   int no = 0;
   for (const Policy& policy : SmallPolicies()) {
     SCOPED_TRACE(policy.ToString());
-    for (const int64_t resolution : {1, 2}) {
+    for (const auto& [resolution, follow] :
+         {std::pair<int64_t, bool>{1, true}, {2, true}, {1, false}, {2, false}}) {
       for (const bool remaining : {false, true}) {
         LinearizabilityOptions options;
         options.resolution = Duration(resolution);
         options.remaining = remaining;
+        options.instants_follow_order = follow;
         for (int round = 0; round < 150; ++round) {
           const std::vector<LinearOp> ops = RandomHistory(policy, rng, remaining);
           const bool brute = BruteForce(policy, ops, options);
           const KeyLinearizability r = CheckLinearizable(policy, ops, options);
           ASSERT_EQ(r.verdict,
                     brute ? LinearVerdict::kLinearizable : LinearVerdict::kNotLinearizable)
-              << "round " << round << ", resolution " << resolution;
+              << "round " << round << ", resolution " << resolution << ", follow " << follow;
           (brute ? yes : no)++;
           if (r.verdict != LinearVerdict::kLinearizable) continue;
           // The order found is one: every answered call in it, each inside its interval.
@@ -162,6 +175,26 @@ TEST(Linearizability, AgreesWithBruteForceOnSmallHistories) {
   // Both verdicts were put to the test, many times.
   EXPECT_GT(yes, 500);
   EXPECT_GT(no, 500);
+}
+
+// Long intervals: the instants a call can be seen at are found by halving spans whose ends
+// differ, which must miss nothing brute force finds.
+TEST(Linearizability, LongIntervalsAgreeWithBruteForce) {
+  std::mt19937_64 rng(99);
+  for (const Policy& policy : SmallPolicies()) {
+    for (const bool follow : {true, false}) {
+      LinearizabilityOptions options;
+      options.resolution = Duration(1);
+      options.instants_follow_order = follow;
+      for (int round = 0; round < 150; ++round) {
+        const std::vector<LinearOp> ops = RandomHistory(policy, rng, false, 3, 16);
+        const bool brute = BruteForce(policy, ops, options);
+        EXPECT_EQ(CheckLinearizable(policy, ops, options).verdict,
+                  brute ? LinearVerdict::kLinearizable : LinearVerdict::kNotLinearizable)
+            << policy.ToString() << ", round " << round << ", follow " << follow;
+      }
+    }
+  }
 }
 
 // A budget too small for the search answers "unknown": never a verdict it has not shown.

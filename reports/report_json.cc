@@ -414,8 +414,22 @@ json ToJson(const StressReport& s) {
       {"latency_ms", {{"p50", s.latency_p50_ms}, {"p99", s.latency_p99_ms}}},
       {"busiest_key",
        {{"key", s.busiest_key}, {"admitted", s.busiest_admitted}, {"allowed", s.busiest_allowed}}},
-      {"checks", {{{"name", s.promise}, {"violations", s.violations.size()}}}},
+      {"checks", json::array()},
       {"violations", Array(s.violations)}};
+  const auto count = [&](bool linear) {
+    return std::count_if(s.violations.begin(), s.violations.end(), [&](const ViolationReport& v) {
+      return (v.invariant == "linearizable") == linear;
+    });
+  };
+  out["checks"].push_back({{"name", s.promise}, {"violations", count(false)}});
+  if (!s.linearizable.empty()) {
+    out["checks"].push_back({{"name", "linearizable"},
+                             {"verdict", s.linearizable},
+                             {"states", s.linear_states},
+                             {"unknown_keys", s.linear_unknown_keys},
+                             {"lead", s.linear_lead},
+                             {"violations", count(true)}});
+  }
   if (!s.failure.empty()) out["failure"] = s.failure;  // then nothing was judged
   return out;
 }

@@ -259,6 +259,13 @@ struct StressReport {
   std::string busiest_key;
   int64_t busiest_admitted = 0, busiest_allowed = 0;
   std::string promise;  // the invariant the promise is judged as
+  // Whether the answers are linearizable by the policy's model: "linearizable", "not
+  // linearizable" or "unknown" (a key's search ran out of states), and the states searched.
+  std::string linearizable;
+  int64_t linear_states = 0;
+  int64_t linear_unknown_keys = 0;
+  std::string linear_lead;  // unknown: where the search got to
+  // The promise's violations, then the linearizability's ("linearizable").
   std::vector<ViolationReport> violations;
 };
 

@@ -1,5 +1,6 @@
 #include "reports/stress_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "reports/run_report.h"
@@ -57,6 +58,16 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   for (const Violation& v : result.violations) {
     r.violations.push_back(MakeViolationReport("promise", v, result.start));
   }
+  if (!result.failure) {
+    const LinearizabilityJudgement& l = result.linearizability;
+    r.linearizable = std::string(LinearVerdictName(l.verdict));
+    r.linear_states = l.states;
+    r.linear_unknown_keys = l.unknown_keys;
+    r.linear_lead = l.lead;
+    if (l.violation) {
+      r.violations.push_back(MakeViolationReport("linearizable", *l.violation, result.start));
+    }
+  }
   return r;
 }
 
@@ -80,7 +91,17 @@ std::string RenderStressText(const StressReport& r) {
                               static_cast<double>(r.busiest_allowed)) +
            "x)\n";
   }
-  out += r.promise + ": " + (r.violations.empty() ? "kept" : "BROKEN") + "\n";
+  const bool promise_kept =
+      std::none_of(r.violations.begin(), r.violations.end(),
+                   [](const ViolationReport& v) { return v.invariant != "linearizable"; });
+  out += r.promise + ": " + (promise_kept ? "kept" : "BROKEN") + "\n";
+  out += "linearizable: " + r.linearizable + " (" + std::to_string(r.linear_states) +
+         " search states" +
+         (r.linear_unknown_keys > 0
+              ? "; " + std::to_string(r.linear_unknown_keys) + " key(s) past the search's budget"
+              : std::string()) +
+         ")\n";
+  if (!r.linear_lead.empty()) out += "  " + r.linear_lead + "\n";
   for (const ViolationReport& v : r.violations) {
     out += "  [" + v.invariant + "] " + v.key + ": " + v.summary + "\n";
     for (size_t i = 0; i < v.witness.size() && i < kWitnessLinesShown; ++i) {
@@ -92,23 +113,35 @@ std::string RenderStressText(const StressReport& r) {
   }
   out +=
       "judged on [sent, answered] of each request, in seconds since the start: only what "
-      "breaks the promise wherever each decision fell. False denials and Retry-After are not "
-      "judged here (they need the store's order of steps: see ratelab check).\n";
+      "breaks the promise wherever each decision fell; and whether some order of the requests, "
+      "each decided inside its interval, gives every answer (allowed or denied) the policy's "
+      "model gives, which catches false denials too. Remaining and Retry-After are not judged "
+      "here.\n";
   return out;
 }
 
 std::string RenderStressJunit(const StressReport& r) {
-  view_parts::JunitCase c{"stress." + r.protocol, r.promise, r.duration_s, "", "", false};
-  if (!r.failure.empty()) {
-    c.message = "the limiter failed: " + r.failure;
-    c.error = true;
-  } else if (!r.violations.empty()) {
-    const ViolationReport& v = r.violations.front();
-    c.message = std::to_string(r.violations.size()) + " violation(s): " + v.summary;
-    c.failure = view_parts::WitnessText(v, {}) +
-                "real concurrency, so no seed replays it: run it again to look for the race\n";
-  }
-  return view_parts::JunitDocument("ratelab.stress." + r.protocol, {c}, r.duration_s);
+  // A case for the promise, and one for linearizability (when the run was judged).
+  std::vector<view_parts::JunitCase> cases;
+  const auto add = [&](const std::string& name, bool linear) {
+    view_parts::JunitCase c{"stress." + r.protocol, name, r.duration_s, "", "", false};
+    std::vector<const ViolationReport*> found;
+    for (const ViolationReport& v : r.violations) {
+      if ((v.invariant == "linearizable") == linear) found.push_back(&v);
+    }
+    if (!r.failure.empty()) {
+      c.message = "the limiter failed: " + r.failure;
+      c.error = true;
+    } else if (!found.empty()) {
+      c.message = std::to_string(found.size()) + " violation(s): " + found.front()->summary;
+      c.failure = view_parts::WitnessText(*found.front(), {}) +
+                  "real concurrency, so no seed replays it: run it again to look for the race\n";
+    }
+    cases.push_back(std::move(c));
+  };
+  add(r.promise, false);
+  if (!r.linearizable.empty()) add("linearizable", true);
+  return view_parts::JunitDocument("ratelab.stress." + r.protocol, cases, r.duration_s);
 }
 
 }  // namespace ratelab

@@ -153,4 +153,41 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
   return violations;
 }
 
+LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
+                                              Duration resolution, DecisionClock clock) {
+  LinearizabilityOptions options;
+  options.resolution = std::max(resolution, Duration(1));
+  options.instants_follow_order = clock == DecisionClock::kStore;
+  const HistoryLinearizability r = CheckHistoryLinearizable(policy, history, options);
+  LinearizabilityJudgement out{r.verdict,      r.keys, r.ops,       r.states,
+                               r.unknown_keys, "",     std::nullopt};
+  if (r.verdict == LinearVerdict::kUnknown && r.detail.stuck) {
+    out.lead = "key " + r.key + ": the deepest order the search found places " +
+               std::to_string(r.detail.order.size()) + " of its " +
+               std::to_string(r.events.size()) + " calls, and stops at #" +
+               std::to_string(r.events[*r.detail.stuck]->id);
+  }
+  if (r.verdict != LinearVerdict::kNotLinearizable || !r.detail.stuck) return out;
+  constexpr size_t kPrefixShown = 10;
+  const std::vector<LinearStep>& prefix = r.detail.order;
+  const HistoryEvent& stuck = *r.events[*r.detail.stuck];
+  Violation v{"linearizable", r.key, "", {}};
+  v.summary =
+      "no order of the calls, each taking effect inside its [sent, answered] interval, "
+      "gives the answers they got: " +
+      std::to_string(prefix.size()) + " of the key's " + std::to_string(r.events.size()) +
+      " calls can be placed (the longest linearizable prefix; its last " +
+      std::to_string(std::min(prefix.size(), kPrefixShown)) + " shown), then #" +
+      std::to_string(stuck.id) + ", " + (stuck.admitted() ? "admitted" : "denied") +
+      ", cannot be: the " + policy.ToString() + " model " +
+      (stuck.admitted() ? "denies" : "admits") + " it wherever it falls";
+  for (size_t i = prefix.size() > kPrefixShown ? prefix.size() - kPrefixShown : 0;
+       i < prefix.size(); ++i) {
+    v.witness.push_back(*r.events[prefix[i].op]);
+  }
+  v.witness.push_back(stuck);
+  out.violation = std::move(v);
+  return out;
+}
+
 }  // namespace ratelab

@@ -15,6 +15,7 @@
 #include "impl/core/status.h"
 #include "impl/store/memory_docs.h"
 #include "model/history.h"
+#include "model/linearizability.h"
 #include "model/oracles.h"
 #include "model/policy.h"
 #include "model/violation.h"
@@ -96,6 +97,27 @@ struct CheckResult {
 // events, ids their positions), and each witness shows the events as they were in `history`.
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
                                                  const Policy& policy, Duration resolution);
+
+// Whether a history of real concurrency is linearizable by `policy`'s model (model/
+// linearizability.h), key by key, at the limiter's clock `resolution`, comparing whether each call
+// was allowed, on the clock it decides on: a denial or an admission that no order of the calls,
+// each taking effect inside its [sent, answered] interval, explains. Judges false denials under
+// real concurrency, where the store's order is unknown, as well as over-admission.
+struct LinearizabilityJudgement {
+  LinearVerdict verdict = LinearVerdict::kLinearizable;
+  int64_t keys = 0;
+  int64_t calls = 0;
+  int64_t states = 0;        // searched
+  int64_t unknown_keys = 0;  // whose search ran out of states: no verdict
+  // Unknown: where the first such key's search got to, a lead and not a verdict.
+  std::string lead;
+  // Not linearizable: the first key that is not. Its witness is the end of the longest
+  // linearizable prefix found (in the order it placed them) and the call no order could place
+  // after it, last.
+  std::optional<Violation> violation;
+};
+LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
+                                              Duration resolution, DecisionClock clock);
 
 }  // namespace ratelab
 

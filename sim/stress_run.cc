@@ -304,6 +304,8 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   const History judged = AtResolution(r.history, r.resolution);
   r.busiest = FindBusiestKey(judged, plan.policy);
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, r.resolution);
+  r.linearizability =
+      JudgeLinearizability(r.history, plan.policy, r.resolution, plan.subject.info->clock);
   return r;
 }
 

@@ -68,6 +68,9 @@ struct StressResult {
   Duration resolution{};  // the protocol's: histories are judged at it
   // The promise's violations, each witness with the events as they were (not floored).
   std::vector<Violation> violations;
+  // Whether the answers are linearizable by the policy's model (its violation, if any, is not
+  // among `violations`).
+  LinearizabilityJudgement linearizability;
   // The first request the limiter answered with its own error (a script that failed, a reply of
   // another shape): the run stops there and is not judged.
   std::optional<HistoryEvent> failure;

@@ -209,7 +209,7 @@ class Probe final : public Command {
           << "\n  also report.md, report.json, junit.xml, beside it\n";
     }
     if (result->interrupted) return kExitInterrupted;
-    return result->violations.empty() && result->findings.empty() ? kExitOk : kExitViolation;
+    return result->clean() ? kExitOk : kExitViolation;
   }
 
  private:

@@ -238,7 +238,8 @@ class LinearSearch {
     Decision decision;
     State next;
   };
-  Probe ProbeAt(const State& state, const LinearOp& op, Instant seen) const {
+  Probe ProbeAt(const State& state, const LinearOp& op, Instant seen) {
+    ++states_;  // the budget counts the instants tried too
     const Decision d = state.Peek(policy_, seen, op.cost);
     Probe p{seen, !op.answer || Matches(d, *op.answer, options_), d, state};
     if (d.allowed) p.next.Admit(policy_, seen, op.cost);

@@ -57,8 +57,8 @@ struct LinearizabilityOptions {
   // sending to the history's last). Either way a call answered before another was sent takes
   // effect first.
   bool instants_follow_order = true;
-  // The most search states a key may take before its verdict is "unknown" (a state: some calls
-  // placed, each at an instant, and the model's state they leave).
+  // The most search steps a key may take before its verdict is "unknown": a state entered (some
+  // calls placed, each at an instant, and the model's state they leave), or an instant tried.
   int64_t max_states = 4'000'000;
 };
 

@@ -16,6 +16,13 @@ namespace {
 
 constexpr size_t kWitnessShown = 16;
 
+constexpr char kJudgedHow[] =
+    "Judged on [sent, answered] of each request, on the probe's clock: only what breaks the "
+    "promise wherever each decision fell; an answer neither 2xx/3xx nor a denial counts as "
+    "unknown, never as admitted. Linearizable: some order of the requests, each decided inside "
+    "its interval on the server's clock, gives every admission and denial the policy's model "
+    "gives (a denial none explains is a false denial).";
+
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 std::string Fixed(double v, int places) {
@@ -33,6 +40,21 @@ const HttpExchange* Find(const ProbeResult& r, int64_t n) {
 
 std::string Outcome(const HttpExchange& e) {
   return e.answered_ok() ? absl::StrCat(e.status) : "no answer (" + e.error + ")";
+}
+
+// The promise's violations, then linearizability's.
+std::vector<const Violation*> AllViolations(const ProbeResult& r) {
+  std::vector<const Violation*> out;
+  for (const Violation& v : r.violations) out.push_back(&v);
+  if (r.linearizability.violation) out.push_back(&*r.linearizability.violation);
+  return out;
+}
+
+// "linearizable (120 search states)", and where an unknown search got to.
+std::string LinearizableVerdict(const ProbeResult& r) {
+  const LinearizabilityJudgement& l = r.linearizability;
+  return absl::StrCat(std::string(LinearVerdictName(l.verdict)), " (", l.states, " search states",
+                      l.lead.empty() ? "" : "; " + l.lead, ")");
 }
 
 }  // namespace
@@ -64,7 +86,9 @@ std::string RenderProbeText(const ProbeResult& r) {
                   Fixed(Seconds(r.latency_p99) * 1000, 3), " ms, from sent to answered\n");
   absl::StrAppend(&out, r.promise, " (", r.policy.ToString(),
                   " per user): ", r.violations.empty() ? "kept" : "BROKEN", "\n");
-  for (const Violation& v : r.violations) {
+  absl::StrAppend(&out, "linearizable: ", LinearizableVerdict(r), "\n");
+  for (const Violation* shown : AllViolations(r)) {
+    const Violation& v = *shown;
     absl::StrAppend(&out, "  [", v.invariant, "] ", v.key, ": ", v.summary, "\n");
     for (size_t i = 0; i < v.witness.size() && i < kWitnessShown; ++i) {
       const int64_t n = r.exchanges[static_cast<size_t>(v.witness[i].id)].n;
@@ -80,13 +104,8 @@ std::string RenderProbeText(const ProbeResult& r) {
   }
   absl::StrAppend(&out, "Retry-After ", r.retry_after_checked ? "retried" : "not retried",
                   r.retry_after_note.empty() ? "" : " (" + r.retry_after_note + ")", "\n");
-  if (r.violations.empty() && r.findings.empty()) {
-    absl::StrAppend(&out, "nothing found\n");
-  }
-  absl::StrAppend(&out,
-                  "judged on [sent, answered] of each request, on the probe's clock: only what "
-                  "breaks the promise wherever each decision fell; an answer neither 2xx/3xx nor "
-                  "a denial counts as unknown, never as admitted.\n");
+  if (r.clean()) absl::StrAppend(&out, "nothing found\n");
+  absl::StrAppend(&out, kJudgedHow, "\n");
   return out;
 }
 
@@ -109,17 +128,23 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
     }
     return j;
   };
-  nlohmann::json violations = nlohmann::json::array();
-  for (const Violation& v : r.violations) {
+  const auto violation = [&](const Violation& v) {
     nlohmann::json witness = nlohmann::json::array();
     for (const HistoryEvent& e : v.witness) {
       witness.push_back(exchange(r.exchanges[static_cast<size_t>(e.id)].n));
     }
-    violations.push_back({{"invariant", v.invariant},
-                          {"user", v.key},
-                          {"summary", v.summary},
-                          {"witness", witness}});
-  }
+    return nlohmann::json{
+        {"invariant", v.invariant}, {"user", v.key}, {"summary", v.summary}, {"witness", witness}};
+  };
+  nlohmann::json violations = nlohmann::json::array();
+  for (const Violation& v : r.violations) violations.push_back(violation(v));
+  const LinearizabilityJudgement& l = r.linearizability;
+  nlohmann::json linearizable = {{"verdict", LinearVerdictName(l.verdict)},
+                                 {"states", l.states},
+                                 {"unknown_users", l.unknown_keys},
+                                 {"lead", l.lead},
+                                 {"violation", nullptr}};
+  if (l.violation) linearizable["violation"] = violation(*l.violation);
   nlohmann::json findings = nlohmann::json::array();
   for (const ProbeFinding& f : r.findings) {
     nlohmann::json shown = nlohmann::json::array();
@@ -142,6 +167,7 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
           {"latency_p50_ms", Seconds(r.latency_p50) * 1000},
           {"latency_p99_ms", Seconds(r.latency_p99) * 1000},
           {"violations", violations},
+          {"linearizable", linearizable},
           {"findings", findings},
           {"retry_after_checked", r.retry_after_checked},
           {"retry_after_note", r.retry_after_note}};
@@ -161,6 +187,15 @@ std::string RenderProbeJunit(const ProbePlan& plan, const ProbeResult& r) {
     }
   }
   cases.push_back(promise);
+  view_parts::JunitCase linear{classname, "linearizable", 0, "", "", false};
+  if (const std::optional<Violation>& v = r.linearizability.violation) {
+    linear.message = v->summary;
+    for (const HistoryEvent& e : v->witness) {
+      absl::StrAppend(&linear.failure,
+                      DescribeExchange(r, r.exchanges[static_cast<size_t>(e.id)].n), "\n");
+    }
+  }
+  cases.push_back(linear);
   for (std::string_view check : kProbeFindingChecks) {
     view_parts::JunitCase c{classname, std::string(check), 0, "", "", false};
     for (const ProbeFinding& f : r.findings) {
@@ -197,6 +232,7 @@ view_parts::Rows CheckRows(const ProbeResult& r) {
                   users.empty() ? "kept"
                                 : absl::StrCat("broken for ", users.size(),
                                                users.size() == 1 ? " user" : " users")});
+  rows.push_back({"linearizable", LinearizableVerdict(r)});
   for (std::string_view check : kProbeFindingChecks) {
     std::string verdict = "kept";
     if (check == "retry-after-dishonest" && !r.retry_after_checked) {
@@ -245,8 +281,9 @@ view_parts::Rows WitnessRows(const ProbeResult& r, const std::vector<int64_t>& n
 // Each violation shown (at most a few) and each finding: a title and the exchanges that show it.
 std::vector<std::pair<std::string, std::vector<int64_t>>> Witnesses(const ProbeResult& r) {
   std::vector<std::pair<std::string, std::vector<int64_t>>> out;
-  for (size_t i = 0; i < r.violations.size() && i < view_parts::kShownViolations; ++i) {
-    const Violation& v = r.violations[i];
+  const std::vector<const Violation*> all = AllViolations(r);
+  for (size_t i = 0; i < all.size() && i < view_parts::kShownViolations; ++i) {
+    const Violation& v = *all[i];
     std::vector<int64_t> ns;
     for (size_t k = 0; k < v.witness.size() && k < kWitnessShown; ++k) {
       ns.push_back(r.exchanges[static_cast<size_t>(v.witness[k].id)].n);
@@ -262,17 +299,14 @@ std::string Title(const ProbePlan& plan) {
 }
 
 std::string VerdictSentence(const ProbeResult& r) {
-  if (r.violations.empty() && r.findings.empty()) {
-    return "Nothing found: the promise was kept and no check of the answers failed.";
+  if (r.clean()) {
+    return "Nothing found: the promise was kept, the answers are linearizable (or the search "
+           "could not tell), and no check of the answers failed.";
   }
   return absl::StrCat(r.violations.empty() ? "The promise was kept" : "The promise was BROKEN",
+                      r.linearizability.violation ? ", the answers are NOT linearizable" : "",
                       ", and ", r.findings.size(), " check(s) of the answers failed.");
 }
-
-constexpr char kJudgedHow[] =
-    "Judged on [sent, answered] of each request, on the probe's clock: only what breaks the "
-    "promise wherever each decision fell; an answer neither 2xx/3xx nor a denial counts as "
-    "unknown, never as admitted.";
 
 }  // namespace
 

@@ -667,6 +667,19 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
   const History judged = AtResolution(r.history, kProbeResolution);
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, kProbeResolution);
+  // The server decides each request on its own clock as it handles it: the instants it saw
+  // follow the order its decisions took effect in. Its clock's resolution is not known: to the
+  // nanosecond, or as coarse as kProbeResolution, when it may see an instant up to that much
+  // before the request was sent (floor(t)). Both are tried.
+  History early = r.history;
+  for (HistoryEvent& e : early) e.invoke -= kProbeResolution - Duration(1);
+  r.linearizability = JudgeLinearizability(early, plan.policy, Duration(1), DecisionClock::kStore);
+  if (r.linearizability.violation) {
+    Violation& v = *r.linearizability.violation;
+    for (HistoryEvent& e : v.witness) e = r.history[static_cast<size_t>(e.id)];
+    v.summary += " (its clock to the nanosecond or to the " + FormatDuration(kProbeResolution) +
+                 ", unknown)";
+  }
   return r;
 }
 

@@ -31,6 +31,7 @@
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
+#include "sim/checks.h"
 
 namespace ratelab {
 
@@ -162,14 +163,22 @@ struct ProbeResult {
   int64_t other = 0;          // any other status: neither an admission nor a denial
   Duration latency_p50{};
   Duration latency_p99{};
-  Policy policy;        // the promise judged (the plan's, or learnt from the headers)
-  std::string promise;  // the invariant the promise is judged as
-  std::vector<Violation> violations;
+  Policy policy;                      // the promise judged (the plan's, or learnt from the headers)
+  std::string promise;                // the invariant the promise is judged as
+  std::vector<Violation> violations;  // the promise's
+  // Whether some order of the requests, each decided inside its interval, gives every answer
+  // (admitted or denied) the policy's model gives; its violation, if any, is not in `violations`.
+  LinearizabilityJudgement linearizability;
   std::vector<ProbeFinding> findings;
   // Whether Retry-After's honesty was checked, and if not, why not.
   bool retry_after_checked = false;
   std::string retry_after_note;
   int64_t retry_after_requests = 0;  // the check's, the last of `exchanges` (not in `history`)
+
+  // Nothing found: the promise kept, the answers linearizable (or unknown), no finding.
+  bool clean() const {
+    return violations.empty() && !linearizability.violation && findings.empty();
+  }
 };
 
 using ProbeProgress = std::function<void(Duration elapsed, int64_t answered)>;

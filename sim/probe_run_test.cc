@@ -61,6 +61,7 @@ enum class Lie {
   kDeniedInBody,    // a denial is a 200 whose body says so
   kForgets,         // every fourth request finds its user's count lost
   kRemainingStuck,  // X-RateLimit-Remaining says limit - 1 after every admission
+  kDeniesEarly,     // denies the last request of each window's allowance
 };
 
 constexpr int64_t kLimit = 2;
@@ -85,7 +86,8 @@ HttpServer::Handler Limiter(Lie lie) {
     }
     int64_t& count = state->counts[{user, window}];
     if (lie == Lie::kForgets && ++state->requests % 4 == 0) count = 0;
-    const bool allowed = lie == Lie::kAdmitsAll || count < kLimit;
+    const bool allowed =
+        lie == Lie::kAdmitsAll || count < (lie == Lie::kDeniesEarly ? kLimit - 1 : kLimit);
     if (count < kLimit) ++count;
     int64_t remaining = kLimit - count;
     if (lie == Lie::kRemainingHigh) remaining = 10;
@@ -161,6 +163,29 @@ TEST(Probe, AnHonestLimiterIsNotAccused) {
   EXPECT_GT(r.denied, 0);
   EXPECT_TRUE(r.violations.empty()) << r.violations.front().ToString();
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().summary;
+  EXPECT_EQ(r.linearizability.verdict, LinearVerdict::kLinearizable);
+  EXPECT_TRUE(r.clean());
+}
+
+// A limiter that denies the last request of each window's allowance keeps its promise, but no
+// order of the requests explains that denial: a false denial, with the admission before it.
+TEST(Probe, AFalseDenialIsNotLinearizable) {
+  Fixture strict(Limiter(Lie::kDeniesEarly));
+  ProbePlan plan = PlanFor(strict.Url("/hit/{user}"));
+  plan.users = 1;
+  plan.concurrency = 1;
+  AwayFromAMinutesEdge();
+  const ProbeResult r = Probe(plan);
+  EXPECT_TRUE(r.violations.empty()) << "the promise is kept";
+  ASSERT_EQ(r.linearizability.verdict, LinearVerdict::kNotLinearizable);
+  const Violation& v = *r.linearizability.violation;
+  EXPECT_EQ(v.invariant, "linearizable");
+  ASSERT_EQ(v.witness.size(), 2u) << v.ToString();
+  EXPECT_TRUE(v.witness[0].admitted());
+  EXPECT_TRUE(v.witness[1].denied());
+  EXPECT_NE(v.summary.find("1 of the key's 12 calls can be placed"), std::string::npos)
+      << v.summary;
+  EXPECT_FALSE(r.clean());
 }
 
 TEST(Probe, ALimiterThatAdmitsTooManyIsFoundWithAWitnessOfThree) {

@@ -74,12 +74,15 @@ class Probe final : public Command {
     CLI::App* c = app.add_subcommand(
         "probe",
         "Judge a running HTTP rate limiter black-box: send it capped, paced requests as several "
-        "users and hold what it answers to a model; exit 1 when the promise is broken or its "
-        "answers show a finding");
+        "users and hold what it answers to a model; exit 1 when the promise is broken, its "
+        "answers are not linearizable, or they show a finding");
     c->footer(
         "The promise is judged on [sent, answered] of each request, on this machine's clock "
         "(a decision took effect somewhere in between): only what is broken wherever each fell "
-        "is reported. Besides it: 5xx answers, a denial without Retry-After or with one longer "
+        "is reported; and whether some order of the requests, each decided inside its "
+        "interval, gives every admission and denial the model gives (linearizable: a false "
+        "denial fails it). Besides them: 5xx answers, a denial without Retry-After or with one "
+        "longer "
         "than the model ever waits, X-RateLimit-* and IETF RateLimit / RateLimit-Policy headers "
         "that break their grammar, a Remaining above what the admissions seen leave, or (for a "
         "fixed or anchored window) rising before the reset it named. What it will send is printed "

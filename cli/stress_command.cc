@@ -30,9 +30,9 @@ class Stress final : public Command {
         "stress",
         "Real concurrency: threads, each a limiter process with its own connection, send "
         "requests to a real Redis (or PostgreSQL) as fast as it answers; the promise is judged on "
-        "the wall-clock "
-        "history (a decision took effect somewhere between sent and answered); exit 1 when it is "
-        "broken");
+        "the wall-clock history (a decision took effect somewhere between sent and answered), "
+        "and whether the answers are linearizable (some order of the requests gives every "
+        "admission and denial the model gives); exit 1 when either fails");
     limiter_.Add(*c, "A kv or SQL protocol (ratelab list protocols), or give --lua",
                  "Stress your own Lua script instead of a protocol (with --model)");
     store_option_ = AddStoreOption(

@@ -95,12 +95,13 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
       << "the promise and linearizability: " << xml;
   EXPECT_NE(xml.find("step: HGETALL"), std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  // The promise's one violation, then linearizability's: an admission the model denies
-  // wherever it falls.
+  // The promise's one violation, then linearizability's: an answer the model never gives, an
+  // admission (a token spent twice) or a denial (a stale write that lost a refill), whichever
+  // the race made first.
   ASSERT_EQ(j["violations"].size(), 2u);
   EXPECT_EQ(j["violations"][1]["invariant"], "linearizable");
   EXPECT_NE(j["violations"][1]["summary"].get<std::string>().find(
-                ", admitted, cannot be: the token-bucket burst 10, one per 10ms model denies it"),
+                ", cannot be: the token-bucket burst 10, one per 10ms model "),
             std::string::npos)
       << j["violations"][1]["summary"];
   const nlohmann::json& v = j["violations"][0];

@@ -101,7 +101,7 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   ASSERT_EQ(j["violations"].size(), 2u);
   EXPECT_EQ(j["violations"][1]["invariant"], "linearizable");
   EXPECT_NE(j["violations"][1]["summary"].get<std::string>().find(
-                ", cannot be: the token-bucket burst 10, one per 10ms model "),
+                "token-bucket burst 10, one per 10ms model"),
             std::string::npos)
       << j["violations"][1]["summary"];
   const nlohmann::json& v = j["violations"][0];
@@ -149,7 +149,7 @@ TEST(Stress, TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency) {
       continue;
     }
     for (const nlohmann::json& v : j["violations"]) {
-      EXPECT_NE(v["summary"].get<std::string>().find(", denied, cannot be"), std::string::npos)
+      EXPECT_NE(v["summary"].get<std::string>().find(", denied, "), std::string::npos)
           << "only a false denial: " << v["summary"];
     }
   }
@@ -178,8 +178,9 @@ TEST(Stress, BringYourOwnLua) {
       ASSERT_EQ(j["violations"].size(), 1u);
       const nlohmann::json& v = j["violations"][0];
       EXPECT_EQ(v["invariant"], "linearizable");
-      EXPECT_NE(v["summary"].get<std::string>().find(", denied, cannot be: the fixed-window 20 "
-                                                     "per 100ms model admits it"),
+      EXPECT_NE(v["summary"].get<std::string>().find(", denied, "), std::string::npos)
+          << v["summary"];
+      EXPECT_NE(v["summary"].get<std::string>().find("fixed-window 20 per 100ms model"),
                 std::string::npos)
           << v["summary"];
       EXPECT_EQ(v["witness"].back()["outcome"].get<std::string>().rfind("denied", 0), 0u)

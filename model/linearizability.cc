@@ -332,6 +332,9 @@ class LinearSearch {
     if (best_ && path_.size() <= best_->size()) return;
     best_ = path_;
     stuck_ = f.blocking ? std::optional<size_t>(sorted_[*f.blocking]) : std::nullopt;
+    stuck_cannot_follow_ =
+        f.blocking && std::none_of(f.choices.begin(), f.choices.end(),
+                                   [&](const Choice& c) { return c.op == *f.blocking; });
   }
 
   KeyLinearizability Done(LinearVerdict verdict) {
@@ -343,6 +346,7 @@ class LinearSearch {
     } else {
       out.order = best_.value_or(std::vector<LinearStep>{});
       out.stuck = stuck_;
+      out.stuck_cannot_follow = stuck_cannot_follow_;
     }
     return out;
   }
@@ -361,6 +365,7 @@ class LinearSearch {
   int64_t states_ = 0;
   std::optional<std::vector<LinearStep>> best_;
   std::optional<size_t> stuck_;
+  bool stuck_cannot_follow_ = false;
 };
 
 template <typename State>

@@ -82,6 +82,10 @@ struct KeyLinearizability {
   // Not linearizable: the answered call no order could place after `order` (of the calls left, the
   // first to be answered). Unknown: the same for the longest order found, a lead.
   std::optional<size_t> stuck;
+  // Whether `stuck` itself cannot follow `order`: at no instant of its interval would the model,
+  // in the state `order` leaves, give its answer (else it could, but no order of the calls left
+  // after it can be completed).
+  bool stuck_cannot_follow = false;
 };
 
 // The calls of one key. Requires !policy.Problem() and a positive resolution.

@@ -235,7 +235,8 @@ TEST(Linearizability, AWindowEdgeInsideAnIntervalIsTriedEitherSide) {
   const KeyLinearizability no = CheckLinearizable(policy, cannot, options);
   EXPECT_EQ(no.verdict, LinearVerdict::kNotLinearizable);
   EXPECT_EQ(no.order.size(), 1u) << "the longest prefix: one of the first two";
-  EXPECT_TRUE(no.stuck.has_value());
+  ASSERT_TRUE(no.stuck.has_value());
+  EXPECT_TRUE(no.stuck_cannot_follow) << "a second admission in the window, wherever it falls";
 }
 
 // A call with no answer may have taken effect: the denial after it is explained by it.

@@ -179,8 +179,12 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
       " calls can be placed (the longest linearizable prefix; its last " +
       std::to_string(std::min(prefix.size(), kPrefixShown)) + " shown), then #" +
       std::to_string(stuck.id) + ", " + (stuck.admitted() ? "admitted" : "denied") +
-      ", cannot be: the " + policy.ToString() + " model " +
-      (stuck.admitted() ? "denies" : "admits") + " it wherever it falls";
+      (r.detail.stuck_cannot_follow
+           ? ", cannot be: after them the " + policy.ToString() + " model " +
+                 (stuck.admitted() ? "denies" : "admits") + " it wherever it falls"
+           : ", the first of the calls left to be answered, cannot be placed with the calls "
+             "after it in any order (" +
+                 policy.ToString() + " model)");
   for (size_t i = prefix.size() > kPrefixShown ? prefix.size() - kPrefixShown : 0;
        i < prefix.size(); ++i) {
     v.witness.push_back(*r.events[prefix[i].op]);

@@ -460,6 +460,14 @@ TEST(Probe, ServeWithEachAlgorithmOnEachStoreIsNotAccused) {
       EXPECT_GT(r.denied, 0) << what;
       EXPECT_TRUE(r.violations.empty()) << what << ": " << r.violations.front().ToString();
       EXPECT_TRUE(r.findings.empty()) << what << ": " << r.findings.front().summary;
+      if (const std::optional<Violation>& v = r.linearizability.violation) {
+        // Except seed 003's token bucket (serve's on Redis), whose floating-point refill can
+        // leave 0.9999999999999999 of a token (see
+        // Stress.TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency).
+        const bool float_refill =
+            algorithm == Algorithm::kTokenBucket && store.kind == StoreName::Kind::kUrl;
+        EXPECT_TRUE(float_refill) << what << ": " << v->ToString();
+      }
     }
   }
 }

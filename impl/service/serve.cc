@@ -52,7 +52,7 @@ class RedisRounds final : public HttpServer::AsyncHandler {
   void Take(std::span<HttpServer::Reply> replies) override {
     const Instant read = clock_.Now();
     for (HttpServer::Reply& reply : replies) {
-      InFlight& d = deciding_.emplace_back(*thread_.pipeline, std::move(reply), read);
+      Decision& d = deciding_.emplace_back(*thread_.pipeline, std::move(reply), read);
       d.task.emplace(thread_.service->Handle(d.context, d.reply.request(), read));
       d.task->Start();
     }
@@ -69,9 +69,8 @@ class RedisRounds final : public HttpServer::AsyncHandler {
   }
 
  private:
-  // A request being decided.
-  struct InFlight {
-    InFlight(Executor& executor, HttpServer::Reply r, Instant at)
+  struct Decision {
+    Decision(Executor& executor, HttpServer::Reply r, Instant at)
         : context(executor), reply(std::move(r)), read(at) {}
     Context context;
     HttpServer::Reply reply;
@@ -99,7 +98,7 @@ class RedisRounds final : public HttpServer::AsyncHandler {
   ServeThread& thread_;
   const Clock& clock_;
   Duration limit_;
-  std::list<InFlight> deciding_;  // in place: a decision's task holds its context
+  std::list<Decision> deciding_;  // in place: a decision's task holds its context
 };
 
 bool IsPostgres(const StoreName& store) {

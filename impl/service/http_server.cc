@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
-#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/beast.hpp>
 #include <optional>
 #include <set>
@@ -20,14 +19,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-
-// What a Reply answers through: a Session.
-class HttpServer::Connection {
- public:
-  virtual ~Connection() = default;
-  virtual const HttpRequest& request() const = 0;
-  virtual void Answer(HttpResponse answer) = 0;
-};
 
 namespace {
 
@@ -113,73 +104,19 @@ class RequestReader final : public http::basic_parser<true> {
   size_t headers_ = 0;  // read so far
 };
 
-// A BatchHandler as an AsyncHandler: every request answered before Take returns.
-class AnswersAtOnce final : public HttpServer::AsyncHandler {
- public:
-  explicit AnswersAtOnce(HttpServer::BatchHandler handler) : handler_(std::move(handler)) {}
-
-  void Take(std::span<HttpServer::Reply> replies) override {
-    requests_.clear();
-    for (const HttpServer::Reply& r : replies) requests_.push_back(&r.request());
-    answers_.assign(replies.size(), HttpResponse{});
-    try {
-      handler_(requests_, answers_);
-    } catch (const std::exception&) {
-      for (HttpResponse& a : answers_) a = InternalError();
-    }
-    for (size_t i = 0; i < replies.size(); ++i) std::move(replies[i]).Send(std::move(answers_[i]));
-  }
-  Wait Waiting() const override { return {}; }
-  void Resume(bool) override {}
-
- private:
-  HttpServer::BatchHandler handler_;
-  std::vector<const HttpRequest*> requests_;
-  std::vector<HttpResponse> answers_;
-};
-
-// A descriptor the worker waits on and does not own: given back, not closed, when done with.
-class Borrowed {
- public:
-  explicit Borrowed(net::io_context& ioc) : descriptor_(ioc.get_executor()) {}
-  ~Borrowed() { Return(); }
-  Borrowed(const Borrowed&) = delete;
-  Borrowed& operator=(const Borrowed&) = delete;
-
-  template <typename Then>
-  void WaitReadable(int fd, Then then) {
-    Return();
-    descriptor_.assign(fd);
-    descriptor_.async_wait(net::posix::descriptor_base::wait_read, std::move(then));
-  }
-  // Cancels the wait, if any (its handler is called with operation_aborted).
-  void Return() {
-    if (descriptor_.is_open()) descriptor_.release();
-  }
-
- private:
-  net::posix::basic_stream_descriptor<net::io_context::executor_type> descriptor_;
-};
-
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
-  explicit Worker(std::unique_ptr<HttpServer::AsyncHandler> h) : handler(std::move(h)) {}
+  explicit Worker(HttpServer::BatchHandler h) : handler(std::move(h)) {}
 
-  // Connections whose request is read and waits for the handler, taken together once the
+  HttpServer::BatchHandler handler;
+  // Connections whose request is read and waits for the handler, answered together once the
   // thread has taken in everything ready (AnswerReady).
   std::vector<std::shared_ptr<Session>> ready;
-  // Declared before the handler and the io_context, so destroyed after them: the replies
-  // they hold may be the last reference to a session, which takes itself out of this set.
+  // Declared before the io_context, so destroyed after it: the handlers it destroys may hold
+  // the last reference to a session, which takes itself out of this set.
   std::set<Session*> sessions;  // open connections, on the worker's thread only
   bool stopping = false;        // on the worker's thread only
-  std::unique_ptr<HttpServer::AsyncHandler> handler;
   net::io_context ioc{1};
-  // What the handler's answers wait for (Watch), and the wait's number: a wake-up of an
-  // earlier wait is ignored.
-  Borrowed store{ioc};
-  net::steady_timer store_limit{ioc};
-  uint64_t store_wait = 0;
-  bool watching = false;
   // Keeps run() going while the worker has no connection, until the stop.
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work{
       net::make_work_guard(ioc)};
@@ -192,9 +129,6 @@ struct Worker {
   // Queues `s`'s request for the handler.
   void Ready(std::shared_ptr<Session> s);
   void AnswerReady();
-  // Waits for what the handler's answers wait on, if anything, and resumes it then.
-  void Watch();
-  void Woken(uint64_t wait, bool readable);
   // Closes every connection past its deadline, and again every `period` while the worker runs
   // or still has connections.
   void Sweep(const HttpServerOptions& options, Duration period);
@@ -226,13 +160,13 @@ struct HttpServer::State {
 namespace {
 
 // One connection: read a request, answer it, and again while it is kept alive.
-class Session final : public HttpServer::Connection, public std::enable_shared_from_this<Session> {
+class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Socket socket, HttpServer::State& state, Worker& worker)
       : socket_(std::move(socket)), state_(state), worker_(worker) {
     worker_.sessions.insert(this);
   }
-  ~Session() override {
+  ~Session() {
     worker_.sessions.erase(this);
     // The last connection of a stopping worker gone: nothing is left to sweep.
     if (worker_.stopping && worker_.sessions.empty()) worker_.sweeper.cancel();
@@ -257,11 +191,11 @@ class Session final : public HttpServer::Connection, public std::enable_shared_f
     if (Idle()) Close();
   }
 
-  const HttpRequest& request() const override { return request_; }
+  const HttpRequest& request() const { return request_; }
   bool keep_alive() const { return parser_->keep_alive(); }
 
   // Writes `answer` out, then reads the next request unless the connection closes.
-  void Answer(HttpResponse answer) override { Write(std::move(answer), keep_alive()); }
+  void Answer(HttpResponse answer) { Write(std::move(answer), keep_alive()); }
 
   // Closes the connection when it is past its time: `idle_timeout` waiting for a request,
   // `read_timeout` reading or writing one. The deadline is set at the first sweep that sees
@@ -378,36 +312,20 @@ void Worker::Ready(std::shared_ptr<Session> s) {
 }
 
 void Worker::AnswerReady() {
-  std::vector<HttpServer::Reply> replies;
-  replies.reserve(ready.size());
-  for (std::shared_ptr<Session>& s : ready) replies.emplace_back(std::move(s));
-  ready.clear();
-  handler->Take(replies);
-  Watch();
-}
-
-void Worker::Watch() {
-  if (watching) return;
-  const HttpServer::AsyncHandler::Wait wait = handler->Waiting();
-  if (wait.fd < 0) return;
-  watching = true;
-  const uint64_t n = ++store_wait;
-  // Registered afresh each wait: the descriptor may have been closed and its number reused
-  // since (a reconnection), and a registration made now reports replies already in.
-  store.WaitReadable(wait.fd, [this, n](beast::error_code ec) { Woken(n, !ec); });
-  store_limit.expires_after(Steady(wait.limit));
-  store_limit.async_wait([this, n](beast::error_code ec) {
-    if (ec != net::error::operation_aborted) Woken(n, false);
-  });
-}
-
-void Worker::Woken(uint64_t wait, bool readable) {
-  if (!watching || wait != store_wait) return;  // the other of the two, or cancelled
-  watching = false;
-  store.Return();
-  store_limit.cancel();
-  handler->Resume(readable);
-  Watch();
+  std::vector<std::shared_ptr<Session>> batch;
+  batch.swap(ready);
+  std::vector<const HttpRequest*> requests;
+  requests.reserve(batch.size());
+  for (const std::shared_ptr<Session>& s : batch) requests.push_back(&s->request());
+  std::vector<HttpResponse> answers(batch.size());
+  try {
+    handler(requests, answers);
+  } catch (const std::exception&) {
+    for (HttpResponse& a : answers) {
+      a = InternalError();
+    }
+  }
+  for (size_t i = 0; i < batch.size(); ++i) batch[i]->Answer(std::move(answers[i]));
 }
 
 void Worker::Sweep(const HttpServerOptions& options, Duration period) {
@@ -421,13 +339,6 @@ void Worker::Sweep(const HttpServerOptions& options, Duration period) {
 }
 
 }  // namespace
-
-const HttpRequest& HttpServer::Reply::request() const { return to_->request(); }
-
-void HttpServer::Reply::Send(HttpResponse answer) && {
-  const std::shared_ptr<Connection> to = std::move(to_);
-  to->Answer(std::move(answer));
-}
 
 void HttpServer::State::Accept() {
   Worker& to = *workers[next];
@@ -490,10 +401,6 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
   return Listen(options, std::move(batches));
 }
 
-std::unique_ptr<HttpServer::AsyncHandler> HttpServer::AtOnce(BatchHandler handler) {
-  return std::make_unique<AnswersAtOnce>(std::move(handler));
-}
-
 HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
   return [handler = std::move(handler)](std::span<const HttpRequest* const> requests,
                                         std::span<HttpResponse> answers) {
@@ -509,16 +416,9 @@ HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
                                                        std::vector<BatchHandler> handlers) {
-  std::vector<std::unique_ptr<AsyncHandler>> async;
-  for (BatchHandler& h : handlers) async.push_back(AtOnce(std::move(h)));
-  return Listen(options, std::move(async));
-}
-
-Result<std::unique_ptr<HttpServer>> HttpServer::Listen(
-    const HttpServerOptions& options, std::vector<std::unique_ptr<AsyncHandler>> handlers) {
   if (handlers.empty()) return absl::InvalidArgumentError("a server needs at least one thread");
   auto state = std::make_unique<State>(options);
-  for (std::unique_ptr<AsyncHandler>& h : handlers) {
+  for (BatchHandler& h : handlers) {
     state->workers.push_back(std::make_unique<Worker>(std::move(h)));
   }
   state->acceptor.emplace(state->workers[0]->ioc);

@@ -6,9 +6,7 @@
 // It only carries requests: each is handed to a handler as an HttpRequest and its answer written
 // back. The server runs one thread a handler; connections are handed to the threads in turn,
 // and each thread's handler is called on that thread only, with the requests that thread read
-// together: answered before it returns (a BatchHandler, or one at a time a Handler), or later,
-// while the thread goes on with other requests (an AsyncHandler, which names what its answers
-// wait for).
+// together (a BatchHandler), or one at a time (a Handler).
 #ifndef RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 #define RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 
@@ -46,43 +44,8 @@ class HttpServer {
   // at once (RedisPipeline) answers them in one go.
   using BatchHandler = std::function<void(std::span<const HttpRequest* const> requests,
                                           std::span<HttpResponse> answers)>;
-
-  // A connection whose request is read, waiting for its answer.
-  class Connection;
-  // The way to answer one request, now or later, on its thread.
-  class Reply {
-   public:
-    explicit Reply(std::shared_ptr<Connection> to) : to_(std::move(to)) {}
-    const HttpRequest& request() const;
-    // Writes the answer out (once), and reads the next request unless the connection closes.
-    void Send(HttpResponse answer) &&;
-
-   private:
-    std::shared_ptr<Connection> to_;
-  };
-  // A thread's handler that may answer after it returns: one that keeps decisions in flight on
-  // a store while the thread reads and answers other requests (RedisPipeline). It is given the
-  // requests a thread read together and answers each through its Reply, then or from Resume.
-  class AsyncHandler {
-   public:
-    virtual ~AsyncHandler() = default;
-    // What answers wait for: a descriptor to become readable (-1: nothing waits), and how long
-    // the thread waits for it.
-    struct Wait {
-      int fd = -1;
-      Duration limit{};
-    };
-    // Takes the requests read together (it may move their Replies out and keep them).
-    virtual void Take(std::span<Reply> replies) = 0;
-    virtual Wait Waiting() const = 0;
-    // Once Waiting's descriptor is readable (`readable`), or its limit has passed (not).
-    virtual void Resume(bool readable) = 0;
-  };
   // `handler` called for each request in turn; an exception it throws is a 500.
   static BatchHandler OneByOne(Handler handler);
-  // `handler` as an AsyncHandler that answers every request before Take returns; an exception
-  // it throws is a 500 for each.
-  static std::unique_ptr<AsyncHandler> AtOnce(BatchHandler handler);
 
   // Listens on options.host:options.port. InvalidArgument for a host that is not an address,
   // Unavailable when the port cannot be had (in use, or not allowed).
@@ -93,8 +56,6 @@ class HttpServer {
                                                     std::vector<Handler> handlers);
   static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
                                                     std::vector<BatchHandler> handlers);
-  static Result<std::unique_ptr<HttpServer>> Listen(
-      const HttpServerOptions& options, std::vector<std::unique_ptr<AsyncHandler>> handlers);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -1,7 +1,6 @@
 #include "impl/service/serve.h"
 
 #include <deque>
-#include <list>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -28,77 +27,16 @@ struct ServeThread {
   explicit ServeThread(const LiveRules& live) : rules(live) {}
 
   std::unique_ptr<Kv> kv;
-  // On one Redis server (not a cluster): the thread's requests' commands sent in pipelines,
-  // a round at a time (RedisRounds).
+  // On one Redis server (not a cluster): the thread's requests' commands sent in pipelines.
   std::unique_ptr<RedisPipeline> pipeline;
-  // On PostgreSQL: the thread's requests' statements run on several connections at once, a
-  // batch at a time (Pipelined).
+  // On PostgreSQL: the thread's requests' statements run on several connections at once.
   std::unique_ptr<PgPool> sql;
+  // The pipeline or the pool, where the thread has one: it decides a batch of requests together.
+  DeferredExecutor* deferred = nullptr;
   LiveRules::Reader rules;
   std::unique_ptr<RulesLimiter> limiter;
   std::unique_ptr<RateLimitService> service;
   InlineExecutor executor;
-};
-
-// A thread's requests decided on one Redis server without the thread waiting for it: their
-// commands go out a round at a time (RedisPipeline), and while a round is out the thread reads
-// and answers other requests, whose commands make the next round. A round is sent as soon as
-// the one before is in, before its answers are written, so Redis and the thread work at once.
-class RedisRounds final : public HttpServer::AsyncHandler {
- public:
-  RedisRounds(ServeThread& thread, const Clock& clock, Duration limit)
-      : thread_(thread), clock_(clock), limit_(limit) {}
-
-  void Take(std::span<HttpServer::Reply> replies) override {
-    const Instant read = clock_.Now();
-    for (HttpServer::Reply& reply : replies) {
-      Decision& d = deciding_.emplace_back(*thread_.pipeline, std::move(reply), read);
-      d.task.emplace(thread_.service->Handle(d.context, d.reply.request(), read));
-      d.task->Start();
-    }
-    Pump();
-  }
-  Wait Waiting() const override { return {thread_.pipeline->fd(), limit_}; }
-  void Resume(bool readable) override {
-    if (readable) {
-      thread_.pipeline->Receive();
-    } else {
-      thread_.pipeline->GiveUp();
-    }
-    Pump();
-  }
-
- private:
-  struct Decision {
-    Decision(Executor& executor, HttpServer::Reply r, Instant at)
-        : context(executor), reply(std::move(r)), read(at) {}
-    Context context;
-    HttpServer::Reply reply;
-    Instant read;
-    std::optional<Task<HttpResponse>> task;
-  };
-
-  // Sends the next round unless one is out (a round that could not be sent is answered at
-  // once, its steps failed), then answers every decision made.
-  void Pump() {
-    RedisPipeline& pipeline = *thread_.pipeline;
-    while (pipeline.in_flight() == 0 && pipeline.Send() && pipeline.fd() < 0) pipeline.Receive();
-    const Instant now = clock_.Now();
-    for (auto d = deciding_.begin(); d != deciding_.end();) {
-      if (!d->task->done()) {
-        ++d;
-        continue;
-      }
-      thread_.service->metrics().Took(now - d->read);
-      std::move(d->reply).Send(std::move(d->task->result()));
-      d = deciding_.erase(d);
-    }
-  }
-
-  ServeThread& thread_;
-  const Clock& clock_;
-  Duration limit_;
-  std::list<Decision> deciding_;  // in place: a decision's task holds its context
 };
 
 bool IsPostgres(const StoreName& store) {
@@ -210,6 +148,7 @@ struct RateLimitServer::Parts {
           std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
       w.sql = std::make_unique<PgPool>(counters_url, config.store_connections, options);
       stores.sql = w.sql.get();
+      w.deferred = w.sql.get();
     } else {
       RedisOptions options;
       options.command_timeout = config.store_timeout;
@@ -221,6 +160,7 @@ struct RateLimitServer::Parts {
       if (auto* redis = dynamic_cast<RedisKv*>(w.kv.get())) {
         w.pipeline = std::make_unique<RedisPipeline>(*redis);
         stores.kv = w.pipeline.get();
+        w.deferred = w.pipeline.get();
       }
     }
     if (Status s = CheckStoreProtocols(stores, *rules->Latest(), config.protocols); !s.ok()) {
@@ -240,8 +180,8 @@ struct RateLimitServer::Parts {
     });
   }
 
-  // The requests read together decided together: their store steps run each on a connection of
-  // its own (PgPool), round by round.
+  // The requests read together decided together: their store steps sent round by round, one
+  // pipeline a round (RedisPipeline), or each on a connection of its own (PgPool).
   HttpServer::BatchHandler Pipelined(ServeThread& w) const {
     return [w = &w, clock = clock](std::span<const HttpRequest* const> requests,
                                    std::span<HttpResponse> answers) {
@@ -250,11 +190,11 @@ struct RateLimitServer::Parts {
       std::vector<Task<HttpResponse>> tasks;
       tasks.reserve(requests.size());
       for (const HttpRequest* request : requests) {
-        contexts.emplace_back(*w->sql);
+        contexts.emplace_back(*w->deferred);
         tasks.push_back(w->service->Handle(contexts.back(), *request, read));
         tasks.back().Start();
       }
-      w->sql->Run();
+      w->deferred->Run();
       const Duration took = clock->Now() - read;
       for (size_t i = 0; i < tasks.size(); ++i) {
         if (!tasks[i].done()) throw std::logic_error("a decision was left waiting on the store");
@@ -271,7 +211,7 @@ struct RateLimitServer::Parts {
       admin_store = std::make_unique<LockedRules>(std::move(admin_store));
       admin = AdminApi{admin_store.get(), config.admin_token, {}};
     }
-    std::vector<std::unique_ptr<HttpServer::AsyncHandler>> handlers;
+    std::vector<HttpServer::BatchHandler> handlers;
     for (int i = 0; i < config.threads; ++i) {
       auto w = std::make_unique<ServeThread>(*rules);
       Result<RulesLimiter::ProtocolMaker> protocols = Connect(*w);
@@ -286,11 +226,7 @@ struct RateLimitServer::Parts {
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
       w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);
-      if (w->pipeline) {
-        handlers.push_back(std::make_unique<RedisRounds>(*w, *clock, config.store_timeout));
-      } else {
-        handlers.push_back(HttpServer::AtOnce(w->sql ? Pipelined(*w) : OneByOne(*w)));
-      }
+      handlers.push_back(w->deferred != nullptr ? Pipelined(*w) : OneByOne(*w));
       workers.push_back(std::move(w));
     }
     Result<std::unique_ptr<HttpServer>> listening =

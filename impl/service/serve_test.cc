@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "impl/service/service.h"
-#include "impl/store/redis_kv.h"
 #include "testing/http_client.h"
 #include "testing/postgres.h"
 #include "testing/redis.h"
@@ -97,54 +96,6 @@ TEST(RateLimitServer, OnRedisParallelHitsPipelinedAreEachCountedOnce) {
   Running s(config, kMidMinute);
   ASSERT_TRUE(s.ok());
   TenParallelHitsFiveOk(s);
-}
-
-// On Redis a thread does not wait for the store: while a decision waits for a Redis that has
-// stopped answering (CLIENT PAUSE), the same thread answers other requests, and once the store
-// timeout passes the decision is answered by the failure policy. A late reply answers nothing:
-// after the pause the next decision is the store's own again.
-TEST(RateLimitServer, OnRedisAThreadAnswersOthersWhileAStoreCallWaitsThenTimesOut) {
-  RATELAB_START_REDIS(redis, RedisServerOptions{});
-  ServeConfig config;
-  config.rules = SeedServiceRules();
-  config.store = StoreName{StoreName::Kind::kUrl, redis->url()};
-  config.store_timeout = std::chrono::milliseconds(300);
-  config.threads = 1;
-  Running s(config, kMidMinute);
-  ASSERT_TRUE(s.ok());
-  Client c(s.port());
-  EXPECT_EQ(Hit(c, "u_1"), std::make_pair(200, int64_t{1}));
-
-  Result<RedisEndpoint> endpoint = ParseRedisUrl(redis->url());
-  ASSERT_TRUE(endpoint.ok()) << endpoint.status();
-  RedisKv admin(*endpoint);
-  const std::vector<std::string> pause = {"CLIENT", "PAUSE", "1500", "ALL"};
-  Result<KvReply> paused = admin.Execute(pause);
-  ASSERT_TRUE(paused.ok() && !paused->is_error()) << paused.status();
-  const auto start = std::chrono::steady_clock::now();
-  const auto since = [&] { return std::chrono::steady_clock::now() - start; };
-  std::pair<int, int64_t> waited;
-  std::chrono::steady_clock::duration waited_took{};
-  std::thread waiting([&] {
-    Client w(s.port());
-    waited = Hit(w, "u_2");
-    waited_took = since();
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(c.Send(http::verb::get, "/healthz").result_int(), 200);
-  const auto health_took = since();
-  waiting.join();
-  EXPECT_LT(health_took, std::chrono::milliseconds(250)) << "answered while the hit waited";
-  EXPECT_EQ(waited.first, 503) << "the default failure policy: an error";
-  EXPECT_GE(waited_took, std::chrono::milliseconds(300));
-  EXPECT_LT(waited_took, std::chrono::milliseconds(1400)) << "the store timeout, not the pause";
-  const std::string metrics = c.Send(http::verb::get, "/metrics").body();
-  EXPECT_NE(metrics.find("ratelab_store_failures_total{kind=\"timeout\"} 1\n"), std::string::npos)
-      << metrics;
-
-  std::this_thread::sleep_for(std::chrono::milliseconds(1600) - since());
-  EXPECT_EQ(Hit(c, "u_1"), std::make_pair(200, int64_t{2}))
-      << "u_1's own count: no late reply of u_2's hit is taken for it";
 }
 
 // On PostgreSQL, one thread decides the requests it read together on several connections at

@@ -166,8 +166,6 @@ Status RedisKv::Connect() {
   return absl::OkStatus();
 }
 
-int RedisKv::fd() const { return context_ != nullptr ? context_->fd : -1; }
-
 void RedisKv::Disconnect() {
   if (context_ != nullptr) redisFree(context_);
   context_ = nullptr;

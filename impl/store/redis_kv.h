@@ -80,9 +80,6 @@ class RedisKv final : public Kv {
   Result<std::vector<KvReply>> Receive(size_t n);
 
   const RedisEndpoint& endpoint() const { return endpoint_; }
-  // The connection's socket, -1 when not connected: to wait for replies on (an event loop may
-  // watch it; reading stays Receive's).
-  int fd() const;
 
  private:
   // Drops the connection after an error and says what happened, as a Status.

@@ -40,15 +40,6 @@ bool RedisPipeline::Send() {
   return true;
 }
 
-void RedisPipeline::GiveUp() {
-  if (failed_.ok()) {
-    failed_ = absl::DeadlineExceededError("Redis at " + redis_.endpoint().Url() +
-                                          ": reading a reply: no answer in time");
-  }
-  redis_.Disconnect();
-  Receive();
-}
-
 void RedisPipeline::Receive() {
   if (!failed_.ok()) {
     replies_ = failed_;

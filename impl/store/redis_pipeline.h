@@ -37,12 +37,6 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
   // and resumes their requests (whose next steps wait for the next Send).
   bool Send();
   void Receive();
-  // Instead of Receive, when the round's replies are too long in coming: fails its steps
-  // (DeadlineExceeded) and drops the connection, whose late replies would answer the next.
-  void GiveUp();
-  // The connection's socket, which is readable once the round's replies come in: -1 when
-  // nothing is in flight that a reply will answer (then Receive answers the round at once).
-  int fd() const { return sent_.empty() || queued_ == 0 || !failed_.ok() ? -1 : redis_.fd(); }
   // Steps in the round sent and not yet received.
   size_t in_flight() const { return sent_.size(); }
   // Steps sent so far, and rounds: how many round trips they took.

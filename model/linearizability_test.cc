@@ -290,3 +290,59 @@ TEST(Linearizability, AHistoryIsJudgedKeyByKey) {
 
 }  // namespace
 }  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// Larger histories made by the model itself, so linearizable by construction: clients whose calls
+// overlap, each call taking effect in the order of an instant inside its interval and, on the
+// client's clock, decided at another instant inside it (the one its client read). The search
+// must never call one of them not linearizable.
+TEST(Linearizability, HistoriesTheModelMadeAreNeverAccused) {
+  std::mt19937_64 rng(5);
+  const std::vector<Policy> policies = {
+      Policy::Window(Algorithm::kFixedWindow, 5, std::chrono::milliseconds(50)),
+      Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::milliseconds(50)),
+      Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(10)),
+      Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(10)),
+  };
+  for (const Policy& policy : policies) {
+    for (const bool follow : {true, false}) {
+      for (int round = 0; round < 20; ++round) {
+        std::uniform_int_distribution<int64_t> gap(0, 2'000'000), latency(0, 3'000'000);
+        std::vector<Instant> free(4, At(1'000'000'000));
+        std::vector<LinearOp> ops;
+        std::vector<std::pair<Instant, size_t>> effects;
+        std::vector<Instant> seen;
+        for (int i = 0; i < 200; ++i) {
+          auto client = std::min_element(free.begin(), free.end());
+          LinearOp op;
+          op.invoke = *client + Duration(gap(rng));
+          op.complete = op.invoke + Duration(latency(rng));
+          *client = op.complete;
+          const int64_t span = (op.complete - op.invoke).count();
+          std::uniform_int_distribution<int64_t> inside(0, span);
+          const Instant effect = op.invoke + Duration(inside(rng));
+          effects.push_back({effect, ops.size()});
+          seen.push_back(follow ? effect : op.invoke + Duration(inside(rng)));
+          ops.push_back(op);
+        }
+        std::sort(effects.begin(), effects.end());
+        std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+        for (const auto& [at, i] : effects) {
+          const Instant s = At(seen[i].time_since_epoch().count() / 1'000'000 * 1'000'000);
+          ops[i].answer = model->Decide("k", s, 1);
+        }
+        LinearizabilityOptions options;
+        options.resolution = std::chrono::milliseconds(1);
+        options.instants_follow_order = follow;
+        const KeyLinearizability r = CheckLinearizable(policy, ops, options);
+        EXPECT_NE(r.verdict, LinearVerdict::kNotLinearizable)
+            << policy.ToString() << ", follow " << follow << ", round " << round;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ratelab

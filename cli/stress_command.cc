@@ -96,7 +96,7 @@ class Stress final : public Command {
     }
     if (result->interrupted) return kExitInterrupted;
     if (result->failure) return kExitLimiterFailed;
-    return report.violations.empty() ? kExitOk : kExitViolation;
+    return result->clean() ? kExitOk : kExitViolation;
   }
 
  private:

@@ -50,10 +50,11 @@ std::vector<const Violation*> AllViolations(const ProbeResult& r) {
   return out;
 }
 
-// "linearizable (120 search states)", and where an unknown search got to.
+// "linearizable (4982 calls by 2 user(s); 120 search states)", and where an unknown search got to.
 std::string LinearizableVerdict(const ProbeResult& r) {
   const LinearizabilityJudgement& l = r.linearizability;
-  return absl::StrCat(std::string(LinearVerdictName(l.verdict)), " (", l.states, " search states",
+  return absl::StrCat(std::string(LinearVerdictName(l.verdict)), " (", l.calls, " calls by ",
+                      l.keys, " user(s); ", l.states, " search states",
                       l.lead.empty() ? "" : "; " + l.lead, ")");
 }
 
@@ -140,6 +141,8 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
   for (const Violation& v : r.violations) violations.push_back(violation(v));
   const LinearizabilityJudgement& l = r.linearizability;
   nlohmann::json linearizable = {{"verdict", LinearVerdictName(l.verdict)},
+                                 {"calls", l.calls},
+                                 {"users", l.keys},
                                  {"states", l.states},
                                  {"unknown_users", l.unknown_keys},
                                  {"lead", l.lead},

@@ -258,15 +258,18 @@ struct StressReport {
   double latency_p50_ms = 0, latency_p99_ms = 0;
   std::string busiest_key;
   int64_t busiest_admitted = 0, busiest_allowed = 0;
-  std::string promise;  // the invariant the promise is judged as
-  // Whether the answers are linearizable by the policy's model: "linearizable", "not
-  // linearizable" or "unknown" (a key's search ran out of states), and the states searched.
-  std::string linearizable;
-  int64_t linear_states = 0;
-  int64_t linear_unknown_keys = 0;
-  std::string linear_lead;  // unknown: where the search got to
-  // The promise's violations, then the linearizability's ("linearizable").
-  std::vector<ViolationReport> violations;
+  std::string promise;                      // the invariant the promise is judged as
+  std::vector<ViolationReport> violations;  // the promise's
+  // Whether the answers are linearizable by the policy's model; absent when the limiter failed.
+  struct Linearizability {
+    std::string verdict;                       // "linearizable", "not linearizable" or "unknown"
+    int64_t calls = 0, keys = 0;               // judged
+    int64_t states = 0;                        // search states entered
+    int64_t unknown_keys = 0;                  // keys whose search ran out of its budget
+    std::string lead;                          // unknown: where the search got to
+    std::optional<ViolationReport> violation;  // its invariant is "linearizable"
+  };
+  std::optional<Linearizability> linearizability;
 };
 
 nlohmann::json ToJson(const WitnessEvent& e);

@@ -1,7 +1,8 @@
 #include "reports/stress_report.h"
 
-#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <vector>
 
 #include "reports/run_report.h"
 #include "reports/view_parts.h"
@@ -60,12 +61,15 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   }
   if (!result.failure) {
     const LinearizabilityJudgement& l = result.linearizability;
-    r.linearizable = std::string(LinearVerdictName(l.verdict));
-    r.linear_states = l.states;
-    r.linear_unknown_keys = l.unknown_keys;
-    r.linear_lead = l.lead;
+    StressReport::Linearizability& linear = r.linearizability.emplace();
+    linear.verdict = std::string(LinearVerdictName(l.verdict));
+    linear.calls = l.calls;
+    linear.keys = l.keys;
+    linear.states = l.states;
+    linear.unknown_keys = l.unknown_keys;
+    linear.lead = l.lead;
     if (l.violation) {
-      r.violations.push_back(MakeViolationReport("linearizable", *l.violation, result.start));
+      linear.violation = MakeViolationReport("linearizable", *l.violation, result.start);
     }
   }
   return r;
@@ -91,18 +95,23 @@ std::string RenderStressText(const StressReport& r) {
                               static_cast<double>(r.busiest_allowed)) +
            "x)\n";
   }
-  const bool promise_kept =
-      std::none_of(r.violations.begin(), r.violations.end(),
-                   [](const ViolationReport& v) { return v.invariant != "linearizable"; });
-  out += r.promise + ": " + (promise_kept ? "kept" : "BROKEN") + "\n";
-  out += "linearizable: " + r.linearizable + " (" + std::to_string(r.linear_states) +
-         " search states" +
-         (r.linear_unknown_keys > 0
-              ? "; " + std::to_string(r.linear_unknown_keys) + " key(s) past the search's budget"
-              : std::string()) +
-         ")\n";
-  if (!r.linear_lead.empty()) out += "  " + r.linear_lead + "\n";
-  for (const ViolationReport& v : r.violations) {
+  out += r.promise + ": " + (r.violations.empty() ? "kept" : "BROKEN") + "\n";
+  if (const std::optional<StressReport::Linearizability>& l = r.linearizability) {
+    out += "linearizable: " + l->verdict + " (" + std::to_string(l->calls) + " calls on " +
+           std::to_string(l->keys) + " key(s); " + std::to_string(l->states) + " search states" +
+           (l->unknown_keys > 0
+                ? "; " + std::to_string(l->unknown_keys) + " key(s) past the search's budget"
+                : std::string()) +
+           ")\n";
+    if (!l->lead.empty()) out += "  " + l->lead + "\n";
+  }
+  std::vector<const ViolationReport*> found;
+  for (const ViolationReport& v : r.violations) found.push_back(&v);
+  if (r.linearizability && r.linearizability->violation) {
+    found.push_back(&*r.linearizability->violation);
+  }
+  for (const ViolationReport* found_one : found) {
+    const ViolationReport& v = *found_one;
     out += "  [" + v.invariant + "] " + v.key + ": " + v.summary + "\n";
     for (size_t i = 0; i < v.witness.size() && i < kWitnessLinesShown; ++i) {
       out += "    " + DescribeRequest(v.witness[i]) + "\n";
@@ -123,12 +132,8 @@ std::string RenderStressText(const StressReport& r) {
 std::string RenderStressJunit(const StressReport& r) {
   // A case for the promise, and one for linearizability (when the run was judged).
   std::vector<view_parts::JunitCase> cases;
-  const auto add = [&](const std::string& name, bool linear) {
+  const auto add = [&](const std::string& name, const std::vector<const ViolationReport*>& found) {
     view_parts::JunitCase c{"stress." + r.protocol, name, r.duration_s, "", "", false};
-    std::vector<const ViolationReport*> found;
-    for (const ViolationReport& v : r.violations) {
-      if ((v.invariant == "linearizable") == linear) found.push_back(&v);
-    }
     if (!r.failure.empty()) {
       c.message = "the limiter failed: " + r.failure;
       c.error = true;
@@ -139,8 +144,14 @@ std::string RenderStressJunit(const StressReport& r) {
     }
     cases.push_back(std::move(c));
   };
-  add(r.promise, false);
-  if (!r.linearizable.empty()) add("linearizable", true);
+  std::vector<const ViolationReport*> promise;
+  for (const ViolationReport& v : r.violations) promise.push_back(&v);
+  add(r.promise, promise);
+  if (const std::optional<StressReport::Linearizability>& l = r.linearizability) {
+    std::vector<const ViolationReport*> linear;
+    if (l->violation) linear.push_back(&*l->violation);
+    add("linearizable", linear);
+  }
   return view_parts::JunitDocument("ratelab.stress." + r.protocol, cases, r.duration_s);
 }
 

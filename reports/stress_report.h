@@ -13,12 +13,12 @@ namespace ratelab {
 // The report of `result`, a run of `plan`; witness times count from the run's start.
 StressReport MakeStressReport(const StressPlan& plan, const StressResult& result);
 
-// For a terminal: throughput, latency, the busiest key against its promise, the verdict, and
-// each violation with its witness, a line per request (at most 16).
+// For a terminal: throughput, latency, the busiest key against its promise, the verdicts (the
+// promise, linearizability), and each violation with its witness, a line per request (at most 16).
 std::string RenderStressText(const StressReport& report);
 
-// For CI: one test case, the protocol against its promise, with the run's time; failed with the
-// first violation's witness, or an error when the limiter failed.
+// For CI: a test case for the promise and one for linearizability, with the run's time; each failed
+// with its first violation's witness, or an error when the limiter failed.
 std::string RenderStressJunit(const StressReport& report);
 
 }  // namespace ratelab

@@ -142,6 +142,16 @@ ProbePlan PlanFor(const std::string& url) {
   return plan;
 }
 
+// One user asking one request at a time, clear of a minute's edge: each answer follows from the
+// ones before it.
+ProbePlan OneUserPlanFor(const std::string& url) {
+  ProbePlan plan = PlanFor(url);
+  plan.users = 1;
+  plan.concurrency = 1;
+  AwayFromAMinutesEdge();
+  return plan;
+}
+
 ProbeResult Probe(const ProbePlan& plan) {
   const SystemClock clock;
   Result<ProbeResult> r = RunProbe(plan, clock);
@@ -171,11 +181,7 @@ TEST(Probe, AnHonestLimiterIsNotAccused) {
 // order of the requests explains that denial: a false denial, with the admission before it.
 TEST(Probe, AFalseDenialIsNotLinearizable) {
   Fixture strict(Limiter(Lie::kDeniesEarly));
-  ProbePlan plan = PlanFor(strict.Url("/hit/{user}"));
-  plan.users = 1;
-  plan.concurrency = 1;
-  AwayFromAMinutesEdge();
-  const ProbeResult r = Probe(plan);
+  const ProbeResult r = Probe(OneUserPlanFor(strict.Url("/hit/{user}")));
   EXPECT_TRUE(r.violations.empty()) << "the promise is kept";
   ASSERT_EQ(r.linearizability.verdict, LinearVerdict::kNotLinearizable);
   const Violation& v = *r.linearizability.violation;
@@ -223,10 +229,7 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
 // lost counts admit too many).
 TEST(Probe, ARemainingThatRisesBeforeTheResetIsCaught) {
   Fixture forgetful(Limiter(Lie::kForgets));
-  ProbePlan plan = PlanFor(forgetful.Url("/hit/{user}"));
-  plan.users = 1;
-  plan.concurrency = 1;
-  AwayFromAMinutesEdge();
+  ProbePlan plan = OneUserPlanFor(forgetful.Url("/hit/{user}"));
   const ProbeResult r = Probe(plan);
   // Its Remaining after a lost count is above what the admissions before it leave, too.
   EXPECT_EQ(Checks(r), (std::vector<std::string>{"remaining-above-model", "remaining-rose"}));

@@ -74,6 +74,9 @@ struct StressResult {
   // The first request the limiter answered with its own error (a script that failed, a reply of
   // another shape): the run stops there and is not judged.
   std::optional<HistoryEvent> failure;
+
+  // Nothing found: the promise kept and the answers linearizable (or past the search's budget).
+  bool clean() const { return violations.empty() && !linearizability.violation; }
 };
 
 // Told about once a second while the threads run: how long, how many answered.

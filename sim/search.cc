@@ -116,6 +116,8 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
   }
   std::stable_sort(c.arrivals.begin(), c.arrivals.end(),
                    [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+  // Each request keeps its own random stream however the case is shrunk.
+  for (size_t i = 0; i < c.arrivals.size(); ++i) c.arrivals[i].stream = i + 1;
   c.nodes.assign(static_cast<size_t>(concurrency), NodeSpec{});
   if (faults.contains(SearchFault::kSkew) && concurrency > 1) {
     c.nodes[1].clock_offset = Duration(r.Uniform(-w.count() / 4, w.count() / 4 + 1));
@@ -183,6 +185,15 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
   };
   for (bool progress = true; progress && budget > 0;) {
     progress = false;
+    // A smaller limit first: the traffic drawn for the larger one shows most flaws at it too,
+    // and then fewer requests show them.
+    while (shrink_policy && c.policy.limit > 1) {
+      Case candidate = c;
+      --candidate.policy.limit;
+      if (!subject.CheckPolicy(candidate.policy).ok() || !still_fails(candidate)) break;
+      c = std::move(candidate);
+      progress = true;
+    }
     for (size_t chunk = std::max<size_t>(1, c.arrivals.size() / 2); chunk >= 1; chunk /= 2) {
       for (size_t at = 0; at < c.arrivals.size();) {
         Case candidate = c;
@@ -206,14 +217,6 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
         progress = true;
       } else {
         ++i;
-      }
-    }
-    if (shrink_policy && c.policy.limit > 1) {
-      Case candidate = c;
-      --candidate.policy.limit;
-      if (subject.CheckPolicy(candidate.policy).ok() && still_fails(candidate)) {
-        c = std::move(candidate);
-        progress = true;
       }
     }
   }

@@ -93,6 +93,33 @@ TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
   EXPECT_GT(skewed, 15);
 }
 
+// Each request draws its node and its latencies from its own stream: taking one away (as the
+// shrink does) leaves every other request on the same node, its first step applied as long after
+// it was sent as before (a step's first draw is its way out to the store).
+TEST(Shrink, TakingARequestAwayLeavesTheOthersDrawsAsTheyWere) {
+  const LimiterSubject subject = Subject("kv-gcra-lua");
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Case drawn = Draw(Base(Algorithm::kGcra, 2, seconds(1)), seed, {}, 3);
+    ASSERT_GT(drawn.arrivals.size(), 4u);
+    const Result<CaseRun> whole = RunCase(subject, drawn, seed, nullptr);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    for (size_t gone : {size_t{0}, drawn.arrivals.size() / 2}) {
+      Case less = drawn;
+      less.arrivals.erase(less.arrivals.begin() + static_cast<std::ptrdiff_t>(gone));
+      const Result<CaseRun> run = RunCase(subject, less, seed, nullptr);
+      ASSERT_TRUE(run.ok()) << run.status();
+      for (size_t i = 0; i < less.arrivals.size(); ++i) {
+        const HistoryEvent& before = whole->history[i < gone ? i : i + 1];
+        const HistoryEvent& after = run->history[i];
+        ASSERT_EQ(after.node, before.node) << "seed " << seed << ", request " << i;
+        ASSERT_FALSE(after.steps.empty());
+        EXPECT_EQ(after.steps[0].at - after.invoke, before.steps[0].at - before.invoke)
+            << "seed " << seed << ", request " << i;
+      }
+    }
+  }
+}
+
 TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
   const LimiterSubject racy = Subject("kv-token-bucket-hgetall-hset");
   const Case base = Base(Algorithm::kTokenBucket, 1, seconds(1));

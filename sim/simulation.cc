@@ -15,11 +15,14 @@ constexpr char kScopeType[] = "user";
 // address: its task refers to the request and the context.
 struct Simulation::InFlight {
   int node;
+  Random random;  // the request's own: its steps' latencies
   Request request;
   Context ctx;
   Task<Result<Decision>> task;
-  InFlight(int n, const Arrival& a, Instant now, Executor& executor, int64_t id, Protocol& protocol)
+  InFlight(int n, Random r, const Arrival& a, Instant now, Executor& executor, int64_t id,
+           Protocol& protocol)
       : node(n),
+        random(r),
         request{kScopeType, a.user, a.endpoint, a.cost, now},
         ctx(executor, id),
         task(protocol.Decide(ctx, request)) {}
@@ -34,16 +37,12 @@ struct Simulation::Node {
 
 namespace {
 // Independent random streams of a run.
-constexpr uint64_t kRoutingStream = 1;
-constexpr uint64_t kNodeStreamBase = 1000;
-constexpr uint64_t kProcessStreamBase = 2000;  // each node's own Math.random
+constexpr uint64_t kProcessStreamBase = 2000;               // each node's own Math.random
+constexpr uint64_t kRequestStreamBase = uint64_t{1} << 32;  // each request's (Arrival::stream)
 }  // namespace
 
 Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
-    : config_(std::move(config)),
-      factory_(factory),
-      loop_(config_.start),
-      routing_(Random(config_.seed).Fork(kRoutingStream)) {
+    : config_(std::move(config)), factory_(factory), loop_(config_.start), root_(config_.seed) {
   for (size_t i = 0; i < config_.nodes.size(); ++i) {
     const NodeSpec& spec = config_.nodes[i];
     auto node = std::make_unique<Node>(
@@ -54,10 +53,12 @@ Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
           e.steps.push_back({label, at});
           e.apply = at;
         },
-        [this](int64_t request) { Finish(request); }};
+        [this](int64_t request) { Finish(request); },
+        [this](int64_t request) -> Random& {
+          return in_flight_[static_cast<size_t>(request)]->random;
+        }};
     node->executor = std::make_unique<SimulationExecutor>(
-        loop_, Random(config_.seed).Fork(kNodeStreamBase + i), config_.to_store, config_.from_store,
-        config_.buggify, std::move(observer));
+        loop_, config_.to_store, config_.from_store, config_.buggify, std::move(observer));
     nodes_.push_back(std::move(node));
   }
 }
@@ -99,11 +100,11 @@ void Simulation::JumpClock(int node, Instant at, Duration by) {
   loop_.At(at, [this, node, by] { nodes_[static_cast<size_t>(node)]->clock.Jump(by); });
 }
 
-int Simulation::PickNode() {
+int Simulation::PickNode(Random& random) {
   int64_t live = 0;
   for (const auto& n : nodes_) live += n->up ? 1 : 0;
   if (live == 0) return -1;
-  int64_t pick = routing_.Uniform(0, live);
+  int64_t pick = random.Uniform(0, live);
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i]->up && pick-- == 0) return static_cast<int>(i);
   }
@@ -113,13 +114,15 @@ int Simulation::PickNode() {
 void Simulation::Arrive(int64_t id, const Arrival& a) {
   HistoryEvent& e = history_[static_cast<size_t>(id)];
   e.invoke = loop_.now();  // an arrival scheduled before the start arrives at the start
-  const int node = PickNode();
+  // The request's own stream: the one its arrival names, or its position's.
+  Random random = root_.Fork(kRequestStreamBase + (a.stream != 0 ? a.stream : uint64_t(id) + 1));
+  const int node = PickNode(random);
   if (node < 0) return;  // every node is down: no answer
   Node& n = *nodes_[static_cast<size_t>(node)];
   e.node = node;
   e.node_now = n.clock.Read(loop_.now());
   std::unique_ptr<InFlight>& f = in_flight_[static_cast<size_t>(id)];
-  f = std::make_unique<InFlight>(node, a, e.node_now, *n.executor, id, *n.protocol);
+  f = std::make_unique<InFlight>(node, random, a, e.node_now, *n.executor, id, *n.protocol);
   f->task.Start();
   Finish(id);
 }

@@ -1,7 +1,9 @@
 // A simulated deployment: nodes (limiter processes), each with its own clock, executor and
 // protocol instance, all on one event loop. Traffic arrives at true times and is routed to a
 // live node; every step of every request is applied at a virtual time drawn from the seed; the
-// outcome is a History. One seed, one history.
+// outcome is a History. One seed, one history. Each request draws its node and the latencies of
+// its steps from a random stream of its own (Arrival::stream), so a request taken away from a run
+// leaves every other request's draws as they were.
 //
 // The protocol instances are whatever the factory makes: in-process limiters keep their state
 // per node; a protocol over a shared store (one store captured by the factory) shares it.
@@ -82,12 +84,12 @@ class Simulation {
 
   void Arrive(int64_t id, const Arrival& a);
   void Finish(int64_t id);
-  int PickNode();
+  int PickNode(Random& random);
 
   SimulationConfig config_;
   ProtocolFactory factory_;
   EventLoop loop_;
-  Random routing_;
+  Random root_;  // the seed's: each request's stream is forked from it
   std::vector<std::unique_ptr<Node>> nodes_;
   History history_;
   // By request id: the requests in flight (null when answered, lost, or not yet arrived).

@@ -2,10 +2,10 @@
 
 namespace ratelab {
 
-Duration SimulationExecutor::Leg(const Latency& l) {
-  Duration d = l.Draw(random_) + extra_;
-  if (buggify_.enabled && buggify_.max_delay.count() > 0 && random_.Chance(buggify_.probability)) {
-    d += Duration(random_.Uniform(0, buggify_.max_delay.count()));
+Duration SimulationExecutor::Leg(const Latency& l, Random& random) {
+  Duration d = l.Draw(random) + extra_;
+  if (buggify_.enabled && buggify_.max_delay.count() > 0 && random.Chance(buggify_.probability)) {
+    d += Duration(random.Uniform(0, buggify_.max_delay.count()));
   }
   return d;
 }
@@ -23,7 +23,7 @@ uint32_t SimulationExecutor::Hold(PendingStep& step) {
 
 void SimulationExecutor::Submit(PendingStep& step) {
   const uint32_t slot = Hold(step);
-  loop_.After(Leg(out_), *this, uint64_t{slot} * 2);
+  loop_.After(Leg(out_, observer_.random(step.request())), *this, uint64_t{slot} * 2);
 }
 
 void SimulationExecutor::OnEvent(uint64_t arg) {
@@ -36,7 +36,7 @@ void SimulationExecutor::OnEvent(uint64_t arg) {
     }
     s->Apply();
     observer_.applied(s->request(), s->label(), loop_.now());
-    loop_.After(Leg(back_), *this, arg + 1);
+    loop_.After(Leg(back_, observer_.random(s->request())), *this, arg + 1);
     return;
   }
   // The answer reaches the client.

@@ -43,16 +43,12 @@ class SimulationExecutor final : public Executor, private EventTarget {
   struct Observer {
     absl::AnyInvocable<void(int64_t request, const std::string& label, Instant at)> applied;
     absl::AnyInvocable<void(int64_t request)> resumed;
+    // The random stream of a request in flight: its steps' latencies are drawn from it.
+    absl::AnyInvocable<Random&(int64_t request)> random;
   };
 
-  SimulationExecutor(EventLoop& loop, Random random, Latency out, Latency back, Buggify buggify,
-                     Observer observer)
-      : loop_(loop),
-        random_(random),
-        out_(out),
-        back_(back),
-        buggify_(buggify),
-        observer_(std::move(observer)) {}
+  SimulationExecutor(EventLoop& loop, Latency out, Latency back, Buggify buggify, Observer observer)
+      : loop_(loop), out_(out), back_(back), buggify_(buggify), observer_(std::move(observer)) {}
 
   bool RunsInline() const override { return false; }
   void Submit(PendingStep& step) override;
@@ -67,13 +63,12 @@ class SimulationExecutor final : public Executor, private EventTarget {
   }
 
  private:
-  Duration Leg(const Latency& l);
+  Duration Leg(const Latency& l, Random& random);
   // Takes a slot for `step`; a slot stays taken until its step's last event has run.
   uint32_t Hold(PendingStep& step);
   void Release(uint32_t slot) { free_.push_back(slot); }
 
   EventLoop& loop_;
-  Random random_;
   Latency out_;
   Latency back_;
   Buggify buggify_;

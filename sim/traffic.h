@@ -20,6 +20,10 @@ struct Arrival {
   std::string user;
   std::string endpoint = "/api";
   int64_t cost = 1;
+  // The request's own random stream (its node, the latencies of its steps): 0 for the one its
+  // position in the run names. A case that is shrunk keeps each request's, so taking one request
+  // away changes nothing about the others.
+  uint64_t stream = 0;
 };
 
 class TrafficGenerator {

@@ -29,6 +29,7 @@ std::unique_ptr<Command> ListCommand();     // catalogue.cc
 std::unique_ptr<Command> DemoCommand();     // report_commands.cc
 std::unique_ptr<Command> CompareCommand();  // report_commands.cc
 std::unique_ptr<Command> CheckCommand();    // check_command.cc
+std::unique_ptr<Command> WorstCommand();    // worst_command.cc
 std::unique_ptr<Command> ReportCommand();   // report_commands.cc
 std::unique_ptr<Command> RunCommand();      // run_command.cc
 std::unique_ptr<Command> MergeCommand();    // merge_command.cc

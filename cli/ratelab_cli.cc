@@ -27,10 +27,10 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   app.set_version_flag("--version", std::string("ratelab ") + RATELAB_VERSION);
   app.require_subcommand(0, 1);
 
-  std::unique_ptr<Command> commands[] = {ListCommand(),  DemoCommand(),   CompareCommand(),
-                                         CheckCommand(), ReportCommand(), RunCommand(),
-                                         MergeCommand(), StressCommand(), ProbeCommand(),
-                                         RulesCommand(), ServeCommand()};
+  std::unique_ptr<Command> commands[] = {ListCommand(),  DemoCommand(),  CompareCommand(),
+                                         CheckCommand(), WorstCommand(), ReportCommand(),
+                                         RunCommand(),   MergeCommand(), StressCommand(),
+                                         ProbeCommand(), RulesCommand(), ServeCommand()};
   std::vector<std::pair<CLI::App*, Command*>> table;
   for (std::unique_ptr<Command>& c : commands) table.emplace_back(c->Add(app), c.get());
   // `ratelab help [COMMAND]` prints what `ratelab [COMMAND] --help` does (it is listed with the

@@ -45,4 +45,22 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
   return out;
 }
 
+int64_t MostOverBucket(const History& h, int64_t burst, Duration interval) {
+  const Int128 full = Int128{burst} * interval.count();
+  Int128 lowest = 0;
+  auto admitted = [](const HistoryEvent& e) { return e.admitted(); };
+  for (const auto& [key, events] : internal::GroupByKey(h, admitted)) {
+    Int128 level = full;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (i > 0)
+        level = std::min(full, level + (events[i]->invoke - events[i - 1]->invoke).count());
+      level -= Int128{events[i]->cost} * interval.count();
+      lowest = std::min(lowest, level);
+    }
+  }
+  // Below empty by L: ceil(L / T) units over the bound of the span since the bucket was last full.
+  const Int128 t = interval.count();
+  return static_cast<int64_t>((-lowest + t - 1) / t);
+}
+
 }  // namespace ratelab

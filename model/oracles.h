@@ -93,6 +93,15 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
 // request still at its own instant), also has room.
 std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
 
+// The longest run of one key's denials (in invoke order, nothing answered between them) that
+// CheckFalseDenials' replay flags, every one: its length is the witness's size; nullopt when no
+// denial is false. For the anchored algorithms, a key with a lost request is not judged.
+std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy& policy);
+
+// The most units one key had admitted beyond burst + floor((e - s) / interval) in any closed
+// span [s, e]: 0 when the bucket conforms (CheckBucketConformance's bucket, let go below empty).
+int64_t MostOverBucket(const History& h, int64_t burst, Duration interval);
+
 // Replays as above and flags each denial whose retry_after differs from the model's exact wait
 // given the same admissions: "exact Retry-After". A limiter that answers in whole `unit`s (an
 // HTTP Retry-After header: whole seconds) is held to the exact wait rounded up to one: never

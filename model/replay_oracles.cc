@@ -199,6 +199,55 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
   return out;
 }
 
+std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy& policy) {
+  const auto has_room = [](const HistoryEvent&, const Decision& expected) {
+    return expected.allowed ? std::optional<std::string>("") : std::nullopt;
+  };
+  const auto none = [](const HistoryEvent&) { return false; };
+  // As CheckFalseDenials: flagged in the order sent and in the store's.
+  std::unordered_set<int64_t> in_store_order;
+  for (const Flagged& f : Replay(h, policy, true, false, has_room, none, ReplayOrder::kStore)) {
+    in_store_order.insert(f.event->id);
+  }
+  std::unordered_set<int64_t> flagged;
+  for (const Flagged& f : Replay(h, policy, true, false, has_room, none)) {
+    if (in_store_order.contains(f.event->id)) flagged.insert(f.event->id);
+  }
+  // Where an admission can anchor windows, a lost request may have anchored them otherwise:
+  // such keys are not judged (as CheckFalseDenials judges them under every choice).
+  const bool anchored = policy.algorithm == Algorithm::kAnchoredWindow ||
+                        policy.algorithm == Algorithm::kSlidingCounterAnchored;
+  std::unordered_set<std::string_view> unsure;
+  for (const HistoryEvent& e : h) {
+    if (anchored && e.maybe_admitted()) unsure.insert(e.key);
+  }
+  std::vector<const HistoryEvent*> longest, run;
+  std::string_view key;
+  for (const HistoryEvent* e : ByKeyInInvokeOrder(h)) {
+    if (e->key != key) {
+      run.clear();
+      key = e->key;
+    }
+    if (!e->decision) continue;  // unanswered: neither breaks a streak nor adds to one
+    if (e->denied() && flagged.contains(e->id) && !unsure.contains(e->key)) {
+      run.push_back(e);
+      if (run.size() > longest.size()) longest = run;
+    } else {
+      run.clear();
+    }
+  }
+  if (longest.empty()) return std::nullopt;
+  Violation v{"false-denials",
+              longest.front()->key,
+              std::to_string(longest.size()) + " denial(s) in a row from " +
+                  FormatInstantTo(longest.front()->invoke, 3) + " to " +
+                  FormatInstantTo(longest.back()->invoke, 3) + ", each of which " +
+                  policy.ToString() + " had room for",
+              {}};
+  for (const HistoryEvent* e : longest) v.witness.push_back(*e);
+  return v;
+}
+
 std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, Duration unit) {
   std::vector<Violation> out = ReplayDenials(
       h, policy, /*lenient=*/false,

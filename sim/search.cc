@@ -224,18 +224,20 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
   return c;
 }
 
+Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<KvStoreSource>& kv_store,
+                     Instant at) {
+  if (!subject.custom) return absl::OkStatus();  // a registry protocol needs no trying
+  ManualClock clock(at);
+  Result<std::unique_ptr<KvBackend>> store =
+      kv_store ? kv_store->Open(clock, Durability::kAlways)
+               : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
+  if (!store.ok()) return store.status();
+  return TryOnce(subject, **store, at);
+}
+
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
                             const SearchProgress& progress) {
-  // A script that cannot answer one request on the store the search runs on is bad input, not
-  // a finding.
-  if (subject.custom) {  // a registry protocol needs no trying
-    ManualClock clock(o.base.start);
-    Result<std::unique_ptr<KvBackend>> store =
-        o.kv_store ? o.kv_store->Open(clock, Durability::kAlways)
-                   : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
-    if (!store.ok()) return store.status();
-    if (Status s = TryOnce(subject, **store, o.base.start); !s.ok()) return s;
-  }
+  if (Status s = TryOnItsStore(subject, o.kv_store, o.base.start); !s.ok()) return s;
   SearchResult result;
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {
     const uint64_t seed = o.seeds.at(i);

@@ -159,6 +159,11 @@ Status CheckCaseSize(const Policy& policy, int64_t max_requests);
 // interrupted, with what it found so far: nothing).
 using SearchProgress = std::function<bool(uint64_t seed)>;
 
+// A user's script that cannot answer one request at `at` on the store a search runs on (null:
+// MemoryKv) is bad input, not a finding: TryOnce there. OK for a registry protocol.
+Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<KvStoreSource>& kv_store,
+                     Instant at);
+
 // Searches the seeds of `options` in order and shrinks the first finding; stops at the first
 // limiter failure. Tries one request first on the store it runs on (TryOnce): a script that
 // cannot answer it is an error, as is a run that could not be made.

@@ -1,0 +1,67 @@
+// `ratelab worst`: the worst found at each concurrency, as text with a table and as JSON, the
+// same bytes for the same options, and clear errors for what it cannot do.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "cli/exit_codes.h"
+
+namespace ratelab {
+namespace {
+
+TEST(WorstCommand, PrintsTheWorstAtEachConcurrencyWithAWitnessAndTheCommandAgain) {
+  const CliOutcome r = Ratelab(
+      {"worst", "kv-token-bucket-hgetall-hset", "--concurrency", "1,2", "--runs", "800", "--json"});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["claim"], "over-bucket");
+  EXPECT_EQ(j["bound"], "at most 5 + floor(span / 1s) in any span");
+  ASSERT_EQ(j["searches"].size(), 2u);
+  EXPECT_EQ(j["searches"][0]["value"], 0) << "one request at a time: no race";
+  EXPECT_TRUE(j["searches"][0]["witness"].is_null());
+  const nlohmann::json& two = j["searches"][1];
+  EXPECT_GT(two["value"], 0);
+  EXPECT_GT(two["amplification"], 1.0);
+  EXPECT_LE(two["amplification"], 2.0) << "each token spent at most twice";
+  EXPECT_EQ(two["witness"]["invariant"], "over-bucket");
+  EXPECT_EQ(two["reproduce"],
+            "ratelab worst kv-token-bucket-hgetall-hset --concurrency 2 --runs 800");
+  EXPECT_NE(r.err.find("concurrency 2: " + two["runs"].dump() + " runs in"), std::string::npos)
+      << r.err;
+  EXPECT_LE(two["runs"], 800);
+
+  const CliOutcome text =
+      Ratelab({"worst", "kv-token-bucket-hgetall-hset", "--concurrency", "1,2", "--runs", "800"});
+  EXPECT_NE(text.out.find("concurrency  worst  amplification\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("its bound held in every case tried"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out, Ratelab({"worst", "kv-token-bucket-hgetall-hset", "--concurrency", "1,2",
+                               "--runs", "800"})
+                          .out)
+      << "the same options, the same bytes";
+}
+
+TEST(WorstCommand, FindsTheFixedWindowsDoubleAndTheSlidingCountersOneLess) {
+  for (const auto& [protocol, worst] : std::vector<std::pair<std::string, int>>{
+           {"memory-fixed-window", 6}, {"memory-sliding-counter", 5}}) {
+    const CliOutcome r = Ratelab(
+        {"worst", protocol, "--limit", "3", "--concurrency", "1", "--runs", "1500", "--json"});
+    ASSERT_EQ(r.exit, kExitOk) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["searches"][0]["value"], worst) << protocol;
+  }
+}
+
+TEST(WorstCommand, RefusesWhatItCannotDo) {
+  CliOutcome r = Ratelab({"worst", "memory-fixed-window", "--claim", "over-bucket"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--claim over-bucket needs a bucket algorithm"), std::string::npos) << r.err;
+  r = Ratelab({"worst", "memory-fixed-window", "--concurrency", "1,0"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("'0' is not a concurrency"), std::string::npos) << r.err;
+  r = Ratelab({"worst", "memory-fixed-window", "--claim", "worst"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("unknown claim 'worst'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,140 @@
+#include "reports/worst_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "reports/run_report.h"
+#include "reports/view_parts.h"
+
+namespace ratelab {
+
+namespace {
+
+constexpr size_t kWitnessRequestsShown = 12;
+
+// "9 admitted in one span of 10s (1.80x the limit)".
+std::string ValueText(const WorstReport& r, const WorstReport::Search& s) {
+  if (r.claim == WorstClaimName(WorstClaim::kFalseDenialStreak)) {
+    return absl::StrCat(s.value, " false denial(s) in a row");
+  }
+  if (r.claim == WorstClaimName(WorstClaim::kOverBucket)) {
+    return absl::StrCat(s.value, " admitted over the bucket's bound in one span (",
+                        view_parts::Fixed(s.amplification, 2), "x what it allows there)");
+  }
+  return absl::StrCat(s.value, " admitted in one span of the window (",
+                      view_parts::Fixed(s.amplification, 2), "x the limit)");
+}
+
+}  // namespace
+
+std::string WorstBound(const Policy& policy, WorstClaim claim) {
+  switch (claim) {
+    case WorstClaim::kMostInAnyWindow:
+      return absl::StrCat("at most ", policy.limit, " in any ",
+                          FormatDuration(policy.ClaimWindow()));
+    case WorstClaim::kOverBucket:
+      return absl::StrCat("at most ", policy.limit, " + floor(span / ",
+                          FormatDuration(policy.window), ") in any span");
+    case WorstClaim::kFalseDenialStreak:
+      return "no denial the model had room for";
+  }
+  return "";
+}
+
+WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResult& result,
+                                    std::string reproduce) {
+  WorstReport::Search s;
+  s.concurrency = options.concurrency;
+  s.faults = options.faults.ToString();
+  s.value = result.value;
+  // The most in a window over N; over a bucket, what was admitted in the span over what it
+  // allows there.
+  const double allowed = static_cast<double>(result.allowed);
+  switch (options.claim) {
+    case WorstClaim::kMostInAnyWindow:
+      s.amplification = static_cast<double>(result.value) / allowed;
+      break;
+    case WorstClaim::kOverBucket:
+      s.amplification = (allowed + static_cast<double>(result.value)) / allowed;
+      break;
+    case WorstClaim::kFalseDenialStreak:
+      break;
+  }
+  s.runs = result.runs;
+  s.found_at_run = result.found_at_run;
+  s.stopped = result.stopped;
+  s.requests = static_cast<int64_t>(result.best.arrivals.size());
+  s.reproduce = std::move(reproduce);
+  if (result.shown) {
+    s.shown = MakeViolationReport(WorstClaimName(options.claim), *result.shown, options.base.start);
+  }
+  if (result.failure) s.failure = DescribeFailure(*result.failure);
+  return s;
+}
+
+std::string RenderWorstText(const WorstReport& r) {
+  std::string out = absl::StrCat(r.protocol, ", ", r.policy, ": the worst found against \"",
+                                 r.bound, "\" (", r.claim, ")\n");
+  for (const WorstReport::Search& s : r.searches) {
+    absl::StrAppend(&out, "\nconcurrency ", s.concurrency, ", faults ", s.faults, ": ");
+    if (!s.failure.empty()) {
+      absl::StrAppend(&out,
+                      "FAILED: the limiter answered a request with an error instead of a "
+                      "decision; not judged. ",
+                      s.failure, "\n");
+      continue;
+    }
+    absl::StrAppend(&out, ValueText(r, s), "\n  first reached at run ", s.found_at_run, " of ",
+                    s.runs, s.stopped ? ", stopped by --time before its runs were done" : "", "\n");
+    if (s.shown) {
+      // A long witness is cut for a terminal (the JSON has it all).
+      ViolationReport shown = *s.shown;
+      const size_t all = shown.witness.size();
+      if (all > kWitnessRequestsShown) shown.witness.resize(kWitnessRequestsShown);
+      absl::StrAppend(&out, "  best case: ", s.requests, " request(s), shrunk; ", shown.summary,
+                      "\n", view_parts::TimelineText(shown, {}));
+      if (all > kWitnessRequestsShown) {
+        absl::StrAppend(&out, "  ... and ", all - kWitnessRequestsShown,
+                        " more request(s) of the span (--json shows them all)\n");
+      }
+      absl::StrAppend(&out, "  reproduce: ", s.reproduce, "\n");
+    } else {
+      absl::StrAppend(&out, "  its bound held in every case tried\n");
+    }
+  }
+  if (r.searches.size() > 1) {
+    absl::StrAppend(&out, "\nconcurrency  worst  amplification\n");
+    for (const WorstReport::Search& s : r.searches) {
+      char line[96];
+      std::snprintf(
+          line, sizeof line, "%11d  %5lld  %s\n", s.concurrency, static_cast<long long>(s.value),
+          s.failure.empty() ? (view_parts::Fixed(s.amplification, 2) + "x").c_str() : "failed");
+      out += line;
+    }
+  }
+  return out;
+}
+
+nlohmann::json ToJson(const WorstReport& r) {
+  nlohmann::json searches = nlohmann::json::array();
+  for (const WorstReport::Search& s : r.searches) {
+    nlohmann::json j = {{"concurrency", s.concurrency},
+                        {"faults", s.faults},
+                        {"value", s.value},
+                        {"amplification", s.amplification},
+                        {"runs", s.runs},
+                        {"found_at_run", s.found_at_run},
+                        {"stopped", s.stopped},
+                        {"requests", s.requests},
+                        {"reproduce", s.reproduce},
+                        {"witness", nullptr}};
+    if (s.shown) j["witness"] = ToJson(*s.shown);
+    if (!s.failure.empty()) j["failure"] = s.failure;
+    searches.push_back(std::move(j));
+  }
+  return {{"protocol", r.protocol},
+          {"policy", r.policy},
+          {"claim", r.claim},
+          {"bound", r.bound},
+          {"searches", searches}};
+}
+
+}  // namespace ratelab

@@ -42,7 +42,8 @@ class Check final : public Command {
         ->capture_default_str();
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
                                "Comma-separated faults to inject: crash, restart, skew, outage, "
-                               "or none (default crash,restart)");
+                               "failover (to a replica that lags: --store memory only), or none "
+                               "(default crash,restart)");
     c->add_flag("--claim", claim_, "Also hold it to the claim: no more than N in any W");
     c->add_flag("--shrink-policy", shrink_policy_,
                 "Let the shrink lower the limit (or burst) too; by default the witness keeps the "
@@ -87,6 +88,12 @@ class Check final : public Command {
       search.seeds = *span;
     }
     if (store_.kind != StoreName::Kind::kMemory) {
+      if (search.faults.contains(SearchFault::kFailover)) {
+        return absl::InvalidArgumentError(
+            "--faults failover needs --store memory: only MemoryKv models a replica (the one "
+            "at " +
+            store_.ToString() + " has none ratelab can fail over to)");
+      }
       search.kv_store = KvStoreSource::Make(store_);
       // A server ratelab did not start cannot be restarted by it.
       const std::string_view on = subject->info->store;

@@ -189,6 +189,26 @@ TEST(Check, SeedThreesTtlIsShorterThanATransitWhenTheBucketFillsFast) {
   EXPECT_EQ(f.requests, 2u);
 }
 
+// A failover to a replica that lags loses the counts it had not received: over-admission, the
+// failover in the witness. Waiting for the replica after each admission leaves only the failover
+// that falls between the script and its WAIT. Only MemoryKv models a replica.
+TEST(Check, AFailoverToALaggingReplicaLosesCounts) {
+  Finding f = Check({"kv-fixed-window-lua", "--faults", "failover", "--seeds", "50"});
+  EXPECT_EQ(f.invariant, "aligned-window-cap");
+  ASSERT_EQ(f.faults.size(), 1u);
+  EXPECT_NE(f.faults[0].find("the store failed over to its replica"), std::string::npos)
+      << f.faults[0];
+  EXPECT_LE(f.requests, 4u);
+  f = Check({"kv-fixed-window-lua-wait", "--faults", "failover", "--seeds", "200"});
+  EXPECT_EQ(f.invariant, "aligned-window-cap");
+  CliOutcome r = Ratelab({"check", "kv-fixed-window-lua-wait", "--seeds", "100"});
+  EXPECT_EQ(r.exit, kExitOk) << "without a failover its replica takes every admission\n"
+                             << r.out << r.err;
+  r = Ratelab({"check", "kv-fixed-window-lua", "--faults", "failover", "--store", "redis"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--faults failover needs --store memory"), std::string::npos) << r.err;
+}
+
 TEST(Check, TheWitnessKeepsThePolicyGivenUnlessAskedToShrinkIt) {
   // The fixed window's boundary burst at limit 3: 4 requests across an edge, at limit 3.
   std::vector<std::string> args = {

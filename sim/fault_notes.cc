@@ -43,6 +43,12 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
           note = std::string("cannot reach its store; on a store error it does: ") +
                  std::string(FailurePolicyName(spec.on_store_error.kind));
           break;
+        case FaultSpec::Kind::kStoreFailover:
+          if (in_process) break;
+          note =
+              "keeps its counts in the store: the writes its replica had not received were "
+              "lost";
+          break;
         case FaultSpec::Kind::kClockJump:
         case FaultSpec::Kind::kLatencySpike:
         case FaultSpec::Kind::kListenDown:  // the rules' notes say what it did

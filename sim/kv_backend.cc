@@ -21,6 +21,17 @@ class MemoryBackend final : public KvBackend {
   void Restart() override { kv_.Restart(); }
   std::vector<std::string> KeysWithoutExpiry() override { return kv_.KeysWithoutExpiry(); }
   StateSize Usage() override { return kv_.Usage(); }
+  Status OnReplica(ReplicaEvent event) override {
+    switch (event) {
+      case ReplicaEvent::kDetach:
+        kv_.DetachReplica();
+        break;
+      case ReplicaEvent::kFailOver:
+        kv_.FailOver();
+        break;
+    }
+    return absl::OkStatus();
+  }
 
  private:
   MemoryKv kv_;

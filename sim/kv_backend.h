@@ -55,6 +55,15 @@ class KvBackend : public Kv {
   virtual std::vector<std::string> KeysWithoutExpiry() = 0;
   // Live keys and their payload, counted as MemoryKv::Usage counts them.
   virtual StateSize Usage() = 0;
+  // The store's replica, for a failover: detached (it keeps what it had: replication lag), and
+  // promoted in the master's place (MemoryKv::DetachReplica, FailOver). Unimplemented on a real
+  // server: its replica is not modelled.
+  enum class ReplicaEvent { kDetach, kFailOver };
+  virtual Status OnReplica(ReplicaEvent event) {
+    (void)event;
+    return absl::UnimplementedError(
+        "a failover needs the store MemoryKv (store memory), whose replica is modelled");
+  }
   // The first failure of the store itself (a server that died, a lost connection), which makes
   // the run's history worthless: OK if none. Store faults the simulation injects are not these.
   virtual Status failure() const { return absl::OkStatus(); }

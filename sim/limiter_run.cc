@@ -91,6 +91,7 @@ LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
   for (const FaultSpec& f : faults) Schedule(f, config.start + f.at);
   history_ = sim_.Run(arrivals);
   status_ = stores_.kv->failure();
+  if (status_.ok()) status_ = replica_failure_;
   if (status_.ok() && stores_.sql != nullptr) status_ = stores_.sql->failure();
 }
 
@@ -125,6 +126,25 @@ void LimiterRun::Schedule(const FaultSpec& f, Instant at) {
       });
       sim_.At(at + f.amount, [this] { stores_.link.Up(); });
       break;
+    case FaultSpec::Kind::kStoreFailover: {
+      // The replica (following from the start) stops `extra` before the master is lost, and
+      // takes its place; the clients reach it `amount` later.
+      const auto replica = [this](KvBackend::ReplicaEvent event) {
+        return [this, event] {
+          if (Status s = stores_.kv->OnReplica(event); !s.ok() && replica_failure_.ok()) {
+            replica_failure_ = s;
+          }
+        };
+      };
+      sim_.At(std::max(sim_.clock().Now(), at - f.extra),
+              replica(KvBackend::ReplicaEvent::kDetach));
+      sim_.At(at, [this, fail_over = replica(KvBackend::ReplicaEvent::kFailOver)] {
+        stores_.link.Down();
+        fail_over();
+      });
+      sim_.At(at + f.amount, [this] { stores_.link.Up(); });
+      break;
+    }
   }
 }
 

@@ -69,6 +69,7 @@ class LimiterRun {
   Stores handles_{nullptr, &stores_.faulty_docs};  // what the protocols are made on
   History history_;
   Status status_;
+  Status replica_failure_;  // a failover the store could not model
   // For a limiter by rules: the version of the rules each node enforces (RulePlan::Version).
   std::vector<size_t> rules_version_;
   // For a limiter via http without rules: its one rule.

@@ -59,6 +59,9 @@ std::string FaultSpec::Describe(Instant start) const {
     case Kind::kListenDown:
       return "node " + std::to_string(node) + "'s listen connection was down" + when + " for " +
              FormatDuration(amount);
+    case Kind::kStoreFailover:
+      return "the store failed over to its replica" + when + ", the replica " +
+             FormatDuration(extra) + " behind (down " + FormatDuration(amount) + ")";
   }
   return "?";
 }

@@ -66,14 +66,24 @@ struct LimiterSpec {
 };
 
 struct FaultSpec {
-  enum class Kind { kCrash, kClockJump, kStoreRestart, kStoreOutage, kLatencySpike, kListenDown };
+  enum class Kind {
+    kCrash,
+    kClockJump,
+    kStoreRestart,
+    kStoreOutage,
+    kLatencySpike,
+    kListenDown,
+    kStoreFailover,  // the store's master is lost and its replica, `extra` behind, promoted
+  };
   Kind kind = Kind::kCrash;
   int node = 0;   // kCrash, kClockJump, kListenDown
   Duration at{};  // from the scenario's start
   // kCrash, kStoreRestart: down for; kClockJump: by; the others (kListenDown: the node's
   // connection that hears of rule changes): how long.
   Duration amount{};
-  Duration extra{};  // kLatencySpike: added to each leg of each step
+  // kLatencySpike: added to each leg of each step; kStoreFailover: the replica's lag (it has
+  // every write until `at - extra`, none after; kStoreFailover's `amount` is the time down).
+  Duration extra{};
 
   // "store outage at 12:00:10.000 for 20s", given the scenario's start.
   std::string Describe(Instant start) const;

@@ -22,7 +22,8 @@ constexpr uint64_t kRulesStream = 5;
 std::vector<FaultSpec> WithoutRestarts(const std::vector<FaultSpec>& faults) {
   std::vector<FaultSpec> kept;
   for (const FaultSpec& f : faults) {
-    if (f.kind != FaultSpec::Kind::kCrash && f.kind != FaultSpec::Kind::kStoreRestart) {
+    if (f.kind != FaultSpec::Kind::kCrash && f.kind != FaultSpec::Kind::kStoreRestart &&
+        f.kind != FaultSpec::Kind::kStoreFailover) {
       kept.push_back(f);
     }
   }
@@ -117,6 +118,11 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   bool has_store = false, has_kv = false, has_sql = false;
   for (const LimiterSpec& spec : scenario.limiters) {
     const ProtocolInfo* info = spec.Info();
+    if (info != nullptr && info->needs_replica && !kv_source.memory()) {
+      return absl::InvalidArgumentError(
+          spec.DisplayName() + " waits for a replica (WAIT), and the store " + kv_source.where() +
+          " has none: run it on MemoryKv (store memory), whose replica is modelled");
+    }
     has_store = has_store || (info != nullptr && info->store != "memory");
     has_kv = has_kv || (info != nullptr && info->store == "kv");
     has_sql = has_sql || (info != nullptr && info->store == "sql");
@@ -157,7 +163,8 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     const Instant at = scenario.start + f.at;
     c.faults.push_back({f.Describe(scenario.start), at,
                         f.kind == FaultSpec::Kind::kClockJump ? at : at + f.amount});
-    if (f.kind == FaultSpec::Kind::kCrash || f.kind == FaultSpec::Kind::kStoreRestart) {
+    if (f.kind == FaultSpec::Kind::kCrash || f.kind == FaultSpec::Kind::kStoreRestart ||
+        f.kind == FaultSpec::Kind::kStoreFailover) {
       restarts.push_back(c.faults.back());
     }
   }

@@ -12,8 +12,9 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::array<std::pair<SearchFault, std::string_view>, 4> kFaultNames = {{
+constexpr std::array<std::pair<SearchFault, std::string_view>, 5> kFaultNames = {{
     {SearchFault::kCrash, "crash"},
+    {SearchFault::kFailover, "failover"},
     {SearchFault::kOutage, "outage"},
     {SearchFault::kRestart, "restart"},
     {SearchFault::kSkew, "skew"},
@@ -38,7 +39,8 @@ Result<SearchFaults> ParseSearchFaults(std::string_view text) {
     if (it == kFaultNames.end()) {
       return absl::InvalidArgumentError(
           "unknown fault '" + word +
-          "' (expected a comma-separated list of crash, restart, skew, outage, or none)");
+          "' (expected a comma-separated list of crash, restart, skew, outage, failover, or "
+          "none)");
     }
     out.insert(it->first);
   }
@@ -126,7 +128,8 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
                                 2 * (kSearchLatencyBase + kSearchLatencyJitter),
                                 {.crash = faults.contains(SearchFault::kCrash),
                                  .restart = faults.contains(SearchFault::kRestart),
-                                 .outage = faults.contains(SearchFault::kOutage)});
+                                 .outage = faults.contains(SearchFault::kOutage),
+                                 .failover = faults.contains(SearchFault::kFailover)});
   return c;
 }
 

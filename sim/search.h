@@ -33,10 +33,11 @@ namespace ratelab {
 
 // The faults a search may inject (in name order).
 enum class SearchFault {
-  kCrash,    // a node crashes just after a request, and comes back
-  kOutage,   // the store is unreachable for a while
-  kRestart,  // the store restarts, keeping what its durability keeps
-  kSkew,     // node 1's clock is off by up to a quarter of the window
+  kCrash,     // a node crashes just after a request, and comes back
+  kFailover,  // the store fails over to a replica that lags (MemoryKv only)
+  kOutage,    // the store is unreachable for a while
+  kRestart,   // the store restarts, keeping what its durability keeps
+  kSkew,      // node 1's clock is off by up to a quarter of the window
 };
 std::string_view SearchFaultName(SearchFault fault);
 

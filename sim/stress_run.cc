@@ -184,6 +184,11 @@ Status CheckStressPlan(const StressPlan& plan) {
                          "(--store redis, or its URL)"
                        : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
   }
+  if (plan.subject.info->needs_replica) {
+    return refuse(plan.subject.name +
+                  " waits for a replica (WAIT), and the Redis stress runs on has none: its every "
+                  "admission would fail (check it on MemoryKv, whose replica is modelled)");
+  }
   if (plan.threads < 1 || plan.threads > 256) return refuse("--threads must be between 1 and 256");
   if (plan.duration <= Duration(0) || plan.duration > std::chrono::hours(1)) {
     return refuse("--duration must be above 0 and at most 1h (e.g. 3s, 1m)");

@@ -44,6 +44,8 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
         f.node = static_cast<int>(random.Uniform(0, nodes));
         f.amount = milliseconds(random.Uniform(100, 60'000));
         break;
+      case FaultSpec::Kind::kStoreFailover:  // not drawn: only MemoryKv models a replica
+        break;
     }
     out.push_back(f);
   }
@@ -81,6 +83,14 @@ std::vector<FaultSpec> FaultsNearRequests(Random& r, const std::vector<Arrival>&
     f.kind = FaultSpec::Kind::kStoreOutage;
     f.at = near_a_request();
     f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
+    out.push_back(f);
+  }
+  if (kinds.failover && r.Chance(0.7)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kStoreFailover;
+    f.at = near_a_request();
+    f.amount = milliseconds(r.Uniform(1, 50));
+    f.extra = Duration(r.Uniform(milliseconds(1).count(), (w / 2).count() + 2));
     out.push_back(f);
   }
   return out;

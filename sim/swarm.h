@@ -23,6 +23,9 @@ struct NearRequestFaults {
   bool crash = false;    // of a random node, with chance 0.7, down 1ms to window/10
   bool restart = false;  // of the store, with chance 0.5, down 1 to 50ms
   bool outage = false;   // of the store, with chance 0.5, for 1ms to window/10
+  // of the store to its replica, with chance 0.7, the replica 1ms to window/2 behind, down 1 to
+  // 50ms (MemoryKv only: its replica is modelled)
+  bool failover = false;
 };
 // Each fault `kinds` asks for, drawn from `random` with its chance (in the order above), and
 // placed just after a random request of `arrivals` (their times counted from `start`): within

@@ -20,7 +20,8 @@ namespace {
 
 constexpr int kBusOffset = 10000;  // Redis Cluster's bus listens on port + 10000
 
-// Whether 127.0.0.1:`port` can be bound now; 0 asks for any free port, which is returned.
+}  // namespace
+
 int Bindable(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
@@ -37,6 +38,8 @@ int Bindable(int port) {
   close(fd);
   return result;
 }
+
+namespace {
 
 // A free port whose bus port is free too, and not among `taken`.
 Result<int> FreePortPair(const std::vector<int>& taken) {

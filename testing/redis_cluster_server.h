@@ -15,6 +15,10 @@
 
 namespace ratelab {
 
+// Whether 127.0.0.1:`port` can be bound now (it is returned); 0 asks for any free port, which is
+// returned; -1 when it cannot.
+int Bindable(int port);
+
 class RedisClusterServers {
  public:
   // Starts the servers, creates the cluster, and waits until every node says cluster_state:ok

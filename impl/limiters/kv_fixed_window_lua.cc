@@ -54,7 +54,19 @@ Task<Result<Decision>> KvFixedWindowLua::Decide(Context& ctx, const Request& req
   const Result<std::vector<int64_t>> reply = ReplyIntegers(
       co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();
-  co_return Decided(request, w, (*reply)[0] != 0, (*reply)[1]);
+  const bool allowed = (*reply)[0] != 0;
+  if (allowed && wait_for_replica_) {
+    std::vector<std::string> wait = {"WAIT", "1", std::to_string(kWaitTimeout.count() / 1'000'000)};
+    const Result<KvReply> acked = co_await KvCommand(ctx, kv_, std::move(wait));
+    if (!acked.ok()) co_return acked.status();
+    if (acked->type != KvReply::Type::kInteger || acked->integer < 1) {
+      co_return absl::UnavailableError(
+          "kv-fixed-window-lua-wait: no replica acknowledged the "
+          "admission within " +
+          FormatDuration(kWaitTimeout) + " (WAIT 1 answered " + ToString(*acked) + ")");
+    }
+  }
+  co_return Decided(request, w, allowed, (*reply)[1]);
 }
 
 Task<Result<Decision>> KvFixedWindowLua::Peek(Context& ctx, const Request& request) {

@@ -15,8 +15,15 @@ namespace ratelab {
 
 class KvFixedWindowLua final : public KvProtocol {
  public:
-  // Requires a fixed-window policy.
-  KvFixedWindowLua(Kv& kv, const Policy& policy) : KvProtocol(kv, policy) {}
+  // Requires a fixed-window policy. `wait_for_replica` (kv-fixed-window-lua-wait): an admission
+  // is answered only once a replica has it (WAIT 1 kWaitTimeout after the script); one that no
+  // replica acknowledged in time is a store failure (Unavailable), so that a failover does not
+  // lose a count the client was told it spent. (Unless the failover falls between the script and
+  // the WAIT: the WAIT then goes to the promoted replica, which has not this write to wait for.)
+  KvFixedWindowLua(Kv& kv, const Policy& policy, bool wait_for_replica = false)
+      : KvProtocol(kv, policy), wait_for_replica_(wait_for_replica) {}
+
+  static constexpr Duration kWaitTimeout = std::chrono::milliseconds(100);
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
   // A GET of the window's key.
@@ -34,6 +41,8 @@ class KvFixedWindowLua final : public KvProtocol {
   Window WindowOf(const Request& request) const;
   // The decision on a window whose count is `count` after it (or as it stands, denied).
   Decision Decided(const Request& request, const Window& w, bool allowed, int64_t count) const;
+
+  const bool wait_for_replica_;
 };
 
 }  // namespace ratelab

@@ -66,6 +66,9 @@ struct ProtocolInfo {
   Duration time_resolution;
   // Whose clock its decisions are made on: the oracles judge each at the instant it was made.
   DecisionClock clock = DecisionClock::kClient;
+  // It waits for a replica (WAIT): only a store with one can answer it (MemoryKv models one; a
+  // private or given redis-server has none).
+  bool needs_replica = false;
 };
 // Every protocol ratelab implements, for `ratelab list` and for scenarios.
 std::span<const ProtocolInfo> Protocols();

@@ -22,6 +22,10 @@ std::unique_ptr<Protocol> MakeKvFixedWindowLua(const Policy& policy, const Store
   return std::make_unique<KvFixedWindowLua>(*s.kv, policy);
 }
 
+std::unique_ptr<Protocol> MakeKvFixedWindowLuaWait(const Policy& policy, const Stores& s) {
+  return std::make_unique<KvFixedWindowLua>(*s.kv, policy, /*wait_for_replica=*/true);
+}
+
 Status CheckKvGcraLua(const Policy& policy) {
   if (policy.window.count() % 1000 == 0) return absl::OkStatus();
   return absl::InvalidArgumentError("kv-gcra-lua works in whole microseconds; the interval " +
@@ -59,7 +63,7 @@ constexpr Duration kNanosecond(1);
 constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 24> kProtocols = {{
+constexpr std::array<ProtocolInfo, 25> kProtocols = {{
     {"memory-fixed-window", "memory", "best practice", "fixed-window",
      "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
      MakeInProcess, kNanosecond},
@@ -89,6 +93,12 @@ constexpr std::array<ProtocolInfo, 24> kProtocols = {{
     {"kv-fixed-window-lua", "kv", "best practice", "fixed-window",
      "fixed window as one Lua script (check, INCRBY, PEXPIRE atomically); 2N across an edge",
      nullptr, MakeKvFixedWindowLua, kNanosecond},
+    {"kv-fixed-window-lua-wait", "kv", "best practice", "fixed-window",
+     "kv-fixed-window-lua, then WAIT 1 after each admission: one no replica took is a store "
+     "failure, not a lost count; but a failover between the script and its WAIT still loses one "
+     "(the WAIT asks the new master)",
+     nullptr, MakeKvFixedWindowLuaWait, kNanosecond, DecisionClock::kClient,
+     /*needs_replica=*/true},
     {"kv-gcra-lua", "kv", "best practice", "gcra",
      "GCRA as one Lua script on one key; atomic, expires when full", CheckKvGcraLua, MakeKvGcraLua,
      kMicrosecond},

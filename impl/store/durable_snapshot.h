@@ -40,6 +40,13 @@ class DurableSnapshot {
     dirty_.insert(key);
   }
 
+  // `data` is replaced wholesale (a replica promoted): all of it is as durable as it is.
+  void Reset(const Map& data) {
+    if (durability_ != Durability::kEverySec) return;
+    durable_ = data;
+    dirty_.clear();
+  }
+
   // A restart of the server at `now_ms`: `data` becomes what survives it.
   void Restart(Map& data, int64_t now_ms) {
     switch (durability_) {

@@ -61,6 +61,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"ping", -1, &MemoryKv::Ping},
       {"dbsize", 1, &MemoryKv::DbSize},
       {"flushall", -1, &MemoryKv::FlushAll},
+      {"wait", 3, &MemoryKv::Wait},
       {"hget", 3, &MemoryKv::HGet},
       {"hset", -4, &MemoryKv::HSet},
       {"hmget", -3, &MemoryKv::HMGet},
@@ -101,7 +102,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       (it->arity < 0 && n < static_cast<size_t>(-it->arity))) {
     return kv_errors::Arity(name);
   }
-  if (from_script && (name == "eval" || name == "evalsha" || name == "script")) {
+  if (from_script && (name == "eval" || name == "evalsha" || name == "script" || name == "wait")) {
     return KvReply::Error("ERR This Redis command is not allowed from script");
   }
   return (this->*(it->run))(argv);
@@ -111,6 +112,22 @@ void MemoryKv::Restart() {
   std::lock_guard lock(mu_);
   now_ms_ = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
   snapshot_.Restart(data_, now_ms_);
+  lua_->Flush();
+}
+
+void MemoryKv::DetachReplica() {
+  std::lock_guard lock(mu_);
+  if (!replica_follows_) return;
+  replica_follows_ = false;
+  detached_replica_ = data_;
+}
+
+void MemoryKv::FailOver() {
+  std::lock_guard lock(mu_);
+  if (detached_replica_) data_ = *std::move(detached_replica_);
+  detached_replica_.reset();
+  replica_follows_ = true;  // the old master's place, taken by a new replica
+  snapshot_.Reset(data_);
   lua_->Flush();
 }
 
@@ -433,6 +450,16 @@ KvReply MemoryKv::Ping(Args a) {
 KvReply MemoryKv::DbSize(Args) {
   // Expired keys that nothing touched yet are still counted, as in Redis.
   return KvReply::Integer(static_cast<int64_t>(data_.size()));
+}
+
+// WAIT numreplicas timeout: the replicas that have every write so far. The one replica counts while
+// it follows; a real server would wait up to the timeout for one that lags, and answer 0 after it.
+KvReply MemoryKv::Wait(Args a) {
+  const std::optional<int64_t> replicas = ParseRedisInteger(a[1]);
+  const std::optional<int64_t> timeout = ParseRedisInteger(a[2]);
+  if (!replicas || !timeout) return kv_errors::NotInteger();
+  if (*timeout < 0) return KvReply::Error("ERR timeout is negative");
+  return KvReply::Integer(replica_follows_ ? 1 : 0);
 }
 
 KvReply MemoryKv::FlushAll(Args a) {

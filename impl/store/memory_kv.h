@@ -57,6 +57,15 @@ class MemoryKv final : public Kv {
 
   // The server restarts: what Durability did not make durable is lost; scripts are forgotten.
   void Restart();
+
+  // The server's one replica, for a failover (as Sentinel runs one). It follows from the start:
+  // it holds what the master holds, and WAIT counts it. DetachReplica stops it following (the
+  // replica lags: it keeps the state it had then, and no write after reaches it). FailOver loses
+  // the master and promotes the replica: the store holds what the replica held (all of it, if it
+  // still followed), its scripts are forgotten (a replica's script cache is its own), and a new
+  // replica follows it (the old master's host back as its replica).
+  void DetachReplica();
+  void FailOver();
   Durability durability() const { return snapshot_.durability(); }
   // Live keys (expired ones not yet reclaimed are counted until touched).
   size_t KeyCount() const;
@@ -132,6 +141,7 @@ class MemoryKv final : public Kv {
   KvReply Ping(Args a);
   KvReply DbSize(Args a);
   KvReply FlushAll(Args a);
+  KvReply Wait(Args a);
   // Hashes and sorted sets (memory_kv_collections.cc).
   KvReply HGet(Args a);
   KvReply HSet(Args a);
@@ -175,6 +185,10 @@ class MemoryKv final : public Kv {
   int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
   Map data_;
   DurableSnapshot<Map> snapshot_;  // what a restart keeps
+  // A replica: following (the master's state) when `replica_follows_`, else detached with the
+  // state it had then; none when neither.
+  bool replica_follows_ = true;
+  std::optional<Map> detached_replica_;
   std::unique_ptr<LuaScripting> lua_;
 };
 

@@ -36,6 +36,34 @@ TEST_F(MemoryKvTest, SetAndGet) {
 }
 
 // Both seen on redis-server 7.0.15 (and found by the equivalence property).
+// The modelled replica: it follows (WAIT counts it) until detached; a failover then leaves the
+// store as the replica had it, its scripts forgotten, with a new replica following.
+TEST_F(MemoryKvTest, AFailoverKeepsWhatTheReplicaHadWhenItStoppedFollowing) {
+  const std::string script = "return redis.call('INCR', KEYS[1])";
+  EXPECT_EQ(Run({"SET", "a", "1"}), KvReply::Ok());
+  EXPECT_EQ(Run({"WAIT", "1", "100"}), Int(1));
+  EXPECT_EQ(Run({"EVAL", script, "1", "b"}), Int(1));
+  const std::string sha = "61636018f4e6b5817b89791bbed242f93fa089e3";  // the script's SHA-1
+  EXPECT_EQ(Run({"SCRIPT", "EXISTS", sha}).elements, std::vector<KvReply>{Int(1)});
+  kv_.DetachReplica();
+  EXPECT_EQ(Run({"WAIT", "1", "100"}), Int(0)) << "no replica follows";
+  EXPECT_EQ(Run({"SET", "a", "2"}), KvReply::Ok());
+  EXPECT_EQ(Run({"INCR", "c"}), Int(1));
+  kv_.FailOver();
+  EXPECT_EQ(Run({"GET", "a"}), Bulk("1")) << "the write after the detach is lost";
+  EXPECT_EQ(Run({"GET", "b"}), Bulk("1"));
+  EXPECT_EQ(Run({"GET", "c"}), KvReply::Nil());
+  EXPECT_EQ(Run({"SCRIPT", "EXISTS", sha}).elements, std::vector<KvReply>{Int(0)});
+  EXPECT_EQ(Run({"WAIT", "1", "100"}), Int(1)) << "a new replica follows";
+  // A failover with the replica still following loses nothing.
+  kv_.FailOver();
+  EXPECT_EQ(Run({"GET", "a"}), Bulk("1"));
+  EXPECT_EQ(Run({"WAIT", "x", "100"}),
+            KvReply::Error("ERR value is not an integer or out of range"));
+  EXPECT_EQ(Run({"WAIT", "1", "-1"}), KvReply::Error("ERR timeout is negative"));
+  EXPECT_EQ(Run({"EVAL", "return redis.call('WAIT', 1, 0)", "0"}).type, KvReply::Type::kError);
+}
+
 TEST_F(MemoryKvTest, ExpireReadsItsOptionsBeforeItsTime) {
   EXPECT_EQ(Run({"EXPIRE", "k", "x", "NX", "XX"}),
             KvReply::Error("ERR NX and XX, GT or LT options at the same time are not compatible"));

@@ -417,7 +417,7 @@ json ToJson(const StressReport& s) {
       {"checks", json::array()},
       {"violations", Array(s.violations)}};
   out["checks"].push_back({{"name", s.promise}, {"violations", s.violations.size()}});
-  if (const std::optional<StressReport::Linearizability>& l = s.linearizability) {
+  if (const std::optional<StressLinearizability>& l = s.linearizability) {
     out["checks"].push_back({{"name", "linearizable"},
                              {"verdict", l->verdict},
                              {"calls", l->calls},

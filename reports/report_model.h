@@ -245,6 +245,16 @@ struct CheckReport {
   std::string fault_kinds;          // for "none": the faults drawn ("crash,restart" or "none")
 };
 
+// What `stress` found of linearizability (StressReport::linearizability).
+struct StressLinearizability {
+  std::string verdict;                       // "linearizable", "not linearizable" or "unknown"
+  int64_t calls = 0, keys = 0;               // judged
+  int64_t states = 0;                        // search states entered
+  int64_t unknown_keys = 0;                  // keys whose search ran out of its budget
+  std::string lead;                          // unknown: where the search got to
+  std::optional<ViolationReport> violation;  // its invariant is "linearizable"
+};
+
 struct StressReport {
   std::string protocol;
   std::string failure;  // the limiter's own error, in words, when it answered with one
@@ -261,15 +271,7 @@ struct StressReport {
   std::string promise;                      // the invariant the promise is judged as
   std::vector<ViolationReport> violations;  // the promise's
   // Whether the answers are linearizable by the policy's model; absent when the limiter failed.
-  struct Linearizability {
-    std::string verdict;                       // "linearizable", "not linearizable" or "unknown"
-    int64_t calls = 0, keys = 0;               // judged
-    int64_t states = 0;                        // search states entered
-    int64_t unknown_keys = 0;                  // keys whose search ran out of its budget
-    std::string lead;                          // unknown: where the search got to
-    std::optional<ViolationReport> violation;  // its invariant is "linearizable"
-  };
-  std::optional<Linearizability> linearizability;
+  std::optional<StressLinearizability> linearizability;
 };
 
 nlohmann::json ToJson(const WitnessEvent& e);

@@ -61,7 +61,7 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   }
   if (!result.failure) {
     const LinearizabilityJudgement& l = result.linearizability;
-    StressReport::Linearizability& linear = r.linearizability.emplace();
+    StressLinearizability& linear = r.linearizability.emplace();
     linear.verdict = std::string(LinearVerdictName(l.verdict));
     linear.calls = l.calls;
     linear.keys = l.keys;
@@ -96,7 +96,7 @@ std::string RenderStressText(const StressReport& r) {
            "x)\n";
   }
   out += r.promise + ": " + (r.violations.empty() ? "kept" : "BROKEN") + "\n";
-  if (const std::optional<StressReport::Linearizability>& l = r.linearizability) {
+  if (const std::optional<StressLinearizability>& l = r.linearizability) {
     out += "linearizable: " + l->verdict + " (" + std::to_string(l->calls) + " calls on " +
            std::to_string(l->keys) + " key(s); " + std::to_string(l->states) + " search states" +
            (l->unknown_keys > 0
@@ -147,7 +147,7 @@ std::string RenderStressJunit(const StressReport& r) {
   std::vector<const ViolationReport*> promise;
   for (const ViolationReport& v : r.violations) promise.push_back(&v);
   add(r.promise, promise);
-  if (const std::optional<StressReport::Linearizability>& l = r.linearizability) {
+  if (const std::optional<StressLinearizability>& l = r.linearizability) {
     std::vector<const ViolationReport*> linear;
     if (l->violation) linear.push_back(&*l->violation);
     add("linearizable", linear);

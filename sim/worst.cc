@@ -49,6 +49,11 @@ class Climb {
     resolution_ = info->time_resolution;
     clock_ = info->clock;
     window_ = o.base.policy.ClaimWindow();
+    // Until a case of the concurrency asked is run: none, from which the climb adds requests.
+    result_.best = o.base;
+    result_.best.checks.clear();
+    result_.best.nodes.assign(1, NodeSpec{});
+    result_.run_seed = o.seed;
   }
 
   Result<WorstResult> Run() {

@@ -109,6 +109,14 @@ TEST(Worst, TheBestCaseKeepsToItsConcurrency) {
   }
 }
 
+// With no drawn case of its concurrency to start from, the climb starts from no requests.
+TEST(Worst, ClimbsFromNothingWhenNoDrawnCaseKeepsToItsConcurrency) {
+  WorstOptions o = Options(Policy::Window(Algorithm::kFixedWindow, 3, seconds(10)), 1, 600);
+  o.starts = 0;
+  const WorstResult r = Worst("memory-fixed-window", o);
+  EXPECT_EQ(r.value, 6) << "2N, from nothing";
+}
+
 TEST(Worst, FindsTheLongestRunOfFalseDenialsAndNoneInACorrectLog) {
   const Policy log = Policy::Window(Algorithm::kSlidingLog, 3, seconds(10));
   WorstOptions o = Options(log, 1, 800);

@@ -80,7 +80,7 @@ class Climb {
   bool Done() const { return result_.stopped || result_.failure || result_.runs >= o_.runs; }
 
   // Runs `c` from `seed`; keeps it when it is at least as bad as the best, with no more requests
-  // when only as bad.
+  // when only as bad (while nothing is broken, any size: the climb must be free to grow).
   Status Try(Case c, uint64_t seed) {
     Result<CaseRun> run = RunCase(subject_, c, seed, o_.kv_store);
     if (!run.ok()) return run.status();
@@ -98,7 +98,8 @@ class Climb {
     const bool first = result_.found_at_run == 0;
     const bool better = m.value > result_.value;
     if (first || better ||
-        (m.value == result_.value && c.arrivals.size() <= result_.best.arrivals.size())) {
+        (m.value == result_.value &&
+         (m.value == 0 || c.arrivals.size() <= result_.best.arrivals.size()))) {
       if (first || better) result_.found_at_run = result_.runs;
       result_.value = m.value;
       result_.allowed = m.allowed;

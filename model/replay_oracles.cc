@@ -148,15 +148,34 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
   return out;
 }
 
+// Whether an admission can anchor windows (the anchored window, the anchored counter's grid), and
+// so make a later denial less justified.
+bool AdmissionsAnchor(const Policy& policy) {
+  return policy.algorithm == Algorithm::kAnchoredWindow ||
+         policy.algorithm == Algorithm::kSlidingCounterAnchored;
+}
+
+// The denials a lenient replay flags, every one, in the order sent. A store that took requests
+// in another order than they were sent decided each on the state it had then: a late request
+// consumed after a newer one (evaluated at the newer one's instant), and every decision after
+// followed from that. A denial is flagged only when the model has room in both orders.
+template <typename Judge>
+std::vector<Flagged> FlaggedInBothOrders(const History& h, const Policy& policy, Judge& judge) {
+  const auto none = [](const HistoryEvent&) { return false; };
+  std::vector<Flagged> sent = Replay(h, policy, true, false, judge, none);
+  if (sent.empty()) return sent;
+  std::unordered_set<int64_t> in_store_order;
+  for (const Flagged& f : Replay(h, policy, true, false, judge, none, ReplayOrder::kStore)) {
+    in_store_order.insert(f.event->id);
+  }
+  std::erase_if(sent, [&](const Flagged& f) { return !in_store_order.contains(f.event->id); });
+  return sent;
+}
+
 template <typename Judge>
 std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, bool lenient,
                                      Judge judge) {
-  // Only where an admission can anchor windows (the anchored window, the anchored counter's
-  // grid) can it make a later denial less justified.
-  if (lenient && (policy.algorithm == Algorithm::kAnchoredWindow ||
-                  policy.algorithm == Algorithm::kSlidingCounterAnchored)) {
-    return ReplayEveryChoice(h, policy, judge);
-  }
+  if (lenient && AdmissionsAnchor(policy)) return ReplayEveryChoice(h, policy, judge);
   const auto none = [](const HistoryEvent&) { return false; };
   std::vector<Violation> out;
   if (!lenient) {
@@ -165,19 +184,9 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
     }
     return out;
   }
-  // A store that took requests in another order than they were sent decided each on the state
-  // it had then: a late request consumed after a newer one (evaluated at the newer one's
-  // instant), and every decision after followed from that. A denial is flagged only when the
-  // model has room in both orders.
-  const std::vector<Flagged> sent = Replay(h, policy, true, false, judge, none);
-  if (sent.empty()) return out;
-  std::unordered_set<int64_t> in_store_order;
-  for (const Flagged& f : Replay(h, policy, true, false, judge, none, ReplayOrder::kStore)) {
-    in_store_order.insert(f.event->id);
-  }
   std::unordered_set<std::string_view> reported;
-  for (const Flagged& f : sent) {
-    if (!in_store_order.contains(f.event->id) || reported.contains(f.event->key)) continue;
+  for (const Flagged& f : FlaggedInBothOrders(h, policy, judge)) {
+    if (reported.contains(f.event->key)) continue;
     reported.insert(f.event->key);
     out.push_back({"", f.event->key, f.why, {*f.event}});
   }
@@ -203,20 +212,12 @@ std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy
   const auto has_room = [](const HistoryEvent&, const Decision& expected) {
     return expected.allowed ? std::optional<std::string>("") : std::nullopt;
   };
-  const auto none = [](const HistoryEvent&) { return false; };
-  // As CheckFalseDenials: flagged in the order sent and in the store's.
-  std::unordered_set<int64_t> in_store_order;
-  for (const Flagged& f : Replay(h, policy, true, false, has_room, none, ReplayOrder::kStore)) {
-    in_store_order.insert(f.event->id);
-  }
+  // As CheckFalseDenials flags them.
   std::unordered_set<int64_t> flagged;
-  for (const Flagged& f : Replay(h, policy, true, false, has_room, none)) {
-    if (in_store_order.contains(f.event->id)) flagged.insert(f.event->id);
-  }
+  for (const Flagged& f : FlaggedInBothOrders(h, policy, has_room)) flagged.insert(f.event->id);
   // Where an admission can anchor windows, a lost request may have anchored them otherwise:
   // such keys are not judged (as CheckFalseDenials judges them under every choice).
-  const bool anchored = policy.algorithm == Algorithm::kAnchoredWindow ||
-                        policy.algorithm == Algorithm::kSlidingCounterAnchored;
+  const bool anchored = AdmissionsAnchor(policy);
   std::unordered_set<std::string_view> unsure;
   for (const HistoryEvent& e : h) {
     if (anchored && e.maybe_admitted()) unsure.insert(e.key);

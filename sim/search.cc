@@ -173,6 +173,26 @@ Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t s
   return out;
 }
 
+bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fails) {
+  bool taken = false;
+  for (size_t chunk = std::max<size_t>(1, c.arrivals.size() / 2); chunk >= 1; chunk /= 2) {
+    for (size_t at = 0; at < c.arrivals.size();) {
+      Case candidate = c;
+      const auto first = candidate.arrivals.begin() + static_cast<std::ptrdiff_t>(at);
+      candidate.arrivals.erase(
+          first, first + static_cast<std::ptrdiff_t>(std::min(chunk, c.arrivals.size() - at)));
+      if (!candidate.arrivals.empty() && still_fails(candidate)) {
+        c = std::move(candidate);
+        taken = true;
+      } else {
+        at += chunk;
+      }
+    }
+    if (chunk == 1) break;
+  }
+  return taken;
+}
+
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
                     const std::string& invariant, int budget, bool shrink_policy,
                     const std::shared_ptr<KvStoreSource>& kv_store) {
@@ -197,21 +217,7 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
       c = std::move(candidate);
       progress = true;
     }
-    for (size_t chunk = std::max<size_t>(1, c.arrivals.size() / 2); chunk >= 1; chunk /= 2) {
-      for (size_t at = 0; at < c.arrivals.size();) {
-        Case candidate = c;
-        const auto first = candidate.arrivals.begin() + static_cast<std::ptrdiff_t>(at);
-        candidate.arrivals.erase(
-            first, first + static_cast<std::ptrdiff_t>(std::min(chunk, c.arrivals.size() - at)));
-        if (!candidate.arrivals.empty() && still_fails(candidate)) {
-          c = std::move(candidate);
-          progress = true;
-        } else {
-          at += chunk;
-        }
-      }
-      if (chunk == 1) break;
-    }
+    if (TakeAwayRequests(c, still_fails)) progress = true;
     for (size_t i = 0; i < c.faults.size();) {
       Case candidate = c;
       candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));

@@ -105,6 +105,10 @@ struct CaseRun {
 Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
                         const std::shared_ptr<KvStoreSource>& kv_store);
 
+// Takes chunks of `c`'s requests away (halves, then quarters, down to single ones), each chunk
+// whose removal `still_fails` accepts for what is left (never all of them); true when any was.
+bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fails);
+
 // Takes parts of `c` away while its run from `seed` still breaks `invariant`: chunks of requests
 // (halves, then quarters, down to single ones), faults one at a time, and, only when
 // `shrink_policy`, a smaller limit (when the protocol takes it): by default the witness keeps

@@ -209,26 +209,19 @@ class Climb {
                      [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
   }
 
-  // Takes requests away from the best case while it is as bad (chunks, then single ones), with
-  // the runs left.
+  // Takes requests away from the best case while it is as bad, with the runs left.
   Status ShrinkBest() {
     if (result_.value == 0 || result_.failure) return absl::OkStatus();
-    for (size_t chunk = std::max<size_t>(1, result_.best.arrivals.size() / 2); chunk >= 1;
-         chunk /= 2) {
-      for (size_t at = 0; at < result_.best.arrivals.size() && !Done();) {
-        Case c = result_.best;
-        const auto first = c.arrivals.begin() + static_cast<std::ptrdiff_t>(at);
-        c.arrivals.erase(
-            first, first + static_cast<std::ptrdiff_t>(std::min(chunk, c.arrivals.size() - at)));
-        const size_t before = result_.best.arrivals.size();
-        if (c.arrivals.empty()) break;
-        if (Status s = Try(std::move(c), result_.run_seed); !s.ok()) return s;
-        // Kept only when as bad (or worse) with fewer requests.
-        if (result_.best.arrivals.size() == before) at += chunk;
-      }
-      if (chunk == 1) break;
-    }
-    return absl::OkStatus();
+    Status failed;
+    Case c = result_.best;
+    TakeAwayRequests(c, [&](const Case& candidate) {
+      if (!failed.ok() || Done()) return false;
+      const size_t before = result_.best.arrivals.size();
+      failed = Try(candidate, result_.run_seed);
+      // Kept (as the best) only when as bad, or worse, with fewer requests.
+      return failed.ok() && result_.best.arrivals.size() < before;
+    });
+    return failed;
   }
 
   const LimiterSubject& subject_;

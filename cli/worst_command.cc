@@ -87,11 +87,10 @@ class Worst final : public Command {
           policy->ToString() + " is a window: use most-in-window");
     }
 
-    WorstReport report{subject->name,
-                       policy->ToString(),
-                       std::string(WorstClaimName(claim)),
-                       WorstBound(*policy, claim),
-                       {}};
+    WorstReport report{subject->name, policy->ToString(), claim, WorstBound(*policy, claim), {}};
+    // One store for every search (a private server is started once).
+    std::shared_ptr<KvStoreSource> kv_store;
+    if (store_.kind != StoreName::Kind::kMemory) kv_store = KvStoreSource::Make(store_);
     const SystemClock clock;
     const InterruptHandler interrupts;
     bool failed = false;
@@ -103,7 +102,7 @@ class Worst final : public Command {
       o.concurrency = concurrency;
       o.seed = seed_;
       o.runs = runs_;
-      if (store_.kind != StoreName::Kind::kMemory) o.kv_store = KvStoreSource::Make(store_);
+      o.kv_store = kv_store;
       const Instant began = clock.Now();
       Instant last_said = began;
       Result<WorstResult> result = SearchWorst(*subject, o, [&](int64_t runs, int64_t best) {

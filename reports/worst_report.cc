@@ -12,12 +12,14 @@ constexpr size_t kWitnessRequestsShown = 12;
 
 // "9 admitted in one span of 10s (1.80x the limit)".
 std::string ValueText(const WorstReport& r, const WorstReport::Search& s) {
-  if (r.claim == WorstClaimName(WorstClaim::kFalseDenialStreak)) {
-    return absl::StrCat(s.value, " false denial(s) in a row");
-  }
-  if (r.claim == WorstClaimName(WorstClaim::kOverBucket)) {
-    return absl::StrCat(s.value, " admitted over the bucket's bound in one span (",
-                        view_parts::Fixed(s.amplification, 2), "x what it allows there)");
+  switch (r.claim) {
+    case WorstClaim::kFalseDenialStreak:
+      return absl::StrCat(s.value, " false denial(s) in a row");
+    case WorstClaim::kOverBucket:
+      return absl::StrCat(s.value, " admitted over the bucket's bound in one span (",
+                          view_parts::Fixed(s.amplification, 2), "x what it allows there)");
+    case WorstClaim::kMostInAnyWindow:
+      break;
   }
   return absl::StrCat(s.value, " admitted in one span of the window (",
                       view_parts::Fixed(s.amplification, 2), "x the limit)");
@@ -72,7 +74,7 @@ WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResu
 
 std::string RenderWorstText(const WorstReport& r) {
   std::string out = absl::StrCat(r.protocol, ", ", r.policy, ": the worst found against \"",
-                                 r.bound, "\" (", r.claim, ")\n");
+                                 r.bound, "\" (", std::string(WorstClaimName(r.claim)), ")\n");
   for (const WorstReport::Search& s : r.searches) {
     absl::StrAppend(&out, "\nconcurrency ", s.concurrency, ", faults ", s.faults, ": ");
     if (!s.failure.empty()) {
@@ -132,7 +134,7 @@ nlohmann::json ToJson(const WorstReport& r) {
   }
   return {{"protocol", r.protocol},
           {"policy", r.policy},
-          {"claim", r.claim},
+          {"claim", WorstClaimName(r.claim)},
           {"bound", r.bound},
           {"searches", searches}};
 }

@@ -18,7 +18,7 @@ namespace ratelab {
 struct WorstReport {
   std::string protocol;
   std::string policy;
-  std::string claim;  // "most-in-window"
+  WorstClaim claim = WorstClaim::kMostInAnyWindow;
   std::string bound;  // what the claim's bound is: "at most 5 in any 10s"
   struct Search {
     int concurrency = 1;

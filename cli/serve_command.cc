@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "cli/command.h"
@@ -100,6 +101,41 @@ class Serve final : public Command {
               "pipelines them on one connection)");
     AddParsed(*c, "--max-body", config_.http.max_body_bytes, ParseBodyLimit,
               "The largest request body taken, in bytes (default 65536); a larger one is a 413");
+    AddParsed(*c, "--max-connections", config_.http.max_connections, CountUpTo(1'000'000),
+              "The most connections open at once (default: 10000, or fewer when the file "
+              "descriptor limit is lower, whose soft limit serve raises to the hard one); a "
+              "connection past it closes the oldest idle one, or is closed at once when none is "
+              "idle");
+    AddParsed(*c, "--max-keys", config_.max_keys, ParseCount,
+              "In process, the most keys each rule keeps (default 1000000; 0: no bound); past "
+              "it the least recently used are dropped and start afresh (counted in /metrics). "
+              "Keys whose window has passed or whose bucket is full are dropped every second "
+              "whatever the bound");
+    AddParsed(*c, "--max-key-bytes", config_.service.max_key_bytes, CountUpTo(65536),
+              "The longest identity taken, in bytes (a user id, an API key, an address, an "
+              "endpoint; default 256); a longer one is a 400 naming it");
+    c->add_option_function<std::string>(
+        "--endpoint-case",
+        [this](const std::string& text) {
+          if (text != "sensitive" && text != "insensitive") {
+            throw CLI::ValidationError("--endpoint-case: '" + text +
+                                       "' is not sensitive or insensitive");
+          }
+          config_.service.paths.case_sensitive = text == "sensitive";
+        },
+        "Whether /API/Search is another endpoint than /api/search: sensitive (the default, as "
+        "RFC 3986 has it) or insensitive (as Express routes by default)");
+    c->add_option_function<std::string>(
+        "--trailing-slash",
+        [this](const std::string& text) {
+          if (text != "ignore" && text != "keep") {
+            throw CLI::ValidationError("--trailing-slash: '" + text + "' is not ignore or keep");
+          }
+          config_.service.paths.trailing_slash_matters = text == "keep";
+        },
+        "Whether /api/search/ is another endpoint than /api/search: ignore (the default: the "
+        "same) or keep. Paths are otherwise matched as normalized: escapes of unreserved "
+        "characters decoded, . and .. resolved, repeated slashes made one");
     return c;
   }
 
@@ -120,6 +156,11 @@ class Serve final : public Command {
       config_.rules_file = rules_;
     }
     SystemClock clock;
+    std::mutex log_mutex;
+    config_.log = [&err, &log_mutex](std::string_view line) {
+      std::lock_guard lock(log_mutex);
+      err << "ratelab serve: " << line << "\n" << std::flush;
+    };
     Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config_, clock);
     if (!started.ok()) return started.status();
     RateLimitServer& server = **started;
@@ -144,6 +185,16 @@ class Serve final : public Command {
   }
 
  private:
+  // A count from 0 up.
+  static Result<size_t> ParseCount(std::string_view text) {
+    if (text == "0") return size_t{0};
+    const Result<int64_t> n = ParsePositiveInteger(text);
+    if (!n.ok()) {
+      return absl::InvalidArgumentError("'" + std::string(text) + "' is not a count from 0 up");
+    }
+    return static_cast<size_t>(*n);
+  }
+
   static Result<size_t> ParseBodyLimit(std::string_view text) {
     const Result<int64_t> n = ParsePositiveInteger(text);
     if (!n.ok() || *n > (int64_t{1} << 30)) {

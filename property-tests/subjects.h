@@ -38,6 +38,21 @@ class InProcessSubject final : public Subject {
   std::unique_ptr<InProcessLimiter> limiter_;
 };
 
+// An in-process limiter that drops its idle keys at each request's `now` before deciding it
+// (InProcessLimiter::DropIdle, as `serve` does every second): what it drops must change no
+// decision.
+class DroppingIdleSubject final : public Subject {
+ public:
+  explicit DroppingIdleSubject(const Policy& p) : limiter_(MakeInProcessLimiter(p)) {}
+  Decision Decide(std::string_view key, Instant now, int64_t cost) override {
+    limiter_->DropIdle(now);
+    return limiter_->Decide(key, now, cost);
+  }
+
+ private:
+  std::unique_ptr<InProcessLimiter> limiter_;
+};
+
 class ModelSubject final : public Subject {
  public:
   explicit ModelSubject(const Policy& p) : model_(MakeReferenceModel(p)) {}
@@ -94,6 +109,9 @@ inline SubjectFactory KvProtocol(std::string_view name) {
 
 inline std::unique_ptr<Subject> MakeInProcessSubject(const Policy& p) {
   return std::make_unique<InProcessSubject>(p);
+}
+inline std::unique_ptr<Subject> MakeDroppingIdleSubject(const Policy& p) {
+  return std::make_unique<DroppingIdleSubject>(p);
 }
 inline std::unique_ptr<Subject> MakeModelSubject(const Policy& p) {
   return std::make_unique<ModelSubject>(p);

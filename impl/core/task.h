@@ -6,8 +6,10 @@
 // through it, any Task it was awaiting: that is how a crashed node's in-flight requests vanish.
 // A Task is owned by one thread at a time; it is not thread-safe.
 //
-// Exceptions are not part of the contract: errors travel as Result<T> values. An exception that
-// escapes a coroutine terminates the program.
+// Errors travel as Result<T> values; exceptions are not how a protocol reports one. But nothing
+// that throws inside a coroutine (a library's writer, an allocation) may end the process: an
+// exception that escapes a task's body is kept, and thrown again to whoever awaits the task or
+// asks for its result, so it reaches a driver that can answer for it (a server's 500).
 #ifndef RATELAB_IMPL_CORE_TASK_H_
 #define RATELAB_IMPL_CORE_TASK_H_
 
@@ -26,6 +28,7 @@ class [[nodiscard]] Task {
 
   struct promise_type {
     std::optional<T> value;
+    std::exception_ptr exception;  // escaped the body: thrown again on await or result()
     std::coroutine_handle<> continuation = std::noop_coroutine();
 
     Task get_return_object() { return Task(Handle::from_promise(*this)); }
@@ -44,7 +47,7 @@ class [[nodiscard]] Task {
     void return_value(U&& v) {
       value.emplace(std::forward<U>(v));
     }
-    void unhandled_exception() noexcept { std::terminate(); }
+    void unhandled_exception() noexcept { exception = std::current_exception(); }
   };
 
   Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
@@ -59,19 +62,24 @@ class [[nodiscard]] Task {
   Task& operator=(const Task&) = delete;
   ~Task() { Reset(); }
 
-  // Awaiting a Task runs it and yields its value.
+  // Awaiting a Task runs it and yields its value (or throws what escaped it).
   bool await_ready() const noexcept { return false; }
   std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
     handle_.promise().continuation = caller;
     return handle_;
   }
-  T await_resume() { return std::move(*handle_.promise().value); }
+  T await_resume() { return std::move(result()); }
 
   // For drivers: runs the task until its first suspension (or its end). Call once.
   void Start() { handle_.resume(); }
   bool done() const { return handle_ && handle_.done(); }
-  // The value of a finished task. Requires done().
-  T& result() { return *handle_.promise().value; }
+  // The value of a finished task; throws what escaped its body instead, if something did.
+  // Requires done().
+  T& result() {
+    promise_type& p = handle_.promise();
+    if (p.exception) std::rethrow_exception(p.exception);
+    return *p.value;
+  }
 
  private:
   explicit Task(Handle h) : handle_(h) {}
@@ -83,8 +91,9 @@ class [[nodiscard]] Task {
   Handle handle_;
 };
 
-// Runs `task` to its end and returns its value. For tasks whose steps never suspend (an
-// InlineExecutor): a task that suspends anyway terminates the program rather than return junk.
+// Runs `task` to its end and returns its value (or throws what escaped it). For tasks whose steps
+// never suspend (an InlineExecutor): a task that suspends anyway terminates the program rather than
+// return junk.
 template <typename T>
 T RunInline(Task<T> task) {
   task.Start();

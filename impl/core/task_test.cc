@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,39 @@ TEST_F(QueuedTask, StepCarriesItsLabel) {
   Task<int> t = ReadThenIncrement(ctx, counter, log);
   t.Start();
   EXPECT_EQ(queue.queue.front()->label(), "GET");
+}
+
+// A step whose result the coroutine cannot use: it throws after the step (as a JSON writer given
+// bytes that are not UTF-8 does).
+Task<int> ThrowsAfterAStep(Context& ctx) {
+  const int seen = co_await ctx.Step("GET", [] { return 1; });
+  if (seen == 1) throw std::runtime_error("cannot write that");
+  co_return seen;
+}
+
+Task<int> AwaitsOneThatThrows(Context& ctx, bool& after) {
+  const int v = co_await ThrowsAfterAStep(ctx);
+  after = true;  // never reached
+  co_return v;
+}
+
+TEST(Task, AnExceptionReachesTheDriverInsteadOfEndingTheProcess) {
+  InlineExecutor inline_executor;
+  Context ctx(inline_executor);
+  bool after = false;
+  EXPECT_THROW(RunInline(AwaitsOneThatThrows(ctx, after)), std::runtime_error);
+  EXPECT_FALSE(after) << "the awaiting coroutine's body stops where the exception reaches it";
+}
+
+TEST_F(QueuedTask, AnExceptionAfterAResumedStepIsThrownByResult) {
+  bool after = false;
+  Task<int> t = AwaitsOneThatThrows(ctx, after);
+  t.Start();
+  ASSERT_EQ(queue.queue.size(), 1u);
+  queue.RunOne();  // the step is applied; the coroutine then throws
+  ASSERT_TRUE(t.done());
+  EXPECT_THROW(t.result(), std::runtime_error);
+  EXPECT_FALSE(after);
 }
 
 }  // namespace

@@ -3,9 +3,14 @@
 //
 // Times are int64 nanoseconds since the epoch; every product stays below 2^62 because a Policy
 // bounds burst * interval and costs above the limit are refused before any arithmetic.
+//
+// Each has `Idle(s, t)`: true when state `s` answers every request at `t` or later, of a cost no
+// more than the limit, exactly as a key never seen would (an expired window, a full bucket), so
+// that the key can be dropped without changing a decision. Once idle, a state stays idle.
 #ifndef RATELAB_IMPL_LIMITERS_IN_PROCESS_ALGORITHMS_H_
 #define RATELAB_IMPL_LIMITERS_IN_PROCESS_ALGORITHMS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -27,6 +32,7 @@ class FixedWindowCounter {
   };
   explicit FixedWindowCounter(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  bool Idle(const State& s, int64_t t) const { return s.window_index < FloorDiv(t, window_); }
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:
@@ -43,6 +49,7 @@ class AnchoredWindow {
   };
   explicit AnchoredWindow(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  bool Idle(const State& s, int64_t t) const { return s.start == kUnseen || t > s.start + window_; }
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:
@@ -61,6 +68,8 @@ class SlidingLog {
   // An entry counts for `window_`: W, or W and a tick for the closed window.
   explicit SlidingLog(const Policy& p) : limit_(p.limit), window_(SlidingLogReach(p).count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  // Every entry expired: the latest admission's too.
+  bool Idle(const State& s, int64_t t) const { return s.last == kUnseen || s.last <= t - window_; }
   static int64_t ExtraBytes(const State& s) {
     return static_cast<int64_t>(s.entries.capacity() * sizeof(s.entries[0]));
   }
@@ -83,6 +92,10 @@ class SlidingCounter {
         window_(p.window.count()),
         anchored_(p.algorithm == Algorithm::kSlidingCounterAnchored) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  // Both the current window and the one before it are past.
+  bool Idle(const State& s, int64_t t) const {
+    return s.start == kUnseen || t - s.start >= 2 * window_;
+  }
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:
@@ -103,6 +116,12 @@ class TokenBucketIntervals {
   };
   explicit TokenBucketIntervals(const Policy& p) : burst_(p.limit), interval_(p.window.count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  // Refilled to the full burst by at least one whole interval (a refill restarts the interval
+  // at the request, as a new key's does).
+  bool Idle(const State& s, int64_t t) const {
+    return s.last == kUnseen ||
+           (t > s.last && (t - s.last) / interval_ >= std::max<int64_t>(1, burst_ - s.tokens));
+  }
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:
@@ -119,6 +138,10 @@ class TokenBucket {
   explicit TokenBucket(const Policy& p)
       : burst_(p.limit), interval_(p.window.count()), full_(p.limit * p.window.count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  // Full again.
+  bool Idle(const State& s, int64_t t) const {
+    return s.last == kUnseen || (t >= s.last && t - s.last >= full_ - s.level);
+  }
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:
@@ -135,6 +158,8 @@ class Gcra {
   explicit Gcra(const Policy& p)
       : burst_(p.limit), interval_(p.window.count()), tolerance_(p.limit * p.window.count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
+  // Its theoretical arrival time is past: the bucket is full.
+  bool Idle(const State& s, int64_t t) const { return s.tat <= t; }
   static int64_t ExtraBytes(const State&) { return 0; }
 
  private:

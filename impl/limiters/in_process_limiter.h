@@ -9,9 +9,17 @@
 // Semantics are exactly those of the reference models in model/ (the property tests compare
 // them field by field): a denial changes nothing, and a `now` earlier than the key's latest
 // admission is treated as the models treat it.
+//
+// Memory: a key's state is kept until DropIdle finds it no longer matters (an expired window,
+// a full bucket: dropping it changes no decision), or, with `max_keys`, until the limiter is
+// full: a new key in a full shard first drops the shard's keys idle a second before that request's
+// `now` (a request whose thread read the clock a moment earlier still finds its key), then
+// its least recently used eighth, whose keys start afresh (so they may be admitted more than the
+// policy allows: the price of a bound on memory, counted by evictions()).
 #ifndef RATELAB_IMPL_LIMITERS_IN_PROCESS_LIMITER_H_
 #define RATELAB_IMPL_LIMITERS_IN_PROCESS_LIMITER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -32,8 +40,18 @@ class InProcessLimiter {
   virtual Decision Peek(std::string_view key, Instant now, int64_t cost) = 0;
   // Forgets every key: what a process restart does to in-memory state.
   virtual void Clear() = 0;
-  // Keys holding state (never evicted: stale keys cost memory until Clear).
+  // Drops every key idle at `now` (one that would answer every request from `now` on, of a cost
+  // no more than the limit, as a key never seen does); returns how many.
+  virtual int64_t DropIdle(Instant now) = 0;
+  // Keys holding state.
   virtual int64_t KeyCount() const = 0;
+  // Keys dropped so far: idle (DropIdle, or to make room), and evicted while still counting
+  // (the least recently used, to make room under max_keys).
+  struct Evictions {
+    int64_t idle = 0;
+    int64_t in_use = 0;
+  };
+  virtual Evictions evictions() const = 0;
   // Bytes of per-key state, excluding the key itself and the hash table's slack.
   virtual int64_t StateBytes() const = 0;
 
@@ -46,8 +64,9 @@ class InProcessLimiter {
   Policy policy_;
 };
 
-// The limiter for `policy`. Requires !policy.Problem().
-std::unique_ptr<InProcessLimiter> MakeInProcessLimiter(const Policy& policy);
+// The limiter for `policy`, keeping at most about `max_keys` keys (0: no bound; the bound is per
+// shard, max_keys / 64 rounded up, as a sharded cache's). Requires !policy.Problem().
+std::unique_ptr<InProcessLimiter> MakeInProcessLimiter(const Policy& policy, size_t max_keys = 0);
 
 }  // namespace ratelab
 

@@ -62,6 +62,52 @@ TEST(InProcessLimiter, SlidingLogStateGrowsWithAdmissionsAndShrinksAsTheyExpire)
   EXPECT_LE(limiter->StateBytes(), 2 * full) << "expired entries are compacted away";
 }
 
+TEST(InProcessLimiter, DropIdleDropsOnlyKeysWhoseStateNoLongerMatters) {
+  for (const Policy& policy : EveryAlgorithmAtLimit(2)) {
+    auto limiter = MakeInProcessLimiter(policy);
+    for (int i = 0; i < 1000; ++i) limiter->Decide("old" + std::to_string(i), kT0, 1);
+    limiter->Decide("busy", kT0 + minutes(5), 1);
+    limiter->Decide("busy", kT0 + minutes(5), 1);
+    EXPECT_EQ(limiter->DropIdle(kT0 + minutes(5)), 1000) << policy.ToString();
+    EXPECT_EQ(limiter->KeyCount(), 1);
+    EXPECT_EQ(limiter->evictions().idle, 1000);
+    EXPECT_FALSE(limiter->Decide("busy", kT0 + minutes(5), 1).allowed)
+        << policy.ToString() << ": a key in use keeps its count";
+  }
+}
+
+TEST(InProcessLimiter, AFullLimiterDropsItsLeastRecentlyUsedKeys) {
+  for (const Policy& policy : EveryAlgorithmAtLimit(3)) {
+    auto limiter = MakeInProcessLimiter(policy, /*max_keys=*/6400);
+    // A hot key used all along, among 100,000 keys each seen once, all within one window.
+    for (int i = 0; i < 100'000; ++i) {
+      const Instant now = kT0 + milliseconds(i / 100);
+      limiter->Decide("k" + std::to_string(i), now, 1);
+      if (i % 1000 == 0) limiter->Decide("hot", now, 1);
+      ASSERT_LE(limiter->KeyCount(), 6400) << policy.ToString();
+    }
+    EXPECT_GT(limiter->evictions().in_use, 90'000) << policy.ToString();
+    EXPECT_FALSE(limiter->Decide("hot", kT0 + seconds(1), 1).allowed)
+        << policy.ToString() << ": the most recently used key was kept, with its count";
+    EXPECT_TRUE(limiter->Decide("k0", kT0 + seconds(1), 1).allowed)
+        << policy.ToString() << ": the least recently used key starts afresh";
+  }
+}
+
+TEST(InProcessLimiter, AFullLimiterDropsIdleKeysBeforeKeysInUse) {
+  auto limiter = MakeInProcessLimiter(Policy::Window(Algorithm::kFixedWindow, 1, seconds(1)),
+                                      /*max_keys=*/64 * 100);
+  // Half the bound (each shard well below its 100), then as many again a minute later, when
+  // every old key is idle: room is made of them, not of the new ones.
+  for (int i = 0; i < 3200; ++i) limiter->Decide("then" + std::to_string(i), kT0, 1);
+  for (int i = 0; i < 3200; ++i) limiter->Decide("now" + std::to_string(i), kT0 + minutes(1), 1);
+  EXPECT_EQ(limiter->evictions().in_use, 0);
+  EXPECT_GT(limiter->evictions().idle, 0);
+  for (int i = 0; i < 3200; i += 97) {
+    EXPECT_FALSE(limiter->Decide("now" + std::to_string(i), kT0 + minutes(1), 1).allowed);
+  }
+}
+
 TEST(InProcessProtocol, DecidesThroughOneInlineStep) {
   InlineExecutor executor;
   Context ctx(executor);

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "impl/core/request.h"
+#include "impl/core/text.h"
 #include "impl/store/lua_scripting.h"
 
 namespace ratelab {
@@ -42,45 +43,9 @@ std::optional<size_t> EndpointSpecificity(std::string_view pattern, std::string_
   return prefix.size();
 }
 
-// True for UTF-8 text without NUL bytes: what PostgreSQL's text holds and YAML writes back as it
-// was read.
-bool IsText(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == 0) return false;
-    size_t extra = 0;
-    uint32_t code = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      extra = 1, code = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2, code = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3, code = c & 0x07;
-    } else {
-      return false;
-    }
-    if (s.size() - i <= extra) return false;  // cut short
-    for (size_t k = 1; k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(s[i + k]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    // No overlong forms, no surrogates, nothing past U+10FFFF.
-    constexpr uint32_t kLeast[] = {0, 0x80, 0x800, 0x10000};
-    if (code < kLeast[extra] || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 std::optional<RuleProblem> EndpointProblem(std::string_view endpoint) {
   if (endpoint.empty()) return Problem("endpoint", "is empty (use * for every endpoint)");
-  if (!IsText(endpoint)) return Problem("endpoint", "is not UTF-8 text (or holds a NUL byte)");
+  if (!IsUtf8Text(endpoint)) return Problem("endpoint", "is not UTF-8 text (or holds a NUL byte)");
   if (endpoint.size() > kMaxRuleText) {
     return Problem("endpoint", "is longer than " + std::to_string(kMaxRuleText) + " bytes");
   }
@@ -157,7 +122,7 @@ std::optional<RuleProblem> FindProblem(const Rule& r) {
   if (r.scope_value.size() > kMaxRuleText) {
     return Problem("scope_value", "is longer than " + std::to_string(kMaxRuleText) + " bytes");
   }
-  if (!IsText(r.scope_value)) {
+  if (!IsUtf8Text(r.scope_value)) {
     return Problem("scope_value", "is not UTF-8 text (or holds a NUL byte)");
   }
   if (r.scope_type == ScopeType::kGlobal && r.scope_value != kAnyScopeValue) {

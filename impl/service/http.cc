@@ -1,8 +1,11 @@
 #include "impl/service/http.h"
 
 #include <algorithm>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "impl/core/text.h"
 
 namespace ratelab {
 
@@ -54,6 +57,83 @@ Result<std::string> PercentDecode(std::string_view text, std::string_view what,
       i += 2;
     }
   }
+  if (!IsUtf8(out)) {
+    return absl::InvalidArgumentError(std::string(what) +
+                                      " is not UTF-8 once its escapes are decoded");
+  }
+  return out;
+}
+
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// An unreserved character of RFC 3986: its escape means the character itself.
+bool Unreserved(char c) {
+  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+}  // namespace
+
+Result<std::string> NormalizePath(std::string_view path, const PathNormalization& how,
+                                  std::string_view what) {
+  if (!IsUtf8(path)) return absl::InvalidArgumentError(std::string(what) + " is not UTF-8");
+  if (!path.starts_with('/')) return std::string(path);
+  // Escapes: the unreserved decoded, the others kept with upper-case hex digits.
+  std::string decoded;
+  decoded.reserve(path.size());
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') {
+      decoded += path[i];
+      continue;
+    }
+    const int hi = i + 2 < path.size() ? HexValue(path[i + 1]) : -1;
+    const int lo = i + 2 < path.size() ? HexValue(path[i + 2]) : -1;
+    if (hi < 0 || lo < 0) {
+      return absl::InvalidArgumentError(std::string(what) + " has a bad escape at '" +
+                                        std::string(path.substr(i, 3)) + "'");
+    }
+    const char c = static_cast<char>(hi * 16 + lo);
+    if (Unreserved(c)) {
+      decoded += c;
+    } else {
+      decoded += '%';
+      decoded += "0123456789ABCDEF"[hi];
+      decoded += "0123456789ABCDEF"[lo];
+    }
+    i += 2;
+  }
+  // Segments: empty ones and "." dropped, ".." takes the one before it away (never past the
+  // root); a path that ended in a slash, "." or ".." keeps its trailing slash.
+  std::vector<std::string_view> segments;
+  bool trailing = false;
+  std::string_view rest = std::string_view(decoded).substr(1);
+  while (true) {
+    const size_t slash = rest.find('/');
+    const std::string_view segment = rest.substr(0, slash);
+    trailing = segment.empty() || segment == "." || segment == "..";
+    if (segment == "..") {
+      if (!segments.empty()) segments.pop_back();
+    } else if (!segment.empty() && segment != ".") {
+      segments.push_back(segment);
+    }
+    if (slash == std::string_view::npos) break;
+    rest = rest.substr(slash + 1);
+  }
+  std::string out;
+  out.reserve(decoded.size());
+  for (const std::string_view segment : segments) {
+    out += '/';
+    out.append(segment.data(), segment.size());
+  }
+  if (out.empty() || (trailing && how.trailing_slash_matters)) out += '/';
+  if (!how.case_sensitive) absl::AsciiStrToLower(&out);
   return out;
 }
 

@@ -43,8 +43,23 @@ struct HttpRequest {
 };
 
 // `text` with its %XX escapes decoded (and '+' as a space when `plus_is_space`, as in a query);
-// InvalidArgument for a bad escape, saying that `what` ("the query", "the path") has it.
+// InvalidArgument for a bad escape, or for bytes that are not UTF-8 once decoded, saying that
+// `what` ("the query", "the path") has them.
 Result<std::string> PercentDecode(std::string_view text, std::string_view what, bool plus_is_space);
+
+// How two spellings of one path are told apart when a path is matched against rules.
+struct PathNormalization {
+  bool case_sensitive = true;           // false: "/API/Search" is "/api/search"
+  bool trailing_slash_matters = false;  // false: "/api/search/" is "/api/search"
+};
+// `path` (without its query) as it is matched and counted: escapes of unreserved characters
+// decoded ("%73" is "s") and the others' hex digits in upper case, "." and ".." segments
+// resolved (RFC 3986, 5.2.4), repeated slashes made one, then the trailing slash and case as
+// `how` says. So "/api//search", "/api/./search", "/api/x/../search" and "/api/%73earch" are all
+// "/api/search". InvalidArgument naming `what` for a bad escape or bytes that are not UTF-8.
+// Text that does not start with '/' is not a path and comes back as it was.
+Result<std::string> NormalizePath(std::string_view path, const PathNormalization& how,
+                                  std::string_view what);
 
 // The parameters of a query ("a=1&b=x%20y"), percent-decoded ('+' is a space), in order;
 // InvalidArgument for a bad escape.

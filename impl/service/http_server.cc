@@ -4,6 +4,8 @@
 // clang-format off
 #include <utility>
 // clang-format on
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -126,6 +128,12 @@ struct Worker {
       sweeper{ioc.get_executor()};
 
   void StopOnThread();
+  // Runs the io_context until it is out of work. An exception that escapes a completion handler
+  // (a connection's work) is told to `log` and the loop goes on: the connection whose handler
+  // threw has nothing pending and closes as its last reference goes.
+  void Run(const std::function<void(std::string_view)>& log);
+  // Closes the connection that has waited longest for its next request; false when none waits.
+  bool CloseOldestIdle();
   // Queues `s`'s request for the handler.
   void Ready(std::shared_ptr<Session> s);
   void AnswerReady();
@@ -150,11 +158,25 @@ struct HttpServer::State {
   HttpServerOptions options;
   std::vector<std::unique_ptr<Worker>> workers;  // the acceptor's is the first
   std::atomic<int64_t> answered{0};
+  std::atomic<int64_t> open{0};  // sessions alive, on every worker
+  std::atomic<int64_t> closed_for_room{0};
+  std::atomic<int64_t> refused{0};
+  std::atomic<int64_t> accept_errors{0};
   uint16_t port = 0;                      // bound, set before the server's threads start
   size_t next = 0;                        // the worker the next connection goes to
   std::optional<tcp::acceptor> acceptor;  // on workers[0]'s io_context; destroyed before them
+  // The pause before accepting again after an error (none: the last accept succeeded), and the
+  // timer that waits it out; on workers[0]'s thread.
+  Duration accept_pause{0};
+  std::optional<net::steady_timer> accept_retry;
 
   void Accept();
+  // Takes `socket` in on `to`'s thread: a session, unless the server is full and `to` has no
+  // idle connection to close for it.
+  void TakeIn(Worker& to, Socket socket);
+  void Log(std::string_view line) const {
+    if (options.log) options.log(line);
+  }
 };
 
 namespace {
@@ -165,8 +187,10 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(Socket socket, HttpServer::State& state, Worker& worker)
       : socket_(std::move(socket)), state_(state), worker_(worker) {
     worker_.sessions.insert(this);
+    state_.open.fetch_add(1, std::memory_order_relaxed);
   }
   ~Session() {
+    state_.open.fetch_sub(1, std::memory_order_relaxed);
     worker_.sessions.erase(this);
     // The last connection of a stopping worker gone: nothing is left to sweep.
     if (worker_.stopping && worker_.sessions.empty()) worker_.sweeper.cancel();
@@ -176,7 +200,9 @@ class Session : public std::enable_shared_from_this<Session> {
     if (worker_.stopping) return Close();
     parser_.emplace(request_);
     parser_->body_limit(state_.options.max_body_bytes);
+    parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
     Enter(Phase::kIdle);
+    idle_since_ = std::chrono::steady_clock::now();
     http::async_read(socket_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        if (ec) return self->Failed(ec);
@@ -189,6 +215,17 @@ class Session : public std::enable_shared_from_this<Session> {
   // request is answered first.
   void CloseIfIdle() {
     if (Idle()) Close();
+  }
+  // Since when the connection has waited for its next request; none when it is not waiting.
+  std::optional<SteadyTime> IdleSince() const {
+    if (!Idle() || closed_) return std::nullopt;
+    return idle_since_;
+  }
+  void Close() {
+    closed_ = true;
+    beast::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+    socket_.close(ignored);
   }
 
   const HttpRequest& request() const { return request_; }
@@ -225,6 +262,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // A request that could not be read: answered when it was the client's fault, then closed.
   void Failed(beast::error_code ec) {
+    if (ec == http::error::header_limit) {
+      return Write(
+          HttpResponse{431,
+                       {{"Content-Type", "application/json"}},
+                       R"({"error":"the request line and headers are larger than )" +
+                           std::to_string(state_.options.max_header_bytes) + R"( bytes"})"},
+          false);
+    }
     if (ec == http::error::body_limit) {
       return Write(HttpResponse{413,
                                 {{"Content-Type", "application/json"}},
@@ -264,7 +309,9 @@ class Session : public std::enable_shared_from_this<Session> {
       out_ += h.value;
       out_ += "\r\n";
     }
-    // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110).
+    // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110). The
+    // answer to HEAD has the length it would have, and no body: a body there would be read as
+    // the start of the next answer.
     if (status >= 200 && status != 204 && status != 304) {
       out_ += "Content-Length: ";
       out_ += std::to_string(answer.body.size());
@@ -272,6 +319,7 @@ class Session : public std::enable_shared_from_this<Session> {
     } else {
       answer.body.clear();
     }
+    if (parser_ && parser_->is_header_done() && request_.method == "HEAD") answer.body.clear();
     if (!keep_alive) {
       out_ += "Connection: close\r\n";
     } else if (version == 10) {
@@ -287,18 +335,14 @@ class Session : public std::enable_shared_from_this<Session> {
                      });
   }
 
-  void Close() {
-    beast::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_send, ignored);
-    socket_.close(ignored);
-  }
-
   Socket socket_;
   beast::flat_buffer buffer_;
   std::optional<RequestReader> parser_;  // of the request being read or answered
   HttpServer::State& state_;
   Worker& worker_;
   Phase phase_ = Phase::kIdle;
+  bool closed_ = false;
+  SteadyTime idle_since_;               // when the last Read began
   std::optional<SteadyTime> deadline_;  // none until a sweep sees the phase
   HttpRequest request_;                 // the request being read or answered
   std::string out_;                     // the answer being written
@@ -328,6 +372,31 @@ void Worker::AnswerReady() {
   for (size_t i = 0; i < batch.size(); ++i) batch[i]->Answer(std::move(answers[i]));
 }
 
+void Worker::Run(const std::function<void(std::string_view)>& log) {
+  while (true) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      if (log) log(std::string("a connection's work failed and was dropped: ") + e.what());
+    } catch (...) {
+      if (log) log("a connection's work failed and was dropped");
+    }
+  }
+}
+
+bool Worker::CloseOldestIdle() {
+  Session* oldest = nullptr;
+  SteadyTime since{};
+  for (Session* s : sessions) {
+    const std::optional<SteadyTime> idle = s->IdleSince();
+    if (idle && (oldest == nullptr || *idle < since)) oldest = s, since = *idle;
+  }
+  if (oldest == nullptr) return false;
+  oldest->Close();
+  return true;
+}
+
 void Worker::Sweep(const HttpServerOptions& options, Duration period) {
   const SteadyTime now = std::chrono::steady_clock::now();
   for (Session* s : std::set<Session*>(sessions)) s->Sweep(now);
@@ -342,15 +411,45 @@ void Worker::Sweep(const HttpServerOptions& options, Duration period) {
 
 void HttpServer::State::Accept() {
   Worker& to = *workers[next];
-  next = (next + 1) % workers.size();
   acceptor->async_accept(to.ioc, [this, &to](beast::error_code ec, Socket socket) {
-    if (ec) return;  // the acceptor was closed: a stop
+    if (!acceptor->is_open()) return;  // closed: a stop
+    if (ec) {
+      // Most often no descriptor is left (EMFILE, ENFILE): the connection waits in the backlog
+      // until one is, so wait too, longer each time, and try again.
+      accept_errors.fetch_add(1, std::memory_order_relaxed);
+      const bool first = accept_pause == Duration(0);
+      accept_pause = first ? Duration(std::chrono::milliseconds(10))
+                           : std::min<Duration>(accept_pause * 2, std::chrono::seconds(1));
+      if (first) Log("cannot accept a connection (" + ec.message() + "); trying again");
+      if (!accept_retry) accept_retry.emplace(workers[0]->ioc);
+      accept_retry->expires_after(Steady(accept_pause));
+      accept_retry->async_wait([this](beast::error_code waited) {
+        if (!waited && acceptor->is_open()) Accept();
+      });
+      return;
+    }
+    accept_pause = Duration(0);
+    next = (next + 1) % workers.size();
     socket.set_option(tcp::no_delay(true), ec);
-    net::post(to.ioc, [this, &to, socket = std::move(socket)]() mutable {
-      std::make_shared<Session>(std::move(socket), *this, to)->Read();
-    });
+    net::post(to.ioc,
+              [this, &to, socket = std::move(socket)]() mutable { TakeIn(to, std::move(socket)); });
     Accept();
   });
+}
+
+void HttpServer::State::TakeIn(Worker& to, Socket socket) {
+  if (options.max_connections > 0 &&
+      open.load(std::memory_order_relaxed) >= static_cast<int64_t>(options.max_connections)) {
+    if (to.CloseOldestIdle()) {
+      closed_for_room.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      refused.fetch_add(1, std::memory_order_relaxed);
+      beast::error_code ignored;
+      socket.close(ignored);
+      return;
+    }
+  }
+  std::make_shared<Session>(std::move(socket), *this, to)->Read();
 }
 
 void Worker::StopOnThread() {
@@ -450,7 +549,8 @@ int HttpServer::threads() const { return static_cast<int>(state_->workers.size()
 void HttpServer::Run() {
   std::vector<std::thread> others;
   for (size_t i = 1; i < state_->workers.size(); ++i) {
-    others.emplace_back([w = state_->workers[i].get()] { w->ioc.run(); });
+    others.emplace_back(
+        [w = state_->workers[i].get(), &log = state_->options.log] { w->Run(log); });
   }
   const Duration period = SweepPeriod(state_->options);
   for (const std::unique_ptr<Worker>& w : state_->workers) {
@@ -458,7 +558,7 @@ void HttpServer::Run() {
               [w = w.get(), &options = state_->options, period] { w->Sweep(options, period); });
   }
   state_->Accept();
-  state_->workers[0]->ioc.run();
+  state_->workers[0]->Run(state_->options.log);
   for (std::thread& t : others) t.join();
 }
 
@@ -467,6 +567,7 @@ void HttpServer::Stop() {
   net::post(state->workers[0]->ioc, [state] {
     beast::error_code ignored;
     state->acceptor->close(ignored);
+    if (state->accept_retry) state->accept_retry->cancel();
     for (const std::unique_ptr<Worker>& w : state->workers) {
       net::post(w->ioc, [w = w.get()] { w->StopOnThread(); });
     }
@@ -474,5 +575,25 @@ void HttpServer::Stop() {
 }
 
 int64_t HttpServer::answered() const { return state_->answered.load(std::memory_order_relaxed); }
+
+HttpServerCounts HttpServer::counts() const {
+  return HttpServerCounts{state_->open.load(std::memory_order_relaxed),
+                          state_->closed_for_room.load(std::memory_order_relaxed),
+                          state_->refused.load(std::memory_order_relaxed),
+                          state_->accept_errors.load(std::memory_order_relaxed)};
+}
+
+size_t DefaultMaxConnections(size_t reserved) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1000;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max == RLIM_INFINITY ? rlim_t{1} << 20 : limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  const size_t descriptors = limit.rlim_cur == RLIM_INFINITY ? size_t{1} << 20 : limit.rlim_cur;
+  const size_t room = descriptors > reserved + 16 ? descriptors - reserved : 16;
+  return std::min<size_t>(room, 10000);
+}
 
 }  // namespace ratelab

@@ -1,7 +1,13 @@
 // The HTTP/1.1 server `ratelab serve` runs: Boost.Beast over Asio (chosen by measurement against
-// cpp-httplib, docs/design.md), keep-alive, a bounded request body (413 past it), a read timeout
-// and an idle timeout per connection, and a graceful stop: Stop() closes the listening socket,
-// lets every request already read be answered, and closes connections as they go idle.
+// cpp-httplib, docs/design.md), keep-alive, a bounded request body (413 past it) and header (431
+// past it), a read timeout and an idle timeout per connection, a bound on open connections, and
+// a graceful stop: Stop() closes the listening socket, lets every request already read be
+// answered, and closes connections as they go idle.
+//
+// It faces the public: no bytes and no pattern of connections a client sends may end the process
+// or stop it accepting. An exception from a handler is a 500; one from anywhere else in a
+// connection's work closes that connection, and the thread goes on. An error accepting (no file
+// descriptor left, EMFILE) is retried after a pause that doubles from 10 ms to a second.
 //
 // It only carries requests: each is handed to a handler as an HttpRequest and its answer written
 // back. The server runs one thread a handler; connections are handed to the threads in turn,
@@ -30,7 +36,28 @@ struct HttpServerOptions {
   size_t max_body_bytes = 64 * 1024;
   Duration read_timeout = std::chrono::seconds(10);  // to read one request once it has begun
   Duration idle_timeout = std::chrono::seconds(60);  // a kept-alive connection with no request
+  size_t max_header_bytes = 8 * 1024;                // the request line and headers; 431 past it
+  // The most connections open at once (0: no bound). A connection accepted past it closes the
+  // oldest idle connection of the thread it goes to, or, when that thread has none idle, is
+  // closed at once (counted as refused).
+  size_t max_connections = 0;
+  // Where the server tells its operator what went wrong that no client is told (an accept error,
+  // an exception outside a handler); none: not told. Called on the server's threads.
+  std::function<void(std::string_view line)> log;
 };
+
+// What a server counts of its connections, for its operator (GET /metrics).
+struct HttpServerCounts {
+  int64_t open = 0;             // connections open now
+  int64_t closed_for_room = 0;  // idle connections closed to make room for a new one
+  int64_t refused = 0;          // connections closed at once: no room, and none idle to close
+  int64_t accept_errors = 0;    // accepts that failed (each retried after a pause)
+};
+
+// The most connections `serve` keeps open by default: below the process's file descriptor limit
+// (RLIMIT_NOFILE, whose soft limit this raises to the hard one first) by `reserved` (store
+// connections, files), and at most 10,000.
+size_t DefaultMaxConnections(size_t reserved);
 
 // "HOST:PORT" (an IPv4 address, or [IPv6]:PORT; port 0 for any free one) into `options`;
 // InvalidArgument saying what is wrong.
@@ -69,6 +96,8 @@ class HttpServer {
   void Stop();
   // Requests answered so far.
   int64_t answered() const;
+  // Its connections now. Thread-safe.
+  HttpServerCounts counts() const;
 
   // The server's state, defined where it is implemented.
   struct State;

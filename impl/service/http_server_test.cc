@@ -47,6 +47,12 @@ struct Served {
   }
 };
 
+HttpServerOptions AnyPort() {
+  HttpServerOptions options;
+  options.port = 0;
+  return options;
+}
+
 TEST(HttpServer, TenParallelHitsFiveOkFiveRejectedAsSeed001sTestSays) {
   Served s;
   const uint16_t port = s.server->port();
@@ -144,7 +150,10 @@ std::chrono::steady_clock::time_point WhenClosed(Client& c, std::chrono::seconds
 
 TEST(HttpServer, AConnectionPastItsTimeoutIsClosedAndNotBefore) {
   using std::chrono::milliseconds;
-  Served s(HttpServerOptions{.read_timeout = milliseconds(400), .idle_timeout = milliseconds(300)});
+  HttpServerOptions options;
+  options.read_timeout = milliseconds(400);
+  options.idle_timeout = milliseconds(300);
+  Served s(options);
   // Kept alive after an answer, and silent. (Each time is taken before what starts the wait,
   // so the server's own start is later.)
   Client idle(s.server->port());
@@ -161,9 +170,90 @@ TEST(HttpServer, AConnectionPastItsTimeoutIsClosedAndNotBefore) {
   EXPECT_EQ(next.Send(http::verb::get, "/healthz", "").result_int(), 200);
 }
 
+// Everything the server sends on `c`'s connection until it closes it (at most `limit`).
+std::string ReadUntilClosed(Client& c, std::chrono::seconds limit) {
+  c.stream.expires_after(limit);
+  std::string all(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
+  char chunk[4096];
+  beast::error_code ec;
+  while (!ec) {
+    const size_t n = c.stream.read_some(net::buffer(chunk), ec);
+    all.append(chunk, n);
+  }
+  return all;
+}
+
+// A body in the answer to HEAD would be read as the start of the next answer.
+TEST(HttpServer, TheAnswerToHeadHasALengthAndNoBody) {
+  Served s;
+  Client c(s.server->port());
+  net::write(
+      c.stream.socket(),
+      net::buffer(std::string("HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                              "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")));
+  const std::string both = ReadUntilClosed(c, std::chrono::seconds(10));
+  const size_t second = both.find("HTTP/1.1 200 OK");
+  ASSERT_NE(second, std::string::npos) << both;
+  const std::string head = both.substr(0, second);
+  EXPECT_TRUE(head.starts_with("HTTP/1.1 405 Method Not Allowed\r\n")) << head;
+  EXPECT_NE(head.find("Content-Length: "), std::string::npos) << head;
+  EXPECT_TRUE(head.ends_with("\r\n\r\n")) << "no body after the header: " << head;
+  EXPECT_TRUE(both.ends_with(R"({"status":"ok"})")) << both;
+}
+
+TEST(HttpServer, AHeaderPastItsLimitIsA431) {
+  HttpServerOptions options;
+  options.max_header_bytes = 2048;
+  Served s(options);
+  Client c(s.server->port());
+  const auto big = c.SendRaw(
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(4000, 'x') + "\r\n\r\n");
+  EXPECT_EQ(big.result_int(), 431);
+  EXPECT_EQ(big.body(), R"({"error":"the request line and headers are larger than 2048 bytes"})");
+  Client next(s.server->port());
+  EXPECT_EQ(next.Send(http::verb::get, "/healthz", "").result_int(), 200);
+}
+
+// Past --max-connections, the oldest connection waiting for a request makes room; with none
+// waiting, the new one is closed at once. The server goes on accepting either way.
+TEST(HttpServer, PastItsBoundTheOldestIdleConnectionMakesRoom) {
+  HttpServerOptions options;
+  options.max_connections = 3;
+  Served s(options);
+  std::vector<std::unique_ptr<Client>> idle;
+  for (int i = 0; i < 3; ++i) {
+    idle.push_back(std::make_unique<Client>(s.server->port()));
+    EXPECT_EQ(idle.back()->Send(http::verb::get, "/healthz", "").result_int(), 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // each idle since later
+  }
+  Client fourth(s.server->port());
+  EXPECT_EQ(fourth.Send(http::verb::get, "/healthz", "").result_int(), 200);
+  WhenClosed(*idle[0], std::chrono::seconds(10));  // the oldest idle one was closed
+  EXPECT_EQ(idle[1]->Send(http::verb::get, "/healthz", "").result_int(), 200);
+  EXPECT_EQ(idle[2]->Send(http::verb::get, "/healthz", "").result_int(), 200);
+  EXPECT_EQ(s.server->counts().closed_for_room, 1);
+  // Three connections each in the middle of a request: none idle, so a fourth is refused.
+  idle.clear();
+  std::vector<std::unique_ptr<Client>> busy;
+  for (int i = 0; i < 3; ++i) {
+    busy.push_back(std::make_unique<Client>(s.server->port()));
+    net::write(busy.back()->stream.socket(), net::buffer(std::string("GET /healthz HTTP/1.1\r\n")));
+  }
+  fourth.stream.close();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the closed ones are gone
+  Client refused(s.server->port());
+  WhenClosed(refused, std::chrono::seconds(10));
+  EXPECT_GE(s.server->counts().refused, 1);
+  busy.pop_back();  // a slot comes free
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Client after(s.server->port());
+  EXPECT_EQ(after.Send(http::verb::get, "/healthz", "").result_int(), 200);
+}
+
 TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {
-  auto s =
-      std::make_unique<Served>(HttpServerOptions{.read_timeout = std::chrono::milliseconds(200)});
+  HttpServerOptions options;
+  options.read_timeout = std::chrono::milliseconds(200);
+  auto s = std::make_unique<Served>(options);
   Client slow(s->server->port());
   net::write(slow.stream.socket(), net::buffer(std::string("POST /api/hit HTTP/1.1\r\n")));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // read by the server
@@ -177,7 +267,7 @@ TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {
 // line early.
 TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnswer) {
   Result<std::unique_ptr<HttpServer>> listening =
-      HttpServer::Listen(HttpServerOptions{.port = 0}, [](const HttpRequest& request) {
+      HttpServer::Listen(AnyPort(), [](const HttpRequest& request) {
         if (request.path == "/gone") return HttpResponse{204, {}, "ignored"};
         if (request.path == "/throws") throw std::runtime_error("a handler's bug");
         return HttpResponse{

@@ -61,6 +61,11 @@ void ServiceMetrics::Shard::Took(Duration d) {
   sum_ += d;
 }
 
+void ServiceMetrics::SetSources(Sources sources) {
+  std::lock_guard lock(mutex_);
+  sources_ = std::move(sources);
+}
+
 ServiceMetrics::Shard& ServiceMetrics::NewShard() {
   std::lock_guard lock(mutex_);
   return shards_.emplace_back();
@@ -73,8 +78,10 @@ std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breake
   std::array<int64_t, kBounds.size()> buckets{};
   int64_t count = 0;
   Duration sum{};
+  Sources sources;
   {
     std::lock_guard lock(mutex_);
+    sources = sources_;
     for (const Shard& shard : shards_) {
       std::lock_guard shard_lock(shard.mutex_);
       for (const auto& [rule, counts] : shard.decisions_) {
@@ -113,12 +120,57 @@ std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breake
          "\n";
   out += "ratelab_request_duration_seconds_count " + std::to_string(count) + "\n";
   out +=
-      "# HELP ratelab_store_failures_total Calls to the store that failed, by kind.\n"
+      "# HELP ratelab_store_failures_total Calls to the store that failed, by kind. A call that "
+      "timed out, or whose connection was lost once it was sent, may still take effect when the "
+      "store catches up: its request was answered as failed (or by the failure policy) and may "
+      "count all the same.\n"
       "# TYPE ratelab_store_failures_total counter\n";
   constexpr std::array<const char*, 2> kKinds = {"error", "timeout"};
   for (size_t k = 0; k < kKinds.size(); ++k) {
     out += "ratelab_store_failures_total{kind=\"" + std::string(kKinds[k]) + "\"} " +
            std::to_string(store_failures[k]) + "\n";
+  }
+  if (sources.connections) {
+    const HttpServerCounts c = sources.connections();
+    out +=
+        "# HELP ratelab_connections_open Connections open now.\n"
+        "# TYPE ratelab_connections_open gauge\n"
+        "ratelab_connections_open " +
+        std::to_string(c.open) +
+        "\n"
+        "# HELP ratelab_connections_closed_total Connections closed to stay within "
+        "--max-connections: the oldest idle one, for a new one (idle-for-room), or a new one at "
+        "once when none was idle (refused).\n"
+        "# TYPE ratelab_connections_closed_total counter\n"
+        "ratelab_connections_closed_total{reason=\"idle-for-room\"} " +
+        std::to_string(c.closed_for_room) +
+        "\n"
+        "ratelab_connections_closed_total{reason=\"refused\"} " +
+        std::to_string(c.refused) +
+        "\n"
+        "# HELP ratelab_accept_errors_total Connections that could not be accepted (no file "
+        "descriptor left), each retried after a pause.\n"
+        "# TYPE ratelab_accept_errors_total counter\n"
+        "ratelab_accept_errors_total " +
+        std::to_string(c.accept_errors) + "\n";
+  }
+  if (sources.keys) {
+    const Keys k = sources.keys();
+    out +=
+        "# HELP ratelab_keys Keys the in-process counters hold now.\n"
+        "# TYPE ratelab_keys gauge\n"
+        "ratelab_keys " +
+        std::to_string(k.held) +
+        "\n"
+        "# HELP ratelab_keys_dropped_total In-process keys dropped: idle (an expired window, a "
+        "full bucket: no decision changes), or in use (the least recently used, to stay within "
+        "--max-keys: they start afresh, and may admit more than their rule allows).\n"
+        "# TYPE ratelab_keys_dropped_total counter\n"
+        "ratelab_keys_dropped_total{reason=\"idle\"} " +
+        std::to_string(k.dropped_idle) +
+        "\n"
+        "ratelab_keys_dropped_total{reason=\"in-use\"} " +
+        std::to_string(k.evicted_in_use) + "\n";
   }
   if (breaker) {
     out +=

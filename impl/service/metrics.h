@@ -1,14 +1,15 @@
 // What a service counts, for GET /metrics in Prometheus' text format (version 0.0.4): decisions
-// by outcome and rule, the time each request took, store failures by kind, and the breaker's
-// state. One service's, shared by its threads: each thread counts in a shard of its own (so that
-// threads do not contend for one lock or one cache line a request), and the text sums them.
-// Thread-safe.
+// by outcome and rule, the time each request took, store failures by kind, the breaker's
+// state, and what its carriers count (the HTTP server's connections, the in-process keys). One
+// service's, shared by its threads: each thread counts in a shard of its own (so that threads do
+// not contend for one lock or one cache line a request), and the text sums them. Thread-safe.
 #ifndef RATELAB_IMPL_SERVICE_METRICS_H_
 #define RATELAB_IMPL_SERVICE_METRICS_H_
 
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,7 @@
 
 #include "impl/core/status.h"
 #include "impl/limiters/failure_policy.h"
+#include "impl/service/http_server.h"
 #include "model/time.h"
 
 namespace ratelab {
@@ -62,12 +64,28 @@ class ServiceMetrics {
   // A new shard, counted in the text from now on; it lives as long as the metrics.
   Shard& NewShard();
 
+  // The in-process counters' keys: held now, and dropped so far (idle, or still in use to stay
+  // within a bound).
+  struct Keys {
+    int64_t held = 0;
+    int64_t dropped_idle = 0;
+    int64_t evicted_in_use = 0;
+  };
+  // What is read each time the text is written, beside the decisions; either may be empty. Set
+  // before the service answers (thread-safe).
+  struct Sources {
+    std::function<HttpServerCounts()> connections;
+    std::function<Keys()> keys;
+  };
+  void SetSources(Sources sources);
+
   // The text of GET /metrics, every shard summed; the breaker's state when there is one.
   std::string Prometheus(std::optional<StoreGuard::Breaker> breaker) const;
 
  private:
-  mutable std::mutex mutex_;  // guards shards_ (not what is in them)
+  mutable std::mutex mutex_;  // guards shards_ (not what is in them) and sources_
   std::deque<Shard> shards_;  // never moved
+  Sources sources_;
 };
 
 }  // namespace ratelab

@@ -1,8 +1,13 @@
 #include "impl/service/serve.h"
 
+#include <malloc.h>
+
+#include <condition_variable>
 #include <deque>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_join.h"
@@ -47,6 +52,8 @@ bool IsPostgres(const StoreName& store) {
 }  // namespace
 
 struct RateLimitServer::Parts {
+  ~Parts() { StopDropping(); }
+
   ServeConfig config;
   const Clock* clock = nullptr;
   std::unique_ptr<PostgresServer> private_postgres;  // for the rules, the counters or both
@@ -58,8 +65,13 @@ struct RateLimitServer::Parts {
   std::string rules_where;
   std::string counters_where = "in process";
   std::string counters_url;  // of Redis or PostgreSQL
-  SharedInProcessLimiters in_process;
+  std::unique_ptr<SharedInProcessLimiters> in_process;
   std::shared_ptr<ServiceState> shared;
+  // In process: a thread that drops idle keys every second, until `stopping`.
+  std::thread dropper;
+  std::mutex dropper_mutex;
+  std::condition_variable dropper_wake;
+  bool stopping = false;  // guarded by dropper_mutex
   std::vector<std::unique_ptr<ServeThread>> workers;
   std::unique_ptr<HttpServer> http;  // declared last: stopped and destroyed first
 
@@ -141,7 +153,7 @@ struct RateLimitServer::Parts {
   // A thread's connection to the counters' store, and the protocols that use it.
   Result<RulesLimiter::ProtocolMaker> Connect(ServeThread& w) {
     Stores stores;
-    if (config.store.kind == StoreName::Kind::kMemory) return in_process.Maker();
+    if (config.store.kind == StoreName::Kind::kMemory) return in_process->Maker();
     if (IsPostgres(config.store)) {
       PgSqlOptions options;
       options.statement_timeout =
@@ -204,8 +216,31 @@ struct RateLimitServer::Parts {
     };
   }
 
+  // Every second, the keys idle a second ago dropped; memory given back to the system when many
+  // were (glibc keeps freed memory otherwise).
+  void StartDropping() {
+    dropper = std::thread([this] {
+      std::unique_lock lock(dropper_mutex);
+      while (!dropper_wake.wait_for(lock, std::chrono::seconds(1), [this] { return stopping; })) {
+        lock.unlock();
+        const int64_t dropped = in_process->DropIdle(clock->Now() - std::chrono::seconds(1));
+        if (dropped >= 10'000) malloc_trim(0);
+        lock.lock();
+      }
+    });
+  }
+  void StopDropping() {
+    {
+      std::lock_guard lock(dropper_mutex);
+      stopping = true;
+    }
+    dropper_wake.notify_all();
+    if (dropper.joinable()) dropper.join();
+  }
+
   Status StartWorkers() {
-    shared = std::make_shared<ServiceState>(config.on_store_failure);
+    shared = std::make_shared<ServiceState>(config.on_store_failure, config.service, config.log);
+    in_process = std::make_unique<SharedInProcessLimiters>(config.max_keys);
     AdminApi admin;
     if (!config.admin_token.empty()) {
       admin_store = std::make_unique<LockedRules>(std::move(admin_store));
@@ -229,10 +264,23 @@ struct RateLimitServer::Parts {
       handlers.push_back(w->deferred != nullptr ? Pipelined(*w) : OneByOne(*w));
       workers.push_back(std::move(w));
     }
+    if (config.http.max_connections == 0) {
+      // Each thread's store connections, the rules' follower and the files the process keeps.
+      config.http.max_connections = DefaultMaxConnections(64 + static_cast<size_t>(config.threads) *
+                                                                   (config.store_connections + 1));
+    }
+    if (!config.http.log) config.http.log = config.log;
     Result<std::unique_ptr<HttpServer>> listening =
         HttpServer::Listen(config.http, std::move(handlers));
     if (!listening.ok()) return listening.status();
     http = *std::move(listening);
+    ServiceMetrics::Sources sources;
+    sources.connections = [server = http.get()] { return server->counts(); };
+    if (config.store.kind == StoreName::Kind::kMemory) {
+      sources.keys = [limiters = in_process.get()] { return limiters->keys(); };
+      StartDropping();
+    }
+    shared->metrics().SetSources(std::move(sources));
     return absl::OkStatus();
   }
 };
@@ -271,7 +319,13 @@ std::string RateLimitServer::Banner() const {
          ")" +
          (p.config.protocols.empty() ? "" : " with " + absl::StrJoin(p.config.protocols, ", ")) +
          "; on a store failure: " + std::string(FailurePolicyName(p.config.on_store_failure.kind)) +
-         "; the admin API is " + (p.config.admin_token.empty() ? "off" : "on");
+         "; the admin API is " + (p.config.admin_token.empty() ? "off" : "on") + "; at most " +
+         std::to_string(p.config.http.max_connections) + " connections" +
+         (p.config.store.kind == StoreName::Kind::kMemory
+              ? (p.config.max_keys == 0 ? ", keys without bound"
+                                        : ", " + std::to_string(p.config.max_keys) + " keys a rule")
+              : "") +
+         ", identities of " + std::to_string(p.config.service.max_key_bytes) + " bytes";
 }
 
 uint16_t RateLimitServer::port() const { return parts_->http->port(); }

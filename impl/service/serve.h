@@ -23,7 +23,16 @@
 namespace ratelab {
 
 struct ServeConfig {
+  // How it listens; http.max_connections 0: DefaultMaxConnections, below the descriptor limit by
+  // what the store connections need.
   HttpServerOptions http;
+  // How requests are read: the longest identity, how paths are normalized.
+  ServiceOptions service;
+  // In process: the most keys each rule keeps (0: no bound); past it the least recently used
+  // are dropped (InProcessLimiter). Idle keys are dropped every second whatever the bound.
+  size_t max_keys = 1'000'000;
+  // Where the operator is told what callers are not (a store's failures in full, accept errors).
+  OperatorLog log;
   // The fixed rules, and the file they were read from (empty: the seeds' own); used when
   // `rules_postgres` is empty.
   RuleSet rules;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "impl/core/text.h"
 #include "impl/limiters/in_process_protocol.h"
 #include "impl/rules/rules_json.h"
 #include "impl/service/headers.h"
@@ -24,8 +25,11 @@ HttpResponse JsonTextAnswer(int status, std::string body, std::vector<HttpHeader
   return HttpResponse{status, std::move(headers), std::move(body)};
 }
 
+// Bytes that are not UTF-8 (which only a caller's echoed text can hold) are written as U+FFFD,
+// never thrown about.
 HttpResponse JsonAnswer(int status, const Json& body, std::vector<HttpHeader> headers = {}) {
-  return JsonTextAnswer(status, body.dump(), std::move(headers));
+  return JsonTextAnswer(status, body.dump(-1, ' ', false, Json::error_handler_t::replace),
+                        std::move(headers));
 }
 
 HttpResponse ErrorAnswer(int status, const std::string& error,
@@ -33,12 +37,33 @@ HttpResponse ErrorAnswer(int status, const std::string& error,
   return JsonAnswer(status, Json{{"error", error}}, std::move(headers));
 }
 
-// A limiter's error: the request's own fault (400), or its store's (503).
+// A request's own fault: a 400 saying what is wrong with it.
+HttpResponse BadRequest(const Status& s) { return ErrorAnswer(400, std::string(s.message())); }
+
+// What a caller is told of a store that failed: only the class of failure (the store's address
+// and message go to the operator's log).
+std::string StoreFailureClass(std::string_view store, const Status& s) {
+  return std::string(store) + (absl::IsDeadlineExceeded(s) ? " did not answer in time" : " failed");
+}
+
+// A limiter's error: the request's own fault (400), or its store's (503; the operator's log has
+// the store's own message).
 HttpResponse Failed(const Status& s) {
-  if (s.code() == absl::StatusCode::kInvalidArgument) {
-    return ErrorAnswer(400, std::string(s.message()));
+  if (absl::IsInvalidArgument(s)) return BadRequest(s);
+  return ErrorAnswer(503, StoreFailureClass("the store", s));
+}
+
+// The problem with `value` as the identity `field` ("user_id", "the header X-User-Id") gives a
+// counter's key: not UTF-8 (a header's bytes are checked by nobody before), or longer than
+// `options` allow. Nothing when it may be used.
+std::optional<std::string> IdentityProblem(std::string_view field, std::string_view value,
+                                           const ServiceOptions& options) {
+  if (!IsUtf8(value)) return std::string(field) + ": not UTF-8";
+  if (value.size() > options.max_key_bytes) {
+    return std::string(field) + ": " + std::to_string(value.size()) + " bytes, more than the " +
+           std::to_string(options.max_key_bytes) + " an identity may have";
   }
-  return ErrorAnswer(503, "the store failed: " + std::string(s.message()));
+  return std::nullopt;
 }
 
 // The JSON object a body holds (a rule); InvalidArgument saying what it must be otherwise.
@@ -52,21 +77,6 @@ Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shap
                                       "; expected " + std::string(shape));
   }
   return j;
-}
-
-// A rules store's error: the request's fault (400), no such rule (404), a store that takes no
-// writes (405), or the store's own failure (503).
-HttpResponse StoreFailed(const Status& s) {
-  switch (s.code()) {
-    case absl::StatusCode::kInvalidArgument:
-      return ErrorAnswer(400, std::string(s.message()));
-    case absl::StatusCode::kNotFound:
-      return ErrorAnswer(404, std::string(s.message()));
-    case absl::StatusCode::kFailedPrecondition:
-      return ErrorAnswer(405, std::string(s.message()), {{"Allow", "GET"}});
-    default:
-      return ErrorAnswer(503, "the rules store failed: " + std::string(s.message()));
-  }
 }
 
 HttpResponse NoSuchRule(std::string_view id) {
@@ -246,9 +256,53 @@ RulesLimiter::ProtocolMaker SharedInProcessLimiters::Maker() {
         return std::make_unique<InProcessProtocol>(e.limiter);
       }
     }
-    limiters_.push_back(Entry{rule.rule_id, policy, MakeInProcessLimiter(policy)});
+    limiters_.push_back(
+        Entry{rule.rule_id, policy, MakeInProcessLimiter(policy, max_keys_per_rule_)});
     return std::make_unique<InProcessProtocol>(limiters_.back().limiter);
   };
+}
+
+int64_t SharedInProcessLimiters::DropIdle(Instant now) {
+  std::vector<std::shared_ptr<InProcessLimiter>> limiters;
+  {
+    std::lock_guard lock(mutex_);
+    for (const Entry& e : limiters_) limiters.push_back(e.limiter);
+  }
+  int64_t dropped = 0;
+  for (const std::shared_ptr<InProcessLimiter>& l : limiters) dropped += l->DropIdle(now);
+  return dropped;
+}
+
+ServiceMetrics::Keys SharedInProcessLimiters::keys() {
+  std::lock_guard lock(mutex_);
+  ServiceMetrics::Keys keys;
+  for (const Entry& e : limiters_) {
+    keys.held += e.limiter->KeyCount();
+    const InProcessLimiter::Evictions dropped = e.limiter->evictions();
+    keys.dropped_idle += dropped.idle;
+    keys.evicted_in_use += dropped.in_use;
+  }
+  return keys;
+}
+
+void ServiceState::LogFailure(std::string_view what, const Status& status, Instant now) {
+  if (!log_) return;
+  std::string line;
+  {
+    std::lock_guard lock(log_mutex_);
+    if (last_logged_ && now - *last_logged_ < std::chrono::seconds(1) && now >= *last_logged_) {
+      ++left_out_;
+      return;
+    }
+    line = std::string(what) + " failed: " + std::string(status.message());
+    if (left_out_ > 0) {
+      line += " (and " + std::to_string(left_out_) + " more failures in the last " +
+              FormatDuration(now - *last_logged_) + ")";
+    }
+    last_logged_ = now;
+    left_out_ = 0;
+  }
+  log_(line);
 }
 
 const std::array<RateLimitService::Route, 11> RateLimitService::kRoutes = {{
@@ -265,7 +319,37 @@ const std::array<RateLimitService::Route, 11> RateLimitService::kRoutes = {{
     {"DELETE", "/ratelimit/rules/", true, true, &RateLimitService::DeleteRule},
 }};
 
+HttpResponse RateLimitService::RulesStoreFailed(const Status& s, Instant now) {
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      return BadRequest(s);
+    case absl::StatusCode::kNotFound:
+      return ErrorAnswer(404, std::string(s.message()));
+    case absl::StatusCode::kFailedPrecondition:
+      return ErrorAnswer(405, std::string(s.message()), {{"Allow", "GET"}});
+    default:
+      shared_->LogFailure("the rules store", s, now);
+      return ErrorAnswer(503, StoreFailureClass("the rules store", s));
+  }
+}
+
+Result<std::string> RateLimitService::Identity(std::string_view field, std::string value) const {
+  if (std::optional<std::string> problem = IdentityProblem(field, value, shared_->options())) {
+    return absl::InvalidArgumentError(*std::move(problem));
+  }
+  return value;
+}
+
+Result<std::string> RateLimitService::Endpoint(std::string_view field,
+                                               std::string_view value) const {
+  Result<std::string> path = NormalizePath(value, shared_->options().paths, field);
+  if (!path.ok()) return path.status();
+  return Identity(field, *std::move(path));
+}
+
 Task<HttpResponse> RateLimitService::Handle(Context& ctx, const HttpRequest& request, Instant now) {
+  // Echoed in a 404 or 405 and matched below: it must be text.
+  if (!IsUtf8(request.path)) co_return ErrorAnswer(400, "the path is not UTF-8");
   std::string allow;
   for (const Route& route : kRoutes) {
     std::string_view id;
@@ -298,13 +382,15 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
                                            std::string_view) {
   Result<TopLevelMembers> body =
       bodies_.Read(request.body, R"({"user_id": ..., "endpoint": ..., "scope": ...})");
-  if (!body.ok()) co_return Failed(body.status());
+  if (!body.ok()) co_return BadRequest(body.status());
   Result<std::string> user = body->String("user_id");
-  if (!user.ok()) co_return Failed(user.status());
+  if (user.ok()) user = Identity("user_id", *std::move(user));
+  if (!user.ok()) co_return BadRequest(user.status());
   Result<std::string> endpoint = body->String("endpoint");
-  if (!endpoint.ok()) co_return Failed(endpoint.status());
+  if (endpoint.ok()) endpoint = Endpoint("endpoint", *endpoint);
+  if (!endpoint.ok()) co_return BadRequest(endpoint.status());
   Result<std::string> scope = body->String("scope", "user");
-  if (!scope.ok()) co_return Failed(scope.status());
+  if (!scope.ok()) co_return BadRequest(scope.status());
   const Request decided{*std::move(scope), *std::move(user), *std::move(endpoint), 1, now};
   Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
   if (!a.ok()) co_return Failed(a.status());
@@ -333,7 +419,9 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
   for (const auto& [header, scope] : kIdentities) {
     if (const std::optional<std::string_view> value = request.Header(header);
         value && !value->empty()) {
-      decided = Request{std::string(scope), std::string(*value), "", 1, now};
+      Result<std::string> who = Identity(header, std::string(*value));
+      if (!who.ok()) co_return BadRequest(who.status());
+      decided = Request{std::string(scope), *std::move(who), "", 1, now};
       break;
     }
   }
@@ -341,16 +429,19 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
     co_return ErrorAnswer(400, "no identity: send X-User-Id, X-Api-Key or X-Real-IP");
   }
   // Where: the original request's path, without its query.
-  std::optional<std::string_view> uri = request.Header("X-Original-URI");
-  if (!uri) uri = request.Header("X-Envoy-Original-Path");
+  std::string_view uri_header = "X-Original-URI";
+  std::optional<std::string_view> uri = request.Header(uri_header);
+  if (!uri) uri = request.Header(uri_header = "X-Envoy-Original-Path");
   if (!uri || uri->empty()) {
     co_return ErrorAnswer(400, "no endpoint: send X-Original-URI (or X-Envoy-Original-Path)");
   }
-  decided->endpoint = std::string(uri->substr(0, uri->find('?')));
+  Result<std::string> endpoint = Endpoint(uri_header, uri->substr(0, uri->find('?')));
+  if (!endpoint.ok()) co_return BadRequest(endpoint.status());
+  decided->endpoint = *std::move(endpoint);
   // A proxy that takes only 2xx, 401 and 403 from its check (nginx) asks for another status.
   int deny = 429;
   Result<std::vector<QueryParam>> params = ParseQuery(request.query);
-  if (!params.ok()) co_return ErrorAnswer(400, std::string(params.status().message()));
+  if (!params.ok()) co_return BadRequest(params.status());
   for (const QueryParam& p : *params) {
     if (p.name != "deny") continue;
     if (p.value != "403" && p.value != "429") {
@@ -366,9 +457,10 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
 Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& request, Instant now,
                                          std::string_view) {
   Result<TopLevelMembers> body = bodies_.Read(request.body, R"({"userId": ...})");
-  if (!body.ok()) co_return Failed(body.status());
+  if (!body.ok()) co_return BadRequest(body.status());
   Result<std::string> user = body->String("userId");
-  if (!user.ok()) co_return Failed(user.status());
+  if (user.ok()) user = Identity("userId", *std::move(user));
+  if (!user.ok()) co_return BadRequest(user.status());
   const Request decided{"user", *user, "/api/hit", 1, now};
   Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
   if (!a.ok()) co_return Failed(a.status());
@@ -389,9 +481,13 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
 Task<HttpResponse> RateLimitService::Usage(Context& ctx, const HttpRequest&, Instant now,
                                            std::string_view id) {
   Result<std::string> user = PercentDecode(id, "the path", false);
-  if (!user.ok()) co_return Failed(user.status());
+  if (user.ok()) user = Identity("the user id in the path", *std::move(user));
+  if (!user.ok()) co_return BadRequest(user.status());
   const Request read{"user", *user, "/api/hit", 1, now};
   Result<RulesLimiter::Answer> a = co_await limiter_.PeekByRules(ctx, read);
+  if (!a.ok() && !absl::IsInvalidArgument(a.status()) && !absl::IsUnimplemented(a.status())) {
+    shared_->LogFailure("the store", a.status(), now);
+  }
   if (absl::IsUnimplemented(a.status())) {
     co_return ErrorAnswer(501, "the usage of " + *user + " cannot be read without spending: " +
                                    std::string(a.status().message()));
@@ -452,6 +548,7 @@ Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const 
     co_return a;
   }
   metrics().StoreFailed(a.status());
+  shared_->LogFailure("the store", a.status(), request.now);
   const std::optional<bool> admit =
       shared_->WithGuard([&](StoreGuard& g) { return g.Failed(call, request.now); });
   if (!admit) co_return a;
@@ -485,10 +582,10 @@ std::optional<HttpResponse> RateLimitService::Refusal(const HttpRequest& request
   return std::nullopt;
 }
 
-Task<HttpResponse> RateLimitService::ListRules(Context&, const HttpRequest& request, Instant,
+Task<HttpResponse> RateLimitService::ListRules(Context&, const HttpRequest& request, Instant now,
                                                std::string_view) {
   Result<std::vector<QueryParam>> filters = ParseQuery(request.query);
-  if (!filters.ok()) co_return ErrorAnswer(400, std::string(filters.status().message()));
+  if (!filters.ok()) co_return BadRequest(filters.status());
   constexpr std::string_view kFilters[] = {"scope_type", "scope_value", "endpoint", "algorithm"};
   for (const QueryParam& f : *filters) {
     if (std::find(std::begin(kFilters), std::end(kFilters), f.name) == std::end(kFilters)) {
@@ -497,7 +594,7 @@ Task<HttpResponse> RateLimitService::ListRules(Context&, const HttpRequest& requ
     }
   }
   Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return StoreFailed(rules.status());
+  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
   Json list = Json::array();
   for (const Rule& r : rules->rules()) {
     const Json rule = RuleToJson(r);
@@ -509,54 +606,54 @@ Task<HttpResponse> RateLimitService::ListRules(Context&, const HttpRequest& requ
   co_return JsonAnswer(200, Json{{"rules", list}});
 }
 
-Task<HttpResponse> RateLimitService::GetRule(Context&, const HttpRequest&, Instant,
+Task<HttpResponse> RateLimitService::GetRule(Context&, const HttpRequest&, Instant now,
                                              std::string_view id) {
   Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return StoreFailed(rules.status());
+  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
   const Rule* rule = rules->Find(id);
   if (rule == nullptr) co_return NoSuchRule(id);
   co_return JsonAnswer(200, RuleToJson(*rule));
 }
 
-Task<HttpResponse> RateLimitService::CreateRule(Context&, const HttpRequest& request, Instant,
+Task<HttpResponse> RateLimitService::CreateRule(Context&, const HttpRequest& request, Instant now,
                                                 std::string_view) {
   Result<nlohmann::json> body = BodyObject(request.body, "a rule (docs/rules.md)");
-  if (!body.ok()) co_return Failed(body.status());
+  if (!body.ok()) co_return BadRequest(body.status());
   Result<Rule> rule = RuleFromJson(*body);
-  if (!rule.ok()) co_return Failed(rule.status());
+  if (!rule.ok()) co_return BadRequest(rule.status());
   if (std::optional<HttpResponse> refused = Unenforceable(*rule)) co_return *std::move(refused);
   Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return StoreFailed(rules.status());
+  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
   if (std::optional<HttpResponse> taken = Taken(*rules, *rule, true)) co_return *std::move(taken);
-  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return StoreFailed(s);
+  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return RulesStoreFailed(s, now);
   co_return JsonAnswer(201, RuleToJson(*rule), {{"Location", "/ratelimit/rules/" + rule->rule_id}});
 }
 
-Task<HttpResponse> RateLimitService::ReplaceRule(Context&, const HttpRequest& request, Instant,
+Task<HttpResponse> RateLimitService::ReplaceRule(Context&, const HttpRequest& request, Instant now,
                                                  std::string_view id) {
   Result<nlohmann::json> body = BodyObject(request.body, "a rule (docs/rules.md)");
-  if (!body.ok()) co_return Failed(body.status());
+  if (!body.ok()) co_return BadRequest(body.status());
   if (const auto given = body->find("rule_id");
       given != body->end() && !(given->is_string() && given->get<std::string>() == id)) {
     co_return ErrorAnswer(400, "rule_id: the body's is not the path's (" + std::string(id) + ")");
   }
   (*body)["rule_id"] = std::string(id);
   Result<Rule> rule = RuleFromJson(*body);
-  if (!rule.ok()) co_return Failed(rule.status());
+  if (!rule.ok()) co_return BadRequest(rule.status());
   if (std::optional<HttpResponse> refused = Unenforceable(*rule)) co_return *std::move(refused);
   Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return StoreFailed(rules.status());
+  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
   if (rules->Find(id) == nullptr) co_return NoSuchRule(id);
   if (std::optional<HttpResponse> taken = Taken(*rules, *rule, false)) co_return *std::move(taken);
-  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return StoreFailed(s);
+  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return RulesStoreFailed(s, now);
   co_return JsonAnswer(200, RuleToJson(*rule));
 }
 
-Task<HttpResponse> RateLimitService::DeleteRule(Context&, const HttpRequest&, Instant,
+Task<HttpResponse> RateLimitService::DeleteRule(Context&, const HttpRequest&, Instant now,
                                                 std::string_view id) {
   if (Status s = admin_.store->Delete(id); !s.ok()) {
     if (s.code() == absl::StatusCode::kNotFound) co_return NoSuchRule(id);
-    co_return StoreFailed(s);
+    co_return RulesStoreFailed(s, now);
   }
   co_return HttpResponse{204, {}, ""};
 }

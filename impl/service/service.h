@@ -52,6 +52,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -77,7 +79,17 @@ RulesLimiter::ProtocolMaker InProcessProtocols();
 // limiter a rule and policy. Thread-safe; must outlive what its makers make.
 class SharedInProcessLimiters {
  public:
+  // Each rule's limiter keeps at most about `max_keys_per_rule` keys (0: no bound;
+  // MakeInProcessLimiter).
+  explicit SharedInProcessLimiters(size_t max_keys_per_rule = 0)
+      : max_keys_per_rule_(max_keys_per_rule) {}
+
   RulesLimiter::ProtocolMaker Maker();
+  // Drops the keys of every rule's limiter that are idle at `now` (InProcessLimiter::DropIdle);
+  // returns how many.
+  int64_t DropIdle(Instant now);
+  // Keys held, and keys dropped so far, every rule's summed.
+  ServiceMetrics::Keys keys();
 
  private:
   struct Entry {
@@ -85,6 +97,7 @@ class SharedInProcessLimiters {
     Policy policy;
     std::shared_ptr<InProcessLimiter> limiter;
   };
+  const size_t max_keys_per_rule_;
   std::mutex mutex_;
   std::vector<Entry> limiters_;  // guarded by mutex_; as many as rules have been
 };
@@ -108,11 +121,28 @@ Status CheckStoreProtocol(const Stores& stores, const Rule& rule,
 Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules,
                            const ProtocolChoices& chosen = {});
 
+// How a service reads what its callers send. An identity longer than `max_key_bytes` (a user
+// id, an API key, an address, an endpoint: what a counter's key is made of) is a 400 naming it,
+// so that no caller can make it keep more than it must. An endpoint that is a path is matched
+// and counted as NormalizePath (http.h) writes it, so that no other spelling of a limited path
+// escapes its rule.
+struct ServiceOptions {
+  size_t max_key_bytes = 256;
+  PathNormalization paths;
+};
+
+// Where a service tells its operator what its callers are not told (a store's failure in full:
+// its address, its message). Called from any thread; must be thread-safe.
+using OperatorLog = std::function<void(std::string_view line)>;
+
 // What every thread of one service shares: the failure policy's state (one circuit breaker for
-// the service, not one a thread) and the metrics. Thread-safe.
+// the service, not one a thread), the metrics, how requests are read and the operator's log.
+// Thread-safe.
 class ServiceState {
  public:
-  explicit ServiceState(FailurePolicy on_store_failure) : guard_(on_store_failure) {}
+  explicit ServiceState(FailurePolicy on_store_failure, ServiceOptions options = {},
+                        OperatorLog log = {})
+      : guard_(on_store_failure), options_(std::move(options)), log_(std::move(log)) {}
 
   // `f(guard)` with the guard to itself; a guard without state (StoreGuard::HasState) is called
   // without the lock.
@@ -127,11 +157,21 @@ class ServiceState {
     return WithGuard([](StoreGuard& g) { return g.breaker(); });
   }
   ServiceMetrics& metrics() { return metrics_; }
+  const ServiceOptions& options() const { return options_; }  // never change
+  // Writes `what` failed (a store's or the rules store's `status`, in full) to the operator's
+  // log: the first failure at once, then at most one line a second (`now` on the service's
+  // clock), saying how many were left out since the last.
+  void LogFailure(std::string_view what, const Status& status, Instant now);
 
  private:
   std::mutex mutex_;
   StoreGuard guard_;  // guarded by mutex_ when it has state
   ServiceMetrics metrics_;
+  ServiceOptions options_;
+  OperatorLog log_;
+  std::mutex log_mutex_;                // guards what follows
+  std::optional<Instant> last_logged_;  // none before the first
+  int64_t left_out_ = 0;                // failures not written since last_logged_
 };
 
 // The admin API's store and the token its callers must send; off when either is missing.
@@ -198,6 +238,15 @@ class RateLimitService {
   // DecideByRules under the failure policy (a decision made without the store has no rule),
   // counted.
   Task<Result<RulesLimiter::Answer>> Decide(Context& ctx, const Request& request);
+  // A rules store's error: the request's fault (400), no such rule (404), a store that takes no
+  // writes (405), or the store's own failure (503, logged).
+  HttpResponse RulesStoreFailed(const Status& s, Instant now);
+  // `value` as the identity `field` gives a counter's key; InvalidArgument naming `field` when it
+  // is not UTF-8 or longer than the options allow.
+  Result<std::string> Identity(std::string_view field, std::string value) const;
+  // The endpoint `value` as `field` gives it, normalized (ServiceOptions::paths) and held to
+  // Identity's bounds.
+  Result<std::string> Endpoint(std::string_view field, std::string_view value) const;
   // Null when the service can enforce `rule` (AdminApi::enforceable); else the 400 refusing it.
   std::optional<HttpResponse> Unenforceable(const Rule& rule) const;
   // Null when `request` may use the admin API; else its refusal.

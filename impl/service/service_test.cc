@@ -17,6 +17,8 @@ namespace {
 
 using std::chrono::seconds;
 
+constexpr char kToken[] = "s3cret-token";
+
 constexpr Instant kMidnight = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000);  // 00:00:00
 
 Rule MakeRule(ScopeType type, std::string endpoint, Algorithm algorithm, int64_t max,
@@ -27,15 +29,20 @@ Rule MakeRule(ScopeType type, std::string endpoint, Algorithm algorithm, int64_t
 
 struct Fixture {
   RuleSet rules;
-  RulesLimiter limiter{[this]() -> const RuleSet& { return rules; }, InProcessProtocols()};
+  RulesLimiter limiter;
   std::unique_ptr<RateLimitService> service;
   InlineExecutor executor;
   Context ctx{executor};
   std::vector<HttpHeader> headers;  // sent with every request
 
-  explicit Fixture(std::vector<Rule> r, AdminApi admin = {})
+  explicit Fixture(std::vector<Rule> r, AdminApi admin = {},
+                   std::shared_ptr<ServiceState> shared = nullptr,
+                   RulesLimiter::ProtocolMaker make = InProcessProtocols())
       : rules(*RuleSet::Make(std::move(r))),
-        service(std::make_unique<RateLimitService>(limiter, std::move(admin))) {}
+        limiter([this]() -> const RuleSet& { return rules; }, std::move(make)),
+        service(std::make_unique<RateLimitService>(
+            limiter, std::move(admin),
+            shared ? std::move(shared) : std::make_shared<ServiceState>(FailurePolicy{}))) {}
 
   // `path` may hold a query.
   HttpResponse Send(std::string method, std::string path, std::string body,
@@ -229,6 +236,129 @@ TEST(RateLimitService, MetricsCountDecisionsByOutcomeAndRuleInPrometheusText) {
   EXPECT_EQ(r.body.find("ratelab_breaker_state"), std::string::npos) << "no breaker";
 }
 
+// Found by hand, each once a way to end `serve`: a byte that is not UTF-8 in a path, a query or
+// a header reached a JSON writer that throws. Each is a 400 naming where it was, in JSON.
+TEST(RateLimitService, BytesThatAreNotUtf8AreRefusedNamingWhereTheyAre) {
+  ReadOnlyRules file(SeedServiceRules(), "rules.yaml");
+  Fixture f({MakeRule(ScopeType::kUser, "*", Algorithm::kFixedWindow, 5, 60)},
+            AdminApi{&file, kToken, {}});
+  const auto refused = [&](std::string method, std::string path, std::string body = "") {
+    const HttpResponse r = f.Send(std::move(method), path, std::move(body));
+    EXPECT_EQ(r.status, 400) << path;
+    return std::string(Body(r)["error"]);
+  };
+  EXPECT_EQ(refused("GET", "/\xff"), "the path is not UTF-8");
+  EXPECT_EQ(refused("GET", "/api/usage/%FF"), "the path is not UTF-8 once its escapes are decoded");
+  EXPECT_EQ(refused("GET", "/api/usage/u%C3"),
+            "the path is not UTF-8 once its escapes are decoded");
+  f.headers = {{"X-User-Id", "alice"}, {"X-Original-URI", "/x"}};
+  EXPECT_EQ(refused("GET", "/ratelimit/auth?deny=%FF"),
+            "the query is not UTF-8 once its escapes are decoded");
+  f.headers = {{"X-User-Id", "al\xffice"}, {"X-Original-URI", "/x"}};
+  EXPECT_EQ(refused("GET", "/ratelimit/auth"), "X-User-Id: not UTF-8");
+  f.headers = {{"X-Api-Key", "k"}, {"X-Original-URI", "/x\xff"}};
+  EXPECT_EQ(refused("GET", "/ratelimit/auth"), "X-Original-URI is not UTF-8");
+  f.headers = {{"Authorization", std::string("Bearer ") + kToken}};
+  EXPECT_EQ(refused("GET", "/ratelimit/rules?scope_value=%FF"),
+            "the query is not UTF-8 once its escapes are decoded");
+  EXPECT_EQ(refused("GET", "/ratelimit/rules/\xfe"), "the path is not UTF-8");
+  // A body's strings are JSON's, so UTF-8 already: a body that is not is not JSON.
+  EXPECT_EQ(refused("POST", "/api/hit", "{\"userId\": \"\xff\"}"),
+            "the body is not JSON; expected {\"userId\": ...}");
+}
+
+TEST(RateLimitService, AnIdentityLongerThanTheBoundIsA400NamingIt) {
+  ServiceOptions options;
+  options.max_key_bytes = 8;
+  auto shared = std::make_shared<ServiceState>(FailurePolicy{}, options);
+  Fixture f({MakeRule(ScopeType::kUser, "*", Algorithm::kFixedWindow, 5, 60)}, {}, shared);
+  const std::string nine = "123456789";
+  const auto error = [&](const HttpResponse& r) {
+    EXPECT_EQ(r.status, 400);
+    return std::string(Body(r)["error"]);
+  };
+  EXPECT_EQ(error(f.Send("POST", "/api/hit", R"({"userId": ")" + nine + R"("})")),
+            "userId: 9 bytes, more than the 8 an identity may have");
+  EXPECT_EQ(error(f.Send("POST", "/ratelimit/check",
+                         R"({"user_id": "u", "endpoint": "/)" + nine + R"("})")),
+            "endpoint: 10 bytes, more than the 8 an identity may have");
+  EXPECT_EQ(error(f.Send("GET", "/api/usage/" + nine, "")),
+            "the user id in the path: 9 bytes, more than the 8 an identity may have");
+  f.headers = {{"X-Real-IP", nine}, {"X-Original-URI", "/x"}};
+  EXPECT_EQ(error(f.Send("GET", "/ratelimit/auth", "")),
+            "X-Real-IP: 9 bytes, more than the 8 an identity may have");
+  EXPECT_EQ(f.Send("POST", "/api/hit", R"({"userId": "12345678"})").status, 200) << "8 is taken";
+}
+
+// Once a limited path was refused, another spelling of it was admitted: a gateway must count
+// every spelling the application behind it routes alike.
+TEST(RateLimitService, AGatewayCountsEverySpellingOfALimitedPathAsOne) {
+  Fixture f({MakeRule(ScopeType::kUser, "/api/search", Algorithm::kFixedWindow, 3, 60)});
+  const auto ask = [&](const std::string& uri) {
+    f.headers = {{"X-User-Id", "mallory"}, {"X-Original-URI", uri}};
+    return f.Send("GET", "/ratelimit/auth", "").status;
+  };
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(ask("/api/search?q=" + std::to_string(i)), 200);
+  for (const std::string uri :
+       {"/api/search", "/api//search", "/api/./search", "/api/%73earch", "/api/search/",
+        "//api/search", "/api/x/../search", "/api/search/.", "/api/%73%65arch?x=1"}) {
+    EXPECT_EQ(ask(uri), 429) << uri;
+  }
+  EXPECT_EQ(ask("/api/search%2F"), 200) << "an escaped slash is another path, as the app sees it";
+  EXPECT_EQ(ask("/API/search"), 200) << "case matters by default";
+  EXPECT_EQ(ask("/api/%zzsearch"), 400);
+  // The same through the decision API.
+  EXPECT_EQ(
+      f.Send("POST", "/ratelimit/check", R"({"user_id": "mallory", "endpoint": "/api//search/"})")
+          .status,
+      429);
+}
+
+TEST(RateLimitService, CaseAndTheTrailingSlashAreTheOperatorsChoice) {
+  ServiceOptions options;
+  options.paths = {.case_sensitive = false, .trailing_slash_matters = true};
+  auto shared = std::make_shared<ServiceState>(FailurePolicy{}, options);
+  Fixture f({MakeRule(ScopeType::kUser, "/api/search", Algorithm::kFixedWindow, 1, 60)}, {},
+            shared);
+  const auto ask = [&](const std::string& uri) {
+    f.headers = {{"X-User-Id", "mallory"}, {"X-Original-URI", uri}};
+    return f.Send("GET", "/ratelimit/auth", "").status;
+  };
+  EXPECT_EQ(ask("/API/Search"), 200);
+  EXPECT_EQ(ask("/api/search"), 429) << "one endpoint, whatever its case";
+  EXPECT_EQ(ask("/api/search/"), 200) << "with its slash, another endpoint: no rule limits it";
+}
+
+// A store that fails: its address and message are the operator's, not the caller's.
+class FailingProtocol final : public Protocol {
+ public:
+  Task<Result<Decision>> Decide(Context&, const Request&) override {
+    co_return absl::UnavailableError("redis://10.0.0.5:6379/2: Connection refused");
+  }
+  void Restart() override {}
+};
+
+TEST(RateLimitService, AStoreFailureTellsTheCallerItsClassAndTheOperatorTheRest) {
+  std::vector<std::string> log;
+  auto shared = std::make_shared<ServiceState>(
+      FailurePolicy{}, ServiceOptions{}, [&](std::string_view line) { log.emplace_back(line); });
+  Fixture f({MakeRule(ScopeType::kUser, "*", Algorithm::kFixedWindow, 5, 60)}, {}, shared,
+            [](const Rule&) -> Result<std::unique_ptr<Protocol>> {
+              return std::make_unique<FailingProtocol>();
+            });
+  for (int i = 0; i < 3; ++i) {
+    const HttpResponse r =
+        f.Send("POST", "/api/hit", R"({"userId": "u"})", kMidnight + std::chrono::milliseconds(i));
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(r.body, R"({"error":"the store failed"})");
+  }
+  f.Send("POST", "/api/hit", R"({"userId": "u"})", kMidnight + seconds(2));
+  EXPECT_EQ(log, (std::vector<std::string>{
+                     "the store failed: redis://10.0.0.5:6379/2: Connection refused",
+                     "the store failed: redis://10.0.0.5:6379/2: Connection refused (and 2 more "
+                     "failures in the last 2s)"}));
+}
+
 TEST(RateLimitService, UnknownPathsAre404AndWrongMethods405WithAllow) {
   Fixture f({});
   EXPECT_EQ(f.Send("GET", "/healthz", "").status, 200);
@@ -245,8 +375,6 @@ TEST(RateLimitService, UnknownPathsAre404AndWrongMethods405WithAllow) {
 
 namespace ratelab {
 namespace {
-
-constexpr char kToken[] = "s3cret-token";
 
 // A client reading the decision back holds the IETF fields to their grammar and to what the
 // X-RateLimit headers say: a field that breaks either is an answer of an unexpected shape.

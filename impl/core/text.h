@@ -1,0 +1,27 @@
+// Text from outside (a request's path, a header, a file) checked before it reaches anything that
+// assumes UTF-8: a JSON writer, PostgreSQL's text, YAML written back.
+#ifndef RATELAB_IMPL_CORE_TEXT_H_
+#define RATELAB_IMPL_CORE_TEXT_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ratelab {
+
+// The offset of the first byte of `s` that does not start a well-formed UTF-8 sequence (RFC
+// 3629: no overlong forms, no surrogates, nothing past U+10FFFF, nothing cut short), or nothing
+// when all of `s` is UTF-8.
+std::optional<size_t> FirstNonUtf8(std::string_view s);
+inline bool IsUtf8(std::string_view s) { return !FirstNonUtf8(s).has_value(); }
+// UTF-8 without NUL bytes: what PostgreSQL's text holds and YAML writes back as it was read.
+bool IsUtf8Text(std::string_view s);
+
+// "line L, column C" of byte `offset` in `text` (both from 1; a column counts bytes), for an
+// error that locates a byte in a file.
+std::string LineAndColumn(std::string_view text, size_t offset);
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_CORE_TEXT_H_

@@ -220,8 +220,9 @@ std::string BeforeReportPath(const std::string& out) {
 const std::vector<FilePin> kStoreOutageReport = {
     {"report.json", "0388b592a1ee7e30"},      {"report.md", "f0ae9e8ea18d5549"},
     {"junit.xml", "a0c2d3c7f488269d"},        {"report.html", "731c1d16f25e522a"},
-    {"plots/traffic.gp", "fdcd74974a9fbbf6"}, {"plots/window.gp", "adfaa30cf7ef4f0b"},
-    {"plots/latency.gp", "1de7d6080bfa3e8f"},
+    {"plots/traffic.gp", "74e7969c9738db99"}, {"plots/window.gp", "520cbe1f9b777c21"},
+    {"plots/latency.gp", "c3d03e4c0a8f11a0"}, {"plots/traffic.dat", "1651f9446a4c77ca"},
+    {"plots/window.dat", "cfb2459b2e593fd8"}, {"plots/latency.dat", "99f62f1e1c5735c8"},
 };
 
 TEST(BehaviourPins, CompareWritesTheSameReport) {

@@ -1,6 +1,7 @@
 // report.json and a sweep's result.json (reports/report_model.h): any bytes are read as a report
 // or refused with the path of what is wrong; a report read is written back to the same JSON, and
-// every view of it (HTML, Markdown, JUnit, the gnuplot scripts) can be made.
+// every view of it (HTML, Markdown, JUnit, the gnuplot scripts) can be made, with no text of the
+// report outside a gnuplot string (GnuplotScriptProblem).
 #include <cstddef>
 #include <cstdint>
 
@@ -28,6 +29,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)ratelab::RenderHtml(*run, {}, "not drawn");
   (void)ratelab::RenderMarkdown(*run);
   (void)ratelab::RenderJunit(*run);
-  (void)ratelab::PlotScripts(*run);
+  // No text from the report reaches gnuplot as code.
+  for (const ratelab::Plot& p : ratelab::PlotScripts(*run)) {
+    if (!ratelab::GnuplotScriptProblem(p.script).empty()) __builtin_trap();
+  }
   return 0;
 }

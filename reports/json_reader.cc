@@ -1,6 +1,7 @@
 #include "reports/json_reader.h"
 
 #include <limits>
+#include <sstream>
 
 namespace ratelab {
 
@@ -117,6 +118,26 @@ uint64_t JsonReader::Unsigned() const {
 double JsonReader::Number() const {
   if (!Expect(value_ != nullptr && value_->is_number(), "a number")) return 0;
   return value_->get<double>();
+}
+
+double JsonReader::NumberIn(double low, double high) const {
+  const double v = Number();
+  if (!(v >= low && v <= high)) {
+    std::ostringstream range;
+    range << "expected a number from " << low << " to " << high;
+    Report(range.str());
+    return low;
+  }
+  return v;
+}
+
+uint64_t JsonReader::UnsignedUpTo(uint64_t most) const {
+  const uint64_t v = Unsigned();
+  if (v > most) {
+    Report("expected a whole number from 0 to " + std::to_string(most));
+    return 0;
+  }
+  return v;
 }
 
 bool JsonReader::Bool() const {

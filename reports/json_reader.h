@@ -38,6 +38,10 @@ class JsonReader {
   int64_t Int() const;
   uint64_t Unsigned() const;
   double Number() const;
+  // A number from `low` to `high` (a finite one: JSON may hold 1e999); `low` when it is not.
+  double NumberIn(double low, double high) const;
+  // A whole number from 0 to `most`.
+  uint64_t UnsignedUpTo(uint64_t most) const;
   bool Bool() const;
   std::optional<double> NumberOrNull() const;
   std::vector<std::string> Strings() const;

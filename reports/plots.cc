@@ -1,32 +1,80 @@
 #include "reports/plots.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "reports/view_parts.h"
-
-extern char** environ;
 
 namespace ratelab {
 
 namespace {
 
-// A gnuplot single-quoted string: no escapes inside, a quote is doubled.
-std::string Quote(const std::string& s) {
+// Text from the report as a gnuplot single-quoted string, the only kind gnuplot substitutes
+// nothing in (no backquoted commands, no macros, no escapes): a quote is doubled, and what could
+// end the line (and so the string) is a space.
+std::string Quote(std::string_view s) {
   std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  for (const char ch : s) {
+    if (ch == '\'') {
+      out += "''";
+    } else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
   return out + "'";
 }
+
+// A label in a data file: in double quotes, where nothing can be escaped, so a double quote is a
+// single one and what could end the row is a space. (A data file is never run: this keeps its
+// rows whole.)
+std::string DataLabel(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"') {
+      out += '\'';
+    } else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// A plot's data file, plots/NAME.dat: blocks of rows, two blank lines apart, each read by its
+// index (`index N`). The script names the file; no data is ever part of the script.
+class DataFile {
+ public:
+  explicit DataFile(std::string name) : path_("plots/" + name + ".dat") {}
+  // Adds a block of `rows` (each row's text without its newline); returns what a plot reads it
+  // by: "'plots/NAME.dat' index N".
+  std::string Add(const std::vector<std::string>& rows) {
+    if (blocks_ > 0) text_ += "\n\n";
+    for (const std::string& row : rows) text_ += row + "\n";
+    return Quote(path_) + " index " + std::to_string(blocks_++);
+  }
+  std::string text() && { return std::move(text_); }
+
+ private:
+  std::string path_;
+  std::string text_;
+  int blocks_ = 0;
+};
 
 std::string Num(double v) {
   char buf[32];
@@ -59,7 +107,8 @@ std::string XLabel(const RunReport& r) {
   if (!r.start) return "set xlabel 'seconds since the start'\n";
   const Instant from = view_parts::ShownStart(r) +
                        std::chrono::round<Duration>(std::chrono::duration<double>(r.bins.start_s));
-  return "set xlabel '" + view_parts::Zone(r) + ", from " + FormatUtc(from).substr(0, 10) + "'\n";
+  return "set xlabel " + Quote(view_parts::Zone(r) + ", from " + FormatUtc(from).substr(0, 10)) +
+         "\n";
 }
 
 // The time axis: fitted to the bins (so to the requests), labelled on the scenario's clock, with
@@ -106,25 +155,26 @@ std::string FaultsCaption(const RunReport& r) {
 // Whole-number tics when a count axis would otherwise be marked in fractions.
 std::string CountTics(int64_t top) { return top <= 10 ? "set ytics 1\n" : ""; }
 
-// A data block named `name`: one row per bin, x the bin's start, then one column per series.
-// Every column has a value per bin (the report reader checks it).
-std::string Block(const std::string& name, const RunReport& r,
+// A block of `data`: one row per bin, x the bin's start, then one column per series; returns what
+// a plot reads it by. Every column has a value per bin (the report reader checks it).
+std::string Block(DataFile& data, const RunReport& r,
                   const std::vector<const std::vector<int64_t>*>& series) {
   const double width = BinWidthSeconds(r);
   const size_t count = r.bins.count;
   const auto value = [](int64_t v) { return Num(static_cast<double>(v)); };
-  std::string s = "$" + name + " << EOD\n";
+  std::vector<std::string> rows;
   for (size_t i = 0; i < count; ++i) {
-    s += X(r, r.bins.start_s + width * static_cast<double>(i));
-    for (const std::vector<int64_t>* column : series) s += " " + value((*column)[i]);
-    s += "\n";
+    std::string row = X(r, r.bins.start_s + width * static_cast<double>(i));
+    for (const std::vector<int64_t>* column : series) row += " " + value((*column)[i]);
+    rows.push_back(std::move(row));
   }
   // One more row so the last bin's step is drawn to its end.
   if (count > 0) {
-    s += X(r, r.bins.start_s + width * static_cast<double>(count));
-    for (const std::vector<int64_t>* column : series) s += " " + value((*column)[count - 1]);
+    std::string row = X(r, r.bins.start_s + width * static_cast<double>(count));
+    for (const std::vector<int64_t>* column : series) row += " " + value((*column)[count - 1]);
+    rows.push_back(std::move(row));
   }
-  return s + "\nEOD\n";
+  return data.Add(rows);
 }
 
 Plot TrafficPlot(const RunReport& r) {
@@ -133,25 +183,26 @@ Plot TrafficPlot(const RunReport& r) {
   for (const LimiterReport& l : limiters) {
     for (int64_t v : l.series.offered) top = std::max(top, v);
   }
+  DataFile data("traffic");
   std::string s = TimeAxis(r);
   s += "set multiplot layout " + std::to_string(limiters.size()) + ",1\n";
-  s += "set ylabel 'requests per " + r.bins.width + "'\nset yrange [0:*]\n" + CountTics(top);
+  s += "set ylabel " + Quote("requests per " + r.bins.width) + "\nset yrange [0:*]\n" +
+       CountTics(top);
   s += "set key outside right top\nset style fill solid 0.35 noborder\n";
   for (size_t i = 0; i < limiters.size(); ++i) {
     const SeriesReport& series = limiters[i].series;
-    const std::string block = "traffic" + std::to_string(i);
-    s += Block(block, r, {&series.offered, &series.admitted, &series.denied});
+    const std::string block = Block(data, r, {&series.offered, &series.admitted, &series.denied});
     s += "set title " + Quote(limiters[i].name) + "\n";
     s += i + 1 < limiters.size() ? "unset xlabel\n" : XLabel(r);
-    s += "plot $" + block + " using 1:2 with fillsteps lc rgb '#bbbbbb' title 'offered', $" +
-         block + " using 1:3 with steps lw 2 lc rgb '#2ca02c' title 'admitted', $" + block +
+    s += "plot " + block + " using 1:2 with fillsteps lc rgb '#bbbbbb' title 'offered', " + block +
+         " using 1:3 with steps lw 2 lc rgb '#2ca02c' title 'admitted', " + block +
          " using 1:4 with steps lw 1.5 lc rgb '#d62728' title 'denied'\n";
   }
   s += "unset multiplot\n";
   return {"traffic",
           "Offered, admitted and denied requests per " + r.bins.width + ", limiter by limiter." +
               FaultsCaption(r),
-          s, std::max(360, 220 * static_cast<int>(limiters.size()))};
+          s, std::move(data).text(), std::max(360, 220 * static_cast<int>(limiters.size()))};
 }
 
 Plot WindowPlot(const RunReport& r) {
@@ -159,18 +210,18 @@ Plot WindowPlot(const RunReport& r) {
   const std::string limit = std::to_string(r.claim.limit);
   int64_t top = r.claim.limit;
   for (const LimiterReport& l : limiters) top = std::max(top, l.max_in_any_window);
+  DataFile data("window");
   std::string s = TimeAxis(r);
   s += "set multiplot layout " + std::to_string(limiters.size()) + ",1\n";
-  s += "set ylabel 'most for one key in " + r.claim.window +
-       "'\nset yrange [0:" + std::to_string(top + 1) + "]\n" + CountTics(top + 1) +
+  s += "set ylabel " + Quote("most for one key in " + r.claim.window) +
+       "\nset yrange [0:" + std::to_string(top + 1) + "]\n" + CountTics(top + 1) +
        "set key outside right top\n";
   for (size_t i = 0; i < limiters.size(); ++i) {
-    const std::string block = "window" + std::to_string(i);
-    s += Block(block, r, {&limiters[i].series.peak_in_window});
+    const std::string block = Block(data, r, {&limiters[i].series.peak_in_window});
     s += "set title " + Quote(limiters[i].name) + "\n";
     s += i + 1 < limiters.size() ? "unset xlabel\n" : XLabel(r);
     // The limit drawn last, dashed, so it shows where the series runs along it.
-    s += "plot $" + block + " using 1:2 with steps lw 2 lc rgb '" + Color(i) +
+    s += "plot " + block + " using 1:2 with steps lw 2 lc rgb '" + Color(i) +
          "' title 'admitted', " + limit + " with lines dt 2 lw 2 lc rgb 'black' title 'limit " +
          limit + "'\n";
   }
@@ -193,62 +244,65 @@ Plot WindowPlot(const RunReport& r) {
                ": up to " + std::to_string(spike) + ").";
   }
   caption += FaultsCaption(r);
-  return {"window", caption, s, std::max(360, 200 * static_cast<int>(limiters.size()))};
+  return {"window", caption, s, std::move(data).text(),
+          std::max(360, 200 * static_cast<int>(limiters.size()))};
 }
 
 Plot UsersPlot(const RunReport& r) {
   const std::vector<LimiterReport>& limiters = r.limiters;
-  std::string s = "$users << EOD\n";
+  DataFile data("users");
+  std::vector<std::string> rows;
   for (const UserReport& u : r.users) {
-    // A data label: in double quotes, where a double quote cannot be escaped.
-    std::string label = u.key;
-    std::replace(label.begin(), label.end(), '"', '\'');
-    s += "\"" + label + "\"";
+    std::string row = DataLabel(u.key);
     const double offered = static_cast<double>(u.offered);
     for (int64_t a : u.admitted) {
-      s += " " + Num(offered > 0 ? static_cast<double>(a) / offered : 0);
+      row += " " + Num(offered > 0 ? static_cast<double>(a) / offered : 0);
     }
-    s += "\n";
+    rows.push_back(std::move(row));
   }
-  s += "EOD\n";
-  s += "set style data histogram\nset style histogram clustered gap 1\n"
-       "set style fill solid 0.8 noborder\nset yrange [0:1.05]\n"
-       "set ylabel 'admitted / offered'\nset xtics rotate by -35 left\nset key outside right top\n";
+  const std::string block = data.Add(rows);
+  std::string s =
+      "set style data histogram\nset style histogram clustered gap 1\n"
+      "set style fill solid 0.8 noborder\nset yrange [0:1.05]\n"
+      "set ylabel 'admitted / offered'\nset xtics rotate by -35 left\nset key outside right top\n";
   s += "plot";
   for (size_t i = 0; i < limiters.size(); ++i) {
-    s += std::string(i == 0 ? " " : ", ") + "$users using " + std::to_string(i + 2) +
+    s += std::string(i == 0 ? " " : ", ") + block + " using " + std::to_string(i + 2) +
          (i == 0 ? ":xtic(1)" : "") + " lc rgb '" + Color(i) + "' title " + Quote(limiters[i].name);
   }
   return {"users",
           "The share of their requests admitted, for each of the " +
               std::to_string(r.users.size()) +
               " busiest users (busiest first), limiter by limiter.",
-          s + "\n"};
+          s + "\n", std::move(data).text()};
 }
 
 Plot LatencyPlot(const RunReport& r) {
   const std::vector<LimiterReport>& limiters = r.limiters;
-  std::string s = "$latency << EOD\n";
+  DataFile data("latency");
+  std::vector<std::string> rows;
   for (size_t p = 0; p <= 100; ++p) {
-    s += Num(static_cast<double>(p) / 100.0);
+    std::string row = Num(static_cast<double>(p) / 100.0);
     for (const LimiterReport& l : limiters) {
       const std::vector<double>& cdf = l.metrics.latency_cdf_ms;
-      s += " " + (cdf.size() == 101 ? Num(cdf[p]) : std::string("NaN"));
+      row += " " + (cdf.size() == 101 ? Num(cdf[p]) : std::string("NaN"));
     }
-    s += "\n";
+    rows.push_back(std::move(row));
   }
-  s += "EOD\nset xlabel 'decision latency (ms)'\nset ylabel 'fraction of decisions'\n"
-       "set yrange [0:1]\nset key outside right top\nplot";
+  const std::string block = data.Add(rows);
+  std::string s =
+      "set xlabel 'decision latency (ms)'\nset ylabel 'fraction of decisions'\n"
+      "set yrange [0:1]\nset key outside right top\nplot";
   for (size_t i = 0; i < limiters.size(); ++i) {
     // Dashed differently, so lines that coincide stay visible.
-    s += std::string(i == 0 ? " " : ", ") + "$latency using " + std::to_string(i + 2) +
+    s += std::string(i == 0 ? " " : ", ") + block + " using " + std::to_string(i + 2) +
          ":1 with lines lw 2 dt " + std::to_string(i % 5 + 1) + " lc rgb '" + Color(i) +
          "' title " + Quote(limiters[i].name);
   }
   return {"latency",
           "Decision latency, send to answer, on the run's clock: the fraction of decisions that "
           "took at most each latency, limiter by limiter.",
-          s + "\n"};
+          s + "\n", std::move(data).text()};
 }
 
 bool AnyLatency(const RunReport& r) {
@@ -259,27 +313,133 @@ bool AnyLatency(const RunReport& r) {
   return false;
 }
 
-// Runs `gnuplot script` in `dir` with stderr in `log`; the exit status, or -1 when it cannot start.
-int RunGnuplot(const std::string& script, const std::string& log, const std::string& dir,
-               int* spawn_error) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+// How a run of gnuplot ended.
+struct GnuplotRun {
+  int spawn_error = 0;     // errno of starting it (ENOENT: not installed)
+  bool timed_out = false;  // killed past its limit
+  int status = -1;         // its exit status; -1 when it did not exit by itself
+};
+
+// Runs `gnuplot script` in `dir` with stderr in `log`, in a process group of its own that dies
+// with ratelab (PR_SET_PDEATHSIG) and is killed whole past `limit`.
+GnuplotRun RunGnuplot(const std::string& script, const std::string& log, const std::string& dir,
+                      Duration limit) {
+  GnuplotRun run;
+  // What the child needs, made before fork: it may only make async-signal-safe calls.
   std::string program = "gnuplot";
   char* argv[] = {program.data(), const_cast<char*>(script.c_str()), nullptr};
-  pid_t pid = 0;
-  *spawn_error = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (*spawn_error != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  int ready[2];  // the child writes its exec's errno here; closed on exec
+  if (pipe2(ready, O_CLOEXEC) != 0) {
+    run.spawn_error = errno;
+    return run;
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    run.spawn_error = errno;
+    close(ready[0]);
+    close(ready[1]);
+    return run;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // ratelab died before the line above
+    int e = 0;
+    const int null = open("/dev/null", O_WRONLY);
+    const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (null < 0 || err < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0 || chdir(dir.c_str()) != 0) {
+      e = errno;
+    } else {
+      execvp("gnuplot", argv);
+      e = errno;
+    }
+    [[maybe_unused]] const ssize_t w = write(ready[1], &e, sizeof e);
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so the group exists before a kill
+  close(ready[1]);
+  int e = 0;
+  if (read(ready[0], &e, sizeof e) == static_cast<ssize_t>(sizeof e)) run.spawn_error = e;
+  close(ready[0]);
+  // Waited for in short sleeps until it exits or its time is up.
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (true) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) return run;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      run.timed_out = true;
+      return run;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // gnuplot's own children (none are asked for) go with it.
+  kill(-pid, SIGKILL);
+  if (run.spawn_error == 0 && WIFEXITED(status)) run.status = WEXITSTATUS(status);
+  return run;
 }
 
 }  // namespace
+
+std::string GnuplotScriptProblem(std::string_view script) {
+  // Every word the plots write outside quotes.
+  static constexpr std::string_view kWords[] = {
+      "background", "behind",  "dt",        "dynamic", "fc",    "fill",  "fillsteps", "font",
+      "format",     "from",    "fs",        "gap",     "graph", "grid",  "histogram", "index",
+      "key",        "layout",  "lc",        "left",    "lines", "lw",    "multiplot", "noborder",
+      "noenhanced", "object",  "output",    "outside", "plot",  "rect",  "rgb",       "right",
+      "rotate",     "set",     "size",      "solid",   "steps", "style", "svg",       "terminal",
+      "time",       "timefmt", "title",     "to",      "top",   "unset", "using",     "with",
+      "x",          "xdata",   "xlabel",    "xrange",  "xtic",  "xtics", "ylabel",    "yrange",
+      "ytics",      "data",    "clustered", "by"};
+  size_t line = 1;
+  for (size_t i = 0; i < script.size();) {
+    const char c = script[i];
+    const auto at = [&] { return "line " + std::to_string(line) + ": "; };
+    if (c == '\n') {
+      ++line, ++i;
+    } else if (c == '\'') {
+      // To the closing quote (a doubled one is a quote inside), on this line.
+      size_t j = i + 1;
+      while (true) {
+        if (j >= script.size() || script[j] == '\n') return at() + "a string does not end";
+        if (static_cast<unsigned char>(script[j]) < 0x20 || script[j] == 0x7f) {
+          return at() + "a control character in a string";
+        }
+        if (script[j] == '\'') {
+          if (j + 1 < script.size() && script[j + 1] == '\'') {
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        ++j;
+      }
+      i = j + 1;
+    } else if (std::isalpha(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < script.size() && std::isalnum(static_cast<unsigned char>(script[j]))) ++j;
+      const std::string_view word = script.substr(i, j - i);
+      if (std::find(std::begin(kWords), std::end(kWords), word) == std::end(kWords) &&
+          !(i > 0 && std::isdigit(static_cast<unsigned char>(script[i - 1])))) {  // 1e9, 0.5e-3
+        return at() + "the word '" + std::string(word) + "' outside a string";
+      }
+      i = j;
+    } else if (std::string_view("`@$!\"\\;{}").find(c) != std::string_view::npos) {
+      return at() + "'" + std::string(1, c) + "' outside a string";
+    } else if (static_cast<unsigned char>(c) < 0x20 && c != '\t') {
+      return at() + "a control character outside a string";
+    } else {
+      ++i;
+    }
+  }
+  return "";
+}
 
 std::vector<Plot> PlotScripts(const RunReport& report) {
   std::vector<Plot> plots = {TrafficPlot(report), WindowPlot(report)};
@@ -288,7 +448,7 @@ std::vector<Plot> PlotScripts(const RunReport& report) {
   return plots;
 }
 
-Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir) {
+Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir, Duration limit) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return absl::InternalError("cannot create " + dir + ": " + ec.message());
@@ -298,7 +458,11 @@ Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir) {
   for (const Plot& p : plots) {
     const std::filesystem::path base =
         std::filesystem::absolute(std::filesystem::path(dir)) / p.name;
-    const std::string script = base.string() + ".gp", log = base.string() + ".log";
+    const std::string script = base.string() + ".gp", data = base.string() + ".dat",
+                      log = base.string() + ".log";
+    std::ofstream d(data);
+    if (!(d << p.data) || !d.flush()) return absl::InternalError("cannot write " + data);
+    d.close();
     std::ofstream f(script);
     f << "set terminal svg size 960," << p.height
       << " dynamic noenhanced font 'sans,11' background rgb 'white'\n"
@@ -306,18 +470,22 @@ Status DrawPlots(const std::vector<Plot>& plots, const std::string& dir) {
       << p.script;
     if (!f.flush()) return absl::InternalError("cannot write " + script);
     f.close();
-    int spawn_error = 0;
-    const int status = RunGnuplot(script, log, report_dir, &spawn_error);
-    if (spawn_error == ENOENT) {
+    const GnuplotRun run = RunGnuplot(script, log, report_dir, limit);
+    if (run.spawn_error == ENOENT) {
       return absl::FailedPreconditionError(
           "gnuplot is not installed (Debian package gnuplot-nox; scripts/demo installs it)");
     }
-    if (status != 0) {
+    if (run.timed_out) {
+      return absl::DeadlineExceededError("gnuplot took longer than " + FormatDuration(limit) +
+                                         " on " + script + " and was stopped");
+    }
+    if (run.status != 0) {
       std::ifstream in(log);
       std::stringstream said;
       said << in.rdbuf();
+      const std::string text = said.str().substr(0, 2000);  // what went wrong first
       return absl::InternalError("gnuplot failed on " + script + ": " +
-                                 (spawn_error != 0 ? std::strerror(spawn_error) : said.str()));
+                                 (run.spawn_error != 0 ? std::strerror(run.spawn_error) : text));
     }
     std::filesystem::remove(log, ec);
   }

@@ -153,8 +153,12 @@ ViolationReport ReadViolation(const JsonReader& r) {
   return v;
 }
 
+// Seconds since a run's start, as a report holds them: within a thousand years either way.
+constexpr double kMostSeconds = 3e10;
+
 FaultReport ReadFault(const JsonReader& r) {
-  return {r.Field("what").String(), r.Field("from_s").Number(), r.Field("to_s").Number()};
+  return {r.Field("what").String(), r.Field("from_s").NumberIn(-kMostSeconds, kMostSeconds),
+          r.Field("to_s").NumberIn(-kMostSeconds, kMostSeconds)};
 }
 
 MetricsReport ReadMetrics(const JsonReader& r) {
@@ -176,10 +180,10 @@ MetricsReport ReadMetrics(const JsonReader& r) {
   }
   m.latency_cdf_ms = r.Field("latency_cdf_ms").Numbers();
   for (const JsonReader& f : r.Field("during_faults").Elements()) {
-    m.during_faults.push_back({f.Field("fault").String(), f.Field("from_s").Number(),
-                               f.Field("to_s").Number(), f.Field("offered").Int(),
-                               f.Field("admitted").Int(), f.Field("denied").Int(),
-                               f.Field("unanswered").Int()});
+    m.during_faults.push_back(
+        {f.Field("fault").String(), f.Field("from_s").NumberIn(-kMostSeconds, kMostSeconds),
+         f.Field("to_s").NumberIn(-kMostSeconds, kMostSeconds), f.Field("offered").Int(),
+         f.Field("admitted").Int(), f.Field("denied").Int(), f.Field("unanswered").Int()});
   }
   return m;
 }
@@ -277,10 +281,12 @@ RunReport ReadRun(const JsonReader& r) {
   for (const JsonReader& f : r.Field("faults").Elements()) run.faults.push_back(ReadFault(f));
   run.notes = r.Field("notes").Strings();
   const JsonReader bins = r.Field("bins");
-  run.bins = {bins.Field("width").String(), bins.Field("width_ms").Number(),
-              bins.Field("count").Unsigned()};
+  // Bins as a run makes them (at most 120 of them, each from a millisecond to a year wide), with
+  // room to spare: a report whose bins would make its plots run forever is refused.
+  run.bins = {bins.Field("width").String(), bins.Field("width_ms").NumberIn(1e-6, 3.2e10),
+              bins.Field("count").UnsignedUpTo(100'000)};
   if (const std::optional<JsonReader> start = bins.OptionalField("start_s")) {
-    run.bins.start_s = start->Number();
+    run.bins.start_s = start->NumberIn(-kMostSeconds, kMostSeconds);
   }
   for (const JsonReader& u : r.Field("users").Elements()) {
     run.users.push_back(

@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "reports/plots.h"
 #include "reports/run_report.h"
@@ -141,6 +143,80 @@ TEST(Report, WitnessesAreShortSharedAndCollapsedBelowTheFirst) {
             std::string::npos);
   const size_t violations = html.find("<h2 id=\"violations\">");
   EXPECT_EQ(Count(html.substr(violations), "step:"), 0u);  // one step says nothing more
+}
+
+// Each of these, once in a report.json, ran as a gnuplot command (a user key that ends the
+// inline data, a name that ends its string, a backquote) or as markup in report.html.
+TEST(Report, NothingFromAReportReachesGnuplotOrTheHtmlAsCode) {
+  RunReport data = DemoData();
+  ASSERT_GE(data.limiters.size(), 3u);
+  ASSERT_FALSE(data.users.empty());
+  data.limiters[0].name = "a'\nsystem('touch pwned-name')\n'";
+  data.limiters[1].name = "`touch pwned-backquote` <script>alert(1)</script>";
+  data.limiters[2].name = "line\rbreak @macro $block";
+  data.users[0].key = "u\nEOD\nsystem('touch pwned-user')\n\"";
+  data.bins.width = "5s'\nsystem('touch pwned-width')\n'";
+  data.claim.window = "1m' . system('touch pwned-window') . '";
+  const fs::path dir = TempDir("hostile");
+  Result<ReportFiles> files = WriteReport(data, *OutputDir::Prepare(dir.string(), false, "dir"));
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ(files->plot_error, "") << "every plot is drawn all the same";
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    EXPECT_EQ(e.path().filename().string().find("pwned"), std::string::npos) << e.path();
+  }
+  for (const Plot& p : PlotScripts(data)) {
+    EXPECT_EQ(GnuplotScriptProblem(p.script), "") << p.name;
+    EXPECT_NE(Read(dir / "plots" / (p.name + ".gp")).find(p.script), std::string::npos);
+  }
+  const std::string html = Read(files->html);
+  EXPECT_EQ(Count(html, "<script"), 0u);
+  EXPECT_EQ(CheckTags(html), "");
+}
+
+TEST(Report, TheScriptCheckerFindsWhatWouldRunAsCode) {
+  EXPECT_EQ(GnuplotScriptProblem("set title 'it''s `fine` @here'\nplot 'plots/x.dat' index 0\n"),
+            "");
+  EXPECT_EQ(GnuplotScriptProblem("set title 'a'\nsystem('id')\n"),
+            "line 2: the word 'system' outside a string");
+  EXPECT_EQ(GnuplotScriptProblem("set title \"`id`\"\n"), "line 1: '\"' outside a string");
+  EXPECT_EQ(GnuplotScriptProblem("set title 'a\nb'\n"), "line 1: a string does not end");
+  EXPECT_EQ(GnuplotScriptProblem("plot $users using 1\n"), "line 1: '$' outside a string");
+}
+
+// A bin width that makes the time axis spin gnuplot forever, read from a report.json.
+TEST(Report, BinsThatWouldNeverFinishDrawingAreRefusedWhereTheyAre) {
+  nlohmann::json j = ToJson(DemoData());
+  j["bins"]["width_ms"] = -1e19;
+  Result<RunReport> read = RunReportFromJson(j);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(), "bins.width_ms: expected a number from 1e-06 to 3.2e+10");
+  j = ToJson(DemoData());
+  j["bins"]["count"] = 1'000'000'000;
+  EXPECT_EQ(RunReportFromJson(j).status().message(),
+            "bins.count: expected a whole number from 0 to 100000");
+}
+
+// gnuplot past its time is killed with every process it started.
+TEST(Plots, GnuplotPastItsLimitIsStoppedWithItsWholeGroup) {
+  const fs::path dir = TempDir("spin") / "plots";
+  const std::string script =
+      "system('sh -c \"echo \\$\\$ > plots/sleeper.pid; exec sleep 30\" &')\n"
+      "while (1) { }\n";
+  const auto start = std::chrono::steady_clock::now();
+  const Status s =
+      DrawPlots({Plot{"spin", "", script, "", 360}}, dir.string(), std::chrono::milliseconds(500));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_NE(s.message().find("took longer than 500ms"), std::string::npos) << s;
+  const std::string pid_text = Read(dir / "sleeper.pid");
+  ASSERT_FALSE(pid_text.empty());
+  const pid_t sleeper = std::stoi(pid_text);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = kill(sleeper, 0) != 0;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the sleep gnuplot started is still running";
 }
 
 TEST(Report, PlotsFitTheirDataSayOnlyWhatTheRunHasAndRunAgainFromTheReport) {

@@ -42,6 +42,70 @@ HttpResponse InternalError() {
   return {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
 }
 
+// The answer to a request that could not be read, when that was the client's fault (none:
+// the connection is closed without one).
+std::optional<HttpResponse> UnreadableAnswer(beast::error_code ec,
+                                             const HttpServerOptions& options) {
+  if (ec == http::error::header_limit) {
+    return HttpResponse{431,
+                        {{"Content-Type", "application/json"}},
+                        R"({"error":"the request line and headers are larger than )" +
+                            std::to_string(options.max_header_bytes) + R"( bytes"})"};
+  }
+  if (ec == http::error::body_limit) {
+    return HttpResponse{413,
+                        {{"Content-Type", "application/json"}},
+                        R"({"error":"the body is larger than )" +
+                            std::to_string(options.max_body_bytes) + R"( bytes"})"};
+  }
+  if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
+      ec != http::error::end_of_stream && ec != http::error::partial_message &&
+      ec != http::error::need_more) {
+    return HttpResponse{
+        400, {{"Content-Type", "application/json"}}, R"({"error":"the request is not HTTP/1.1"})"};
+  }
+  return std::nullopt;
+}
+
+// Appends the bytes of `answer` to a request of HTTP/1.`version % 10` (10 or 11) to `out`, as
+// one buffer (Beast's serializer walks a chain of buffers per field, which costs more than the
+// decision). A header whose name or value could end the line early is dropped rather than sent.
+// The answer to HEAD (`head`) has the length it would have, and no body: a body there would be
+// read as the start of the next answer.
+void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool head,
+                 std::string& out) {
+  const unsigned status = static_cast<unsigned>(answer.status);
+  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
+  out += std::to_string(status);
+  out += ' ';
+  const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
+  out.append(reason.data(), reason.size());
+  out += "\r\n";
+  for (const HttpHeader& h : answer.headers) {
+    if (!FieldText(h.name, true) || !FieldText(h.value, false)) continue;
+    out += h.name;
+    out += ": ";
+    out += h.value;
+    out += "\r\n";
+  }
+  // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110).
+  if (status >= 200 && status != 204 && status != 304) {
+    out += "Content-Length: ";
+    out += std::to_string(answer.body.size());
+    out += "\r\n";
+  } else {
+    answer.body.clear();
+  }
+  if (head) answer.body.clear();
+  if (!keep_alive) {
+    out += "Connection: close\r\n";
+  } else if (version == 10) {
+    out += "Connection: keep-alive\r\n";
+  }
+  out += "\r\n";
+  out += answer.body;
+}
+
 // A socket of one io_context's executor (not a type-erased one: each operation copies it).
 using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
 using SteadyTime = std::chrono::steady_clock::time_point;
@@ -262,71 +326,18 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // A request that could not be read: answered when it was the client's fault, then closed.
   void Failed(beast::error_code ec) {
-    if (ec == http::error::header_limit) {
-      return Write(
-          HttpResponse{431,
-                       {{"Content-Type", "application/json"}},
-                       R"({"error":"the request line and headers are larger than )" +
-                           std::to_string(state_.options.max_header_bytes) + R"( bytes"})"},
-          false);
-    }
-    if (ec == http::error::body_limit) {
-      return Write(HttpResponse{413,
-                                {{"Content-Type", "application/json"}},
-                                R"({"error":"the body is larger than )" +
-                                    std::to_string(state_.options.max_body_bytes) + R"( bytes"})"},
-                   false);
-    }
-    if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
-        ec != http::error::end_of_stream && ec != http::error::partial_message) {
-      return Write(HttpResponse{400,
-                                {{"Content-Type", "application/json"}},
-                                R"({"error":"the request is not HTTP/1.1"})"},
-                   false);
+    if (std::optional<HttpResponse> answer = UnreadableAnswer(ec, state_.options)) {
+      return Write(*std::move(answer), false);
     }
     Close();
   }
 
-  // The answer's bytes, written as one buffer (Beast's serializer walks a chain of buffers per
-  // field, which costs more than the decision). A header whose name or value could end the line
-  // early is dropped rather than sent.
   void Write(HttpResponse answer, bool keep_alive) {
     Enter(Phase::kWriting);
     keep_alive = keep_alive && !worker_.stopping;
-    const unsigned status = static_cast<unsigned>(answer.status);
     out_.clear();
-    const unsigned version = parser_ ? parser_->version() : 11;
-    out_ += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-    out_ += std::to_string(status);
-    out_ += ' ';
-    const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
-    out_.append(reason.data(), reason.size());
-    out_ += "\r\n";
-    for (const HttpHeader& h : answer.headers) {
-      if (!FieldText(h.name, true) || !FieldText(h.value, false)) continue;
-      out_ += h.name;
-      out_ += ": ";
-      out_ += h.value;
-      out_ += "\r\n";
-    }
-    // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110). The
-    // answer to HEAD has the length it would have, and no body: a body there would be read as
-    // the start of the next answer.
-    if (status >= 200 && status != 204 && status != 304) {
-      out_ += "Content-Length: ";
-      out_ += std::to_string(answer.body.size());
-      out_ += "\r\n";
-    } else {
-      answer.body.clear();
-    }
-    if (parser_ && parser_->is_header_done() && request_.method == "HEAD") answer.body.clear();
-    if (!keep_alive) {
-      out_ += "Connection: close\r\n";
-    } else if (version == 10) {
-      out_ += "Connection: keep-alive\r\n";
-    }
-    out_ += "\r\n";
-    out_ += answer.body;
+    const bool head = parser_ && parser_->is_header_done() && request_.method == "HEAD";
+    WriteAnswer(std::move(answer), parser_ ? parser_->version() : 11, keep_alive, head, out_);
     net::async_write(socket_, net::buffer(out_),
                      [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
                        self->state_.answered.fetch_add(1, std::memory_order_relaxed);
@@ -581,6 +592,48 @@ HttpServerCounts HttpServer::counts() const {
                           state_->closed_for_room.load(std::memory_order_relaxed),
                           state_->refused.load(std::memory_order_relaxed),
                           state_->accept_errors.load(std::memory_order_relaxed)};
+}
+
+std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerOptions& options,
+                                       const HttpServer::Handler& handler) {
+  std::vector<ServedExchange> exchanges;
+  HttpRequest request;
+  while (!bytes.empty()) {
+    RequestReader parser(request);
+    parser.body_limit(options.max_body_bytes);
+    parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+    parser.eager(true);
+    beast::error_code ec;
+    while (!parser.is_done() && !ec) {
+      const size_t used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
+      bytes.remove_prefix(used);
+      if (ec == http::error::need_more && bytes.empty()) return exchanges;  // waits for more
+      if (ec == http::error::need_more) ec = {};
+      if (!ec && used == 0 && !parser.is_done()) return exchanges;
+    }
+    ServedExchange exchange;
+    if (ec) {
+      std::optional<HttpResponse> answer = UnreadableAnswer(ec, options);
+      if (!answer) return exchanges;  // closed without an answer
+      exchange.method = parser.is_header_done() ? request.method : "";
+      WriteAnswer(*std::move(answer), parser.version(), false, false, exchange.bytes);
+      exchanges.push_back(std::move(exchange));
+      return exchanges;
+    }
+    HttpResponse answer;
+    try {
+      answer = handler(request);
+    } catch (const std::exception&) {
+      answer = InternalError();
+    }
+    exchange.method = request.method;
+    const bool keep_alive = parser.keep_alive();
+    WriteAnswer(std::move(answer), parser.version(), keep_alive, request.method == "HEAD",
+                exchange.bytes);
+    exchanges.push_back(std::move(exchange));
+    if (!keep_alive) break;
+  }
+  return exchanges;
 }
 
 size_t DefaultMaxConnections(size_t reserved) {

@@ -107,6 +107,19 @@ class HttpServer {
   std::unique_ptr<State> state_;
 };
 
+// What the server does with the bytes a connection sends, without the network (for the fuzzer
+// and tests): each request read from `bytes` by the server's own parser and limits, answered by
+// `handler` (a 500 for one that throws), until the bytes end (a request cut short is not
+// answered), a request asks to close, or one cannot be read (answered with its 400, 413 or 431).
+// Each exchange: the request's method ("" when its line could not be read) and the bytes the
+// server writes back.
+struct ServedExchange {
+  std::string method;
+  std::string bytes;
+};
+std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerOptions& options,
+                                       const HttpServer::Handler& handler);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_IMPL_SERVICE_HTTP_SERVER_H_

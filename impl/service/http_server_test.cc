@@ -250,6 +250,39 @@ TEST(HttpServer, PastItsBoundTheOldestIdleConnectionMakesRoom) {
   EXPECT_EQ(after.Send(http::verb::get, "/healthz", "").result_int(), 200);
 }
 
+// What the fuzzer drives: a connection's bytes through the server's parser, the service and the
+// server's answer writer, without the network.
+TEST(ServeBytes, AnswersEachRequestAConnectionSendsAsTheServerWould) {
+  RuleSet rules = SeedServiceRules();
+  RulesLimiter limiter([&]() -> const RuleSet& { return rules; }, InProcessProtocols());
+  RateLimitService service(limiter);
+  InlineExecutor executor;
+  const auto handler = [&](const HttpRequest& request) {
+    Context ctx(executor);
+    return RunInline(service.Handle(ctx, request, FromUnixNanos(1'767'225'630'000'000'000)));
+  };
+  const std::vector<ServedExchange> served = ServeBytes(
+      "POST /api/hit HTTP/1.1\r\nHost: x\r\nContent-Length: 15\r\n\r\n{\"userId\": \"u\"}"
+      "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /\xff HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /healthz HTTP/1.1\r\nHo",  // cut short: not answered
+      HttpServerOptions{}, handler);
+  ASSERT_EQ(served.size(), 3u);
+  EXPECT_EQ(served[0].method, "POST");
+  EXPECT_TRUE(served[0].bytes.starts_with("HTTP/1.1 200 OK\r\n")) << served[0].bytes;
+  EXPECT_EQ(served[1].method, "HEAD");
+  EXPECT_TRUE(served[1].bytes.starts_with("HTTP/1.1 405 ")) << served[1].bytes;
+  EXPECT_TRUE(served[1].bytes.ends_with("\r\n\r\n")) << "no body: " << served[1].bytes;
+  EXPECT_TRUE(served[2].bytes.starts_with("HTTP/1.1 400 ")) << served[2].bytes;
+  EXPECT_TRUE(served[2].bytes.ends_with(R"({"error":"the path is not UTF-8"})")) << served[2].bytes;
+
+  const std::vector<ServedExchange> garbage =
+      ServeBytes("\x01\x02 nonsense\r\n\r\n", HttpServerOptions{}, handler);
+  ASSERT_EQ(garbage.size(), 1u);
+  EXPECT_EQ(garbage[0].method, "");
+  EXPECT_TRUE(garbage[0].bytes.starts_with("HTTP/1.1 400 ")) << garbage[0].bytes;
+}
+
 TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {
   HttpServerOptions options;
   options.read_timeout = std::chrono::milliseconds(200);

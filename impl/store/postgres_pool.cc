@@ -44,24 +44,106 @@ namespace {
 
 using Connection = PgPool::Connection;
 
-Status Open(Connection& c, const std::string& conninfo, const PgSqlOptions& options) {
-  c.pg = PQconnectdb(WithConnectTimeout(conninfo, options.connect_timeout).c_str());
-  if (c.pg == nullptr || PQstatus(c.pg) != CONNECTION_OK) {
-    Status failed =
-        absl::UnavailableError("cannot connect to PostgreSQL: " + ConnectionError(c.pg));
+int PollTimeoutMs(Steady::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Steady::now());
+  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, INT_MAX));
+}
+
+// Waits until `fd` is ready for `events` or `deadline` passes; false at the deadline.
+bool WaitFor(int fd, short events, Steady::time_point deadline) {
+  while (true) {
+    pollfd p{fd, events, 0};
+    const int ready = poll(&p, 1, PollTimeoutMs(deadline));
+    if (ready > 0) return true;
+    if (ready == 0 || (ready < 0 && errno != EINTR)) return Steady::now() < deadline && ready < 0;
+  }
+}
+
+Status TookTooLong(const char* what) {
+  return absl::DeadlineExceededError(std::string("PostgreSQL did not answer in time ") + what);
+}
+
+// Sends what libpq holds for `c` (the connection is non-blocking), by `deadline`.
+Status Flush(Connection& c, Steady::time_point deadline) {
+  while (true) {
+    const int left = PQflush(c.pg);
+    if (left == 0) return absl::OkStatus();
+    if (left < 0)
+      return absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+    if (!WaitFor(PQsocket(c.pg), POLLOUT | POLLIN, deadline)) return TookTooLong("(sending)");
+    if (PQconsumeInput(c.pg) == 0) {
+      return absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+    }
+  }
+}
+
+// The result of the command sent last on `c`, read by `deadline` (every result of it taken; the
+// first kept).
+Result<PGresult*> Await(Connection& c, Steady::time_point deadline, const char* what) {
+  if (Status s = Flush(c, deadline); !s.ok()) return s;
+  PGresult* first = nullptr;
+  while (true) {
+    while (PQisBusy(c.pg) == 0) {
+      PGresult* r = PQgetResult(c.pg);
+      if (r == nullptr) {
+        if (first == nullptr) return absl::InternalError("PostgreSQL answered with no result");
+        return first;
+      }
+      if (first == nullptr) {
+        first = r;
+      } else {
+        PQclear(r);
+      }
+    }
+    if (!WaitFor(PQsocket(c.pg), POLLIN, deadline) || PQconsumeInput(c.pg) == 0) {
+      if (first != nullptr) PQclear(first);
+      if (Steady::now() >= deadline) return TookTooLong(what);
+      return absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+    }
+  }
+}
+
+// Connects `c` and sets its statement timeout, all by `deadline`: libpq's non-blocking connect,
+// so that a server that accepts and then says nothing (a stalled one) costs no more than the
+// time a call may take.
+Status Open(Connection& c, const std::string& conninfo, const PgSqlOptions& options,
+            Steady::time_point deadline) {
+  const auto failed = [&](Status s) {
     c.Close();
-    return failed;
+    return s;
+  };
+  c.pg = PQconnectStart(conninfo.c_str());
+  if (c.pg == nullptr || PQstatus(c.pg) == CONNECTION_BAD) {
+    return failed(absl::UnavailableError("cannot connect to PostgreSQL: " + ConnectionError(c.pg)));
+  }
+  PostgresPollingStatusType polled = PGRES_POLLING_WRITING;
+  while (polled != PGRES_POLLING_OK) {
+    if (polled == PGRES_POLLING_FAILED) {
+      return failed(
+          absl::UnavailableError("cannot connect to PostgreSQL: " + ConnectionError(c.pg)));
+    }
+    if (!WaitFor(PQsocket(c.pg), polled == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline)) {
+      return failed(TookTooLong("(connecting)"));
+    }
+    polled = PQconnectPoll(c.pg);
+  }
+  if (PQsetnonblocking(c.pg, 1) != 0) {
+    return failed(
+        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg)));
   }
   const std::string set =
       "SET statement_timeout = " + std::to_string(options.statement_timeout.count());
-  PGresult* r = PQexec(c.pg, set.c_str());
-  const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-  PQclear(r);
+  if (PQsendQuery(c.pg, set.c_str()) == 0) {
+    return failed(
+        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg)));
+  }
+  Result<PGresult*> r = Await(c, deadline, "(setting up a connection)");
+  if (!r.ok()) return failed(r.status());
+  const bool ok = PQresultStatus(*r) == PGRES_COMMAND_OK;
+  PQclear(*r);
   if (!ok) {
-    Status failed =
-        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg));
-    c.Close();
-    return failed;
+    return failed(
+        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg)));
   }
   return absl::OkStatus();
 }
@@ -95,20 +177,32 @@ Result<SqlReply> ReplyOf(const PGresult* r, const Connection& c) {
   return reply;
 }
 
-// Sends `statement` on `c` (connecting and preparing it first where needed). Nothing when it was
-// sent; else the answer it gets at once (a failure, or the statement's own error at preparing).
+// Sends `statement` on `c` (connecting and preparing it first where needed), to be answered by
+// `deadline`. Nothing when it was sent; else the answer it gets at once (a failure, or the
+// statement's own error at preparing).
 std::optional<Result<SqlReply>> Send(Connection& c, const SqlStatement& statement,
                                      std::span<const std::string> params,
-                                     const std::string& conninfo, const PgSqlOptions& options) {
+                                     const std::string& conninfo, const PgSqlOptions& options,
+                                     Steady::time_point deadline) {
   if (c.pg == nullptr) {
-    if (Status s = Open(c, conninfo, options); !s.ok()) return Result<SqlReply>(s);
+    if (Status s = Open(c, conninfo, options, deadline); !s.ok()) return Result<SqlReply>(s);
   }
   c.statement = std::string(statement.name);
   if (!c.prepared.contains(c.statement)) {
-    PGresult* r =
-        PQprepare(c.pg, c.statement.c_str(), std::string(statement.text).c_str(), 0, nullptr);
-    Result<SqlReply> prepared = ReplyOf(r, c);
-    PQclear(r);
+    if (PQsendPrepare(c.pg, c.statement.c_str(), std::string(statement.text).c_str(), 0, nullptr) ==
+        0) {
+      Result<SqlReply> lost =
+          absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+      c.Close();
+      return lost;
+    }
+    Result<PGresult*> r = Await(c, deadline, "(preparing a statement)");
+    if (!r.ok()) {
+      c.Close();
+      return Result<SqlReply>(r.status());
+    }
+    Result<SqlReply> prepared = ReplyOf(*r, c);
+    PQclear(*r);
     if (!prepared.ok() || prepared->is_error()) {
       if (absl::IsUnavailable(prepared.status())) c.Close();
       return prepared;
@@ -125,8 +219,12 @@ std::optional<Result<SqlReply>> Send(Connection& c, const SqlStatement& statemen
     c.Close();
     return lost;
   }
+  if (Status s = Flush(c, deadline); !s.ok()) {
+    c.Close();
+    return Result<SqlReply>(s);
+  }
   c.read.reset();
-  c.deadline = Steady::now() + options.statement_timeout + std::chrono::seconds(1);
+  c.deadline = deadline;
   return std::nullopt;
 }
 
@@ -151,8 +249,8 @@ std::optional<Result<SqlReply>> Collect(Connection& c, bool readable, Steady::ti
   }
   if (!complete && now >= c.deadline) {
     c.read = absl::DeadlineExceededError("statement " + c.statement +
-                                         " had no answer within its statement timeout and 1 s "
-                                         "more; its connection is dropped");
+                                         " had no answer within its statement timeout; its "
+                                         "connection is dropped");
     c.Close();
     complete = true;
   }
@@ -162,11 +260,6 @@ std::optional<Result<SqlReply>> Collect(Connection& c, bool readable, Steady::ti
   c.read.reset();
   if (absl::IsUnavailable(answer.status())) c.Close();
   return answer;
-}
-
-int PollTimeoutMs(Steady::time_point deadline) {
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Steady::now());
-  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, INT_MAX));
 }
 
 constexpr const char* kOneStatement =
@@ -191,7 +284,7 @@ Result<SqlReply> PgPool::Execute(const SqlStatement& statement,
       if (++statements_ > 1) {
         sent_failed_ = absl::InternalError(kOneStatement);
       } else if (std::optional<Result<SqlReply>> now =
-                     Send(*sending_on_, statement, params, conninfo_, options_)) {
+                     Send(*sending_on_, statement, params, conninfo_, options_, round_deadline_)) {
         sent_failed_ = *std::move(now);
       } else {
         sent_ = true;
@@ -209,7 +302,8 @@ Result<SqlReply> PgPool::Execute(const SqlStatement& statement,
     return absl::InternalError("every connection of the pool has a statement in flight");
   }
   Connection& c = **idle;
-  if (std::optional<Result<SqlReply>> now = Send(c, statement, params, conninfo_, options_)) {
+  if (std::optional<Result<SqlReply>> now = Send(c, statement, params, conninfo_, options_,
+                                                 Steady::now() + options_.statement_timeout)) {
     return *std::move(now);
   }
   for (;;) {
@@ -232,6 +326,8 @@ void PgPool::Answer(PendingStep& step, Result<SqlReply> answer) {
 
 void PgPool::SendWaiting() {
   if (waiting_.empty()) return;
+  // The steps sent now are answered, connecting included, within one statement timeout.
+  round_deadline_ = Steady::now() + options_.statement_timeout;
   // Open connections first: one the server dropped fails its step and is closed, rather than
   // waiting, stale, behind a closed one that cannot connect.
   std::vector<Connection*> order;

@@ -14,12 +14,15 @@
 // Outside Run (nothing in flight), Execute runs its statement at once on the first connection.
 // Statements are prepared once per connection, by name, and run in autocommit; failures read as
 // PgSql's do (PgStatementFailed): a lost connection is Unavailable (and is opened again for the
-// next statement), the statement timeout DeadlineExceeded. A server that sends nothing at all is
-// given the statement timeout and one second more, then the step is DeadlineExceeded and its
-// connection dropped. Not thread-safe: one per thread.
+// next statement), the statement timeout DeadlineExceeded. Every call ends within the statement
+// timeout, connecting and preparing included (libpq's non-blocking calls, each waited for until
+// the call's deadline): a server that accepts and then sends nothing (a stalled one) makes the
+// step DeadlineExceeded at that deadline and its connection is dropped. (The statement may still
+// run once the server resumes: it was sent.) Not thread-safe: one per thread.
 #ifndef RATELAB_IMPL_STORE_POSTGRES_POOL_H_
 #define RATELAB_IMPL_STORE_POSTGRES_POOL_H_
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
@@ -80,7 +83,8 @@ class PgPool final : public Sql, public DeferredExecutor {
   int statements_ = 0;                           // kSend, kReplay: statements the step asked for
   bool sent_ = false;                            // kSend: its statement is in flight
   std::optional<Result<SqlReply>> sent_failed_;  // kSend: why the statement was not sent
-  Result<SqlReply> replay_ = SqlReply();         // kReplay: the step's answer
+  std::chrono::steady_clock::time_point round_deadline_;  // kSend: when the steps sent are due
+  Result<SqlReply> replay_ = SqlReply();                  // kReplay: the step's answer
 };
 
 }  // namespace ratelab

@@ -130,6 +130,41 @@ TEST(PgPoolTest, AStatementsErrorIsItsAnswerAndTheTimeoutIsDeadlineExceeded) {
   }
 }
 
+// A server that stops answering (SIGSTOP: its connections stay open, and new ones are taken in
+// by the kernel and never answered): every call, connecting included, ends at its timeout.
+TEST(PgPoolTest, AStalledServerFailsEveryCallWithinTheStatementTimeout) {
+  RATELAB_START_POSTGRES(server, PostgresServerOptions{});
+  PgSqlOptions options;
+  options.statement_timeout = std::chrono::milliseconds(200);
+  PgPool pool(server->conninfo(), 2, options);
+  for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
+    ASSERT_TRUE(r.ok()) << r.status();  // both connections open
+  }
+  ASSERT_TRUE(server->Pause().ok());
+  const auto timed = [&](auto call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::steady_clock::now() - start;
+  };
+  // Statements on open connections, then on new ones (their connect is never answered).
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Result<SqlReply>> answers;
+    const auto took = timed([&] { answers = AskMany(pool, 4, kPoolDouble, Params{"1"}); });
+    EXPECT_LT(took, std::chrono::milliseconds(450)) << "round " << round;
+    for (const Result<SqlReply>& r : answers) {
+      EXPECT_TRUE(absl::IsDeadlineExceeded(r.status())) << r.status();
+    }
+  }
+  const auto direct = timed([&] {
+    EXPECT_TRUE(absl::IsDeadlineExceeded(pool.Execute(kPoolDouble, Params{"1"}).status()));
+  });
+  EXPECT_LT(direct, std::chrono::milliseconds(450));
+  ASSERT_TRUE(server->Resume().ok());
+  for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
+    EXPECT_TRUE(r.ok()) << r.status();
+  }
+}
+
 TEST(PgPoolTest, AKilledServerFailsTheStepsInFlightAndTheNextRunConnectsAgain) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
   PgPool pool(server->conninfo(), 3);

@@ -215,6 +215,10 @@ Status PostgresServer::Stop() { return Signal(SIGINT); }
 
 Status PostgresServer::Kill() { return Signal(SIGKILL); }
 
+Status PostgresServer::Pause() { return PauseServer(pid_, true, "postgres"); }
+
+Status PostgresServer::Resume() { return PauseServer(pid_, false, "postgres"); }
+
 Status PostgresServer::Restart() {
   if (running()) {
     if (Status s = Kill(); !s.ok()) return s;

@@ -53,6 +53,10 @@ class PostgresServer {
   Status Restart();
   // Start again after Stop or Kill.
   Status Launch();
+  // Stops every server process (SIGSTOP to its group), as a stalled machine would: connections
+  // stay open and nothing is answered, until Resume (SIGCONT).
+  Status Pause();
+  Status Resume();
   bool running() const { return pid_ > 0; }
 
   // A libpq connection string for the database `postgres` as the superuser.

@@ -187,6 +187,10 @@ Status RedisServer::Stop() { return Signal(SIGTERM); }
 
 Status RedisServer::Kill() { return Signal(SIGKILL); }
 
+Status RedisServer::Pause() { return PauseServer(pid_, true, "redis-server"); }
+
+Status RedisServer::Resume() { return PauseServer(pid_, false, "redis-server"); }
+
 Status RedisServer::Restart() {
   if (running()) {
     if (Status s = Kill(); !s.ok()) return s;

@@ -82,6 +82,10 @@ class RedisServer {
   Status Restart();
   // Start again after Stop or Kill.
   Status Launch();
+  // Stops every server process (SIGSTOP to its group), as a stalled machine would: connections
+  // stay open and nothing is answered, until Resume (SIGCONT).
+  Status Pause();
+  Status Resume();
   bool running() const { return pid_ > 0; }
 
   RedisEndpoint endpoint(int db = 0) const;

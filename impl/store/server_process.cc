@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <vector>
 
 extern char** environ;
 
@@ -127,6 +128,51 @@ Result<pid_t> SpawnLogged(std::vector<std::string> args, const std::vector<std::
   return pid;
 }
 
+namespace {
+
+// The processes descended from `pid` (PostgreSQL's backends each lead a process group of their
+// own, so the server's group is not all of them), read from /proc.
+std::vector<pid_t> Descendants(pid_t pid) {
+  std::vector<std::pair<pid_t, pid_t>> parent_of;  // (pid, its parent)
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& e :
+       std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; it ends at the last ')'.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    pid_t parent = 0;
+    if (rest >> state >> parent) parent_of.emplace_back(std::stoi(name), parent);
+  }
+  std::vector<pid_t> out = {pid};
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (const auto& [child, parent] : parent_of) {
+      if (parent == out[i]) out.push_back(child);
+    }
+  }
+  out.erase(out.begin());
+  return out;
+}
+
+}  // namespace
+
+Status PauseServer(pid_t pid, bool pause, std::string_view program) {
+  if (pid <= 0) return absl::FailedPreconditionError(std::string(program) + " is not running");
+  const int signal = pause ? SIGSTOP : SIGCONT;
+  if (kill(-pid, signal) != 0) {
+    return absl::InternalError("cannot " + std::string(pause ? "pause " : "resume ") +
+                               std::string(program) + ": " + strerror(errno));
+  }
+  for (const pid_t p : Descendants(pid)) kill(p, signal);
+  return absl::OkStatus();
+}
+
 Status SignalServerAndWait(pid_t pid, int signal, std::string_view program) {
   // SIGKILL reaches the whole group at once (a crash of the server and all its processes); a
   // polite signal goes to the server alone, which stops its own processes.
@@ -134,6 +180,8 @@ Status SignalServerAndWait(pid_t pid, int signal, std::string_view program) {
   if (kill(target, signal) != 0 && errno != ESRCH) {
     return absl::InternalError("cannot signal " + std::string(program) + ": " + strerror(errno));
   }
+  // A paused server (PauseServer) must run to act on a polite signal.
+  if (signal != SIGKILL) kill(-pid, SIGCONT);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -47,6 +47,10 @@ void WriteServerOwner(const std::string& dir, pid_t server);
 int RemoveAbandonedServers(const std::string& root, std::string_view prefix,
                            std::string_view program);
 
+// Stops (SIGSTOP) or continues (SIGCONT) every process of the server whose group `pid` leads:
+// a stalled machine, whose connections stay open and answer nothing.
+Status PauseServer(pid_t pid, bool pause, std::string_view program);
+
 // Sends `signal` to process `pid`'s whole group (a server and the processes it forked), and waits
 // for `pid` to exit.
 Status SignalServerAndWait(pid_t pid, int signal, std::string_view program);

@@ -6,7 +6,7 @@ namespace ratelab {
 
 inline constexpr int kExitOk = 0;         // done; for a checking command: nothing found
 inline constexpr int kExitViolation = 1;  // a checking command found a violation
-inline constexpr int kExitBadInput = 2;   // bad input, or a store that failed
+inline constexpr int kExitBadInput = 2;   // bad input, a store that failed, or unwritten output
 // The limiter answered with its own error (a script that failed, a reply of another shape than
 // its interface says): its verdicts cannot be trusted, so neither 0 nor 1.
 inline constexpr int kExitLimiterFailed = 3;
@@ -22,7 +22,8 @@ inline constexpr ExitStatus kExitStatuses[] = {
     {kExitOk, "done; for a checking command (check, run, stress, compare --strict): nothing found"},
     {kExitViolation, "a checking command found a violation"},
     {kExitBadInput,
-     "bad input (the option or file and what is wrong with it), or a store that failed"},
+     "bad input (the option or file and what is wrong with it), a store that failed, or output "
+     "that could not be written (a full disk)"},
     {kExitLimiterFailed,
      "the limiter answered with its own error (a script that failed, a reply of another shape "
      "than its interface says): its verdicts cannot be trusted"},

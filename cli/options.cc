@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "absl/strings/str_split.h"
+#include "impl/core/input_file.h"
 #include "sim/scenario_run.h"
 
 namespace ratelab {
@@ -73,10 +74,10 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& 
     return absl::InvalidArgumentError("cannot read " + path + ": it is a directory (give " +
                                       expected + ")");
   }
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError("cannot read " + path);
+  Result<std::string> text = ReadInputFile(path, kReportFile);
+  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(*text);
   } catch (const nlohmann::json::parse_error& e) {
     return absl::InvalidArgumentError(path + ": not JSON (it stops making sense at byte " +
                                       std::to_string(e.byte) + ")");

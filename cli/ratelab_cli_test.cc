@@ -1,7 +1,11 @@
 #include "cli/ratelab_cli.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -64,6 +68,57 @@ TEST(RatelabCli, BadInputExitsTwoAndSaysWhatIsWrong) {
   EXPECT_EQ(bad_seed.exit, kExitBadInput);
   EXPECT_NE(bad_seed.err.find("--seed"), std::string::npos) << bad_seed.err;
   EXPECT_EQ(Ratelab({"frobnicate"}).exit, kExitBadInput);
+}
+
+// Output that never reached its file is a failed run: a CI job must not read a missing report
+// as "nothing found".
+TEST(RatelabCli, OutputThatCannotBeWrittenIsAFailure) {
+  const std::string err = ::testing::TempDir() + "/full-err.txt";
+  for (const std::string command :
+       {"list", "run " RATELAB_SOURCE_DIR "/scenarios/boundary-attack.yaml --json"}) {
+    const int status =
+        std::system((std::string(RATELAB_BINARY) + " " + command + " >/dev/full 2>" + err).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << command;
+    EXPECT_EQ(WEXITSTATUS(status), kExitBadInput) << command;
+    std::ifstream in(err);
+    const std::string said((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(said.find("ratelab: cannot write its output to stdout"), std::string::npos) << said;
+  }
+}
+
+// Each of these once grew ratelab to tens of gigabytes or aborted it: a file is refused, naming
+// what is wrong and where, before any memory is spent on it.
+TEST(RatelabCli, HostileFilesAreRefusedBeforeTheyAreRead) {
+  const std::string dir = ::testing::TempDir() + "/hostile-files";
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << text;
+    return dir + "/" + name;
+  };
+  const std::string limiter = "limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n";
+  const std::string large = write("large.yaml", "");
+  std::filesystem::resize_file(large, 5 << 20);
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"run", "/dev/zero"}, "/dev/zero: the scenario file is a device, not a regular file"},
+      {{"run", large},
+       "large.yaml: the scenario file is larger than 4 MiB, the most ratelab reads"},
+      {{"run", write("latin1.yaml", "name: caf\xe9\n" + limiter)},
+       "latin1.yaml:1:10: the scenario file is not UTF-8 text"},
+      {{"run", write("replay.yaml", limiter + "traffic:\n  - {type: replay, file: /dev/zero}\n")},
+       "/dev/zero: the access log is a device, not a regular file"},
+      {{"run", write("deep.yaml", "a: " + std::string(100'000, '[') + "\n")}, "levels deep"},
+      {{"check", "--lua-spec", write("spec.yaml", "script: /dev/zero\nmodel: gcra\n")},
+       "/dev/zero: the Lua script is a device, not a regular file"},
+      {{"report", "/dev/zero", "--out", dir + "/out"},
+       "/dev/zero: the report is a device, not a regular file"},
+      {{"run", write("name.yaml", "name: \"two\\nlines\"\n" + limiter)},
+       "name.yaml:1:7: 'name' may not hold a line break"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliOutcome r = Ratelab(args);
+    EXPECT_EQ(r.exit, kExitBadInput) << args[1];
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
 }
 
 TEST(RatelabCli, SeedsMeansTheSameInEveryCommand) {

@@ -1,9 +1,9 @@
 // `ratelab serve`: its flags into a ServeConfig, and RateLimitServer (impl/service/serve.h) run
 // until a signal stops it.
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
+#include "impl/core/input_file.h"
 #include "impl/core/system_clock.h"
 #include "impl/service/serve.h"
 #include "impl/service/service.h"
@@ -141,7 +142,7 @@ class Serve final : public Command {
 
   Result<int> Run(std::ostream&, std::ostream& err) override {
     if (!token_file_.empty()) {
-      Result<std::string> read = ReadToken(token_file_);
+      Result<std::string> read = ReadToken(token_file_, err);
       if (!read.ok()) return read.status();
       config_.admin_token = *std::move(read);
     }
@@ -204,19 +205,45 @@ class Serve final : public Command {
     return static_cast<size_t>(*n);
   }
 
-  // The token of `path`: its text without surrounding white space, not empty.
-  static Result<std::string> ReadToken(const std::string& path) {
-    std::ifstream in(path);
-    if (!in || std::filesystem::is_directory(path)) {
-      return absl::NotFoundError(path + ": cannot read the admin token file");
-    }
-    std::string text((std::istreambuf_iterator<char>(in)), {});
+  // The token of `path`: its one line without surrounding white space, not empty. What makes a
+  // token easy to take or to guess (a file others may read, a short token) is warned of on
+  // `err`.
+  static Result<std::string> ReadToken(const std::string& path, std::ostream& err) {
+    Result<std::string> read = ReadInputFile(path, kTokenFile);
+    if (!read.ok()) return read.status();
+    std::string text = *std::move(read);
     const size_t first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos)
+    if (first == std::string::npos) {
       return absl::InvalidArgumentError(path + ": the admin token file is empty");
+    }
     text = text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+    if (text.find_first_of("\r\n") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          path +
+          ": the admin token file holds more than one line (a token is sent in one "
+          "header line, so no caller could send this one)");
+    }
+    for (const char c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        return absl::InvalidArgumentError(path +
+                                          ": the admin token holds a control character, which "
+                                          "no header can carry");
+      }
+    }
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+      err << "ratelab serve: warning: " << path
+          << " may be read by other users (chmod 600 it): whoever reads it may change the "
+             "rules\n";
+    }
+    if (text.size() < kShortestToken) {
+      err << "ratelab serve: warning: the admin token is " << text.size()
+          << (text.size() == 1 ? " character" : " characters") << " long: one of " << kShortestToken
+          << " or more random characters cannot be guessed\n";
+    }
     return text;
   }
+  static constexpr size_t kShortestToken = 16;
 
   ServeConfig config_;
   std::string rules_;

@@ -333,6 +333,52 @@ TEST(ServeCommand, BadOptionsAreRefusedBeforeListening) {
   r = Ratelab({"serve", "--rules", "/nonexistent/rules.yaml"});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_EQ(r.err, "ratelab serve: /nonexistent/rules.yaml: cannot open the rules file\n");
+  for (const char* flag : {"--max-connections", "--max-key-bytes"}) {
+    r = Ratelab({"serve", flag, "0"});
+    EXPECT_EQ(r.exit, kExitBadInput);
+    EXPECT_NE(r.err.find(std::string(flag) + ": '0' is not a count from 1"), std::string::npos)
+        << r.err;
+  }
+  r = Ratelab({"serve", "--max-keys", "-1"});
+  EXPECT_NE(r.err.find("--max-keys: '-1' is not a count from 0 up"), std::string::npos) << r.err;
+  r = Ratelab({"serve", "--endpoint-case", "upper"});
+  EXPECT_NE(r.err.find("--endpoint-case: 'upper' is not sensitive or insensitive"),
+            std::string::npos)
+      << r.err;
+  r = Ratelab({"serve", "--trailing-slash", "drop"});
+  EXPECT_NE(r.err.find("--trailing-slash: 'drop' is not ignore or keep"), std::string::npos)
+      << r.err;
+}
+
+// A token no header can carry is refused; one that is easy to take or to guess is warned of.
+TEST(ServeCommand, AnAdminTokenFileIsReadWithCare) {
+  const fs::path dir = testing_files::TempDir("serve-token");
+  testing_files::Write(dir, "two-lines", "first\nsecond\n");
+  CliOutcome r = Ratelab({"serve", "--admin-token-file", (dir / "two-lines").string()});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("two-lines: the admin token file holds more than one line"),
+            std::string::npos)
+      << r.err;
+  r = Ratelab({"serve", "--admin-token-file", "/dev/zero"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("/dev/zero: the admin token file is a device, not a regular file"),
+            std::string::npos)
+      << r.err;
+  testing_files::Write(dir, "short", "x\n");
+  fs::permissions(dir / "short", fs::perms::owner_read | fs::perms::owner_write |
+                                     fs::perms::group_read | fs::perms::others_read);
+  {
+    ServeProcess serve({"--admin-token-file", (dir / "short").string()}, dir / "err.txt");
+    EXPECT_NE(serve.err().find("short may be read by other users (chmod 600 it)"),
+              std::string::npos)
+        << serve.err();
+    EXPECT_NE(serve.err().find("the admin token is 1 character long"), std::string::npos)
+        << serve.err();
+  }
+  testing_files::Write(dir, "good", "0123456789abcdef0123\n");
+  fs::permissions(dir / "good", fs::perms::owner_read | fs::perms::owner_write);
+  ServeProcess serve({"--admin-token-file", (dir / "good").string()}, dir / "err-good.txt");
+  EXPECT_EQ(serve.err().find("warning"), std::string::npos) << serve.err();
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ TEST(CheckLua, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {
        "unknown field 'cost'"},
       {{"check", "--lua", fine.string(), "--model", "leaky-bucket"},
        "--model 'leaky-bucket' is not an algorithm"},
-      {{"check", "--lua", (dir / "missing.lua").string(), "--model", "gcra"}, "cannot read"},
+      {{"check", "--lua", (dir / "missing.lua").string(), "--model", "gcra"},
+       "missing.lua: cannot open the Lua script"},
       {{"check", "kv-gcra-lua", "--lua", fine.string(), "--model", "gcra"}, "not both"},
       // The reply has two numbers; a third field finds none.
       {{"check", "--lua", fine.string(), "--model", "fixed-window", "--args",
@@ -216,7 +217,8 @@ TEST(CheckLua, AScriptsInterfaceCanLiveInASpecBesideIt) {
   EXPECT_NE(r.err.find("give --lua-spec, or --lua with"), std::string::npos) << r.err;
   r = Ratelab({"check", "--lua-spec", (dir / "missing.yaml").string()});
   EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("--lua-spec: cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("missing.yaml: cannot open the Lua script's spec"), std::string::npos)
+      << r.err;
 }
 
 // The script corpus (property-tests/scripts/): a file of it.

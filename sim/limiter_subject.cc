@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "impl/core/input_file.h"
 #include "impl/limiters/kv_user_lua.h"
 
 namespace ratelab {
@@ -68,13 +69,11 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
     return absl::InvalidArgumentError("--model '" + s.model + "' is not an algorithm (expected " +
                                       known + ")");
   }
-  std::ifstream file(s.path, std::ios::binary);
-  if (!file) return absl::InvalidArgumentError("--lua: cannot read '" + s.path + "'");
-  std::ostringstream body;
-  body << file.rdbuf();
+  Result<std::string> body = ReadInputFile(s.path, kLuaScript);
+  if (!body.ok()) return body.status();
   const std::string name = "lua:" + s.path;
   Result<std::shared_ptr<const UserLuaScript>> parsed =
-      ParseUserLua(name, body.str(), s.keys, s.args, s.reply, s.decide);
+      ParseUserLua(name, *body, s.keys, s.args, s.reply, s.decide);
   if (!parsed.ok()) return parsed.status();
   std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
   auto custom = std::make_shared<LimiterSpec::Custom>();
@@ -82,7 +81,7 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
       ProtocolInfo{"user lua", "kv",    "the user", Describe(*model).name, "a user's Lua script",
                    nullptr,    nullptr, Duration{}, DecisionClock::kClient};
   const std::set<std::string> names = Placeholders(*script);
-  const bool calls_time = CallsTime(body.str());
+  const bool calls_time = CallsTime(*body);
   custom->info.clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
   custom->info.time_resolution =
       s.resolution.value_or(ScriptResolution(names, custom->info.clock, calls_time));

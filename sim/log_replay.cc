@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "impl/core/input_file.h"
+
 namespace ratelab {
 namespace {
 
@@ -236,11 +238,9 @@ Result<AccessLog> ParseAccessLog(std::string_view text, const std::string& sourc
 }
 
 Result<AccessLog> LoadAccessLog(const std::string& path, LogFormat format) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(path + ": cannot open the access log");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseAccessLog(text.str(), path, format);
+  Result<std::string> text = ReadInputFile(path, kAccessLog);
+  if (!text.ok()) return text.status();
+  return ParseAccessLog(*text, path, format);
 }
 
 void ShiftToDayOf(std::vector<Arrival>& arrivals, Instant day) {

@@ -72,8 +72,7 @@ Result<UserScript> ParseLuaSpec(const std::string& text, const std::string& sour
 }
 
 Result<UserScript> LoadLuaSpec(const std::string& path) {
-  Result<std::string> text = internal::ReadYamlText(
-      path, absl::InvalidArgumentError("--lua-spec: cannot read '" + path + "'"));
+  Result<std::string> text = internal::ReadYamlText(path, kLuaSpec);
   if (!text.ok()) return text.status();
   return ParseLuaSpec(*text, path, std::filesystem::path(path).parent_path().string());
 }

@@ -35,8 +35,9 @@ Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n,
                                              ScopeTypeChoices() + ")");
   }
   r.scope_type = *scope;
-  RL_ASSIGN(r.scope_value, reader.StringAt(n, "scope_value", false, std::string(kAnyScopeValue)));
-  RL_ASSIGN(r.endpoint, reader.StringAt(n, "endpoint", false, "*"));
+  RL_ASSIGN(r.scope_value, reader.StringAt(n, "scope_value", false, std::string(kAnyScopeValue),
+                                           YamlReader::Controls::kAny));
+  RL_ASSIGN(r.endpoint, reader.StringAt(n, "endpoint", false, "*", YamlReader::Controls::kAny));
   std::string algorithm;
   RL_ASSIGN(algorithm, reader.StringAt(n, "algorithm", true));
   const std::optional<Algorithm> a = AlgorithmFromName(algorithm);
@@ -95,8 +96,7 @@ Result<RuleSet> ParseRules(const std::string& text, const std::string& source) {
 }
 
 Result<RuleSet> LoadRules(const std::string& path) {
-  Result<std::string> text =
-      internal::ReadYamlText(path, absl::NotFoundError(path + ": cannot open the rules file"));
+  Result<std::string> text = internal::ReadYamlText(path, kRulesFile);
   if (!text.ok()) return text.status();
   return ParseRules(*text, path);
 }

@@ -71,7 +71,8 @@ TEST(RulesFile, ErrorsPointAtTheField) {
             "rules.yaml:2:1: not YAML: end of sequence flow not found");
   EXPECT_EQ(LoadRules("/nonexistent/rules.yaml").status().message(),
             "/nonexistent/rules.yaml: cannot open the rules file");
-  EXPECT_EQ(LoadRules("/").status().message(), "/: cannot open the rules file");
+  EXPECT_EQ(LoadRules("/").status().message(),
+            "/: the rules file is a directory, not a regular file");
 }
 
 // Found by fuzz/rules_file.cc: bytes that are not UTF-8 were read, and written back as other

@@ -24,7 +24,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
                 "rules", "limiters", "claim", "traffic", "faults", "swarm", "checks"}));
   Scenario s;
   RL_ASSIGN(s.name, StringAt(root, "name", false, "unnamed"));
-  RL_ASSIGN(s.description, StringAt(root, "description", false));
+  RL_ASSIGN(s.description, StringAt(root, "description", false, "", Controls::kLines));
   int64_t seed = 1;
   RL_ASSIGN(seed, IntAt(root, "seed", false, 0, std::numeric_limits<int64_t>::max(), 1));
   s.seed = static_cast<uint64_t>(seed);
@@ -322,12 +322,8 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
   return absl::OkStatus();
 }
 
-Result<std::string> ReadYamlText(const std::string& path, Status unreadable) {
-  std::ifstream in(path);
-  if (!in || std::filesystem::is_directory(path)) return unreadable;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+Result<std::string> ReadYamlText(const std::string& path, const InputFileKind& kind) {
+  return ReadInputFile(path, kind);
 }
 
 }  // namespace internal
@@ -339,8 +335,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {
-  Result<std::string> text =
-      internal::ReadYamlText(path, absl::NotFoundError(path + ": cannot open the scenario file"));
+  Result<std::string> text = internal::ReadYamlText(path, kScenarioFile);
   if (!text.ok()) return text.status();
   return ParseScenario(*text, path);
 }

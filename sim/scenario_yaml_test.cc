@@ -108,6 +108,13 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
   EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: diurnal, users: 3, duration: 1h, peak_gap: 1s, "
                            "trough: 2}\n"),
             "bad.yaml:4:67: 'trough' must be a number from 0 to 1 (a fraction of the peak rate)");
+  // Not a number is no number from 0 to 1 either (every comparison with it is false).
+  EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: diurnal, users: 3, duration: 1h, peak_gap: 1s, "
+                           "trough: .nan}\n"),
+            "bad.yaml:4:67: 'trough' must be a number from 0 to 1 (a fraction of the peak rate)");
+  EXPECT_EQ(ErrorOf(head + "traffic:\n  - {type: zipf-users, users: 3, exponent: .nan, "
+                           "duration: 1m, mean_gap: 1s}\n"),
+            "bad.yaml:4:44: 'exponent' must be a number from 0 to 10");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: meteor, at: 1s}\n"),
             "bad.yaml:6:12: unknown fault type 'meteor' (expected crash, clock-jump, "
             "store-restart, store-outage, latency-spike or listen-down)");

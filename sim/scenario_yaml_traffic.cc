@@ -61,7 +61,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     double exponent = 1.0;
     RL_ASSIGN(users, IntAt(n, "users", true, 1, 100'000'000));
     if (const YAML::Node e = n["exponent"];
-        e && (!YAML::convert<double>::decode(e, exponent) || exponent < 0 || exponent > 10)) {
+        e && (!YAML::convert<double>::decode(e, exponent) || !(exponent >= 0 && exponent <= 10))) {
       return Error(e, "'exponent' must be a number from 0 to 10");
     }
     RL_ASSIGN(start, DurationAt(n, "start", false));
@@ -97,7 +97,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     if (peak_gap.count() <= 0) return Error(n["peak_gap"], "'peak_gap' must be positive");
     if (period.count() <= 0) return Error(n["period"], "'period' must be positive");
     if (const YAML::Node t = n["trough"];
-        t && (!YAML::convert<double>::decode(t, trough) || trough < 0 || trough > 1)) {
+        t && (!YAML::convert<double>::decode(t, trough) || !(trough >= 0 && trough <= 1))) {
       return Error(t, "'trough' must be a number from 0 to 1 (a fraction of the peak rate)");
     }
     s.traffic.push_back(std::make_unique<DiurnalTraffic>(users, s.start + start, duration, peak_gap,

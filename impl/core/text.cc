@@ -39,13 +39,13 @@ std::optional<size_t> FirstNonUtf8(std::string_view s) {
 
 bool IsUtf8Text(std::string_view s) { return s.find('\0') == std::string_view::npos && IsUtf8(s); }
 
-std::string LineAndColumn(std::string_view text, size_t offset) {
+TextPlace PlaceOf(std::string_view text, size_t offset) {
   offset = std::min(offset, text.size());
   const std::string_view before = text.substr(0, offset);
   const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
   const size_t line_start = before.rfind('\n');
   const size_t column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+  return {line, column};
 }
 
 }  // namespace ratelab

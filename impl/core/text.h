@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <optional>
-#include <string>
 #include <string_view>
 
 namespace ratelab {
@@ -18,9 +17,13 @@ inline bool IsUtf8(std::string_view s) { return !FirstNonUtf8(s).has_value(); }
 // UTF-8 without NUL bytes: what PostgreSQL's text holds and YAML writes back as it was read.
 bool IsUtf8Text(std::string_view s);
 
-// "line L, column C" of byte `offset` in `text` (both from 1; a column counts bytes), for an
-// error that locates a byte in a file.
-std::string LineAndColumn(std::string_view text, size_t offset);
+// Where byte `offset` of `text` is, for an error that locates it in a file: its line and column,
+// both from 1 (a column counts bytes).
+struct TextPlace {
+  size_t line;
+  size_t column;
+};
+TextPlace PlaceOf(std::string_view text, size_t offset);
 
 }  // namespace ratelab
 

@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <lua.hpp>
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "impl/store/lua_libraries.h"
@@ -67,7 +70,22 @@ int64_t ReplyInteger(double x) {
   return static_cast<int64_t>(x);
 }
 
-KvReply ToReply(lua_State* L, int index) {
+// How far a script's return value is converted: tables nested no deeper, and no more elements in
+// all. (Redis itself stops at its Lua stack's limit; a reply past these is an error reply.)
+constexpr int kDeepestReply = 1000;
+constexpr size_t kMostReplyElements = 1'000'000;
+
+// One conversion of a return value: the elements converted so far, and the limit met, if any.
+struct Conversion {
+  size_t elements = 0;
+  std::optional<std::string> over;
+};
+
+KvReply ToReply(lua_State* L, int index, int depth, Conversion& c) {
+  if (++c.elements > kMostReplyElements) {
+    c.over = "has more than " + std::to_string(kMostReplyElements) + " elements";
+    return KvReply::Nil();
+  }
   switch (lua_type(L, index)) {
     case LUA_TSTRING: {
       size_t n = 0;
@@ -79,24 +97,38 @@ KvReply ToReply(lua_State* L, int index) {
     case LUA_TNUMBER:
       return KvReply::Integer(ReplyInteger(lua_tonumber(L, index)));
     case LUA_TTABLE: {
+      // Each level holds a value on Lua's stack, which has room only for what is asked for.
+      if (depth >= kDeepestReply || lua_checkstack(L, 4) == 0) {
+        c.over = "nests tables deeper than " + std::to_string(kDeepestReply);
+        return KvReply::Nil();
+      }
       const int t = index < 0 ? lua_gettop(L) + index + 1 : index;
       if (std::optional<std::string> err = StringField(L, t, "err")) return KvReply::Error(*err);
       if (std::optional<std::string> ok = StringField(L, t, "ok")) return KvReply::Status(*ok);
-      std::vector<KvReply> elements;
-      for (int i = 1;; ++i) {
+      std::vector<KvReply> items;
+      for (int i = 1; !c.over; ++i) {
         lua_rawgeti(L, t, i);
         if (lua_isnil(L, -1)) {
           lua_pop(L, 1);
           break;
         }
-        elements.push_back(ToReply(L, -1));
+        items.push_back(ToReply(L, -1, depth + 1, c));
         lua_pop(L, 1);
       }
-      return KvReply::Array(std::move(elements));
+      return KvReply::Array(std::move(items));
     }
     default:
       return KvReply::Nil();
   }
+}
+
+// The reply the Lua value at `index` converts to, or an error reply when it is nested too deeply
+// or is too large.
+KvReply ToReply(lua_State* L, int index) {
+  Conversion c;
+  KvReply reply = ToReply(L, index, 0, c);
+  if (c.over) return KvReply::Error("ERR the script's reply " + *c.over);
+  return reply;
 }
 
 // A Lua number as Redis 7.0 passes it to a command ("%.17g").
@@ -170,8 +202,34 @@ std::string Sha1Hex(std::string_view text) {
   return out;
 }
 
-LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget)
-    : dispatch_(std::move(dispatch)), instruction_budget_(instruction_budget), L_(luaL_newstate()) {
+void* LuaScripting::Allocate(void* memory, void* block, size_t old_size, size_t new_size) {
+  Memory& m = *static_cast<Memory*>(memory);
+  if (new_size == 0) {
+    std::free(block);
+    m.used -= old_size;
+    return nullptr;
+  }
+  if (m.enforce && new_size > old_size && m.used - old_size + new_size > m.cap) return nullptr;
+  void* grown = std::realloc(block, new_size);
+  if (grown != nullptr) m.used = m.used - old_size + new_size;
+  return grown;
+}
+
+// Outside a protected call (setting KEYS up, say) Lua calls this instead of exit(): the harness
+// answers for the exception like any other.
+static int LuaPanic(lua_State* L) {
+  const char* message = lua_tostring(L, -1);
+  throw std::runtime_error(std::string("Lua failed outside a script: ") +
+                           (message != nullptr ? message : "unknown error"));
+}
+
+LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap)
+    : dispatch_(std::move(dispatch)),
+      instruction_budget_(instruction_budget),
+      memory_{0, memory_cap, false},
+      L_(lua_newstate(&LuaScripting::Allocate, &memory_)) {
+  if (L_ == nullptr) throw std::bad_alloc();
+  lua_atpanic(L_, LuaPanic);
   lua_State* L = L_;
   OpenLibrary(L, luaopen_base, "");
   OpenLibrary(L, luaopen_table, LUA_TABLIBNAME);
@@ -264,7 +322,9 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
   lua_pushcfunction(L, &LuaScripting::NoteErrorLine);
   lua_insert(L, -2);  // the handler goes below the script
   error_line_ = -1;
+  memory_.enforce = true;
   const int status = lua_pcall(L, 0, 1, -2);
+  memory_.enforce = false;
   lua_sethook(L, nullptr, 0, 0);
   KvReply reply;
   // Redis 7.0 says where a raised error came from: "... script: <sha>, on @user_script:3."
@@ -281,6 +341,9 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
     reply = KvReply::Error(std::string("ERR ") + (message ? message : "unknown error") + where);
   }
   lua_pop(L, 2);  // the result and the handler
+  // What the script left behind (tables it kept in globals aside) goes before the next one runs,
+  // so that each starts with its room.
+  if (memory_.used > memory_.cap / 2) lua_gc(L, LUA_GCCOLLECT, 0);
   return reply;
 }
 

@@ -12,13 +12,17 @@
 // false and nil -> nil, {err=...} -> error, {ok=...} -> status, other tables -> arrays up to
 // their first nil.
 //
-// A script runs under an instruction budget; one that exceeds it (an endless loop) ends in an
-// error reply instead of hanging the harness.
+// A script runs under an instruction budget and a memory cap (what the Lua state may hold while
+// the script runs, counted by its allocator); one that exceeds either (an endless loop,
+// string.rep("x", 1e10)) ends in an error reply instead of hanging or exhausting the harness.
+// A return value nested deeper than 1000 tables, or of more than 1,000,000 elements, is an
+// error reply too.
 //
 // Not thread-safe: MemoryKv serializes calls.
 #ifndef RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
 #define RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -37,8 +41,9 @@ class LuaScripting {
   // Runs one command for redis.call / redis.pcall.
   using Dispatch = absl::AnyInvocable<KvReply(std::span<const std::string>)>;
 
-  // `instruction_budget`: what a script may run before it is ended with an error reply.
-  LuaScripting(Dispatch dispatch, int64_t instruction_budget);
+  // `instruction_budget`: what a script may run before it is ended with an error reply;
+  // `memory_cap`: the bytes the Lua state may hold while a script runs.
+  LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = 256 << 20);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;
@@ -67,8 +72,18 @@ class LuaScripting {
   // Redis's rand48, so math.random gives the numbers it gives on Redis.
   int32_t NextRandom();
 
+  // What the Lua state holds, counted by its allocator, which refuses to pass `cap` while a
+  // script runs (`enforce`): Lua then raises "not enough memory" in the script.
+  struct Memory {
+    size_t used = 0;
+    size_t cap = 0;
+    bool enforce = false;
+  };
+  static void* Allocate(void* memory, void* block, size_t old_size, size_t new_size);
+
   Dispatch dispatch_;
   const int64_t instruction_budget_;
+  Memory memory_;  // before L_, which uses it
   int64_t instructions_left_ = 0;
   int error_line_ = -1;  // the line of the script's last error, -1: unknown
   uint64_t rand48_ = 0;

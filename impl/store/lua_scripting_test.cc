@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <limits>
 
 #include "impl/store/memory_kv.h"
@@ -133,6 +134,41 @@ TEST(LuaScriptingBudget, EndlessLoopEndsInAnError) {
   const KvReply r = lua.Run(sha.text, {}, {});
   ASSERT_TRUE(r.is_error());
   EXPECT_NE(r.text.find("exceeded its budget"), std::string::npos) << r.text;
+}
+
+// A script that asks for more memory than the cap (string.rep of 10 GB, an ever growing table)
+// ends in an error reply at once, and the engine goes on.
+TEST(LuaScriptingBudget, AScriptPastItsMemoryCapEndsInAnError) {
+  LuaScripting lua([](std::span<const std::string>) { return KvReply::Nil(); }, 100'000'000,
+                   /*memory_cap=*/16 << 20);
+  for (const char* script :
+       {"return string.rep('x', 1e10)", "local t = {} for i = 1, 1e9 do t[i] = i end return #t",
+        "local s = 'x' while true do s = s .. s end"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const KvReply r = lua.Run(lua.Load(script).text, {}, {});
+    ASSERT_TRUE(r.is_error()) << script;
+    EXPECT_NE(r.text.find("not enough memory"), std::string::npos) << r.text;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << script;
+  }
+  EXPECT_EQ(lua.Run(lua.Load("return string.rep('x', 1000)").text, {}, {}),
+            KvReply::Bulk(std::string(1000, 'x')));
+}
+
+// A reply of tables 100,000 deep (which once took a minute to convert) or of too many elements
+// is an error reply.
+TEST(LuaScriptingBudget, AReplyTooDeepOrTooLargeIsAnError) {
+  LuaScripting lua([](std::span<const std::string>) { return KvReply::Nil(); }, 100'000'000);
+  const KvReply deep =
+      lua.Run(lua.Load("local t = {} for i = 1, 100000 do t = {t} end return t").text, {}, {});
+  ASSERT_TRUE(deep.is_error());
+  EXPECT_EQ(deep.text, "ERR the script's reply nests tables deeper than 1000");
+  const KvReply wide =
+      lua.Run(lua.Load("local t = {} for i = 1, 1000001 do t[i] = 1 end return t").text, {}, {});
+  ASSERT_TRUE(wide.is_error());
+  EXPECT_EQ(wide.text, "ERR the script's reply has more than 1000000 elements");
+  const KvReply fine =
+      lua.Run(lua.Load("local t = {} for i = 1, 999 do t = {t} end return t").text, {}, {});
+  EXPECT_FALSE(fine.is_error()) << fine.text;
 }
 
 TEST_F(LuaScriptingTest, EvalShaAndScriptCache) {

@@ -4,6 +4,7 @@
 #ifndef RATELAB_SIM_INTERNAL_SCENARIO_READER_H_
 #define RATELAB_SIM_INTERNAL_SCENARIO_READER_H_
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/core/input_file.h"
 #include "impl/core/status.h"
 #include "impl/rules/rules.h"
 #include "sim/scenario.h"
@@ -121,14 +123,28 @@ class YamlReader {
     return v;
   }
 
+  // What a string may hold besides printable text: nothing (a name, a type, a path: a control
+  // character would end a line of a report, a plot or a log), line breaks and tabs (a
+  // description), or anything (a value whose own checks come later: a rule's, FindProblem).
+  enum class Controls { kNone, kLines, kAny };
+  // The string at `key` of `map`; `fallback` when it is missing and not `required`.
   Result<std::string> StringAt(const YAML::Node& map, const std::string& key, bool required,
-                               std::string fallback = "") const {
+                               std::string fallback = "",
+                               Controls controls = Controls::kNone) const {
     const YAML::Node n = map[key];
     if (!n) {
       if (required) return Error(map, "missing '" + key + "'");
       return fallback;
     }
     if (!n.IsScalar()) return Error(n, "'" + key + "' must be a string");
+    for (const char c : n.Scalar()) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u >= 0x20 && u != 0x7f) || controls == Controls::kAny) continue;
+      if (controls == Controls::kLines && (c == '\n' || c == '\t')) continue;
+      return Error(n, "'" + key + "' may not hold " +
+                          (c == '\n' ? std::string("a line break")
+                                     : "a control character (byte " + std::to_string(u) + ")"));
+    }
     return n.Scalar();
   }
 
@@ -144,16 +160,21 @@ class YamlReader {
   std::string source_;
 };
 
-// The text of the file at `path`; `unreadable` (the error's message) when it cannot be read or
-// is a directory.
-Result<std::string> ReadYamlText(const std::string& path, Status unreadable);
+// The text of the YAML file at `path`, of `kind` (ReadInputFile: a regular file, bounded, UTF-8).
+Result<std::string> ReadYamlText(const std::string& path, const InputFileKind& kind);
 
 // `read(root)` on `text` parsed as YAML; a syntax error reads "SOURCE:LINE:COLUMN: not YAML: ...".
+// (yaml-cpp bounds its own recursion: a document nested too deeply is such an error.)
 template <typename Read>
 auto ParseYaml(const std::string& text, const std::string& source, Read read)
     -> decltype(read(YAML::Node())) {
   try {
     return read(YAML::Load(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // (yaml-cpp's own message for it is "bad file".)
+    return absl::InvalidArgumentError(
+        source + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+        ": not YAML ratelab reads: nested " + std::to_string(e.depth()) + " levels deep");
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                                       std::to_string(e.mark.column + 1) + ": not YAML: " + e.msg);

@@ -4,6 +4,7 @@
 // Run: build/bench/simulation_benchmark
 #include <benchmark/benchmark.h>
 
+#include "impl/core/process_memory.h"
 #include "impl/limiters/in_process_protocol.h"
 #include "model/oracles.h"
 #include "sim/simulation.h"

@@ -42,8 +42,9 @@ class Check final : public Command {
         ->capture_default_str();
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
                                "Comma-separated faults to inject: crash, restart, skew, outage, "
-                               "failover (to a replica that lags: --store memory only), or none "
-                               "(default crash,restart)");
+                               "stall (the store answers nothing for a while, then runs what it "
+                               "was sent), failover (to a replica that lags: --store memory "
+                               "only), or none (default crash,restart)");
     c->add_flag("--claim", claim_, "Also hold it to the claim: no more than N in any W");
     c->add_flag("--shrink-policy", shrink_policy_,
                 "Let the shrink lower the limit (or burst) too; by default the witness keeps the "

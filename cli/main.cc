@@ -8,7 +8,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/ratelab_cli.h"
-#include "sim/simulation.h"
+#include "impl/core/process_memory.h"
 
 int main(int argc, char** argv) {
   ratelab::KeepFreedMemoryForReuse();

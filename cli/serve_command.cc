@@ -12,6 +12,7 @@
 #include "cli/interrupt.h"
 #include "cli/options.h"
 #include "impl/core/input_file.h"
+#include "impl/core/process_memory.h"
 #include "impl/core/system_clock.h"
 #include "impl/service/serve.h"
 #include "impl/service/service.h"
@@ -156,6 +157,9 @@ class Serve final : public Command {
       config_.rules = *std::move(loaded);
       config_.rules_file = rules_;
     }
+    // A server's memory must come back once the keys it held go idle (ratelab's main keeps freed
+    // memory for the simulation's next run).
+    GiveFreedMemoryBack();
     SystemClock clock;
     std::mutex log_mutex;
     config_.log = [&err, &log_mutex](std::string_view line) {

@@ -17,65 +17,13 @@
 #include "testing/postgres.h"
 #include "testing/process.h"
 #include "testing/redis.h"
+#include "testing/serve_process.h"
 
 namespace ratelab {
 namespace {
 
 namespace fs = std::filesystem;
 namespace http = testing_http::http;
-
-// `ratelab serve ARGS...` as a process, its stderr in `err`; the port it listens on once it says.
-class ServeProcess {
- public:
-  ServeProcess(std::vector<std::string> args, const fs::path& err) : err_(err) {
-    args.insert(args.begin(), {RATELAB_BINARY, "serve", "--listen", "127.0.0.1:0"});
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+) )");
-    std::smatch m;
-    std::string text;
-    const auto began = std::chrono::steady_clock::now();
-    while (!std::regex_search(text = testing_files::Read(err_), m, listening) &&
-           std::chrono::steady_clock::now() - began < std::chrono::seconds(30)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_TRUE(std::regex_search(text, m, listening)) << text;
-    if (!m.empty()) port_ = static_cast<uint16_t>(std::stoi(m[1].str()));
-  }
-  ~ServeProcess() {
-    if (pid_ > 0) Stop();
-  }
-  uint16_t port() const { return port_; }
-  std::string err() const { return testing_files::Read(err_); }
-  // SIGTERM, then its exit status (-1 when it did not exit in 30 s, and was killed).
-  int Stop() {
-    kill(pid_, SIGTERM);
-    int status = 0;
-    const auto began = std::chrono::steady_clock::now();
-    while (waitpid(pid_, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() - began > std::chrono::seconds(30)) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &status, 0);
-        pid_ = -1;
-        return -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  fs::path err_;
-  pid_t pid_ = -1;
-  uint16_t port_ = 0;
-};
 
 TEST(ServeCommand, ServesTheSeedsApisOverHttpAndStopsOnSigterm) {
   const fs::path dir = testing_files::TempDir("serve");

@@ -12,7 +12,8 @@
 #   cli            -> reports
 #
 # Tests (*_test.cc) may also include testing/. property-tests/ and bench/ may include any
-# library layer, and so may fuzz/; testing/ may include impl/ (to impl/rules).
+# library layer, and so may fuzz/; bench/ may include testing/'s header-only helpers too (it is
+# built without the tests, so never links testing/); testing/ may include impl/ (to impl/rules).
 # Run as: cmake -DROOT=... -P layering_check.cmake
 set(below_model "model")
 set(below_impl/core "model;impl/core")
@@ -25,7 +26,7 @@ set(below_reports "${below_sim};reports")
 set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/rules};testing")
 set(below_property-tests "${below_reports};property-tests;testing")
-set(below_bench "${below_reports};bench")
+set(below_bench "${below_reports};bench;testing")
 set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")

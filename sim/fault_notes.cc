@@ -49,6 +49,12 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
               "keeps its counts in the store: the writes its replica had not received were "
               "lost";
           break;
+        case FaultSpec::Kind::kStoreStall:
+          if (in_process) break;
+          note = std::string("got no answer in time; on a store error it does: ") +
+                 std::string(FailurePolicyName(spec.on_store_error.kind)) +
+                 ", and what it sent meanwhile still counted once the store resumed";
+          break;
         case FaultSpec::Kind::kClockJump:
         case FaultSpec::Kind::kLatencySpike:
         case FaultSpec::Kind::kListenDown:  // the rules' notes say what it did

@@ -119,6 +119,10 @@ void LimiterRun::Schedule(const FaultSpec& f, Instant at) {
       break;
     case FaultSpec::Kind::kListenDown:  // in the rule plan: it decides when nodes learn changes
       break;
+    case FaultSpec::Kind::kStoreStall:
+      sim_.At(at, [this] { stores_.link.Stall(); });
+      sim_.At(at + f.amount, [this] { stores_.link.Resume(); });
+      break;
     case FaultSpec::Kind::kStoreRestart:
       sim_.At(at, [this] {
         stores_.link.Down();

@@ -62,6 +62,9 @@ std::string FaultSpec::Describe(Instant start) const {
     case Kind::kStoreFailover:
       return "the store failed over to its replica" + when + ", the replica " +
              FormatDuration(extra) + " behind (down " + FormatDuration(amount) + ")";
+    case Kind::kStoreStall:
+      return "the store stalled" + when + " for " + FormatDuration(amount) +
+             " (what it was sent meanwhile ran when it resumed)";
   }
   return "?";
 }

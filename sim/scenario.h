@@ -74,6 +74,7 @@ struct FaultSpec {
     kLatencySpike,
     kListenDown,
     kStoreFailover,  // the store's master is lost and its replica, `extra` behind, promoted
+    kStoreStall,     // the store answers nothing for `amount`, then runs what it took in
   };
   Kind kind = Kind::kCrash;
   int node = 0;   // kCrash, kClockJump, kListenDown

@@ -276,6 +276,10 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-outage fault", {"type", "at", "for"}));
     f.kind = FaultSpec::Kind::kStoreOutage;
     RL_ASSIGN(f.amount, DurationAt(n, "for", true));
+  } else if (type == "store-stall") {
+    RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-stall fault", {"type", "at", "for"}));
+    f.kind = FaultSpec::Kind::kStoreStall;
+    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
   } else if (type == "latency-spike") {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "a latency-spike fault", {"type", "at", "for", "extra"}));
     f.kind = FaultSpec::Kind::kLatencySpike;
@@ -289,7 +293,7 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
   } else {
     return Error(n["type"], "unknown fault type '" + type +
                                 "' (expected crash, clock-jump, store-restart, store-outage, "
-                                "latency-spike or listen-down)");
+                                "store-stall, latency-spike or listen-down)");
   }
   if (f.kind != FaultSpec::Kind::kClockJump && (f.amount.count() < 0 || f.extra.count() < 0)) {
     return Error(n, "a fault's durations cannot be negative");

@@ -12,12 +12,13 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::array<std::pair<SearchFault, std::string_view>, 5> kFaultNames = {{
+constexpr std::array<std::pair<SearchFault, std::string_view>, 6> kFaultNames = {{
     {SearchFault::kCrash, "crash"},
     {SearchFault::kFailover, "failover"},
     {SearchFault::kOutage, "outage"},
     {SearchFault::kRestart, "restart"},
     {SearchFault::kSkew, "skew"},
+    {SearchFault::kStall, "stall"},
 }};
 
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
@@ -39,8 +40,8 @@ Result<SearchFaults> ParseSearchFaults(std::string_view text) {
     if (it == kFaultNames.end()) {
       return absl::InvalidArgumentError(
           "unknown fault '" + word +
-          "' (expected a comma-separated list of crash, restart, skew, outage, failover, or "
-          "none)");
+          "' (expected a comma-separated list of crash, restart, skew, outage, stall, failover, "
+          "or none)");
     }
     out.insert(it->first);
   }
@@ -129,7 +130,8 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
                                 {.crash = faults.contains(SearchFault::kCrash),
                                  .restart = faults.contains(SearchFault::kRestart),
                                  .outage = faults.contains(SearchFault::kOutage),
-                                 .failover = faults.contains(SearchFault::kFailover)});
+                                 .failover = faults.contains(SearchFault::kFailover),
+                                 .stall = faults.contains(SearchFault::kStall)});
   return c;
 }
 

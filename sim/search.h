@@ -38,6 +38,7 @@ enum class SearchFault {
   kOutage,    // the store is unreachable for a while
   kRestart,   // the store restarts, keeping what its durability keeps
   kSkew,      // node 1's clock is off by up to a quarter of the window
+  kStall,     // the store answers nothing for a while, then runs what it was sent
 };
 std::string_view SearchFaultName(SearchFault fault);
 

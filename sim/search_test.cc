@@ -39,7 +39,7 @@ TEST(SearchFaults, ReadsANamedListAndRemembersItsOrder) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
             "unknown fault 'meteor' (expected a comma-separated list of crash, restart, skew, "
-            "outage, failover, or none)");
+            "outage, stall, failover, or none)");
 }
 
 TEST(Draw, TheSameSeedDrawsTheSameCase) {

@@ -1,7 +1,5 @@
 #include "sim/simulation.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 
 namespace ratelab {
@@ -202,13 +200,6 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
     }
   }
   return std::move(history_);
-}
-
-void KeepFreedMemoryForReuse() {
-  constexpr int kLarge = 1 << 30;
-  mallopt(M_MMAP_THRESHOLD, kLarge);  // big blocks from the heap, not from mmap
-  mallopt(M_TRIM_THRESHOLD, kLarge);  // and not returned to the system when freed
-  mallopt(M_TOP_PAD, 256 << 20);      // grow the heap in large steps
 }
 
 }  // namespace ratelab

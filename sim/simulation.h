@@ -98,12 +98,6 @@ class Simulation {
   std::vector<size_t> arrival_order_;  // indexes into the arrivals, by time
 };
 
-// Tells the C allocator to keep freed memory for reuse instead of handing it back to the system:
-// each run allocates its history (tens of MB for a long run) afresh, and glibc would otherwise
-// map and unmap it every time and page-fault it in again (about 7% of a sweep's time).
-// Process-wide: call once at start, as ratelab's main and the benchmarks do.
-void KeepFreedMemoryForReuse();
-
 }  // namespace ratelab
 
 #endif  // RATELAB_SIM_SIMULATION_H_

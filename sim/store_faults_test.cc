@@ -67,6 +67,38 @@ TEST(StoreOutage, FailClosedDeniesEveryRequestItCouldNotDecide) {
   EXPECT_GT(o.checks[1].violations.size(), 0u) << "but denies what the window had room for";
 }
 
+// A store that stalls answers nothing in time, and still runs what it was sent once it resumes:
+// the two requests answered as failed count, so the second window admits three of its requests
+// where an outage of the same span (which loses what was sent) lets it admit five. No check
+// calls the denials false: a request without an answer may have counted. (docs/design.md.)
+TEST(StoreStall, RequestsAnsweredAsFailedStillCountOnceTheStoreResumes) {
+  const auto run = [](const std::string& fault) {
+    return RunYaml(
+        "latency: {to_store: {base: 1ms}, from_store: {base: 1ms}}\n"
+        "limiters:\n"
+        "  - {protocol: kv-fixed-window-lua, algorithm: fixed-window, limit: 5, window: 1m}\n"
+        "traffic:\n  - {type: constant, user: u, interval: 1s, count: 90}\n"
+        "faults:\n  - {type: " +
+        fault +
+        ", at: 60500ms, for: 2s}\n"
+        "checks: [promise, false-denials]\n");
+  };
+  const auto admitted_in_second_window = [](const LimiterOutcome& o) {
+    int64_t n = 0, unanswered = 0;
+    for (const HistoryEvent& e : o.history) {
+      if (Since(e) < seconds(60) || Since(e) >= seconds(120)) continue;
+      n += e.decision && e.decision->allowed;
+      unanswered += !e.decision.has_value();
+    }
+    EXPECT_EQ(unanswered, 2);  // at 61s and 62s
+    return n;
+  };
+  const RunResult stall = run("store-stall");
+  EXPECT_EQ(admitted_in_second_window(stall.limiters.front()), 3);
+  EXPECT_EQ(stall.limiters.front().violation_count(), 0) << "no false alarm";
+  EXPECT_EQ(admitted_in_second_window(run("store-outage").limiters.front()), 5);
+}
+
 TEST(StoreOutage, ErrorPolicyLeavesTheRequestsUnanswered) {
   const RunResult c = RunYaml(OutageScenario("error"));
   EXPECT_EQ(c.limiters.front().unanswered, 20);

@@ -45,6 +45,7 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
         f.amount = milliseconds(random.Uniform(100, 60'000));
         break;
       case FaultSpec::Kind::kStoreFailover:  // not drawn: only MemoryKv models a replica
+      case FaultSpec::Kind::kStoreStall:     // not drawn: the same seeds, the same swarms
         break;
     }
     out.push_back(f);
@@ -91,6 +92,13 @@ std::vector<FaultSpec> FaultsNearRequests(Random& r, const std::vector<Arrival>&
     f.at = near_a_request();
     f.amount = milliseconds(r.Uniform(1, 50));
     f.extra = Duration(r.Uniform(milliseconds(1).count(), (w / 2).count() + 2));
+    out.push_back(f);
+  }
+  if (kinds.stall && r.Chance(0.5)) {
+    FaultSpec f;
+    f.kind = FaultSpec::Kind::kStoreStall;
+    f.at = near_a_request();
+    f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
     out.push_back(f);
   }
   return out;

@@ -26,6 +26,9 @@ struct NearRequestFaults {
   // of the store to its replica, with chance 0.7, the replica 1ms to window/2 behind, down 1 to
   // 50ms (MemoryKv only: its replica is modelled)
   bool failover = false;
+  // of the store, with chance 0.5, for 1ms to window/10: it answers nothing meanwhile, then runs
+  // what it was sent
+  bool stall = false;
 };
 // Each fault `kinds` asks for, drawn from `random` with its chance (in the order above), and
 // placed just after a random request of `arrivals` (their times counted from `start`): within

@@ -607,8 +607,9 @@ std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerO
     while (!parser.is_done() && !ec) {
       const size_t used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
       bytes.remove_prefix(used);
-      if (ec == http::error::need_more && bytes.empty()) return exchanges;  // waits for more
-      if (ec == http::error::need_more) ec = {};
+      // What is left is cut short: a connection would wait for more (the parser must be given
+      // more than it was before, never the same bytes again).
+      if (ec == http::error::need_more) return exchanges;
       if (!ec && used == 0 && !parser.is_done()) return exchanges;
     }
     ServedExchange exchange;
@@ -616,7 +617,8 @@ std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerO
       std::optional<HttpResponse> answer = UnreadableAnswer(ec, options);
       if (!answer) return exchanges;  // closed without an answer
       exchange.method = parser.is_header_done() ? request.method : "";
-      WriteAnswer(*std::move(answer), parser.version(), false, false, exchange.bytes);
+      WriteAnswer(*std::move(answer), parser.version(), false, exchange.method == "HEAD",
+                  exchange.bytes);
       exchanges.push_back(std::move(exchange));
       return exchanges;
     }

@@ -276,6 +276,14 @@ TEST(ServeBytes, AnswersEachRequestAConnectionSendsAsTheServerWould) {
   EXPECT_TRUE(served[2].bytes.starts_with("HTTP/1.1 400 ")) << served[2].bytes;
   EXPECT_TRUE(served[2].bytes.ends_with(R"({"error":"the path is not UTF-8"})")) << served[2].bytes;
 
+  // Found by fuzz/http_request.cc: the 400 to a HEAD whose body could not be read had a body.
+  const std::vector<ServedExchange> head = ServeBytes(
+      "HEAD /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"sco\r\n0\r/x",
+      HttpServerOptions{}, handler);
+  ASSERT_EQ(head.size(), 1u);
+  EXPECT_TRUE(head[0].bytes.starts_with("HTTP/1.1 400 ")) << head[0].bytes;
+  EXPECT_TRUE(head[0].bytes.ends_with("\r\n\r\n")) << "no body: " << head[0].bytes;
+
   const std::vector<ServedExchange> garbage =
       ServeBytes("\x01\x02 nonsense\r\n\r\n", HttpServerOptions{}, handler);
   ASSERT_EQ(garbage.size(), 1u);

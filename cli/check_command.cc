@@ -147,7 +147,7 @@ class Check final : public Command {
                                                 : 0;
     CheckReport report = MakeCheckReport(*subject, search, *result, Reproduce(found_at));
     if (shard_) report.shard = FormatShard(*shard_);
-    out << (json_ ? ToJson(report).dump(2) + "\n" : RenderCheckText(report));
+    out << (json_ ? JsonText(ToJson(report)) : RenderCheckText(report));
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderCheckJunit(report, seconds)); !s.ok()) return s;
     }

@@ -95,7 +95,7 @@ class Merge final : public Command {
     for (const SeedReport& s : merged->seeds) failed += s.failed > 0;
     err << "merged " << shards.size() << " shards: " << merged->seeds.size() << " seeds\n";
     if (json_) {
-      out << j.dump(2) << "\n";
+      out << JsonText(j);
     } else {
       out << merged->scenario << ": " << merged->seeds_with_violations << " of "
           << merged->seeds.size() << " seeds with violations\n";
@@ -121,7 +121,7 @@ class Merge final : public Command {
     if (Status s = Write(dir, j, [&] { return RenderCheckJunit(*merged, 0); }); !s.ok()) return s;
     err << "merged " << shards.size() << " shards: " << merged->seeds_searched
         << " seed(s) searched\n";
-    out << (json_ ? j.dump(2) + "\n" : RenderCheckText(*merged));
+    out << (json_ ? JsonText(j) : RenderCheckText(*merged));
     if (merged->verdict == "failure") return kExitLimiterFailed;
     return merged->verdict == "violation" ? kExitViolation : kExitOk;
   }
@@ -131,7 +131,7 @@ class Merge final : public Command {
   Status Write(const std::optional<OutputDir>& dir, const nlohmann::json& j, Junit junit) const {
     if (dir) {
       if (Status s = dir->Clear(); !s.ok()) return s;
-      if (Status s = WriteTextFile(dir->path() + "/result.json", j.dump(2) + "\n"); !s.ok()) {
+      if (Status s = WriteTextFile(dir->path() + "/result.json", JsonText(j)); !s.ok()) {
         return s;
       }
       if (Status s = dir->Record(); !s.ok()) return s;

@@ -201,7 +201,7 @@ class Probe final : public Command {
       err << "interrupted after " << FormatDuration(result->elapsed)
           << ": what was answered until then, judged\n";
     }
-    out << (json_ ? ProbeJson(plan_, *result).dump(2) + "\n" : RenderProbeText(*result));
+    out << (json_ ? JsonText(ProbeJson(plan_, *result)) : RenderProbeText(*result));
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderProbeJunit(plan_, *result)); !s.ok()) return s;
     }

@@ -93,7 +93,16 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   for (const auto& [subcommand, command] : table) {
     if (!subcommand->parsed()) continue;
-    Result<int> exit = command->Run(out, err);
+    // The last line of defence: whatever a command throws is said, with its exit status, never
+    // a terminate() (errors are Status values; this is for what no one foresaw).
+    Result<int> exit = absl::InternalError("");
+    try {
+      exit = command->Run(out, err);
+    } catch (const std::exception& e) {
+      err << "ratelab " << subcommand->get_name() << ": stopped by an error ratelab did not "
+          << "expect (please report it): " << e.what() << "\n";
+      return kExitBadInput;
+    }
     if (exit.ok()) return *exit;
     err << "ratelab " << subcommand->get_name() << ": " << exit.status().message() << "\n";
     return kExitBadInput;

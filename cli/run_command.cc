@@ -26,7 +26,7 @@ Status WriteJson(const OutputDir& dir, const nlohmann::json& j) {
   if (Status s = dir.Clear(); !s.ok()) return s;
   const std::string path = (std::filesystem::path(dir.path()) / "result.json").string();
   std::ofstream f(path);
-  if (!(f << j.dump(2) << "\n") || !f.flush()) {
+  if (!(f << JsonText(j)) || !f.flush()) {
     return absl::InvalidArgumentError("cannot write " + path);
   }
   return dir.Record();
@@ -86,7 +86,7 @@ class RunScenarioCommand final : public Command {
       if (out_dir_) {
         if (Status s = WriteJson(*out_dir_, j); !s.ok()) return s;
       }
-      if (json_) out << j.dump(2) << "\n";
+      if (json_) out << JsonText(j);
       if (!junit_.empty()) {
         if (Status s = WriteTextFile(junit_, RenderJunit(report, seconds)); !s.ok()) return s;
       }
@@ -154,7 +154,7 @@ class RunScenarioCommand final : public Command {
       if (Status s = WriteTextFile(junit_, xml); !s.ok()) return s;
     }
     if (json_) {
-      out << j.dump(2) << "\n";
+      out << JsonText(j);
     } else {
       out << "seeds " << seeds_->first << ".." << seeds_->last
           << (shard_ ? ", shard " + FormatShard(*shard_) + " (" + std::to_string(seeds.count()) +

@@ -90,7 +90,7 @@ class Stress final : public Command {
           << " requests, the most a run records; give a shorter --duration\n";
     }
     const StressReport report = MakeStressReport(plan_, *result);
-    out << (json_ ? ToJson(report).dump(2) + "\n" : RenderStressText(report));
+    out << (json_ ? JsonText(ToJson(report)) : RenderStressText(report));
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderStressJunit(report)); !s.ok()) return s;
     }

@@ -118,6 +118,32 @@ TEST(CheckLua, AScriptThatFailsMidSearchIsAFailureNotNothingFound) {
   EXPECT_NE(reproduce.find("--seed " + j["seed"].dump()), std::string::npos) << reproduce;
 }
 
+// A script whose error holds bytes that are not UTF-8 once aborted --json (the JSON writer threw):
+// the failure is reported in every form, the bytes written as U+FFFD where the format needs text.
+TEST(CheckLua, AFailureWhoseMessageIsNotUtf8IsReportedInEveryForm) {
+  const fs::path dir = testing_files::TempDir("lua-bytes");
+  const auto file = testing_files::Write(
+      dir, "bytes.lua",
+      "local n = redis.call('INCR', KEYS[1])\n"
+      "if n > 2 then return redis.error_reply(string.char(255, 254) .. ' broken') end\n"
+      "return {1, 5 - n}\n");
+  const std::vector<std::string> args = {
+      "check",    "--lua",  file.string(), "--model", "fixed-window",
+      "--limit",  "5",      "--window",    "1m",      "--keys",
+      "rl:{key}", "--args", "{limit}",     "--reply", "allowed,remaining"};
+  std::vector<std::string> json = args;
+  json.insert(json.end(), {"--json", "--junit", (dir / "junit.xml").string()});
+  const CliOutcome r = Ratelab(json);
+  ASSERT_EQ(r.exit, kExitLimiterFailed) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["failure"].get<std::string>().find("\xef\xbf\xbd\xef\xbf\xbd broken"),
+            std::string::npos)
+      << j["failure"];
+  const std::string junit = testing_files::Read(dir / "junit.xml");
+  EXPECT_NE(junit.find("\xef\xbf\xbd\xef\xbf\xbd broken"), std::string::npos) << junit;
+  EXPECT_EQ(junit.find('\xff'), std::string::npos);
+}
+
 TEST(CheckLua, ABooleanReplySaysAllowedOrNot) {
   // Lua's false arrives as nil: for allowed, that is a denial, not a reply of the wrong shape.
   const auto file = testing_files::Write(

@@ -124,7 +124,7 @@ class Worst final : public Command {
       report.searches.push_back(MakeWorstSearch(o, *result, Reproduce(concurrency)));
       if (interrupts.interrupted()) break;
     }
-    out << (json_ ? ToJson(report).dump(2) + "\n" : RenderWorstText(report));
+    out << (json_ ? JsonText(ToJson(report)) : RenderWorstText(report));
     if (interrupts.interrupted()) return kExitInterrupted;
     return failed ? kExitLimiterFailed : kExitOk;
   }

@@ -346,7 +346,7 @@ Result<std::string> WriteProbeReport(const ProbePlan& plan, const ProbeResult& r
   const std::pair<const char*, std::string> files[] = {
       {"report.html", RenderProbeHtml(plan, r)},
       {"report.md", RenderProbeMarkdown(plan, r)},
-      {"report.json", ProbeJson(plan, r).dump(2) + "\n"},
+      {"report.json", JsonText(ProbeJson(plan, r))},
       {"junit.xml", RenderProbeJunit(plan, r)}};
   for (const auto& [name, text] : files) {
     const std::string path = (std::filesystem::path(dir.path()) / name).string();

@@ -341,6 +341,10 @@ json ToJson(const FaultReport& f) {
   return {{"what", f.what}, {"from_s", f.from_s}, {"to_s", f.to_s}};
 }
 
+std::string JsonText(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 json ToJson(const RunReport& r) {
   json out = {
       {"scenario", r.scenario},

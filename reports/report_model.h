@@ -282,6 +282,11 @@ nlohmann::json ToJson(const SweepReport& s);
 nlohmann::json ToJson(const CheckReport& c);
 nlohmann::json ToJson(const StressReport& s);
 
+// `j` as every command writes JSON (--json, report.json, result.json): indented by two, ending
+// in a newline, and with bytes that are not UTF-8 (a script's message, a server's answer, which
+// ratelab passes on as they came) written as U+FFFD rather than thrown about.
+std::string JsonText(const nlohmann::json& j);
+
 // InvalidArgument naming the path of the first field that is missing or of the wrong type.
 Result<RunReport> RunReportFromJson(const nlohmann::json& j);
 Result<SweepReport> SweepReportFromJson(const nlohmann::json& j);

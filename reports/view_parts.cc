@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "impl/core/text.h"
 #include "model/oracles.h"
 #include "reports/timeline.h"
 
@@ -76,7 +77,25 @@ std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count) {
 std::string Escape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char ch : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
+    const auto u = static_cast<unsigned char>(ch);
+    // What XML cannot hold at all, escaped or not (bytes that are not UTF-8, control
+    // characters but tab and line breaks), is U+FFFD: a JUnit file must stay readable.
+    if (u >= 0x80) {
+      const size_t n = Utf8SequenceAt(s, i);
+      if (n == 0) {
+        out += "\xef\xbf\xbd";
+      } else {
+        out.append(s, i, n);
+        i += n - 1;
+      }
+      continue;
+    }
+    if ((u < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || u == 0x7f) {
+      out += "\xef\xbf\xbd";
+      continue;
+    }
     switch (ch) {
       case '&':
         out += "&amp;";

@@ -15,7 +15,8 @@ namespace ratelab::view_parts {
 // JSON).
 inline constexpr size_t kShownViolations = 3;
 
-// For HTML and XML text and attributes.
+// For HTML and XML text and attributes: markup escaped, and what XML cannot hold (bytes that
+// are not UTF-8, control characters) written as U+FFFD.
 std::string Escape(const std::string& s);
 // `v` with `digits` decimals.
 std::string Fixed(double v, int digits);

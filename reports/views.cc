@@ -20,7 +20,7 @@ Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& out) {
     if (!(f << text) || !f.flush()) return absl::InternalError("cannot write " + *path);
     return absl::OkStatus();
   };
-  if (Status s = write("report.json", ToJson(report).dump(2) + "\n", &files.json); !s.ok()) {
+  if (Status s = write("report.json", JsonText(ToJson(report)), &files.json); !s.ok()) {
     return s;
   }
   const std::vector<Plot> plots = PlotScripts(report);

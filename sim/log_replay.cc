@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "impl/core/input_file.h"
+#include "impl/core/text.h"
 
 namespace ratelab {
 namespace {
@@ -219,6 +220,13 @@ Result<AccessLog> ParseAccessLog(std::string_view text, const std::string& sourc
       continue;
     }
     Result<Record> r = format == LogFormat::kCsv ? ParseCsvRecord(line) : ParseCommonRecord(line);
+    // A log may hold any bytes (a user agent in Latin-1); what becomes a key or an endpoint is
+    // text, as every report writes it.
+    if (r.ok() && !IsUtf8Text(r->arrival.user)) {
+      r = absl::InvalidArgumentError("the key is not UTF-8 text");
+    } else if (r.ok() && !IsUtf8Text(r->arrival.endpoint)) {
+      r = absl::InvalidArgumentError("the endpoint is not UTF-8 text");
+    }
     if (!r.ok()) {
       return absl::InvalidArgumentError(source + ":" + std::to_string(line_no) + ": " +
                                         std::string(r.status().message()));

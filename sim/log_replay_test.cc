@@ -45,6 +45,9 @@ TEST(AccessLogCsv, ErrorsNameTheLine) {
             "log:1: bad timestamp '2023-13-14T22:13:20Z' (expected unix seconds such as "
             "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z, from 1970 to 2199)");
   EXPECT_EQ(ErrorOf("# nothing\n"), "log: the log holds no requests");
+  // Any bytes may be in a log; a key or an endpoint is text, as every report writes it.
+  EXPECT_EQ(ErrorOf("1700000000,a\n1700000001,caf\xe9\n"), "log:2: the key is not UTF-8 text");
+  EXPECT_EQ(ErrorOf("1700000000,a,/\xff,1\n"), "log:1: the endpoint is not UTF-8 text");
 }
 
 // Found by fuzz_access_log: a year past 2262 overflowed the instant (undefined behaviour).

@@ -9,6 +9,10 @@
 
 namespace ratelab {
 
+// The length of the well-formed UTF-8 sequence (one character) that starts at `s[at]`, or 0 when
+// none does there. Requires at < s.size().
+size_t Utf8SequenceAt(std::string_view s, size_t at);
+
 // The offset of the first byte of `s` that does not start a well-formed UTF-8 sequence (RFC
 // 3629: no overlong forms, no surrogates, nothing past U+10FFFF, nothing cut short), or nothing
 // when all of `s` is UTF-8.

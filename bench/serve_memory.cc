@@ -9,9 +9,7 @@
 // keys have gone idle (their windows past: serve drops them every second and gives the memory
 // back), with the bytes a key costs and serve's over the peer's.
 //   build/bench/serve_memory [--keys N] [--max-keys N]
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -24,24 +22,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "testing/process.h"
 #include "testing/raw_connection.h"
-
-extern char** environ;
 
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-// The resident memory of process `pid`, in bytes.
-int64_t ResidentBytes(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
-}
 
 std::string Key(int64_t i) { return "k" + std::to_string(i); }
 
@@ -75,12 +62,12 @@ int main(int argc, char** argv) {
     int64_t window_index;
     int64_t count;
   };
-  const int64_t peer_before = ResidentBytes(getpid());
+  const int64_t peer_before = ratelab::testing_process::ResidentBytes(getpid());
   int64_t peer_bytes = 0;
   {
     absl::flat_hash_map<std::string, State> bare;
     for (int64_t i = 0; i < keys; ++i) bare[std::string("user:") + Key(i) + ":/api/hit"] = {1, 1};
-    peer_bytes = ResidentBytes(getpid()) - peer_before;
+    peer_bytes = ratelab::testing_process::ResidentBytes(getpid()) - peer_before;
   }
 
   // serve.
@@ -89,18 +76,11 @@ int main(int argc, char** argv) {
   std::ofstream(dir + "/rules.yaml")
       << "rules:\n  - {scope_type: user, endpoint: /api/hit, algorithm: fixed-window, "
          "max_requests: 5, window_seconds: 20}\n";
-  std::vector<std::string> args = {
-      RATELAB_BINARY,      "serve",      "--listen", "127.0.0.1:0", "--rules",
-      dir + "/rules.yaml", "--max-keys", max_keys,   "--threads",   "2"};
-  std::vector<char*> c_args;
-  for (std::string& a : args) c_args.push_back(a.data());
-  c_args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, (dir + "/err.txt").c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, c_args[0], &actions, nullptr, c_args.data(), environ) != 0) {
+  const pid_t pid = ratelab::testing_process::Spawn(
+      {RATELAB_BINARY, "serve", "--listen", "127.0.0.1:0", "--rules", dir + "/rules.yaml",
+       "--max-keys", max_keys, "--threads", "2"},
+      "", dir + "/err.txt");
+  if (pid < 0) {
     std::fprintf(stderr, "serve_memory: cannot start %s\n", RATELAB_BINARY);
     return 2;
   }
@@ -117,7 +97,7 @@ int main(int argc, char** argv) {
   }
   const auto port = static_cast<uint16_t>(std::stoi(m[1].str()));
   std::this_thread::sleep_for(milliseconds(200));
-  const int64_t serve_before = ResidentBytes(pid);
+  const int64_t serve_before = ratelab::testing_process::ResidentBytes(pid);
   constexpr int kSenders = 4, kBatch = 250;
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::thread> senders;
@@ -140,11 +120,11 @@ int main(int argc, char** argv) {
   for (std::thread& t : senders) t.join();
   const double sent_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const int64_t serve_live = ResidentBytes(pid);
+  const int64_t serve_live = ratelab::testing_process::ResidentBytes(pid);
   // Idle once the 20 s window has passed; dropped at the next sweep (every second, a second
   // behind); memory handed back then.
   std::this_thread::sleep_for(seconds(24));
-  const int64_t serve_idle = ResidentBytes(pid);
+  const int64_t serve_idle = ratelab::testing_process::ResidentBytes(pid);
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
   std::system(("rm -rf " + dir).c_str());

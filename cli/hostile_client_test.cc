@@ -7,13 +7,13 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/cli_test_util.h"
 #include "testing/files.h"
+#include "testing/process.h"
 #include "testing/raw_connection.h"
 #include "testing/redis.h"
 #include "testing/serve_process.h"
@@ -58,16 +58,6 @@ int64_t Metric(ServeProcess& serve, const std::string& line_start) {
   const size_t at = text.find("\n" + line_start + " ");
   if (at == std::string::npos) return -1;
   return std::stoll(text.substr(at + line_start.size() + 2));
-}
-
-// The resident memory of process `pid`, in bytes.
-int64_t ResidentBytes(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6)) * 1024;
-  }
-  return -1;
 }
 
 fs::path Dir(const std::string& name) {
@@ -210,7 +200,7 @@ TEST(HostileClient, AMillionDistinctKeysKeepToTheBound) {
   EXPECT_GT(keys, 0);
   EXPECT_LE(keys, 100'032) << "64 shards of ceil(100000 / 64)";
   EXPECT_GT(Metric(serve, R"(ratelab_keys_dropped_total{reason="in-use"})"), 800'000);
-  EXPECT_LT(ResidentBytes(serve.pid()), int64_t{400} << 20);
+  EXPECT_LT(testing_process::ResidentBytes(serve.pid()), int64_t{400} << 20);
   ExpectHealthy(serve, "after-a-million-keys");
 }
 

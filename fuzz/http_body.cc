@@ -7,12 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "impl/core/step.h"
-#include "impl/core/task.h"
-#include "impl/rules/rules_limiter.h"
-#include "impl/rules/rules_store.h"
+#include "fuzz/service.h"
 #include "impl/service/json_body.h"
-#include "impl/service/service.h"
 
 namespace {
 
@@ -34,13 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              ratelab::JsonBodyReader::ReadByNlohmann(body, "a body"))) {
     __builtin_trap();
   }
-  const ratelab::RuleSet rules = ratelab::SeedServiceRules();
-  ratelab::RulesLimiter limiter([&]() -> const ratelab::RuleSet& { return rules; },
-                                ratelab::InProcessProtocols());
-  ratelab::ReadOnlyRules store(rules, "fuzz.yaml");
-  ratelab::RateLimitService service(limiter, ratelab::AdminApi{&store, "token", {}});
-  ratelab::InlineExecutor executor;
-  const ratelab::Instant now = ratelab::FromUnixNanos(int64_t{1'767'225'630} * 1'000'000'000);
+  ratelab::fuzz::FuzzedService service;
   constexpr std::pair<const char*, const char*> kRoutes[] = {
       {"POST", "/ratelimit/check"},
       {"POST", "/api/hit"},
@@ -53,8 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     request.path = path;
     request.headers = {{"Authorization", "Bearer token"}};
     request.body = body;
-    ratelab::Context ctx(executor);
-    const ratelab::HttpResponse answer = ratelab::RunInline(service.Handle(ctx, request, now));
+    const ratelab::HttpResponse answer = service.Answer(request);
     if (answer.status < 200 || answer.status >= 500) __builtin_trap();
   }
   return 0;

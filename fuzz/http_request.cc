@@ -15,12 +15,8 @@
 // clang-format on
 #include <boost/beast/http.hpp>
 
-#include "impl/core/step.h"
-#include "impl/core/task.h"
-#include "impl/rules/rules_limiter.h"
-#include "impl/rules/rules_store.h"
+#include "fuzz/service.h"
 #include "impl/service/http_server.h"
-#include "impl/service/service.h"
 
 namespace {
 
@@ -42,21 +38,12 @@ bool OneWholeResponse(const std::string& bytes, bool head) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const ratelab::RuleSet rules = ratelab::SeedServiceRules();
-  ratelab::RulesLimiter limiter([&]() -> const ratelab::RuleSet& { return rules; },
-                                ratelab::InProcessProtocols());
-  ratelab::ReadOnlyRules store(rules, "fuzz.yaml");
-  ratelab::RateLimitService service(limiter, ratelab::AdminApi{&store, "token", {}});
-  ratelab::InlineExecutor executor;
-  const ratelab::Instant now = ratelab::FromUnixNanos(int64_t{1'767'225'630} * 1'000'000'000);
+  ratelab::fuzz::FuzzedService service;
   ratelab::HttpServerOptions options;
   options.max_body_bytes = 1024;
   options.max_header_bytes = 1024;
-  const std::vector<ratelab::ServedExchange> served =
-      ratelab::ServeBytes(bytes, options, [&](const ratelab::HttpRequest& request) {
-        ratelab::Context ctx(executor);
-        return ratelab::RunInline(service.Handle(ctx, request, now));
-      });
+  const std::vector<ratelab::ServedExchange> served = ratelab::ServeBytes(
+      bytes, options, [&](const ratelab::HttpRequest& request) { return service.Answer(request); });
   for (const ratelab::ServedExchange& e : served) {
     if (!OneWholeResponse(e.bytes, e.method == "HEAD")) __builtin_trap();
     if (e.bytes.starts_with("HTTP/1.1 500") || e.bytes.starts_with("HTTP/1.0 500")) {

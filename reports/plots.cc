@@ -22,39 +22,29 @@ namespace ratelab {
 
 namespace {
 
-// Text from the report as a gnuplot single-quoted string, the only kind gnuplot substitutes
-// nothing in (no backquoted commands, no macros, no escapes): a quote is doubled, and what could
-// end the line (and so the string) is a space.
-std::string Quote(std::string_view s) {
-  std::string out = "'";
+// `s` between `quote`s, a quote inside written as `quote_inside`, and what could end the line
+// (and so the string) as a space.
+std::string Quoted(std::string_view s, char quote, std::string_view quote_inside) {
+  std::string out(1, quote);
   for (const char ch : s) {
-    if (ch == '\'') {
-      out += "''";
+    if (ch == quote) {
+      out += quote_inside;
     } else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
       out += ' ';
     } else {
       out += ch;
     }
   }
-  return out + "'";
+  return out + quote;
 }
 
+// Text from the report as a gnuplot single-quoted string, the only kind gnuplot substitutes
+// nothing in (no backquoted commands, no macros, no escapes): a quote is doubled.
+std::string Quote(std::string_view s) { return Quoted(s, '\'', "''"); }
+
 // A label in a data file: in double quotes, where nothing can be escaped, so a double quote is a
-// single one and what could end the row is a space. (A data file is never run: this keeps its
-// rows whole.)
-std::string DataLabel(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"') {
-      out += '\'';
-    } else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+// single one. (A data file is never run: this keeps its rows whole.)
+std::string DataLabel(std::string_view s) { return Quoted(s, '"', "'"); }
 
 // A plot's data file, plots/NAME.dat: blocks of rows, two blank lines apart, each read by its
 // index (`index N`). The script names the file; no data is ever part of the script.

@@ -1,4 +1,5 @@
-// A program run as a child process by a test (the ratelab binary, nginx).
+// A program run as a child process by a test or a benchmark (the ratelab binary, nginx), and
+// what it holds. Header-only.
 #ifndef RATELAB_TESTING_PROCESS_H_
 #define RATELAB_TESTING_PROCESS_H_
 
@@ -6,6 +7,8 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,16 @@ inline pid_t Spawn(std::vector<std::string> args, const std::string& out = "",
                                  env.empty() ? environ : envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return failed == 0 ? pid : -1;
+}
+
+// The resident memory of process `pid` (VmRSS), in bytes; -1 when it cannot be read.
+inline int64_t ResidentBytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
 }
 
 }  // namespace ratelab::testing_process

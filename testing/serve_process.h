@@ -3,10 +3,8 @@
 #ifndef RATELAB_TESTING_SERVE_PROCESS_H_
 #define RATELAB_TESTING_SERVE_PROCESS_H_
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -18,8 +16,7 @@
 #include <vector>
 
 #include "testing/files.h"
-
-extern char** environ;
+#include "testing/process.h"
 
 namespace ratelab {
 
@@ -36,14 +33,8 @@ class ServeProcess {
           args.begin(),
           {"/bin/sh", "-c", "ulimit -n " + std::to_string(*open_files) + " && exec \"$@\"", "sh"});
     }
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    EXPECT_EQ(posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    pid_ = testing_process::Spawn(args, "", err.string());
+    EXPECT_GT(pid_, 0) << args[0];
     const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+) )");
     std::smatch m;
     std::string text;

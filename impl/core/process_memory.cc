@@ -18,4 +18,6 @@ void GiveFreedMemoryBack() {
   mallopt(M_TOP_PAD, kDefault);
 }
 
+void TrimFreedMemory() { malloc_trim(0); }
+
 }  // namespace ratelab

@@ -16,6 +16,10 @@ void KeepFreedMemoryForReuse();
 // must come back once the keys it held go idle.
 void GiveFreedMemoryBack();
 
+// Hands back, now, the free memory the allocator holds in every arena (after many blocks were
+// freed at once).
+void TrimFreedMemory();
+
 }  // namespace ratelab
 
 #endif  // RATELAB_IMPL_CORE_PROCESS_MEMORY_H_

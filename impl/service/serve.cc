@@ -1,7 +1,5 @@
 #include "impl/service/serve.h"
 
-#include <malloc.h>
-
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "impl/core/process_memory.h"
 #include "impl/limiters/sql_protocols.h"
 #include "impl/rules/postgres_rules.h"
 #include "impl/rules/rules_store.h"
@@ -224,7 +223,7 @@ struct RateLimitServer::Parts {
       while (!dropper_wake.wait_for(lock, std::chrono::seconds(1), [this] { return stopping; })) {
         lock.unlock();
         const int64_t dropped = in_process->DropIdle(clock->Now() - std::chrono::seconds(1));
-        if (dropped >= 10'000) malloc_trim(0);
+        if (dropped >= 10'000) TrimFreedMemory();
         lock.lock();
       }
     });

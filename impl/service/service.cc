@@ -53,19 +53,6 @@ HttpResponse Failed(const Status& s) {
   return ErrorAnswer(503, StoreFailureClass("the store", s));
 }
 
-// The problem with `value` as the identity `field` ("user_id", "the header X-User-Id") gives a
-// counter's key: not UTF-8 (a header's bytes are checked by nobody before), or longer than
-// `options` allow. Nothing when it may be used.
-std::optional<std::string> IdentityProblem(std::string_view field, std::string_view value,
-                                           const ServiceOptions& options) {
-  if (!IsUtf8(value)) return std::string(field) + ": not UTF-8";
-  if (value.size() > options.max_key_bytes) {
-    return std::string(field) + ": " + std::to_string(value.size()) + " bytes, more than the " +
-           std::to_string(options.max_key_bytes) + " an identity may have";
-  }
-  return std::nullopt;
-}
-
 // The JSON object a body holds (a rule); InvalidArgument saying what it must be otherwise.
 Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shape) {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -334,8 +321,13 @@ HttpResponse RateLimitService::RulesStoreFailed(const Status& s, Instant now) {
 }
 
 Result<std::string> RateLimitService::Identity(std::string_view field, std::string value) const {
-  if (std::optional<std::string> problem = IdentityProblem(field, value, shared_->options())) {
-    return absl::InvalidArgumentError(*std::move(problem));
+  // A header's bytes are checked by nobody before; a body's are JSON's, so UTF-8 already.
+  if (!IsUtf8(value)) return absl::InvalidArgumentError(std::string(field) + ": not UTF-8");
+  const size_t most = shared_->options().max_key_bytes;
+  if (value.size() > most) {
+    return absl::InvalidArgumentError(std::string(field) + ": " + std::to_string(value.size()) +
+                                      " bytes, more than the " + std::to_string(most) +
+                                      " an identity may have");
   }
   return value;
 }

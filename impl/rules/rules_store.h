@@ -1,16 +1,17 @@
 // Where a service's rules are kept, as its admin API sees them: PostgreSQL's table
 // (PostgresRules), or a fixed set read from a file, which refuses writes (ReadOnlyRules); either
-// behind a lock for several threads (LockedRules).
+// behind a thread of its own, each call waited for at most a timeout (TimedRules).
 #ifndef RATELAB_IMPL_RULES_RULES_STORE_H_
 #define RATELAB_IMPL_RULES_RULES_STORE_H_
 
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "impl/core/status.h"
 #include "impl/rules/rules.h"
+#include "model/time.h"
 
 namespace ratelab {
 
@@ -42,26 +43,35 @@ class ReadOnlyRules final : public RulesStore {
   std::string source_;
 };
 
-// Another store behind a lock: one store for the admin API of a server's several threads.
-class LockedRules final : public RulesStore {
+// Another store, each call made on a thread of the store's own and waited for at most `timeout`:
+// one store for the admin API of a server's several threads, which never waits longer on a
+// database that stopped answering (a blocking driver would wait for good). A call past its time
+// is DeadlineExceeded for its caller and still runs, so a write may take effect after its caller
+// was told it failed, as any store call answered as failed may. Calls run one at a time, in the
+// order made. Thread-safe.
+class TimedRules final : public RulesStore {
  public:
-  explicit LockedRules(std::unique_ptr<RulesStore> inner) : inner_(std::move(inner)) {}
-  Result<RuleSet> List() override {
-    std::lock_guard lock(mutex_);
-    return inner_->List();
-  }
-  Status Put(const Rule& rule) override {
-    std::lock_guard lock(mutex_);
-    return inner_->Put(rule);
-  }
-  Status Delete(std::string_view rule_id) override {
-    std::lock_guard lock(mutex_);
-    return inner_->Delete(rule_id);
-  }
+  TimedRules(std::unique_ptr<RulesStore> inner, Duration timeout);
+  // Does not wait for a call still running (its thread ends once the call does).
+  ~TimedRules() override;
+  TimedRules(const TimedRules&) = delete;
+  TimedRules& operator=(const TimedRules&) = delete;
+
+  Result<RuleSet> List() override;
+  Status Put(const Rule& rule) override;
+  Status Delete(std::string_view rule_id) override;
+
+  // The inner store, the queue of calls, and the thread that makes them: shared with that
+  // thread, which outlives the store while a call it runs has not returned.
+  struct Worker;
 
  private:
-  std::mutex mutex_;
-  std::unique_ptr<RulesStore> inner_;  // guarded by mutex_
+  // Runs `call` on the worker; its result, or DeadlineExceeded past the timeout.
+  template <typename T>
+  Result<T> Timed(std::function<Result<T>(RulesStore&)> call);
+
+  std::shared_ptr<Worker> worker_;
+  Duration timeout_;
 };
 
 }  // namespace ratelab

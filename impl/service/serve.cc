@@ -242,7 +242,7 @@ struct RateLimitServer::Parts {
     in_process = std::make_unique<SharedInProcessLimiters>(config.max_keys);
     AdminApi admin;
     if (!config.admin_token.empty()) {
-      admin_store = std::make_unique<LockedRules>(std::move(admin_store));
+      admin_store = std::make_unique<TimedRules>(std::move(admin_store), config.store_timeout);
       admin = AdminApi{admin_store.get(), config.admin_token, {}};
     }
     std::vector<HttpServer::BatchHandler> handlers;

@@ -246,6 +246,46 @@ TEST(RateLimitServer, TheAdminApiRefusesARuleTheCountersStoreCannotEnforce) {
   EXPECT_EQ(post("fixed-window").result_int(), 201);
 }
 
+// The admin API's rules store (PostgreSQL, reached through a driver that would wait for good)
+// stops answering: its calls are answered 503 within --store-timeout, and the server goes on.
+TEST(RateLimitServer, AStalledRulesStoreCostsTheAdminApiNoMoreThanItsTimeout) {
+  RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
+  ServeConfig config;
+  config.rules_postgres = postgres->url();
+  config.admin_token = "t0ken-t0ken-t0ken";
+  config.store_timeout = std::chrono::milliseconds(200);
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  const auto list = [&] {
+    Client c(s.port());
+    boost::beast::http::request<boost::beast::http::string_body> r(http::verb::get,
+                                                                   "/ratelimit/rules", 11);
+    r.set(http::field::authorization, "Bearer t0ken-t0ken-t0ken");
+    http::write(c.stream, r);
+    testing_http::Response answer;
+    http::read(c.stream, c.buffer, answer);
+    return answer;
+  };
+  EXPECT_EQ(list().result_int(), 200);
+  ASSERT_TRUE(postgres->Pause().ok());
+  for (int i = 0; i < 2; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    const testing_http::Response answer = list();
+    EXPECT_EQ(answer.result_int(), 503);
+    EXPECT_EQ(answer.body(), R"({"error":"the rules store did not answer in time"})");
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200 + 200));
+  }
+  Client c(s.port());
+  EXPECT_EQ(Hit(c, "during").first, 200) << "decisions never wait for the rules store";
+  ASSERT_TRUE(postgres->Resume().ok());
+  int status = 0;
+  for (int i = 0; i < 50 && status != 200; ++i) {
+    status = list().result_int();
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status, 200);
+}
+
 TEST(RateLimitServer, ARuleTheStoreCannotEnforceIsRefusedAtTheStart) {
   RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
   ServeConfig config;

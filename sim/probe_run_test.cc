@@ -384,6 +384,8 @@ TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
 // `ratelab serve` with `config` on a free port, probed by `plan` on seed 003's decision API.
 ProbeResult ProbeServe(ServeConfig config, ProbePlan plan) {
   config.http.port = 0;
+  // A store that is slow (two cores, many tests at once) is not what is probed here.
+  config.store_timeout = std::chrono::seconds(2);
   const SystemClock clock;
   Result<std::unique_ptr<RateLimitServer>> started = RateLimitServer::Start(config, clock);
   EXPECT_TRUE(started.ok()) << started.status();

@@ -158,6 +158,8 @@ struct RateLimitServer::Parts {
       options.statement_timeout =
           std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
       w.sql = std::make_unique<PgPool>(counters_url, config.store_connections, options);
+      // Connected before the first request, so that no decision pays for it.
+      if (Status s = w.sql->Open(std::chrono::seconds(10)); !s.ok()) return s;
       stores.sql = w.sql.get();
       w.deferred = w.sql.get();
     } else {

@@ -277,6 +277,15 @@ PgPool::PgPool(std::string conninfo, int connections, PgSqlOptions options)
 
 PgPool::~PgPool() = default;
 
+Status PgPool::Open(Duration timeout) {
+  for (const auto& c : connections_) {
+    if (c->pg != nullptr) continue;
+    const auto deadline = Steady::now() + std::chrono::duration_cast<Steady::duration>(timeout);
+    if (Status s = ratelab::Open(*c, conninfo_, options_, deadline); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 Result<SqlReply> PgPool::Execute(const SqlStatement& statement,
                                  std::span<const std::string> params) {
   switch (mode_) {

@@ -31,6 +31,7 @@
 #include "impl/core/step.h"
 #include "impl/store/postgres_sql.h"
 #include "impl/store/sql.h"
+#include "model/time.h"
 
 namespace ratelab {
 
@@ -42,6 +43,10 @@ class PgPool final : public Sql, public DeferredExecutor {
   ~PgPool() override;
   PgPool(const PgPool&) = delete;
   PgPool& operator=(const PgPool&) = delete;
+
+  // Opens every connection now, each within `timeout` (a server's start, where a slow connect
+  // is no decision's): the first decisions then pay no connect. The first failure.
+  Status Open(Duration timeout);
 
   void Run() override {
     while (Turn()) {

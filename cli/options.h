@@ -37,6 +37,24 @@ CLI::Option* AddParsed(CLI::App& command, const std::string& name, Target& targe
       help);
 }
 
+// Adds option `name`, whose text is one of `choices`' names: `target` gets the value beside it
+// ("--trailing-slash: 'drop' is not ignore or keep").
+template <typename T>
+CLI::Option* AddChoice(CLI::App& command, const std::string& name, T& target,
+                       std::vector<std::pair<std::string, T>> choices, const std::string& help) {
+  return AddParsed(
+      command, name, target,
+      [choices = std::move(choices)](std::string_view text) -> Result<T> {
+        std::string names;
+        for (size_t i = 0; i < choices.size(); ++i) {
+          if (choices[i].first == text) return choices[i].second;
+          names += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i].first;
+        }
+        return absl::InvalidArgumentError("'" + std::string(text) + "' is not " + names);
+      },
+      help);
+}
+
 // The parse functions the commands share.
 Result<Duration> ParsePositiveDuration(std::string_view text);  // "10s", "1m", "500ms"
 Result<Instant> ParseStart(std::string_view text);              // "2026-01-01T00:00:00Z"

@@ -116,28 +116,15 @@ class Serve final : public Command {
     AddParsed(*c, "--max-key-bytes", config_.service.max_key_bytes, CountUpTo(65536),
               "The longest identity taken, in bytes (a user id, an API key, an address, an "
               "endpoint; default 256); a longer one is a 400 naming it");
-    c->add_option_function<std::string>(
-        "--endpoint-case",
-        [this](const std::string& text) {
-          if (text != "sensitive" && text != "insensitive") {
-            throw CLI::ValidationError("--endpoint-case: '" + text +
-                                       "' is not sensitive or insensitive");
-          }
-          config_.service.paths.case_sensitive = text == "sensitive";
-        },
-        "Whether /API/Search is another endpoint than /api/search: sensitive (the default, as "
-        "RFC 3986 has it) or insensitive (as Express routes by default)");
-    c->add_option_function<std::string>(
-        "--trailing-slash",
-        [this](const std::string& text) {
-          if (text != "ignore" && text != "keep") {
-            throw CLI::ValidationError("--trailing-slash: '" + text + "' is not ignore or keep");
-          }
-          config_.service.paths.trailing_slash_matters = text == "keep";
-        },
-        "Whether /api/search/ is another endpoint than /api/search: ignore (the default: the "
-        "same) or keep. Paths are otherwise matched as normalized: escapes of unreserved "
-        "characters decoded, . and .. resolved, repeated slashes made one");
+    AddChoice(*c, "--endpoint-case", config_.service.paths.case_sensitive,
+              {{"sensitive", true}, {"insensitive", false}},
+              "Whether /API/Search is another endpoint than /api/search: sensitive (the default, "
+              "as RFC 3986 has it) or insensitive (as Express routes by default)");
+    AddChoice(*c, "--trailing-slash", config_.service.paths.trailing_slash_matters,
+              {{"ignore", false}, {"keep", true}},
+              "Whether /api/search/ is another endpoint than /api/search: ignore (the default: the "
+              "same) or keep. Paths are otherwise matched as normalized: escapes of unreserved "
+              "characters decoded, . and .. resolved, repeated slashes made one");
     return c;
   }
 

@@ -28,6 +28,17 @@ std::string Seconds(double s) {
   return buffer;
 }
 
+// A metric family's HELP and TYPE lines.
+void Family(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+// One sample: NAME (with its labels, if any) and its value.
+void Sample(std::string& out, std::string_view name, int64_t value) {
+  out.append(name).append(" ").append(std::to_string(value)).append("\n");
+}
+
 }  // namespace
 
 std::string_view ServiceMetrics::Name(Outcome outcome) {
@@ -96,9 +107,9 @@ std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breake
       sum += shard.sum_;
     }
   }
-  std::string out =
-      "# HELP ratelab_decisions_total Decisions, by outcome and by the rule that answered.\n"
-      "# TYPE ratelab_decisions_total counter\n";
+  std::string out;
+  Family(out, "ratelab_decisions_total", "counter",
+         "Decisions, by outcome and by the rule that answered.");
   for (size_t o = 0; o < kOutcomes; ++o) {
     for (const auto& [rule, counts] : decisions) {
       if (counts[o] == 0) continue;
@@ -106,76 +117,55 @@ std::string ServiceMetrics::Prometheus(std::optional<StoreGuard::Breaker> breake
              "\",rule=\"" + Label(rule) + "\"} " + std::to_string(counts[o]) + "\n";
     }
   }
-  out +=
-      "# HELP ratelab_request_duration_seconds The time from a request read to its answer.\n"
-      "# TYPE ratelab_request_duration_seconds histogram\n";
+  Family(out, "ratelab_request_duration_seconds", "histogram",
+         "The time from a request read to its answer.");
   int64_t cumulative = 0;
   for (size_t i = 0; i < kBounds.size(); ++i) {
     cumulative += buckets[i];
     out += "ratelab_request_duration_seconds_bucket{le=\"" + Seconds(kBounds[i]) + "\"} " +
            std::to_string(cumulative) + "\n";
   }
-  out += "ratelab_request_duration_seconds_bucket{le=\"+Inf\"} " + std::to_string(count) + "\n";
+  Sample(out, "ratelab_request_duration_seconds_bucket{le=\"+Inf\"}", count);
   out += "ratelab_request_duration_seconds_sum " + Seconds(static_cast<double>(sum.count()) / 1e9) +
          "\n";
-  out += "ratelab_request_duration_seconds_count " + std::to_string(count) + "\n";
-  out +=
-      "# HELP ratelab_store_failures_total Calls to the store that failed, by kind. A call that "
-      "timed out, or whose connection was lost once it was sent, may still take effect when the "
-      "store catches up: its request was answered as failed (or by the failure policy) and may "
-      "count all the same.\n"
-      "# TYPE ratelab_store_failures_total counter\n";
+  Sample(out, "ratelab_request_duration_seconds_count", count);
+  Family(out, "ratelab_store_failures_total", "counter",
+         "Calls to the store that failed, by kind. A call that timed out, or whose connection was "
+         "lost once it was sent, may still take effect when the store catches up: its request was "
+         "answered as failed (or by the failure policy) and may count all the same.");
   constexpr std::array<const char*, 2> kKinds = {"error", "timeout"};
   for (size_t k = 0; k < kKinds.size(); ++k) {
-    out += "ratelab_store_failures_total{kind=\"" + std::string(kKinds[k]) + "\"} " +
-           std::to_string(store_failures[k]) + "\n";
+    Sample(out, "ratelab_store_failures_total{kind=\"" + std::string(kKinds[k]) + "\"}",
+           store_failures[k]);
   }
   if (sources.connections) {
     const HttpServerCounts c = sources.connections();
-    out +=
-        "# HELP ratelab_connections_open Connections open now.\n"
-        "# TYPE ratelab_connections_open gauge\n"
-        "ratelab_connections_open " +
-        std::to_string(c.open) +
-        "\n"
-        "# HELP ratelab_connections_closed_total Connections closed to stay within "
-        "--max-connections: the oldest idle one, for a new one (idle-for-room), or a new one at "
-        "once when none was idle (refused).\n"
-        "# TYPE ratelab_connections_closed_total counter\n"
-        "ratelab_connections_closed_total{reason=\"idle-for-room\"} " +
-        std::to_string(c.closed_for_room) +
-        "\n"
-        "ratelab_connections_closed_total{reason=\"refused\"} " +
-        std::to_string(c.refused) +
-        "\n"
-        "# HELP ratelab_accept_errors_total Connections that could not be accepted (no file "
-        "descriptor left), each retried after a pause.\n"
-        "# TYPE ratelab_accept_errors_total counter\n"
-        "ratelab_accept_errors_total " +
-        std::to_string(c.accept_errors) + "\n";
+    Family(out, "ratelab_connections_open", "gauge", "Connections open now.");
+    Sample(out, "ratelab_connections_open", c.open);
+    Family(out, "ratelab_connections_closed_total", "counter",
+           "Connections closed to stay within --max-connections: the oldest idle one, for a new "
+           "one (idle-for-room), or a new one at once when none was idle (refused).");
+    Sample(out, "ratelab_connections_closed_total{reason=\"idle-for-room\"}", c.closed_for_room);
+    Sample(out, "ratelab_connections_closed_total{reason=\"refused\"}", c.refused);
+    Family(out, "ratelab_accept_errors_total", "counter",
+           "Connections that could not be accepted (no file descriptor left), each retried after "
+           "a pause.");
+    Sample(out, "ratelab_accept_errors_total", c.accept_errors);
   }
   if (sources.keys) {
     const Keys k = sources.keys();
-    out +=
-        "# HELP ratelab_keys Keys the in-process counters hold now.\n"
-        "# TYPE ratelab_keys gauge\n"
-        "ratelab_keys " +
-        std::to_string(k.held) +
-        "\n"
-        "# HELP ratelab_keys_dropped_total In-process keys dropped: idle (an expired window, a "
-        "full bucket: no decision changes), or in use (the least recently used, to stay within "
-        "--max-keys: they start afresh, and may admit more than their rule allows).\n"
-        "# TYPE ratelab_keys_dropped_total counter\n"
-        "ratelab_keys_dropped_total{reason=\"idle\"} " +
-        std::to_string(k.dropped_idle) +
-        "\n"
-        "ratelab_keys_dropped_total{reason=\"in-use\"} " +
-        std::to_string(k.evicted_in_use) + "\n";
+    Family(out, "ratelab_keys", "gauge", "Keys the in-process counters hold now.");
+    Sample(out, "ratelab_keys", k.held);
+    Family(out, "ratelab_keys_dropped_total", "counter",
+           "In-process keys dropped: idle (an expired window, a full bucket: no decision "
+           "changes), or in use (the least recently used, to stay within --max-keys: they start "
+           "afresh, and may admit more than their rule allows).");
+    Sample(out, "ratelab_keys_dropped_total{reason=\"idle\"}", k.dropped_idle);
+    Sample(out, "ratelab_keys_dropped_total{reason=\"in-use\"}", k.evicted_in_use);
   }
   if (breaker) {
-    out +=
-        "# HELP ratelab_breaker_state The circuit breaker's state: 1 for the one it is in.\n"
-        "# TYPE ratelab_breaker_state gauge\n";
+    Family(out, "ratelab_breaker_state", "gauge",
+           "The circuit breaker's state: 1 for the one it is in.");
     for (const StoreGuard::Breaker b : {StoreGuard::Breaker::kClosed, StoreGuard::Breaker::kOpen,
                                         StoreGuard::Breaker::kHalfOpen}) {
       out += "ratelab_breaker_state{state=\"" + std::string(BreakerName(b)) + "\"} " +

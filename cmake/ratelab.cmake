@@ -2,8 +2,9 @@
 #
 #   ratelab_library(NAME <name> SOURCES ... [DEPS ...])
 #       A static library `ratelab_<name>` with the alias `ratelab::<name>`.
-#   ratelab_test(NAME <name> SOURCES ... [DEPS ...] [ENV VAR=VALUE ...])
-#       A GoogleTest binary; each of its tests becomes one CTest entry.
+#   ratelab_test(NAME <name> SOURCES ... [DEPS ...] [ENV VAR=VALUE ...] [KIND unit|property])
+#       A GoogleTest binary; each of its tests becomes one CTest entry, labelled KIND (unit by
+#       default) and server or slow as cmake/test_labels.cmake lists it.
 #   ratelab_binary(NAME <name> SOURCES ... [DEPS ...])
 #       An executable.
 include_guard(GLOBAL)
@@ -67,6 +68,7 @@ function(ratelab_fuzzer)
     sh ${found} $<TARGET_FILE:${target}> -seed=1 -runs=${ARG_RUNS} ${options} ${dict}
     -artifact_prefix=${found}-
     ${found} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/${ARG_NAME})
+  set_tests_properties(${target} PROPERTIES LABELS "unit;slow")
 endfunction()
 
 function(ratelab_library)
@@ -80,11 +82,22 @@ function(ratelab_library)
 endfunction()
 
 function(ratelab_test)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS;ENV" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;KIND" "SOURCES;DEPS;ENV" ${ARGN})
+  if(NOT ARG_KIND)
+    set(ARG_KIND unit)
+  endif()
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   _ratelab_common(${ARG_NAME})
-  gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES ENVIRONMENT "${ARG_ENV}")
+  gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 TEST_LIST ${ARG_NAME}_TESTS
+                       PROPERTIES ENVIRONMENT "${ARG_ENV}")
+  # Once CTest has the binary's tests, each gets its labels (cmake/test_labels.cmake).
+  set(labels ${CMAKE_CURRENT_BINARY_DIR}/${ARG_NAME}_labels.cmake)
+  file(WRITE ${labels}
+    "set(RATELAB_LABELS_TESTS \"\${${ARG_NAME}_TESTS}\")\n"
+    "set(RATELAB_LABELS_KIND ${ARG_KIND})\n"
+    "include(${PROJECT_SOURCE_DIR}/cmake/test_labels.cmake)\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels})
 endfunction()
 
 function(ratelab_binary)

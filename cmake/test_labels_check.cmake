@@ -1,0 +1,31 @@
+# Fails when cmake/test_labels.cmake names a test (or a suite) that CTest does not have: a test
+# renamed or removed would otherwise leave an entry that labels nothing, and the test under its
+# new name would run with the fast ones.
+# Run as: cmake -DCTEST=... -DBUILD=... -P test_labels_check.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/test_labels.cmake)
+execute_process(COMMAND ${CTEST} --test-dir ${BUILD} -N OUTPUT_VARIABLE listing
+                RESULT_VARIABLE failed)
+if(failed)
+  message(FATAL_ERROR "ctest -N failed in ${BUILD}")
+endif()
+string(REGEX MATCHALL "Test +#[0-9]+: [^\n]+" lines "${listing}")
+set(names "")
+set(suites "")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^Test +#[0-9]+: " "" name "${line}")
+  string(REGEX REPLACE " .*" "" name "${name}")
+  list(APPEND names "${name}")
+  string(REGEX REPLACE "[.].*" "" suite "${name}")
+  list(APPEND suites "${suite}.*")
+endforeach()
+set(problems "")
+foreach(entry IN LISTS RATELAB_SERVER_TESTS RATELAB_SLOW_TESTS)
+  if(NOT entry IN_LIST names AND NOT entry IN_LIST suites)
+    string(APPEND problems "  ${entry}\n")
+  endif()
+endforeach()
+if(NOT problems STREQUAL "")
+  message(FATAL_ERROR "cmake/test_labels.cmake names what is no test:\n${problems}")
+endif()
+list(LENGTH names count)
+message(STATUS "test labels: every entry is one of the ${count} tests")

@@ -8,9 +8,9 @@
 #include "cli/command.h"
 #include "cli/exit_codes.h"
 #include "impl/limiters/protocol.h"
+#include "judge/checks.h"
 #include "model/oracles.h"
 #include "model/policy.h"
-#include "sim/checks.h"
 #include "sim/traffic.h"
 
 namespace ratelab {

@@ -14,8 +14,8 @@
 
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
+#include "judge/checks.h"
 #include "model/time.h"
-#include "sim/checks.h"
 #include "sim/kv_backend.h"
 
 namespace ratelab {

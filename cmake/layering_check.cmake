@@ -7,7 +7,8 @@
 #   impl/limiters  -> impl/store
 #   impl/rules     -> impl/limiters
 #   impl/service   -> impl/rules
-#   sim            -> impl/service (and so impl/rules, impl/limiters)
+#   judge          -> impl/core             (the checks, and judging real concurrency)
+#   sim            -> impl/service, judge
 #   reports        -> sim
 #   cli            -> reports
 #
@@ -21,7 +22,8 @@ set(below_impl/store "${below_impl/core};impl/store")
 set(below_impl/limiters "${below_impl/store};impl/limiters")
 set(below_impl/rules "${below_impl/limiters};impl/rules")
 set(below_impl/service "${below_impl/rules};impl/service")
-set(below_sim "${below_impl/service};sim")
+set(below_judge "${below_impl/core};judge")
+set(below_sim "${below_impl/service};judge;sim")
 set(below_reports "${below_sim};reports")
 set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/rules};testing")
@@ -31,8 +33,8 @@ set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service sim reports cli testing property-tests bench
-              fuzz)
+foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service judge sim reports cli testing
+              property-tests bench fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})
     math(EXPR count "${count} + 1")
@@ -52,7 +54,7 @@ foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service s
       else()
         string(REGEX REPLACE "/.*" "" target_layer "${header}")
       endif()
-      if(NOT target_layer MATCHES "^(model|impl/.*|sim|reports|cli|testing|property-tests|bench|fuzz)$")
+      if(NOT target_layer MATCHES "^(model|impl/.*|judge|sim|reports|cli|testing|property-tests|bench|fuzz)$")
         continue()
       endif()
       list(FIND allowed "${target_layer}" at)

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "judge/checks.h"
 #include "model/history.h"
 #include "reports/report_model.h"
-#include "sim/checks.h"
 #include "sim/scenario_run.h"
 
 namespace ratelab {

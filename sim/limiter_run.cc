@@ -160,12 +160,12 @@ StateSize LimiterRun::State() {
   return s;
 }
 
-std::vector<MemoryDocs::Immortal> LimiterRun::NeverExpire() {
-  std::vector<MemoryDocs::Immortal> out;
+std::vector<NeverFreed> LimiterRun::NeverExpire() {
+  std::vector<NeverFreed> out;
   for (const std::string& key : stores_.kv->KeysWithoutExpiry()) {
     out.push_back({"store key " + key, "no TTL", {key}});
   }
-  for (MemoryDocs::Immortal& doc : stores_.docs.DocumentsWithoutExpiry()) {
+  for (NeverFreed& doc : stores_.docs.DocumentsWithoutExpiry()) {
     doc.name = "document " + doc.name;
     out.push_back(std::move(doc));
   }

@@ -42,7 +42,7 @@ class LimiterRun {
   // ("store key K"), documents no TTL index will delete ("document ..."), and SQL rows that
   // expired before the last statement that reached the store and were still there after it
   // ("row of TABLE for K"): a protocol that sweeps expired rows as it goes leaves none.
-  std::vector<MemoryDocs::Immortal> NeverExpire();
+  std::vector<NeverFreed> NeverExpire();
 
  private:
   // The stores, and the link the nodes reach them by (cut by outages and restarts).

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "impl/service/structured_fields.h"
-#include "sim/checks.h"
+#include "judge/checks.h"
 #include "sim/random.h"
 
 namespace ratelab {

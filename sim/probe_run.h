@@ -28,10 +28,10 @@
 #include "impl/core/clock.h"
 #include "impl/core/status.h"
 #include "impl/service/http_load.h"
+#include "judge/checks.h"
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/checks.h"
 
 namespace ratelab {
 

@@ -236,8 +236,8 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     o.max_in_any_window = any.max_in_any_window;
     const bool wants_expiry = std::find(scenario.checks.begin(), scenario.checks.end(),
                                         CheckId::kKeyExpiry) != scenario.checks.end();
-    const std::vector<MemoryDocs::Immortal> never_expire =
-        wants_expiry ? run.NeverExpire() : std::vector<MemoryDocs::Immortal>{};
+    const std::vector<NeverFreed> never_expire =
+        wants_expiry ? run.NeverExpire() : std::vector<NeverFreed>{};
     const std::function<Result<History>()> without_restarts = [&]() -> Result<History> {
       LimiterRun calm(config, spec, WithoutRestarts(faults), arrivals, kv_source, plan);
       if (!calm.status().ok()) return calm.status();

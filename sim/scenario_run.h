@@ -10,10 +10,10 @@
 
 #include "impl/core/state_size.h"
 #include "impl/core/status.h"
+#include "judge/checks.h"
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/checks.h"
 #include "sim/scenario.h"
 
 namespace ratelab {

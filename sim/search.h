@@ -19,10 +19,10 @@
 
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
+#include "judge/checks.h"
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/checks.h"
 #include "sim/kv_backend.h"
 #include "sim/limiter_subject.h"
 #include "sim/scenario.h"

@@ -563,9 +563,9 @@ StateSize MemoryDocs::Usage() const {
   return s;
 }
 
-std::vector<MemoryDocs::Immortal> MemoryDocs::DocumentsWithoutExpiry() const {
+std::vector<NeverFreed> MemoryDocs::DocumentsWithoutExpiry() const {
   std::lock_guard lock(mu_);
-  std::vector<Immortal> out;
+  std::vector<NeverFreed> out;
   for (const auto& [name, c] : data_) {
     for (const auto& [seq, doc] : c.docs) {
       std::string why = "its collection has no TTL index";
@@ -582,7 +582,7 @@ std::vector<MemoryDocs::Immortal> MemoryDocs::DocumentsWithoutExpiry() const {
       if (expires) continue;
       Document shown = doc;
       shown.erase("_id");
-      Immortal m{name + " " + Show(shown), why, {}};
+      NeverFreed m{name + " " + Show(shown), why, {}};
       for (auto it = shown.begin(); it != shown.end(); ++it) {
         if (!it.value().is_string()) continue;
         std::string field = Document{{it.key(), it.value()}}.dump();

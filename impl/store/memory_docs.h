@@ -34,6 +34,7 @@
 #include "impl/store/docs.h"
 #include "impl/store/durability.h"
 #include "impl/store/durable_snapshot.h"
+#include "model/never_freed.h"
 
 namespace ratelab {
 
@@ -54,16 +55,11 @@ class MemoryDocs final : public Docs {
   // Documents live now, and the bytes of their JSON.
   StateSize Usage() const;
 
-  // A document that nothing will ever delete: its collection has no TTL index, or its field is
-  // not a date. `name` says which ("rate_limits {userId: "u1", minute: 5}"); `fields` are its
-  // string fields as they appear in a command's JSON ("\"userId\":\"u1\""), to find the requests
-  // that wrote it.
-  struct Immortal {
-    std::string name;
-    std::string why;  // "no TTL index", or why the TTL index does not apply
-    std::vector<std::string> fields;
-  };
-  std::vector<Immortal> DocumentsWithoutExpiry() const;
+  // The documents that nothing will ever delete: their collection has no TTL index, or its field
+  // is not a date. Each `name` says which ("rate_limits {userId: "u1", minute: 5}"); `fields` are
+  // its string fields as they appear in a command's JSON ("\"userId\":\"u1\""), to find the
+  // requests that wrote it.
+  std::vector<NeverFreed> DocumentsWithoutExpiry() const;
 
  private:
   struct Index {

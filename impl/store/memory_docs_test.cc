@@ -181,7 +181,7 @@ TEST_F(MemoryDocsTest, TtlIndexesExpireDatesOnTheMinuteMonitorAndNeverNumbers) {
   EXPECT_EQ(left[0]["_id"], 2);
   EXPECT_TRUE(FindAll(R"({"_id": 1})").empty()) << "looked up by value, it is gone too";
   EXPECT_EQ(FindAll(R"({"_id": 2.0})").size(), 1u) << "2.0 equals 2";
-  const std::vector<MemoryDocs::Immortal> immortal = docs_.DocumentsWithoutExpiry();
+  const std::vector<NeverFreed> immortal = docs_.DocumentsWithoutExpiry();
   ASSERT_EQ(immortal.size(), 1u);
   EXPECT_EQ(immortal[0].name, "c { at: " + std::to_string(now_ms) + " }");
 }

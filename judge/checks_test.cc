@@ -1,6 +1,6 @@
 // The checks table: every check named once and found by its name; judges read only what the run
 // hands them; survives-restart runs the limiter again only when something restarted.
-#include "sim/checks.h"
+#include "judge/checks.h"
 
 #include <gtest/gtest.h>
 
@@ -52,7 +52,7 @@ struct Fixture {
   History history;
   Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, seconds(10));
   AnyWindowReport any;
-  std::vector<MemoryDocs::Immortal> never_expire;
+  std::vector<NeverFreed> never_expire;
   std::vector<FaultWindow> restarts;
   int reruns = 0;
   History calm;

@@ -1,4 +1,4 @@
-#include "sim/checks.h"
+#include "judge/checks.h"
 
 #include <algorithm>
 #include <array>
@@ -37,7 +37,7 @@ Violations RetryAfter(const Judged& r) {
 // steps named it (for a document: named all its string fields).
 Violations KeyExpiry(const Judged& r) {
   std::vector<Violation> out;
-  for (const MemoryDocs::Immortal& item : r.never_expire) {
+  for (const NeverFreed& item : r.never_expire) {
     Violation v{"key-expiry",
                 item.name,
                 item.name + " has no expiry (" + item.why + "): nothing will ever free it",

@@ -2,8 +2,8 @@
 // reads (a scenario's `checks`, `ratelab check --checks`, `ratelab stress` and `ratelab list
 // checks`). A check only judges: the running of the limiter (limiter_run.h) is done before, and
 // hands the check what it needs (Judged).
-#ifndef RATELAB_SIM_CHECKS_H_
-#define RATELAB_SIM_CHECKS_H_
+#ifndef RATELAB_JUDGE_CHECKS_H_
+#define RATELAB_JUDGE_CHECKS_H_
 
 #include <functional>
 #include <optional>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
-#include "impl/store/memory_docs.h"
+#include "model/never_freed.h"
 #include "model/history.h"
 #include "model/linearizability.h"
 #include "model/oracles.h"
@@ -50,7 +50,7 @@ struct Judged {
   Duration claim_window{};
   const AnyWindowReport& any_window;  // the claim's any-window report, computed once a run
   // What the run left in its stores that nothing will ever free.
-  const std::vector<MemoryDocs::Immortal>& never_expire;
+  const std::vector<NeverFreed>& never_expire;
   // The node crashes and store restarts of the run.
   const std::vector<FaultWindow>& restarts;
   // The same limiter's history (at its resolution) when the run is simulated again without its
@@ -121,4 +121,4 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
 
 }  // namespace ratelab
 
-#endif  // RATELAB_SIM_CHECKS_H_
+#endif  // RATELAB_JUDGE_CHECKS_H_

@@ -14,9 +14,9 @@
 #include "cli/options.h"
 #include "cli/policy_flags.h"
 #include "impl/core/system_clock.h"
+#include "live/probe_run.h"
 #include "reports/output_dir.h"
 #include "reports/probe_report.h"
-#include "sim/probe_run.h"
 
 namespace ratelab {
 

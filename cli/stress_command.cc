@@ -7,8 +7,8 @@
 #include "cli/limiter_flags.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
+#include "live/stress_run.h"
 #include "reports/stress_report.h"
-#include "sim/stress_run.h"
 
 namespace ratelab {
 

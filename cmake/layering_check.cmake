@@ -9,7 +9,8 @@
 #   impl/service   -> impl/rules
 #   judge          -> impl/core             (the checks, and judging real concurrency)
 #   sim            -> impl/service, judge
-#   reports        -> sim
+#   live           -> sim                   (stress and probe: real threads, sockets, servers)
+#   reports        -> live
 #   cli            -> reports
 #
 # Tests (*_test.cc) may also include testing/. property-tests/ and bench/ may include any
@@ -24,7 +25,8 @@ set(below_impl/rules "${below_impl/limiters};impl/rules")
 set(below_impl/service "${below_impl/rules};impl/service")
 set(below_judge "${below_impl/core};judge")
 set(below_sim "${below_impl/service};judge;sim")
-set(below_reports "${below_sim};reports")
+set(below_live "${below_sim};live")
+set(below_reports "${below_live};reports")
 set(below_cli "${below_reports};cli")
 set(below_testing "${below_impl/rules};testing")
 set(below_property-tests "${below_reports};property-tests;testing")
@@ -33,7 +35,7 @@ set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service judge sim reports cli testing
+foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service judge sim live reports cli testing
               property-tests bench fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})
@@ -54,7 +56,7 @@ foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service j
       else()
         string(REGEX REPLACE "/.*" "" target_layer "${header}")
       endif()
-      if(NOT target_layer MATCHES "^(model|impl/.*|judge|sim|reports|cli|testing|property-tests|bench|fuzz)$")
+      if(NOT target_layer MATCHES "^(model|impl/.*|judge|sim|live|reports|cli|testing|property-tests|bench|fuzz)$")
         continue()
       endif()
       list(FIND allowed "${target_layer}" at)

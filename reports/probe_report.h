@@ -9,8 +9,8 @@
 #include <string>
 
 #include "impl/core/status.h"
+#include "live/probe_run.h"
 #include "reports/output_dir.h"
-#include "sim/probe_run.h"
 
 namespace ratelab {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "live/stress_run.h"
 #include "reports/report_model.h"
-#include "sim/stress_run.h"
 
 namespace ratelab {
 

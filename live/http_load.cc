@@ -1,4 +1,4 @@
-#include "impl/service/http_load.h"
+#include "live/http_load.h"
 
 // Boost 1.74's Asio uses std::exchange without including <utility> itself: first, on its own.
 // clang-format off

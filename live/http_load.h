@@ -6,8 +6,8 @@
 //
 // Plain HTTP/1.1 only (no TLS). A connection that fails is opened again for its next request; a
 // request with no answer within the timeout has its exchange say why, and its connection closed.
-#ifndef RATELAB_IMPL_SERVICE_HTTP_LOAD_H_
-#define RATELAB_IMPL_SERVICE_HTTP_LOAD_H_
+#ifndef RATELAB_LIVE_HTTP_LOAD_H_
+#define RATELAB_LIVE_HTTP_LOAD_H_
 
 #include <cstdint>
 #include <functional>
@@ -87,4 +87,4 @@ Result<std::vector<HttpExchange>> RunHttpLoad(const HttpLoadOptions& options, co
 
 }  // namespace ratelab
 
-#endif  // RATELAB_IMPL_SERVICE_HTTP_LOAD_H_
+#endif  // RATELAB_LIVE_HTTP_LOAD_H_

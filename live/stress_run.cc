@@ -1,4 +1,4 @@
-#include "sim/stress_run.h"
+#include "live/stress_run.h"
 
 #include <algorithm>
 #include <atomic>
@@ -44,14 +44,14 @@ struct Worker {
 
 // A thread's own connection to the run's store: a Redis one for a kv protocol, a PostgreSQL one
 // for a SQL protocol.
-struct Connection {
+struct StoreConnection {
   std::unique_ptr<Kv> kv;
   std::unique_ptr<Sql> sql;
   Stores stores() const { return {kv.get(), nullptr, sql.get()}; }
 };
 
-Result<Connection> Connect(std::string_view store, const std::string& address) {
-  Connection c;
+Result<StoreConnection> Connect(std::string_view store, const std::string& address) {
+  StoreConnection c;
   if (store == "sql") {
     c.sql = std::make_unique<PgSql>(address);
     return c;
@@ -71,7 +71,7 @@ void Work(const StressPlan& plan, const std::string& address, int node, Instant 
     std::atomic<int>& running;
     ~Done() { running.fetch_sub(1); }
   } done{running};
-  Result<Connection> connection = Connect(plan.subject.info->store, address);
+  Result<StoreConnection> connection = Connect(plan.subject.info->store, address);
   if (!connection.ok()) {
     w.failure = connection.status();
     return;

@@ -8,8 +8,8 @@
 // still shows, since the racers are answered within the same few milliseconds.
 //
 // The one place where threads run protocols. Time comes from the Clock handed in.
-#ifndef RATELAB_SIM_STRESS_RUN_H_
-#define RATELAB_SIM_STRESS_RUN_H_
+#ifndef RATELAB_LIVE_STRESS_RUN_H_
+#define RATELAB_LIVE_STRESS_RUN_H_
 
 #include <cstdint>
 #include <functional>
@@ -96,4 +96,4 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
 
 }  // namespace ratelab
 
-#endif  // RATELAB_SIM_STRESS_RUN_H_
+#endif  // RATELAB_LIVE_STRESS_RUN_H_

@@ -1,0 +1,103 @@
+#include "live/probe_judge.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+
+namespace ratelab {
+
+Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange> exchanges) {
+  ProbePlan plan = given;
+  if (plan.policy_from_headers) {
+    std::optional<Policy> learnt = PolicyFromHeaders(plan.policy, exchanges);
+    if (!learnt) {
+      return absl::FailedPreconditionError(kNoPolicyInHeaders);
+    }
+    plan.policy = *learnt;
+  }
+  ProbeResult r;
+  r.policy = plan.policy;
+  r.exchanges = std::move(exchanges);
+  ProbeFindings findings;
+  std::vector<Duration> latencies;
+  int64_t answers = 0;
+  std::map<std::string, std::vector<StatedRemaining>> stated;  // by user
+  std::map<std::string, std::vector<size_t>> admitted;         // by user
+  for (size_t i = 0; i < r.exchanges.size(); ++i) {
+    const HttpExchange& e = r.exchanges[i];
+    const ProbeAnswer kind = AnswerOf(plan, e);
+    HistoryEvent& event = r.history.emplace_back();
+    event.id = static_cast<int64_t>(i);
+    event.key = e.label;
+    event.invoke = e.sent;
+    event.complete = e.answered;
+    switch (kind) {
+      case ProbeAnswer::kAdmitted:
+        ++r.admitted;
+        break;
+      case ProbeAnswer::kDenied:
+        ++r.denied;
+        break;
+      case ProbeAnswer::kServerError:
+        ++r.server_errors;
+        findings.Add("server-errors", e.n,
+                     absl::StrCat("#", e.n, " ", e.status, " (a limiter that fails under load?)"));
+        break;
+      case ProbeAnswer::kUnanswered:
+        ++r.unanswered;
+        break;
+      case ProbeAnswer::kOther:
+        ++r.other;
+        break;
+    }
+    if (kind == ProbeAnswer::kUnanswered) continue;
+    ++answers;
+    latencies.push_back(e.answered - e.sent);
+    Decision d;
+    d.allowed = kind == ProbeAnswer::kAdmitted;
+    d.limit = plan.policy.limit;
+    const std::optional<int64_t> remaining = CheckStateHeaders(plan, e, d, findings);
+    if (kind == ProbeAnswer::kDenied) CheckRetryAfter(plan, e, d, findings);
+    // Only an admission or a denial is a decision; anything else may or may not have counted.
+    if (kind == ProbeAnswer::kAdmitted || kind == ProbeAnswer::kDenied) {
+      event.decision = d;
+      if (remaining) stated[e.label].push_back({i, *remaining, kind == ProbeAnswer::kAdmitted});
+      if (kind == ProbeAnswer::kAdmitted) admitted[e.label].push_back(i);
+    }
+  }
+  for (auto& [user, of_user] : admitted) {
+    std::sort(of_user.begin(), of_user.end(),
+              [&](size_t x, size_t y) { return r.exchanges[x].sent < r.exchanges[y].sent; });
+  }
+  for (const auto& [user, of_user] : stated) {
+    CheckRemainingAgainstAdmissions(plan.policy, r.exchanges, admitted[user], of_user, findings);
+  }
+  if (RisesOnlyAtTheReset(plan.policy.algorithm)) {
+    for (auto& [user, answers_of_user] : stated) {
+      CheckRemainingNeverRises(r.exchanges, answers_of_user, findings);
+    }
+  }
+  r.findings = findings.Take(answers);
+  r.latency_p50 = Percentile(latencies, 50);
+  r.latency_p99 = Percentile(latencies, 99);
+  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
+  const History judged = AtResolution(r.history, kProbeResolution);
+  r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, kProbeResolution);
+  // The server decides each request on its own clock as it handles it: the instants it saw
+  // follow the order its decisions took effect in. Its clock's resolution is not known: to the
+  // nanosecond, or as coarse as kProbeResolution, when it may see an instant up to that much
+  // before the request was sent (floor(t)). Both are tried.
+  History early = r.history;
+  for (HistoryEvent& e : early) e.invoke -= kProbeResolution - Duration(1);
+  r.linearizability = JudgeLinearizability(early, plan.policy, Duration(1), DecisionClock::kStore);
+  if (r.linearizability.violation) {
+    Violation& v = *r.linearizability.violation;
+    for (HistoryEvent& e : v.witness) e = r.history[static_cast<size_t>(e.id)];
+    v.summary += " (its clock to the nanosecond or to the " + FormatDuration(kProbeResolution) +
+                 ", unknown)";
+  }
+  return r;
+}
+
+}  // namespace ratelab

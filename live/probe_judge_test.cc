@@ -1,0 +1,152 @@
+// JudgeProbe on made-up exchanges: what a probe concludes from answers alone, with no server.
+#include "live/probe_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace ratelab {
+namespace {
+
+const Instant kStart = FromUnixMillis(1'700'000'000'000);  // a minute's first instant
+
+Duration Ms(int64_t ms) { return std::chrono::milliseconds(ms); }
+
+// A plan held to a fixed window of 2 a minute per user.
+ProbePlan FixedWindowOfTwo() {
+  ProbePlan plan;
+  plan.url = "http://127.0.0.1:1/";
+  plan.policy = Policy::Window(Algorithm::kFixedWindow, 2, std::chrono::minutes(1));
+  return plan;
+}
+
+// Exchange number `n` for `user`, sent `sent_ms` after kStart and answered 2 ms later with
+// `status` and `headers`.
+HttpExchange Answer(int64_t n, const std::string& user, int64_t sent_ms, int status,
+                    std::vector<HttpHeader> headers = {}) {
+  HttpExchange e;
+  e.n = n;
+  e.label = user;
+  e.sent = kStart + Ms(sent_ms);
+  e.answered = e.sent + Ms(2);
+  e.status = status;
+  e.headers = std::move(headers);
+  return e;
+}
+
+std::vector<std::string> CheckNames(const ProbeResult& r) {
+  std::vector<std::string> out;
+  for (const ProbeFinding& f : r.findings) out.push_back(f.check);
+  return out;
+}
+
+ProbeResult Judge(const ProbePlan& plan, std::vector<HttpExchange> exchanges) {
+  Result<ProbeResult> r = JudgeProbe(plan, std::move(exchanges));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : ProbeResult{};
+}
+
+// Headers an honest fixed window of 2 a minute sends, `remaining` left, reset at the minute's end.
+std::vector<HttpHeader> Honest(int64_t remaining) {
+  return {{"X-RateLimit-Limit", "2"},
+          {"X-RateLimit-Remaining", std::to_string(remaining)},
+          {"X-RateLimit-Reset", "1700000060"}};
+}
+
+TEST(JudgeProbe, AnHonestWindowIsCleanAndItsAnswersCounted) {
+  std::vector<HttpHeader> denial = Honest(0);
+  denial.push_back({"Retry-After", "60"});
+  const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(1)),
+                                                   Answer(1, "u", 10, 200, Honest(0)),
+                                                   Answer(2, "u", 20, 429, denial)});
+  EXPECT_TRUE(r.clean());
+  EXPECT_EQ(r.admitted, 2);
+  EXPECT_EQ(r.denied, 1);
+  EXPECT_EQ(r.history.size(), 3u);
+  EXPECT_EQ(r.latency_p50, Ms(2));
+  EXPECT_EQ(r.linearizability.verdict, LinearVerdict::kLinearizable);
+}
+
+TEST(JudgeProbe, ThreeAdmissionsInAWindowOfTwoBreakThePromise) {
+  const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200),
+                                                   Answer(2, "u", 20, 200)});
+  ASSERT_FALSE(r.violations.empty());
+  EXPECT_EQ(r.violations.front().invariant, r.promise);
+  EXPECT_EQ(r.violations.front().witness.size(), 3u);
+  EXPECT_FALSE(r.clean());
+  // Another user's admission is no part of it.
+  const ProbeResult two_users = Judge(
+      FixedWindowOfTwo(),
+      {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200), Answer(2, "v", 20, 200)});
+  EXPECT_TRUE(two_users.violations.empty()) << two_users.violations.front().ToString();
+}
+
+TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
+  const ProbeResult r = Judge(
+      FixedWindowOfTwo(),
+      {Answer(0, "u", 0, 200, {{"X-RateLimit-Remaining", "many"}}),
+       Answer(1, "v", 10, 200, {{"X-RateLimit-Remaining", "5"}}),
+       Answer(2, "w", 20, 429, {}),
+       Answer(3, "x", 30, 429, {{"Retry-After", "60000"}}),
+       Answer(4, "y", 40, 200, {{"X-RateLimit-Reset", "1600000000"}}),
+       Answer(5, "z", 50, 200, {{"X-RateLimit-Reset", "3600"}})});
+  EXPECT_EQ(CheckNames(r), (std::vector<std::string>{
+                           "header-syntax", "remaining-above-model", "reset-beyond-model",
+                           "reset-in-the-past", "retry-after-missing", "retry-after-too-long"}));
+  for (const ProbeFinding& f : r.findings) {
+    EXPECT_EQ(f.exchanges.size(), 1u) << f.check;
+    EXPECT_NE(f.summary.find(" of 6 answers: #"), std::string::npos) << f.summary;
+  }
+}
+
+TEST(JudgeProbe, ARemainingThatRisesBeforeItsResetIsFound) {
+  const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(0)),
+                                                   Answer(1, "u", 10, 200, Honest(1))});
+  EXPECT_EQ(CheckNames(r), (std::vector<std::string>{"remaining-rose"}));
+  EXPECT_EQ(r.findings.front().exchanges, (std::vector<int64_t>{1}));
+}
+
+TEST(JudgeProbe, ServerErrorsUnansweredAndOtherStatusesAreNeverAdmissions) {
+  HttpExchange lost = Answer(2, "u", 20, 0);
+  lost.error = "timed out";
+  const ProbeResult r = Judge(
+      FixedWindowOfTwo(),
+      {Answer(0, "u", 0, 502), Answer(1, "u", 10, 404), lost, Answer(3, "u", 30, 200)});
+  EXPECT_EQ(r.admitted, 1);
+  EXPECT_EQ(r.denied, 0);
+  EXPECT_EQ(r.server_errors, 1);
+  EXPECT_EQ(r.other, 1);
+  EXPECT_EQ(r.unanswered, 1);
+  EXPECT_EQ(CheckNames(r), (std::vector<std::string>{"server-errors"}));
+  // Only an admission or a denial is a decision: the rest may or may not have counted.
+  EXPECT_FALSE(r.history[0].decision.has_value());
+  EXPECT_TRUE(r.history[3].decision.has_value());
+}
+
+TEST(JudgeProbe, ADenialTheBodyStatesIsADenial) {
+  ProbePlan plan = FixedWindowOfTwo();
+  plan.denied_bodies = {"slow down"};
+  HttpExchange e = Answer(0, "u", 0, 200, {{"Retry-After", "5"}});
+  e.body = R"({"error": "slow down"})";
+  const ProbeResult r = Judge(plan, {e});
+  EXPECT_EQ(r.admitted, 0);
+  EXPECT_EQ(r.denied, 1);
+}
+
+TEST(JudgeProbe, ThePolicyIsLearntFromTheFirstAnswerThatStatesIt) {
+  ProbePlan plan = FixedWindowOfTwo();
+  plan.policy_from_headers = true;
+  ProbeResult r = Judge(plan, {Answer(0, "u", 0, 200, {}),
+                               Answer(1, "u", 10, 200, {{"RateLimit-Policy", "10;w=30"}})});
+  EXPECT_EQ(r.policy, Policy::Window(Algorithm::kFixedWindow, 10, std::chrono::seconds(30)));
+  r = Judge(plan, {Answer(0, "u", 0, 200, {{"X-RateLimit-Limit", "7"}})});
+  EXPECT_EQ(r.policy, Policy::Window(Algorithm::kFixedWindow, 7, std::chrono::minutes(1)));
+  const Result<ProbeResult> none = JudgeProbe(plan, {Answer(0, "u", 0, 200)});
+  ASSERT_FALSE(none.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(none.status()));
+  EXPECT_EQ(none.status().message(), kNoPolicyInHeaders);
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,39 @@
+// What the probe's tests against real servers share: the plan they start from, and a run.
+#ifndef RATELAB_LIVE_PROBE_TEST_UTIL_H_
+#define RATELAB_LIVE_PROBE_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "impl/core/system_clock.h"
+#include "live/probe_run.h"
+
+namespace ratelab::testing_probe {
+
+// The limit of the test servers' fixed window: 2 a minute per user.
+inline constexpr int64_t kLimit = 2;
+
+inline ProbePlan PlanFor(const std::string& url) {
+  ProbePlan plan;
+  plan.url = url;
+  plan.policy = Policy::Window(Algorithm::kFixedWindow, kLimit, std::chrono::minutes(1));
+  plan.users = 2;
+  plan.concurrency = 2;
+  plan.max_requests = 12;
+  plan.max_per_second = 400;
+  plan.duration = std::chrono::seconds(10);
+  return plan;
+}
+
+// `plan` run on the wall clock; an error fails the test.
+inline ProbeResult Probe(const ProbePlan& plan) {
+  const SystemClock clock;
+  Result<ProbeResult> r = RunProbe(plan, clock);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : ProbeResult{};
+}
+
+}  // namespace ratelab::testing_probe
+
+#endif  // RATELAB_LIVE_PROBE_TEST_UTIL_H_

@@ -7,8 +7,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "impl/core/text.h"
-#include "impl/limiters/in_process_protocol.h"
 #include "impl/rules/rules_json.h"
+#include "impl/service/answers.h"
 #include "impl/service/headers.h"
 
 namespace ratelab {
@@ -16,29 +16,6 @@ namespace ratelab {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-const HttpHeader kJson{"Content-Type", "application/json"};
-
-// An answer of JSON text `body`.
-HttpResponse JsonTextAnswer(int status, std::string body, std::vector<HttpHeader> headers = {}) {
-  headers.push_back(kJson);
-  return HttpResponse{status, std::move(headers), std::move(body)};
-}
-
-// Bytes that are not UTF-8 (which only a caller's echoed text can hold) are written as U+FFFD,
-// never thrown about.
-HttpResponse JsonAnswer(int status, const Json& body, std::vector<HttpHeader> headers = {}) {
-  return JsonTextAnswer(status, body.dump(-1, ' ', false, Json::error_handler_t::replace),
-                        std::move(headers));
-}
-
-HttpResponse ErrorAnswer(int status, const std::string& error,
-                         std::vector<HttpHeader> headers = {}) {
-  return JsonAnswer(status, Json{{"error", error}}, std::move(headers));
-}
-
-// A request's own fault: a 400 saying what is wrong with it.
-HttpResponse BadRequest(const Status& s) { return ErrorAnswer(400, std::string(s.message())); }
 
 // What a caller is told of a store that failed: only the class of failure (the store's address
 // and message go to the operator's log).
@@ -51,48 +28,6 @@ std::string StoreFailureClass(std::string_view store, const Status& s) {
 HttpResponse Failed(const Status& s) {
   if (absl::IsInvalidArgument(s)) return BadRequest(s);
   return ErrorAnswer(503, StoreFailureClass("the store", s));
-}
-
-// The JSON object a body holds (a rule); InvalidArgument saying what it must be otherwise.
-Result<nlohmann::json> BodyObject(const std::string& body, std::string_view shape) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return absl::InvalidArgumentError("the body is not JSON; expected " + std::string(shape));
-  }
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError("the body is " + std::string(JsonTypeName(j)) +
-                                      "; expected " + std::string(shape));
-  }
-  return j;
-}
-
-HttpResponse NoSuchRule(std::string_view id) {
-  return ErrorAnswer(404, "no rule has the id '" + std::string(id) + "'");
-}
-
-// A 409 when `rule`'s target is another rule's (or, when `new_id`, its id is taken at all).
-std::optional<HttpResponse> Taken(const RuleSet& rules, const Rule& rule, bool new_id) {
-  for (const Rule& r : rules.rules()) {
-    if (new_id && r.rule_id == rule.rule_id) {
-      return ErrorAnswer(409, "rule_id: '" + rule.rule_id + "' is taken (PUT replaces a rule)");
-    }
-    if (r.rule_id != rule.rule_id && r.scope_type == rule.scope_type &&
-        r.scope_value == rule.scope_value && r.endpoint == rule.endpoint) {
-      return ErrorAnswer(409, "the rule '" + r.rule_id + "' has the same target (" +
-                                  std::string(Name(r.scope_type)) + " " + r.scope_value + " " +
-                                  r.endpoint + ")");
-    }
-  }
-  return std::nullopt;
-}
-
-// Equal secrets, compared in time that does not depend on where they differ.
-bool SameSecret(std::string_view given, std::string_view secret) {
-  unsigned char diff = given.size() != secret.size() ? 1 : 0;
-  for (size_t i = 0; i < secret.size(); ++i) {
-    diff |= static_cast<unsigned char>(secret[i] ^ (i < given.size() ? given[i] : 0));
-  }
-  return diff == 0;
 }
 
 // The rate-limit headers of the rule that answered, if one did; a denial without one (the store
@@ -132,144 +67,6 @@ RuleSet SeedServiceRules() {
   };
   return *RuleSet::Make({rule("/api/hit", Algorithm::kFixedWindow, 5, std::nullopt),
                          rule("*", Algorithm::kTokenBucket, 100, 100)});
-}
-
-namespace {
-
-// The protocol of each algorithm on each store that a served rule may use.
-struct StoreProtocol {
-  std::string_view store;  // ProtocolInfo::store: "kv" or "sql"
-  Algorithm algorithm;
-  std::string_view protocol;
-};
-constexpr StoreProtocol kStoreProtocols[] = {
-    {"kv", Algorithm::kFixedWindow, "kv-fixed-window-lua"},
-    {"kv", Algorithm::kSlidingLog, "kv-sliding-log-lua"},
-    {"kv", Algorithm::kTokenBucket, "kv-token-bucket-lua"},
-    {"kv", Algorithm::kGcra, "kv-gcra-lua"},
-    {"sql", Algorithm::kFixedWindow, "sql-fixed-window-upsert"},
-    {"sql", Algorithm::kTokenBucket, "sql-token-bucket"},
-};
-
-std::string_view StoreOf(const Stores& stores) { return stores.sql != nullptr ? "sql" : "kv"; }
-
-Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& rule,
-                                          const ProtocolChoices& chosen) {
-  for (const std::string& name : chosen) {
-    const ProtocolInfo* info = FindProtocol(name);
-    if (info != nullptr && info->store == store &&
-        AlgorithmFromName(info->algorithm) == rule.algorithm) {
-      return info->name;
-    }
-  }
-  std::string enforced;
-  for (const StoreProtocol& p : kStoreProtocols) {
-    if (p.store != store) continue;
-    if (p.algorithm == rule.algorithm) return p.protocol;
-    enforced += (enforced.empty() ? "" : ", ") + std::string(Describe(p.algorithm).name);
-  }
-  return absl::InvalidArgumentError(
-      "the rule '" + rule.ToString() + "' is " + std::string(Describe(rule.algorithm).name) +
-      ", which no protocol enforces on " + (store == "sql" ? "PostgreSQL" : "Redis") + " (" +
-      enforced + " do)");
-}
-
-}  // namespace
-
-Status CheckProtocolChoices(const ProtocolChoices& chosen, bool store_is_sql) {
-  const std::string_view store = store_is_sql ? "sql" : "kv";
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    const ProtocolInfo* info = FindProtocol(chosen[i]);
-    if (info == nullptr || (info->store != "kv" && info->store != "sql")) {
-      return absl::InvalidArgumentError("'" + chosen[i] +
-                                        "' is not a protocol on Redis or PostgreSQL (ratelab "
-                                        "list protocols)");
-    }
-    if (info->store != store) {
-      return absl::InvalidArgumentError(
-          "'" + chosen[i] + "' runs on " + (info->store == "sql" ? "PostgreSQL" : "Redis") +
-          ", and the counters are " + (store_is_sql ? "in PostgreSQL" : "not") +
-          " (--store says where)");
-    }
-    for (size_t j = 0; j < i; ++j) {
-      if (FindProtocol(chosen[j])->algorithm == info->algorithm) {
-        return absl::InvalidArgumentError("'" + chosen[j] + "' and '" + chosen[i] + "' are both " +
-                                          std::string(info->algorithm) + ": choose one");
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
-RulesLimiter::ProtocolMaker StoreProtocols(const Stores& stores, ProtocolChoices chosen) {
-  return
-      [stores, chosen = std::move(chosen)](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
-        Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule, chosen);
-        if (!name.ok()) return name.status();
-        return MakeProtocol(*name, rule.ToPolicy(), stores);
-      };
-}
-
-Status CheckStoreProtocol(const Stores& stores, const Rule& rule, const ProtocolChoices& chosen) {
-  Result<std::string_view> name = StoreProtocolFor(StoreOf(stores), rule, chosen);
-  if (!name.ok()) return name.status();
-  return CheckProtocol(*name, rule.ToPolicy());
-}
-
-Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules,
-                           const ProtocolChoices& chosen) {
-  for (const Rule& r : rules.rules()) {
-    if (Status s = CheckStoreProtocol(stores, r, chosen); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
-RulesLimiter::ProtocolMaker InProcessProtocols() {
-  return [](const Rule& rule) {
-    const Policy policy = rule.ToPolicy();
-    return MakeProtocol("memory-" + std::string(Describe(policy.algorithm).name), policy, Stores{});
-  };
-}
-
-RulesLimiter::ProtocolMaker SharedInProcessLimiters::Maker() {
-  return [this](const Rule& rule) -> Result<std::unique_ptr<Protocol>> {
-    const Policy policy = rule.ToPolicy();
-    if (const std::optional<std::string> problem = policy.Problem()) {
-      return absl::InvalidArgumentError("the rule '" + rule.ToString() + "': " + *problem);
-    }
-    std::lock_guard lock(mutex_);
-    for (const Entry& e : limiters_) {
-      if (e.rule_id == rule.rule_id && e.policy == policy) {
-        return std::make_unique<InProcessProtocol>(e.limiter);
-      }
-    }
-    limiters_.push_back(
-        Entry{rule.rule_id, policy, MakeInProcessLimiter(policy, max_keys_per_rule_)});
-    return std::make_unique<InProcessProtocol>(limiters_.back().limiter);
-  };
-}
-
-int64_t SharedInProcessLimiters::DropIdle(Instant now) {
-  std::vector<std::shared_ptr<InProcessLimiter>> limiters;
-  {
-    std::lock_guard lock(mutex_);
-    for (const Entry& e : limiters_) limiters.push_back(e.limiter);
-  }
-  int64_t dropped = 0;
-  for (const std::shared_ptr<InProcessLimiter>& l : limiters) dropped += l->DropIdle(now);
-  return dropped;
-}
-
-ServiceMetrics::Keys SharedInProcessLimiters::keys() {
-  std::lock_guard lock(mutex_);
-  ServiceMetrics::Keys keys;
-  for (const Entry& e : limiters_) {
-    keys.held += e.limiter->KeyCount();
-    const InProcessLimiter::Evictions dropped = e.limiter->evictions();
-    keys.dropped_idle += dropped.idle;
-    keys.evicted_in_use += dropped.in_use;
-  }
-  return keys;
 }
 
 void ServiceState::LogFailure(std::string_view what, const Status& status, Instant now) {
@@ -545,109 +342,6 @@ Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const 
       shared_->WithGuard([&](StoreGuard& g) { return g.Failed(call, request.now); });
   if (!admit) co_return a;
   co_return degraded(*admit);
-}
-
-// The admin API.
-
-std::optional<HttpResponse> RateLimitService::Unenforceable(const Rule& rule) const {
-  if (!admin_.enforceable) return std::nullopt;
-  const Status s = admin_.enforceable(rule);
-  if (s.ok()) return std::nullopt;
-  return ErrorAnswer(400, "algorithm: " + std::string(s.message()));
-}
-
-std::optional<HttpResponse> RateLimitService::Refusal(const HttpRequest& request) const {
-  if (admin_.store == nullptr || admin_.token.empty()) {
-    return ErrorAnswer(404,
-                       "the admin API is off: the service was given no rules store and token "
-                       "(ratelab serve --admin-token-file)");
-  }
-  const std::optional<std::string_view> auth = request.Header("Authorization");
-  constexpr std::string_view kBearer = "Bearer ";
-  if (!auth || !auth->starts_with(kBearer)) {
-    return ErrorAnswer(401, "the admin API needs Authorization: Bearer TOKEN",
-                       {{"WWW-Authenticate", "Bearer"}});
-  }
-  if (!SameSecret(auth->substr(kBearer.size()), admin_.token)) {
-    return ErrorAnswer(403, "the token is not the admin API's");
-  }
-  return std::nullopt;
-}
-
-Task<HttpResponse> RateLimitService::ListRules(Context&, const HttpRequest& request, Instant now,
-                                               std::string_view) {
-  Result<std::vector<QueryParam>> filters = ParseQuery(request.query);
-  if (!filters.ok()) co_return BadRequest(filters.status());
-  constexpr std::string_view kFilters[] = {"scope_type", "scope_value", "endpoint", "algorithm"};
-  for (const QueryParam& f : *filters) {
-    if (std::find(std::begin(kFilters), std::end(kFilters), f.name) == std::end(kFilters)) {
-      co_return ErrorAnswer(400, "unknown filter '" + f.name +
-                                     "' (expected scope_type, scope_value, endpoint or algorithm)");
-    }
-  }
-  Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
-  Json list = Json::array();
-  for (const Rule& r : rules->rules()) {
-    const Json rule = RuleToJson(r);
-    if (std::all_of(filters->begin(), filters->end(),
-                    [&](const QueryParam& f) { return rule[f.name] == f.value; })) {
-      list.push_back(rule);
-    }
-  }
-  co_return JsonAnswer(200, Json{{"rules", list}});
-}
-
-Task<HttpResponse> RateLimitService::GetRule(Context&, const HttpRequest&, Instant now,
-                                             std::string_view id) {
-  Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
-  const Rule* rule = rules->Find(id);
-  if (rule == nullptr) co_return NoSuchRule(id);
-  co_return JsonAnswer(200, RuleToJson(*rule));
-}
-
-Task<HttpResponse> RateLimitService::CreateRule(Context&, const HttpRequest& request, Instant now,
-                                                std::string_view) {
-  Result<nlohmann::json> body = BodyObject(request.body, "a rule (docs/rules.md)");
-  if (!body.ok()) co_return BadRequest(body.status());
-  Result<Rule> rule = RuleFromJson(*body);
-  if (!rule.ok()) co_return BadRequest(rule.status());
-  if (std::optional<HttpResponse> refused = Unenforceable(*rule)) co_return *std::move(refused);
-  Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
-  if (std::optional<HttpResponse> taken = Taken(*rules, *rule, true)) co_return *std::move(taken);
-  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return RulesStoreFailed(s, now);
-  co_return JsonAnswer(201, RuleToJson(*rule), {{"Location", "/ratelimit/rules/" + rule->rule_id}});
-}
-
-Task<HttpResponse> RateLimitService::ReplaceRule(Context&, const HttpRequest& request, Instant now,
-                                                 std::string_view id) {
-  Result<nlohmann::json> body = BodyObject(request.body, "a rule (docs/rules.md)");
-  if (!body.ok()) co_return BadRequest(body.status());
-  if (const auto given = body->find("rule_id");
-      given != body->end() && !(given->is_string() && given->get<std::string>() == id)) {
-    co_return ErrorAnswer(400, "rule_id: the body's is not the path's (" + std::string(id) + ")");
-  }
-  (*body)["rule_id"] = std::string(id);
-  Result<Rule> rule = RuleFromJson(*body);
-  if (!rule.ok()) co_return BadRequest(rule.status());
-  if (std::optional<HttpResponse> refused = Unenforceable(*rule)) co_return *std::move(refused);
-  Result<RuleSet> rules = admin_.store->List();
-  if (!rules.ok()) co_return RulesStoreFailed(rules.status(), now);
-  if (rules->Find(id) == nullptr) co_return NoSuchRule(id);
-  if (std::optional<HttpResponse> taken = Taken(*rules, *rule, false)) co_return *std::move(taken);
-  if (Status s = admin_.store->Put(*rule); !s.ok()) co_return RulesStoreFailed(s, now);
-  co_return JsonAnswer(200, RuleToJson(*rule));
-}
-
-Task<HttpResponse> RateLimitService::DeleteRule(Context&, const HttpRequest&, Instant now,
-                                                std::string_view id) {
-  if (Status s = admin_.store->Delete(id); !s.ok()) {
-    if (s.code() == absl::StatusCode::kNotFound) co_return NoSuchRule(id);
-    co_return RulesStoreFailed(s, now);
-  }
-  co_return HttpResponse{204, {}, ""};
 }
 
 }  // namespace ratelab

@@ -336,7 +336,8 @@ void OpenRedisLuaLibraries(lua_State* L) {
               {"ror", BitRor},
               {"bswap", BitSwap},
               {"tohex", BitToHex}});
-  internal::OpenCmsgpackAndStruct(L);
+  internal::OpenCmsgpack(L);
+  internal::OpenStruct(L);
 }
 
 }  // namespace ratelab

@@ -1,7 +1,7 @@
 // The Lua libraries Redis gives scripts beside `redis`, for MemoryKv's scripting: `cjson` (the
 // lua-cjson 2.1 that Redis bundles: encode and decode, cjson.null) and `bit` (LuaBitOp 1.0:
 // band, bor, bxor, bnot, lshift, rshift, arshift, rol, ror, tobit, tohex, bswap), `cmsgpack`
-// (lua-cmsgpack 0.4) and `struct` (struct 0.2), in lua_cmsgpack_struct.cc. Their
+// (lua-cmsgpack 0.4, in lua_cmsgpack.cc) and `struct` (struct 0.2, in lua_struct.cc). Their
 // answers are Redis's, shown by the equivalence property (property-tests/kv_equivalence_test.cc),
 // and so are the encoding errors. Decoding reads strict JSON: lua-cjson also takes numbers such
 // as "+2", "0x10" or "inf", and its errors name the token found ("found T_END"), where MemoryKv's

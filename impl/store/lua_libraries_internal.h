@@ -10,8 +10,10 @@ namespace ratelab::internal {
 // Sets the global `name` to a table of `functions`.
 void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> functions);
 
-// Sets the globals `cmsgpack` and `struct` (impl/store/lua_cmsgpack_struct.cc).
-void OpenCmsgpackAndStruct(lua_State* L);
+// Sets the global `cmsgpack` (impl/store/lua_cmsgpack.cc).
+void OpenCmsgpack(lua_State* L);
+// Sets the global `struct` (impl/store/lua_struct.cc).
+void OpenStruct(lua_State* L);
 
 }  // namespace ratelab::internal
 

@@ -1,8 +1,8 @@
 # The tests' labels, for `ctest -L`/`-LE` (scripts/test --fast runs the tests labelled neither
 # server nor slow, in well under a minute):
 #
-#   unit      a test of ratelab's own code (a GoogleTest binary other than property_tests, or a
-#             check of the sources)
+#   unit      a test of ratelab's own code (a GoogleTest binary other than property_tests, a
+#             check of the sources, or a fuzzer's short run, which is slow too)
 #   property  a RapidCheck property (property-tests/)
 #   server    it starts a real Redis, PostgreSQL, nginx or node app, or `ratelab serve` as a
 #             process of its own

@@ -112,10 +112,13 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 // Beast's parser writing a request straight into an HttpRequest, whose strings keep their
 // capacity from one request of a connection to the next: no message of Beast's to copy from,
-// and no allocation per header.
+// and no allocation per header. It holds a request to `options`' limits of header and body.
 class RequestReader final : public http::basic_parser<true> {
  public:
-  explicit RequestReader(HttpRequest& request) : request_(request) {}
+  RequestReader(HttpRequest& request, const HttpServerOptions& options) : request_(request) {
+    body_limit(options.max_body_bytes);
+    header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+  }
 
   unsigned version() const { return version_; }  // 10 or 11, once the request line is read
 
@@ -262,9 +265,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Read() {
     if (worker_.stopping) return Close();
-    parser_.emplace(request_);
-    parser_->body_limit(state_.options.max_body_bytes);
-    parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
+    parser_.emplace(request_, state_.options);
     Enter(Phase::kIdle);
     idle_since_ = std::chrono::steady_clock::now();
     http::async_read(socket_, buffer_, *parser_,
@@ -596,12 +597,11 @@ HttpServerCounts HttpServer::counts() const {
 
 std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerOptions& options,
                                        const HttpServer::Handler& handler) {
+  const HttpServer::BatchHandler answer_one = HttpServer::OneByOne(handler);
   std::vector<ServedExchange> exchanges;
   HttpRequest request;
   while (!bytes.empty()) {
-    RequestReader parser(request);
-    parser.body_limit(options.max_body_bytes);
-    parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+    RequestReader parser(request, options);
     parser.eager(true);
     beast::error_code ec;
     while (!parser.is_done() && !ec) {
@@ -622,12 +622,9 @@ std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerO
       exchanges.push_back(std::move(exchange));
       return exchanges;
     }
+    const HttpRequest* const requests[] = {&request};
     HttpResponse answer;
-    try {
-      answer = handler(request);
-    } catch (const std::exception&) {
-      answer = InternalError();
-    }
+    answer_one(requests, std::span<HttpResponse>(&answer, 1));
     exchange.method = request.method;
     const bool keep_alive = parser.keep_alive();
     WriteAnswer(std::move(answer), parser.version(), keep_alive, request.method == "HEAD",

@@ -289,6 +289,17 @@ TEST(ServeBytes, AnswersEachRequestAConnectionSendsAsTheServerWould) {
   ASSERT_EQ(garbage.size(), 1u);
   EXPECT_EQ(garbage[0].method, "");
   EXPECT_TRUE(garbage[0].bytes.starts_with("HTTP/1.1 400 ")) << garbage[0].bytes;
+
+  // A handler that throws is a 500, and the connection's next request is still answered.
+  const std::vector<ServedExchange> thrown =
+      ServeBytes("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n",
+                 HttpServerOptions{}, [](const HttpRequest& request) -> HttpResponse {
+                   if (request.path == "/a") throw std::runtime_error("boom");
+                   return HttpResponse{200, {}, "ok"};
+                 });
+  ASSERT_EQ(thrown.size(), 2u);
+  EXPECT_TRUE(thrown[0].bytes.starts_with("HTTP/1.1 500 ")) << thrown[0].bytes;
+  EXPECT_TRUE(thrown[1].bytes.starts_with("HTTP/1.1 200 ")) << thrown[1].bytes;
 }
 
 TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {

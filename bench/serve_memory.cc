@@ -15,8 +15,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -71,8 +72,10 @@ int main(int argc, char** argv) {
   }
 
   // serve.
-  const std::string dir = "/tmp/ratelab-serve-memory-" + std::to_string(getpid());
-  std::system(("mkdir -p " + dir).c_str());
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("ratelab-serve-memory-" + std::to_string(getpid())))
+                              .string();
+  std::filesystem::create_directories(dir);
   std::ofstream(dir + "/rules.yaml")
       << "rules:\n  - {scope_type: user, endpoint: /api/hit, algorithm: fixed-window, "
          "max_requests: 5, window_seconds: 20}\n";
@@ -84,18 +87,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "serve_memory: cannot start %s\n", RATELAB_BINARY);
     return 2;
   }
-  const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+) )");
-  std::smatch m;
-  std::string said;
-  for (int i = 0; i < 500 && !std::regex_search(said = Read(dir + "/err.txt"), m, listening); ++i) {
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  if (m.empty()) {
-    std::fprintf(stderr, "serve_memory: serve did not start: %s\n", said.c_str());
+  const std::optional<uint16_t> started_on =
+      ratelab::testing_process::ServePort(dir + "/err.txt", seconds(10));
+  if (!started_on) {
+    std::fprintf(stderr, "serve_memory: serve did not start: %s\n", Read(dir + "/err.txt").c_str());
     kill(pid, SIGKILL);
     return 2;
   }
-  const auto port = static_cast<uint16_t>(std::stoi(m[1].str()));
+  const uint16_t port = *started_on;
   std::this_thread::sleep_for(milliseconds(200));
   const int64_t serve_before = ratelab::testing_process::ResidentBytes(pid);
   constexpr int kSenders = 4, kBatch = 250;
@@ -127,7 +126,7 @@ int main(int argc, char** argv) {
   const int64_t serve_idle = ratelab::testing_process::ResidentBytes(pid);
   kill(pid, SIGTERM);
   waitpid(pid, nullptr, 0);
-  std::system(("rm -rf " + dir).c_str());
+  std::filesystem::remove_all(dir);
 
   const int64_t serve_bytes = serve_live - serve_before;
   std::printf("%lld keys (sent to serve in %.1f s)\n", static_cast<long long>(keys), sent_s);

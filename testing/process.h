@@ -7,9 +7,13 @@
 #include <spawn.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <optional>
+#include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ratelab::testing_process {
@@ -48,6 +52,22 @@ inline int64_t ResidentBytes(pid_t pid) {
     if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6)) * 1024;
   }
   return -1;
+}
+
+// The port that `ratelab serve --listen 127.0.0.1:0` says it listens on, read from `err` (the file
+// its stderr goes to) once it says so, waiting at most `timeout`; nothing when it did not say.
+inline std::optional<uint16_t> ServePort(const std::string& err,
+                                         std::chrono::milliseconds timeout) {
+  const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+) )");
+  const auto began = std::chrono::steady_clock::now();
+  while (true) {
+    std::ifstream in(err);
+    const std::string said((std::istreambuf_iterator<char>(in)), {});
+    std::smatch m;
+    if (std::regex_search(said, m, listening)) return static_cast<uint16_t>(std::stoi(m[1].str()));
+    if (std::chrono::steady_clock::now() - began >= timeout) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 }  // namespace ratelab::testing_process

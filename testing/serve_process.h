@@ -10,7 +10,6 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,16 +34,10 @@ class ServeProcess {
     }
     pid_ = testing_process::Spawn(args, "", err.string());
     EXPECT_GT(pid_, 0) << args[0];
-    const std::regex listening(R"(listening on http://127\.0\.0\.1:(\d+) )");
-    std::smatch m;
-    std::string text;
-    const auto began = std::chrono::steady_clock::now();
-    while (!std::regex_search(text = testing_files::Read(err_), m, listening) &&
-           std::chrono::steady_clock::now() - began < std::chrono::seconds(30)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_TRUE(std::regex_search(text, m, listening)) << text;
-    if (!m.empty()) port_ = static_cast<uint16_t>(std::stoi(m[1].str()));
+    const std::optional<uint16_t> port =
+        testing_process::ServePort(err.string(), std::chrono::seconds(30));
+    EXPECT_TRUE(port.has_value()) << testing_files::Read(err_);
+    port_ = port.value_or(0);
   }
   ~ServeProcess() {
     if (pid_ > 0) Stop();

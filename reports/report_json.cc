@@ -154,11 +154,14 @@ ViolationReport ReadViolation(const JsonReader& r) {
 }
 
 // Seconds since a run's start, as a report holds them: within a thousand years either way.
-constexpr double kMostSeconds = 3e10;
+double SecondsFromStart(const JsonReader& r) {
+  constexpr double kMostSeconds = 3e10;
+  return r.NumberIn(-kMostSeconds, kMostSeconds);
+}
 
 FaultReport ReadFault(const JsonReader& r) {
-  return {r.Field("what").String(), r.Field("from_s").NumberIn(-kMostSeconds, kMostSeconds),
-          r.Field("to_s").NumberIn(-kMostSeconds, kMostSeconds)};
+  return {r.Field("what").String(), SecondsFromStart(r.Field("from_s")),
+          SecondsFromStart(r.Field("to_s"))};
 }
 
 MetricsReport ReadMetrics(const JsonReader& r) {
@@ -180,10 +183,10 @@ MetricsReport ReadMetrics(const JsonReader& r) {
   }
   m.latency_cdf_ms = r.Field("latency_cdf_ms").Numbers();
   for (const JsonReader& f : r.Field("during_faults").Elements()) {
-    m.during_faults.push_back(
-        {f.Field("fault").String(), f.Field("from_s").NumberIn(-kMostSeconds, kMostSeconds),
-         f.Field("to_s").NumberIn(-kMostSeconds, kMostSeconds), f.Field("offered").Int(),
-         f.Field("admitted").Int(), f.Field("denied").Int(), f.Field("unanswered").Int()});
+    m.during_faults.push_back({f.Field("fault").String(), SecondsFromStart(f.Field("from_s")),
+                               SecondsFromStart(f.Field("to_s")), f.Field("offered").Int(),
+                               f.Field("admitted").Int(), f.Field("denied").Int(),
+                               f.Field("unanswered").Int()});
   }
   return m;
 }
@@ -286,7 +289,7 @@ RunReport ReadRun(const JsonReader& r) {
   run.bins = {bins.Field("width").String(), bins.Field("width_ms").NumberIn(1e-6, 3.2e10),
               bins.Field("count").UnsignedUpTo(100'000)};
   if (const std::optional<JsonReader> start = bins.OptionalField("start_s")) {
-    run.bins.start_s = start->NumberIn(-kMostSeconds, kMostSeconds);
+    run.bins.start_s = SecondsFromStart(*start);
   }
   for (const JsonReader& u : r.Field("users").Elements()) {
     run.users.push_back(

@@ -57,10 +57,10 @@ TimedRules::~TimedRules() {
   worker_->wake.notify_all();
 }
 
-template <typename T>
-Result<T> TimedRules::Timed(std::function<Result<T>(RulesStore&)> call) {
-  auto done = std::make_shared<std::promise<Result<T>>>();
-  std::future<Result<T>> answer = done->get_future();
+template <typename Answer>
+Answer TimedRules::Timed(std::function<Answer(RulesStore&)> call) {
+  auto done = std::make_shared<std::promise<Answer>>();
+  std::future<Answer> answer = done->get_future();
   {
     std::lock_guard lock(worker_->mutex);
     worker_->calls.push_back([store = worker_->inner.get(), call = std::move(call), done] {
@@ -76,23 +76,15 @@ Result<T> TimedRules::Timed(std::function<Result<T>(RulesStore&)> call) {
 }
 
 Result<RuleSet> TimedRules::List() {
-  return Timed<RuleSet>([](RulesStore& s) { return s.List(); });
+  return Timed<Result<RuleSet>>([](RulesStore& s) { return s.List(); });
 }
 
 Status TimedRules::Put(const Rule& rule) {
-  return Timed<bool>([rule](RulesStore& s) -> Result<bool> {
-           if (Status put = s.Put(rule); !put.ok()) return put;
-           return true;
-         })
-      .status();
+  return Timed<Status>([rule](RulesStore& s) { return s.Put(rule); });
 }
 
 Status TimedRules::Delete(std::string_view rule_id) {
-  return Timed<bool>([id = std::string(rule_id)](RulesStore& s) -> Result<bool> {
-           if (Status deleted = s.Delete(id); !deleted.ok()) return deleted;
-           return true;
-         })
-      .status();
+  return Timed<Status>([id = std::string(rule_id)](RulesStore& s) { return s.Delete(id); });
 }
 
 }  // namespace ratelab

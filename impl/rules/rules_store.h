@@ -66,9 +66,10 @@ class TimedRules final : public RulesStore {
   struct Worker;
 
  private:
-  // Runs `call` on the worker; its result, or DeadlineExceeded past the timeout.
-  template <typename T>
-  Result<T> Timed(std::function<Result<T>(RulesStore&)> call);
+  // Runs `call` on the worker; its answer (a Status or a Result), or DeadlineExceeded past the
+  // timeout.
+  template <typename Answer>
+  Answer Timed(std::function<Answer(RulesStore&)> call);
 
   std::shared_ptr<Worker> worker_;
   Duration timeout_;

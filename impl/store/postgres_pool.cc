@@ -21,6 +21,11 @@ std::string ConnectionError(PGconn* pg) {
   return PgTrimmed(pg != nullptr ? PQerrorMessage(pg) : "out of memory");
 }
 
+// Unavailable: `what` went wrong with `pg`, and libpq's own word for why.
+Status Unavailable(std::string_view what, PGconn* pg) {
+  return absl::UnavailableError(std::string(what) + ": " + ConnectionError(pg));
+}
+
 }  // namespace
 
 struct PgPool::Connection {
@@ -55,7 +60,10 @@ bool WaitFor(int fd, short events, Steady::time_point deadline) {
     pollfd p{fd, events, 0};
     const int ready = poll(&p, 1, PollTimeoutMs(deadline));
     if (ready > 0) return true;
-    if (ready == 0 || (ready < 0 && errno != EINTR)) return Steady::now() < deadline && ready < 0;
+    if (ready == 0) return false;  // the deadline
+    // Another error than EINTR: libpq's next call says what is wrong with the connection,
+    // unless the deadline has passed.
+    if (errno != EINTR) return Steady::now() < deadline;
   }
 }
 
@@ -68,11 +76,10 @@ Status Flush(Connection& c, Steady::time_point deadline) {
   while (true) {
     const int left = PQflush(c.pg);
     if (left == 0) return absl::OkStatus();
-    if (left < 0)
-      return absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+    if (left < 0) return Unavailable("PostgreSQL connection lost", c.pg);
     if (!WaitFor(PQsocket(c.pg), POLLOUT | POLLIN, deadline)) return TookTooLong("(sending)");
     if (PQconsumeInput(c.pg) == 0) {
-      return absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+      return Unavailable("PostgreSQL connection lost", c.pg);
     }
   }
 }
@@ -98,7 +105,7 @@ Result<PGresult*> Await(Connection& c, Steady::time_point deadline, const char* 
     if (!WaitFor(PQsocket(c.pg), POLLIN, deadline) || PQconsumeInput(c.pg) == 0) {
       if (first != nullptr) PQclear(first);
       if (Steady::now() >= deadline) return TookTooLong(what);
-      return absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+      return Unavailable("PostgreSQL connection lost", c.pg);
     }
   }
 }
@@ -114,13 +121,12 @@ Status Open(Connection& c, const std::string& conninfo, const PgSqlOptions& opti
   };
   c.pg = PQconnectStart(conninfo.c_str());
   if (c.pg == nullptr || PQstatus(c.pg) == CONNECTION_BAD) {
-    return failed(absl::UnavailableError("cannot connect to PostgreSQL: " + ConnectionError(c.pg)));
+    return failed(Unavailable("cannot connect to PostgreSQL", c.pg));
   }
   PostgresPollingStatusType polled = PGRES_POLLING_WRITING;
   while (polled != PGRES_POLLING_OK) {
     if (polled == PGRES_POLLING_FAILED) {
-      return failed(
-          absl::UnavailableError("cannot connect to PostgreSQL: " + ConnectionError(c.pg)));
+      return failed(Unavailable("cannot connect to PostgreSQL", c.pg));
     }
     if (!WaitFor(PQsocket(c.pg), polled == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline)) {
       return failed(TookTooLong("(connecting)"));
@@ -128,22 +134,19 @@ Status Open(Connection& c, const std::string& conninfo, const PgSqlOptions& opti
     polled = PQconnectPoll(c.pg);
   }
   if (PQsetnonblocking(c.pg, 1) != 0) {
-    return failed(
-        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg)));
+    return failed(Unavailable("cannot set up a PostgreSQL connection", c.pg));
   }
   const std::string set =
       "SET statement_timeout = " + std::to_string(options.statement_timeout.count());
   if (PQsendQuery(c.pg, set.c_str()) == 0) {
-    return failed(
-        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg)));
+    return failed(Unavailable("cannot set up a PostgreSQL connection", c.pg));
   }
   Result<PGresult*> r = Await(c, deadline, "(setting up a connection)");
   if (!r.ok()) return failed(r.status());
   const bool ok = PQresultStatus(*r) == PGRES_COMMAND_OK;
   PQclear(*r);
   if (!ok) {
-    return failed(
-        absl::UnavailableError("cannot set up a PostgreSQL connection: " + ConnectionError(c.pg)));
+    return failed(Unavailable("cannot set up a PostgreSQL connection", c.pg));
   }
   return absl::OkStatus();
 }
@@ -191,8 +194,7 @@ std::optional<Result<SqlReply>> Send(Connection& c, const SqlStatement& statemen
   if (!c.prepared.contains(c.statement)) {
     if (PQsendPrepare(c.pg, c.statement.c_str(), std::string(statement.text).c_str(), 0, nullptr) ==
         0) {
-      Result<SqlReply> lost =
-          absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+      Result<SqlReply> lost = Unavailable("PostgreSQL connection lost", c.pg);
       c.Close();
       return lost;
     }
@@ -214,8 +216,7 @@ std::optional<Result<SqlReply>> Send(Connection& c, const SqlStatement& statemen
   for (const std::string& p : params) values.push_back(p.c_str());
   if (PQsendQueryPrepared(c.pg, c.statement.c_str(), static_cast<int>(values.size()), values.data(),
                           nullptr, nullptr, 0) == 0) {
-    Result<SqlReply> lost =
-        absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+    Result<SqlReply> lost = Unavailable("PostgreSQL connection lost", c.pg);
     c.Close();
     return lost;
   }
@@ -234,7 +235,7 @@ std::optional<Result<SqlReply>> Collect(Connection& c, bool readable, Steady::ti
   bool complete = false;
   if (readable) {
     if (PQconsumeInput(c.pg) == 0) {
-      c.read = absl::UnavailableError("PostgreSQL connection lost: " + ConnectionError(c.pg));
+      c.read = Unavailable("PostgreSQL connection lost", c.pg);
       complete = true;
     }
     while (!complete && PQisBusy(c.pg) == 0) {

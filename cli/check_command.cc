@@ -10,6 +10,7 @@
 #include "cli/limiter_flags.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
+#include "live/server_stores.h"
 #include "reports/check_report.h"
 #include "sim/scenario_run.h"
 #include "sim/search.h"
@@ -95,7 +96,9 @@ class Check final : public Command {
             "at " +
             store_.ToString() + " has none ratelab can fail over to)");
       }
-      search.kv_store = KvStoreSource::Make(store_);
+      Result<std::shared_ptr<StoreSource>> stores = OpenStoreSource(store_);
+      if (!stores.ok()) return stores.status();
+      search.stores = *std::move(stores);
       // A server ratelab did not start cannot be restarted by it.
       const std::string_view on = subject->info->store;
       const bool foreign = (on == "kv" && store_.kind == StoreName::Kind::kUrl) ||

@@ -14,9 +14,9 @@
 
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
+#include "impl/store/store_name.h"
 #include "judge/checks.h"
 #include "model/time.h"
-#include "sim/kv_backend.h"
 
 namespace ratelab {
 

@@ -9,6 +9,7 @@
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
 #include "impl/store/postgres_sql.h"
+#include "live/server_stores.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 #include "testing/postgres.h"
@@ -35,9 +36,9 @@ checks: [promise, false-denials, retry-after, key-expiry]
 Result<RunResult> RunPairs(const std::string& store, uint64_t seed) {
   Result<Scenario> s = ParseScenario(kPairs, "sql-pairs");
   if (!s.ok()) return s.status();
-  Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(store);
+  Result<std::shared_ptr<StoreSource>> source = OpenStoreSource(store);
   if (!source.ok()) return source.status();
-  s->kv_store = *source;
+  s->stores = *source;
   return RunScenario(*s, seed);
 }
 
@@ -142,7 +143,7 @@ constexpr SqlStatement kInsertRow{
 
 TEST(PostgresStore, RowsPastTheirExpiryAreListedForTheKeyExpiryCheck) {
   RATELAB_REQUIRE_POSTGRES();
-  Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make("postgres");
+  Result<std::shared_ptr<StoreSource>> source = OpenStoreSource("postgres");
   ASSERT_TRUE(source.ok());
   Result<std::unique_ptr<SqlBackend>> sql = (*source)->OpenSql(Durability::kNone);
   ASSERT_TRUE(sql.ok()) << sql.status();
@@ -218,9 +219,9 @@ checks: [key-expiry]
   };
   forgetful.custom = std::move(custom);
   s->limiters.push_back(forgetful);
-  Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make("postgres");
+  Result<std::shared_ptr<StoreSource>> source = OpenStoreSource("postgres");
   ASSERT_TRUE(source.ok()) << source.status();
-  s->kv_store = *source;
+  s->stores = *source;
   Result<RunResult> r = RunScenario(*s, 1);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->limiters.size(), 2u);

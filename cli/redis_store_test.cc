@@ -10,6 +10,7 @@
 #include "cli/ratelab_cli.h"
 #include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
+#include "live/server_stores.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 #include "testing/files.h"
@@ -22,9 +23,9 @@ Result<RunResult> RunOn(const std::string& name, const std::string& store, uint6
   Result<Scenario> s = LoadScenario(ExampleScenario(name));
   if (!s.ok()) return s.status();
   if (store != "memory") {
-    Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(store);
+    Result<std::shared_ptr<StoreSource>> source = OpenStoreSource(store);
     if (!source.ok()) return source.status();
-    s->kv_store = *source;
+    s->stores = *source;
   }
   return RunScenario(*s, seed);
 }

@@ -10,6 +10,7 @@
 #include "cli/interrupt.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
+#include "live/server_stores.h"
 #include "reports/output_dir.h"
 #include "reports/run_report.h"
 #include "reports/verdict_table.h"
@@ -204,9 +205,15 @@ std::string ReproduceCommand(const std::string& command, const std::string& file
 
 Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<StoreName>& store) {
   Result<Scenario> scenario = LoadScenario(path);
-  if (!scenario.ok() || !store) return scenario;
-  scenario->kv_store =
-      store->kind == StoreName::Kind::kMemory ? nullptr : KvStoreSource::Make(*store);
+  if (!scenario.ok()) return scenario;
+  if (store) scenario->store = *store;
+  if (scenario->store.kind == StoreName::Kind::kMemory) return scenario;
+  Result<std::shared_ptr<StoreSource>> stores = OpenStoreSource(scenario->store);
+  if (!stores.ok()) {
+    return Status(stores.status().code(),
+                  path + ": store: " + std::string(stores.status().message()));
+  }
+  scenario->stores = *std::move(stores);
   return scenario;
 }
 

@@ -14,6 +14,7 @@
 #include "cli/limiter_flags.h"
 #include "cli/options.h"
 #include "impl/core/system_clock.h"
+#include "live/server_stores.h"
 #include "reports/worst_report.h"
 
 namespace ratelab {
@@ -89,8 +90,12 @@ class Worst final : public Command {
 
     WorstReport report{subject->name, policy->ToString(), claim, WorstBound(*policy, claim), {}};
     // One store for every search (a private server is started once).
-    std::shared_ptr<KvStoreSource> kv_store;
-    if (store_.kind != StoreName::Kind::kMemory) kv_store = KvStoreSource::Make(store_);
+    std::shared_ptr<StoreSource> stores;
+    if (store_.kind != StoreName::Kind::kMemory) {
+      Result<std::shared_ptr<StoreSource>> opened = OpenStoreSource(store_);
+      if (!opened.ok()) return opened.status();
+      stores = *std::move(opened);
+    }
     const SystemClock clock;
     const InterruptHandler interrupts;
     bool failed = false;
@@ -102,7 +107,7 @@ class Worst final : public Command {
       o.concurrency = concurrency;
       o.seed = seed_;
       o.runs = runs_;
-      o.kv_store = kv_store;
+      o.stores = stores;
       const Instant began = clock.Now();
       Instant last_said = began;
       Result<WorstResult> result = SearchWorst(*subject, o, [&](int64_t runs, int64_t best) {

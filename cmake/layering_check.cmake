@@ -13,7 +13,11 @@
 #   reports        -> live
 #   cli            -> reports
 #
-# Tests (*_test.cc) may also include testing/. property-tests/ and bench/ may include any
+# The simulator and the judges talk to no real server: sim/ and judge/ may not include the
+# headers of the Redis and PostgreSQL clients and servers, the rules' store on PostgreSQL, or
+# `serve` (the build checks the same of their links: ratelab_forbid_links).
+#
+# Tests (*_test.cc, and their *_test_util.h) may also include testing/. property-tests/ and bench/ may include any
 # library layer, and so may fuzz/; bench/ may include testing/'s header-only helpers too (it is
 # built without the tests, so never links testing/); testing/ may include impl/ (to impl/rules).
 # Run as: cmake -DROOT=... -P layering_check.cmake
@@ -41,7 +45,7 @@ foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service j
   foreach(source ${sources})
     math(EXPR count "${count} + 1")
     set(allowed ${below_${layer}})
-    if(source MATCHES "_test\\.cc$")
+    if(source MATCHES "(_test\\.cc|_test_util\\.h)$")
       list(APPEND allowed testing)
     endif()
     file(STRINGS ${source} includes REGEX "^#include \"")
@@ -60,6 +64,10 @@ foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service j
         continue()
       endif()
       list(FIND allowed "${target_layer}" at)
+      if(layer MATCHES "^(sim|judge)$" AND header MATCHES
+         "^impl/(store/(redis_(kv|cluster|pipeline|server)|postgres_)|rules/postgres_|service/(serve|live_rules)[.])")
+        set(at -1)
+      endif()
       if(at EQUAL -1)
         file(RELATIVE_PATH rel ${ROOT} ${source})
         string(APPEND problems "  ${rel} (${layer}) includes ${header} (${target_layer})\n")

@@ -11,6 +11,7 @@
 #include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "impl/store/redis_server.h"
+#include "live/server_stores.h"
 #include "model/oracles.h"
 
 namespace ratelab {
@@ -212,8 +213,9 @@ Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
                                   const StressProgress& progress, const StressStop& stop) {
   // The schema ready and empty (an existing database must hold no rows of ratelab's), on a
   // private server for the run or the given database; emptied again afterwards.
-  const std::shared_ptr<KvStoreSource> source = KvStoreSource::Make(plan.store);
-  Result<std::unique_ptr<SqlBackend>> backend = source->OpenSql(Durability::kAlways);
+  Result<std::shared_ptr<StoreSource>> source = OpenStoreSource(plan.store);
+  Result<std::unique_ptr<SqlBackend>> backend =
+      source.ok() ? (*source)->OpenSql(Durability::kAlways) : source.status();
   if (!backend.ok()) {
     return Status(backend.status().code(), "--store " + plan.store.ToString() + ": " +
                                                std::string(backend.status().message()));

@@ -19,11 +19,11 @@
 
 #include "impl/core/clock.h"
 #include "impl/core/status.h"
+#include "impl/store/store_name.h"
 #include "judge/checks.h"
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/kv_backend.h"
 #include "sim/limiter_subject.h"
 
 namespace ratelab {

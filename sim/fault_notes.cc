@@ -5,7 +5,7 @@
 namespace ratelab {
 
 std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
-                                    const KvStoreSource& kv_source) {
+                                    const StoreSource& kv_source) {
   std::vector<std::string> notes;
   for (const FaultSpec& f : faults) {
     const std::string what = f.Describe(scenario.start);

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "sim/kv_backend.h"
 #include "sim/scenario.h"
+#include "sim/store_source.h"
 
 namespace ratelab {
 
 // One note per (fault, limiter) that needs one, in fault order: "WHAT: LIMITER NOTE".
 std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
-                                    const KvStoreSource& kv_source);
+                                    const StoreSource& kv_source);
 
 }  // namespace ratelab
 

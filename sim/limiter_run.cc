@@ -6,7 +6,7 @@
 
 namespace ratelab {
 
-LimiterRun::StoreSet::StoreSet(const Clock& clock, Durability durability, KvStoreSource& source,
+LimiterRun::StoreSet::StoreSet(const Clock& clock, Durability durability, StoreSource& source,
                                std::string_view store)
     : docs(clock, durability) {
   Result<std::unique_ptr<KvBackend>> opened =
@@ -36,7 +36,7 @@ void LimiterRun::StoreSet::Restart() {
 
 LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
                        const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
-                       KvStoreSource& kv_source, const RulePlan* rules)
+                       StoreSource& kv_source, const RulePlan* rules)
     : sim_(config, nullptr), stores_(sim_.clock(), spec.durability, kv_source, spec.Info()->store) {
   if (!stores_.status.ok()) {
     status_ = stores_.status;

@@ -1,5 +1,5 @@
 // One limiter's simulated run, from start to end: its stores (its kv store from the run's
-// KvStoreSource, a MemoryDocs, and for a SQL protocol a PostgreSQL database from the same source),
+// StoreSource, a MemoryDocs, and for a SQL protocol a PostgreSQL database from the same source),
 // the simulation with the run's faults scheduled on it, and the history it made. Running only: the
 // checks judge the history afterwards (checks.h).
 #ifndef RATELAB_SIM_LIMITER_RUN_H_
@@ -13,9 +13,9 @@
 #include "impl/store/memory_docs.h"
 #include "model/history.h"
 #include "sim/faulty_stores.h"
-#include "sim/kv_backend.h"
 #include "sim/scenario.h"
 #include "sim/simulation.h"
+#include "sim/store_source.h"
 
 namespace ratelab {
 
@@ -27,7 +27,7 @@ class LimiterRun {
   // learned by then (required for it, unused otherwise).
   LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
              const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
-             KvStoreSource& kv_source, const RulePlan* rules = nullptr);
+             StoreSource& kv_source, const RulePlan* rules = nullptr);
   LimiterRun(const LimiterRun&) = delete;
   LimiterRun& operator=(const LimiterRun&) = delete;
 
@@ -47,7 +47,7 @@ class LimiterRun {
  private:
   // The stores, and the link the nodes reach them by (cut by outages and restarts).
   struct StoreSet {
-    StoreSet(const Clock& clock, Durability durability, KvStoreSource& source,
+    StoreSet(const Clock& clock, Durability durability, StoreSource& source,
              std::string_view store);
     void Restart();
 

@@ -16,9 +16,9 @@
 #include "impl/store/durability.h"
 #include "judge/checks.h"
 #include "model/policy.h"
-#include "sim/kv_backend.h"
 #include "sim/rule_propagation.h"
 #include "sim/simulation.h"
+#include "sim/store_source.h"
 #include "sim/traffic.h"
 
 namespace ratelab {
@@ -121,9 +121,13 @@ struct Scenario {
   // The rules the limiters by rules enforce, and their changes (rule_propagation.h); null when
   // the scenario has none.
   std::shared_ptr<const RulesSpec> rules;
-  // Where the kv protocols keep their state (kv_backend.h); null: MemoryKv. Shared, so that the
-  // private servers it starts serve every run of a sweep.
-  std::shared_ptr<KvStoreSource> kv_store;
+  // Where the limiters keep their state, as the scenario names it (`store`); memory by default.
+  StoreName store;
+  // The stores opened from `store` (sim/store_source.h), by whoever runs the scenario: a real
+  // server's are the live layer's (live/server_stores.h: OpenStoreSource). Null: MemoryStores(),
+  // when `store` is memory; a run refuses a scenario whose store is a server and not opened.
+  // Shared, so that the private servers it starts serve every run of a sweep.
+  std::shared_ptr<StoreSource> stores;
 };
 
 // Reads the scenario at `path`. Errors read "FILE:LINE:COLUMN: what is wrong, what was expected".

@@ -5,8 +5,8 @@
 
 #include "model/oracles.h"
 #include "sim/fault_notes.h"
-#include "sim/kv_backend.h"
 #include "sim/limiter_run.h"
+#include "sim/store_source.h"
 #include "sim/swarm.h"
 
 namespace ratelab {
@@ -111,10 +111,13 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
               {}};
   for (const auto& g : scenario.traffic) c.traffic.push_back(g->Describe());
 
-  // Where the kv protocols keep their state: MemoryKv unless the scenario says otherwise.
-  std::shared_ptr<KvStoreSource> memory_kv;
-  if (!scenario.kv_store) memory_kv = KvStoreSource::Make(StoreName{});
-  KvStoreSource& kv_source = scenario.kv_store ? *scenario.kv_store : *memory_kv;
+  // Where the limiters keep their state: MemoryKv unless the scenario says otherwise.
+  if (!scenario.stores && scenario.store.kind != StoreName::Kind::kMemory) {
+    return absl::FailedPreconditionError("the scenario's store, " + scenario.store.ToString() +
+                                         ", was not opened (live/server_stores.h)");
+  }
+  const std::shared_ptr<StoreSource> stores = scenario.stores ? scenario.stores : MemoryStores();
+  StoreSource& kv_source = *stores;
   bool has_store = false, has_kv = false, has_sql = false;
   for (const LimiterSpec& spec : scenario.limiters) {
     const ProtocolInfo* info = spec.Info();

@@ -162,12 +162,9 @@ Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "store", {"kv", "durability"}));
     RL_ASSIGN(kv, StringAt(n, "kv", false, "memory"));
   }
-  if (kv != "memory") {
-    Result<std::shared_ptr<KvStoreSource>> source = KvStoreSource::Make(kv);
-    if (!source.ok())
-      return Error(n.IsScalar() ? n : n["kv"], std::string(source.status().message()));
-    s.kv_store = *std::move(source);
-  }
+  Result<StoreName> store = StoreName::Parse(kv);
+  if (!store.ok()) return Error(n.IsScalar() ? n : n["kv"], std::string(store.status().message()));
+  s.store = *std::move(store);
   if (n.IsScalar()) return absl::OkStatus();
   std::string name;
   RL_ASSIGN(name, StringAt(n, "durability", false, "always"));

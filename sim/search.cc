@@ -155,9 +155,10 @@ Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
 }
 
 Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
-                        const std::shared_ptr<KvStoreSource>& kv_store) {
+                        const std::shared_ptr<StoreSource>& stores) {
   Scenario scenario = CaseScenario(subject, c);
-  scenario.kv_store = kv_store;
+  scenario.stores = stores;
+  if (stores) scenario.store = stores->name();
   Result<RunResult> run = RunScenario(scenario, seed);
   if (!run.ok()) return run.status();
   LimiterOutcome& outcome = run->limiters.front();
@@ -197,11 +198,11 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
 
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
                     const std::string& invariant, int budget, bool shrink_policy,
-                    const std::shared_ptr<KvStoreSource>& kv_store) {
+                    const std::shared_ptr<StoreSource>& stores) {
   Status failure;
   const auto still_fails = [&](const Case& candidate) {
     if (!failure.ok() || budget-- <= 0) return false;
-    Result<CaseRun> run = RunCase(subject, candidate, seed, kv_store);
+    Result<CaseRun> run = RunCase(subject, candidate, seed, stores);
     if (!run.ok()) {
       failure = run.status();
       return false;
@@ -235,20 +236,20 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
   return c;
 }
 
-Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<KvStoreSource>& kv_store,
+Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
                      Instant at) {
   if (!subject.custom) return absl::OkStatus();  // a registry protocol needs no trying
   ManualClock clock(at);
   Result<std::unique_ptr<KvBackend>> store =
-      kv_store ? kv_store->Open(clock, Durability::kAlways)
-               : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
+      stores ? stores->Open(clock, Durability::kAlways)
+             : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
   if (!store.ok()) return store.status();
   return TryOnce(subject, **store, at);
 }
 
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
                             const SearchProgress& progress) {
-  if (Status s = TryOnItsStore(subject, o.kv_store, o.base.start); !s.ok()) return s;
+  if (Status s = TryOnItsStore(subject, o.stores, o.base.start); !s.ok()) return s;
   SearchResult result;
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {
     const uint64_t seed = o.seeds.at(i);
@@ -258,7 +259,7 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     }
     ++result.seeds_searched;
     const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
-    Result<CaseRun> run = RunCase(subject, drawn, seed, o.kv_store);
+    Result<CaseRun> run = RunCase(subject, drawn, seed, o.stores);
     if (!run.ok()) return run.status();
     if (run->failure) {
       result.failure = LimiterFailure{seed, drawn, *std::move(run->failure)};
@@ -266,9 +267,9 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     }
     if (!run->first) continue;
     Result<Case> minimal = Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget,
-                                  o.shrink_policy, o.kv_store);
+                                  o.shrink_policy, o.stores);
     if (!minimal.ok()) return minimal.status();
-    Result<CaseRun> shown = RunCase(subject, *minimal, seed, o.kv_store);
+    Result<CaseRun> shown = RunCase(subject, *minimal, seed, o.stores);
     if (!shown.ok()) return shown.status();
     Finding f{seed,
               drawn,

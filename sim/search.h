@@ -23,10 +23,10 @@
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/kv_backend.h"
 #include "sim/limiter_subject.h"
 #include "sim/scenario.h"
 #include "sim/seeds.h"
+#include "sim/store_source.h"
 #include "sim/traffic.h"
 
 namespace ratelab {
@@ -101,10 +101,10 @@ struct CaseRun {
   // of another shape), if any: its verdicts cannot be trusted then.
   std::optional<HistoryEvent> failure;
 };
-// Runs `c` from `seed` on `kv_store` (null: MemoryKv). An error when the run could not be made
+// Runs `c` from `seed` on `stores` (null: MemoryKv). An error when the run could not be made
 // (a real store that failed).
 Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
-                        const std::shared_ptr<KvStoreSource>& kv_store);
+                        const std::shared_ptr<StoreSource>& stores);
 
 // Takes chunks of `c`'s requests away (halves, then quarters, down to single ones), each chunk
 // whose removal `still_fails` accepts for what is left (never all of them); true when any was.
@@ -116,16 +116,16 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
 // the policy the limiter was given. At most `budget` runs.
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
                     const std::string& invariant, int budget, bool shrink_policy,
-                    const std::shared_ptr<KvStoreSource>& kv_store);
+                    const std::shared_ptr<StoreSource>& stores);
 
 struct SearchOptions {
   Case base;  // the policy, durability and checks; the rest is drawn
   SearchFaults faults;
   int concurrency = 3;
-  SeedSpan seeds{1, 200, 1};                // the seeds searched, in order
-  int shrink_budget = 2000;                 // runs
-  bool shrink_policy = false;               // may the shrink lower the limit (see Shrink)
-  std::shared_ptr<KvStoreSource> kv_store;  // null: MemoryKv
+  SeedSpan seeds{1, 200, 1};            // the seeds searched, in order
+  int shrink_budget = 2000;             // runs
+  bool shrink_policy = false;           // may the shrink lower the limit (see Shrink)
+  std::shared_ptr<StoreSource> stores;  // null: MemoryKv
 };
 
 // What a search found: the seed, the case it drew and the case it shrank that to, with the
@@ -167,7 +167,7 @@ using SearchProgress = std::function<bool(uint64_t seed)>;
 
 // A user's script that cannot answer one request at `at` on the store a search runs on (null:
 // MemoryKv) is bad input, not a finding: TryOnce there. OK for a registry protocol.
-Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<KvStoreSource>& kv_store,
+Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
                      Instant at);
 
 // Searches the seeds of `options` in order and shrinks the first finding; stops at the first

@@ -1,6 +1,7 @@
 // The search behind `ratelab check`: its draws are a function of the seed, made of the
 // simulator's own traffic and fault draws; shrinking keeps the invariant broken with fewer
-// requests; a run that could not be made is an error, never "nothing found".
+// requests. (A store that cannot be reached is an error, never "nothing found":
+// live/server_stores_test.cc.)
 #include "sim/search.h"
 
 #include <gtest/gtest.h>
@@ -178,16 +179,6 @@ TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->finding);
   EXPECT_EQ(none->seeds_searched, 40u);
-}
-
-TEST(Search, AStoreThatCannotBeReachedIsAnErrorNotNothingFound) {
-  SearchOptions options;
-  options.base = Base(Algorithm::kGcra, 1, seconds(1));
-  options.seeds.last = 5;
-  options.kv_store = *KvStoreSource::Make("redis://127.0.0.1:1/0");  // nothing listens there
-  Result<SearchResult> r = Search(Subject("kv-gcra-lua"), options);
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
 }
 
 }  // namespace

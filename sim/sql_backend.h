@@ -1,13 +1,7 @@
-// Where a simulated run keeps the SQL protocols' state: a PostgreSQL database, opened from the
-// run's store source (sim/kv_backend.h: `--store postgres` starts a private server, a
-// postgresql:// URL names an existing database). Time reaches the server only as the
-// statements' parameters, so the same seed makes the same history on every run; a private
-// server is restarted by kill -9 (impl/store/postgres_server.h says what each durability keeps).
-//
-// The tables are the SQL protocols' (impl/limiters/sql_protocols.h: SqlTables), in the schema
-// `ratelab`, created once per database and emptied (TRUNCATE) before each run; with durability
-// none they are UNLOGGED, so a restart loses every row. In an existing database, ratelab touches
-// nothing outside that schema, and refuses to start when its tables hold rows it did not write.
+// One run's SQL store, as the harness sees it: the SQL protocols' Sql, and what the checks and
+// faults need besides. Only on PostgreSQL, which has no embedded stand-in: the live layer opens
+// it (live/server_stores.h), a private server or an existing database. Time reaches the server
+// only as the statements' parameters, so the same seed makes the same history on every run.
 #ifndef RATELAB_SIM_SQL_BACKEND_H_
 #define RATELAB_SIM_SQL_BACKEND_H_
 

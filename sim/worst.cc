@@ -82,7 +82,7 @@ class Climb {
   // Runs `c` from `seed`; keeps it when it is at least as bad as the best, with no more requests
   // when only as bad (while nothing is broken, any size: the climb must be free to grow).
   Status Try(Case c, uint64_t seed) {
-    Result<CaseRun> run = RunCase(subject_, c, seed, o_.kv_store);
+    Result<CaseRun> run = RunCase(subject_, c, seed, o_.stores);
     if (!run.ok()) return run.status();
     ++result_.runs;
     if (run->failure) {
@@ -310,7 +310,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
 
 Result<WorstResult> SearchWorst(const LimiterSubject& subject, const WorstOptions& options,
                                 const WorstProgress& progress) {
-  if (Status s = TryOnItsStore(subject, options.kv_store, options.base.start); !s.ok()) return s;
+  if (Status s = TryOnItsStore(subject, options.stores, options.base.start); !s.ok()) return s;
   return Climb(subject, options, progress).Run();
 }
 

@@ -21,9 +21,9 @@
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/kv_backend.h"
 #include "sim/limiter_subject.h"
 #include "sim/search.h"
+#include "sim/store_source.h"
 
 namespace ratelab {
 
@@ -62,7 +62,7 @@ struct WorstOptions {
   uint64_t seed = 1;    // the search's: its draws and mutations
   int starts = 20;      // cases drawn before the climb (seeds seed .. seed + starts - 1)
   int64_t runs = 3000;  // the most cases run, shrink included
-  std::shared_ptr<KvStoreSource> kv_store;  // null: MemoryKv
+  std::shared_ptr<StoreSource> stores;  // null: MemoryKv
 };
 
 struct WorstResult {

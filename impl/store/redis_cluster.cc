@@ -9,7 +9,6 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::string_view kClusterScheme = "redis-cluster://";
 constexpr int kMaxRedirects = 5;
 
 // Server commands: no keys, so any node may run them.
@@ -124,33 +123,6 @@ std::vector<std::string_view> KeysOf(std::span<const std::string> argv) {
   }
   if (argv.size() > 1) keys.push_back(argv[1]);
   return keys;
-}
-
-bool IsRedisClusterUrl(std::string_view url) { return url.starts_with(kClusterScheme); }
-
-Result<std::vector<RedisEndpoint>> ParseRedisClusterUrl(std::string_view url) {
-  auto bad = [&](const std::string& why) {
-    return absl::InvalidArgumentError("bad Redis Cluster URL '" + std::string(url) + "': " + why +
-                                      " (expected redis-cluster://host:port[,host:port...])");
-  };
-  if (!IsRedisClusterUrl(url)) return bad("unknown scheme");
-  std::vector<RedisEndpoint> nodes;
-  std::string_view rest = url.substr(kClusterScheme.size());
-  while (true) {
-    const size_t comma = rest.find(',');
-    const std::string_view node = rest.substr(0, comma);
-    if (node.empty()) return bad("a node is empty");
-    if (node.find('/') != std::string_view::npos) {
-      return bad("a cluster has only database 0: no '/db' after a node");
-    }
-    Result<RedisEndpoint> e = ParseRedisUrl("redis://" + std::string(node));
-    if (!e.ok())
-      return bad("node '" + std::string(node) + "': " + std::string(e.status().message()));
-    nodes.push_back(*e);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return nodes;
 }
 
 Result<std::unique_ptr<Kv>> OpenRedisUrl(std::string_view url, RedisOptions options) {

@@ -50,10 +50,6 @@ int KeySlot(std::string_view key);
 // FLUSHDB, KEYS, SCAN, SCRIPT, INFO, ...), else the first argument.
 std::vector<std::string_view> KeysOf(std::span<const std::string> argv);
 
-bool IsRedisClusterUrl(std::string_view url);
-// The nodes of `redis-cluster://host:port[,host:port...]`; InvalidArgument naming what is wrong.
-Result<std::vector<RedisEndpoint>> ParseRedisClusterUrl(std::string_view url);
-
 // A client for any Redis URL: RedisKv for redis:// and unix://, RedisClusterKv for
 // redis-cluster://. InvalidArgument naming what is wrong with the URL. Connects on first use.
 Result<std::unique_ptr<Kv>> OpenRedisUrl(std::string_view url, RedisOptions options = {});

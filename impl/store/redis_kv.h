@@ -26,26 +26,12 @@
 
 #include "impl/core/status.h"
 #include "impl/store/kv.h"
+#include "impl/store/redis_url.h"
 #include "model/time.h"
 
 struct redisContext;
 
 namespace ratelab {
-
-// Where a Redis server listens, parsed from a URL.
-struct RedisEndpoint {
-  std::string host;       // TCP; empty for a unix socket
-  int port = 6379;        // TCP
-  std::string unix_path;  // a unix socket; empty for TCP
-  int db = 0;
-
-  // The URL again: redis://127.0.0.1:6379/0 or unix:///tmp/redis.sock?db=0.
-  std::string Url() const;
-  friend bool operator==(const RedisEndpoint&, const RedisEndpoint&) = default;
-};
-
-// InvalidArgument naming what is wrong with `url` unless it is one of the forms above.
-Result<RedisEndpoint> ParseRedisUrl(std::string_view url);
 
 struct RedisOptions {
   Duration connect_timeout = std::chrono::seconds(2);

@@ -1,9 +1,8 @@
 #include "impl/store/store_name.h"
 
-#include <memory>
+#include <vector>
 
-#include "impl/store/postgres_sql.h"
-#include "impl/store/redis_cluster.h"
+#include "impl/store/redis_url.h"
 
 namespace ratelab {
 
@@ -35,15 +34,18 @@ Result<StoreName> StoreName::Parse(std::string_view text) {
     if (text == n.word) return StoreName{n.kind, ""};
   }
   const std::string url(text);
+  // A PostgreSQL URL's parameters are libpq's to read: the store's client checks them when it
+  // opens the database (live/server_stores.h).
   if (url.starts_with("postgresql://") || url.starts_with("postgres://")) {
-    if (Status s = ParsePostgresUrl(url); !s.ok()) return s;
     return StoreName{Kind::kPostgresUrl, url};
   }
-  if (Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(url); !kv.ok()) {
+  const Status redis =
+      IsRedisClusterUrl(url) ? ParseRedisClusterUrl(url).status() : ParseRedisUrl(url).status();
+  if (!redis.ok()) {
     return absl::InvalidArgumentError("unknown kv store '" + url +
                                       "' (expected memory, redis, postgres, a Redis or Redis "
                                       "Cluster URL, or a postgresql:// URL: " +
-                                      std::string(kv.status().message()) + ")");
+                                      std::string(redis.message()) + ")");
   }
   return StoreName{Kind::kUrl, url};
 }

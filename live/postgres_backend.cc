@@ -1,9 +1,7 @@
-#include "sim/sql_backend.h"
-
 #include "absl/strings/numbers.h"
 #include "impl/limiters/sql_protocols.h"
 #include "impl/store/postgres_sql.h"
-#include "sim/kv_backend.h"
+#include "live/server_stores.h"
 
 namespace ratelab {
 
@@ -35,18 +33,16 @@ std::string Truncate() {
   return "TRUNCATE " + tables;
 }
 
-}  // namespace
-
 class PostgresBackend final : public SqlBackend {
  public:
   // On a private `server`.
-  PostgresBackend(std::shared_ptr<KvStoreSource> source, std::unique_ptr<PostgresServer> server)
+  PostgresBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<PostgresServer> server)
       : source_(std::move(source)),
         server_(std::move(server)),
         sql_(server_->conninfo()),
         statements_(StatementsFor(SqlTables())) {}
   // On an existing database.
-  PostgresBackend(std::shared_ptr<KvStoreSource> source, const std::string& url)
+  PostgresBackend(std::shared_ptr<ServerStoreSource> source, const std::string& url)
       : source_(std::move(source)), sql_(url), statements_(StatementsFor(SqlTables())) {}
   ~PostgresBackend() override {
     if (server_ != nullptr) {
@@ -154,7 +150,7 @@ class PostgresBackend final : public SqlBackend {
                                 std::string(s.message()));
   }
 
-  std::shared_ptr<KvStoreSource> source_;
+  std::shared_ptr<ServerStoreSource> source_;
   std::unique_ptr<PostgresServer> server_;  // null: a database ratelab does not own
   PgSql sql_;
   const std::vector<TableStatements> statements_;
@@ -162,20 +158,10 @@ class PostgresBackend final : public SqlBackend {
   bool owns_tables_ = false;
 };
 
-Result<std::unique_ptr<PostgresServer>> KvStoreSource::LeasePostgres(Durability durability) {
-  if (std::unique_ptr<PostgresServer> idle = idle_postgres_.Take(durability)) return idle;
-  PostgresServerOptions options;
-  options.durability = durability;
-  return PostgresServer::Start(options);
-}
+}  // namespace
 
-Result<std::unique_ptr<SqlBackend>> KvStoreSource::OpenSql(Durability durability) {
-  if (!sql()) {
-    return absl::FailedPreconditionError(
-        "the SQL protocols run on PostgreSQL, which has no embedded stand-in: pass --store "
-        "postgres (a private server ratelab starts) or --store postgresql://... (a database of "
-        "yours), or set the scenario's store to one of them");
-  }
+Result<std::unique_ptr<SqlBackend>> ServerStoreSource::OpenSql(Durability durability) {
+  if (!sql()) return NoSqlStore();
   if (owns_server()) {
     Result<std::unique_ptr<PostgresServer>> server = LeasePostgres(durability);
     if (!server.ok()) return server.status();
@@ -184,7 +170,7 @@ Result<std::unique_ptr<SqlBackend>> KvStoreSource::OpenSql(Durability durability
     return std::unique_ptr<SqlBackend>(std::move(backend));
   }
   const bool check_empty = LeaseUrl();
-  auto backend = std::make_unique<PostgresBackend>(shared_from_this(), where_);
+  auto backend = std::make_unique<PostgresBackend>(shared_from_this(), where());
   if (Status s = backend->Reset(durability, check_empty); !s.ok()) return s;
   UrlCheckedEmpty();
   return std::unique_ptr<SqlBackend>(std::move(backend));

@@ -1,5 +1,6 @@
 // When a probe sends each request of its load, and for which user: steady, Poisson, bursts, or
-// the boundary attack aimed at the window edge the server's reset header names.
+// the boundary attack aimed at the window edge the server's reset header names. The load is the
+// simulator's traffic (sim/traffic.h), made by the same generators as a scenario's.
 #ifndef RATELAB_LIVE_PROBE_SCHEDULE_H_
 #define RATELAB_LIVE_PROBE_SCHEDULE_H_
 

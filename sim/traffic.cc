@@ -20,13 +20,16 @@ void BoundaryAttackTraffic::Generate(Random&, std::vector<Arrival>& out) const {
   for (int64_t i = 0; i < per_side_; ++i) {
     out.push_back({edge_ - spread_ + i * step, user_});
   }
-  for (int64_t i = 0; i < per_side_; ++i) out.push_back({edge_ + i * step, user_});
+  for (int64_t i = 0; i < per_side_; ++i) out.push_back({edge_ + unsure_ + i * step, user_});
 }
 
 std::string BoundaryAttackTraffic::Describe() const {
+  const std::string after = unsure_ == Duration{} ? "after"
+                                                  : "after " + FormatInstant(edge_ + unsure_) +
+                                                        " (the edge lies between them)";
   return "user " + user_ + ": boundary attack, " + std::to_string(per_side_) + " in the " +
          FormatDuration(spread_) + " before " + FormatInstant(edge_) + " and " +
-         std::to_string(per_side_) + " in the " + FormatDuration(spread_) + " after";
+         std::to_string(per_side_) + " in the " + FormatDuration(spread_) + " " + after;
 }
 
 void BurstTraffic::Generate(Random&, std::vector<Arrival>& out) const {

@@ -56,11 +56,17 @@ class ConstantTraffic final : public TrafficGenerator {
 
 // The boundary attack: `per_side` requests spread evenly over [edge - spread, edge) and as many
 // over [edge, edge + spread), so each aligned window sees `per_side` but a span of 2 * spread
-// sees twice that.
+// sees twice that. An edge known only to lie in [edge, edge + unsure] (a server's, read from its
+// reset header) puts the second half after it all: over [edge + unsure, edge + unsure + spread).
 class BoundaryAttackTraffic final : public TrafficGenerator {
  public:
-  BoundaryAttackTraffic(std::string user, Instant edge, Duration spread, int64_t per_side)
-      : user_(std::move(user)), edge_(edge), spread_(spread), per_side_(per_side) {}
+  BoundaryAttackTraffic(std::string user, Instant edge, Duration spread, int64_t per_side,
+                        Duration unsure = {})
+      : user_(std::move(user)),
+        edge_(edge),
+        spread_(spread),
+        per_side_(per_side),
+        unsure_(unsure) {}
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
   double ExpectedCount() const override;
@@ -70,6 +76,7 @@ class BoundaryAttackTraffic final : public TrafficGenerator {
   Instant edge_;
   Duration spread_;
   int64_t per_side_;
+  Duration unsure_;
 };
 
 // `count` requests from `user` at the same instant.

@@ -43,8 +43,8 @@ std::string RenderCatalogue(const std::string& section) {
 
   std::vector<Entry> protocols;
   for (const ProtocolInfo& p : Protocols()) {
-    protocols.push_back({std::string(p.name), std::string(p.summary) +
-                                                  " [store: " + std::string(p.store) +
+    protocols.push_back({std::string(p.name), std::string(p.summary) + " [store: " +
+                                                  std::string(StoreKindName(p.store)) +
                                                   "; source: " + std::string(p.source) + "]"});
   }
   sections.emplace_back("protocols", protocols);

@@ -100,9 +100,9 @@ class Check final : public Command {
       if (!stores.ok()) return stores.status();
       search.stores = *std::move(stores);
       // A server ratelab did not start cannot be restarted by it.
-      const std::string_view on = subject->info->store;
-      const bool foreign = (on == "kv" && store_.kind == StoreName::Kind::kUrl) ||
-                           (on == "sql" && store_.kind == StoreName::Kind::kPostgresUrl);
+      const StoreKind on = subject->info->store;
+      const bool foreign = (on == StoreKind::kKv && store_.kind == StoreName::Kind::kUrl) ||
+                           (on == StoreKind::kSql && store_.kind == StoreName::Kind::kPostgresUrl);
       if (foreign && search.faults.contains(SearchFault::kRestart)) {
         if (faults_option_->count() > 0) {
           return absl::InvalidArgumentError(
@@ -164,7 +164,7 @@ class Check final : public Command {
   static std::vector<CheckId> DefaultChecks(const ProtocolInfo& info, const Policy& policy) {
     std::vector<CheckId> checks = {CheckId::kPromise};
     if (!policy.IsBucket()) checks.push_back(CheckId::kFalseDenials);
-    if (info.store != "memory") checks.push_back(CheckId::kKeyExpiry);
+    if (info.store != StoreKind::kMemory) checks.push_back(CheckId::kKeyExpiry);
     return checks;
   }
 

@@ -12,6 +12,9 @@ void LimiterFlags::Add(CLI::App& command, const std::string& protocol_help,
 }
 
 Result<LimiterSubject> LimiterFlags::Subject() const {
+  if (script.given() && !protocol.empty()) {
+    return absl::InvalidArgumentError("give a protocol or --lua, not both");
+  }
   Result<std::optional<UserScript>> user_script = script.Script();
   if (!user_script.ok()) return user_script.status();
   return ResolveLimiter(protocol, *user_script);

@@ -40,16 +40,11 @@ void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults&
       "Bucket algorithms: capacity (default " + std::to_string(defaults.burst) + ")");
 }
 
-Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm_name,
-                               const PolicyFlags& flags, const PolicyDefaults& defaults) {
-  const std::optional<Algorithm> algorithm = AlgorithmFromName(algorithm_name);
-  if (!algorithm) {
-    return absl::InvalidArgumentError("unknown algorithm '" + std::string(algorithm_name) +
-                                      "' (expected " + AlgorithmChoices() + ")");
-  }
-  const std::string what = std::string(name) + " is a " + std::string(algorithm_name);
+Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const PolicyFlags& flags,
+                               const PolicyDefaults& defaults) {
+  const std::string what = std::string(name) + " is a " + std::string(Describe(algorithm).name);
   Policy policy;
-  if (Describe(*algorithm).bucket) {
+  if (Describe(algorithm).bucket) {
     if (flags.limit || flags.window) {
       return absl::InvalidArgumentError(what +
                                         ": give --rate and --burst, not --limit and --window");
@@ -59,14 +54,14 @@ Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm
       return absl::InvalidArgumentError("--rate must be above 0 and at most 1000000 per second");
     }
     const int64_t us = std::max<int64_t>(1, static_cast<int64_t>(1e6 / rate + 0.5));
-    policy = Policy::Bucket(*algorithm, flags.burst.value_or(defaults.burst),
+    policy = Policy::Bucket(algorithm, flags.burst.value_or(defaults.burst),
                             std::chrono::microseconds(us));
   } else {
     if (flags.rate || flags.burst) {
       return absl::InvalidArgumentError(what +
                                         ": give --limit and --window, not --rate and --burst");
     }
-    policy = Policy::Window(*algorithm, flags.limit.value_or(defaults.limit),
+    policy = Policy::Window(algorithm, flags.limit.value_or(defaults.limit),
                             flags.window.value_or(defaults.window));
   }
   if (std::optional<std::string> problem = policy.Problem()) {

@@ -43,8 +43,8 @@ void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults&
 // naming the flag when they give the other family's flags, a rate out of (0, 1000000] per
 // second, or a policy the algorithm refuses. A rate becomes an emission interval in whole
 // microseconds (what the Lua protocols can express).
-Result<Policy> PolicyFromFlags(std::string_view name, std::string_view algorithm,
-                               const PolicyFlags& flags, const PolicyDefaults& defaults);
+Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const PolicyFlags& flags,
+                               const PolicyDefaults& defaults);
 
 }  // namespace ratelab
 

@@ -211,9 +211,8 @@ checks: [key-expiry]
   ASSERT_TRUE(s.ok()) << s.status();
   LimiterSpec forgetful = s->limiters[0];
   forgetful.protocol = "upsert without sweep";
-  auto custom = std::make_shared<LimiterSpec::Custom>();
-  custom->info = *FindProtocol("sql-fixed-window-upsert");
-  custom->info.name = forgetful.protocol;
+  auto custom = std::make_shared<ProtocolInfo>(*FindProtocol("sql-fixed-window-upsert"));
+  custom->name = forgetful.protocol;
   custom->make = [](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<UpsertWithoutSweep>(*stores.sql, policy));
   };

@@ -172,7 +172,12 @@ class Probe final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    Result<Policy> policy = PolicyFromFlags("--model " + model_, model_, policy_, kProbeDefaults);
+    const std::optional<Algorithm> model = AlgorithmFromName(model_);
+    if (!model) {
+      return absl::InvalidArgumentError("unknown algorithm '" + model_ + "' (expected " +
+                                        AlgorithmChoices() + ")");
+    }
+    Result<Policy> policy = PolicyFromFlags("--model " + model_, *model, policy_, kProbeDefaults);
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
     const SystemClock clock;

@@ -58,10 +58,11 @@ class Stress final : public Command {
     Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
     plan_.subject = *std::move(subject);
-    if (plan_.subject.info->store == "sql" && store_option_->count() == 0) {
+    if (plan_.subject.info->store == StoreKind::kSql && store_option_->count() == 0) {
       plan_.store.kind = StoreName::Kind::kPrivatePostgres;  // a SQL protocol's default
     }
-    if (plan_.subject.info->store != "kv" && plan_.subject.info->store != "sql") {
+    if (plan_.subject.info->store != StoreKind::kKv &&
+        plan_.subject.info->store != StoreKind::kSql) {
       return CheckStressPlan(plan_);  // says why not
     }
     Result<Policy> policy = limiter_.PolicyOf(plan_.subject);

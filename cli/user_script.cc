@@ -30,8 +30,13 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     }
     return std::optional<UserScript>();
   }
+  const std::optional<Algorithm> algorithm = AlgorithmFromName(model);
+  if (!algorithm) {
+    return absl::InvalidArgumentError("--model '" + model + "' is not an algorithm (expected " +
+                                      AlgorithmChoices() + ")");
+  }
   return std::optional<UserScript>(
-      UserScript{*lua, model, keys, args, reply, decide, clock, resolution});
+      UserScript{*lua, *algorithm, keys, args, reply, decide, clock, resolution});
 }
 
 std::string UserScriptFlags::Flags() const {

@@ -51,9 +51,9 @@ struct StoreConnection {
   Stores stores() const { return {kv.get(), nullptr, sql.get()}; }
 };
 
-Result<StoreConnection> Connect(std::string_view store, const std::string& address) {
+Result<StoreConnection> Connect(StoreKind store, const std::string& address) {
   StoreConnection c;
-  if (store == "sql") {
+  if (store == StoreKind::kSql) {
     c.sql = std::make_unique<PgSql>(address);
     return c;
   }
@@ -166,19 +166,19 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
 
 Status CheckStressPlan(const StressPlan& plan) {
   const auto refuse = [](const std::string& why) { return absl::InvalidArgumentError(why); };
-  const std::string_view store = plan.subject.info->store;
-  if (store != "kv" && store != "sql") {
-    return refuse(plan.subject.name + " keeps its state in " + std::string(store) +
+  const StoreKind store = plan.subject.info->store;
+  if (store != StoreKind::kKv && store != StoreKind::kSql) {
+    return refuse(plan.subject.name + " keeps its state in " + std::string(StoreKindName(store)) +
                   ": stress runs the kv protocols on a real Redis and the SQL protocols on "
                   "PostgreSQL (ratelab list protocols)");
   }
   const bool postgres = plan.store.kind == StoreName::Kind::kPrivatePostgres ||
                         plan.store.kind == StoreName::Kind::kPostgresUrl;
-  if (store == "sql" && !postgres) {
+  if (store == StoreKind::kSql && !postgres) {
     return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
                   " runs on PostgreSQL (--store postgres, or a postgresql:// URL)");
   }
-  if (store == "kv" && (postgres || plan.store.kind == StoreName::Kind::kMemory)) {
+  if (store == StoreKind::kKv && (postgres || plan.store.kind == StoreName::Kind::kMemory)) {
     return refuse("--store " + plan.store.ToString() +
                   (plan.store.kind == StoreName::Kind::kMemory
                        ? ": MemoryKv is a single-threaded simulation; stress needs a real Redis "
@@ -203,7 +203,7 @@ Status CheckStressPlan(const StressPlan& plan) {
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
                                const StressProgress& progress, const StressStop& stop) {
   if (Status s = CheckStressPlan(plan); !s.ok()) return s;
-  if (plan.subject.info->store == "sql") return RunSqlStress(plan, clock, progress, stop);
+  if (plan.subject.info->store == StoreKind::kSql) return RunSqlStress(plan, clock, progress, stop);
   return RunKvStress(plan, clock, progress, stop);
 }
 

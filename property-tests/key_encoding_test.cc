@@ -67,8 +67,8 @@ RC_GTEST_PROP(KeyEncoding, EveryKeyOfARequestHashesToTheSlotOfItsLimiterKey, ())
   const Request r{p.type, p.value, p.endpoint, 1, FromUnixMillis(1'800'000'000'000)};
   const int slot = KeySlot(LimiterKey(r));
   for (const ProtocolInfo& info : Protocols()) {
-    if (info.store != "kv") continue;
-    const Algorithm algorithm = *AlgorithmFromName(info.algorithm);
+    if (info.store != StoreKind::kKv) continue;
+    const Algorithm algorithm = info.algorithm;
     const Policy policy = Describe(algorithm).bucket
                               ? Policy::Bucket(algorithm, 2, std::chrono::seconds(1))
                               : Policy::Window(algorithm, 2, std::chrono::seconds(10));

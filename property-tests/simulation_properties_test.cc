@@ -49,7 +49,7 @@ RC_GTEST_PROP(Persistence, KvProtocolsKeepTheirPromiseAcrossRestartsWithDurabili
   s.to_store = s.from_store = {Duration(*rc::gen::inRange<int64_t>(0, 1'000'000)),
                                Duration(*rc::gen::inRange<int64_t>(0, 1'000'000))};
   for (const char* protocol : {"kv-fixed-window-lua", "kv-gcra-lua"}) {
-    if (FindProtocol(protocol)->algorithm != Describe(a).name) continue;
+    if (FindProtocol(protocol)->algorithm != a) continue;
     LimiterSpec spec;
     spec.protocol = protocol;
     spec.policy = policy;

@@ -11,7 +11,7 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
     const std::string what = f.Describe(scenario.start);
     for (const LimiterSpec& spec : scenario.limiters) {
       const ProtocolInfo* info = spec.Info();
-      const bool in_process = info == nullptr || info->store == "memory";
+      const bool in_process = info == nullptr || info->store == StoreKind::kMemory;
       std::string note;
       switch (f.kind) {
         case FaultSpec::Kind::kCrash:
@@ -25,7 +25,7 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
               note = "runs on a store without persistence (durability none): every count was lost";
               break;
             case Durability::kEverySec:
-              note = kv_source.memory() || info->store != "kv"
+              note = kv_source.memory() || info->store != StoreKind::kKv
                          ? "runs on a store fsyncing every second: the last second's counts were "
                            "lost"
                          : "runs on a redis-server fsyncing every second: the kill -9 kept what "

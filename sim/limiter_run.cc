@@ -7,17 +7,17 @@
 namespace ratelab {
 
 LimiterRun::StoreSet::StoreSet(const Clock& clock, Durability durability, StoreSource& source,
-                               std::string_view store)
+                               StoreKind store)
     : docs(clock, durability) {
   Result<std::unique_ptr<KvBackend>> opened =
-      store == "kv" ? source.Open(clock, durability) : OpenMemoryKv(clock, durability);
+      store == StoreKind::kKv ? source.Open(clock, durability) : OpenMemoryKv(clock, durability);
   if (!opened.ok()) {
     status = opened.status();
     return;
   }
   kv = *std::move(opened);
   faulty_kv = std::make_unique<FaultyKv>(*kv, link);
-  if (store == "sql") {
+  if (store == StoreKind::kSql) {
     Result<std::unique_ptr<SqlBackend>> opened_sql = source.OpenSql(durability);
     if (!opened_sql.ok()) {
       status = opened_sql.status();

@@ -47,8 +47,7 @@ class LimiterRun {
  private:
   // The stores, and the link the nodes reach them by (cut by outages and restarts).
   struct StoreSet {
-    StoreSet(const Clock& clock, Durability durability, StoreSource& source,
-             std::string_view store);
+    StoreSet(const Clock& clock, Durability durability, StoreSource& source, StoreKind store);
     void Restart();
 
     Status status;

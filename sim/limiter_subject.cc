@@ -60,15 +60,6 @@ Duration ScriptResolution(const std::set<std::string>& names, DecisionClock cloc
 }
 
 Result<LimiterSubject> LoadScript(const UserScript& s) {
-  const std::optional<Algorithm> model = AlgorithmFromName(s.model);
-  if (!model) {
-    std::string known;
-    for (const AlgorithmInfo& a : Algorithms()) {
-      known += (known.empty() ? "" : ", ") + std::string(a.name);
-    }
-    return absl::InvalidArgumentError("--model '" + s.model + "' is not an algorithm (expected " +
-                                      known + ")");
-  }
   Result<std::string> body = ReadInputFile(s.path, kLuaScript);
   if (!body.ok()) return body.status();
   const std::string name = "lua:" + s.path;
@@ -76,21 +67,23 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
       ParseUserLua(name, *body, s.keys, s.args, s.reply, s.decide);
   if (!parsed.ok()) return parsed.status();
   std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
-  auto custom = std::make_shared<LimiterSpec::Custom>();
-  custom->info =
-      ProtocolInfo{"user lua", "kv",    "the user", Describe(*model).name, "a user's Lua script",
-                   nullptr,    nullptr, Duration{}, DecisionClock::kClient};
+  auto custom = std::make_shared<ProtocolInfo>();
+  custom->name = "user lua";
+  custom->store = StoreKind::kKv;
+  custom->source = "the user";
+  custom->algorithm = s.model;
+  custom->summary = "a user's Lua script";
   const std::set<std::string> names = Placeholders(*script);
   const bool calls_time = CallsTime(*body);
-  custom->info.clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
-  custom->info.time_resolution =
-      s.resolution.value_or(ScriptResolution(names, custom->info.clock, calls_time));
+  custom->clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
+  custom->time_resolution =
+      s.resolution.value_or(ScriptResolution(names, custom->clock, calls_time));
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };
   LimiterSubject subject;
   subject.name = name;
-  subject.info = &custom->info;
+  subject.info = custom.get();
   subject.custom = std::move(custom);
   return subject;
 }
@@ -118,7 +111,7 @@ DecisionClock DetectScriptClock(bool calls_time, bool sends_now) {
 
 Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now) {
   if (!subject.custom) return absl::OkStatus();
-  const Algorithm model = *AlgorithmFromName(subject.info->algorithm);
+  const Algorithm model = subject.info->algorithm;
   const Policy policy = Describe(model).bucket ? Policy::Bucket(model, 1, std::chrono::seconds(1))
                                                : Policy::Window(model, 1, std::chrono::seconds(1));
   Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {&kv, nullptr});

@@ -20,7 +20,7 @@ namespace ratelab {
 // comma-separated templates, the reply's fields by position.
 struct UserScript {
   std::string path;
-  std::string model;  // the algorithm it implements (`ratelab list algorithms`)
+  Algorithm model = Algorithm::kFixedWindow;  // the algorithm it implements
   std::string keys = "rl:{key}";
   std::string args;
   std::string reply = "allowed";
@@ -43,9 +43,9 @@ Result<DecisionClock> ParseScriptClock(std::string_view name);
 DecisionClock DetectScriptClock(bool calls_time, bool sends_now);
 
 struct LimiterSubject {
-  std::string name;                                   // the registry's name, or "lua:FILE"
-  const ProtocolInfo* info = nullptr;                 // the registry's entry, or the script's own
-  std::shared_ptr<const LimiterSpec::Custom> custom;  // the script; null for a registry protocol
+  std::string name;                            // the registry's name, or "lua:FILE"
+  const ProtocolInfo* info = nullptr;          // the registry's entry, or the script's own
+  std::shared_ptr<const ProtocolInfo> custom;  // the script's entry; null for a registry protocol
 
   // InvalidArgument when `policy` does not suit it (CheckProtocol; any policy of its algorithm
   // suits a script).

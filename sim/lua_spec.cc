@@ -25,7 +25,14 @@ class LuaSpecReader : public internal::YamlReader {
     s.path = std::filesystem::path(script).is_absolute()
                  ? script
                  : (std::filesystem::path(dir) / script).string();
-    RL_ASSIGN(s.model, StringAt(root, "model", true));
+    std::string model;
+    RL_ASSIGN(model, StringAt(root, "model", true));
+    const std::optional<Algorithm> algorithm = AlgorithmFromName(model);
+    if (!algorithm) {
+      return Error(root["model"],
+                   "'" + model + "' is not an algorithm (expected " + AlgorithmChoices() + ")");
+    }
+    s.model = *algorithm;
     RL_ASSIGN(s.keys, ListAt(root, "keys", s.keys));
     RL_ASSIGN(s.args, ListAt(root, "args", ""));
     RL_ASSIGN(s.reply, ListAt(root, "reply", s.reply));

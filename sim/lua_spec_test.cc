@@ -17,7 +17,7 @@ TEST(LuaSpec, ReadsTheInterfaceAsListsOrAsTheFlagsWouldTakeIt) {
       "spec.yaml", "/srv/limits");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->path, "/srv/limits/limiter.lua") << "found beside the spec";
-  EXPECT_EQ(s->model, "fixed-window");
+  EXPECT_EQ(s->model, Algorithm::kFixedWindow);
   EXPECT_EQ(s->keys, "rl:{{{key}}}");
   EXPECT_EQ(s->args, "{limit},{min(limit,5)},{now_ms}");
   EXPECT_EQ(s->reply, "allowed,remaining");

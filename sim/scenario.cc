@@ -8,7 +8,7 @@ std::string LimiterSpec::ProtocolFor(const Policy& p) const {
 }
 
 const ProtocolInfo* LimiterSpec::Info() const {
-  if (custom) return &custom->info;
+  if (custom) return custom.get();
   return FindProtocol(by_rules && protocol.empty() ? "memory-fixed-window" : protocol);
 }
 
@@ -29,7 +29,7 @@ std::string LimiterSpec::DisplayName() const {
   if (via_http) return protocol + http;
   std::string out = protocol;
   const ProtocolInfo* info = Info();
-  if (info == nullptr || info->store == "memory") return out;
+  if (info == nullptr || info->store == StoreKind::kMemory) return out;
   std::vector<std::string> extras;
   if (on_store_error.kind != FailurePolicy::Kind::kError) {
     extras.emplace_back(FailurePolicyName(on_store_error.kind));

@@ -33,12 +33,8 @@ struct LimiterSpec {
   // when they are not the defaults.
   std::string name;
   // A protocol from outside the registry (a user's Lua script), named by `protocol`: its
-  // catalogue entry (whose `make` is unused) and how to make it. Null: a registry protocol.
-  struct Custom {
-    ProtocolInfo info;
-    std::function<std::unique_ptr<Protocol>(const Policy&, const Stores&)> make;
-  };
-  std::shared_ptr<const Custom> custom;
+  // catalogue entry, whose `make` makes it. Null: a registry protocol.
+  std::shared_ptr<const ProtocolInfo> custom;
   // Enforces the scenario's rules (Scenario::rules, impl/rules/rules_limiter.h) instead of
   // `policy`: each rule by `protocol`, or when `protocol` is empty by memory-<its algorithm>.
   bool by_rules = false;

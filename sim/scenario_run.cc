@@ -126,9 +126,9 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
           spec.DisplayName() + " waits for a replica (WAIT), and the store " + kv_source.where() +
           " has none: run it on MemoryKv (store memory), whose replica is modelled");
     }
-    has_store = has_store || (info != nullptr && info->store != "memory");
-    has_kv = has_kv || (info != nullptr && info->store == "kv");
-    has_sql = has_sql || (info != nullptr && info->store == "sql");
+    has_store = has_store || (info != nullptr && info->store != StoreKind::kMemory);
+    has_kv = has_kv || (info != nullptr && info->store == StoreKind::kKv);
+    has_sql = has_sql || (info != nullptr && info->store == StoreKind::kSql);
   }
   // A server ratelab did not start cannot be restarted by it.
   const bool can_restart_store =

@@ -21,9 +21,9 @@ TEST(RedisCluster, EveryKvProtocolDecidesOnTheCluster) {
   int protocols = 0;
   for (const ProtocolInfo& info : Protocols()) {
     // One that waits for a replica needs one, and this cluster's masters have none.
-    if (info.store != "kv" || info.needs_replica) continue;
+    if (info.store != StoreKind::kKv || info.needs_replica) continue;
     ++protocols;
-    const Algorithm algorithm = *AlgorithmFromName(info.algorithm);
+    const Algorithm algorithm = info.algorithm;
     const Policy policy = Describe(algorithm).bucket
                               ? Policy::Bucket(algorithm, 3, std::chrono::seconds(10))
                               : Policy::Window(algorithm, 3, std::chrono::seconds(10));

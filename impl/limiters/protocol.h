@@ -5,8 +5,10 @@
 #define RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "impl/core/request.h"
@@ -50,20 +52,28 @@ struct Stores {
   Sql* sql = nullptr;
 };
 
+// Where a protocol keeps its state: in process memory, or in a store of one of three kinds.
+enum class StoreKind { kMemory, kKv, kDocs, kSql };
+// "memory", "kv", "docs", "sql", as `ratelab list protocols` and the reports show it.
+std::string_view StoreKindName(StoreKind kind);
+
 struct ProtocolInfo {
-  std::string_view name;
-  std::string_view store;   // "memory", "kv", "docs", "sql"
+  using Make = std::function<std::unique_ptr<Protocol>(const Policy& policy, const Stores& stores)>;
+
+  std::string name;
+  StoreKind store = StoreKind::kMemory;
   std::string_view source;  // the source document it reproduces, by what it is, or "best practice"
-  std::string_view algorithm;  // the promise it is checked against
+  Algorithm algorithm = Algorithm::kFixedWindow;  // the promise it is checked against
   std::string_view summary;
   // What is wrong with `policy` (of `algorithm`) for this protocol beyond its algorithm, or OK;
   // nullptr: any valid policy suits it.
-  Status (*check)(const Policy& policy);
-  // Makes an instance for a policy that passed `check`, on stores that include its `store`.
-  std::unique_ptr<Protocol> (*make)(const Policy& policy, const Stores& stores);
+  Status (*check)(const Policy& policy) = nullptr;
+  // Makes an instance for a policy that passed `check`, on stores that include its `store`: the
+  // one way a protocol is made, a registry's or a user's script alike.
+  Make make;
   // The finest time step the protocol sees: requests closer than this may look simultaneous to
   // it (the Lua scripts take whole microseconds). Oracles judge its history at this resolution.
-  Duration time_resolution;
+  Duration time_resolution{};
   // Whose clock its decisions are made on: the oracles judge each at the instant it was made.
   DecisionClock clock = DecisionClock::kClient;
   // It waits for a replica (WAIT): only a store with one can answer it (MemoryKv models one; a

@@ -1,6 +1,6 @@
 // The catalogue of protocols: what `ratelab list protocols` shows and what scenarios name.
-#include <array>
 #include <string>
+#include <vector>
 
 #include "impl/limiters/docs_protocols.h"
 #include "impl/limiters/in_process_protocol.h"
@@ -63,97 +63,126 @@ constexpr Duration kNanosecond(1);
 constexpr Duration kMillisecond(1'000'000);
 constexpr Duration kMicrosecond(1000);
 
-constexpr std::array<ProtocolInfo, 25> kProtocols = {{
-    {"memory-fixed-window", "memory", "best practice", "fixed-window",
-     "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
-     MakeInProcess, kNanosecond},
-    {"memory-sliding-log", "memory", "best practice", "sliding-log",
-     "in-process exact sliding log; never more than N in any W", nullptr, MakeInProcess,
-     kNanosecond},
-    {"memory-sliding-counter", "memory", "best practice", "sliding-counter",
-     "in-process sliding window counter; approximate, counts only admitted requests", nullptr,
-     MakeInProcess, kNanosecond},
-    {"memory-token-bucket", "memory", "best practice", "token-bucket",
-     "in-process token bucket with exact lazy refill", nullptr, MakeInProcess, kNanosecond},
-    {"memory-gcra", "memory", "best practice", "gcra",
-     "in-process GCRA: one timestamp per key, fastest", nullptr, MakeInProcess, kNanosecond},
-    {"memory-anchored-window", "memory", "best practice", "anchored-window",
-     "in-process window from the first request (the atomic form of the Node check-then-consume "
-     "utility)",
-     nullptr, MakeInProcess, kNanosecond},
-    {"memory-sliding-log-closed", "memory", "best practice", "sliding-log-closed",
-     "in-process exact sliding log over closed windows [t - W, t]", nullptr, MakeInProcess,
-     kNanosecond},
-    {"memory-sliding-counter-anchored", "memory", "best practice", "sliding-counter-anchored",
-     "in-process sliding window counter with windows from the key's first request", nullptr,
-     MakeInProcess, kNanosecond},
-    {"memory-token-bucket-intervals", "memory", "best practice", "token-bucket-intervals",
-     "in-process token bucket refilled in whole intervals, the remainder dropped", nullptr,
-     MakeInProcess, kNanosecond},
-    {"kv-fixed-window-lua", "kv", "best practice", "fixed-window",
-     "fixed window as one Lua script (check, INCRBY, PEXPIRE atomically); 2N across an edge",
-     nullptr, MakeKvFixedWindowLua, kNanosecond},
-    {"kv-fixed-window-lua-wait", "kv", "best practice", "fixed-window",
-     "kv-fixed-window-lua, then WAIT 1 after each admission: one no replica took is a store "
-     "failure, not a lost count; but a failover between the script and its WAIT still loses one "
-     "(the WAIT asks the new master)",
-     nullptr, MakeKvFixedWindowLuaWait, kNanosecond, DecisionClock::kClient,
-     /*needs_replica=*/true},
-    {"kv-gcra-lua", "kv", "best practice", "gcra",
-     "GCRA as one Lua script on one key; atomic, expires when full", CheckKvGcraLua, MakeKvGcraLua,
-     kMicrosecond},
-    {"kv-sliding-log-lua", "kv", "best practice", "sliding-log",
-     "exact sliding log as one Lua script; logs only admitted requests",
-     CheckWholeMillisecondWindow, MakeKv<KvSlidingLogLua>, kMillisecond},
-    {"kv-token-bucket-lua", "kv", "the PostgreSQL-rules limit service", "token-bucket",
-     "token bucket as one Lua script (HMGET, refill, HSET, PEXPIRE 2x window); atomic", nullptr,
-     MakeKv<KvTokenBucketLua>, kMillisecond},
-    {"kv-fixed-window-incr-pexpire", "kv", "the Redis algorithms guide", "fixed-window",
-     "INCR then PEXPIRE: a crash between them leaves a key that never expires",
-     CheckWholeMillisecondWindow, MakeKv<KvFixedWindowIncrPexpire>, kMillisecond},
-    {"kv-sliding-log-zset", "kv", "the Redis algorithms guide", "sliding-log",
-     "ZREMRANGEBYSCORE, ZADD, ZCARD, EXPIRE pipeline: logs denied requests too (false denials)",
-     CheckWholeMillisecondWindow, MakeKv<KvSlidingLogZset>, kMillisecond},
-    {"kv-sliding-counter", "kv", "the Redis algorithms guide", "sliding-counter",
-     "GET previous, INCR current: approximate, and denied requests still count",
-     CheckWholeMillisecondWindow, MakeKv<KvSlidingCounter>, kMillisecond},
-    {"kv-token-bucket-hgetall-hset", "kv", "the Redis algorithms guide", "token-bucket",
-     "HGETALL, then HSET: concurrent requests spend the same token (races)", nullptr,
-     MakeKv<KvTokenBucketHgetallHset>, kMillisecond},
-    {"docs-fixed-window-upsert", "docs", "the MongoDB fixed-window service", "fixed-window",
-     "findOneAndUpdate(count < N, $inc, upsert) with no unique index: once full, the upsert "
-     "inserts a second document and admits without bound",
-     CheckWholeMillisecondWindow, MakeDocsUpsert, kMillisecond},
-    {"docs-fixed-window-unique", "docs", "the MongoDB fixed-window service", "fixed-window",
-     "the same with a unique index on (userId, minute): E11000 becomes a 429; 2N across an edge",
-     CheckWholeMillisecondWindow, MakeDocsUnique, kMillisecond},
-    {"docs-fixed-window-retry", "docs", "the careful MongoDB fixed-window service", "fixed-window",
-     "conditional increment, read, insert, retry once on E11000; correct, 2N across an edge",
-     CheckWholeMillisecondWindow, MakeDocs<DocsFixedWindowRetry>, kMillisecond},
-    {"docs-check-then-consume", "docs", "the Node check-then-consume utility", "anchored-window",
-     "findOne, then updateOne($set, upsert) as separate steps: concurrent requests spend the "
-     "same token (races)",
-     CheckWholeMillisecondWindow, MakeDocs<DocsCheckThenConsume>, kMillisecond},
-    {"sql-fixed-window-upsert", "sql", "best practice", "fixed-window",
-     "INSERT ... ON CONFLICT DO UPDATE ... WHERE count + cost <= limit, one statement; 2N across "
-     "an edge",
-     nullptr, MakeSqlFixedWindowUpsert, kNanosecond},
-    {"sql-fixed-window-select-update", "sql", "the usual check-then-act", "fixed-window",
-     "SELECT count, then INSERT or UPDATE in a second statement: concurrent requests both see "
-     "room (races)",
-     nullptr, MakeSqlFixedWindowSelectUpdate, kNanosecond},
-    {"sql-token-bucket", "sql", "best practice", "token-bucket",
-     "token bucket as one INSERT ... ON CONFLICT DO UPDATE, refilled in exact integer "
-     "nanoseconds",
-     CheckSqlTokenBucket, MakeSqlTokenBucket, kNanosecond},
-}};
+// The table, made once (a protocol's `make` is a std::function, so the table is not constexpr).
+const std::vector<ProtocolInfo>& ProtocolTable() {
+  static const std::vector<ProtocolInfo> kProtocols = {
+      {"memory-fixed-window", StoreKind::kMemory, "best practice", Algorithm::kFixedWindow,
+       "in-process aligned fixed window; correct per window, 2N across an edge", nullptr,
+       MakeInProcess, kNanosecond},
+      {"memory-sliding-log", StoreKind::kMemory, "best practice", Algorithm::kSlidingLog,
+       "in-process exact sliding log; never more than N in any W", nullptr, MakeInProcess,
+       kNanosecond},
+      {"memory-sliding-counter", StoreKind::kMemory, "best practice", Algorithm::kSlidingCounter,
+       "in-process sliding window counter; approximate, counts only admitted requests", nullptr,
+       MakeInProcess, kNanosecond},
+      {"memory-token-bucket", StoreKind::kMemory, "best practice", Algorithm::kTokenBucket,
+       "in-process token bucket with exact lazy refill", nullptr, MakeInProcess, kNanosecond},
+      {"memory-gcra", StoreKind::kMemory, "best practice", Algorithm::kGcra,
+       "in-process GCRA: one timestamp per key, fastest", nullptr, MakeInProcess, kNanosecond},
+      {"memory-anchored-window", StoreKind::kMemory, "best practice", Algorithm::kAnchoredWindow,
+       "in-process window from the first request (the atomic form of the Node check-then-consume "
+       "utility)",
+       nullptr, MakeInProcess, kNanosecond},
+      {"memory-sliding-log-closed", StoreKind::kMemory, "best practice",
+       Algorithm::kSlidingLogClosed, "in-process exact sliding log over closed windows [t - W, t]",
+       nullptr, MakeInProcess, kNanosecond},
+      {"memory-sliding-counter-anchored", StoreKind::kMemory, "best practice",
+       Algorithm::kSlidingCounterAnchored,
+       "in-process sliding window counter with windows from the key's first request", nullptr,
+       MakeInProcess, kNanosecond},
+      {"memory-token-bucket-intervals", StoreKind::kMemory, "best practice",
+       Algorithm::kTokenBucketIntervals,
+       "in-process token bucket refilled in whole intervals, the remainder dropped", nullptr,
+       MakeInProcess, kNanosecond},
+      {"kv-fixed-window-lua", StoreKind::kKv, "best practice", Algorithm::kFixedWindow,
+       "fixed window as one Lua script (check, INCRBY, PEXPIRE atomically); 2N across an edge",
+       nullptr, MakeKvFixedWindowLua, kNanosecond},
+      {"kv-fixed-window-lua-wait", StoreKind::kKv, "best practice", Algorithm::kFixedWindow,
+       "kv-fixed-window-lua, then WAIT 1 after each admission: one no replica took is a store "
+       "failure, not a lost count; but a failover between the script and its WAIT still loses one "
+       "(the WAIT asks the new master)",
+       nullptr, MakeKvFixedWindowLuaWait, kNanosecond, DecisionClock::kClient,
+       /*needs_replica=*/true},
+      {"kv-gcra-lua", StoreKind::kKv, "best practice", Algorithm::kGcra,
+       "GCRA as one Lua script on one key; atomic, expires when full", CheckKvGcraLua,
+       MakeKvGcraLua, kMicrosecond},
+      {"kv-sliding-log-lua", StoreKind::kKv, "best practice", Algorithm::kSlidingLog,
+       "exact sliding log as one Lua script; logs only admitted requests",
+       CheckWholeMillisecondWindow, MakeKv<KvSlidingLogLua>, kMillisecond},
+      {"kv-token-bucket-lua", StoreKind::kKv, "the PostgreSQL-rules limit service",
+       Algorithm::kTokenBucket,
+       "token bucket as one Lua script (HMGET, refill, HSET, PEXPIRE 2x window); atomic", nullptr,
+       MakeKv<KvTokenBucketLua>, kMillisecond},
+      {"kv-fixed-window-incr-pexpire", StoreKind::kKv, "the Redis algorithms guide",
+       Algorithm::kFixedWindow,
+       "INCR then PEXPIRE: a crash between them leaves a key that never expires",
+       CheckWholeMillisecondWindow, MakeKv<KvFixedWindowIncrPexpire>, kMillisecond},
+      {"kv-sliding-log-zset", StoreKind::kKv, "the Redis algorithms guide", Algorithm::kSlidingLog,
+       "ZREMRANGEBYSCORE, ZADD, ZCARD, EXPIRE pipeline: logs denied requests too (false denials)",
+       CheckWholeMillisecondWindow, MakeKv<KvSlidingLogZset>, kMillisecond},
+      {"kv-sliding-counter", StoreKind::kKv, "the Redis algorithms guide",
+       Algorithm::kSlidingCounter,
+       "GET previous, INCR current: approximate, and denied requests still count",
+       CheckWholeMillisecondWindow, MakeKv<KvSlidingCounter>, kMillisecond},
+      {"kv-token-bucket-hgetall-hset", StoreKind::kKv, "the Redis algorithms guide",
+       Algorithm::kTokenBucket,
+       "HGETALL, then HSET: concurrent requests spend the same token (races)", nullptr,
+       MakeKv<KvTokenBucketHgetallHset>, kMillisecond},
+      {"docs-fixed-window-upsert", StoreKind::kDocs, "the MongoDB fixed-window service",
+       Algorithm::kFixedWindow,
+       "findOneAndUpdate(count < N, $inc, upsert) with no unique index: once full, the upsert "
+       "inserts a second document and admits without bound",
+       CheckWholeMillisecondWindow, MakeDocsUpsert, kMillisecond},
+      {"docs-fixed-window-unique", StoreKind::kDocs, "the MongoDB fixed-window service",
+       Algorithm::kFixedWindow,
+       "the same with a unique index on (userId, minute): E11000 becomes a 429; 2N across an edge",
+       CheckWholeMillisecondWindow, MakeDocsUnique, kMillisecond},
+      {"docs-fixed-window-retry", StoreKind::kDocs, "the careful MongoDB fixed-window service",
+       Algorithm::kFixedWindow,
+       "conditional increment, read, insert, retry once on E11000; correct, 2N across an edge",
+       CheckWholeMillisecondWindow, MakeDocs<DocsFixedWindowRetry>, kMillisecond},
+      {"docs-check-then-consume", StoreKind::kDocs, "the Node check-then-consume utility",
+       Algorithm::kAnchoredWindow,
+       "findOne, then updateOne($set, upsert) as separate steps: concurrent requests spend the "
+       "same token (races)",
+       CheckWholeMillisecondWindow, MakeDocs<DocsCheckThenConsume>, kMillisecond},
+      {"sql-fixed-window-upsert", StoreKind::kSql, "best practice", Algorithm::kFixedWindow,
+       "INSERT ... ON CONFLICT DO UPDATE ... WHERE count + cost <= limit, one statement; 2N across "
+       "an edge",
+       nullptr, MakeSqlFixedWindowUpsert, kNanosecond},
+      {"sql-fixed-window-select-update", StoreKind::kSql, "the usual check-then-act",
+       Algorithm::kFixedWindow,
+       "SELECT count, then INSERT or UPDATE in a second statement: concurrent requests both see "
+       "room (races)",
+       nullptr, MakeSqlFixedWindowSelectUpdate, kNanosecond},
+      {"sql-token-bucket", StoreKind::kSql, "best practice", Algorithm::kTokenBucket,
+       "token bucket as one INSERT ... ON CONFLICT DO UPDATE, refilled in exact integer "
+       "nanoseconds",
+       CheckSqlTokenBucket, MakeSqlTokenBucket, kNanosecond},
+  };
+  return kProtocols;
+}
 
 }  // namespace
 
-std::span<const ProtocolInfo> Protocols() { return kProtocols; }
+std::string_view StoreKindName(StoreKind kind) {
+  switch (kind) {
+    case StoreKind::kMemory:
+      return "memory";
+    case StoreKind::kKv:
+      return "kv";
+    case StoreKind::kDocs:
+      return "docs";
+    case StoreKind::kSql:
+      return "sql";
+  }
+  return "";
+}
+
+std::span<const ProtocolInfo> Protocols() { return ProtocolTable(); }
 
 const ProtocolInfo* FindProtocol(std::string_view name) {
-  for (const ProtocolInfo& p : kProtocols) {
+  for (const ProtocolInfo& p : ProtocolTable()) {
     if (p.name == name) return &p;
   }
   return nullptr;
@@ -165,9 +194,9 @@ Status CheckProtocol(std::string_view name, const Policy& policy) {
     return absl::InvalidArgumentError("unknown protocol '" + std::string(name) +
                                       "' (see `ratelab list protocols`)");
   }
-  if (Describe(policy.algorithm).name != info->algorithm) {
+  if (policy.algorithm != info->algorithm) {
     return absl::InvalidArgumentError("protocol '" + std::string(name) + "' implements " +
-                                      std::string(info->algorithm) + ", not " +
+                                      std::string(Describe(info->algorithm).name) + ", not " +
                                       std::string(Describe(policy.algorithm).name));
   }
   return info->check == nullptr ? absl::OkStatus() : info->check(policy);
@@ -177,11 +206,11 @@ Result<std::unique_ptr<Protocol>> MakeProtocol(std::string_view name, const Poli
                                                const Stores& stores) {
   if (Status s = CheckProtocol(name, policy); !s.ok()) return s;
   const ProtocolInfo* info = FindProtocol(name);
-  if ((info->store == "kv" && stores.kv == nullptr) ||
-      (info->store == "docs" && stores.docs == nullptr) ||
-      (info->store == "sql" && stores.sql == nullptr)) {
+  if ((info->store == StoreKind::kKv && stores.kv == nullptr) ||
+      (info->store == StoreKind::kDocs && stores.docs == nullptr) ||
+      (info->store == StoreKind::kSql && stores.sql == nullptr)) {
     return absl::InvalidArgumentError("protocol '" + std::string(name) + "' needs a " +
-                                      std::string(info->store) + " store");
+                                      std::string(StoreKindName(info->store)) + " store");
   }
   return info->make(policy, stores);
 }

@@ -11,27 +11,33 @@ namespace {
 
 // The protocol of each algorithm on each store that a served rule may use.
 struct StoreProtocol {
-  std::string_view store;  // ProtocolInfo::store: "kv" or "sql"
+  StoreKind store;  // kKv or kSql
   Algorithm algorithm;
   std::string_view protocol;
 };
 constexpr StoreProtocol kStoreProtocols[] = {
-    {"kv", Algorithm::kFixedWindow, "kv-fixed-window-lua"},
-    {"kv", Algorithm::kSlidingLog, "kv-sliding-log-lua"},
-    {"kv", Algorithm::kTokenBucket, "kv-token-bucket-lua"},
-    {"kv", Algorithm::kGcra, "kv-gcra-lua"},
-    {"sql", Algorithm::kFixedWindow, "sql-fixed-window-upsert"},
-    {"sql", Algorithm::kTokenBucket, "sql-token-bucket"},
+    {StoreKind::kKv, Algorithm::kFixedWindow, "kv-fixed-window-lua"},
+    {StoreKind::kKv, Algorithm::kSlidingLog, "kv-sliding-log-lua"},
+    {StoreKind::kKv, Algorithm::kTokenBucket, "kv-token-bucket-lua"},
+    {StoreKind::kKv, Algorithm::kGcra, "kv-gcra-lua"},
+    {StoreKind::kSql, Algorithm::kFixedWindow, "sql-fixed-window-upsert"},
+    {StoreKind::kSql, Algorithm::kTokenBucket, "sql-token-bucket"},
 };
 
-std::string_view StoreOf(const Stores& stores) { return stores.sql != nullptr ? "sql" : "kv"; }
+StoreKind StoreOf(const Stores& stores) {
+  return stores.sql != nullptr ? StoreKind::kSql : StoreKind::kKv;
+}
 
-Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& rule,
+// The server a store of `kind` is, in words.
+std::string_view ServerOf(StoreKind kind) {
+  return kind == StoreKind::kSql ? "PostgreSQL" : "Redis";
+}
+
+Result<std::string_view> StoreProtocolFor(StoreKind store, const Rule& rule,
                                           const ProtocolChoices& chosen) {
   for (const std::string& name : chosen) {
     const ProtocolInfo* info = FindProtocol(name);
-    if (info != nullptr && info->store == store &&
-        AlgorithmFromName(info->algorithm) == rule.algorithm) {
+    if (info != nullptr && info->store == store && info->algorithm == rule.algorithm) {
       return info->name;
     }
   }
@@ -43,31 +49,31 @@ Result<std::string_view> StoreProtocolFor(std::string_view store, const Rule& ru
   }
   return absl::InvalidArgumentError(
       "the rule '" + rule.ToString() + "' is " + std::string(Describe(rule.algorithm).name) +
-      ", which no protocol enforces on " + (store == "sql" ? "PostgreSQL" : "Redis") + " (" +
-      enforced + " do)");
+      ", which no protocol enforces on " + std::string(ServerOf(store)) + " (" + enforced + " do)");
 }
 
 }  // namespace
 
 Status CheckProtocolChoices(const ProtocolChoices& chosen, bool store_is_sql) {
-  const std::string_view store = store_is_sql ? "sql" : "kv";
+  const StoreKind store = store_is_sql ? StoreKind::kSql : StoreKind::kKv;
   for (size_t i = 0; i < chosen.size(); ++i) {
     const ProtocolInfo* info = FindProtocol(chosen[i]);
-    if (info == nullptr || (info->store != "kv" && info->store != "sql")) {
+    if (info == nullptr || (info->store != StoreKind::kKv && info->store != StoreKind::kSql)) {
       return absl::InvalidArgumentError("'" + chosen[i] +
                                         "' is not a protocol on Redis or PostgreSQL (ratelab "
                                         "list protocols)");
     }
     if (info->store != store) {
       return absl::InvalidArgumentError(
-          "'" + chosen[i] + "' runs on " + (info->store == "sql" ? "PostgreSQL" : "Redis") +
+          "'" + chosen[i] + "' runs on " + std::string(ServerOf(info->store)) +
           ", and the counters are " + (store_is_sql ? "in PostgreSQL" : "not") +
           " (--store says where)");
     }
     for (size_t j = 0; j < i; ++j) {
       if (FindProtocol(chosen[j])->algorithm == info->algorithm) {
         return absl::InvalidArgumentError("'" + chosen[j] + "' and '" + chosen[i] + "' are both " +
-                                          std::string(info->algorithm) + ": choose one");
+                                          std::string(Describe(info->algorithm).name) +
+                                          ": choose one");
       }
     }
   }

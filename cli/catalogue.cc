@@ -75,9 +75,8 @@ std::string RenderCatalogue(const std::string& section) {
   for (const CheckInfo& c : Checks()) {
     checks.push_back({std::string(c.name), std::string(c.summary)});
   }
-  for (const OracleInfo& o : Oracles()) {
-    if (o.name == "boundary-burst") checks.push_back({std::string(o.name), std::string(o.summary)});
-  }
+  const InvariantInfo& burst = Describe(Invariant::kBoundaryBurst);
+  checks.push_back({std::string(burst.name), std::string(burst.summary)});
   sections.emplace_back("checks", checks);
 
   std::string out;

@@ -38,7 +38,7 @@ Violations RetryAfter(const Judged& r) {
 Violations KeyExpiry(const Judged& r) {
   std::vector<Violation> out;
   for (const NeverFreed& item : r.never_expire) {
-    Violation v{"key-expiry",
+    Violation v{Invariant::kKeyExpiry,
                 item.name,
                 item.name + " has no expiry (" + item.why + "): nothing will ever free it",
                 {}};
@@ -77,7 +77,7 @@ Violations SurvivesRestart(const Judged& r) {
     for (const FaultWindow& restart : r.restarts) {
       if (first < restart.from && restart.from <= last) {
         v.summary += "; across the restart: " + restart.what;
-        v.invariant = "survives-restart";
+        v.invariant = Invariant::kSurvivesRestart;
         out.push_back(std::move(v));
         break;
       }
@@ -86,28 +86,27 @@ Violations SurvivesRestart(const Judged& r) {
   return out;
 }
 
+// A check that is an invariant of its own: its name and summary are the invariant's.
+constexpr CheckInfo InvariantCheck(CheckId id, Invariant invariant, CheckInfo::Judge judge,
+                                   bool by_policy) {
+  return {id, InvariantName(invariant), Describe(invariant).summary, judge, nullptr, by_policy};
+}
+
 constexpr std::array<CheckInfo, 9> kChecks = {{
     {CheckId::kPromise, "promise",
      "what the limiter's own algorithm promises (its window cap, or conformance)", Promise,
      CheckPromiseOverIntervals, true},
-    {CheckId::kAlignedWindowCap, kAlignedWindowCapOracle.name, kAlignedWindowCapOracle.summary,
-     AlignedWindowCap, nullptr, false},
-    {CheckId::kAnchoredWindowCap, kAnchoredWindowCapOracle.name, kAnchoredWindowCapOracle.summary,
-     AnchoredWindowCap, nullptr, false},
-    {CheckId::kAnyWindowCap, kAnyWindowCapOracle.name, kAnyWindowCapOracle.summary, AnyWindowCap,
-     nullptr, false},
-    {CheckId::kBucketConformance, kBucketConformanceOracle.name, kBucketConformanceOracle.summary,
-     BucketConformance, nullptr, true},
-    {CheckId::kFalseDenials, kFalseDenialsOracle.name, kFalseDenialsOracle.summary, FalseDenials,
-     nullptr, true},
-    {CheckId::kRetryAfter, kRetryAfterOracle.name, kRetryAfterOracle.summary, RetryAfter, nullptr,
-     true},
-    {CheckId::kKeyExpiry, "key-expiry",
-     "every key or document a protocol leaves in its store expires", KeyExpiry, nullptr, false},
-    {CheckId::kSurvivesRestart, "survives-restart",
-     "the promise holds across node restarts and store restarts: no window or bucket is reset by "
-     "one",
-     SurvivesRestart, nullptr, true},
+    InvariantCheck(CheckId::kAlignedWindowCap, Invariant::kAlignedWindowCap, AlignedWindowCap,
+                   false),
+    InvariantCheck(CheckId::kAnchoredWindowCap, Invariant::kAnchoredWindowCap, AnchoredWindowCap,
+                   false),
+    InvariantCheck(CheckId::kAnyWindowCap, Invariant::kAnyWindowCap, AnyWindowCap, false),
+    InvariantCheck(CheckId::kBucketConformance, Invariant::kBucketConformance, BucketConformance,
+                   true),
+    InvariantCheck(CheckId::kFalseDenials, Invariant::kFalseDenials, FalseDenials, true),
+    InvariantCheck(CheckId::kRetryAfter, Invariant::kRetryAfter, RetryAfter, true),
+    InvariantCheck(CheckId::kKeyExpiry, Invariant::kKeyExpiry, KeyExpiry, false),
+    InvariantCheck(CheckId::kSurvivesRestart, Invariant::kSurvivesRestart, SurvivesRestart, true),
 }};
 
 // CheckOf reads the table by position.
@@ -171,7 +170,7 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   constexpr size_t kPrefixShown = 10;
   const std::vector<LinearStep>& prefix = r.detail.order;
   const HistoryEvent& stuck = *r.events[*r.detail.stuck];
-  Violation v{"linearizable", r.key, "", {}};
+  Violation v{Invariant::kLinearizable, r.key, "", {}};
   v.summary =
       "no order of the calls, each taking effect inside its [sent, answered] interval, "
       "gives the answers they got: " +

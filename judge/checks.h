@@ -65,7 +65,8 @@ struct CheckInfo {
   std::string_view name;
   std::string_view summary;
   // Judges a simulated run: its violations, or why it could not judge (a run that failed).
-  Result<std::vector<Violation>> (*judge)(const Judged& run);
+  using Judge = Result<std::vector<Violation>> (*)(const Judged& run);
+  Judge judge;
   // Judges a history of real concurrency (ratelab stress), where a decision took effect
   // somewhere in [invoke, complete] and the store's order is unknown, reporting only what is
   // broken wherever each fell; nullptr when the check needs the order, and nullopt when it

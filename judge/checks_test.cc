@@ -93,7 +93,7 @@ TEST(Checks, SurvivesRestartBlamesOnlyWhatARestartReset) {
   v = CheckOf(CheckId::kSurvivesRestart).judge(f.Run());
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->size(), 1u);
-  EXPECT_EQ((*v)[0].invariant, "survives-restart");
+  EXPECT_EQ((*v)[0].invariant, Invariant::kSurvivesRestart);
   EXPECT_NE((*v)[0].summary.find("; across the restart: node 0 crashed"), std::string::npos);
   EXPECT_EQ(f.reruns, 1);
 

@@ -81,7 +81,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   r.findings = findings.Take(answers);
   r.latency_p50 = Percentile(latencies, 50);
   r.latency_p99 = Percentile(latencies, 99);
-  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
+  r.promise = PromiseInvariant(plan.policy.algorithm);
   const History judged = AtResolution(r.history, kProbeResolution);
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, kProbeResolution);
   // The server decides each request on its own clock as it handles it: the instants it saw

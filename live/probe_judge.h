@@ -37,7 +37,7 @@ struct ProbeResult {
   Duration latency_p50{};
   Duration latency_p99{};
   Policy policy;                      // the promise judged (the plan's, or learnt from the headers)
-  std::string promise;                // the invariant the promise is judged as
+  Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
   std::vector<Violation> violations;  // the promise's
   // Whether some order of the requests, each decided inside its interval, gives every answer
   // (admitted or denied) the policy's model gives; its violation, if any, is not in `violations`.

@@ -169,7 +169,7 @@ TEST(Probe, AFalseDenialIsNotLinearizable) {
   EXPECT_TRUE(r.violations.empty()) << "the promise is kept";
   ASSERT_EQ(r.linearizability.verdict, LinearVerdict::kNotLinearizable);
   const Violation& v = *r.linearizability.violation;
-  EXPECT_EQ(v.invariant, "linearizable");
+  EXPECT_EQ(v.invariant, Invariant::kLinearizable);
   ASSERT_EQ(v.witness.size(), 2u) << v.ToString();
   EXPECT_TRUE(v.witness[0].admitted());
   EXPECT_TRUE(v.witness[1].denied());
@@ -183,7 +183,7 @@ TEST(Probe, ALimiterThatAdmitsTooManyIsFoundWithAWitnessOfThree) {
   const ProbeResult r = Probe(PlanFor(lenient.Url("/hit/{user}")));
   EXPECT_EQ(r.admitted, 12);
   ASSERT_FALSE(r.violations.empty());
-  EXPECT_EQ(r.violations.front().invariant, "aligned-window-cap");
+  EXPECT_EQ(r.violations.front().invariant, Invariant::kAlignedWindowCap);
   EXPECT_EQ(r.violations.front().witness.size(), static_cast<size_t>(kLimit + 1));
 }
 

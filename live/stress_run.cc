@@ -299,7 +299,7 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   }
   r.latency_p50 = Percentile(latencies, 50);
   r.latency_p99 = Percentile(latencies, 99);
-  r.promise = std::string(PromiseInvariant(plan.policy.algorithm));
+  r.promise = PromiseInvariant(plan.policy.algorithm);
   for (const HistoryEvent& e : r.history) {
     if (e.failed()) {
       r.failure = e;

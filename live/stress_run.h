@@ -64,7 +64,7 @@ struct StressResult {
   Duration latency_p50{};  // from sent to answered
   Duration latency_p99{};
   BusiestKey busiest;
-  std::string promise;    // the invariant the promise is judged as ("bucket-conformance")
+  Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
   Duration resolution{};  // the protocol's: histories are judged at it
   // The promise's violations, each witness with the events as they were (not floored).
   std::vector<Violation> violations;

@@ -39,7 +39,7 @@ Events FirstBreach(Events inside, Bound bound) {
   return {};
 }
 
-Violation Report(std::string_view invariant, std::string_view key, const Events& witness,
+Violation Report(Invariant invariant, std::string_view key, const Events& witness,
                  const std::string& bound) {
   int64_t used = 0;
   Instant from = Instant::max(), to = Instant::min();
@@ -48,7 +48,7 @@ Violation Report(std::string_view invariant, std::string_view key, const Events&
     from = std::min(from, e->invoke);
     to = std::max(to, e->complete);
   }
-  return {std::string(invariant), std::string(key),
+  return {invariant, std::string(key),
           std::to_string(used) + " admitted, each sent and answered within [" +
               FormatInstantTo(from, 6) + ", " + FormatInstantTo(to, 6) + "] (span " +
               FormatDurationTo(to - from, 6) + "), " + bound,
@@ -83,7 +83,7 @@ std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration 
 // For each first invoke s, the admissions sent at or after s and answered by s + reach; a breach
 // is what `bound` refuses for the span they cover.
 template <typename Bound>
-std::vector<Violation> Spans(const History& h, std::string_view invariant, Duration reach,
+std::vector<Violation> Spans(const History& h, Invariant invariant, Duration reach,
                              const std::string& words, Bound bound) {
   std::vector<Violation> out;
   for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {

@@ -7,14 +7,6 @@
 
 namespace ratelab {
 
-namespace {
-constexpr std::array<OracleInfo, 8> kOracles = {
-    kAlignedWindowCapOracle, kAnchoredWindowCapOracle, kAnchoredGridCapOracle, kAnyWindowCapOracle,
-    kBoundaryBurstOracle,    kBucketConformanceOracle, kFalseDenialsOracle,    kRetryAfterOracle};
-}  // namespace
-
-std::span<const OracleInfo> Oracles() { return kOracles; }
-
 std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
@@ -36,24 +28,24 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
   return {};
 }
 
-std::string_view PromiseInvariant(Algorithm algorithm) {
+Invariant PromiseInvariant(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
-      return kAlignedWindowCapOracle.name;
+      return Invariant::kAlignedWindowCap;
     case Algorithm::kSlidingLog:
     case Algorithm::kSlidingLogClosed:
-      return kAnyWindowCapOracle.name;
+      return Invariant::kAnyWindowCap;
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
-      return kBucketConformanceOracle.name;
+      return Invariant::kBucketConformance;
     case Algorithm::kAnchoredWindow:
-      return kAnchoredWindowCapOracle.name;
+      return Invariant::kAnchoredWindowCap;
     case Algorithm::kSlidingCounterAnchored:
-      return kAnchoredGridCapOracle.name;
+      return Invariant::kAnchoredGridCap;
   }
-  return "";
+  return Invariant::kAnyWindowCap;
 }
 
 std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h) {

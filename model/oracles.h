@@ -21,36 +21,6 @@
 
 namespace ratelab {
 
-struct OracleInfo {
-  std::string_view name;
-  std::string_view summary;
-};
-inline constexpr OracleInfo kAlignedWindowCapOracle = {
-    "aligned-window-cap", "at most N admitted per key in each aligned window"};
-inline constexpr OracleInfo kAnchoredWindowCapOracle = {
-    "anchored-window-cap",
-    "at most N admitted per key in each window of W opened by the first admission after the "
-    "last window"};
-inline constexpr OracleInfo kAnchoredGridCapOracle = {
-    "anchored-grid-cap",
-    "at most N admitted per key in each window of W of its own grid: windows following on from "
-    "its first admission, started afresh after a whole empty window"};
-inline constexpr OracleInfo kAnyWindowCapOracle = {
-    "any-window-cap", "at most N admitted per key in any span of length W (sliding, exact)"};
-inline constexpr OracleInfo kBoundaryBurstOracle = {
-    "boundary-burst",
-    "most admitted in any span W, over N: 1 for exact limiters, up to 2 for fixed windows"};
-inline constexpr OracleInfo kBucketConformanceOracle = {
-    "bucket-conformance", "at most B + floor(D / T) admitted per key in any span of length D"};
-inline constexpr OracleInfo kFalseDenialsOracle = {
-    "false-denials", "no denial where the exact reference model had room"};
-inline constexpr OracleInfo kRetryAfterOracle = {
-    "retry-after",
-    "Retry-After equals the model's exact wait: retrying then succeeds, one tick earlier does "
-    "not"};
-// Every oracle, for `ratelab list`.
-std::span<const OracleInfo> Oracles();
-
 // At most `limit` units admitted per key in each aligned window [kW, (k+1)W).
 std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window);
 
@@ -117,7 +87,7 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
 // The invariant that CheckPromise (and CheckPromiseOverIntervals) checks for `algorithm`, as its
 // violations name it: "aligned-window-cap", "any-window-cap", "bucket-conformance",
 // "anchored-window-cap" or "anchored-grid-cap".
-std::string_view PromiseInvariant(Algorithm algorithm);
+Invariant PromiseInvariant(Algorithm algorithm);
 
 // Histories of real concurrency (`ratelab stress`): wall-clock times, and a decision that took
 // effect somewhere in [invoke, complete], no one knows where. This reports only what is broken

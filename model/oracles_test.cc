@@ -203,7 +203,7 @@ TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
   h.push_back(denied[0]);
   std::vector<Violation> v = CheckFalseDenials(h, p);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, "false-denials");
+  EXPECT_EQ(v[0].invariant, Invariant::kFalseDenials);
   EXPECT_EQ(v[0].summary,
             "denied at 12:00:10.500 although sliding-log 2 per 10s had room (1 left before this "
             "request of cost 1)");
@@ -298,7 +298,7 @@ TEST(IntervalOracles, TheLogCountsOnlySetsAnsweredWithinLessThanW) {
   h.back().complete -= Duration(1);
   std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, log, seconds(10));
   ASSERT_EQ(v->size(), 1u);
-  EXPECT_EQ((*v)[0].invariant, "any-window-cap");
+  EXPECT_EQ((*v)[0].invariant, Invariant::kAnyWindowCap);
   EXPECT_EQ((*v)[0].witness.size(), 3u);
 }
 
@@ -328,7 +328,7 @@ TEST(IntervalOracles, TheAnchoredWindowIsHeldToTwoWindowsInAnySpanOfW) {
   History five = At({seconds(0), seconds(1), seconds(5), seconds(9), seconds(10)});
   const std::vector<Violation> v = *CheckPromiseOverIntervals(five, anchored, seconds(1));
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, "anchored-window-cap");
+  EXPECT_EQ(v[0].invariant, Invariant::kAnchoredWindowCap);
   EXPECT_EQ(v[0].witness.size(), 5u);
   // Answered later than W after the first was sent: they may have fallen in three windows.
   five.back().complete = kT0 + seconds(10) + Duration(1);

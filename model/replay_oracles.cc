@@ -113,7 +113,7 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
   for (const Flagged& f : Replay(h, policy, true, true, judge, none)) {
     const auto it = lost.find(f.event->key);
     if (it == lost.end()) {
-      out.push_back({"", f.event->key, f.why, {*f.event}});
+      out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
       continue;
     }
     const std::vector<const HistoryEvent*>& maybe = it->second;
@@ -140,7 +140,7 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
     }
     for (const HistoryEvent& e : key_history) {
       if (every->contains(e.id)) {
-        out.push_back({"", e.key, every->at(e.id), {e}});
+        out.push_back({Invariant::kFalseDenials, e.key, every->at(e.id), {e}});
         break;
       }
     }
@@ -180,7 +180,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
   std::vector<Violation> out;
   if (!lenient) {
     for (const Flagged& f : Replay(h, policy, false, true, judge, none)) {
-      out.push_back({"", f.event->key, f.why, {*f.event}});
+      out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
     }
     return out;
   }
@@ -188,7 +188,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
   for (const Flagged& f : FlaggedInBothOrders(h, policy, judge)) {
     if (reported.contains(f.event->key)) continue;
     reported.insert(f.event->key);
-    out.push_back({"", f.event->key, f.why, {*f.event}});
+    out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
   }
   return out;
 }
@@ -204,7 +204,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
                " had room (" + std::to_string(expected.remaining + e.cost) +
                " left before this request of cost " + std::to_string(e.cost) + ")";
       });
-  for (Violation& v : out) v.invariant = "false-denials";
+  for (Violation& v : out) v.invariant = Invariant::kFalseDenials;
   return out;
 }
 
@@ -238,7 +238,7 @@ std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy
     }
   }
   if (longest.empty()) return std::nullopt;
-  Violation v{"false-denials",
+  Violation v{Invariant::kFalseDenials,
               longest.front()->key,
               std::to_string(longest.size()) + " denial(s) in a row from " +
                   FormatInstantTo(longest.front()->invoke, 3) + " to " +
@@ -265,7 +265,7 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, D
         if (wait != expected.retry_after) what += ", " + FormatDuration(wait) + " rounded up";
         return what;
       });
-  for (Violation& v : out) v.invariant = "retry-after";
+  for (Violation& v : out) v.invariant = Invariant::kRetryAfter;
   return out;
 }
 

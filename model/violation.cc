@@ -11,7 +11,7 @@ std::string DescribeEvent(const HistoryEvent& e) {
 }
 
 std::string Violation::ToString() const {
-  std::string out = "[" + invariant + "] " + summary + "\n";
+  std::string out = "[" + std::string(InvariantName(invariant)) + "] " + summary + "\n";
   for (const HistoryEvent& e : witness) out += "  " + DescribeEvent(e) + "\n";
   return out;
 }

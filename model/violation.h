@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "model/history.h"
+#include "model/invariant.h"
 
 namespace ratelab {
 
 struct Violation {
-  std::string invariant;  // an oracle's name, e.g. "any-window-cap"
+  Invariant invariant = Invariant::kAnyWindowCap;  // what it breaks
   std::string key;
   // One sentence: "6 admitted in [00:00:59.400, 00:01:00.300), limit 5 per 1m".
   std::string summary;

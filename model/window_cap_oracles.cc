@@ -32,7 +32,7 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
       used += events[i]->cost;
       if (used > limit) {
         const Instant start = AlignedWindowStart(index, window);
-        out.push_back({"aligned-window-cap", std::string(key),
+        out.push_back({Invariant::kAlignedWindowCap, std::string(key),
                        std::to_string(used) + " admitted in window " +
                            Span(start, start + window, ")") + ", limit " + std::to_string(limit) +
                            " per " + FormatDuration(window),
@@ -104,7 +104,7 @@ bool SomeChoiceKeepsTheCap(std::span<const HistoryEvent* const> events, int64_t 
 
 // At most `limit` units admitted per key in each window `advance` moves through.
 std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Duration window,
-                                            Advance advance, std::string_view invariant,
+                                            Advance advance, Invariant invariant,
                                             const char* opened, const char* close) {
   std::vector<Violation> out;
   const auto counts = [](const HistoryEvent& e) { return e.admitted() || e.maybe_admitted(); };
@@ -125,7 +125,7 @@ std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Dur
         if (events.size() != all.size() && SomeChoiceKeepsTheCap(all, limit, window, advance)) {
           break;
         }
-        out.push_back({std::string(invariant), std::string(key),
+        out.push_back({invariant, std::string(key),
                        std::to_string(w.used) + " admitted in the window " + opened + " " +
                            Span(*w.start, *w.start + window, close) + ", limit " +
                            std::to_string(limit) + " per " + FormatDuration(window),
@@ -140,12 +140,12 @@ std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Dur
 }  // namespace
 
 std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window) {
-  return CheckMovingWindowCap(h, limit, window, AdvanceAnchored, kAnchoredWindowCapOracle.name,
+  return CheckMovingWindowCap(h, limit, window, AdvanceAnchored, Invariant::kAnchoredWindowCap,
                               "opened at", "]");
 }
 
 std::vector<Violation> CheckAnchoredGridCap(const History& h, int64_t limit, Duration window) {
-  return CheckMovingWindowCap(h, limit, window, AdvanceGrid, kAnchoredGridCapOracle.name,
+  return CheckMovingWindowCap(h, limit, window, AdvanceGrid, Invariant::kAnchoredGridCap,
                               "of the key's own grid,", ")");
 }
 
@@ -169,7 +169,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
         int64_t in_witness = used;
         while (in_witness - events[from]->cost > limit) in_witness -= events[from++]->cost;
         report.violations.push_back(
-            {"any-window-cap", std::string(key),
+            {Invariant::kAnyWindowCap, std::string(key),
              std::to_string(in_witness) + " admitted in " +
                  Span(events[from]->invoke, events[i]->invoke, "]") + " (span " +
                  FormatDurationTo(events[i]->invoke - events[from]->invoke, 3) +

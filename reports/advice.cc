@@ -29,7 +29,8 @@ std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
 // How many keys broke the claim: the claim's check when the run had it, otherwise whether any
 // admission was past it.
 uint64_t ClaimBroken(const LimiterReport& l) {
-  return Broken(l, kAnyWindowCapOracle.name).value_or(l.metrics.over_admitted > 0 ? 1 : 0);
+  return Broken(l, InvariantName(Invariant::kAnyWindowCap))
+      .value_or(l.metrics.over_admitted > 0 ? 1 : 0);
 }
 
 uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, "promise").value_or(0); }

@@ -75,8 +75,8 @@ std::string RenderCheckText(const CheckReport& r) {
     return out + "; faults: " + r.fault_kinds + ")\n";
   }
   const ViolationReport& v = *r.violation;
-  std::string out = r.protocol + ": VIOLATION of " + v.invariant + " (seed " +
-                    std::to_string(r.seed) + ", " + std::to_string(r.seeds_searched) +
+  std::string out = r.protocol + ": VIOLATION of " + std::string(InvariantName(v.invariant)) +
+                    " (seed " + std::to_string(r.seed) + ", " + std::to_string(r.seeds_searched) +
                     " seed(s) searched)\nminimal case: " + r.policy + DecidedOn(r) + ", " +
                     std::to_string(r.requests) + " request(s) (from " +
                     std::to_string(r.drawn_requests) + "), " + std::to_string(r.nodes) + " node(s)";

@@ -44,8 +44,8 @@ std::string ClockDate(const RunReport& r, double at_s) {
 // store steps when it took several, what it got.
 std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
   // The summary's times are UTC's, whatever zone the table shows.
-  std::string s = "<p class=\"summary\"><b>" + Escape(v.invariant) + "</b> on key <code>" +
-                  Escape(v.key) + "</code>: " + Escape(v.summary) +
+  std::string s = "<p class=\"summary\"><b>" + Escape(std::string(InvariantName(v.invariant))) +
+                  "</b> on key <code>" + Escape(v.key) + "</code>: " + Escape(v.summary) +
                   (r.utc_offset ? " (times in UTC)" : "") + "</p>\n";
   const std::vector<RequestRow> rows = WitnessRequests(v.witness, r.faults);
   if (rows.empty()) return s;

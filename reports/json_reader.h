@@ -13,10 +13,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/core/status.h"
+#include "model/named.h"
 
 namespace ratelab {
 
@@ -47,6 +50,16 @@ class JsonReader {
   std::vector<std::string> Strings() const;
   std::vector<int64_t> Ints() const;
   std::vector<double> Numbers() const;
+  // The value a string names in `table` (model/named.h): "unknown WHAT 'x' (expected a, b or
+  // c)" and the table's first value when it names none.
+  template <typename Row>
+  IdOf<Row> Named(std::span<const Row> table, std::string_view what) const {
+    const std::string name = String();
+    if (const std::optional<IdOf<Row>> id = ratelab::Named(table, name)) return *id;
+    Report("unknown " + std::string(what) + " '" + name + "' (expected " + NameChoices(table) +
+           ")");
+    return table.front().id;
+  }
 
   // Records a problem with the value here ("PATH: what"), unless one was recorded before.
   void Report(const std::string& what) const;

@@ -85,12 +85,13 @@ std::string RenderProbeText(const ProbeResult& r) {
       r.server_errors, " 5xx, ", r.other, " other; ", r.unanswered, " without an answer\n");
   absl::StrAppend(&out, "latency    p50 ", Fixed(Seconds(r.latency_p50) * 1000, 3), " ms, p99 ",
                   Fixed(Seconds(r.latency_p99) * 1000, 3), " ms, from sent to answered\n");
-  absl::StrAppend(&out, r.promise, " (", r.policy.ToString(),
+  absl::StrAppend(&out, std::string(InvariantName(r.promise)), " (", r.policy.ToString(),
                   " per user): ", r.violations.empty() ? "kept" : "BROKEN", "\n");
   absl::StrAppend(&out, "linearizable: ", LinearizableVerdict(r), "\n");
   for (const Violation* shown : AllViolations(r)) {
     const Violation& v = *shown;
-    absl::StrAppend(&out, "  [", v.invariant, "] ", v.key, ": ", v.summary, "\n");
+    absl::StrAppend(&out, "  [", std::string(InvariantName(v.invariant)), "] ", v.key, ": ",
+                    v.summary, "\n");
     for (size_t i = 0; i < v.witness.size() && i < kWitnessShown; ++i) {
       const int64_t n = r.exchanges[static_cast<size_t>(v.witness[i].id)].n;
       absl::StrAppend(&out, "    ", DescribeExchange(r, n), "\n");
@@ -134,8 +135,10 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
     for (const HistoryEvent& e : v.witness) {
       witness.push_back(exchange(r.exchanges[static_cast<size_t>(e.id)].n));
     }
-    return nlohmann::json{
-        {"invariant", v.invariant}, {"user", v.key}, {"summary", v.summary}, {"witness", witness}};
+    return nlohmann::json{{"invariant", InvariantName(v.invariant)},
+                          {"user", v.key},
+                          {"summary", v.summary},
+                          {"witness", witness}};
   };
   nlohmann::json violations = nlohmann::json::array();
   for (const Violation& v : r.violations) violations.push_back(violation(v));
@@ -157,7 +160,7 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
   return {{"url", plan.url},
           {"method", plan.method},
           {"policy", r.policy.ToString()},
-          {"promise", r.promise},
+          {"promise", InvariantName(r.promise)},
           {"seconds", Seconds(r.elapsed)},
           {"interrupted", r.interrupted},
           {"sent", r.exchanges.size() - static_cast<size_t>(r.retry_after_requests)},
@@ -180,7 +183,8 @@ std::string RenderProbeJunit(const ProbePlan& plan, const ProbeResult& r) {
   const double seconds = Seconds(r.elapsed);
   const std::string classname = "probe." + plan.url;
   std::vector<view_parts::JunitCase> cases;
-  view_parts::JunitCase promise{classname, r.promise, seconds, "", "", false};
+  view_parts::JunitCase promise{classname, std::string(InvariantName(r.promise)), seconds, "", "",
+                                false};
   if (!r.violations.empty()) {
     const Violation& v = r.violations.front();
     promise.message = absl::StrCat(r.violations.size(), " violation(s): ", v.summary);
@@ -231,10 +235,11 @@ view_parts::Rows CheckRows(const ProbeResult& r) {
   view_parts::Rows rows = {{"check", "verdict"}};
   std::set<std::string> users;
   for (const Violation& v : r.violations) users.insert(v.key);
-  rows.push_back({absl::StrCat(r.promise, " (", r.policy.ToString(), " per user)"),
-                  users.empty() ? "kept"
-                                : absl::StrCat("broken for ", users.size(),
-                                               users.size() == 1 ? " user" : " users")});
+  rows.push_back(
+      {absl::StrCat(std::string(InvariantName(r.promise)), " (", r.policy.ToString(), " per user)"),
+       users.empty()
+           ? "kept"
+           : absl::StrCat("broken for ", users.size(), users.size() == 1 ? " user" : " users")});
   rows.push_back({"linearizable", LinearizableVerdict(r)});
   for (std::string_view check : kProbeFindingChecks) {
     std::string verdict = "kept";
@@ -291,7 +296,9 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> Witnesses(const ProbeR
     for (size_t k = 0; k < v.witness.size() && k < kWitnessShown; ++k) {
       ns.push_back(r.exchanges[static_cast<size_t>(v.witness[k].id)].n);
     }
-    out.push_back({absl::StrCat(v.invariant, ", user ", v.key, ": ", v.summary), ns});
+    out.push_back(
+        {absl::StrCat(std::string(InvariantName(v.invariant)), ", user ", v.key, ": ", v.summary),
+         ns});
   }
   for (const ProbeFinding& f : r.findings) out.push_back({f.check + ": " + f.summary, f.exchanges});
   return out;

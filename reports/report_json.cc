@@ -145,7 +145,7 @@ WitnessEvent ReadWitnessEvent(const JsonReader& r) {
 ViolationReport ReadViolation(const JsonReader& r) {
   ViolationReport v;
   v.check = r.Field("check").String();
-  v.invariant = r.Field("invariant").String();
+  v.invariant = r.Field("invariant").Named(Invariants(), "invariant");
   v.key = r.Field("key").String();
   v.summary = r.Field("summary").String();
   for (const JsonReader& e : r.Field("witness").Elements())
@@ -334,7 +334,7 @@ json ToJson(const WitnessEvent& e) {
 
 json ToJson(const ViolationReport& v) {
   return {{"check", v.check},
-          {"invariant", v.invariant},
+          {"invariant", InvariantName(v.invariant)},
           {"key", v.key},
           {"summary", v.summary},
           {"witness", Array(v.witness)}};
@@ -429,7 +429,8 @@ json ToJson(const StressReport& s) {
        {{"key", s.busiest_key}, {"admitted", s.busiest_admitted}, {"allowed", s.busiest_allowed}}},
       {"checks", json::array()},
       {"violations", Array(s.violations)}};
-  out["checks"].push_back({{"name", s.promise}, {"violations", s.violations.size()}});
+  out["checks"].push_back(
+      {{"name", InvariantName(s.promise)}, {"violations", s.violations.size()}});
   if (const std::optional<StressLinearizability>& l = s.linearizability) {
     out["checks"].push_back({{"name", "linearizable"},
                              {"verdict", l->verdict},

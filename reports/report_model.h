@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "model/invariant.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -48,8 +49,8 @@ struct WitnessEvent {
 
 // {"check", "invariant", "key", "summary", "witness": [WitnessEvent]}
 struct ViolationReport {
-  std::string check;      // the check that found it ("promise")
-  std::string invariant;  // what it broke ("bucket-conformance")
+  std::string check;  // what found it: a check ("promise"), a worst-case claim, "linearizable"
+  Invariant invariant = Invariant::kAnyWindowCap;  // what it broke
   std::string key;
   std::string summary;
   std::vector<WitnessEvent> witness;
@@ -268,8 +269,8 @@ struct StressReport {
   double latency_p50_ms = 0, latency_p99_ms = 0;
   std::string busiest_key;
   int64_t busiest_admitted = 0, busiest_allowed = 0;
-  std::string promise;                      // the invariant the promise is judged as
-  std::vector<ViolationReport> violations;  // the promise's
+  Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
+  std::vector<ViolationReport> violations;       // the promise's
   // Whether the answers are linearizable by the policy's model; absent when the limiter failed.
   std::optional<StressLinearizability> linearizability;
 };

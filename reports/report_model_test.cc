@@ -44,7 +44,7 @@ TEST(RunReport, CarriesTheSeedHashAndEveryLimitersNumbers) {
   const LimiterReport& fw = r.limiters[0];
   ASSERT_EQ(fw.protocol, "memory-fixed-window");
   ASSERT_FALSE(fw.violations.empty());
-  EXPECT_EQ(fw.violations[0].invariant, "any-window-cap");
+  EXPECT_EQ(fw.violations[0].invariant, Invariant::kAnyWindowCap);
   EXPECT_EQ(fw.violations[0].check, "any-window-cap");
   EXPECT_EQ(fw.violations[0].witness.size(), 6u);
   EXPECT_EQ(fw.violations[0].witness[0].outcome, "admitted");
@@ -107,6 +107,18 @@ TEST(RunReport, AFileThatIsNotAReportIsRefusedWithThePathOfTheProblem) {
             "users[0].admitted: expected 5 values (one a limiter), found 4");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["limiters"][3]["algorithm"] = "leaky"; }),
             "limiters[3].algorithm: unknown algorithm 'leaky'");
+  // What a violation broke is one of the invariants, by name.
+  size_t broken = 0;
+  while (good["limiters"][broken]["violations"].empty()) ++broken;
+  EXPECT_EQ(
+      error_of([&](nlohmann::json& j) {
+        j["limiters"][broken]["violations"][0]["invariant"] = "made-up";
+      }),
+      "limiters[" + std::to_string(broken) +
+          "].violations[0].invariant: unknown invariant 'made-up' (expected aligned-window-cap, "
+          "anchored-window-cap, anchored-grid-cap, any-window-cap, boundary-burst, "
+          "bucket-conformance, false-denials, retry-after, key-expiry, survives-restart, "
+          "linearizable, most-in-window or over-bucket)");
 }
 
 TEST(RunReport, AReportWrittenBeforeAlgorithmsWereIsStillRead) {

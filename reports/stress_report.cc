@@ -95,7 +95,8 @@ std::string RenderStressText(const StressReport& r) {
                               static_cast<double>(r.busiest_allowed)) +
            "x)\n";
   }
-  out += r.promise + ": " + (r.violations.empty() ? "kept" : "BROKEN") + "\n";
+  out += std::string(InvariantName(r.promise)) + ": " + (r.violations.empty() ? "kept" : "BROKEN") +
+         "\n";
   if (const std::optional<StressLinearizability>& l = r.linearizability) {
     out += "linearizable: " + l->verdict + " (" + std::to_string(l->calls) + " calls on " +
            std::to_string(l->keys) + " key(s); " + std::to_string(l->states) + " search states" +
@@ -112,7 +113,7 @@ std::string RenderStressText(const StressReport& r) {
   }
   for (const ViolationReport* found_one : found) {
     const ViolationReport& v = *found_one;
-    out += "  [" + v.invariant + "] " + v.key + ": " + v.summary + "\n";
+    out += "  [" + std::string(InvariantName(v.invariant)) + "] " + v.key + ": " + v.summary + "\n";
     for (size_t i = 0; i < v.witness.size() && i < kWitnessLinesShown; ++i) {
       out += "    " + DescribeRequest(v.witness[i]) + "\n";
     }
@@ -146,7 +147,7 @@ std::string RenderStressJunit(const StressReport& r) {
   };
   std::vector<const ViolationReport*> promise;
   for (const ViolationReport& v : r.violations) promise.push_back(&v);
-  add(r.promise, promise);
+  add(std::string(InvariantName(r.promise)), promise);
   if (const std::optional<StressLinearizability>& l = r.linearizability) {
     std::vector<const ViolationReport*> linear;
     if (l->violation) linear.push_back(&*l->violation);

@@ -26,7 +26,7 @@ struct CheckCalled {
 };
 constexpr CheckCalled kCheckCalled[] = {
     {"promise", "own promise", "own promise"},
-    {kAnyWindowCapOracle.name, "claim", "the claim"},
+    {InvariantName(Invariant::kAnyWindowCap), "claim", "the claim"},
 };
 
 const CheckCalled* Called(const std::string& name) {
@@ -59,12 +59,12 @@ std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count) {
   if (l.seeds_over_claim > 0) {
     std::optional<uint64_t> first;
     for (const CheckSeeds& c : l.checks) {
-      if (c.name == kAnyWindowCapOracle.name && c.seeds > 0) first = c.first_seed;
+      if (c.name == InvariantName(Invariant::kAnyWindowCap) && c.seeds > 0) first = c.first_seed;
     }
     broke.push_back("the claim" + in(l.seeds_over_claim, first));
   }
   for (const CheckSeeds& c : l.checks) {
-    if (c.seeds == 0 || c.name == kAnyWindowCapOracle.name) continue;
+    if (c.seeds == 0 || c.name == InvariantName(Invariant::kAnyWindowCap)) continue;
     broke.push_back(CheckPhrase(c.name) + in(c.seeds, c.first_seed));
   }
   std::string s = l.seeds_failed == 0 ? "" : "FAILED" + in(l.seeds_failed, l.first_failed_seed);
@@ -175,7 +175,7 @@ std::string Listed(const std::vector<std::string>& items) {
 std::string CheckTitle(const RunReport& r, const std::string& name) {
   const CheckCalled* called = Called(name);
   if (called == nullptr) return name;
-  if (called->check == kAnyWindowCapOracle.name)
+  if (called->check == InvariantName(Invariant::kAnyWindowCap))
     return std::string(called->title) + ": " + Claim(r);
   return std::string(called->title);
 }
@@ -310,7 +310,8 @@ std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport
 }
 
 std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
-  return v.invariant + " on key " + v.key + "\n" + TimelineText(v, faults);
+  return std::string(InvariantName(v.invariant)) + " on key " + v.key + "\n" +
+         TimelineText(v, faults);
 }
 
 std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,

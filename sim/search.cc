@@ -196,9 +196,8 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
   return taken;
 }
 
-Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
-                    const std::string& invariant, int budget, bool shrink_policy,
-                    const std::shared_ptr<StoreSource>& stores) {
+Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
+                    int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores) {
   Status failure;
   const auto still_fails = [&](const Case& candidate) {
     if (!failure.ok() || budget-- <= 0) return false;

@@ -114,9 +114,8 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
 // (halves, then quarters, down to single ones), faults one at a time, and, only when
 // `shrink_policy`, a smaller limit (when the protocol takes it): by default the witness keeps
 // the policy the limiter was given. At most `budget` runs.
-Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed,
-                    const std::string& invariant, int budget, bool shrink_policy,
-                    const std::shared_ptr<StoreSource>& stores);
+Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
+                    int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores);
 
 struct SearchOptions {
   Case base;  // the policy, durability and checks; the rest is drawn

@@ -276,7 +276,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
       std::vector<Violation> v = CheckAnyWindowCap(decided, m.value - 1, w).violations;
       if (v.empty()) break;
       m.shown = std::move(v.front());
-      m.shown->invariant = "most-in-window";
+      m.shown->invariant = Invariant::kMostInWindow;
       m.shown->summary = std::to_string(units(*m.shown)) + " admitted in " +
                          span_of(*m.shown).second + ", " + std::to_string(policy.limit) +
                          " allowed in any " + FormatDuration(w);
@@ -291,7 +291,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
           CheckBucketConformance(decided, policy.limit + m.value - 1, policy.window);
       if (v.empty()) break;
       m.shown = std::move(v.front());
-      m.shown->invariant = "over-bucket";
+      m.shown->invariant = Invariant::kOverBucket;
       const auto [span, text] = span_of(*m.shown);
       m.allowed = policy.limit + span / policy.window;
       m.shown->summary = std::to_string(units(*m.shown)) + " admitted in " + text + ", " +

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "impl/service/structured_fields.h"
+#include "model/named.h"
 
 namespace ratelab {
 
@@ -47,8 +48,11 @@ constexpr size_t kMostCounted = 10'000;
 
 }  // namespace
 
-void ProbeFindings::Add(std::string_view check, int64_t n, std::string example) {
-  Entry& e = entries_[std::string(check)];
+std::string_view ProbeCheckName(ProbeCheck check) { return NameOf<ProbeCheckInfo>(kProbeChecks, check); }
+
+void ProbeFindings::Add(ProbeCheck check, int64_t n, std::string example) {
+  Entry& e = entries_[ProbeCheckName(check)];
+  e.check = check;
   if (e.count > 0 && e.last == n) return;
   if (e.count++ == 0) e.first = std::move(example);
   e.last = n;
@@ -57,8 +61,8 @@ void ProbeFindings::Add(std::string_view check, int64_t n, std::string example) 
 
 std::vector<ProbeFinding> ProbeFindings::Take(int64_t answers) {
   std::vector<ProbeFinding> out;
-  for (auto& [check, e] : entries_) {
-    out.push_back({check, absl::StrCat(e.count, " of ", answers, " answers: ", e.first),
+  for (auto& [name, e] : entries_) {
+    out.push_back({e.check, absl::StrCat(e.count, " of ", answers, " answers: ", e.first),
                    std::move(e.exchanges)});
   }
   return out;
@@ -128,7 +132,7 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
     if (!value) return std::nullopt;
     std::optional<int64_t> v = WholeNumber(*value);
     if (!v) {
-      findings.Add("header-syntax", e.n,
+      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
                    absl::StrCat(at, std::string(name), ": '", std::string(*value),
                                 "' is not a whole number"));
     }
@@ -151,11 +155,11 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
     const bool unix_time = *value >= kUnixSecondsFrom;
     const int64_t from_now = unix_time ? *value - answered_s : *value;
     if (unix_time && *value < sent_s - 1) {
-      findings.Add("reset-in-the-past", e.n,
+      findings.Add(ProbeCheck::kResetInThePast, e.n,
                    absl::StrCat(at, std::string(name), ": ", *value, " is ", sent_s - *value,
                                 " s before the request was sent"));
     } else if (from_now > longest) {
-      findings.Add("reset-beyond-model", e.n,
+      findings.Add(ProbeCheck::kResetBeyondModel, e.n,
                    absl::StrCat(at, std::string(name), ": ", *value, " is ", from_now,
                                 " s ahead, but the model is whole again within ", longest, " s"));
     }
@@ -164,14 +168,14 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
   check_reset("RateLimit-Reset", integer_header("RateLimit-Reset"));
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit-Policy")) {
     if (Result<std::vector<RateLimitPolicyField>> p = ParseAnyRateLimitPolicy(*value); !p.ok()) {
-      findings.Add("header-syntax", e.n,
+      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
                    absl::StrCat(at, "RateLimit-Policy: ", p.status().message()));
     }
   }
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit")) {
     Result<std::vector<RateLimitField>> r = ParseAnyRateLimit(*value);
     if (!r.ok()) {
-      findings.Add("header-syntax", e.n, absl::StrCat(at, "RateLimit: ", r.status().message()));
+      findings.Add(ProbeCheck::kHeaderSyntax, e.n, absl::StrCat(at, "RateLimit: ", r.status().message()));
     } else if (!r->empty()) {
       if (!remaining) remaining = r->front().remaining;
       check_reset("RateLimit's t", r->front().reset);
@@ -189,7 +193,7 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   const int64_t longest = LongestWaitSeconds(plan.policy);
   const std::optional<std::string_view> retry = FindHeader(e.headers, "Retry-After");
   if (!retry) {
-    findings.Add("retry-after-missing", e.n,
+    findings.Add(ProbeCheck::kRetryAfterMissing, e.n,
                  absl::StrCat(at, "a ", e.status, " without Retry-After"));
     return;
   }
@@ -197,7 +201,7 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   if (!seconds) {
     // RFC 9110 allows an HTTP-date too ("Fri, 31 Dec 1999 23:59:59 GMT").
     if (!retry->ends_with(" GMT")) {
-      findings.Add("header-syntax", e.n,
+      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
                    absl::StrCat(at, "Retry-After: '", std::string(*retry),
                                 "' is neither whole seconds nor an HTTP-date"));
     }
@@ -205,8 +209,7 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   }
   decision.retry_after = std::chrono::seconds(*seconds);
   if (*seconds > longest) {
-    findings.Add(
-        "retry-after-too-long", e.n,
+    findings.Add(ProbeCheck::kRetryAfterTooLong, e.n,
         absl::StrCat(at, "Retry-After: ", *seconds, ", but the model never waits more than ",
                      longest, " s (milliseconds given for seconds?)"));
   }
@@ -255,8 +258,7 @@ void CheckRemainingAgainstAdmissions(const Policy& policy,
       absl::StrAppend(&which, i == 0 ? " (#" : ", #", before[i]);
     }
     if (!which.empty()) absl::StrAppend(&which, before.size() > kExamples ? ", ...)" : ")");
-    findings.Add(
-        "remaining-above-model", eb.n,
+    findings.Add(ProbeCheck::kRemainingAboveModel, eb.n,
         absl::StrCat("#", eb.n, " says ", b.remaining, " remain",
                      b.admitted ? " after an admission" : "", ", but the model's limit ",
                      policy.limit,
@@ -293,7 +295,7 @@ void CheckRemainingNeverRises(const std::vector<HttpExchange>& exchanges,
             FindHeader(eb.headers, "X-RateLimit-Limit")) {
       continue;
     }
-    findings.Add("remaining-rose", eb.n,
+    findings.Add(ProbeCheck::kRemainingRose, eb.n,
                  absl::StrCat("#", eb.n, " says ", b.remaining, " remain, more than the ",
                               a.remaining, " #", ea.n, " said, yet it was sent after #", ea.n,
                               " was answered and answered before the reset #", ea.n,

@@ -21,15 +21,39 @@
 
 namespace ratelab {
 
-// The checks of what only HTTP shows, by name.
-inline constexpr std::string_view kProbeFindingChecks[] = {
-    "server-errors",      "retry-after-missing",   "retry-after-too-long",
-    "header-syntax",      "remaining-above-model", "reset-in-the-past",
-    "reset-beyond-model", "remaining-rose",        "retry-after-dishonest"};
+// The checks of what only HTTP shows.
+enum class ProbeCheck {
+  kServerErrors,
+  kRetryAfterMissing,
+  kRetryAfterTooLong,
+  kHeaderSyntax,
+  kRemainingAboveModel,
+  kResetInThePast,
+  kResetBeyondModel,
+  kRemainingRose,
+  kRetryAfterDishonest,
+};
+struct ProbeCheckInfo {
+  ProbeCheck id;
+  std::string_view name;
+};
+// Every check, in the enum's order (the order reports list them in), with its name.
+inline constexpr ProbeCheckInfo kProbeChecks[] = {
+    {ProbeCheck::kServerErrors, "server-errors"},
+    {ProbeCheck::kRetryAfterMissing, "retry-after-missing"},
+    {ProbeCheck::kRetryAfterTooLong, "retry-after-too-long"},
+    {ProbeCheck::kHeaderSyntax, "header-syntax"},
+    {ProbeCheck::kRemainingAboveModel, "remaining-above-model"},
+    {ProbeCheck::kResetInThePast, "reset-in-the-past"},
+    {ProbeCheck::kResetBeyondModel, "reset-beyond-model"},
+    {ProbeCheck::kRemainingRose, "remaining-rose"},
+    {ProbeCheck::kRetryAfterDishonest, "retry-after-dishonest"},
+};
+std::string_view ProbeCheckName(ProbeCheck check);
 
 // Something only HTTP shows, with the exchanges (by number) that show it.
 struct ProbeFinding {
-  std::string check;  // one of kProbeFindingChecks
+  ProbeCheck check = ProbeCheck::kServerErrors;
   std::string summary;
   std::vector<int64_t> exchanges;  // at most a few
 };
@@ -53,18 +77,19 @@ std::optional<Policy> PolicyFromHeaders(const Policy& model,
 class ProbeFindings {
  public:
   // An exchange counts once for a check, however many of its headers show it.
-  void Add(std::string_view check, int64_t n, std::string example);
+  void Add(ProbeCheck check, int64_t n, std::string example);
   // The findings, each summarised as "K of `answers` answers: " and its first example.
   std::vector<ProbeFinding> Take(int64_t answers);
 
  private:
   struct Entry {
+    ProbeCheck check;
     int64_t count = 0;
     int64_t last = 0;  // the exchange last added
     std::string first;
     std::vector<int64_t> exchanges;
   };
-  std::map<std::string, Entry> entries_;
+  std::map<std::string_view, Entry> entries_;  // by name: the findings in name order
 };
 
 // A decision's exchange (by index) and the Remaining its answer stated.

@@ -41,7 +41,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
         break;
       case ProbeAnswer::kServerError:
         ++r.server_errors;
-        findings.Add("server-errors", e.n,
+        findings.Add(ProbeCheck::kServerErrors, e.n,
                      absl::StrCat("#", e.n, " ", e.status, " (a limiter that fails under load?)"));
         break;
       case ProbeAnswer::kUnanswered:

@@ -37,7 +37,7 @@ HttpExchange Answer(int64_t n, const std::string& user, int64_t sent_ms, int sta
 
 std::vector<std::string> CheckNames(const ProbeResult& r) {
   std::vector<std::string> out;
-  for (const ProbeFinding& f : r.findings) out.push_back(f.check);
+  for (const ProbeFinding& f : r.findings) out.emplace_back(ProbeCheckName(f.check));
   return out;
 }
 
@@ -95,7 +95,7 @@ TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
                            "header-syntax", "remaining-above-model", "reset-beyond-model",
                            "reset-in-the-past", "retry-after-missing", "retry-after-too-long"}));
   for (const ProbeFinding& f : r.findings) {
-    EXPECT_EQ(f.exchanges.size(), 1u) << f.check;
+    EXPECT_EQ(f.exchanges.size(), 1u) << ProbeCheckName(f.check);
     EXPECT_NE(f.summary.find(" of 6 answers: #"), std::string::npos) << f.summary;
   }
 }

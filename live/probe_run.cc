@@ -149,12 +149,12 @@ class RetryAfterCheck {
     const ProbeAnswer kind = AnswerOf(plan_, retry);
     if (early && kind == ProbeAnswer::kAdmitted) {
       findings.push_back(
-          {"retry-after-dishonest",
+          {ProbeCheck::kRetryAfterDishonest,
            absl::StrCat("#", retry.n, " was admitted ", FormatDuration(at), " after #", denial_n,
                         " said Retry-After: ", *wait, " (a wait it did not need)"),
            {denial_n, retry.n}});
     } else if (!early && kind == ProbeAnswer::kDenied) {
-      findings.push_back({"retry-after-dishonest",
+      findings.push_back({ProbeCheck::kRetryAfterDishonest,
                           absl::StrCat("#", retry.n, " was denied again ", FormatDuration(at),
                                        " after #", denial_n, " said Retry-After: ", *wait),
                           {denial_n, retry.n}});

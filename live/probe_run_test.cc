@@ -145,7 +145,7 @@ ProbePlan OneUserPlanFor(const std::string& url) {
 
 std::vector<std::string> Checks(const ProbeResult& r) {
   std::vector<std::string> out;
-  for (const ProbeFinding& f : r.findings) out.push_back(f.check);
+  for (const ProbeFinding& f : r.findings) out.emplace_back(ProbeCheckName(f.check));
   return out;
 }
 

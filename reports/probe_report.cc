@@ -101,7 +101,8 @@ std::string RenderProbeText(const ProbeResult& r) {
     }
   }
   for (const ProbeFinding& f : r.findings) {
-    absl::StrAppend(&out, "finding    [", f.check, "] ", f.summary, "\n");
+    absl::StrAppend(&out, "finding    [", std::string(ProbeCheckName(f.check)), "] ", f.summary,
+                    "\n");
     for (int64_t n : f.exchanges) absl::StrAppend(&out, "    ", DescribeExchange(r, n), "\n");
   }
   absl::StrAppend(&out, "Retry-After ", r.retry_after_checked ? "retried" : "not retried",
@@ -155,7 +156,8 @@ nlohmann::json ProbeJson(const ProbePlan& plan, const ProbeResult& r) {
   for (const ProbeFinding& f : r.findings) {
     nlohmann::json shown = nlohmann::json::array();
     for (int64_t n : f.exchanges) shown.push_back(exchange(n));
-    findings.push_back({{"check", f.check}, {"summary", f.summary}, {"exchanges", shown}});
+    findings.push_back(
+        {{"check", ProbeCheckName(f.check)}, {"summary", f.summary}, {"exchanges", shown}});
   }
   return {{"url", plan.url},
           {"method", plan.method},
@@ -203,10 +205,10 @@ std::string RenderProbeJunit(const ProbePlan& plan, const ProbeResult& r) {
     }
   }
   cases.push_back(linear);
-  for (std::string_view check : kProbeFindingChecks) {
-    view_parts::JunitCase c{classname, std::string(check), 0, "", "", false};
+  for (const ProbeCheckInfo& check : kProbeChecks) {
+    view_parts::JunitCase c{classname, std::string(check.name), 0, "", "", false};
     for (const ProbeFinding& f : r.findings) {
-      if (f.check != check) continue;
+      if (f.check != check.id) continue;
       c.message = f.summary;
       for (int64_t n : f.exchanges) absl::StrAppend(&c.failure, DescribeExchange(r, n), "\n");
     }
@@ -241,15 +243,15 @@ view_parts::Rows CheckRows(const ProbeResult& r) {
            ? "kept"
            : absl::StrCat("broken for ", users.size(), users.size() == 1 ? " user" : " users")});
   rows.push_back({"linearizable", LinearizableVerdict(r)});
-  for (std::string_view check : kProbeFindingChecks) {
+  for (const ProbeCheckInfo& check : kProbeChecks) {
     std::string verdict = "kept";
-    if (check == "retry-after-dishonest" && !r.retry_after_checked) {
+    if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
       verdict = "not checked (" + r.retry_after_note + ")";
     }
     for (const ProbeFinding& f : r.findings) {
-      if (f.check == check) verdict = "broken: " + f.summary;
+      if (f.check == check.id) verdict = "broken: " + f.summary;
     }
-    rows.push_back({std::string(check), verdict});
+    rows.push_back({std::string(check.name), verdict});
   }
   return rows;
 }
@@ -300,7 +302,8 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> Witnesses(const ProbeR
         {absl::StrCat(std::string(InvariantName(v.invariant)), ", user ", v.key, ": ", v.summary),
          ns});
   }
-  for (const ProbeFinding& f : r.findings) out.push_back({f.check + ": " + f.summary, f.exchanges});
+  for (const ProbeFinding& f : r.findings)
+    out.push_back({std::string(ProbeCheckName(f.check)) + ": " + f.summary, f.exchanges});
   return out;
 }
 

@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
         ->Threads(1)
         ->UseRealTime();
     for (const AlgorithmInfo& a : Algorithms()) {
-      limiters.push_back(MakeInProcessLimiter(BenchPolicy(a.algorithm)));
+      limiters.push_back(MakeInProcessLimiter(BenchPolicy(a.id)));
       InProcessLimiter* limiter = limiters.back().get();
       for (const std::string& k : w->keys) limiter->Decide(k, kStart, 1);  // every key present
       benchmark::RegisterBenchmark(("memory-" + std::string(a.name) + suffix).c_str(),

@@ -137,7 +137,7 @@ Result<std::vector<CheckId>> ParseCheckList(std::string_view text) {
   }
   std::vector<CheckId> out;
   for (const std::string& name : std::vector<std::string>(absl::StrSplit(std::string(text), ','))) {
-    Result<CheckId> check = CheckFromName(name);
+    Result<CheckId> check = ParseCheck(name);
     if (!check.ok()) return check.status();
     out.push_back(*check);
   }
@@ -146,7 +146,7 @@ Result<std::vector<CheckId>> ParseCheckList(std::string_view text) {
 
 std::string FormatCheckList(const std::vector<CheckId>& checks) {
   std::string out;
-  for (CheckId c : checks) out += (out.empty() ? "" : ",") + std::string(CheckOf(c).name);
+  for (CheckId c : checks) out += (out.empty() ? "" : ",") + std::string(CheckName(c));
   return out;
 }
 

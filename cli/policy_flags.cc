@@ -42,7 +42,7 @@ void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults&
 
 Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const PolicyFlags& flags,
                                const PolicyDefaults& defaults) {
-  const std::string what = std::string(name) + " is a " + std::string(Describe(algorithm).name);
+  const std::string what = std::string(name) + " is a " + std::string(AlgorithmName(algorithm));
   Policy policy;
   if (Describe(algorithm).bucket) {
     if (flags.limit || flags.window) {

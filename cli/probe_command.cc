@@ -15,6 +15,7 @@
 #include "cli/policy_flags.h"
 #include "impl/core/system_clock.h"
 #include "live/probe_run.h"
+#include "model/named.h"
 #include "reports/output_dir.h"
 #include "reports/probe_report.h"
 
@@ -44,11 +45,8 @@ Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
 
 Result<ProbeTraffic> ParseTraffic(std::string_view text) {
   if (std::optional<ProbeTraffic> t = ProbeTrafficNamed(text)) return *t;
-  std::string names;
-  for (const ProbeTrafficInfo& t : kProbeTraffic) {
-    names += (names.empty() ? "" : ", ") + std::string(t.name);
-  }
-  return absl::InvalidArgumentError("'" + std::string(text) + "' is not a traffic (" + names + ")");
+  return absl::InvalidArgumentError("'" + std::string(text) + "' is not a traffic (" +
+                                    NameChoices<ProbeTrafficInfo>(kProbeTraffic) + ")");
 }
 
 std::string TrafficHelp() {
@@ -172,7 +170,7 @@ class Probe final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    const std::optional<Algorithm> model = AlgorithmFromName(model_);
+    const std::optional<Algorithm> model = AlgorithmNamed(model_);
     if (!model) {
       return absl::InvalidArgumentError("unknown algorithm '" + model_ + "' (expected " +
                                         AlgorithmChoices() + ")");

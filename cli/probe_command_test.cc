@@ -130,7 +130,7 @@ TEST(ProbeCommand, BadFlagsAreRefusedBeforeAnythingIsSent) {
   refused({"http://127.0.0.1:1/", "--model", "leaky"}, "unknown algorithm 'leaky'");
   refused({"http://127.0.0.1:1/"}, "--model is required");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--traffic", "waves"},
-          "--traffic: 'waves' is not a traffic (steady, poisson, bursts, boundary)");
+          "--traffic: 'waves' is not a traffic (steady, poisson, bursts or boundary)");
 }
 
 TEST(ProbeCommand, AServerThatIsNotThereIsAnErrorNotAPass) {

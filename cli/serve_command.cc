@@ -77,7 +77,7 @@ class Serve final : public Command {
     c->add_option_function<std::string>(
         "--on-store-failure",
         [this](const std::string& text) {
-          const std::optional<FailurePolicy::Kind> kind = FailurePolicyFromName(text);
+          const std::optional<FailurePolicy::Kind> kind = FailurePolicyNamed(text);
           if (!kind) {
             throw CLI::ValidationError("--on-store-failure: '" + text +
                                        "' is not error, open, closed or breaker");

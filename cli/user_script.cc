@@ -30,7 +30,7 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     }
     return std::optional<UserScript>();
   }
-  const std::optional<Algorithm> algorithm = AlgorithmFromName(model);
+  const std::optional<Algorithm> algorithm = AlgorithmNamed(model);
   if (!algorithm) {
     return absl::InvalidArgumentError("--model '" + model + "' is not an algorithm (expected " +
                                       AlgorithmChoices() + ")");

@@ -4,6 +4,8 @@
 #include <array>
 #include <set>
 
+#include "model/named.h"
+
 namespace ratelab {
 
 namespace {
@@ -124,12 +126,12 @@ std::span<const CheckInfo> Checks() { return kChecks; }
 
 const CheckInfo& CheckOf(CheckId id) { return kChecks[static_cast<size_t>(id)]; }
 
-Result<CheckId> CheckFromName(std::string_view name) {
+std::string_view CheckName(CheckId id) { return CheckOf(id).name; }
+
+Result<CheckId> ParseCheck(std::string_view name) {
+  if (const std::optional<CheckId> id = Named(Checks(), name)) return *id;
   std::string expected;
-  for (const CheckInfo& c : kChecks) {
-    if (c.name == name) return c.id;
-    expected += (expected.empty() ? "" : ", ") + std::string(c.name);
-  }
+  for (const CheckInfo& c : kChecks) expected += (expected.empty() ? "" : ", ") + std::string(c.name);
   return absl::InvalidArgumentError("unknown check '" + std::string(name) + "' (expected one of " +
                                     expected + "; the boundary-burst ratio is always reported)");
 }

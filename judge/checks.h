@@ -83,14 +83,15 @@ struct CheckInfo {
 // one: every run reports it.)
 std::span<const CheckInfo> Checks();
 const CheckInfo& CheckOf(CheckId id);
+std::string_view CheckName(CheckId id);
 // The check named `name`, or InvalidArgument naming the checks there are.
-Result<CheckId> CheckFromName(std::string_view name);
+Result<CheckId> ParseCheck(std::string_view name);
 
 // The result of one check of one limiter.
 struct CheckResult {
   CheckId check;
   std::vector<Violation> violations;
-  std::string_view name() const { return CheckOf(check).name; }
+  std::string_view name() const { return CheckName(check); }
 };
 
 // Judges a history of real concurrency (`ratelab stress`, `ratelab probe`) by `policy`'s promise

@@ -29,13 +29,13 @@ TEST(Checks, EveryCheckHasOneNameThatFindsIt) {
     EXPECT_TRUE(names.insert(c.name).second) << c.name;
     EXPECT_FALSE(c.summary.empty()) << c.name;
     EXPECT_EQ(&CheckOf(c.id), &c);
-    Result<CheckId> found = CheckFromName(c.name);
+    Result<CheckId> found = ParseCheck(c.name);
     ASSERT_TRUE(found.ok()) << c.name;
     EXPECT_EQ(*found, c.id);
   }
   EXPECT_EQ(names.size(), 9u);
   EXPECT_FALSE(names.contains("boundary-burst")) << "a ratio every run reports, not a check";
-  const Result<CheckId> unknown = CheckFromName("vibes");
+  const Result<CheckId> unknown = ParseCheck("vibes");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("unknown check 'vibes' (expected one of promise, "),
             std::string::npos);

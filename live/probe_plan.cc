@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "model/named.h"
 
 namespace ratelab {
 
@@ -122,18 +123,12 @@ Status CheckProbePlan(const ProbePlan& plan) {
   return absl::OkStatus();
 }
 
-const ProbeTrafficInfo& Describe(ProbeTraffic traffic) {
-  for (const ProbeTrafficInfo& t : kProbeTraffic) {
-    if (t.traffic == traffic) return t;
-  }
-  return kProbeTraffic[0];
+std::string_view ProbeTrafficName(ProbeTraffic traffic) {
+  return NameOf<ProbeTrafficInfo>(kProbeTraffic, traffic);
 }
 
 std::optional<ProbeTraffic> ProbeTrafficNamed(std::string_view name) {
-  for (const ProbeTrafficInfo& t : kProbeTraffic) {
-    if (t.name == name) return t.traffic;
-  }
-  return std::nullopt;
+  return Named<ProbeTrafficInfo>(kProbeTraffic, name);
 }
 
 std::string ProbeUser(const ProbePlan& plan, int64_t i) {
@@ -159,8 +154,8 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
   absl::StrAppend(&out, "  as ", users, " user(s) {user} = ", ProbeUser(plan, 0),
                   users > 1 ? absl::StrCat(" .. ", ProbeUser(plan, users - 1)) : "", ", on ",
                   plan.concurrency, " connection(s)\n");
-  absl::StrAppend(&out, "  traffic ", std::string(Describe(plan.traffic).name), ": ",
-                  std::string(Describe(plan.traffic).summary),
+  absl::StrAppend(&out, "  traffic ", std::string(ProbeTrafficName(plan.traffic)), ": ",
+                  std::string(RowOf<ProbeTrafficInfo>(kProbeTraffic, plan.traffic).summary),
                   plan.traffic == ProbeTraffic::kPoisson ? absl::StrCat(" (seed ", plan.seed, ")")
                   : plan.traffic == ProbeTraffic::kBursts && plan.burst_size > 0
                       ? absl::StrCat(" (", plan.burst_size, " a burst)")
@@ -177,7 +172,7 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
   }
   absl::StrAppend(&out, "  ", denied, " is a denial; held to ",
                   plan.policy_from_headers
-                      ? absl::StrCat(std::string(Describe(plan.policy.algorithm).name),
+                      ? absl::StrCat(std::string(AlgorithmName(plan.policy.algorithm)),
                                      " with the limit and window its headers state")
                       : plan.policy.ToString(),
                   " per user\n");

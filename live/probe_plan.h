@@ -25,7 +25,7 @@ inline constexpr double kProbeMostPerSecond = 10'000;
 enum class ProbeTraffic { kSteady, kPoisson, kBursts, kBoundary };
 
 struct ProbeTrafficInfo {
-  ProbeTraffic traffic;
+  ProbeTraffic id;
   std::string_view name;
   std::string_view summary;
 };
@@ -42,7 +42,7 @@ inline constexpr ProbeTrafficInfo kProbeTraffic[] = {
      "header names, for one user"},
 };
 
-const ProbeTrafficInfo& Describe(ProbeTraffic traffic);
+std::string_view ProbeTrafficName(ProbeTraffic traffic);
 std::optional<ProbeTraffic> ProbeTrafficNamed(std::string_view name);
 
 struct ProbePlan {

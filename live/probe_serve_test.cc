@@ -138,7 +138,7 @@ TEST(Probe, ServeWithEachAlgorithmOnEachStoreIsNotAccused) {
       config.store = store;
       ProbePlan plan = PlanFor("");
       plan.policy = rule.ToPolicy();
-      const std::string name(Describe(algorithm).name);
+      const std::string name(AlgorithmName(algorithm));
       plan.user_prefix = "each-" + name + "-";
       plan.concurrency = 4;
       plan.max_per_second = 300;

@@ -381,7 +381,7 @@ TEST(KeyIds, GroupingByTheSimulatorsKeyIdsIsGroupingByKey) {
 TEST(PromiseInvariant, NamesWhatCheckPromiseReports) {
   const History burst = At({seconds(0), seconds(0), seconds(0)});
   for (const AlgorithmInfo& a : Algorithms()) {
-    const Algorithm algorithm = *AlgorithmFromName(a.name);
+    const Algorithm algorithm = *AlgorithmNamed(a.name);
     const Policy p = a.bucket ? Policy::Bucket(algorithm, 1, seconds(1))
                               : Policy::Window(algorithm, 1, seconds(1));
     const std::vector<Violation> v = CheckPromise(burst, p);

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "model/named.h"
+
 namespace ratelab {
 
 namespace {
@@ -47,25 +49,13 @@ constexpr std::array<AlgorithmInfo, 9> kAlgorithms = {{
 
 std::span<const AlgorithmInfo> Algorithms() { return kAlgorithms; }
 
-std::string AlgorithmChoices() {
-  std::string out;
-  for (size_t i = 0; i < std::size(kAlgorithms); ++i) {
-    out += (i == 0                            ? ""
-            : i + 1 == std::size(kAlgorithms) ? " or "
-                                              : ", ") +
-           std::string(kAlgorithms[i].name);
-  }
-  return out;
-}
+std::string AlgorithmChoices() { return NameChoices(Algorithms()); }
 
 const AlgorithmInfo& Describe(Algorithm a) { return kAlgorithms[static_cast<size_t>(a)]; }
 
-std::optional<Algorithm> AlgorithmFromName(std::string_view name) {
-  for (const AlgorithmInfo& info : kAlgorithms) {
-    if (info.name == name) return info.algorithm;
-  }
-  return std::nullopt;
-}
+std::string_view AlgorithmName(Algorithm a) { return Describe(a).name; }
+
+std::optional<Algorithm> AlgorithmNamed(std::string_view name) { return Named(Algorithms(), name); }
 
 std::optional<std::string> Policy::Problem() const {
   const bool bucket = IsBucket();
@@ -88,7 +78,7 @@ std::optional<std::string> Policy::Problem() const {
 }
 
 std::string Policy::ToString() const {
-  const std::string name(Describe(algorithm).name);
+  const std::string name(AlgorithmName(algorithm));
   if (IsBucket()) {
     return name + " burst " + std::to_string(limit) + ", one per " + FormatDuration(window);
   }

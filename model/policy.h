@@ -31,7 +31,7 @@ enum class Algorithm {
 };
 
 struct AlgorithmInfo {
-  Algorithm algorithm;
+  Algorithm id;
   std::string_view name;     // as written on the command line and in scenarios
   std::string_view summary;  // one line for `ratelab list`
   bool bucket;               // takes burst + interval rather than limit + window
@@ -40,7 +40,8 @@ struct AlgorithmInfo {
 // Every algorithm, in a stable order.
 std::span<const AlgorithmInfo> Algorithms();
 const AlgorithmInfo& Describe(Algorithm a);
-std::optional<Algorithm> AlgorithmFromName(std::string_view name);
+std::string_view AlgorithmName(Algorithm a);
+std::optional<Algorithm> AlgorithmNamed(std::string_view name);
 // Every algorithm's name, for an error: "fixed-window, sliding-log, ... or token-bucket-intervals".
 std::string AlgorithmChoices();
 

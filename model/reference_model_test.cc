@@ -127,8 +127,8 @@ TEST(Policy, ProblemsNameTheFieldAndValue) {
 // goes past its window (a probe judges a server's headers by that bound).
 TEST(ReferenceModels, NoResetOrWaitIsLongerThanTheLongestRestore) {
   for (const AlgorithmInfo& info : Algorithms()) {
-    const Policy policy = info.bucket ? Policy::Bucket(info.algorithm, 4, seconds(1))
-                                      : Policy::Window(info.algorithm, 4, seconds(4));
+    const Policy policy = info.bucket ? Policy::Bucket(info.id, 4, seconds(1))
+                                      : Policy::Window(info.id, 4, seconds(4));
     auto m = MakeReferenceModel(policy);
     Instant now = kT0;
     uint64_t x = 7;

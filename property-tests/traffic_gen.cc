@@ -38,7 +38,7 @@ rc::Gen<Move> GenMove(int64_t w, TimeOrder order) {
 
 rc::Gen<Algorithm> GenAlgorithm() {
   std::vector<Algorithm> all;
-  for (const AlgorithmInfo& a : Algorithms()) all.push_back(a.algorithm);
+  for (const AlgorithmInfo& a : Algorithms()) all.push_back(a.id);
   return rc::gen::elementOf(all);
 }
 
@@ -128,5 +128,5 @@ void showValue(const Traffic& t, std::ostream& os) {
 namespace ratelab {
 void showValue(const Decision& d, std::ostream& os) { os << ToString(d); }
 void showValue(const Policy& p, std::ostream& os) { os << p.ToString(); }
-void showValue(Algorithm a, std::ostream& os) { os << Describe(a).name; }
+void showValue(Algorithm a, std::ostream& os) { os << AlgorithmName(a); }
 }  // namespace ratelab

@@ -30,7 +30,7 @@ LimiterReport Limiter(std::string name, Algorithm algorithm, int64_t admitted, u
   LimiterReport l;
   l.name = std::move(name);
   l.algorithm = algorithm;
-  l.policy = std::string(Describe(algorithm).name) + " 5 per 1m";
+  l.policy = std::string(AlgorithmName(algorithm)) + " 5 per 1m";
   l.offered = 100;
   l.admitted = admitted;
   l.denied = 100 - admitted;

@@ -24,7 +24,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   if (subject.custom) r.clock = ScriptClockName(subject.info->clock);
   r.seeds_searched = result.seeds_searched;
   r.start = options.base.start;
-  for (CheckId c : options.base.checks) r.checks.emplace_back(CheckOf(c).name);
+  for (CheckId c : options.base.checks) r.checks.emplace_back(CheckName(c));
   if (result.failure) {
     r.verdict = "failure";
     r.policy = options.base.policy.ToString();
@@ -51,7 +51,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.reproduce = reproduce;
   // The minimal case is the witness: every request in it is needed to break the invariant.
   r.violation =
-      ViolationReport{std::string(CheckOf(f.check).name), f.violation.invariant, f.violation.key,
+      ViolationReport{std::string(CheckName(f.check)), f.violation.invariant, f.violation.key,
                       f.violation.summary, WitnessEvents(f.witness, start)};
   r.faults = FaultReports(f.faults, start);
   return r;

@@ -261,7 +261,7 @@ view_parts::Rows SummaryRows(const ProbePlan& plan, const ProbeResult& r) {
   const int64_t load = static_cast<int64_t>(r.exchanges.size()) - r.retry_after_requests;
   return {{"", ""},
           {"endpoint", plan.method + " " + plan.url},
-          {"traffic", absl::StrCat(std::string(Describe(plan.traffic).name), ", ", plan.users,
+          {"traffic", absl::StrCat(std::string(ProbeTrafficName(plan.traffic)), ", ", plan.users,
                                    " user(s), ", plan.concurrency, " connection(s)")},
           {"sent", absl::StrCat(
                        load, " in ", Fixed(Seconds(r.elapsed), 1), " s",

@@ -78,7 +78,7 @@ json ToJson(const LimiterReport& l) {
               {"series", ToJson(l.series)},
               {"checks", Array(l.checks)},
               {"violations", Array(l.violations)}};
-  if (l.algorithm) out["algorithm"] = std::string(Describe(*l.algorithm).name);
+  if (l.algorithm) out["algorithm"] = std::string(AlgorithmName(*l.algorithm));
   if (l.failed > 0) {
     out["failed"] = l.failed;
     out["failure"] = l.failure;
@@ -198,7 +198,7 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
   l.policy = r.Field("policy").String();
   if (const std::optional<JsonReader> algorithm = r.OptionalField("algorithm")) {
     const std::string name = algorithm->String();
-    l.algorithm = AlgorithmFromName(name);
+    l.algorithm = AlgorithmNamed(name);
     if (!l.algorithm) algorithm->Report("unknown algorithm '" + name + "'");
   }
   l.offered = r.Field("offered").Int();

@@ -198,7 +198,7 @@ bool LooksCommon(std::string_view line) { return ParseCommonRecord(line).ok(); }
 
 }  // namespace
 
-std::optional<LogFormat> LogFormatFromName(std::string_view name) {
+std::optional<LogFormat> LogFormatNamed(std::string_view name) {
   if (name == "auto") return LogFormat::kAuto;
   if (name == "csv") return LogFormat::kCsv;
   if (name == "common" || name == "combined") return LogFormat::kCommon;

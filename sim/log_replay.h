@@ -23,7 +23,7 @@
 namespace ratelab {
 
 enum class LogFormat { kAuto, kCsv, kCommon };
-std::optional<LogFormat> LogFormatFromName(std::string_view name);
+std::optional<LogFormat> LogFormatNamed(std::string_view name);
 
 struct AccessLog {
   std::vector<Arrival> arrivals;  // in the log's order

@@ -27,7 +27,7 @@ class LuaSpecReader : public internal::YamlReader {
                  : (std::filesystem::path(dir) / script).string();
     std::string model;
     RL_ASSIGN(model, StringAt(root, "model", true));
-    const std::optional<Algorithm> algorithm = AlgorithmFromName(model);
+    const std::optional<Algorithm> algorithm = AlgorithmNamed(model);
     if (!algorithm) {
       return Error(root["model"],
                    "'" + model + "' is not an algorithm (expected " + AlgorithmChoices() + ")");

@@ -29,7 +29,7 @@ Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n,
   Rule r;
   std::string scope_type;
   RL_ASSIGN(scope_type, reader.StringAt(n, "scope_type", true));
-  const std::optional<ScopeType> scope = ScopeTypeFromName(scope_type);
+  const std::optional<ScopeType> scope = ScopeTypeNamed(scope_type);
   if (!scope) {
     return reader.Error(n["scope_type"], "unknown scope_type '" + scope_type + "' (expected " +
                                              ScopeTypeChoices() + ")");
@@ -40,7 +40,7 @@ Result<Rule> ReadRule(const YamlReader& reader, const YAML::Node& n,
   RL_ASSIGN(r.endpoint, reader.StringAt(n, "endpoint", false, "*", YamlReader::Controls::kAny));
   std::string algorithm;
   RL_ASSIGN(algorithm, reader.StringAt(n, "algorithm", true));
-  const std::optional<Algorithm> a = AlgorithmFromName(algorithm);
+  const std::optional<Algorithm> a = AlgorithmNamed(algorithm);
   if (!a) {
     return reader.Error(n["algorithm"], "unknown algorithm '" + algorithm + "' (expected " +
                                             AlgorithmChoices() + ")");
@@ -113,7 +113,7 @@ std::string RulesYaml(const RuleSet& rules) {
     // Quoted: a value may be *, ~, yes or anything else YAML would read as more than text.
     out << YAML::Key << "scope_value" << YAML::Value << YAML::DoubleQuoted << r.scope_value;
     out << YAML::Key << "endpoint" << YAML::Value << YAML::DoubleQuoted << r.endpoint;
-    out << YAML::Key << "algorithm" << YAML::Value << std::string(Describe(r.algorithm).name);
+    out << YAML::Key << "algorithm" << YAML::Value << std::string(AlgorithmName(r.algorithm));
     out << YAML::Key << "max_requests" << YAML::Value << r.max_requests;
     out << YAML::Key << "window_seconds" << YAML::Value << r.window_seconds;
     if (r.burst_size) out << YAML::Key << "burst_size" << YAML::Value << *r.burst_size;

@@ -3,7 +3,7 @@
 namespace ratelab {
 
 std::string LimiterSpec::ProtocolFor(const Policy& p) const {
-  if (by_rules && protocol.empty()) return "memory-" + std::string(Describe(p.algorithm).name);
+  if (by_rules && protocol.empty()) return "memory-" + std::string(AlgorithmName(p.algorithm));
   return protocol;
 }
 

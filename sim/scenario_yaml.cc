@@ -184,7 +184,7 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   } else {
     std::string name;
     RL_ASSIGN(name, StringAt(n, "algorithm", true));
-    const std::optional<Algorithm> a = AlgorithmFromName(name);
+    const std::optional<Algorithm> a = AlgorithmNamed(name);
     if (!a) {
       return Error(n["algorithm"],
                    "unknown algorithm '" + name + "' (expected " + AlgorithmChoices() + ")");
@@ -226,7 +226,7 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
   spec.durability = *d;
   std::string on_error;
   RL_ASSIGN(on_error, StringAt(n, "on_store_error", false, "error"));
-  const std::optional<FailurePolicy::Kind> kind = FailurePolicyFromName(on_error);
+  const std::optional<FailurePolicy::Kind> kind = FailurePolicyNamed(on_error);
   if (!kind) {
     return Error(n["on_store_error"], "unknown failure policy '" + on_error +
                                           "' (expected error, fail-open, fail-closed or "
@@ -310,7 +310,7 @@ Status ScenarioReader::ReadChecks(const YAML::Node& n, Scenario& s) const {
   s.checks.clear();
   for (const YAML::Node& c : n) {
     const std::string name = c.IsScalar() ? c.Scalar() : "";
-    Result<CheckId> check = CheckFromName(name);
+    Result<CheckId> check = ParseCheck(name);
     if (!check.ok()) return Error(c, std::string(check.status().message()));
     if (s.rules && CheckOf(*check).by_policy) {
       return Error(c, "the check " + name +

@@ -118,7 +118,7 @@ Status ScenarioReader::ReadReplay(const YAML::Node& n, Scenario& s) const {
   std::string file, format_name;
   RL_ASSIGN(file, StringAt(n, "file", true));
   RL_ASSIGN(format_name, StringAt(n, "format", false, "auto"));
-  const std::optional<LogFormat> format = LogFormatFromName(format_name);
+  const std::optional<LogFormat> format = LogFormatNamed(format_name);
   if (!format) {
     return Error(n["format"], "unknown log format '" + format_name +
                                   "' (expected auto, csv, common or combined)");

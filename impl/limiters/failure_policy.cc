@@ -19,7 +19,7 @@ std::string_view FailurePolicyName(FailurePolicy::Kind kind) {
   return "?";
 }
 
-std::optional<FailurePolicy::Kind> FailurePolicyFromName(std::string_view name) {
+std::optional<FailurePolicy::Kind> FailurePolicyNamed(std::string_view name) {
   for (const auto& [k, n] : kNames) {
     if (n == name) return k;
   }

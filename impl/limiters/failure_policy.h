@@ -35,7 +35,7 @@ struct FailurePolicy {
 
 std::string_view FailurePolicyName(FailurePolicy::Kind kind);
 // A name FailurePolicyName gives, or a short one: open, closed, breaker.
-std::optional<FailurePolicy::Kind> FailurePolicyFromName(std::string_view name);
+std::optional<FailurePolicy::Kind> FailurePolicyNamed(std::string_view name);
 
 // A failure policy's state over the calls to one store: what to do before a call (call the store,
 // or, the breaker open, admit without it) and after one that failed. Shared by GuardedProtocol

@@ -196,8 +196,8 @@ Status CheckProtocol(std::string_view name, const Policy& policy) {
   }
   if (policy.algorithm != info->algorithm) {
     return absl::InvalidArgumentError("protocol '" + std::string(name) + "' implements " +
-                                      std::string(Describe(info->algorithm).name) + ", not " +
-                                      std::string(Describe(policy.algorithm).name));
+                                      std::string(AlgorithmName(info->algorithm)) + ", not " +
+                                      std::string(AlgorithmName(policy.algorithm)));
   }
   return info->check == nullptr ? absl::OkStatus() : info->check(policy);
 }

@@ -36,8 +36,8 @@ std::string BucketAlgorithms() {
 Result<Rule> RuleFromRow(const pqxx::row& row) {
   Rule r;
   r.rule_id = row[0].c_str();
-  const std::optional<ScopeType> scope = ScopeTypeFromName(row[1].c_str());
-  const std::optional<Algorithm> algorithm = AlgorithmFromName(row[4].c_str());
+  const std::optional<ScopeType> scope = ScopeTypeNamed(row[1].c_str());
+  const std::optional<Algorithm> algorithm = AlgorithmNamed(row[4].c_str());
   const std::string where = "ratelab.rules holds rule " + r.rule_id;
   if (!scope) {
     return absl::InvalidArgumentError(where + " with scope_type '" + row[1].c_str() +
@@ -104,7 +104,7 @@ std::vector<std::string> RuleParams(const Rule& r) {
           std::string(Name(r.scope_type)),
           r.scope_value,
           r.endpoint,
-          std::string(Describe(r.algorithm).name),
+          std::string(AlgorithmName(r.algorithm)),
           std::to_string(r.max_requests),
           std::to_string(r.window_seconds),
           r.burst_size ? std::to_string(*r.burst_size) : ""};

@@ -79,7 +79,7 @@ std::span<const ScopeTypeInfo> ScopeTypes() { return kScopeTypes; }
 
 std::string_view Name(ScopeType type) { return kScopeTypes[static_cast<size_t>(type)].name; }
 
-std::optional<ScopeType> ScopeTypeFromName(std::string_view name) {
+std::optional<ScopeType> ScopeTypeNamed(std::string_view name) {
   for (const ScopeTypeInfo& info : kScopeTypes) {
     if (info.name == name) return info.type;
   }
@@ -105,7 +105,7 @@ Policy Rule::ToPolicy() const {
 
 std::string Rule::ToString() const {
   std::string out = std::string(Name(scope_type)) + " " + scope_value + " " + endpoint + ": " +
-                    std::string(Describe(algorithm).name) + " " + std::to_string(max_requests) +
+                    std::string(AlgorithmName(algorithm)) + " " + std::to_string(max_requests) +
                     " per " + std::to_string(window_seconds) + "s";
   if (burst_size) out += ", burst " + std::to_string(*burst_size);
   return out;
@@ -138,7 +138,7 @@ std::optional<RuleProblem> FindProblem(const Rule& r) {
     return Problem("window_seconds", "must be between 1 and " + std::to_string(kMaxWindowSeconds) +
                                          " (got " + std::to_string(r.window_seconds) + ")");
   }
-  const std::string algorithm(Describe(r.algorithm).name);
+  const std::string algorithm(AlgorithmName(r.algorithm));
   if (!Describe(r.algorithm).bucket) {
     if (r.burst_size) {
       return Problem("burst_size",

@@ -35,7 +35,7 @@ struct ScopeTypeInfo {
 // Every scope type, in a stable order.
 std::span<const ScopeTypeInfo> ScopeTypes();
 std::string_view Name(ScopeType type);
-std::optional<ScopeType> ScopeTypeFromName(std::string_view name);
+std::optional<ScopeType> ScopeTypeNamed(std::string_view name);
 // "user, org, ip, apiKey or global", for an error.
 std::string ScopeTypeChoices();
 

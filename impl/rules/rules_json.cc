@@ -65,7 +65,7 @@ nlohmann::ordered_json RuleToJson(const Rule& r) {
                               {"scope_type", Name(r.scope_type)},
                               {"scope_value", r.scope_value},
                               {"endpoint", r.endpoint},
-                              {"algorithm", Describe(r.algorithm).name},
+                              {"algorithm", AlgorithmName(r.algorithm)},
                               {"max_requests", r.max_requests},
                               {"window_seconds", r.window_seconds}};
   if (r.burst_size) j["burst_size"] = *r.burst_size;
@@ -88,7 +88,7 @@ Result<Rule> RuleFromJson(const nlohmann::json& object) {
   Rule r;
   Result<std::string> scope = Text(object, "scope_type", std::nullopt);
   if (!scope.ok()) return scope.status();
-  const std::optional<ScopeType> type = ScopeTypeFromName(*scope);
+  const std::optional<ScopeType> type = ScopeTypeNamed(*scope);
   if (!type) {
     return absl::InvalidArgumentError("scope_type: '" + *scope +
                                       "' is not a scope type; expected " + ScopeTypeChoices());
@@ -102,7 +102,7 @@ Result<Rule> RuleFromJson(const nlohmann::json& object) {
   r.endpoint = *std::move(endpoint);
   Result<std::string> algorithm = Text(object, "algorithm", std::nullopt);
   if (!algorithm.ok()) return algorithm.status();
-  const std::optional<Algorithm> a = AlgorithmFromName(*algorithm);
+  const std::optional<Algorithm> a = AlgorithmNamed(*algorithm);
   if (!a) {
     return absl::InvalidArgumentError("algorithm: '" + *algorithm +
                                       "' is not an algorithm; expected " + AlgorithmChoices());

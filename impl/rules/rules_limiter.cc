@@ -53,7 +53,7 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::PeekByRules(Context& ctx, const
 Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Request& request,
                                                          bool spend) {
   if (Status s = Validate(request); !s.ok()) co_return s;
-  const std::optional<ScopeType> type = ScopeTypeFromName(request.scope_type);
+  const std::optional<ScopeType> type = ScopeTypeNamed(request.scope_type);
   if (!type) {
     co_return absl::InvalidArgumentError("scope_type: '" + request.scope_type +
                                          "' is not a scope type; expected " + ScopeTypeChoices());

@@ -90,10 +90,10 @@ TEST(Rules, ScopeValuesAndEndpointsAreUtf8TextWithoutNul) {
 
 TEST(Rules, ScopeTypesAreOneTable) {
   for (const ScopeTypeInfo& t : ScopeTypes()) {
-    EXPECT_EQ(ScopeTypeFromName(t.name), t.type);
+    EXPECT_EQ(ScopeTypeNamed(t.name), t.type);
     EXPECT_EQ(Name(t.type), t.name);
   }
-  EXPECT_EQ(ScopeTypeFromName("apikey"), std::nullopt) << "names are exact";
+  EXPECT_EQ(ScopeTypeNamed("apikey"), std::nullopt) << "names are exact";
   EXPECT_EQ(ScopeTypeChoices(), "user, org, ip, apiKey or global");
 }
 

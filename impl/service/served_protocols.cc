@@ -45,10 +45,10 @@ Result<std::string_view> StoreProtocolFor(StoreKind store, const Rule& rule,
   for (const StoreProtocol& p : kStoreProtocols) {
     if (p.store != store) continue;
     if (p.algorithm == rule.algorithm) return p.protocol;
-    enforced += (enforced.empty() ? "" : ", ") + std::string(Describe(p.algorithm).name);
+    enforced += (enforced.empty() ? "" : ", ") + std::string(AlgorithmName(p.algorithm));
   }
   return absl::InvalidArgumentError(
-      "the rule '" + rule.ToString() + "' is " + std::string(Describe(rule.algorithm).name) +
+      "the rule '" + rule.ToString() + "' is " + std::string(AlgorithmName(rule.algorithm)) +
       ", which no protocol enforces on " + std::string(ServerOf(store)) + " (" + enforced + " do)");
 }
 
@@ -72,7 +72,7 @@ Status CheckProtocolChoices(const ProtocolChoices& chosen, bool store_is_sql) {
     for (size_t j = 0; j < i; ++j) {
       if (FindProtocol(chosen[j])->algorithm == info->algorithm) {
         return absl::InvalidArgumentError("'" + chosen[j] + "' and '" + chosen[i] + "' are both " +
-                                          std::string(Describe(info->algorithm).name) +
+                                          std::string(AlgorithmName(info->algorithm)) +
                                           ": choose one");
       }
     }
@@ -106,7 +106,7 @@ Status CheckStoreProtocols(const Stores& stores, const RuleSet& rules,
 RulesLimiter::ProtocolMaker InProcessProtocols() {
   return [](const Rule& rule) {
     const Policy policy = rule.ToPolicy();
-    return MakeProtocol("memory-" + std::string(Describe(policy.algorithm).name), policy, Stores{});
+    return MakeProtocol("memory-" + std::string(AlgorithmName(policy.algorithm)), policy, Stores{});
   };
 }
 

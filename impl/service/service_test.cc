@@ -108,8 +108,8 @@ TEST(RateLimitService, Seed001sUsageReadsTheCountWithoutSpending) {
     Fixture g({MakeRule(ScopeType::kUser, "/api/hit", algorithm, 5, 60,
                         bucket ? std::optional<int64_t>(5) : std::nullopt)});
     for (int i = 0; i < 2; ++i) g.Send("POST", "/api/hit", R"({"userId": "u"})", at);
-    EXPECT_EQ(Body(g.Send("GET", "/api/usage/u", "", at))["count"], 2) << Describe(algorithm).name;
-    EXPECT_EQ(Body(g.Send("GET", "/api/usage/u", "", at))["count"], 2) << Describe(algorithm).name;
+    EXPECT_EQ(Body(g.Send("GET", "/api/usage/u", "", at))["count"], 2) << AlgorithmName(algorithm);
+    EXPECT_EQ(Body(g.Send("GET", "/api/usage/u", "", at))["count"], 2) << AlgorithmName(algorithm);
   }
 }
 

@@ -32,16 +32,16 @@ constexpr std::string_view DurabilityName(Durability d) {
   return "?";
 }
 
-constexpr std::optional<Durability> DurabilityFromName(std::string_view name) {
+constexpr std::optional<Durability> DurabilityNamed(std::string_view name) {
   for (Durability d : kDurabilities) {
     if (DurabilityName(d) == name) return d;
   }
   return std::nullopt;
 }
 
-// DurabilityFromName, or InvalidArgument naming the durabilities there are.
+// DurabilityNamed, or InvalidArgument naming the durabilities there are.
 inline Result<Durability> ParseDurability(std::string_view name) {
-  if (std::optional<Durability> d = DurabilityFromName(name)) return *d;
+  if (std::optional<Durability> d = DurabilityNamed(name)) return *d;
   return absl::InvalidArgumentError("unknown durability '" + std::string(name) +
                                     "' (expected none, everysec or always)");
 }

@@ -1,4 +1,4 @@
-// Decisions per second and latency of the SQL protocols through the Sql store (PgSql) on a
+// Decisions per second and latency of the SQL protocols through the Sql store (PostgresSql) on a
 // private PostgreSQL server, beside pgbench running the protocol's own statement as a custom
 // script against the same server with the same number of clients. The last column is ratelab's
 // rate over pgbench's.
@@ -7,7 +7,7 @@
 // for random users among 10 000; pgbench runs the same prepared statement (-M prepared) with the
 // same parameters drawn the same way. On both sides the connections share as many threads
 // (at most two), each thread keeping a statement in flight on each of its connections: pgbench's
-// clients through libpq's asynchronous calls, ratelab's through a PgPool, as `ratelab serve`
+// clients through libpq's asynchronous calls, ratelab's through a PostgresPool, as `ratelab serve`
 // decides on PostgreSQL. pgbench has no clock, so both
 // sides decide every request at the instant the setting starts: the statement does the same work
 // on both (nothing expires, so the sweeps find nothing to delete). Policies are generous, so
@@ -154,7 +154,7 @@ struct Slot {
   Instant sent{};
 };
 
-// `clients` connections shared by as many threads as pgbench has (-j), each thread a PgPool
+// `clients` connections shared by as many threads as pgbench has (-j), each thread a PostgresPool
 // keeping a decision in flight on each of its connections: the protocol's own Decide, for
 // random users.
 Figures RunRatelab(const Subject& subject, const std::string& conninfo, int clients, int seconds,
@@ -171,7 +171,7 @@ Figures RunRatelab(const Subject& subject, const std::string& conninfo, int clie
       // Clients dealt out as pgbench deals them to its threads.
       const int share = clients / threads + (t < clients % threads ? 1 : 0);
       running.emplace_back([&, t, share] {
-        PgPool pool(conninfo, share);
+        PostgresPool pool(conninfo, share);
         Stores stores;
         stores.sql = &pool;
         Result<std::unique_ptr<Protocol>> p =
@@ -293,7 +293,7 @@ int Main(int argc, char** argv) {
   options.durability = Durability::kEverySec;  // synchronous_commit off, on both sides
   Result<std::unique_ptr<PostgresServer>> server = PostgresServer::Start(options);
   if (!server.ok()) Die(server.status());
-  PgSql admin((*server)->conninfo());
+  PostgresSql admin((*server)->conninfo());
   std::string ddl = "CREATE SCHEMA ratelab;";
   for (const SqlTable& t : SqlTables()) ddl += std::string(t.create);
   if (Status s = admin.Run(ddl); !s.ok()) Die(s);

@@ -236,7 +236,7 @@ checks: [key-expiry]
 
 TEST(PostgresStore, AnExistingDatabaseMustBeEmptyOfRatelabsRowsAndCannotBeRestarted) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgSql theirs(server->conninfo());
+  PostgresSql theirs(server->conninfo());
   ASSERT_TRUE(theirs
                   .Run("CREATE TABLE public.mine (v int); INSERT INTO public.mine VALUES (7);"
                        "CREATE SCHEMA ratelab; CREATE TABLE ratelab.fixed_window (key text, "

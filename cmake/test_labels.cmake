@@ -18,7 +18,7 @@ set(RATELAB_SERVER_TESTS
   AdminApi.CreatesListsReplacesAndDeletesRulesInPostgresql
   HostileClient.*
   KvEquivalenceTest.*
-  PgPoolTest.*
+  PostgresPoolTest.*
   PostgresRules.*
   PostgresStore.AnExistingDatabaseMustBeEmptyOfRatelabsRowsAndCannotBeRestarted
   PostgresStore.EachSqlProtocolsVerdict

@@ -152,7 +152,7 @@ class PostgresBackend final : public SqlBackend {
 
   std::shared_ptr<ServerStoreSource> source_;
   std::unique_ptr<PostgresServer> server_;  // null: a database ratelab does not own
-  PgSql sql_;
+  PostgresSql sql_;
   const std::vector<TableStatements> statements_;
   Status failure_;
   bool owns_tables_ = false;

@@ -54,7 +54,7 @@ struct StoreConnection {
 Result<StoreConnection> Connect(StoreKind store, const std::string& address) {
   StoreConnection c;
   if (store == StoreKind::kSql) {
-    c.sql = std::make_unique<PgSql>(address);
+    c.sql = std::make_unique<PostgresSql>(address);
     return c;
   }
   Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(address);

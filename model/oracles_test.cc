@@ -195,7 +195,7 @@ TEST(BucketConformanceOracle, WitnessStartsWhereTheBucketWasLastFull) {
   EXPECT_EQ(v[0].witness.front().invoke, kT0 + seconds(100));
 }
 
-TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
+TEST(FalseDenialsOracle, FlagsADenialTheModelWouldAdmit) {
   const Policy p = Policy::Window(Algorithm::kSlidingLog, 2, seconds(10));
   History h = At({seconds(0), seconds(1)});
   History denied = At({milliseconds(10'500)}, false, seconds(1));
@@ -212,7 +212,7 @@ TEST(FalseDenialOracle, FlagsADenialTheModelWouldAdmit) {
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());
 }
 
-TEST(FalseDenialOracle, ExcusesADenialConcurrentWithALostRequestThatReachedTheStore) {
+TEST(FalseDenialsOracle, ExcusesADenialConcurrentWithALostRequestThatReachedTheStore) {
   // Limit 1. B is sent at 1ms and denied at 9ms; A, sent at 2ms, spent the token at 6ms (its
   // step reached the store) and then lost its answer in a crash. The store took A first.
   const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, seconds(10));

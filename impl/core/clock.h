@@ -2,8 +2,8 @@
 // through a Clock they are given, so the simulator can run them on virtual time and a run can be
 // replayed from its seed. The only implementation that reads the machine's clock is SystemClock
 // (system_clock.cc); nothing else may call std::chrono::*_clock::now(), except a transport's own
-// I/O deadlines (HttpServer's timeouts, PgPool's wait for an answer), which read steady_clock and
-// never reach a decision or a history.
+// I/O deadlines (HttpServer's timeouts, PostgresPool's wait for an answer), which read steady_clock
+// and never reach a decision or a history.
 #ifndef RATELAB_IMPL_CORE_CLOCK_H_
 #define RATELAB_IMPL_CORE_CLOCK_H_
 

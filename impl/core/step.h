@@ -65,7 +65,7 @@ class InlineExecutor final : public Executor {
 
 // An executor that keeps the steps submitted to it until Run, and runs them together (several in
 // one round trip, or each on a connection of its own), resuming each request when its answer is
-// in: how one thread keeps many decisions in flight (RedisPipeline, PgPool).
+// in: how one thread keeps many decisions in flight (RedisPipeline, PostgresPool).
 class DeferredExecutor : public Executor {
  public:
   bool RunsInline() const final { return false; }

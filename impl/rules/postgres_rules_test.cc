@@ -82,7 +82,7 @@ TEST(PostgresRules, TheTableRefusesBadRowsNamingTheField) {
   // What another tool (psql, an admin API) writes meets the same rules as ratelab's code.
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
   ASSERT_TRUE(PostgresRules::Open(server->conninfo()).ok());
-  PgSql sql(server->conninfo());
+  PostgresSql sql(server->conninfo());
   const std::string insert =
       "INSERT INTO ratelab.rules (rule_id, scope_type, scope_value, endpoint, algorithm, "
       "max_requests, window_seconds, burst_size) VALUES (gen_random_uuid(), ";
@@ -136,7 +136,7 @@ TEST(PostgresRules, TheCacheFollowsNotifiesAndRereadsAfterLosingItsConnection) {
 
   // The backend serving the listen connection is terminated; a rule written meanwhile is
   // notified to nobody. The next poll finds the connection gone, listens again and reads all.
-  PgSql admin(server->conninfo());
+  PostgresSql admin(server->conninfo());
   ASSERT_TRUE(
       admin.Run("SELECT pg_terminate_backend(" + std::to_string(cache.backend_pid()) + ")").ok());
   ASSERT_TRUE((*store)->Put(MakeRule(ScopeType::kOrg, "acme", "*", 1000)).ok());

@@ -15,11 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "impl/service/http_wire.h"
+
 namespace ratelab {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
@@ -30,148 +29,9 @@ std::chrono::steady_clock::duration Steady(Duration d) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
 }
 
-// Whether `text` can be sent as a header's name (no ':') or value: nothing that ends a line.
-bool FieldText(std::string_view text, bool name) {
-  bool bad = false;  // without a branch a character: headers are short, and there are several
-  for (const char c : text) bad |= (c == '\r') | (c == '\n') | (name & (c == ':'));
-  return !bad;
-}
-
-// The answer to a request whose handler threw.
-HttpResponse InternalError() {
-  return {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
-}
-
-// The answer to a request that could not be read, when that was the client's fault (none:
-// the connection is closed without one).
-std::optional<HttpResponse> UnreadableAnswer(beast::error_code ec,
-                                             const HttpServerOptions& options) {
-  if (ec == http::error::header_limit) {
-    return HttpResponse{431,
-                        {{"Content-Type", "application/json"}},
-                        R"({"error":"the request line and headers are larger than )" +
-                            std::to_string(options.max_header_bytes) + R"( bytes"})"};
-  }
-  if (ec == http::error::body_limit) {
-    return HttpResponse{413,
-                        {{"Content-Type", "application/json"}},
-                        R"({"error":"the body is larger than )" +
-                            std::to_string(options.max_body_bytes) + R"( bytes"})"};
-  }
-  if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
-      ec != http::error::end_of_stream && ec != http::error::partial_message &&
-      ec != http::error::need_more) {
-    return HttpResponse{
-        400, {{"Content-Type", "application/json"}}, R"({"error":"the request is not HTTP/1.1"})"};
-  }
-  return std::nullopt;
-}
-
-// Appends the bytes of `answer` to a request of HTTP/1.`version % 10` (10 or 11) to `out`, as
-// one buffer (Beast's serializer walks a chain of buffers per field, which costs more than the
-// decision). A header whose name or value could end the line early is dropped rather than sent.
-// The answer to HEAD (`head`) has the length it would have, and no body: a body there would be
-// read as the start of the next answer.
-void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool head,
-                 std::string& out) {
-  const unsigned status = static_cast<unsigned>(answer.status);
-  out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
-  out += std::to_string(status);
-  out += ' ';
-  const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
-  out.append(reason.data(), reason.size());
-  out += "\r\n";
-  for (const HttpHeader& h : answer.headers) {
-    if (!FieldText(h.name, true) || !FieldText(h.value, false)) continue;
-    out += h.name;
-    out += ": ";
-    out += h.value;
-    out += "\r\n";
-  }
-  // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110).
-  if (status >= 200 && status != 204 && status != 304) {
-    out += "Content-Length: ";
-    out += std::to_string(answer.body.size());
-    out += "\r\n";
-  } else {
-    answer.body.clear();
-  }
-  if (head) answer.body.clear();
-  if (!keep_alive) {
-    out += "Connection: close\r\n";
-  } else if (version == 10) {
-    out += "Connection: keep-alive\r\n";
-  }
-  out += "\r\n";
-  out += answer.body;
-}
-
 // A socket of one io_context's executor (not a type-erased one: each operation copies it).
 using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
 using SteadyTime = std::chrono::steady_clock::time_point;
-
-// Beast's parser writing a request straight into an HttpRequest, whose strings keep their
-// capacity from one request of a connection to the next: no message of Beast's to copy from,
-// and no allocation per header. It holds a request to `options`' limits of header and body.
-class RequestReader final : public http::basic_parser<true> {
- public:
-  RequestReader(HttpRequest& request, const HttpServerOptions& options) : request_(request) {
-    body_limit(options.max_body_bytes);
-    header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
-  }
-
-  unsigned version() const { return version_; }  // 10 or 11, once the request line is read
-
- private:
-  void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
-                       int version, beast::error_code&) override {
-    version_ = static_cast<unsigned>(version);
-    request_.method.assign(method.data(), method.size());
-    const std::string_view t(target.data(), target.size());
-    const size_t question = t.find('?');
-    request_.path.assign(t.substr(0, question));
-    request_.query.assign(question == std::string_view::npos ? std::string_view()
-                                                             : t.substr(question + 1));
-    headers_ = 0;
-  }
-  void on_response_impl(int, beast::string_view, int, beast::error_code&) override {}
-  void on_field_impl(http::field, beast::string_view name, beast::string_view value,
-                     beast::error_code&) override {
-    if (headers_ == request_.headers.size()) request_.headers.emplace_back();
-    HttpHeader& h = request_.headers[headers_++];
-    h.name.assign(name.data(), name.size());
-    h.value.assign(value.data(), value.size());
-  }
-  void on_header_impl(beast::error_code&) override { request_.headers.resize(headers_); }
-  void on_body_init_impl(const boost::optional<std::uint64_t>& length,
-                         beast::error_code&) override {
-    request_.body.clear();
-    // (The parser holds the length to body_limit before this.)
-    request_.body.reserve(length.value_or(0) + kHttpBodyPadding);
-  }
-  std::size_t on_body_impl(beast::string_view body, beast::error_code&) override {
-    return Append(body);
-  }
-  void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
-  std::size_t on_chunk_body_impl(std::uint64_t, beast::string_view body,
-                                 beast::error_code&) override {
-    return Append(body);
-  }
-  void on_finish_impl(beast::error_code&) override {
-    if (request_.body.capacity() - request_.body.size() < kHttpBodyPadding) {
-      request_.body.reserve(request_.body.size() + kHttpBodyPadding);
-    }
-  }
-
-  std::size_t Append(beast::string_view body) {
-    request_.body.append(body.data(), body.size());
-    return body.size();
-  }
-
-  HttpRequest& request_;
-  unsigned version_ = 11;
-  size_t headers_ = 0;  // read so far
-};
 
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
@@ -593,46 +453,6 @@ HttpServerCounts HttpServer::counts() const {
                           state_->closed_for_room.load(std::memory_order_relaxed),
                           state_->refused.load(std::memory_order_relaxed),
                           state_->accept_errors.load(std::memory_order_relaxed)};
-}
-
-std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerOptions& options,
-                                       const HttpServer::Handler& handler) {
-  const HttpServer::BatchHandler answer_one = HttpServer::OneByOne(handler);
-  std::vector<ServedExchange> exchanges;
-  HttpRequest request;
-  while (!bytes.empty()) {
-    RequestReader parser(request, options);
-    parser.eager(true);
-    beast::error_code ec;
-    while (!parser.is_done() && !ec) {
-      const size_t used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
-      bytes.remove_prefix(used);
-      // What is left is cut short: a connection would wait for more (the parser must be given
-      // more than it was before, never the same bytes again).
-      if (ec == http::error::need_more) return exchanges;
-      if (!ec && used == 0 && !parser.is_done()) return exchanges;
-    }
-    ServedExchange exchange;
-    if (ec) {
-      std::optional<HttpResponse> answer = UnreadableAnswer(ec, options);
-      if (!answer) return exchanges;  // closed without an answer
-      exchange.method = parser.is_header_done() ? request.method : "";
-      WriteAnswer(*std::move(answer), parser.version(), false, exchange.method == "HEAD",
-                  exchange.bytes);
-      exchanges.push_back(std::move(exchange));
-      return exchanges;
-    }
-    const HttpRequest* const requests[] = {&request};
-    HttpResponse answer;
-    answer_one(requests, std::span<HttpResponse>(&answer, 1));
-    exchange.method = request.method;
-    const bool keep_alive = parser.keep_alive();
-    WriteAnswer(std::move(answer), parser.version(), keep_alive, request.method == "HEAD",
-                exchange.bytes);
-    exchanges.push_back(std::move(exchange));
-    if (!keep_alive) break;
-  }
-  return exchanges;
 }
 
 size_t DefaultMaxConnections(size_t reserved) {

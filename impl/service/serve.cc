@@ -34,7 +34,7 @@ struct ServeThread {
   // On one Redis server (not a cluster): the thread's requests' commands sent in pipelines.
   std::unique_ptr<RedisPipeline> pipeline;
   // On PostgreSQL: the thread's requests' statements run on several connections at once.
-  std::unique_ptr<PgPool> sql;
+  std::unique_ptr<PostgresPool> sql;
   // The pipeline or the pool, where the thread has one: it decides a batch of requests together.
   DeferredExecutor* deferred = nullptr;
   LiveRules::Reader rules;
@@ -138,7 +138,7 @@ struct RateLimitServer::Parts {
     }
     if (IsPostgres(config.store)) {
       counters_where = "in PostgreSQL at " + counters_url;
-      PgSql sql(counters_url, PgSqlOptions{});
+      PostgresSql sql(counters_url, PostgresOptions{});
       if (Status s = sql.Run(SqlTablesDdl()); !s.ok()) {
         return Status(s.code(), "cannot make ratelab's counter tables in PostgreSQL at " +
                                     counters_url + ": " + std::string(s.message()));
@@ -154,10 +154,10 @@ struct RateLimitServer::Parts {
     Stores stores;
     if (config.store.kind == StoreName::Kind::kMemory) return in_process->Maker();
     if (IsPostgres(config.store)) {
-      PgSqlOptions options;
+      PostgresOptions options;
       options.statement_timeout =
           std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
-      w.sql = std::make_unique<PgPool>(counters_url, config.store_connections, options);
+      w.sql = std::make_unique<PostgresPool>(counters_url, config.store_connections, options);
       // Connected before the first request, so that no decision pays for it.
       if (Status s = w.sql->Open(std::chrono::seconds(10)); !s.ok()) return s;
       stores.sql = w.sql.get();
@@ -194,7 +194,7 @@ struct RateLimitServer::Parts {
   }
 
   // The requests read together decided together: their store steps sent round by round, one
-  // pipeline a round (RedisPipeline), or each on a connection of its own (PgPool).
+  // pipeline a round (RedisPipeline), or each on a connection of its own (PostgresPool).
   HttpServer::BatchHandler Pipelined(ServeThread& w) const {
     return [w = &w, clock = clock](std::span<const HttpRequest* const> requests,
                                    std::span<HttpResponse> answers) {

@@ -51,7 +51,7 @@ struct ServeConfig {
   Duration store_timeout = std::chrono::milliseconds(250);
   int threads = 1;
   // On PostgreSQL, each thread's connections: the requests a thread read together are decided
-  // on as many connections at once (PgPool). (On Redis a thread pipelines on one connection.)
+  // on as many connections at once (PostgresPool). (On Redis a thread pipelines on one connection.)
   int store_connections = 4;
   // Protocols that enforce the rules of their algorithm instead of the usual ones (on Redis or
   // PostgreSQL; --protocol).

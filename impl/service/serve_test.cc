@@ -99,7 +99,7 @@ TEST(RateLimitServer, OnRedisParallelHitsPipelinedAreEachCountedOnce) {
 }
 
 // On PostgreSQL, one thread decides the requests it read together on several connections at
-// once (PgPool): the upsert still counts each once.
+// once (PostgresPool): the upsert still counts each once.
 TEST(RateLimitServer, OnPostgresParallelHitsOnSeveralConnectionsAreEachCountedOnce) {
   RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
   ServeConfig config;

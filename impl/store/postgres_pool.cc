@@ -18,7 +18,7 @@ namespace {
 using Steady = std::chrono::steady_clock;
 
 std::string ConnectionError(PGconn* pg) {
-  return PgTrimmed(pg != nullptr ? PQerrorMessage(pg) : "out of memory");
+  return PostgresTrimmed(pg != nullptr ? PQerrorMessage(pg) : "out of memory");
 }
 
 // Unavailable: `what` went wrong with `pg`, and libpq's own word for why.
@@ -28,7 +28,7 @@ Status Unavailable(std::string_view what, PGconn* pg) {
 
 }  // namespace
 
-struct PgPool::Connection {
+struct PostgresPool::Connection {
   ~Connection() { Close(); }
   void Close() {
     if (pg != nullptr) PQfinish(pg);
@@ -47,7 +47,7 @@ struct PgPool::Connection {
 
 namespace {
 
-using Connection = PgPool::Connection;
+using Connection = PostgresPool::Connection;
 
 int PollTimeoutMs(Steady::time_point deadline) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Steady::now());
@@ -113,7 +113,7 @@ Result<PGresult*> Await(Connection& c, Steady::time_point deadline, const char* 
 // Connects `c` and sets its statement timeout, all by `deadline`: libpq's non-blocking connect,
 // so that a server that accepts and then says nothing (a stalled one) costs no more than the
 // time a call may take.
-Status Open(Connection& c, const std::string& conninfo, const PgSqlOptions& options,
+Status Open(Connection& c, const std::string& conninfo, const PostgresOptions& options,
             Steady::time_point deadline) {
   const auto failed = [&](Status s) {
     c.Close();
@@ -156,8 +156,8 @@ Result<SqlReply> ReplyOf(const PGresult* r, const Connection& c) {
   const ExecStatusType status = PQresultStatus(r);
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-    return PgStatementFailed(c.statement, state != nullptr ? state : "", PQresultErrorMessage(r),
-                             PQstatus(c.pg) == CONNECTION_OK);
+    return PostgresStatementFailed(c.statement, state != nullptr ? state : "",
+                                   PQresultErrorMessage(r), PQstatus(c.pg) == CONNECTION_OK);
   }
   SqlReply reply;
   const char* affected = PQcmdTuples(const_cast<PGresult*>(r));
@@ -185,7 +185,7 @@ Result<SqlReply> ReplyOf(const PGresult* r, const Connection& c) {
 // statement's own error at preparing).
 std::optional<Result<SqlReply>> Send(Connection& c, const SqlStatement& statement,
                                      std::span<const std::string> params,
-                                     const std::string& conninfo, const PgSqlOptions& options,
+                                     const std::string& conninfo, const PostgresOptions& options,
                                      Steady::time_point deadline) {
   if (c.pg == nullptr) {
     if (Status s = Open(c, conninfo, options, deadline); !s.ok()) return Result<SqlReply>(s);
@@ -269,16 +269,16 @@ constexpr const char* kOneStatement =
 
 }  // namespace
 
-PgPool::PgPool(std::string conninfo, int connections, PgSqlOptions options)
+PostgresPool::PostgresPool(std::string conninfo, int connections, PostgresOptions options)
     : conninfo_(std::move(conninfo)), options_(options) {
   for (int i = 0; i < std::max(1, connections); ++i) {
     connections_.push_back(std::make_unique<Connection>());
   }
 }
 
-PgPool::~PgPool() = default;
+PostgresPool::~PostgresPool() = default;
 
-Status PgPool::Open(Duration timeout) {
+Status PostgresPool::Open(Duration timeout) {
   for (const auto& c : connections_) {
     if (c->pg != nullptr) continue;
     const auto deadline = Steady::now() + std::chrono::duration_cast<Steady::duration>(timeout);
@@ -287,8 +287,8 @@ Status PgPool::Open(Duration timeout) {
   return absl::OkStatus();
 }
 
-Result<SqlReply> PgPool::Execute(const SqlStatement& statement,
-                                 std::span<const std::string> params) {
+Result<SqlReply> PostgresPool::Execute(const SqlStatement& statement,
+                                       std::span<const std::string> params) {
   switch (mode_) {
     case Mode::kSend:
       if (++statements_ > 1) {
@@ -325,7 +325,7 @@ Result<SqlReply> PgPool::Execute(const SqlStatement& statement,
   }
 }
 
-void PgPool::Answer(PendingStep& step, Result<SqlReply> answer) {
+void PostgresPool::Answer(PendingStep& step, Result<SqlReply> answer) {
   mode_ = Mode::kReplay;
   statements_ = 0;
   replay_ = std::move(answer);
@@ -334,7 +334,7 @@ void PgPool::Answer(PendingStep& step, Result<SqlReply> answer) {
   step.resume.resume();
 }
 
-void PgPool::SendWaiting() {
+void PostgresPool::SendWaiting() {
   if (waiting_.empty()) return;
   // The steps sent now are answered, connecting included, within one statement timeout.
   round_deadline_ = Steady::now() + options_.statement_timeout;
@@ -376,7 +376,7 @@ void PgPool::SendWaiting() {
   }
 }
 
-void PgPool::Receive() {
+void PostgresPool::Receive() {
   std::vector<pollfd> fds;
   std::vector<Connection*> busy;
   Steady::time_point first = Steady::time_point::max();
@@ -400,7 +400,7 @@ void PgPool::Receive() {
   }
 }
 
-bool PgPool::Turn() {
+bool PostgresPool::Turn() {
   if (waiting_.empty() && in_flight_ == 0) return false;
   SendWaiting();
   Receive();

@@ -1,7 +1,7 @@
-// PgPool: several connections to one PostgreSQL server, driven by one thread, so that the thread
-// keeps several decisions in flight (as pgbench's clients share its threads): each step submitted
-// runs its statement on an idle connection of its own, sent without waiting for the answer, and
-// the thread then waits for whichever answer comes first.
+// PostgresPool: several connections to one PostgreSQL server, driven by one thread, so that the
+// thread keeps several decisions in flight (as pgbench's clients share its threads): each step
+// submitted runs its statement on an idle connection of its own, sent without waiting for the
+// answer, and the thread then waits for whichever answer comes first.
 //
 // The requests' protocols must use it as their Sql, and their Contexts as their Executor, which
 // keeps each step submitted until Run. Run learns a step's statement by applying the step while
@@ -13,12 +13,12 @@
 //
 // Outside Run (nothing in flight), Execute runs its statement at once on the first connection.
 // Statements are prepared once per connection, by name, and run in autocommit; failures read as
-// PgSql's do (PgStatementFailed): a lost connection is Unavailable (and is opened again for the
-// next statement), the statement timeout DeadlineExceeded. Every call ends within the statement
-// timeout, connecting and preparing included (libpq's non-blocking calls, each waited for until
-// the call's deadline): a server that accepts and then sends nothing (a stalled one) makes the
-// step DeadlineExceeded at that deadline and its connection is dropped. (The statement may still
-// run once the server resumes: it was sent.) Not thread-safe: one per thread.
+// PostgresSql's do (PostgresStatementFailed): a lost connection is Unavailable (and is opened again
+// for the next statement), the statement timeout DeadlineExceeded. Every call ends within the
+// statement timeout, connecting and preparing included (libpq's non-blocking calls, each waited for
+// until the call's deadline): a server that accepts and then sends nothing (a stalled one) makes
+// the step DeadlineExceeded at that deadline and its connection is dropped. (The statement may
+// still run once the server resumes: it was sent.) Not thread-safe: one per thread.
 #ifndef RATELAB_IMPL_STORE_POSTGRES_POOL_H_
 #define RATELAB_IMPL_STORE_POSTGRES_POOL_H_
 
@@ -35,14 +35,14 @@
 
 namespace ratelab {
 
-class PgPool final : public Sql, public DeferredExecutor {
+class PostgresPool final : public Sql, public DeferredExecutor {
  public:
   // `conninfo`: a libpq connection string or a postgresql:// URL; `connections` at least 1.
   // Connections are opened when first needed.
-  PgPool(std::string conninfo, int connections, PgSqlOptions options = {});
-  ~PgPool() override;
-  PgPool(const PgPool&) = delete;
-  PgPool& operator=(const PgPool&) = delete;
+  PostgresPool(std::string conninfo, int connections, PostgresOptions options = {});
+  ~PostgresPool() override;
+  PostgresPool(const PostgresPool&) = delete;
+  PostgresPool& operator=(const PostgresPool&) = delete;
 
   // Opens every connection now, each within `timeout` (a server's start, where a slow connect
   // is no decision's): the first decisions then pay no connect. The first failure.
@@ -79,7 +79,7 @@ class PgPool final : public Sql, public DeferredExecutor {
   void Receive();
 
   std::string conninfo_;
-  PgSqlOptions options_;
+  PostgresOptions options_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::deque<PendingStep*> waiting_;
   size_t in_flight_ = 0;

@@ -1,4 +1,4 @@
-// PgPool against a real PostgreSQL server: the steps of many coroutines run on several
+// PostgresPool against a real PostgreSQL server: the steps of many coroutines run on several
 // connections from one thread, each answered with its own statement's answer.
 #include "impl/store/postgres_pool.h"
 
@@ -40,7 +40,7 @@ Task<Result<SqlReply>> DoubleTwice(Context& ctx, Sql& sql, int n) {
 }
 
 // Starts every task, runs the pool, and gives each task's result.
-std::vector<Result<SqlReply>> RunAll(PgPool& pool, std::deque<Context>& contexts,
+std::vector<Result<SqlReply>> RunAll(PostgresPool& pool, std::deque<Context>& contexts,
                                      std::vector<Task<Result<SqlReply>>>& tasks) {
   for (Task<Result<SqlReply>>& t : tasks) t.Start();
   pool.Run();
@@ -56,7 +56,7 @@ std::vector<Result<SqlReply>> RunAll(PgPool& pool, std::deque<Context>& contexts
 }
 
 // `n` one-step tasks of `statement` with `params`, run by `pool`.
-std::vector<Result<SqlReply>> AskMany(PgPool& pool, int n, const SqlStatement& statement,
+std::vector<Result<SqlReply>> AskMany(PostgresPool& pool, int n, const SqlStatement& statement,
                                       const Params& params) {
   std::deque<Context> contexts;
   std::vector<Task<Result<SqlReply>>> tasks;
@@ -67,9 +67,9 @@ std::vector<Result<SqlReply>> AskMany(PgPool& pool, int n, const SqlStatement& s
   return RunAll(pool, contexts, tasks);
 }
 
-TEST(PgPoolTest, StepsRunOnEveryConnectionAndEachGetsItsOwnAnswer) {
+TEST(PostgresPoolTest, StepsRunOnEveryConnectionAndEachGetsItsOwnAnswer) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgPool pool(server->conninfo(), 4);
+  PostgresPool pool(server->conninfo(), 4);
   std::deque<Context> contexts;
   std::vector<Task<Result<SqlReply>>> tasks;
   for (int i = 0; i < 12; ++i) {
@@ -95,11 +95,11 @@ TEST(PgPoolTest, StepsRunOnEveryConnectionAndEachGetsItsOwnAnswer) {
   EXPECT_EQ(direct->rows[0][1], "42");
 }
 
-TEST(PgPoolTest, AStatementsErrorIsItsAnswerAndTheTimeoutIsDeadlineExceeded) {
+TEST(PostgresPoolTest, AStatementsErrorIsItsAnswerAndTheTimeoutIsDeadlineExceeded) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgSqlOptions options;
+  PostgresOptions options;
   options.statement_timeout = std::chrono::milliseconds(50);
-  PgPool pool(server->conninfo(), 2, options);
+  PostgresPool pool(server->conninfo(), 2, options);
   ASSERT_TRUE(pool.Execute({"pool_ddl", "CREATE TABLE t (k text PRIMARY KEY)"}, {}).ok());
   // Three inserts of one key: one row, and two unique violations as answers.
   int inserted = 0;
@@ -132,11 +132,11 @@ TEST(PgPoolTest, AStatementsErrorIsItsAnswerAndTheTimeoutIsDeadlineExceeded) {
 
 // A server that stops answering (SIGSTOP: its connections stay open, and new ones are taken in
 // by the kernel and never answered): every call, connecting included, ends at its timeout.
-TEST(PgPoolTest, AStalledServerFailsEveryCallWithinTheStatementTimeout) {
+TEST(PostgresPoolTest, AStalledServerFailsEveryCallWithinTheStatementTimeout) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgSqlOptions options;
+  PostgresOptions options;
   options.statement_timeout = std::chrono::milliseconds(200);
-  PgPool pool(server->conninfo(), 2, options);
+  PostgresPool pool(server->conninfo(), 2, options);
   for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
     ASSERT_TRUE(r.ok()) << r.status();  // both connections open
   }
@@ -163,18 +163,18 @@ TEST(PgPoolTest, AStalledServerFailsEveryCallWithinTheStatementTimeout) {
   // The resumed server first works off the connections the stalled rounds left it (under a
   // sanitizer and a busy machine, longer than the pool's 200 ms): a patient client waits for
   // that. Then the pool's own calls connect again within their timeout.
-  PgSqlOptions patient;
+  PostgresOptions patient;
   patient.statement_timeout = std::chrono::seconds(30);
-  PgPool caught_up(server->conninfo(), 1, patient);
+  PostgresPool caught_up(server->conninfo(), 1, patient);
   ASSERT_TRUE(caught_up.Execute(kPoolDouble, Params{"1"}).ok());
   for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
     EXPECT_TRUE(r.ok()) << r.status();
   }
 }
 
-TEST(PgPoolTest, AKilledServerFailsTheStepsInFlightAndTheNextRunConnectsAgain) {
+TEST(PostgresPoolTest, AKilledServerFailsTheStepsInFlightAndTheNextRunConnectsAgain) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgPool pool(server->conninfo(), 3);
+  PostgresPool pool(server->conninfo(), 3);
   for (const Result<SqlReply>& r : AskMany(pool, 3, kPoolDouble, Params{"1"})) {
     ASSERT_TRUE(r.ok()) << r.status();
   }
@@ -202,9 +202,9 @@ TEST(PgPoolTest, AKilledServerFailsTheStepsInFlightAndTheNextRunConnectsAgain) {
 // A run tries the pool's open connections before its closed ones: while the server is down, a
 // connection the server dropped fails its step and is closed, so once the server is back, every
 // step of the next run connects again rather than meeting a stale connection.
-TEST(PgPoolTest, WhileTheServerIsDownEveryStaleConnectionIsTriedAndClosed) {
+TEST(PostgresPoolTest, WhileTheServerIsDownEveryStaleConnectionIsTriedAndClosed) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgPool pool(server->conninfo(), 2);
+  PostgresPool pool(server->conninfo(), 2);
   for (const Result<SqlReply>& r : AskMany(pool, 2, kPoolDouble, Params{"1"})) {
     ASSERT_TRUE(r.ok()) << r.status();
   }
@@ -234,9 +234,9 @@ Task<Result<SqlReply>> AskTwiceInOneStep(Context& ctx, Sql& sql) {
   });
 }
 
-TEST(PgPoolTest, AStepOfTwoStatementsIsAnsweredInternal) {
+TEST(PostgresPoolTest, AStepOfTwoStatementsIsAnsweredInternal) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgPool pool(server->conninfo(), 1);
+  PostgresPool pool(server->conninfo(), 1);
   std::deque<Context> contexts;
   std::vector<Task<Result<SqlReply>>> tasks;
   contexts.emplace_back(pool);

@@ -27,25 +27,25 @@ constexpr std::string_view kQueryCanceled = "57014";
 
 }  // namespace
 
-std::string PgTrimmed(std::string message) {
+std::string PostgresTrimmed(std::string message) {
   while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) {
     message.pop_back();
   }
   return message;
 }
 
-Result<SqlReply> PgStatementFailed(std::string_view statement, std::string_view sqlstate,
-                                   std::string message, bool connection_open) {
+Result<SqlReply> PostgresStatementFailed(std::string_view statement, std::string_view sqlstate,
+                                         std::string message, bool connection_open) {
   if (sqlstate == kQueryCanceled) {
     return absl::DeadlineExceededError("statement " + std::string(statement) +
                                        " ran past the statement timeout");
   }
   if (ServerGone(sqlstate) || !connection_open) {
-    return absl::UnavailableError("PostgreSQL failed: " + PgTrimmed(std::move(message)));
+    return absl::UnavailableError("PostgreSQL failed: " + PostgresTrimmed(std::move(message)));
   }
   SqlReply reply;
   reply.sqlstate = sqlstate.empty() ? "XX000" : std::string(sqlstate);
-  reply.error = PgTrimmed(std::move(message));
+  reply.error = PostgresTrimmed(std::move(message));
   return reply;
 }
 
@@ -57,7 +57,7 @@ Status ParsePostgresUrl(std::string_view url) {
   char* error = nullptr;
   PQconninfoOption* options = PQconninfoParse(std::string(url).c_str(), &error);
   if (options == nullptr) {
-    const std::string why = PgTrimmed(error != nullptr ? error : "libpq cannot read it");
+    const std::string why = PostgresTrimmed(error != nullptr ? error : "libpq cannot read it");
     PQfreemem(error);
     return absl::InvalidArgumentError("'" + std::string(url) + "' is not a PostgreSQL URL: " + why);
   }
@@ -77,22 +77,22 @@ std::string WithConnectTimeout(std::string conninfo, std::chrono::seconds timeou
   return conninfo;
 }
 
-struct PgSql::Connection {
+struct PostgresSql::Connection {
   explicit Connection(const std::string& info) : c(info) {}
   pqxx::connection c;
 };
 
-PgSql::PgSql(std::string conninfo, PgSqlOptions options)
+PostgresSql::PostgresSql(std::string conninfo, PostgresOptions options)
     : conninfo_(std::move(conninfo)), options_(options) {}
 
-PgSql::~PgSql() = default;
+PostgresSql::~PostgresSql() = default;
 
-void PgSql::Disconnect() {
+void PostgresSql::Disconnect() {
   conn_.reset();
   prepared_.clear();
 }
 
-Status PgSql::Connect() {
+Status PostgresSql::Connect() {
   const std::string info = WithConnectTimeout(conninfo_, options_.connect_timeout);
   try {
     conn_ = std::make_unique<Connection>(info);
@@ -100,13 +100,13 @@ Status PgSql::Connect() {
     tx.exec("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
   } catch (const std::exception& e) {
     conn_.reset();
-    return absl::UnavailableError("cannot connect to PostgreSQL: " + PgTrimmed(e.what()));
+    return absl::UnavailableError("cannot connect to PostgreSQL: " + PostgresTrimmed(e.what()));
   }
   return absl::OkStatus();
 }
 
-Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
-                                std::span<const std::string> params) {
+Result<SqlReply> PostgresSql::Execute(const SqlStatement& statement,
+                                      std::span<const std::string> params) {
   if (conn_ == nullptr) {
     if (Status s = Connect(); !s.ok()) return s;
   }
@@ -136,8 +136,8 @@ Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
     Disconnect();
     return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const pqxx::sql_error& e) {
-    Result<SqlReply> failed =
-        PgStatementFailed(name, e.sqlstate(), e.what(), conn_ != nullptr && conn_->c.is_open());
+    Result<SqlReply> failed = PostgresStatementFailed(name, e.sqlstate(), e.what(),
+                                                      conn_ != nullptr && conn_->c.is_open());
     if (absl::IsUnavailable(failed.status())) Disconnect();
     return failed;
   } catch (const std::exception& e) {
@@ -146,7 +146,7 @@ Result<SqlReply> PgSql::Execute(const SqlStatement& statement,
   }
 }
 
-Status PgSql::Run(std::string_view sql) {
+Status PostgresSql::Run(std::string_view sql) {
   if (conn_ == nullptr) {
     if (Status s = Connect(); !s.ok()) return s;
   }
@@ -158,7 +158,7 @@ Status PgSql::Run(std::string_view sql) {
     Disconnect();
     return absl::UnavailableError(std::string("PostgreSQL connection lost: ") + e.what());
   } catch (const std::exception& e) {
-    return absl::InternalError(PgTrimmed(e.what()));
+    return absl::InternalError(PostgresTrimmed(e.what()));
   }
 }
 

@@ -1,6 +1,6 @@
-// PgSql: the Sql store on a PostgreSQL server, through one libpqxx connection (not thread-safe:
-// one per thread). It connects on first use and again after the connection is lost; each
-// statement is prepared once per connection, by its name, and runs outside any transaction
+// PostgresSql: the Sql store on a PostgreSQL server, through one libpqxx connection (not
+// thread-safe: one per thread). It connects on first use and again after the connection is lost;
+// each statement is prepared once per connection, by its name, and runs outside any transaction
 // (autocommit). A statement that runs past the statement timeout is cancelled by the server and
 // reads as DeadlineExceeded; a lost connection as Unavailable.
 #ifndef RATELAB_IMPL_STORE_POSTGRES_SQL_H_
@@ -16,18 +16,18 @@
 
 namespace ratelab {
 
-struct PgSqlOptions {
+struct PostgresOptions {
   std::chrono::milliseconds statement_timeout{5000};
   std::chrono::seconds connect_timeout{2};
 };
 
-class PgSql final : public Sql {
+class PostgresSql final : public Sql {
  public:
   // `conninfo`: a libpq connection string or a postgresql:// URL.
-  explicit PgSql(std::string conninfo, PgSqlOptions options = {});
-  ~PgSql() override;
-  PgSql(const PgSql&) = delete;
-  PgSql& operator=(const PgSql&) = delete;
+  explicit PostgresSql(std::string conninfo, PostgresOptions options = {});
+  ~PostgresSql() override;
+  PostgresSql(const PostgresSql&) = delete;
+  PostgresSql& operator=(const PostgresSql&) = delete;
 
   Result<SqlReply> Execute(const SqlStatement& statement,
                            std::span<const std::string> params) override;
@@ -42,7 +42,7 @@ class PgSql final : public Sql {
   Status Connect();
 
   std::string conninfo_;
-  PgSqlOptions options_;
+  PostgresOptions options_;
   struct Connection;  // a pqxx::connection
   std::unique_ptr<Connection> conn_;
   std::set<std::string, std::less<>> prepared_;
@@ -55,10 +55,10 @@ Status ParsePostgresUrl(std::string_view url);
 // timeout (SQLSTATE 57014), DeadlineExceeded; the server or the connection gone (SQLSTATE class
 // 08, 57P01..57P03, 53300, or `connection_open` false), Unavailable; anything else is the
 // statement's own error, a normal answer with its SQLSTATE (XX000 when the server gave none).
-Result<SqlReply> PgStatementFailed(std::string_view statement, std::string_view sqlstate,
-                                   std::string message, bool connection_open);
+Result<SqlReply> PostgresStatementFailed(std::string_view statement, std::string_view sqlstate,
+                                         std::string message, bool connection_open);
 // A libpq or server message without its trailing newlines and spaces.
-std::string PgTrimmed(std::string message);
+std::string PostgresTrimmed(std::string message);
 // `conninfo` (a libpq string or a URL) with connect_timeout set to `timeout` (at least 1 s).
 std::string WithConnectTimeout(std::string conninfo, std::chrono::seconds timeout);
 

@@ -22,14 +22,14 @@ constexpr SqlStatement kInsert{"test_insert", "INSERT INTO t (k, v) VALUES ($1, 
 constexpr SqlStatement kCount{"test_count", "SELECT count(*) FROM t"};
 constexpr SqlStatement kSleep{"test_sleep", "SELECT pg_sleep($1)"};
 
-int64_t Count(PgSql& sql) {
+int64_t Count(PostgresSql& sql) {
   Result<SqlReply> r = sql.Execute(kCount, {});
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok() || r->rows.size() != 1 || !r->rows[0][0]) return -1;
   return std::stoll(*r->rows[0][0]);
 }
 
-void Insert(PgSql& sql, int from, int to) {
+void Insert(PostgresSql& sql, int from, int to) {
   for (int i = from; i < to; ++i) {
     const std::vector<std::string> params = {"k" + std::to_string(i), std::to_string(i)};
     Result<SqlReply> r = sql.Execute(kInsert, params);
@@ -40,7 +40,7 @@ void Insert(PgSql& sql, int from, int to) {
 
 TEST(PostgresTest, StatementsRunPreparedWithTheirParametersAndErrorsAreAnswers) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgSql sql(server->conninfo());
+  PostgresSql sql(server->conninfo());
   ASSERT_TRUE(sql.Run("CREATE TABLE t (k text PRIMARY KEY, v bigint NOT NULL)").ok());
   const std::vector<std::string> params = {"a'; DROP TABLE t; --", "7"};
   Result<SqlReply> r = sql.Execute(kInsert, params);
@@ -58,15 +58,15 @@ TEST(PostgresTest, StatementsRunPreparedWithTheirParametersAndErrorsAreAnswers) 
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->sqlstate, "22P02") << r->error;
   // The URL form reaches the same database.
-  PgSql by_url(server->url());
+  PostgresSql by_url(server->url());
   EXPECT_EQ(Count(by_url), 1);
 }
 
 TEST(PostgresTest, AStatementPastTheTimeoutIsDeadlineExceeded) {
   RATELAB_START_POSTGRES(server, PostgresServerOptions{});
-  PgSqlOptions options;
+  PostgresOptions options;
   options.statement_timeout = std::chrono::milliseconds(50);
-  PgSql sql(server->conninfo(), options);
+  PostgresSql sql(server->conninfo(), options);
   Result<SqlReply> r = sql.Execute(kSleep, std::vector<std::string>{"5"});
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(absl::IsDeadlineExceeded(r.status())) << r.status();
@@ -78,7 +78,7 @@ TEST(PostgresTest, AKilledServerIsUnavailableAndAfterARestartStatementsRunAgain)
   PostgresServerOptions options;
   options.durability = Durability::kAlways;
   RATELAB_START_POSTGRES(server, options);
-  PgSql sql(server->conninfo());
+  PostgresSql sql(server->conninfo());
   ASSERT_TRUE(sql.Run("CREATE TABLE t (k text PRIMARY KEY, v bigint NOT NULL)").ok());
   Insert(sql, 0, 50);
   ASSERT_TRUE(server->Kill().ok());
@@ -105,7 +105,7 @@ TEST(PostgresTest, DurabilityNoneLosesUnloggedTablesAtARestartAndEverysecKeepsWh
   PostgresServerOptions options;
   options.durability = Durability::kNone;
   RATELAB_START_POSTGRES(none, options);
-  PgSql sql(none->conninfo());
+  PostgresSql sql(none->conninfo());
   ASSERT_TRUE(sql.Run("CREATE UNLOGGED TABLE t (k text PRIMARY KEY, v bigint NOT NULL)").ok());
   Insert(sql, 0, 20);
   ASSERT_TRUE(none->Restart().ok());
@@ -114,7 +114,7 @@ TEST(PostgresTest, DurabilityNoneLosesUnloggedTablesAtARestartAndEverysecKeepsWh
 
   options.durability = Durability::kEverySec;
   RATELAB_START_POSTGRES(everysec, options);
-  PgSql late(everysec->conninfo());
+  PostgresSql late(everysec->conninfo());
   ASSERT_TRUE(late.Run("CREATE TABLE t (k text PRIMARY KEY, v bigint NOT NULL)").ok());
   Insert(late, 0, 20);
   // The WAL writer writes what synchronous_commit off held back within 3 x 200 ms: after that

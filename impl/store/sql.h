@@ -4,7 +4,7 @@
 // protocol Step. Time reaches the store as a parameter, never as now(), so a simulation can
 // drive a real server deterministically.
 //
-// Implementations: PgSql (PostgreSQL through libpqxx; impl/store/postgres_sql.h). SqlWrapper
+// Implementations: PostgresSql (PostgreSQL through libpqxx; impl/store/postgres_sql.h). SqlWrapper
 // forwards every call, so a fault injector can override one.
 #ifndef RATELAB_IMPL_STORE_SQL_H_
 #define RATELAB_IMPL_STORE_SQL_H_

@@ -128,28 +128,13 @@ json ToJson(const SeedReport& s) {
 
 WitnessEvent ReadWitnessEvent(const JsonReader& r) {
   WitnessEvent e;
-  e.id = r.Field("id").Int();
-  e.key = r.Field("key").String();
-  e.node = r.Field("node").Int();
-  e.cost = r.Field("cost").Int();
-  e.at = r.Field("at").String();
-  e.outcome = r.Field("outcome").String();
-  e.invoke_s = r.Field("invoke_s").Number();
-  e.complete_s = r.Field("complete_s").NumberOrNull();
-  for (const JsonReader& s : r.Field("steps").Elements()) {
-    e.steps.push_back({s.Field("label").String(), s.Field("at_s").Number()});
-  }
+  ReadJsonValue(r, e);
   return e;
 }
 
 ViolationReport ReadViolation(const JsonReader& r) {
   ViolationReport v;
-  v.check = r.Field("check").String();
-  v.invariant = r.Field("invariant").Named(Invariants(), "invariant");
-  v.key = r.Field("key").String();
-  v.summary = r.Field("summary").String();
-  for (const JsonReader& e : r.Field("witness").Elements())
-    v.witness.push_back(ReadWitnessEvent(e));
+  ReadJsonValue(r, v);
   return v;
 }
 
@@ -318,27 +303,9 @@ RunReport ReadRun(const JsonReader& r) {
 
 }  // namespace
 
-json ToJson(const WitnessEvent& e) {
-  json steps = json::array();
-  for (const WitnessStep& s : e.steps) steps.push_back({{"label", s.label}, {"at_s", s.at_s}});
-  return {{"id", e.id},
-          {"key", e.key},
-          {"node", e.node},
-          {"cost", e.cost},
-          {"at", e.at},
-          {"outcome", e.outcome},
-          {"invoke_s", e.invoke_s},
-          {"complete_s", Optional(e.complete_s)},
-          {"steps", steps}};
-}
+json ToJson(const WitnessEvent& e) { return ToJsonValue(e); }
 
-json ToJson(const ViolationReport& v) {
-  return {{"check", v.check},
-          {"invariant", InvariantName(v.invariant)},
-          {"key", v.key},
-          {"summary", v.summary},
-          {"witness", Array(v.witness)}};
-}
+json ToJson(const ViolationReport& v) { return ToJsonValue(v); }
 
 json ToJson(const FaultReport& f) {
   return {{"what", f.what}, {"from_s", f.from_s}, {"to_s", f.to_s}};

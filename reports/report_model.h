@@ -19,11 +19,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "impl/core/status.h"
 #include "model/invariant.h"
 #include "model/policy.h"
+#include "reports/fields.h"
 
 namespace ratelab {
 
@@ -32,6 +34,9 @@ struct WitnessStep {
   std::string label;  // "INCR rl:{user:u1:/api}"
   double at_s = 0;
 };
+constexpr auto JsonFields(const WitnessStep*) {
+  return std::tuple{JsonField("label", &WitnessStep::label), JsonField("at_s", &WitnessStep::at_s)};
+}
 
 // A request of a witness: {"id", "key", "node", "cost", "at", "outcome", "invoke_s",
 // "complete_s" (null: never answered), "steps": [{"label", "at_s"}]}.
@@ -46,6 +51,18 @@ struct WitnessEvent {
   std::optional<double> complete_s;  // answered
   std::vector<WitnessStep> steps;
 };
+constexpr auto JsonFields(const WitnessEvent*) {
+  using E = WitnessEvent;
+  return std::tuple{JsonField("id", &E::id),
+                    JsonField("key", &E::key),
+                    JsonField("node", &E::node),
+                    JsonField("cost", &E::cost),
+                    JsonField("at", &E::at),
+                    JsonField("outcome", &E::outcome),
+                    JsonField("invoke_s", &E::invoke_s),
+                    JsonField("complete_s", &E::complete_s),
+                    JsonField("steps", &E::steps)};
+}
 
 // {"check", "invariant", "key", "summary", "witness": [WitnessEvent]}
 struct ViolationReport {
@@ -55,6 +72,12 @@ struct ViolationReport {
   std::string summary;
   std::vector<WitnessEvent> witness;
 };
+constexpr auto JsonFields(const ViolationReport*) {
+  using V = ViolationReport;
+  return std::tuple{JsonField("check", &V::check), JsonField("invariant", &V::invariant),
+                    JsonField("key", &V::key), JsonField("summary", &V::summary),
+                    JsonField("witness", &V::witness)};
+}
 
 // A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).
 struct FaultReport {

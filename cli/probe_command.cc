@@ -204,12 +204,13 @@ class Probe final : public Command {
       err << "interrupted after " << FormatDuration(result->elapsed)
           << ": what was answered until then, judged\n";
     }
-    out << (json_ ? JsonText(ProbeJson(plan_, *result)) : RenderProbeText(*result));
+    const ProbeReport report = MakeProbeReport(plan_, *result);
+    out << (json_ ? JsonText(ToJson(report)) : RenderProbeText(report));
     if (!junit_.empty()) {
-      if (Status s = WriteTextFile(junit_, RenderProbeJunit(plan_, *result)); !s.ok()) return s;
+      if (Status s = WriteTextFile(junit_, RenderProbeJunit(report)); !s.ok()) return s;
     }
     if (dir) {
-      Result<std::string> html = WriteProbeReport(plan_, *result, *dir);
+      Result<std::string> html = WriteProbeReport(report, *dir);
       if (!html.ok()) return html.status();
       err << "report: " << std::filesystem::absolute(*html).string()
           << "\n  also report.md, report.json, junit.xml, beside it\n";

@@ -99,6 +99,15 @@ TEST(ProbeCommand, WritesItsReportIntoADirectory) {
   EXPECT_EQ(nlohmann::json::parse(read("report.json"))["admitted"], 5);
   EXPECT_NE(read("junit.xml").find("<failure"), std::string::npos);
   EXPECT_NE(read(".ratelab-files").find("report.md"), std::string::npos);
+  // `ratelab report` rebuilds every view from the JSON, byte for byte.
+  const std::string again = ::testing::TempDir() + "/probe-report-again";
+  fs::remove_all(again);
+  const CliOutcome rebuilt = Ratelab({"report", dir + "/report.json", "--out", again});
+  ASSERT_EQ(rebuilt.exit, kExitOk) << rebuilt.err;
+  for (const char* name : {"report.html", "report.md", "report.json", "junit.xml"}) {
+    std::ifstream in(again + "/" + name);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), read(name)) << name;
+  }
   // A directory holding files ratelab did not write is refused before anything is sent.
   std::ofstream(dir + "/mine.txt") << "keep";
   const CliOutcome refused =

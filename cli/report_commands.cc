@@ -10,9 +10,11 @@
 #include "cli/options.h"
 #include "cli/run_command.h"
 #include "reports/across_seeds.h"
+#include "reports/probe_report.h"
 #include "reports/run_report.h"
 #include "reports/verdict_table.h"
 #include "reports/views.h"
+#include "reports/worst_report.h"
 #include "sim/scenario_run.h"
 
 namespace ratelab {
@@ -153,15 +155,47 @@ class ReportFromFile final : public Command {
   CLI::App* Add(CLI::App& app) override {
     CLI::App* c = app.add_subcommand(
         "report",
-        "Rebuild a report's views (HTML, Markdown, JUnit, plots) from a saved report.json, or "
-        "from result.json of ratelab run --out");
-    c->add_option("result", file_, "report.json or result.json")->required();
+        "Rebuild a report's views (HTML, Markdown, JUnit, and a run's plots) from its JSON: "
+        "report.json of compare, probe or worst, result.json of run --out, or what --json "
+        "printed");
+    c->add_option("result", file_, "the report's JSON")->required();
     out_.Add(*c, "Directory to write the report into");
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    Result<RunReport> report = Read();
+    Result<nlohmann::json> read = ReadJsonFile(file_, "its report.json or result.json");
+    if (!read.ok()) return read.status();
+    const nlohmann::json& j = *read;
+    const auto not_ours = [&](const Status& s) {
+      return absl::InvalidArgumentError(
+          file_ +
+          " is not a ratelab report (expected report.json from ratelab compare, probe or worst, "
+          "or result.json from ratelab run --out): " +
+          std::string(s.message()));
+    };
+    // A probe's and a worst-case search's reports, each known by its fields.
+    const bool probe = j.is_object() && j.contains("url") && j.contains("findings");
+    const bool worst = j.is_object() && j.contains("searches") && j.contains("claim");
+    if (probe || worst) {
+      Result<ProbeReport> probe_report =
+          probe ? ProbeReportFromJson(j) : Result<ProbeReport>(ProbeReport{});
+      Result<WorstReport> worst_report =
+          worst ? WorstReportFromJson(j) : Result<WorstReport>(WorstReport{});
+      if (!probe_report.ok()) return not_ours(probe_report.status());
+      if (!worst_report.ok()) return not_ours(worst_report.status());
+      Result<OutputDir> dir = out_.Prepare();
+      if (!dir.ok()) return dir.status();
+      Result<std::string> html =
+          probe ? WriteProbeReport(*probe_report, *dir) : WriteWorstReport(*worst_report, *dir);
+      if (!html.ok()) return html.status();
+      out << (probe ? "ratelab report: probe of " + probe_report->url
+                    : "ratelab report: worst of " + worst_report->protocol)
+          << "\n\nreport: " << std::filesystem::absolute(*html).string()
+          << "\n  also report.md, report.json, junit.xml, beside it\n";
+      return kExitOk;
+    }
+    Result<RunReport> report = Read(j, not_ours);
     if (!report.ok()) return report.status();
     Result<OutputDir> dir = out_.Prepare();
     if (!dir.ok()) return dir.status();
@@ -171,19 +205,10 @@ class ReportFromFile final : public Command {
   }
 
  private:
-  // The run in the file: compare's report.json, or run's result.json (for a sweep, its first
-  // failing seed).
-  Result<RunReport> Read() const {
-    Result<nlohmann::json> read = ReadJsonFile(file_, "its report.json or result.json");
-    if (!read.ok()) return read.status();
-    const nlohmann::json& j = *read;
-    const auto not_ours = [&](const Status& s) {
-      return absl::InvalidArgumentError(
-          file_ +
-          " is not a ratelab result (expected report.json from ratelab compare, or result.json "
-          "from ratelab run --out): " +
-          std::string(s.message()));
-    };
+  // The run in `j`: compare's report.json, or run's result.json (for a sweep, its first failing
+  // seed).
+  template <typename NotOurs>
+  Result<RunReport> Read(const nlohmann::json& j, const NotOurs& not_ours) const {
     if (j.is_object() && j.contains("first_failing")) {  // a sweep: its first failing seed
       Result<SweepReport> sweep = SweepReportFromJson(j);
       if (!sweep.ok()) return not_ours(sweep.status());

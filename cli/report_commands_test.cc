@@ -152,11 +152,11 @@ TEST(Report, BadFilesExitTwoSayingWhatIsWrong) {
 
   r = Ratelab({"report", write("other.json", "{\"name\": \"x\"}"), "--out", out});
   EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("is not a ratelab result"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is not a ratelab report"), std::string::npos) << r.err;
 
   r = Ratelab({"report", write("wrong.json", "{\"limiters\": 3, \"bins\": {}}"), "--out", out});
   EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("not a ratelab result"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a ratelab report"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "out" / "report.html"));
 }
 

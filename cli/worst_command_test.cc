@@ -2,10 +2,12 @@
 // same bytes for the same options, and clear errors for what it cannot do.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
 #include "cli/exit_codes.h"
+#include "testing/files.h"
 
 namespace ratelab {
 namespace {
@@ -39,6 +41,38 @@ TEST(WorstCommand, PrintsTheWorstAtEachConcurrencyWithAWitnessAndTheCommandAgain
                                "--runs", "800"})
                           .out)
       << "the same options, the same bytes";
+}
+
+TEST(WorstCommand, ItsJsonIsReadBackAndItsViewsRebuiltByReport) {
+  const CliOutcome r = Ratelab({"worst", "memory-fixed-window", "--limit", "3", "--concurrency",
+                                "1,2", "--runs", "300", "--json"});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  const std::string dir = testing_files::TempDir("worst-report").string();
+  const std::string json = testing_files::Write(dir, "worst.json", r.out).string();
+  const std::string views = dir + "/views";
+  const CliOutcome rebuilt = Ratelab({"report", json, "--out", views});
+  ASSERT_EQ(rebuilt.exit, kExitOk) << rebuilt.err;
+  const auto read = [&](const std::string& name) {
+    std::ifstream in(views + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  EXPECT_EQ(nlohmann::json::parse(read("report.json")), nlohmann::json::parse(r.out));
+  const std::string text = Ratelab({"worst", "memory-fixed-window", "--limit", "3", "--concurrency",
+                                    "1,2", "--runs", "300"})
+                               .out;
+  EXPECT_NE(read("report.md").find(text), std::string::npos) << read("report.md");
+  // The fixed window admits twice its limit across an edge: each search's case fails.
+  EXPECT_NE(read("junit.xml").find("<failure"), std::string::npos) << read("junit.xml");
+  // A report whose claim is not one is refused, naming where.
+  nlohmann::json bad = nlohmann::json::parse(r.out);
+  bad["claim"] = "most-ever";
+  const CliOutcome refused =
+      Ratelab({"report", testing_files::Write(dir, "bad.json", bad.dump()).string()});
+  EXPECT_EQ(refused.exit, kExitBadInput);
+  EXPECT_NE(refused.err.find("claim: unknown claim 'most-ever' (expected most-in-window, "
+                             "over-bucket or false-denials)"),
+            std::string::npos)
+      << refused.err;
 }
 
 TEST(WorstCommand, FindsTheFixedWindowsDoubleAndTheSlidingCountersOneLess) {

@@ -8,12 +8,14 @@
 //
 // (found by argument-dependent lookup), and ToJsonValue / ReadJsonValue walk that list, so a field
 // cannot be written and forgotten on read. Values: strings, whole numbers, numbers, bools,
-// std::optional (null when empty), std::vector (an array), a struct with a field list (an
-// object), and an enum with a ToJsonValue/ReadJsonValue pair of its own (its name).
+// std::optional (null when empty), std::vector (an array), a map of strings (an object), a struct
+// with a field list (an object), and an enum with a ToJsonValue/ReadJsonValue pair of its own (its
+// name).
 #ifndef RATELAB_REPORTS_FIELDS_H_
 #define RATELAB_REPORTS_FIELDS_H_
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -58,6 +60,12 @@ inline nlohmann::json ToJsonValue(bool v) { return v; }
 inline void ReadJsonValue(const JsonReader& r, bool& v) { v = r.Bool(); }
 inline nlohmann::json ToJsonValue(double v) { return v; }
 inline void ReadJsonValue(const JsonReader& r, double& v) { v = r.Number(); }
+// An object of strings, by name.
+inline nlohmann::json ToJsonValue(const std::map<std::string, std::string>& v) { return v; }
+inline void ReadJsonValue(const JsonReader& r, std::map<std::string, std::string>& v) {
+  v.clear();
+  for (const auto& [name, value] : r.Members()) v[name] = value.String();
+}
 template <typename I>
 requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) nlohmann::json ToJsonValue(I v) {
   return v;

@@ -92,6 +92,15 @@ std::vector<JsonReader> JsonReader::Elements() const {
   return out;
 }
 
+std::vector<std::pair<std::string, JsonReader>> JsonReader::Members() const {
+  std::vector<std::pair<std::string, JsonReader>> out;
+  if (!Expect(value_ != nullptr && value_->is_object(), "an object")) return out;
+  for (auto it = value_->begin(); it != value_->end(); ++it) {
+    out.emplace_back(it.key(), JsonReader(&it.value(), path_ + "." + it.key(), shared_));
+  }
+  return out;
+}
+
 std::string JsonReader::String() const {
   if (!Expect(value_ != nullptr && value_->is_string(), "a string")) return "";
   return value_->get<std::string>();

@@ -34,6 +34,8 @@ class JsonReader {
   std::optional<JsonReader> OptionalField(const char* name) const;
   // The elements of an array.
   std::vector<JsonReader> Elements() const;
+  // The members of an object, by name.
+  std::vector<std::pair<std::string, JsonReader>> Members() const;
   bool Has(const char* name) const;
   bool IsNull() const;
 

@@ -121,4 +121,24 @@ Status OutputDir::Record() const {
   return absl::OkStatus();
 }
 
+Result<std::string> OutputDir::Write(const std::string& name, const std::string& text) const {
+  const std::string path = (fs::path(dir_) / name).string();
+  std::ofstream f(path);
+  if (!(f << text) || !f.flush()) return absl::InternalError("cannot write " + path);
+  return path;
+}
+
+Result<std::string> OutputDir::WriteAll(
+    std::span<const std::pair<const char*, std::string>> files) const {
+  if (Status s = Clear(); !s.ok()) return s;
+  std::string first;
+  for (const auto& [name, text] : files) {
+    Result<std::string> path = Write(name, text);
+    if (!path.ok()) return path.status();
+    if (first.empty()) first = *path;
+  }
+  if (Status s = Record(); !s.ok()) return s;
+  return first;
+}
+
 }  // namespace ratelab

@@ -6,6 +6,7 @@
 #define RATELAB_REPORTS_OUTPUT_DIR_H_
 
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -30,6 +31,10 @@ class OutputDir {
   Status Clear() const;
   // Lists in the manifest every file now under the directory but the ones Prepare kept.
   Status Record() const;
+  // Writes `text` as the file `name` in the directory: its path, or Internal naming it.
+  Result<std::string> Write(const std::string& name, const std::string& text) const;
+  // Writes each (name, text) after Clear, then Record: the path of the first.
+  Result<std::string> WriteAll(std::span<const std::pair<const char*, std::string>> files) const;
 
   const std::string& path() const { return dir_; }
 

@@ -15,9 +15,9 @@ Result<ReportFiles> WriteReport(const RunReport& report, const OutputDir& out) {
   ReportFiles files;
   const auto write = [&](const std::string& name, const std::string& text,
                          std::string* path) -> Status {
-    *path = (fs::path(dir) / name).string();
-    std::ofstream f(*path);
-    if (!(f << text) || !f.flush()) return absl::InternalError("cannot write " + *path);
+    Result<std::string> written = out.Write(name, text);
+    if (!written.ok()) return written.status();
+    *path = *std::move(written);
     return absl::OkStatus();
   };
   if (Status s = write("report.json", JsonText(ToJson(report)), &files.json); !s.ok()) {

@@ -77,11 +77,11 @@ std::string RenderWorstText(const WorstReport& r) {
                                  r.bound, "\" (", std::string(WorstClaimName(r.claim)), ")\n");
   for (const WorstReport::Search& s : r.searches) {
     absl::StrAppend(&out, "\nconcurrency ", s.concurrency, ", faults ", s.faults, ": ");
-    if (!s.failure.empty()) {
+    if (s.failure) {
       absl::StrAppend(&out,
                       "FAILED: the limiter answered a request with an error instead of a "
                       "decision; not judged. ",
-                      s.failure, "\n");
+                      *s.failure, "\n");
       continue;
     }
     absl::StrAppend(&out, ValueText(r, s), "\n  first reached at run ", s.found_at_run, " of ",
@@ -106,37 +106,65 @@ std::string RenderWorstText(const WorstReport& r) {
     absl::StrAppend(&out, "\nconcurrency  worst  amplification\n");
     for (const WorstReport::Search& s : r.searches) {
       char line[96];
-      std::snprintf(
-          line, sizeof line, "%11d  %5lld  %s\n", s.concurrency, static_cast<long long>(s.value),
-          s.failure.empty() ? (view_parts::Fixed(s.amplification, 2) + "x").c_str() : "failed");
+      std::snprintf(line, sizeof line, "%11d  %5lld  %s\n", s.concurrency,
+                    static_cast<long long>(s.value),
+                    !s.failure ? (view_parts::Fixed(s.amplification, 2) + "x").c_str() : "failed");
       out += line;
     }
   }
   return out;
 }
 
-nlohmann::json ToJson(const WorstReport& r) {
-  nlohmann::json searches = nlohmann::json::array();
+std::string RenderWorstJunit(const WorstReport& r) {
+  const std::string classname = "worst." + r.protocol;
+  std::vector<view_parts::JunitCase> cases;
   for (const WorstReport::Search& s : r.searches) {
-    nlohmann::json j = {{"concurrency", s.concurrency},
-                        {"faults", s.faults},
-                        {"value", s.value},
-                        {"amplification", s.amplification},
-                        {"runs", s.runs},
-                        {"found_at_run", s.found_at_run},
-                        {"stopped", s.stopped},
-                        {"requests", s.requests},
-                        {"reproduce", s.reproduce},
-                        {"witness", nullptr}};
-    if (s.shown) j["witness"] = ToJson(*s.shown);
-    if (!s.failure.empty()) j["failure"] = s.failure;
-    searches.push_back(std::move(j));
+    view_parts::JunitCase c{
+        classname, absl::StrCat("concurrency ", s.concurrency, ", faults ", s.faults), 0, "", "",
+        false};
+    if (s.failure) {
+      c.message = *s.failure;
+      c.error = true;
+    } else if (s.shown) {
+      c.message = ValueText(r, s) + ", against \"" + r.bound + "\"";
+      c.failure = s.shown->summary + "\n" + view_parts::TimelineText(*s.shown, {}) +
+                  "reproduce: " + s.reproduce + "\n";
+    }
+    cases.push_back(std::move(c));
   }
-  return {{"protocol", r.protocol},
-          {"policy", r.policy},
-          {"claim", WorstClaimName(r.claim)},
-          {"bound", r.bound},
-          {"searches", searches}};
+  return view_parts::JunitDocument("ratelab.worst", cases, 0);
+}
+
+namespace {
+
+std::string WorstTitle(const WorstReport& r) {
+  return "ratelab worst: " + r.protocol + ", " + r.policy;
+}
+
+}  // namespace
+
+std::string RenderWorstMarkdown(const WorstReport& r) {
+  return "## " + WorstTitle(r) + "\n\n```\n" + RenderWorstText(r) + "```\n";
+}
+
+std::string RenderWorstHtml(const WorstReport& r) {
+  const std::string title = WorstTitle(r);
+  return view_parts::HtmlPageStart(title) + "<h1>" + view_parts::Escape(title) + "</h1>\n<pre>" +
+         view_parts::Escape(RenderWorstText(r)) + "</pre>\n</body>\n</html>\n";
+}
+
+Result<std::string> WriteWorstReport(const WorstReport& r, const OutputDir& dir) {
+  const std::pair<const char*, std::string> files[] = {{"report.html", RenderWorstHtml(r)},
+                                                       {"report.md", RenderWorstMarkdown(r)},
+                                                       {"report.json", JsonText(ToJson(r))},
+                                                       {"junit.xml", RenderWorstJunit(r)}};
+  return dir.WriteAll(files);
+}
+
+nlohmann::json ToJson(const WorstReport& r) { return ToJsonValue(r); }
+
+Result<WorstReport> WorstReportFromJson(const nlohmann::json& j) {
+  return FromJsonFields<WorstReport>(j);
 }
 
 }  // namespace ratelab

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/fields.h"
+#include "reports/output_dir.h"
 #include "reports/report_model.h"
 #include "sim/worst.h"
 
@@ -32,10 +34,35 @@ struct WorstReport {
     int64_t requests = 0;  // in the best case, shrunk
     std::string reproduce;
     std::optional<ViolationReport> shown;
-    std::string failure;  // the limiter answered with its own error: not judged
+    // The limiter answered with its own error: not judged.
+    std::optional<std::string> failure;
   };
   std::vector<Search> searches;  // by concurrency, as asked
 };
+constexpr auto JsonFields(const WorstReport::Search*) {
+  using S = WorstReport::Search;
+  return std::tuple{JsonField("concurrency", &S::concurrency),
+                    JsonField("faults", &S::faults),
+                    JsonField("value", &S::value),
+                    JsonField("amplification", &S::amplification),
+                    JsonField("runs", &S::runs),
+                    JsonField("found_at_run", &S::found_at_run),
+                    JsonField("stopped", &S::stopped),
+                    JsonField("requests", &S::requests),
+                    JsonField("reproduce", &S::reproduce),
+                    JsonField("witness", &S::shown),
+                    JsonField("failure", &S::failure)};
+}
+constexpr auto JsonFields(const WorstReport*) {
+  using R = WorstReport;
+  return std::tuple{JsonField("protocol", &R::protocol), JsonField("policy", &R::policy),
+                    JsonField("claim", &R::claim), JsonField("bound", &R::bound),
+                    JsonField("searches", &R::searches)};
+}
+inline nlohmann::json ToJsonValue(WorstClaim claim) { return WorstClaimName(claim); }
+inline void ReadJsonValue(const JsonReader& r, WorstClaim& claim) {
+  claim = r.Named<WorstClaimInfo>(kWorstClaims, "claim");
+}
 
 // One search's part of the report.
 WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResult& result,
@@ -46,7 +73,18 @@ std::string WorstBound(const Policy& policy, WorstClaim claim);
 // The value in words, then per search its figures and witness; a table of the amplification
 // when there are several.
 std::string RenderWorstText(const WorstReport& report);
+// For CI: a test case per search, failed with its witness when it pushed the claim past its
+// bound, an error when the limiter failed.
+std::string RenderWorstJunit(const WorstReport& report);
+// For a pull request and a review: the text view under a title.
+std::string RenderWorstMarkdown(const WorstReport& report);
+std::string RenderWorstHtml(const WorstReport& report);
+// Writes report.html, report.md, report.json and junit.xml into `dir` (made ready by
+// OutputDir::Prepare), recorded in its manifest: the HTML's path.
+Result<std::string> WriteWorstReport(const WorstReport& report, const OutputDir& dir);
 nlohmann::json ToJson(const WorstReport& report);
+// The report `ratelab worst --json` wrote, or InvalidArgument with the path of the first problem.
+Result<WorstReport> WorstReportFromJson(const nlohmann::json& j);
 
 }  // namespace ratelab
 

@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <array>
 
+#include "model/named.h"
 #include "model/oracles.h"
 #include "sim/random.h"
 
 namespace ratelab {
 
 namespace {
-
-constexpr std::array<std::pair<WorstClaim, std::string_view>, 3> kClaimNames = {{
-    {WorstClaim::kMostInAnyWindow, "most-in-window"},
-    {WorstClaim::kOverBucket, "over-bucket"},
-    {WorstClaim::kFalseDenialStreak, "false-denials"},
-}};
 
 // The search's own stream, apart from the streams Draw and the runs take from their seeds.
 constexpr uint64_t kClimbStream = 0x776f727374;
@@ -238,15 +233,15 @@ class Climb {
 }  // namespace
 
 std::string_view WorstClaimName(WorstClaim claim) {
-  return kClaimNames[static_cast<size_t>(claim)].second;
+  return NameOf<WorstClaimInfo>(kWorstClaims, claim);
 }
 
 Result<WorstClaim> ParseWorstClaim(std::string_view text) {
-  for (const auto& [claim, name] : kClaimNames) {
-    if (name == text) return claim;
+  if (const std::optional<WorstClaim> claim = Named<WorstClaimInfo>(kWorstClaims, text)) {
+    return *claim;
   }
-  return absl::InvalidArgumentError("unknown claim '" + std::string(text) +
-                                    "' (expected most-in-window, over-bucket or false-denials)");
+  return absl::InvalidArgumentError("unknown claim '" + std::string(text) + "' (expected " +
+                                    NameChoices<WorstClaimInfo>(kWorstClaims) + ")");
 }
 
 WorstClaim DefaultWorstClaim(const Policy& policy) {

@@ -33,6 +33,15 @@ enum class WorstClaim {
   kOverBucket,         // the most one key has admitted beyond B + floor(span / T) (buckets)
   kFalseDenialStreak,  // the longest run of one key's denials the model had room for
 };
+struct WorstClaimInfo {
+  WorstClaim id;
+  std::string_view name;
+};
+inline constexpr WorstClaimInfo kWorstClaims[] = {
+    {WorstClaim::kMostInAnyWindow, "most-in-window"},
+    {WorstClaim::kOverBucket, "over-bucket"},
+    {WorstClaim::kFalseDenialStreak, "false-denials"},
+};
 std::string_view WorstClaimName(WorstClaim claim);  // "most-in-window", ...
 // "most-in-window", "over-bucket" or "false-denials"; InvalidArgument naming them otherwise.
 Result<WorstClaim> ParseWorstClaim(std::string_view text);

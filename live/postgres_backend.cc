@@ -73,13 +73,7 @@ class PostgresBackend final : public SqlBackend {
   }
 
   void Restart() override {
-    if (server_ == nullptr) {
-      Fail(absl::FailedPreconditionError("cannot restart " + source_->where() +
-                                         ": ratelab did not start it"));
-      return;
-    }
-    Fail(server_->Restart());
-    sql_.Disconnect();
+    Fail(source_->RestartServer(server_.get(), [this] { sql_.Disconnect(); }));
   }
 
   std::vector<SqlRow> RowsExpiredBefore(Instant t) override {

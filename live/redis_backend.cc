@@ -44,13 +44,7 @@ class RedisBackend final : public KvBackend {
   }
 
   void Restart() override {
-    if (server_ == nullptr) {
-      Fail(absl::FailedPreconditionError("cannot restart " + source_->where() +
-                                         ": ratelab did not start it"));
-      return;
-    }
-    Fail(server_->Restart());
-    private_kv_->Disconnect();
+    Fail(source_->RestartServer(server_.get(), [this] { private_kv_->Disconnect(); }));
   }
 
   std::vector<std::string> KeysWithoutExpiry() override {

@@ -102,6 +102,20 @@ class ServerStoreSource final : public StoreSource,
   // The existing server's database: one run at a time.
   void ReturnUrl();
 
+  // A store restart of a run's `server` (null: one ratelab does not own, which it cannot
+  // restart), then `disconnect` so that the next command connects to the new process; the
+  // first failure, or OK.
+  template <typename Server, typename Disconnect>
+  Status RestartServer(Server* server, Disconnect disconnect) const {
+    if (server == nullptr) {
+      return absl::FailedPreconditionError("cannot restart " + where() +
+                                           ": ratelab did not start it");
+    }
+    Status s = server->Restart();
+    disconnect();
+    return s;
+  }
+
  private:
   std::mutex mu_;
   std::condition_variable url_free_;

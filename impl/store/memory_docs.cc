@@ -10,28 +10,9 @@
 #include <utility>
 
 #include "impl/store/docs_query.h"
+#include "impl/store/memory_docs_internal.h"
 
 namespace ratelab {
-
-using docs_query::ApplyUpdate;
-using docs_query::BadValue;
-using docs_query::CheckFieldName;
-using docs_query::CheckFilter;
-using docs_query::DateMs;
-using docs_query::Equal;
-using docs_query::FailedToParse;
-using docs_query::Failure;
-using docs_query::FieldOf;
-using docs_query::IsDate;
-using docs_query::IsOperators;
-using docs_query::kCannotCreateIndex;
-using docs_query::kCommandNotFound;
-using docs_query::kIndexOptionsConflict;
-using docs_query::kInvalidNamespace;
-using docs_query::LookupKey;
-using docs_query::Matches;
-using docs_query::Project;
-using docs_query::Show;
 
 void MemoryDocs::Collection::Add(Document doc) {
   const uint64_t seq = next_seq++;

@@ -16,8 +16,6 @@ json ToJson(const FaultOutcomeReport& f);
 json ToJson(const LimiterReport& l);
 json ToJson(const UserReport& u);
 json ToJson(const SeedReport& s);
-json ToJson(const CheckSeeds& c);
-json ToJson(const LimiterSpreadReport& l);
 
 template <typename T>
 json Array(const std::vector<T>& items) {
@@ -26,7 +24,7 @@ json Array(const std::vector<T>& items) {
   return out;
 }
 
-json ToJson(const CheckCount& c) { return {{"name", c.name}, {"violations", c.violations}}; }
+json ToJson(const CheckCount& c) { return ToJsonValue(c); }
 
 json ToJson(const FaultOutcomeReport& f) {
   return {{"fault", f.fault},          {"from_s", f.from_s},     {"to_s", f.to_s},
@@ -86,37 +84,9 @@ json ToJson(const LimiterReport& l) {
   return out;
 }
 
-json ToJson(const UserReport& u) {
-  return {{"key", u.key}, {"offered", u.offered}, {"admitted", u.admitted}};
-}
+json ToJson(const UserReport& u) { return ToJsonValue(u); }
 
-json ToJson(const SpreadReport& s) {
-  return {{"median", s.median}, {"worst", s.worst}, {"worst_seed", s.worst_seed}};
-}
-
-json ToJson(const CheckSeeds& c) {
-  return {{"name", c.name}, {"seeds", c.seeds}, {"first_seed", c.first_seed}};
-}
-
-json ToJson(const LimiterSpreadReport& l) {
-  json out = {{"name", l.name},
-              {"checks", Array(l.checks)},
-              {"seeds_over_claim", l.seeds_over_claim},
-              {"seeds_failed", l.seeds_failed},
-              {"first_failed_seed", l.first_failed_seed},
-              {"over_admitted", ToJson(l.over_admitted)},
-              {"false_denials", ToJson(l.false_denials)},
-              {"max_in_any_window", ToJson(l.max_in_any_window)},
-              {"steps_per_decision", ToJson(l.steps_per_decision)},
-              {"latency_p99_ms", json()}};
-  if (l.latency_p99_ms) out["latency_p99_ms"] = ToJson(*l.latency_p99_ms);
-  return out;
-}
-
-json ToJson(const SeedsSpreadReport& s) {
-  return {
-      {"first", s.first}, {"last", s.last}, {"count", s.count}, {"limiters", Array(s.limiters)}};
-}
+json ToJson(const SeedsSpreadReport& s) { return ToJsonValue(s); }
 
 json ToJson(const SeedReport& s) {
   json out = {{"seed", s.seed}, {"history_hash", s.history_hash}, {"violations", s.violations}};
@@ -205,9 +175,7 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
   };
   l.series = {per_bin("offered"), per_bin("admitted"), per_bin("denied"), per_bin("unanswered"),
               per_bin("peak_in_window")};
-  for (const JsonReader& c : r.Field("checks").Elements()) {
-    l.checks.push_back({c.Field("name").String(), c.Field("violations").Unsigned()});
-  }
+  ReadJsonValue(r.Field("checks"), l.checks);
   for (const JsonReader& v : r.Field("violations").Elements()) {
     l.violations.push_back(ReadViolation(v));
   }
@@ -216,35 +184,6 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
     l.failure = r.Field("failure").String();
   }
   return l;
-}
-
-SpreadReport ReadSpread(const JsonReader& r) {
-  return {r.Field("median").Number(), r.Field("worst").Number(), r.Field("worst_seed").Unsigned()};
-}
-
-SeedsSpreadReport ReadSeedsSpread(const JsonReader& r) {
-  SeedsSpreadReport s{
-      r.Field("first").Unsigned(), r.Field("last").Unsigned(), r.Field("count").Unsigned(), {}};
-  for (const JsonReader& l : r.Field("limiters").Elements()) {
-    LimiterSpreadReport limiter;
-    limiter.name = l.Field("name").String();
-    for (const JsonReader& c : l.Field("checks").Elements()) {
-      limiter.checks.push_back({c.Field("name").String(), c.Field("seeds").Unsigned(),
-                                c.Field("first_seed").Unsigned()});
-    }
-    limiter.seeds_over_claim = l.Field("seeds_over_claim").Unsigned();
-    limiter.seeds_failed = l.Field("seeds_failed").Unsigned();
-    limiter.first_failed_seed = l.Field("first_failed_seed").Unsigned();
-    limiter.over_admitted = ReadSpread(l.Field("over_admitted"));
-    limiter.false_denials = ReadSpread(l.Field("false_denials"));
-    limiter.max_in_any_window = ReadSpread(l.Field("max_in_any_window"));
-    limiter.steps_per_decision = ReadSpread(l.Field("steps_per_decision"));
-    if (const std::optional<JsonReader> p99 = l.OptionalField("latency_p99_ms")) {
-      limiter.latency_p99_ms = ReadSpread(*p99);
-    }
-    s.limiters.push_back(std::move(limiter));
-  }
-  return s;
 }
 
 RunReport ReadRun(const JsonReader& r) {
@@ -276,10 +215,7 @@ RunReport ReadRun(const JsonReader& r) {
   if (const std::optional<JsonReader> start = bins.OptionalField("start_s")) {
     run.bins.start_s = SecondsFromStart(*start);
   }
-  for (const JsonReader& u : r.Field("users").Elements()) {
-    run.users.push_back(
-        {u.Field("key").String(), u.Field("offered").Int(), u.Field("admitted").Ints()});
-  }
+  ReadJsonValue(r.Field("users"), run.users);
   for (const JsonReader& l : r.Field("limiters").Elements()) {
     run.limiters.push_back(ReadLimiter(l, run.bins.count));
   }
@@ -296,7 +232,7 @@ RunReport ReadRun(const JsonReader& r) {
     run.reproduce = reproduce->String();
   }
   if (const std::optional<JsonReader> seeds = r.OptionalField("across_seeds")) {
-    run.across_seeds = ReadSeedsSpread(*seeds);
+    ReadJsonValue(*seeds, run.across_seeds.emplace());
   }
   return run;
 }

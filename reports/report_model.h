@@ -91,6 +91,10 @@ struct CheckCount {
   std::string name;
   uint64_t violations = 0;
 };
+constexpr auto JsonFields(const CheckCount*) {
+  return std::tuple{JsonField("name", &CheckCount::name),
+                    JsonField("violations", &CheckCount::violations)};
+}
 
 struct LatencySummary {  // ms
   double p50 = 0, p95 = 0, p99 = 0, max = 0;
@@ -163,6 +167,10 @@ struct UserReport {
   int64_t offered = 0;
   std::vector<int64_t> admitted;  // per limiter
 };
+constexpr auto JsonFields(const UserReport*) {
+  return std::tuple{JsonField("key", &UserReport::key), JsonField("offered", &UserReport::offered),
+                    JsonField("admitted", &UserReport::admitted)};
+}
 
 // A number of a limiter over the seeds of a comparison: {"median", "worst", "worst_seed"}, the
 // worst being the largest (every number kept is a cost or a harm), the first seed that gave it.
@@ -171,6 +179,11 @@ struct SpreadReport {
   double worst = 0;
   uint64_t worst_seed = 0;
 };
+constexpr auto JsonFields(const SpreadReport*) {
+  return std::tuple{JsonField("median", &SpreadReport::median),
+                    JsonField("worst", &SpreadReport::worst),
+                    JsonField("worst_seed", &SpreadReport::worst_seed)};
+}
 
 // {"name", "seeds", "first_seed"}: in how many seeds a check was broken, and the first of them.
 struct CheckSeeds {
@@ -178,6 +191,10 @@ struct CheckSeeds {
   uint64_t seeds = 0;
   uint64_t first_seed = 0;  // when seeds > 0
 };
+constexpr auto JsonFields(const CheckSeeds*) {
+  return std::tuple{JsonField("name", &CheckSeeds::name), JsonField("seeds", &CheckSeeds::seeds),
+                    JsonField("first_seed", &CheckSeeds::first_seed)};
+}
 
 // A limiter over the seeds of a comparison.
 struct LimiterSpreadReport {
@@ -189,6 +206,19 @@ struct LimiterSpreadReport {
   SpreadReport over_admitted, false_denials, max_in_any_window, steps_per_decision;
   std::optional<SpreadReport> latency_p99_ms;  // none when no decision took time
 };
+constexpr auto JsonFields(const LimiterSpreadReport*) {
+  using L = LimiterSpreadReport;
+  return std::tuple{JsonField("name", &L::name),
+                    JsonField("checks", &L::checks),
+                    JsonField("seeds_over_claim", &L::seeds_over_claim),
+                    JsonField("seeds_failed", &L::seeds_failed),
+                    JsonField("first_failed_seed", &L::first_failed_seed),
+                    JsonField("over_admitted", &L::over_admitted),
+                    JsonField("false_denials", &L::false_denials),
+                    JsonField("max_in_any_window", &L::max_in_any_window),
+                    JsonField("steps_per_decision", &L::steps_per_decision),
+                    JsonField("latency_p99_ms", &L::latency_p99_ms)};
+}
 
 // A comparison over seeds (compare --seeds): {"first", "last", "count", "limiters"}; `count` is
 // less than last - first + 1 when the runs were interrupted.
@@ -196,6 +226,11 @@ struct SeedsSpreadReport {
   uint64_t first = 0, last = 0, count = 0;
   std::vector<LimiterSpreadReport> limiters;
 };
+constexpr auto JsonFields(const SeedsSpreadReport*) {
+  using S = SeedsSpreadReport;
+  return std::tuple{JsonField("first", &S::first), JsonField("last", &S::last),
+                    JsonField("count", &S::count), JsonField("limiters", &S::limiters)};
+}
 
 struct RunReport {
   std::string scenario;

@@ -2,8 +2,8 @@
 // its fields once, by their JSON names,
 //
 //   constexpr auto JsonFields(const WitnessStep*) {
-//     return std::tuple{JsonField("label", &WitnessStep::label), JsonField("at_s",
-//     &WitnessStep::at_s)};
+//     return std::tuple{JsonField("label", &WitnessStep::label),
+//                       JsonField("at_s", &WitnessStep::at_s)};
 //   }
 //
 // (found by argument-dependent lookup), and ToJsonValue / ReadJsonValue walk that list, so a field
@@ -28,14 +28,18 @@
 
 namespace ratelab {
 
+// A field: its JSON name, its member, and how to read it when a plain read of its type is not
+// enough (a number within bounds): null for the plain read.
 template <typename T, typename M>
 struct JsonFieldOf {
   const char* name;
   M T::*member;
+  void (*read)(const JsonReader& r, M& value) = nullptr;
 };
 template <typename T, typename M>
-constexpr JsonFieldOf<T, M> JsonField(const char* name, M T::*member) {
-  return {name, member};
+constexpr JsonFieldOf<T, M> JsonField(const char* name, M T::*member,
+                                      void (*read)(const JsonReader&, M&) = nullptr) {
+  return {name, member, read};
 }
 
 template <typename T>
@@ -60,6 +64,7 @@ inline nlohmann::json ToJsonValue(bool v) { return v; }
 inline void ReadJsonValue(const JsonReader& r, bool& v) { v = r.Bool(); }
 inline nlohmann::json ToJsonValue(double v) { return v; }
 inline void ReadJsonValue(const JsonReader& r, double& v) { v = r.Number(); }
+inline void ReadJsonValue(const JsonReader& r, std::optional<double>& v) { v = r.NumberOrNull(); }
 // An object of strings, by name.
 inline nlohmann::json ToJsonValue(const std::map<std::string, std::string>& v) { return v; }
 inline void ReadJsonValue(const JsonReader& r, std::map<std::string, std::string>& v) {
@@ -125,7 +130,9 @@ template <HasJsonFields T>
 void ReadJsonValue(const JsonReader& r, T& v) {
   const auto read = [&](const auto& f) {
     auto& member = v.*(f.member);
-    if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value) {
+    if (f.read != nullptr) {
+      f.read(r.Field(f.name), member);
+    } else if constexpr (IsOptional<std::remove_cvref_t<decltype(member)>>::value) {
       // An optional field may be null or missing.
       if (const std::optional<JsonReader> at = r.OptionalField(f.name)) {
         ReadJsonValue(*at, member);

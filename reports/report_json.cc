@@ -9,10 +9,7 @@ namespace {
 
 using json = nlohmann::json;
 
-json Optional(const std::optional<double>& v) { return v ? json(*v) : json(); }
-
 json ToJson(const CheckCount& c);
-json ToJson(const FaultOutcomeReport& f);
 json ToJson(const LimiterReport& l);
 json ToJson(const UserReport& u);
 json ToJson(const SeedReport& s);
@@ -26,41 +23,9 @@ json Array(const std::vector<T>& items) {
 
 json ToJson(const CheckCount& c) { return ToJsonValue(c); }
 
-json ToJson(const FaultOutcomeReport& f) {
-  return {{"fault", f.fault},          {"from_s", f.from_s},     {"to_s", f.to_s},
-          {"offered", f.offered},      {"admitted", f.admitted}, {"denied", f.denied},
-          {"unanswered", f.unanswered}};
-}
+json ToJson(const MetricsReport& m) { return ToJsonValue(m); }
 
-json ToJson(const MetricsReport& m) {
-  json latency;
-  if (m.latency_ms) {
-    latency = {{"p50", m.latency_ms->p50},
-               {"p95", m.latency_ms->p95},
-               {"p99", m.latency_ms->p99},
-               {"max", m.latency_ms->max}};
-  }
-  return {{"over_admitted", m.over_admitted},
-          {"false_denials", m.false_denials},
-          {"burst_ratio", m.burst_ratio},
-          {"fairness", Optional(m.fairness)},
-          {"contended_users", m.contended_users},
-          {"state_keys", m.state_keys},
-          {"state_bytes", m.state_bytes},
-          {"state_bytes_per_key", Optional(m.state_bytes_per_key)},
-          {"steps_per_decision", m.steps_per_decision},
-          {"latency_ms", latency},
-          {"latency_cdf_ms", m.latency_cdf_ms},
-          {"during_faults", Array(m.during_faults)}};
-}
-
-json ToJson(const SeriesReport& s) {
-  return {{"offered", s.offered},
-          {"admitted", s.admitted},
-          {"denied", s.denied},
-          {"unanswered", s.unanswered},
-          {"peak_in_window", s.peak_in_window}};
-}
+json ToJson(const SeriesReport& s) { return ToJsonValue(s); }
 
 json ToJson(const LimiterReport& l) {
   json out = {{"name", l.name},
@@ -108,42 +73,10 @@ ViolationReport ReadViolation(const JsonReader& r) {
   return v;
 }
 
-// Seconds since a run's start, as a report holds them: within a thousand years either way.
-double SecondsFromStart(const JsonReader& r) {
-  constexpr double kMostSeconds = 3e10;
-  return r.NumberIn(-kMostSeconds, kMostSeconds);
-}
-
 FaultReport ReadFault(const JsonReader& r) {
-  return {r.Field("what").String(), SecondsFromStart(r.Field("from_s")),
-          SecondsFromStart(r.Field("to_s"))};
-}
-
-MetricsReport ReadMetrics(const JsonReader& r) {
-  MetricsReport m;
-  m.over_admitted = r.Field("over_admitted").Int();
-  m.false_denials = r.Field("false_denials").Int();
-  m.burst_ratio = r.Field("burst_ratio").Number();
-  m.fairness = r.Field("fairness").NumberOrNull();
-  m.contended_users = r.Field("contended_users").Int();
-  m.state_keys = r.Field("state_keys").Int();
-  m.state_bytes = r.Field("state_bytes").Int();
-  m.state_bytes_per_key = r.Field("state_bytes_per_key").NumberOrNull();
-  m.steps_per_decision = r.Field("steps_per_decision").Number();
-  if (const std::optional<JsonReader> l = r.OptionalField("latency_ms")) {
-    m.latency_ms = LatencySummary{l->Field("p50").Number(), l->Field("p95").Number(),
-                                  l->Field("p99").Number(), l->Field("max").Number()};
-  } else {
-    (void)r.Field("latency_ms");  // present, as null
-  }
-  m.latency_cdf_ms = r.Field("latency_cdf_ms").Numbers();
-  for (const JsonReader& f : r.Field("during_faults").Elements()) {
-    m.during_faults.push_back({f.Field("fault").String(), SecondsFromStart(f.Field("from_s")),
-                               SecondsFromStart(f.Field("to_s")), f.Field("offered").Int(),
-                               f.Field("admitted").Int(), f.Field("denied").Int(),
-                               f.Field("unanswered").Int()});
-  }
-  return m;
+  FaultReport f;
+  ReadJsonValue(r, f);
+  return f;
 }
 
 LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
@@ -162,19 +95,23 @@ LimiterReport ReadLimiter(const JsonReader& r, uint64_t bins) {
   l.unanswered = r.Field("unanswered").Int();
   l.max_in_any_window = r.Field("max_in_any_window").Int();
   l.history_hash = r.Field("history_hash").String();
-  l.metrics = ReadMetrics(r.Field("metrics"));
+  ReadJsonValue(r.Field("metrics"), l.metrics);
   const JsonReader series = r.Field("series");
-  const auto per_bin = [&](const char* name) {
-    const JsonReader column = series.Field(name);
-    std::vector<int64_t> values = column.Ints();
-    if (values.size() != bins) {
-      column.Report("expected " + std::to_string(bins) + " values (one a time bin), found " +
-                    std::to_string(values.size()));
-    }
-    return values;
-  };
-  l.series = {per_bin("offered"), per_bin("admitted"), per_bin("denied"), per_bin("unanswered"),
-              per_bin("peak_in_window")};
+  ReadJsonValue(series, l.series);
+  // One value a time bin.
+  std::apply(
+      [&](const auto&... f) {
+        const auto check = [&](const auto& field) {
+          const size_t found = (l.series.*(field.member)).size();
+          if (found != bins) {
+            series.Field(field.name)
+                .Report("expected " + std::to_string(bins) + " values (one a time bin), found " +
+                        std::to_string(found));
+          }
+        };
+        (check(f), ...);
+      },
+      JsonFields(static_cast<const SeriesReport*>(nullptr)));
   ReadJsonValue(r.Field("checks"), l.checks);
   for (const JsonReader& v : r.Field("violations").Elements()) {
     l.violations.push_back(ReadViolation(v));
@@ -213,7 +150,7 @@ RunReport ReadRun(const JsonReader& r) {
   run.bins = {bins.Field("width").String(), bins.Field("width_ms").NumberIn(1e-6, 3.2e10),
               bins.Field("count").UnsignedUpTo(100'000)};
   if (const std::optional<JsonReader> start = bins.OptionalField("start_s")) {
-    run.bins.start_s = SecondsFromStart(*start);
+    ReadSecondsFromStart(*start, run.bins.start_s);
   }
   ReadJsonValue(r.Field("users"), run.users);
   for (const JsonReader& l : r.Field("limiters").Elements()) {
@@ -239,13 +176,16 @@ RunReport ReadRun(const JsonReader& r) {
 
 }  // namespace
 
+void ReadSecondsFromStart(const JsonReader& r, double& seconds) {
+  constexpr double kMostSeconds = 3e10;
+  seconds = r.NumberIn(-kMostSeconds, kMostSeconds);
+}
+
 json ToJson(const WitnessEvent& e) { return ToJsonValue(e); }
 
 json ToJson(const ViolationReport& v) { return ToJsonValue(v); }
 
-json ToJson(const FaultReport& f) {
-  return {{"what", f.what}, {"from_s", f.from_s}, {"to_s", f.to_s}};
-}
+json ToJson(const FaultReport& f) { return ToJsonValue(f); }
 
 std::string JsonText(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

@@ -80,11 +80,19 @@ constexpr auto JsonFields(const ViolationReport*) {
 }
 
 // A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).
+// Seconds since a run's start, as a report holds them: within a thousand years either way.
+void ReadSecondsFromStart(const JsonReader& r, double& seconds);
+
 struct FaultReport {
   std::string what;
   double from_s = 0;
   double to_s = 0;
 };
+constexpr auto JsonFields(const FaultReport*) {
+  return std::tuple{JsonField("what", &FaultReport::what),
+                    JsonField("from_s", &FaultReport::from_s, ReadSecondsFromStart),
+                    JsonField("to_s", &FaultReport::to_s, ReadSecondsFromStart)};
+}
 
 // {"name", "violations"}: how many keys broke a check.
 struct CheckCount {
@@ -99,6 +107,11 @@ constexpr auto JsonFields(const CheckCount*) {
 struct LatencySummary {  // ms
   double p50 = 0, p95 = 0, p99 = 0, max = 0;
 };
+constexpr auto JsonFields(const LatencySummary*) {
+  using L = LatencySummary;
+  return std::tuple{JsonField("p50", &L::p50), JsonField("p95", &L::p95), JsonField("p99", &L::p99),
+                    JsonField("max", &L::max)};
+}
 
 // What a limiter decided for the requests sent during one fault.
 struct FaultOutcomeReport {
@@ -106,6 +119,16 @@ struct FaultOutcomeReport {
   double from_s = 0, to_s = 0;
   int64_t offered = 0, admitted = 0, denied = 0, unanswered = 0;
 };
+constexpr auto JsonFields(const FaultOutcomeReport*) {
+  using F = FaultOutcomeReport;
+  return std::tuple{JsonField("fault", &F::fault),
+                    JsonField("from_s", &F::from_s, ReadSecondsFromStart),
+                    JsonField("to_s", &F::to_s, ReadSecondsFromStart),
+                    JsonField("offered", &F::offered),
+                    JsonField("admitted", &F::admitted),
+                    JsonField("denied", &F::denied),
+                    JsonField("unanswered", &F::unanswered)};
+}
 
 // reports/metrics.h says what each number means.
 struct MetricsReport {
@@ -122,11 +145,32 @@ struct MetricsReport {
   std::vector<double> latency_cdf_ms;        // 101 percentiles, or none
   std::vector<FaultOutcomeReport> during_faults;
 };
+constexpr auto JsonFields(const MetricsReport*) {
+  using M = MetricsReport;
+  return std::tuple{JsonField("over_admitted", &M::over_admitted),
+                    JsonField("false_denials", &M::false_denials),
+                    JsonField("burst_ratio", &M::burst_ratio),
+                    JsonField("fairness", &M::fairness),
+                    JsonField("contended_users", &M::contended_users),
+                    JsonField("state_keys", &M::state_keys),
+                    JsonField("state_bytes", &M::state_bytes),
+                    JsonField("state_bytes_per_key", &M::state_bytes_per_key),
+                    JsonField("steps_per_decision", &M::steps_per_decision),
+                    JsonField("latency_ms", &M::latency_ms),
+                    JsonField("latency_cdf_ms", &M::latency_cdf_ms),
+                    JsonField("during_faults", &M::during_faults)};
+}
 
 // Per time bin.
 struct SeriesReport {
   std::vector<int64_t> offered, admitted, denied, unanswered, peak_in_window;
 };
+constexpr auto JsonFields(const SeriesReport*) {
+  using S = SeriesReport;
+  return std::tuple{JsonField("offered", &S::offered), JsonField("admitted", &S::admitted),
+                    JsonField("denied", &S::denied), JsonField("unanswered", &S::unanswered),
+                    JsonField("peak_in_window", &S::peak_in_window)};
+}
 
 struct LimiterReport {
   std::string name;

@@ -1,5 +1,6 @@
 // Redis's `struct` for scripts: Roberto Ierusalimschy's struct 0.2 (pack, unpack, size) with
 // Redis's bounds checks, written to the same choices byte for byte.
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdint>

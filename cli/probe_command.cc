@@ -18,6 +18,7 @@
 #include "model/named.h"
 #include "reports/output_dir.h"
 #include "reports/probe_report.h"
+#include "reports/report_model.h"
 
 namespace ratelab {
 

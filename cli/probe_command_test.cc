@@ -20,6 +20,8 @@
 namespace ratelab {
 namespace {
 
+namespace fs = std::filesystem;
+
 // A server that admits every request, and says it limits to 2 a minute.
 class AdmitsAll {
  public:

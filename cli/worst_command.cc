@@ -16,6 +16,7 @@
 #include "impl/core/system_clock.h"
 #include "live/server_stores.h"
 #include "reports/worst_report.h"
+#include "sim/scenario_run.h"
 
 namespace ratelab {
 

@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "live/probe_test_util.h"
+
 namespace ratelab {
 namespace {
+
+using testing_probe::FindingChecks;
 
 const Instant kStart = FromUnixMillis(1'700'000'000'000);  // a minute's first instant
 
@@ -33,12 +37,6 @@ HttpExchange Answer(int64_t n, const std::string& user, int64_t sent_ms, int sta
   e.status = status;
   e.headers = std::move(headers);
   return e;
-}
-
-std::vector<std::string> CheckNames(const ProbeResult& r) {
-  std::vector<std::string> out;
-  for (const ProbeFinding& f : r.findings) out.emplace_back(ProbeCheckName(f.check));
-  return out;
 }
 
 ProbeResult Judge(const ProbePlan& plan, std::vector<HttpExchange> exchanges) {
@@ -91,7 +89,7 @@ TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
        Answer(3, "x", 30, 429, {{"Retry-After", "60000"}}),
        Answer(4, "y", 40, 200, {{"X-RateLimit-Reset", "1600000000"}}),
        Answer(5, "z", 50, 200, {{"X-RateLimit-Reset", "3600"}})});
-  EXPECT_EQ(CheckNames(r), (std::vector<std::string>{
+  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{
                            "header-syntax", "remaining-above-model", "reset-beyond-model",
                            "reset-in-the-past", "retry-after-missing", "retry-after-too-long"}));
   for (const ProbeFinding& f : r.findings) {
@@ -103,7 +101,7 @@ TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
 TEST(JudgeProbe, ARemainingThatRisesBeforeItsResetIsFound) {
   const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(0)),
                                                    Answer(1, "u", 10, 200, Honest(1))});
-  EXPECT_EQ(CheckNames(r), (std::vector<std::string>{"remaining-rose"}));
+  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"remaining-rose"}));
   EXPECT_EQ(r.findings.front().exchanges, (std::vector<int64_t>{1}));
 }
 
@@ -118,7 +116,7 @@ TEST(JudgeProbe, ServerErrorsUnansweredAndOtherStatusesAreNeverAdmissions) {
   EXPECT_EQ(r.server_errors, 1);
   EXPECT_EQ(r.other, 1);
   EXPECT_EQ(r.unanswered, 1);
-  EXPECT_EQ(CheckNames(r), (std::vector<std::string>{"server-errors"}));
+  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"server-errors"}));
   // Only an admission or a denial is a decision: the rest may or may not have counted.
   EXPECT_FALSE(r.history[0].decision.has_value());
   EXPECT_TRUE(r.history[3].decision.has_value());

@@ -24,6 +24,7 @@ namespace {
 
 using testing_probe::kLimit;
 using testing_probe::PlanFor;
+using testing_probe::FindingChecks;
 using testing_probe::Probe;
 
 // A server on a thread of the test's, answering with `handler`, stopped at the end.
@@ -143,12 +144,6 @@ ProbePlan OneUserPlanFor(const std::string& url) {
   return plan;
 }
 
-std::vector<std::string> Checks(const ProbeResult& r) {
-  std::vector<std::string> out;
-  for (const ProbeFinding& f : r.findings) out.emplace_back(ProbeCheckName(f.check));
-  return out;
-}
-
 TEST(Probe, AnHonestLimiterIsNotAccused) {
   Fixture honest(Limiter(Lie::kNone));
   const ProbeResult r = Probe(PlanFor(honest.Url("/hit/{user}")));
@@ -198,7 +193,7 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
     AwayFromAMinutesEdge();
     Fixture liar(Limiter(lie));
     const ProbeResult r = Probe(PlanFor(liar.Url("/hit/{user}")));
-    std::vector<std::string> found = Checks(r);
+    std::vector<std::string> found = FindingChecks(r);
     // A minute that begins during the run raises Remaining an hour before the reset it named.
     if (lie == Lie::kResetLate) std::erase(found, "remaining-rose");
     EXPECT_EQ(found, std::vector<std::string>{check}) << check;
@@ -216,7 +211,7 @@ TEST(Probe, ARemainingThatRisesBeforeTheResetIsCaught) {
   ProbePlan plan = OneUserPlanFor(forgetful.Url("/hit/{user}"));
   const ProbeResult r = Probe(plan);
   // Its Remaining after a lost count is above what the admissions before it leave, too.
-  EXPECT_EQ(Checks(r), (std::vector<std::string>{"remaining-above-model", "remaining-rose"}));
+  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"remaining-above-model", "remaining-rose"}));
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_NE(r.findings[1].summary.find("more than the 0 #"), std::string::npos)
       << r.findings[1].summary;
@@ -225,7 +220,7 @@ TEST(Probe, ARemainingThatRisesBeforeTheResetIsCaught) {
   // finding (what is above the model still is).
   plan.policy = Policy::Window(Algorithm::kSlidingLog, kLimit, std::chrono::minutes(1));
   plan.user_prefix = "sliding-";
-  EXPECT_EQ(Checks(Probe(plan)), std::vector<std::string>{"remaining-above-model"});
+  EXPECT_EQ(FindingChecks(Probe(plan)), std::vector<std::string>{"remaining-above-model"});
 }
 
 TEST(Probe, ADenialTheBodyStatesIsADenialWhenSaidSo) {
@@ -327,13 +322,13 @@ TEST(Probe, ARetryAfterLongerOrShorterThanTheWaitIsCaught) {
   Fixture longer(AnchoredLimiter(2));
   ProbeResult r = Probe(AnchoredPlan(longer.Url("/{user}")));
   // 4 s is also longer than a window of 2 s ever makes anyone wait.
-  ASSERT_EQ(Checks(r), (std::vector<std::string>{"retry-after-too-long", "retry-after-dishonest"}));
+  ASSERT_EQ(FindingChecks(r), (std::vector<std::string>{"retry-after-too-long", "retry-after-dishonest"}));
   EXPECT_NE(r.findings.back().summary.find("was admitted"), std::string::npos)
       << r.findings.back().summary;
   EXPECT_EQ(r.findings.back().exchanges.size(), 2u);
   Fixture shorter(AnchoredLimiter(-1));
   r = Probe(AnchoredPlan(shorter.Url("/{user}")));
-  ASSERT_EQ(Checks(r), std::vector<std::string>{"retry-after-dishonest"});
+  ASSERT_EQ(FindingChecks(r), std::vector<std::string>{"retry-after-dishonest"});
   EXPECT_NE(r.findings.front().summary.find("was denied again"), std::string::npos)
       << r.findings.front().summary;
 }

@@ -21,6 +21,7 @@ namespace ratelab {
 namespace {
 
 using testing_probe::PlanFor;
+using testing_probe::FindingChecks;
 using testing_probe::Probe;
 
 TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
@@ -207,7 +208,7 @@ TEST(Probe, TheBoundaryTrafficFindsTheFixedWindowsDoubleAndNotTheSlidingLogs) {
   EXPECT_GE(fixed.admitted, 9);
   ASSERT_FALSE(fixed.violations.empty()) << fixed.admitted << " admitted";
   // Its Remaining, right for its own window, may say more than the sliding log leaves.
-  for (const std::string& check : Checks(fixed)) EXPECT_EQ(check, "remaining-above-model");
+  for (const std::string& check : FindingChecks(fixed)) EXPECT_EQ(check, "remaining-above-model");
   EXPECT_GE(sliding.exchanges.size(), 11u);
   EXPECT_LE(sliding.admitted, 6);
   EXPECT_TRUE(sliding.violations.empty()) << sliding.violations.front().ToString();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "impl/core/system_clock.h"
 #include "live/probe_run.h"
@@ -27,6 +28,13 @@ inline ProbePlan PlanFor(const std::string& url) {
 }
 
 // `plan` run on the wall clock; an error fails the test.
+// The checks of a result's findings, by name, in the order found.
+inline std::vector<std::string> FindingChecks(const ProbeResult& r) {
+  std::vector<std::string> out;
+  for (const ProbeFinding& f : r.findings) out.emplace_back(ProbeCheckName(f.check));
+  return out;
+}
+
 inline ProbeResult Probe(const ProbePlan& plan) {
   const SystemClock clock;
   Result<ProbeResult> r = RunProbe(plan, clock);

@@ -10,6 +10,7 @@
 #include "model/anchored_window_model.h"
 #include "model/fixed_window_model.h"
 #include "model/gcra_model.h"
+#include "model/named.h"
 #include "model/sliding_counter_model.h"
 #include "model/sliding_log_model.h"
 #include "model/token_bucket_intervals_model.h"
@@ -18,15 +19,7 @@
 namespace ratelab {
 
 std::string_view LinearVerdictName(LinearVerdict verdict) {
-  switch (verdict) {
-    case LinearVerdict::kLinearizable:
-      return "linearizable";
-    case LinearVerdict::kNotLinearizable:
-      return "not linearizable";
-    case LinearVerdict::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
+  return NameOf<LinearVerdictInfo>(kLinearVerdicts, verdict);
 }
 
 namespace {

@@ -63,6 +63,15 @@ struct LinearizabilityOptions {
 };
 
 enum class LinearVerdict { kLinearizable, kNotLinearizable, kUnknown };
+struct LinearVerdictInfo {
+  LinearVerdict id;
+  std::string_view name;
+};
+inline constexpr LinearVerdictInfo kLinearVerdicts[] = {
+    {LinearVerdict::kLinearizable, "linearizable"},
+    {LinearVerdict::kNotLinearizable, "not linearizable"},
+    {LinearVerdict::kUnknown, "unknown"},
+};
 std::string_view LinearVerdictName(LinearVerdict verdict);
 
 // A call placed in a linearization: its index among the calls given, and the instant the limiter

@@ -31,9 +31,6 @@ std::string Fixed(double v, int places) {
   return buffer;
 }
 
-constexpr LinearVerdict kLinearVerdicts[] = {
-    LinearVerdict::kLinearizable, LinearVerdict::kNotLinearizable, LinearVerdict::kUnknown};
-
 // Exchange `n` of `result`, as a report shows it.
 ProbeExchangeReport ExchangeReport(const ProbeResult& result, int64_t n) {
   ProbeExchangeReport out;
@@ -111,14 +108,7 @@ void ReadJsonValue(const JsonReader& r, ProbeCheck& check) {
 }
 nlohmann::json ToJsonValue(LinearVerdict verdict) { return LinearVerdictName(verdict); }
 void ReadJsonValue(const JsonReader& r, LinearVerdict& verdict) {
-  const std::string name = r.String();
-  for (LinearVerdict v : kLinearVerdicts) {
-    if (LinearVerdictName(v) == name) {
-      verdict = v;
-      return;
-    }
-  }
-  r.Report("unknown verdict '" + name + "' (expected linearizable, not linearizable or unknown)");
+  verdict = r.Named<LinearVerdictInfo>(kLinearVerdicts, "verdict");
 }
 
 ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "impl/core/status.h"
+#include "model/named.h"
 
 namespace ratelab {
 
@@ -20,30 +21,29 @@ enum class Durability { kNone, kEverySec, kAlways };
 inline constexpr std::array<Durability, 3> kDurabilities = {
     Durability::kNone, Durability::kEverySec, Durability::kAlways};
 
+struct DurabilityInfo {
+  Durability id;
+  std::string_view name;
+};
+inline constexpr DurabilityInfo kDurabilityNames[] = {
+    {Durability::kNone, "none"},
+    {Durability::kEverySec, "everysec"},
+    {Durability::kAlways, "always"},
+};
+
 constexpr std::string_view DurabilityName(Durability d) {
-  switch (d) {
-    case Durability::kNone:
-      return "none";
-    case Durability::kEverySec:
-      return "everysec";
-    case Durability::kAlways:
-      return "always";
-  }
-  return "?";
+  return NameOf<DurabilityInfo>(kDurabilityNames, d);
 }
 
 constexpr std::optional<Durability> DurabilityNamed(std::string_view name) {
-  for (Durability d : kDurabilities) {
-    if (DurabilityName(d) == name) return d;
-  }
-  return std::nullopt;
+  return Named<DurabilityInfo>(kDurabilityNames, name);
 }
 
 // DurabilityNamed, or InvalidArgument naming the durabilities there are.
 inline Result<Durability> ParseDurability(std::string_view name) {
   if (std::optional<Durability> d = DurabilityNamed(name)) return *d;
-  return absl::InvalidArgumentError("unknown durability '" + std::string(name) +
-                                    "' (expected none, everysec or always)");
+  return absl::InvalidArgumentError("unknown durability '" + std::string(name) + "' (expected " +
+                                    NameChoices<DurabilityInfo>(kDurabilityNames) + ")");
 }
 
 }  // namespace ratelab

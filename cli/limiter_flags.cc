@@ -12,9 +12,7 @@ void LimiterFlags::Add(CLI::App& command, const std::string& protocol_help,
 }
 
 Result<LimiterSubject> LimiterFlags::Subject() const {
-  if (script.given() && !protocol.empty()) {
-    return absl::InvalidArgumentError("give a protocol or --lua, not both");
-  }
+  if (Status s = NotBothProtocolAndScript(protocol, script.given()); !s.ok()) return s;
   Result<std::optional<UserScript>> user_script = script.Script();
   if (!user_script.ok()) return user_script.status();
   return ResolveLimiter(protocol, *user_script);

@@ -174,26 +174,29 @@ class ReportFromFile final : public Command {
           "or result.json from ratelab run --out): " +
           std::string(s.message()));
     };
-    // A probe's and a worst-case search's reports, each known by its fields.
-    const bool probe = j.is_object() && j.contains("url") && j.contains("findings");
-    const bool worst = j.is_object() && j.contains("searches") && j.contains("claim");
-    if (probe || worst) {
-      Result<ProbeReport> probe_report =
-          probe ? ProbeReportFromJson(j) : Result<ProbeReport>(ProbeReport{});
-      Result<WorstReport> worst_report =
-          worst ? WorstReportFromJson(j) : Result<WorstReport>(WorstReport{});
-      if (!probe_report.ok()) return not_ours(probe_report.status());
-      if (!worst_report.ok()) return not_ours(worst_report.status());
+    // A probe's and a worst-case search's reports, each known by its fields: read, then its
+    // views written by `write`, under what `title` calls it.
+    const auto rebuild = [&](const auto& report, const auto& title,
+                             const auto& write) -> Result<int> {
+      if (!report.ok()) return not_ours(report.status());
       Result<OutputDir> dir = out_.Prepare();
       if (!dir.ok()) return dir.status();
-      Result<std::string> html =
-          probe ? WriteProbeReport(*probe_report, *dir) : WriteWorstReport(*worst_report, *dir);
+      Result<std::string> html = write(*report, *dir);
       if (!html.ok()) return html.status();
-      out << (probe ? "ratelab report: probe of " + probe_report->url
-                    : "ratelab report: worst of " + worst_report->protocol)
+      out << "ratelab report: " << title(*report)
           << "\n\nreport: " << std::filesystem::absolute(*html).string()
           << "\n  also report.md, report.json, junit.xml, beside it\n";
       return kExitOk;
+    };
+    if (j.is_object() && j.contains("url") && j.contains("findings")) {
+      return rebuild(
+          ProbeReportFromJson(j), [](const ProbeReport& r) { return "probe of " + r.url; },
+          WriteProbeReport);
+    }
+    if (j.is_object() && j.contains("searches") && j.contains("claim")) {
+      return rebuild(
+          WorstReportFromJson(j), [](const WorstReport& r) { return "worst of " + r.protocol; },
+          WriteWorstReport);
     }
     Result<RunReport> report = Read(j, not_ours);
     if (!report.ok()) return report.status();

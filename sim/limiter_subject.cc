@@ -140,11 +140,16 @@ Result<std::unique_ptr<Protocol>> LimiterSubject::Make(const Policy& policy,
   return custom ? custom->make(policy, stores) : MakeProtocol(name, policy, stores);
 }
 
-Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
-                                      const std::optional<UserScript>& script) {
+Status NotBothProtocolAndScript(std::string_view protocol, bool script) {
   if (script && !protocol.empty()) {
     return absl::InvalidArgumentError("give a protocol or --lua, not both");
   }
+  return absl::OkStatus();
+}
+
+Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
+                                      const std::optional<UserScript>& script) {
+  if (Status s = NotBothProtocolAndScript(protocol, script.has_value()); !s.ok()) return s;
   if (script) return LoadScript(*script);
   if (protocol.empty()) {
     return absl::InvalidArgumentError(

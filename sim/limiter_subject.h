@@ -61,6 +61,9 @@ struct LimiterSubject {
 // read or whose templates are wrong.
 Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
                                       const std::optional<UserScript>& script);
+// InvalidArgument when both a protocol and a script are given (ResolveLimiter's first check, for
+// a caller that reads the script only after it).
+Status NotBothProtocolAndScript(std::string_view protocol, bool script);
 
 // One request of a user's script on `kv`, the store it will run on (a scratch MemoryKv, or the
 // real server the user chose, emptied by the caller) at `now`, so that a script that fails there or

@@ -1,18 +1,44 @@
-// report.json and a sweep's result.json (reports/report_model.h): any bytes are read as a report
-// or refused with the path of what is wrong; a report read is written back to the same JSON, and
-// every view of it (HTML, Markdown, JUnit, the gnuplot scripts) can be made, with no text of the
-// report outside a gnuplot string (GnuplotScriptProblem).
+// report.json and a sweep's result.json (reports/report_model.h), and a probe's or a worst-case
+// search's report.json: any bytes are read as a report or refused with the path of what is wrong;
+// a report read is written back to the same JSON, and every view of it (HTML, Markdown, JUnit,
+// the gnuplot scripts) can be made, with no text of the report outside a gnuplot string
+// (GnuplotScriptProblem).
 #include <cstddef>
 #include <cstdint>
 
 #include "nlohmann/json.hpp"
 #include "reports/plots.h"
+#include "reports/probe_report.h"
 #include "reports/report_model.h"
 #include "reports/views.h"
+#include "reports/worst_report.h"
+
+namespace {
+
+// A report of its kind read from `j` is written back to the same JSON, and its views made.
+template <typename Report, typename Read, typename... Views>
+void ReadBackAndView(const nlohmann::json& j, Read read, Views... views) {
+  const ratelab::Result<Report> report = read(j);
+  if (!report.ok()) {
+    if (report.status().message().empty()) __builtin_trap();
+    return;
+  }
+  const ratelab::Result<Report> again = read(ratelab::ToJson(*report));
+  if (!again.ok() || ratelab::ToJson(*again) != ratelab::ToJson(*report)) __builtin_trap();
+  ((void)views(*report), ...);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);
   if (j.is_discarded()) return 0;
+  ReadBackAndView<ratelab::ProbeReport>(j, ratelab::ProbeReportFromJson, ratelab::RenderProbeText,
+                                        ratelab::RenderProbeJunit, ratelab::RenderProbeMarkdown,
+                                        ratelab::RenderProbeHtml);
+  ReadBackAndView<ratelab::WorstReport>(j, ratelab::WorstReportFromJson, ratelab::RenderWorstText,
+                                        ratelab::RenderWorstJunit, ratelab::RenderWorstMarkdown,
+                                        ratelab::RenderWorstHtml);
   if (ratelab::Result<ratelab::SweepReport> sweep = ratelab::SweepReportFromJson(j); sweep.ok()) {
     const ratelab::Result<ratelab::SweepReport> again =
         ratelab::SweepReportFromJson(ratelab::ToJson(*sweep));

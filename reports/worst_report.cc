@@ -125,10 +125,6 @@ std::string RenderWorstJunit(const WorstReport& r) {
     if (s.failure) {
       c.message = *s.failure;
       c.error = true;
-    } else if (s.shown) {
-      c.message = ValueText(r, s) + ", against \"" + r.bound + "\"";
-      c.failure = s.shown->summary + "\n" + view_parts::TimelineText(*s.shown, {}) +
-                  "reproduce: " + s.reproduce + "\n";
     }
     cases.push_back(std::move(c));
   }

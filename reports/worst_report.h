@@ -73,8 +73,8 @@ std::string WorstBound(const Policy& policy, WorstClaim claim);
 // The value in words, then per search its figures and witness; a table of the amplification
 // when there are several.
 std::string RenderWorstText(const WorstReport& report);
-// For CI: a test case per search, failed with its witness when it pushed the claim past its
-// bound, an error when the limiter failed.
+// For CI: a test case per search, an error when the limiter failed (as `worst` exits then);
+// how far a search pushed the claim is a measure, not a verdict, so it fails no case.
 std::string RenderWorstJunit(const WorstReport& report);
 // For a pull request and a review: the text view under a title.
 std::string RenderWorstMarkdown(const WorstReport& report);

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
@@ -289,6 +291,32 @@ TEST(Check, JunitHasACasePerCheckWithRealTimesAndTheReproduceCommand) {
       Ratelab({"check", "memory-sliding-log", "--seeds", "1", "--junit", "/nonexistent/x.xml"})
           .exit,
       kExitBadInput);
+}
+
+// `ratelab report` rebuilds a check's views from its JSON: the same JSON, the text view, and the
+// JUnit file --junit wrote (but for the times, which the JSON does not hold).
+TEST(Check, ItsJsonIsReadBackAndItsViewsRebuiltByReport) {
+  const std::string dir = testing_files::TempDir("check-report").string();
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> args = {"check", "kv-token-bucket-hgetall-hset", "--seeds", "20"};
+  std::vector<std::string> with_json = args;
+  with_json.insert(with_json.end(), {"--json", "--junit", dir + "/junit.xml"});
+  const CliOutcome json = Ratelab(with_json);
+  ASSERT_EQ(json.exit, kExitViolation) << json.err;
+  const CliOutcome text = Ratelab(args);
+  const std::string views = dir + "/views";
+  const CliOutcome rebuilt = Ratelab(
+      {"report", testing_files::Write(dir, "check.json", json.out).string(), "--out", views});
+  ASSERT_EQ(rebuilt.exit, kExitOk) << rebuilt.err;
+  EXPECT_NE(rebuilt.out.find("ratelab report: check of kv-token-bucket-hgetall-hset"),
+            std::string::npos)
+      << rebuilt.out;
+  EXPECT_EQ(nlohmann::json::parse(testing_files::Read(views + "/report.json")),
+            nlohmann::json::parse(json.out));
+  EXPECT_NE(testing_files::Read(views + "/report.md").find(text.out), std::string::npos);
+  const std::regex times(R"(time="[0-9.]+")");
+  EXPECT_EQ(std::regex_replace(testing_files::Read(views + "/junit.xml"), times, "time"),
+            std::regex_replace(testing_files::Read(dir + "/junit.xml"), times, "time"));
 }
 
 TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {

@@ -122,8 +122,8 @@ class Merge final : public Command {
     err << "merged " << shards.size() << " shards: " << merged->seeds_searched
         << " seed(s) searched\n";
     out << (json_ ? JsonText(j) : RenderCheckText(*merged));
-    if (merged->verdict == "failure") return kExitLimiterFailed;
-    return merged->verdict == "violation" ? kExitViolation : kExitOk;
+    if (merged->verdict == CheckVerdict::kFailure) return kExitLimiterFailed;
+    return merged->verdict == CheckVerdict::kViolation ? kExitViolation : kExitOk;
   }
 
   // The merged result into --out's result.json, and its JUnit (made by `junit`) into --junit.

@@ -10,8 +10,11 @@
 #include "cli/options.h"
 #include "cli/run_command.h"
 #include "reports/across_seeds.h"
+#include "reports/any_report.h"
+#include "reports/check_report.h"
 #include "reports/probe_report.h"
 #include "reports/run_report.h"
+#include "reports/stress_report.h"
 #include "reports/verdict_table.h"
 #include "reports/views.h"
 #include "reports/worst_report.h"
@@ -156,8 +159,8 @@ class ReportFromFile final : public Command {
     CLI::App* c = app.add_subcommand(
         "report",
         "Rebuild a report's views (HTML, Markdown, JUnit, and a run's plots) from its JSON: "
-        "report.json of compare, probe or worst, result.json of run --out, or what --json "
-        "printed");
+        "report.json of compare or demo, result.json of run --out, or what --json printed by "
+        "run, check, stress, probe or worst");
     c->add_option("result", file_, "the report's JSON")->required();
     out_.Add(*c, "Directory to write the report into");
     return c;
@@ -166,68 +169,57 @@ class ReportFromFile final : public Command {
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<nlohmann::json> read = ReadJsonFile(file_, "its report.json or result.json");
     if (!read.ok()) return read.status();
-    const nlohmann::json& j = *read;
-    const auto not_ours = [&](const Status& s) {
-      return absl::InvalidArgumentError(
-          file_ +
-          " is not a ratelab report (expected report.json from ratelab compare, probe or worst, "
-          "or result.json from ratelab run --out): " +
-          std::string(s.message()));
-    };
-    // A probe's and a worst-case search's reports, each known by its fields: read, then its
-    // views written by `write`, under what `title` calls it.
-    const auto rebuild = [&](const auto& report, const auto& title,
-                             const auto& write) -> Result<int> {
-      if (!report.ok()) return not_ours(report.status());
-      Result<OutputDir> dir = out_.Prepare();
-      if (!dir.ok()) return dir.status();
-      Result<std::string> html = write(*report, *dir);
-      if (!html.ok()) return html.status();
-      out << "ratelab report: " << title(*report)
-          << "\n\nreport: " << std::filesystem::absolute(*html).string()
-          << "\n  also report.md, report.json, junit.xml, beside it\n";
-      return kExitOk;
-    };
-    if (j.is_object() && j.contains("url") && j.contains("findings")) {
-      return rebuild(
-          ProbeReportFromJson(j), [](const ProbeReport& r) { return "probe of " + r.url; },
-          WriteProbeReport);
+    Result<AnyReport> report = ReadAnyReport(*read);
+    if (!report.ok()) {
+      return absl::InvalidArgumentError(file_ + " is " + std::string(report.status().message()));
     }
-    if (j.is_object() && j.contains("searches") && j.contains("claim")) {
-      return rebuild(
-          WorstReportFromJson(j), [](const WorstReport& r) { return "worst of " + r.protocol; },
-          WriteWorstReport);
-    }
-    Result<RunReport> report = Read(j, not_ours);
-    if (!report.ok()) return report.status();
-    Result<OutputDir> dir = out_.Prepare();
-    if (!dir.ok()) return dir.status();
-    out << "ratelab report: " << report->scenario << ", seed " << report->seed << "\n";
-    if (Status s = Write(*report, *dir, out, err); !s.ok()) return s;
-    return kExitOk;
-  }
-
- private:
-  // The run in `j`: compare's report.json, or run's result.json (for a sweep, its first failing
-  // seed).
-  template <typename NotOurs>
-  Result<RunReport> Read(const nlohmann::json& j, const NotOurs& not_ours) const {
-    if (j.is_object() && j.contains("first_failing")) {  // a sweep: its first failing seed
-      Result<SweepReport> sweep = SweepReportFromJson(j);
-      if (!sweep.ok()) return not_ours(sweep.status());
+    // A sweep's views are its first failing seed's run.
+    if (const SweepReport* sweep = std::get_if<SweepReport>(&*report)) {
       if (!sweep->first_failing) {
         return absl::InvalidArgumentError(
             file_ +
             " is a sweep in which no seed failed: there is no run in it to report on; run one "
             "seed with ratelab compare");
       }
-      return *sweep->first_failing;
+      report = AnyReport(*sweep->first_failing);
     }
-    Result<RunReport> run = RunReportFromJson(j);
-    if (!run.ok()) return not_ours(run.status());
-    return run;
+    Result<OutputDir> dir = out_.Prepare();
+    if (!dir.ok()) return dir.status();
+    if (const RunReport* run = std::get_if<RunReport>(&*report)) {
+      out << "ratelab report: " << run->scenario << ", seed " << run->seed << "\n";
+      if (Status s = Write(*run, *dir, out, err); !s.ok()) return s;
+      return kExitOk;
+    }
+    // The views of a check, a stress run, a probe or a worst-case search: what it is, and the
+    // path of its HTML page.
+    struct Written {
+      std::string title;
+      Result<std::string> html;
+    };
+    const Written written = std::visit(
+        [&](const auto& r) -> Written {
+          using T = std::decay_t<decltype(r)>;
+          if constexpr (std::is_same_v<T, CheckReport>) {
+            return {"check of " + r.protocol, WriteCheckReport(r, *dir, 0)};
+          } else if constexpr (std::is_same_v<T, StressReport>) {
+            return {"stress of " + r.protocol, WriteStressReport(r, *dir)};
+          } else if constexpr (std::is_same_v<T, ProbeReport>) {
+            return {"probe of " + r.url, WriteProbeReport(r, *dir)};
+          } else if constexpr (std::is_same_v<T, WorstReport>) {
+            return {"worst of " + r.protocol, WriteWorstReport(r, *dir)};
+          } else {
+            return {"", absl::InternalError("a run's report is written above")};
+          }
+        },
+        *report);
+    if (!written.html.ok()) return written.html.status();
+    out << "ratelab report: " << written.title
+        << "\n\nreport: " << std::filesystem::absolute(*written.html).string()
+        << "\n  also report.md, report.json, junit.xml, beside it\n";
+    return kExitOk;
   }
 
+ private:
   std::string file_;
   ReportOut out_;
 };

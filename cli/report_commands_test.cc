@@ -10,6 +10,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
 #include "reports/output_dir.h"
+#include "reports/report_model.h"
+#include "reports/stress_report.h"
 #include "testing/files.h"
 
 namespace ratelab {
@@ -131,6 +133,38 @@ TEST(Report, RebuildsFromRunResultsAndFromASweepsFirstFailingSeed) {
   r = Ratelab({"report", (calm / "result.json").string(), "--out", from_calm.string()});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("no seed failed"), std::string::npos) << r.err;
+}
+
+// A stress run's JSON (stress needs a server, so one made here) is read back and its views
+// rebuilt: the text stress prints, and its JUnit cases, each failed with its violation.
+TEST(Report, RebuildsAStressRunsViewsFromItsJson) {
+  StressReport s;
+  s.protocol = "kv-token-bucket-hgetall-hset";
+  s.store = "redis://127.0.0.1:6379";
+  s.policy = "token-bucket burst 10, one per 10ms";
+  s.threads = 8;
+  s.duration_s = 1;
+  s.answered = s.denied = 100;
+  s.busiest_key = {"user:u1:/api", 12, 11};
+  s.promise = Invariant::kBucketConformance;
+  for (const auto& [check, invariant] : {std::pair{"promise", Invariant::kBucketConformance},
+                                         std::pair{"linearizable", Invariant::kLinearizable}}) {
+    s.violations.push_back({check, invariant, "user:u1:/api", std::string(check) + " broken", {}});
+  }
+  s.linearizability = StressLinearizability{LinearVerdict::kNotLinearizable, 100, 1, 10, 0, ""};
+  const fs::path dir = TempDir("stress-report");
+  fs::create_directories(dir);
+  std::ofstream(dir / "stress.json") << JsonText(ToJson(s));
+  const CliOutcome r =
+      Ratelab({"report", (dir / "stress.json").string(), "--out", (dir / "views").string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("ratelab report: stress of kv-token-bucket-hgetall-hset"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(nlohmann::json::parse(Read(dir / "views" / "report.json")), ToJson(s));
+  EXPECT_NE(Read(dir / "views" / "report.md").find(RenderStressText(s)), std::string::npos);
+  EXPECT_EQ(Read(dir / "views" / "junit.xml"), RenderStressJunit(s));
+  EXPECT_NE(RenderStressJunit(s).find(R"(tests="2" failures="2")"), std::string::npos)
+      << RenderStressJunit(s);
 }
 
 TEST(Report, BadFilesExitTwoSayingWhatIsWrong) {

@@ -1,15 +1,18 @@
-// report.json and a sweep's result.json (reports/report_model.h), and a probe's or a worst-case
-// search's report.json: any bytes are read as a report or refused with the path of what is wrong;
-// a report read is written back to the same JSON, and every view of it (HTML, Markdown, JUnit,
-// the gnuplot scripts) can be made, with no text of the report outside a gnuplot string
-// (GnuplotScriptProblem).
+// Every report's JSON (reports/any_report.h): a run's, a sweep's, a check's, a stress run's, a
+// probe's and a worst-case search's. Any bytes are read as each kind of report or refused with
+// the path of what is wrong; a report read is written back to the same JSON, and every view of it
+// (text, HTML, Markdown, JUnit, the gnuplot scripts) can be made, with no text of the report
+// outside a gnuplot string (GnuplotScriptProblem). ReadAnyReport reads it or refuses it.
 #include <cstddef>
 #include <cstdint>
 
 #include "nlohmann/json.hpp"
+#include "reports/any_report.h"
+#include "reports/check_report.h"
 #include "reports/plots.h"
 #include "reports/probe_report.h"
 #include "reports/report_model.h"
+#include "reports/stress_report.h"
 #include "reports/views.h"
 #include "reports/worst_report.h"
 
@@ -39,6 +42,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ReadBackAndView<ratelab::WorstReport>(j, ratelab::WorstReportFromJson, ratelab::RenderWorstText,
                                         ratelab::RenderWorstJunit, ratelab::RenderWorstMarkdown,
                                         ratelab::RenderWorstHtml);
+  ReadBackAndView<ratelab::CheckReport>(
+      j, ratelab::CheckReportFromJson, ratelab::RenderCheckText,
+      [](const ratelab::CheckReport& r) { return ratelab::RenderCheckJunit(r, 0); });
+  ReadBackAndView<ratelab::StressReport>(j, ratelab::StressReportFromJson,
+                                         ratelab::RenderStressText, ratelab::RenderStressJunit);
+  if (const ratelab::Result<ratelab::AnyReport> any = ratelab::ReadAnyReport(j);
+      !any.ok() && any.status().message().empty()) {
+    __builtin_trap();
+  }
   if (ratelab::Result<ratelab::SweepReport> sweep = ratelab::SweepReportFromJson(j); sweep.ok()) {
     const ratelab::Result<ratelab::SweepReport> again =
         ratelab::SweepReportFromJson(ratelab::ToJson(*sweep));

@@ -25,8 +25,9 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.seeds_searched = result.seeds_searched;
   r.start = options.base.start;
   for (CheckId c : options.base.checks) r.checks.emplace_back(CheckName(c));
+  r.fault_kinds = options.faults.Sorted();
   if (result.failure) {
-    r.verdict = "failure";
+    r.verdict = CheckVerdict::kFailure;
     r.policy = options.base.policy.ToString();
     r.seed = result.failure->seed;
     r.failure = result.failure->request.failure;
@@ -35,14 +36,13 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
     return r;
   }
   if (!result.finding) {
-    r.verdict = "none";
+    r.verdict = CheckVerdict::kNone;
     r.policy = options.base.policy.ToString();
-    r.fault_kinds = options.faults.Sorted();
     return r;
   }
   const Finding& f = *result.finding;
   const Instant start = options.base.start;
-  r.verdict = "violation";
+  r.verdict = CheckVerdict::kViolation;
   r.policy = f.minimal.policy.ToString();
   r.seed = f.seed;
   r.requests = f.minimal.arrivals.size();
@@ -112,6 +112,17 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
                      view_parts::WitnessText(*r.violation, r.faults) + reproduce});
   }
   return view_parts::JunitDocument("ratelab.check." + r.protocol, cases, seconds);
+}
+
+Result<std::string> WriteCheckReport(const CheckReport& r, const OutputDir& dir, double seconds) {
+  const std::string title = "ratelab check: " + r.protocol;
+  const std::string text = RenderCheckText(r);
+  const std::pair<const char*, std::string> files[] = {
+      {"report.html", view_parts::TextHtml(title, text)},
+      {"report.md", view_parts::TextMarkdown(title, text)},
+      {"report.json", JsonText(ToJson(r))},
+      {"junit.xml", RenderCheckJunit(r, seconds)}};
+  return dir.WriteAll(files);
 }
 
 }  // namespace ratelab

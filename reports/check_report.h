@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "reports/output_dir.h"
 #include "reports/report_model.h"
 #include "sim/search.h"
 
@@ -24,6 +25,10 @@ std::string RenderCheckText(const CheckReport& report);
 // replays it (an error when the limiter failed); `seconds`, how long the search took, is each
 // case's time, the checks being judged together on the same search.
 std::string RenderCheckJunit(const CheckReport& report, double seconds);
+// Writes into `dir` report.html and report.md (the text view), report.json and junit.xml (each
+// case taking `seconds`): the path of report.html, or why not.
+Result<std::string> WriteCheckReport(const CheckReport& report, const OutputDir& dir,
+                                     double seconds);
 
 }  // namespace ratelab
 

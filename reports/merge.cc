@@ -102,7 +102,7 @@ Result<CheckReport> MergeChecks(const std::vector<FromFile<CheckReport>>& shards
   uint64_t searched = 0;
   for (const auto& [path, shard] : shards) {
     searched += shard.seeds_searched;
-    if (shard.verdict != "none" && (lowest == nullptr || shard.seed < lowest->seed)) {
+    if (shard.verdict != CheckVerdict::kNone && (lowest == nullptr || shard.seed < lowest->seed)) {
       lowest = &shard;
     }
   }

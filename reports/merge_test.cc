@@ -60,7 +60,7 @@ CheckReport Search(const std::string& shard, uint64_t searched, std::optional<ui
   c.protocol = "kv-sliding-log-zset";
   c.shard = shard;
   c.seeds_searched = searched;
-  c.verdict = found ? "violation" : "none";
+  c.verdict = found ? CheckVerdict::kViolation : CheckVerdict::kNone;
   c.seed = found.value_or(0);
   return c;
 }
@@ -70,14 +70,14 @@ TEST(MergeChecks, TheLowestSeedFoundAndEverySeedSearched) {
                                             {"b.json", Search("2/3", 2, 5)},
                                             {"c.json", Search("3/3", 7, std::nullopt)}});
   ASSERT_TRUE(merged.ok()) << merged.status();
-  EXPECT_EQ(merged->verdict, "violation");
+  EXPECT_EQ(merged->verdict, CheckVerdict::kViolation);
   EXPECT_EQ(merged->seed, 5u);
   EXPECT_EQ(merged->seeds_searched, 13u);
   EXPECT_EQ(merged->shard, "");
   merged = MergeChecks(
       {{"a.json", Search("1/2", 4, std::nullopt)}, {"b.json", Search("2/2", 4, std::nullopt)}});
   ASSERT_TRUE(merged.ok()) << merged.status();
-  EXPECT_EQ(merged->verdict, "none");
+  EXPECT_EQ(merged->verdict, CheckVerdict::kNone);
   EXPECT_EQ(merged->seeds_searched, 8u);
   CheckReport other = Search("2/2", 1, std::nullopt);
   other.protocol = "kv-fixed-window-lua";

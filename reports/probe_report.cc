@@ -106,10 +106,6 @@ nlohmann::json ToJsonValue(ProbeCheck check) { return ProbeCheckName(check); }
 void ReadJsonValue(const JsonReader& r, ProbeCheck& check) {
   check = r.Named<ProbeCheckInfo>(kProbeChecks, "check");
 }
-nlohmann::json ToJsonValue(LinearVerdict verdict) { return LinearVerdictName(verdict); }
-void ReadJsonValue(const JsonReader& r, LinearVerdict& verdict) {
-  verdict = r.Named<LinearVerdictInfo>(kLinearVerdicts, "verdict");
-}
 
 ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   ProbeReport out;

@@ -136,8 +136,6 @@ nlohmann::json ToJsonValue(ProbeTraffic traffic);
 void ReadJsonValue(const JsonReader& r, ProbeTraffic& traffic);
 nlohmann::json ToJsonValue(ProbeCheck check);
 void ReadJsonValue(const JsonReader& r, ProbeCheck& check);
-nlohmann::json ToJsonValue(LinearVerdict verdict);
-void ReadJsonValue(const JsonReader& r, LinearVerdict& verdict);
 
 // The report of `result`, a probe of `plan`.
 ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& result);

@@ -8,6 +8,8 @@
 //   SweepReport    a sweep over seeds (run --seeds), with its first failing run
 //   CheckReport    what `ratelab check` found (check --json)
 //   StressReport   what `ratelab stress` measured and found (stress --json)
+// (and, in their own headers, ProbeReport and WorstReport); reports/any_report.h reads whichever
+// a file holds.
 //
 // A violation (ViolationReport) and its witness (WitnessEvent) have one shape everywhere.
 // Times are FormatInstant strings, or seconds since the run's start (fields ending in `_s`);
@@ -187,16 +189,43 @@ struct LimiterReport {
   std::vector<ViolationReport> violations;
   // Requests the limiter answered with its own error, and the first of those errors, in words
   // ("#17 (user:u1:/api, node 2, sent at 12:00:01.000): lua:x.lua: the script failed: ...").
-  // Written only when a request failed.
   int64_t failed = 0;
   std::string failure;
 };
+inline nlohmann::json ToJsonValue(Algorithm a) { return std::string(AlgorithmName(a)); }
+inline void ReadJsonValue(const JsonReader& r, Algorithm& a) {
+  a = r.Named(Algorithms(), "algorithm");
+}
+constexpr auto JsonFields(const LimiterReport*) {
+  using L = LimiterReport;
+  return std::tuple{JsonField("name", &L::name),
+                    JsonField("protocol", &L::protocol),
+                    JsonField("policy", &L::policy),
+                    JsonField("algorithm", &L::algorithm),
+                    JsonField("offered", &L::offered),
+                    JsonField("admitted", &L::admitted),
+                    JsonField("denied", &L::denied),
+                    JsonField("unanswered", &L::unanswered),
+                    JsonField("max_in_any_window", &L::max_in_any_window),
+                    JsonField("history_hash", &L::history_hash),
+                    JsonField("metrics", &L::metrics),
+                    JsonField("series", &L::series),
+                    JsonField("checks", &L::checks),
+                    JsonField("violations", &L::violations),
+                    JsonField("failed", &L::failed).OrDefault(),
+                    JsonField("failure", &L::failure).OrDefault()};
+}
 
 struct ClaimReport {
   int64_t limit = 0;
   std::string window;  // "1m"
   double window_ms = 0;
 };
+constexpr auto JsonFields(const ClaimReport*) {
+  return std::tuple{JsonField("limit", &ClaimReport::limit),
+                    JsonField("window", &ClaimReport::window),
+                    JsonField("window_ms", &ClaimReport::window_ms)};
+}
 
 struct BinsReport {
   std::string width;  // "2s"
@@ -204,6 +233,17 @@ struct BinsReport {
   uint64_t count = 0;
   double start_s = 0;  // where the first begins ("start_s"; 0 in a report written before it was)
 };
+// Bins as a run makes them (at most 120 of them, each from a millisecond to a year wide), with
+// room to spare: a report whose bins would make its plots run forever is refused.
+void ReadBinWidthMs(const JsonReader& r, double& width_ms);
+void ReadBinCount(const JsonReader& r, uint64_t& count);
+constexpr auto JsonFields(const BinsReport*) {
+  using B = BinsReport;
+  return std::tuple{JsonField("width", &B::width),
+                    JsonField("width_ms", &B::width_ms, ReadBinWidthMs),
+                    JsonField("count", &B::count, ReadBinCount),
+                    JsonField("start_s", &B::start_s, ReadSecondsFromStart).OrDefault()};
+}
 
 // One of the busiest users, with what each limiter admitted of theirs.
 struct UserReport {
@@ -299,14 +339,44 @@ struct RunReport {
   // When this run is one of a comparison over seeds: every seed's numbers ("across_seeds").
   std::optional<SeedsSpreadReport> across_seeds;
 };
+void ReadUtcOffset(const JsonReader& r, std::optional<Duration>& offset);
+nlohmann::json WriteUtcOffset(const std::optional<Duration>& offset);
+constexpr auto JsonFields(const RunReport*) {
+  using R = RunReport;
+  return std::tuple{JsonField("scenario", &R::scenario),
+                    JsonField("description", &R::description),
+                    JsonField("seed", &R::seed),
+                    JsonField("history_hash", &R::history_hash),
+                    JsonField("buggify", &R::buggify),
+                    JsonField("start", &R::start),
+                    JsonField("utc_offset", &R::utc_offset, ReadUtcOffset, WriteUtcOffset),
+                    JsonField("claim", &R::claim),
+                    JsonField("traffic", &R::traffic),
+                    JsonField("faults", &R::faults),
+                    JsonField("notes", &R::notes),
+                    JsonField("bins", &R::bins),
+                    JsonField("users", &R::users),
+                    JsonField("limiters", &R::limiters),
+                    JsonField("reproduce", &R::reproduce),
+                    JsonField("across_seeds", &R::across_seeds)};
+}
+// Its fields, then that they agree: a value a time bin in each series, a value a limiter in each
+// user's admissions.
+void ReadJsonValue(const JsonReader& r, RunReport& run);
 
 // One seed of a sweep.
 struct SeedReport {
   uint64_t seed = 0;
   std::string history_hash;
   int64_t violations = 0;
-  int64_t failed = 0;  // requests a limiter failed on (written only when some did)
+  int64_t failed = 0;  // requests a limiter failed on
 };
+constexpr auto JsonFields(const SeedReport*) {
+  return std::tuple{JsonField("seed", &SeedReport::seed),
+                    JsonField("history_hash", &SeedReport::history_hash),
+                    JsonField("violations", &SeedReport::violations),
+                    JsonField("failed", &SeedReport::failed).OrDefault()};
+}
 
 struct SweepReport {
   std::string scenario;
@@ -317,16 +387,45 @@ struct SweepReport {
   // The command that runs one of its seeds again, kSeedPlaceholder where the seed goes.
   std::string reproduce;
 };
+constexpr auto JsonFields(const SweepReport*) {
+  using S = SweepReport;
+  return std::tuple{JsonField("scenario", &S::scenario),
+                    JsonField("seeds", &S::seeds),
+                    JsonField("seeds_with_violations", &S::seeds_with_violations),
+                    JsonField("first_failing", &S::first_failing),
+                    JsonField("shard", &S::shard).OrDefault(),
+                    JsonField("reproduce", &S::reproduce).OrDefault()};
+}
 
 inline constexpr char kSeedPlaceholder[] = "{seed}";
 // `sweep`'s command for `seed` (empty when the sweep has none).
 std::string ReproduceSeed(const SweepReport& sweep, uint64_t seed);
 
-// What `ratelab check` found. A violation's fields are empty when verdict is "none".
+// What `ratelab check` found: a violation, a failure (the limiter answered with its own error), or
+// nothing.
+enum class CheckVerdict { kViolation, kFailure, kNone };
+struct CheckVerdictInfo {
+  CheckVerdict id;
+  std::string_view name;
+};
+inline constexpr CheckVerdictInfo kCheckVerdicts[] = {
+    {CheckVerdict::kViolation, "violation"},
+    {CheckVerdict::kFailure, "failure"},
+    {CheckVerdict::kNone, "none"},
+};
+inline nlohmann::json ToJsonValue(CheckVerdict v) {
+  return std::string(NameOf<CheckVerdictInfo>(kCheckVerdicts, v));
+}
+inline void ReadJsonValue(const JsonReader& r, CheckVerdict& v) {
+  v = r.Named<CheckVerdictInfo>(kCheckVerdicts, "verdict");
+}
+
+// What `ratelab check` found (check --json). The fields of a violation are empty unless the
+// verdict is one, and so are those of a failure.
 struct CheckReport {
   std::string protocol;
-  std::string policy;   // the minimal case's, for a violation
-  std::string verdict;  // "violation", "failure" (the limiter answered with an error) or "none"
+  std::string policy;  // the minimal case's, for a violation
+  CheckVerdict verdict = CheckVerdict::kNone;
   // Whose clock a user's script decides on, and so when its decisions were judged: "server" or
   // "client"; empty for a protocol of ratelab's own.
   std::string clock;
@@ -334,30 +433,83 @@ struct CheckReport {
   std::string shard;  // "K/N" when the search ran shard K of N of its seeds (--shard)
   // The case's start, from which the witness's `_s` fields count ("start": FormatUtc).
   Instant start{};
-  uint64_t seed = 0;            // the seed that found it
+  std::vector<std::string> checks;  // what was checked
+  std::string fault_kinds;          // the faults drawn ("crash,restart" or "none")
+  uint64_t seed = 0;                // the seed that found it
+  std::string reproduce;
+  // For a violation: the minimal case, and what it broke.
   uint64_t requests = 0;        // in the minimal case
   uint64_t drawn_requests = 0;  // in the case the seed drew, before shrinking
   uint64_t nodes = 0;
-  std::string reproduce;
+  std::vector<FaultReport> faults;
   std::optional<ViolationReport> violation;
-  // For "failure": the limiter's own error, and the request it failed on.
+  // For a failure: the limiter's own error, and the request it failed on ("request").
   std::string failure;
   std::optional<WitnessEvent> failed_request;
-  std::vector<FaultReport> faults;  // the minimal case's
-  std::vector<std::string> checks;  // for "none": what was checked
-  std::string fault_kinds;          // for "none": the faults drawn ("crash,restart" or "none")
 };
+constexpr auto JsonFields(const CheckReport*) {
+  using C = CheckReport;
+  return std::tuple{JsonField("protocol", &C::protocol),
+                    JsonField("policy", &C::policy),
+                    JsonField("verdict", &C::verdict),
+                    JsonField("clock", &C::clock).OrDefault(),
+                    JsonField("seeds_searched", &C::seeds_searched),
+                    JsonField("shard", &C::shard).OrDefault(),
+                    JsonField("start", &C::start),
+                    JsonField("checks", &C::checks),
+                    JsonField("fault_kinds", &C::fault_kinds),
+                    JsonField("seed", &C::seed),
+                    JsonField("reproduce", &C::reproduce),
+                    JsonField("requests", &C::requests),
+                    JsonField("drawn_requests", &C::drawn_requests),
+                    JsonField("nodes", &C::nodes),
+                    JsonField("faults", &C::faults),
+                    JsonField("violation", &C::violation),
+                    JsonField("failure", &C::failure),
+                    JsonField("request", &C::failed_request)};
+}
+// Its fields, then that its verdict has what it needs: a violation its violation, a failure its
+// request.
+void ReadJsonValue(const JsonReader& r, CheckReport& check);
 
 // What `stress` found of linearizability (StressReport::linearizability).
 struct StressLinearizability {
-  std::string verdict;                       // "linearizable", "not linearizable" or "unknown"
-  int64_t calls = 0, keys = 0;               // judged
-  int64_t states = 0;                        // search states entered
-  int64_t unknown_keys = 0;                  // keys whose search ran out of its budget
-  std::string lead;                          // unknown: where the search got to
-  std::optional<ViolationReport> violation;  // its invariant is "linearizable"
+  LinearVerdict verdict = LinearVerdict::kUnknown;
+  int64_t calls = 0, keys = 0;  // judged
+  int64_t states = 0;           // search states entered
+  int64_t unknown_keys = 0;     // keys whose search ran out of its budget
+  std::string lead;             // unknown: where the search got to
 };
+constexpr auto JsonFields(const StressLinearizability*) {
+  using L = StressLinearizability;
+  return std::tuple{JsonField("verdict", &L::verdict),
+                    JsonField("calls", &L::calls),
+                    JsonField("keys", &L::keys),
+                    JsonField("states", &L::states),
+                    JsonField("unknown_keys", &L::unknown_keys),
+                    JsonField("lead", &L::lead)};
+}
 
+// Latency from sent to answered, in milliseconds ("latency_ms").
+struct StressLatency {
+  double p50 = 0, p99 = 0;
+};
+constexpr auto JsonFields(const StressLatency*) {
+  return std::tuple{JsonField("p50", &StressLatency::p50), JsonField("p99", &StressLatency::p99)};
+}
+
+// The key with the most admissions, and the most the promise allows it over the run.
+struct BusiestKeyReport {
+  std::string key;
+  int64_t admitted = 0, allowed = 0;
+};
+constexpr auto JsonFields(const BusiestKeyReport*) {
+  return std::tuple{JsonField("key", &BusiestKeyReport::key),
+                    JsonField("admitted", &BusiestKeyReport::admitted),
+                    JsonField("allowed", &BusiestKeyReport::allowed)};
+}
+
+// What `ratelab stress` measured and found (stress --json).
 struct StressReport {
   std::string protocol;
   std::string failure;  // the limiter's own error, in words, when it answered with one
@@ -368,14 +520,34 @@ struct StressReport {
   double duration_s = 0;
   int64_t answered = 0, admitted = 0, denied = 0;
   double per_second = 0;
-  double latency_p50_ms = 0, latency_p99_ms = 0;
-  std::string busiest_key;
-  int64_t busiest_admitted = 0, busiest_allowed = 0;
+  StressLatency latency_ms;
+  BusiestKeyReport busiest_key;
   Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
-  std::vector<ViolationReport> violations;       // the promise's
-  // Whether the answers are linearizable by the policy's model; absent when the limiter failed.
+  // Every violation found: the promise's (check "promise"), then linearizability's (check
+  // "linearizable").
+  std::vector<ViolationReport> violations;
+  // Whether the answers are linearizable by the policy's model; none when the limiter failed.
   std::optional<StressLinearizability> linearizability;
 };
+constexpr auto JsonFields(const StressReport*) {
+  using S = StressReport;
+  return std::tuple{JsonField("protocol", &S::protocol),
+                    JsonField("failure", &S::failure),
+                    JsonField("store", &S::store),
+                    JsonField("policy", &S::policy),
+                    JsonField("threads", &S::threads),
+                    JsonField("users", &S::users),
+                    JsonField("duration_s", &S::duration_s),
+                    JsonField("answered", &S::answered),
+                    JsonField("admitted", &S::admitted),
+                    JsonField("denied", &S::denied),
+                    JsonField("per_second", &S::per_second),
+                    JsonField("latency_ms", &S::latency_ms),
+                    JsonField("busiest_key", &S::busiest_key),
+                    JsonField("promise", &S::promise),
+                    JsonField("violations", &S::violations),
+                    JsonField("linearizability", &S::linearizability)};
+}
 
 nlohmann::json ToJson(const WitnessEvent& e);
 nlohmann::json ToJson(const ViolationReport& v);
@@ -394,6 +566,7 @@ std::string JsonText(const nlohmann::json& j);
 Result<RunReport> RunReportFromJson(const nlohmann::json& j);
 Result<SweepReport> SweepReportFromJson(const nlohmann::json& j);
 Result<CheckReport> CheckReportFromJson(const nlohmann::json& j);
+Result<StressReport> StressReportFromJson(const nlohmann::json& j);
 
 }  // namespace ratelab
 

@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "reports/any_report.h"
 #include "reports/run_report.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
@@ -106,7 +107,9 @@ TEST(RunReport, AFileThatIsNotAReportIsRefusedWithThePathOfTheProblem) {
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["users"][0]["admitted"].erase(0); }),
             "users[0].admitted: expected 5 values (one a limiter), found 4");
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["limiters"][3]["algorithm"] = "leaky"; }),
-            "limiters[3].algorithm: unknown algorithm 'leaky'");
+            "limiters[3].algorithm: unknown algorithm 'leaky' (expected fixed-window, sliding-log, "
+            "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
+            "sliding-counter-anchored or token-bucket-intervals)");
   // What a violation broke is one of the invariants, by name.
   size_t broken = 0;
   while (good["limiters"][broken]["violations"].empty()) ++broken;
@@ -128,6 +131,126 @@ TEST(RunReport, AReportWrittenBeforeAlgorithmsWereIsStillRead) {
   Result<RunReport> r = RunReportFromJson(j);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->limiters[3].algorithm);
+}
+
+// A violation with a one-request witness.
+ViolationReport MadeUpViolation(const std::string& check, Invariant invariant) {
+  WitnessEvent e{3, "user:u1:/api", 1, 1, "2026-01-01 00:00:01.000", "admitted", 1.0, 1.5, {}};
+  e.steps.push_back({"INCR rl:{user:u1:/api}", 1.25});
+  return {check, invariant, "user:u1:/api", "2 admitted in 1s", {e}};
+}
+
+CheckReport MadeUpCheck(CheckVerdict verdict) {
+  CheckReport c;
+  c.protocol = "kv-fixed-window-lua";
+  c.policy = "fixed-window 2 per 1s";
+  c.verdict = verdict;
+  c.seeds_searched = 7;
+  c.start = Instant{} + std::chrono::hours(24 * 365 * 56);
+  c.checks = {"promise", "false-denials"};
+  c.fault_kinds = "crash,restart";
+  if (verdict == CheckVerdict::kViolation) {
+    c.seed = 7;
+    c.requests = 3;
+    c.drawn_requests = 40;
+    c.nodes = 2;
+    c.reproduce = "ratelab check kv-fixed-window-lua --seed 7";
+    c.violation = MadeUpViolation("promise", Invariant::kAlignedWindowCap);
+    c.faults = {{"node 0 crashed", 0.5, 0.75}};
+  } else if (verdict == CheckVerdict::kFailure) {
+    c.seed = 2;
+    c.failure = "lua:x.lua: the script failed";
+    c.failed_request = MadeUpViolation("promise", Invariant::kAlignedWindowCap).witness[0];
+  }
+  return c;
+}
+
+StressReport MadeUpStress() {
+  StressReport s;
+  s.protocol = "kv-token-bucket-hgetall-hset";
+  s.store = "redis://127.0.0.1:6379";
+  s.policy = "token-bucket burst 10, one per 10ms";
+  s.threads = 8;
+  s.users = 1;
+  s.duration_s = 1.5;
+  s.answered = 1000;
+  s.admitted = 160;
+  s.denied = 840;
+  s.per_second = 666.7;
+  s.latency_ms = {0.25, 1.5};
+  s.busiest_key = {"user:u1:/api", 160, 150};
+  s.promise = Invariant::kBucketConformance;
+  s.violations = {MadeUpViolation("promise", Invariant::kBucketConformance),
+                  MadeUpViolation("linearizable", Invariant::kLinearizable)};
+  s.linearizability = StressLinearizability{LinearVerdict::kNotLinearizable, 1000, 1, 5000, 0, ""};
+  return s;
+}
+
+TEST(CheckReport, ReadsBackWhatItWritesForEachVerdict) {
+  for (const CheckVerdict verdict :
+       {CheckVerdict::kViolation, CheckVerdict::kFailure, CheckVerdict::kNone}) {
+    const nlohmann::json once = ToJson(MadeUpCheck(verdict));
+    Result<CheckReport> back = CheckReportFromJson(nlohmann::json::parse(once.dump()));
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(ToJson(*back), once);
+    EXPECT_EQ(back->verdict, verdict);
+  }
+}
+
+TEST(CheckReport, AVerdictWithoutWhatItNeedsIsRefused) {
+  nlohmann::json j = ToJson(MadeUpCheck(CheckVerdict::kViolation));
+  j["violation"] = nullptr;
+  Result<CheckReport> r = CheckReportFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "violation: expected the violation of a check whose verdict is one");
+  j = ToJson(MadeUpCheck(CheckVerdict::kFailure));
+  j["request"] = nullptr;
+  r = CheckReportFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "request: expected the request the limiter failed on");
+  j["verdict"] = "maybe";
+  r = CheckReportFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "verdict: unknown verdict 'maybe' (expected violation, failure or none)");
+}
+
+TEST(StressReport, ReadsBackWhatItWrites) {
+  const nlohmann::json once = ToJson(MadeUpStress());
+  Result<StressReport> back = StressReportFromJson(nlohmann::json::parse(once.dump()));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(ToJson(*back), once);
+  EXPECT_EQ(back->linearizability->verdict, LinearVerdict::kNotLinearizable);
+  EXPECT_EQ(back->busiest_key.allowed, 150);
+  // A failed run has no linearizability.
+  StressReport failed = MadeUpStress();
+  failed.failure = "lua:x.lua: the script failed";
+  failed.violations.clear();
+  failed.linearizability.reset();
+  back = StressReportFromJson(ToJson(failed));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_FALSE(back->linearizability);
+  EXPECT_EQ(back->failure, failed.failure);
+}
+
+TEST(AnyReport, ReadsEachKindAsItself) {
+  const auto kind = [](const nlohmann::json& j) -> int {
+    Result<AnyReport> r = ReadAnyReport(j);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? static_cast<int>(r->index()) : -1;
+  };
+  const RunReport run = DemoReport(1);
+  EXPECT_TRUE(std::holds_alternative<RunReport>(*ReadAnyReport(ToJson(run))));
+  EXPECT_EQ(kind(ToJson(SweepReport{"demo", {{1, run.history_hash, 3}}, 1, run, "", ""})), 1);
+  EXPECT_EQ(kind(ToJson(MadeUpCheck(CheckVerdict::kNone))), 2);
+  EXPECT_EQ(kind(ToJson(MadeUpStress())), 3);
+  // What is none of them is refused, with what it was read as and where that failed.
+  Result<AnyReport> other = ReadAnyReport(nlohmann::json{{"name", "x"}});
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().message(),
+            "not a ratelab report (expected the JSON of ratelab compare, demo, run, check, stress, "
+            "probe or worst): the document: missing field 'scenario'");
 }
 
 }  // namespace

@@ -19,6 +19,19 @@ std::string Printf(const char* format, double v) {
   return buf;
 }
 
+// What checked each violation.
+constexpr char kPromiseCheck[] = "promise";
+constexpr char kLinearizableCheck[] = "linearizable";
+
+// The violations `check` found.
+std::vector<const ViolationReport*> Found(const StressReport& r, std::string_view check) {
+  std::vector<const ViolationReport*> out;
+  for (const ViolationReport& v : r.violations) {
+    if (v.check == check) out.push_back(&v);
+  }
+  return out;
+}
+
 double Ms(Duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 // "   1.204512s  #17 node 2 admitted, answered +0.204ms: HGETALL +0.101ms, HSET +0.180ms"
@@ -49,27 +62,25 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   r.admitted = result.admitted;
   r.denied = result.denied;
   r.per_second = seconds > 0 ? static_cast<double>(r.answered) / seconds : 0;
-  r.latency_p50_ms = Ms(result.latency_p50);
-  r.latency_p99_ms = Ms(result.latency_p99);
-  r.busiest_key = result.busiest.key;
-  r.busiest_admitted = result.busiest.admitted;
-  r.busiest_allowed = result.busiest.allowed;
+  r.latency_ms.p50 = Ms(result.latency_p50);
+  r.latency_ms.p99 = Ms(result.latency_p99);
+  r.busiest_key = {result.busiest.key, result.busiest.admitted, result.busiest.allowed};
   r.promise = result.promise;
   if (result.failure) r.failure = DescribeFailure(*result.failure);
   for (const Violation& v : result.violations) {
-    r.violations.push_back(MakeViolationReport("promise", v, result.start));
+    r.violations.push_back(MakeViolationReport(kPromiseCheck, v, result.start));
   }
   if (!result.failure) {
     const LinearizabilityJudgement& l = result.linearizability;
     StressLinearizability& linear = r.linearizability.emplace();
-    linear.verdict = std::string(LinearVerdictName(l.verdict));
+    linear.verdict = l.verdict;
     linear.calls = l.calls;
     linear.keys = l.keys;
     linear.states = l.states;
     linear.unknown_keys = l.unknown_keys;
     linear.lead = l.lead;
     if (l.violation) {
-      linear.violation = MakeViolationReport("linearizable", *l.violation, result.start);
+      r.violations.push_back(MakeViolationReport(kLinearizableCheck, *l.violation, result.start));
     }
   }
   return r;
@@ -85,34 +96,29 @@ std::string RenderStressText(const StressReport& r) {
   std::string out = "answered   " + std::to_string(r.answered) + " (" +
                     Printf("%.0f", r.per_second) + "/s): " + std::to_string(r.admitted) +
                     " admitted, " + std::to_string(r.denied) + " denied\n";
-  out += "latency    p50 " + Printf("%.3f", r.latency_p50_ms) + " ms, p99 " +
-         Printf("%.3f", r.latency_p99_ms) + " ms, from sent to answered\n";
-  if (!r.busiest_key.empty()) {
-    out += "busiest    " + r.busiest_key + ": " + std::to_string(r.busiest_admitted) +
-           " admitted; the promise allows at most " + std::to_string(r.busiest_allowed) +
+  out += "latency    p50 " + Printf("%.3f", r.latency_ms.p50) + " ms, p99 " +
+         Printf("%.3f", r.latency_ms.p99) + " ms, from sent to answered\n";
+  if (const BusiestKeyReport& busiest = r.busiest_key; !busiest.key.empty()) {
+    out += "busiest    " + busiest.key + ": " + std::to_string(busiest.admitted) +
+           " admitted; the promise allows at most " + std::to_string(busiest.allowed) +
            " over the run (" +
-           Printf("%.2f", static_cast<double>(r.busiest_admitted) /
-                              static_cast<double>(r.busiest_allowed)) +
+           Printf("%.2f",
+                  static_cast<double>(busiest.admitted) / static_cast<double>(busiest.allowed)) +
            "x)\n";
   }
-  out += std::string(InvariantName(r.promise)) + ": " + (r.violations.empty() ? "kept" : "BROKEN") +
-         "\n";
+  out += std::string(InvariantName(r.promise)) + ": " +
+         (Found(r, kPromiseCheck).empty() ? "kept" : "BROKEN") + "\n";
   if (const std::optional<StressLinearizability>& l = r.linearizability) {
-    out += "linearizable: " + l->verdict + " (" + std::to_string(l->calls) + " calls on " +
-           std::to_string(l->keys) + " key(s); " + std::to_string(l->states) + " search states" +
+    out += "linearizable: " + std::string(LinearVerdictName(l->verdict)) + " (" +
+           std::to_string(l->calls) + " calls on " + std::to_string(l->keys) + " key(s); " +
+           std::to_string(l->states) + " search states" +
            (l->unknown_keys > 0
                 ? "; " + std::to_string(l->unknown_keys) + " key(s) past the search's budget"
                 : std::string()) +
            ")\n";
     if (!l->lead.empty()) out += "  " + l->lead + "\n";
   }
-  std::vector<const ViolationReport*> found;
-  for (const ViolationReport& v : r.violations) found.push_back(&v);
-  if (r.linearizability && r.linearizability->violation) {
-    found.push_back(&*r.linearizability->violation);
-  }
-  for (const ViolationReport* found_one : found) {
-    const ViolationReport& v = *found_one;
+  for (const ViolationReport& v : r.violations) {
     out += "  [" + std::string(InvariantName(v.invariant)) + "] " + v.key + ": " + v.summary + "\n";
     for (size_t i = 0; i < v.witness.size() && i < kWitnessLinesShown; ++i) {
       out += "    " + DescribeRequest(v.witness[i]) + "\n";
@@ -145,15 +151,20 @@ std::string RenderStressJunit(const StressReport& r) {
     }
     cases.push_back(std::move(c));
   };
-  std::vector<const ViolationReport*> promise;
-  for (const ViolationReport& v : r.violations) promise.push_back(&v);
-  add(std::string(InvariantName(r.promise)), promise);
-  if (const std::optional<StressLinearizability>& l = r.linearizability) {
-    std::vector<const ViolationReport*> linear;
-    if (l->violation) linear.push_back(&*l->violation);
-    add("linearizable", linear);
-  }
+  add(std::string(InvariantName(r.promise)), Found(r, kPromiseCheck));
+  if (r.linearizability) add(kLinearizableCheck, Found(r, kLinearizableCheck));
   return view_parts::JunitDocument("ratelab.stress." + r.protocol, cases, r.duration_s);
+}
+
+Result<std::string> WriteStressReport(const StressReport& r, const OutputDir& dir) {
+  const std::string title = "ratelab stress: " + r.protocol;
+  const std::string text = RenderStressText(r);
+  const std::pair<const char*, std::string> files[] = {
+      {"report.html", view_parts::TextHtml(title, text)},
+      {"report.md", view_parts::TextMarkdown(title, text)},
+      {"report.json", JsonText(ToJson(r))},
+      {"junit.xml", RenderStressJunit(r)}};
+  return dir.WriteAll(files);
 }
 
 }  // namespace ratelab

@@ -1,4 +1,4 @@
-// What `ratelab stress` reports: a stress run (sim/stress_run.h) as a StressReport
+// What `ratelab stress` reports: a stress run (live/stress_run.h) as a StressReport
 // (report_model.h), printed as JSON or as text for a terminal.
 #ifndef RATELAB_REPORTS_STRESS_REPORT_H_
 #define RATELAB_REPORTS_STRESS_REPORT_H_
@@ -6,6 +6,7 @@
 #include <string>
 
 #include "live/stress_run.h"
+#include "reports/output_dir.h"
 #include "reports/report_model.h"
 
 namespace ratelab {
@@ -20,6 +21,9 @@ std::string RenderStressText(const StressReport& report);
 // For CI: a test case for the promise and one for linearizability, with the run's time; each failed
 // with its first violation's witness, or an error when the limiter failed.
 std::string RenderStressJunit(const StressReport& report);
+// Writes into `dir` report.html and report.md (the text view), report.json and junit.xml: the
+// path of report.html, or why not.
+Result<std::string> WriteStressReport(const StressReport& report, const OutputDir& dir);
 
 }  // namespace ratelab
 

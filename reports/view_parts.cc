@@ -352,6 +352,22 @@ std::string HtmlPageStart(const std::string& title) {
          Escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
 }
 
+std::string TextMarkdown(const std::string& title, const std::string& text) {
+  // A fence longer than any run of backticks in the text (a script's message may hold some).
+  size_t longest = 0, run = 0;
+  for (const char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<size_t>(3, longest + 1), '`');
+  return "## " + title + "\n\n" + fence + "\n" + text + fence + "\n";
+}
+
+std::string TextHtml(const std::string& title, const std::string& text) {
+  return HtmlPageStart(title) + "<h1>" + Escape(title) + "</h1>\n<pre>" + Escape(text) +
+         "</pre>\n</body>\n</html>\n";
+}
+
 std::string HtmlTable(const Rows& rows) {
   std::string s = "<table>\n<tr>";
   for (const std::string& h : rows[0]) s += "<th>" + Escape(h) + "</th>";

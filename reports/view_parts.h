@@ -52,6 +52,10 @@ std::string Verdict(uint64_t broken);
 using Rows = std::vector<std::vector<std::string>>;
 // The start of a self-contained HTML page, through <body>: its title and the one style sheet.
 std::string HtmlPageStart(const std::string& title);
+// A report that is text (check, stress, worst) as a Markdown section and as an HTML page, under
+// `title`.
+std::string TextMarkdown(const std::string& title, const std::string& text);
+std::string TextHtml(const std::string& title, const std::string& text);
 // `rows` (header first) as an HTML table; a cell "kept" shown good, one starting "broken" bad.
 std::string HtmlTable(const Rows& rows);
 // A Markdown table cell: `v` with each '|' escaped.

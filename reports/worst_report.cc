@@ -140,13 +140,11 @@ std::string WorstTitle(const WorstReport& r) {
 }  // namespace
 
 std::string RenderWorstMarkdown(const WorstReport& r) {
-  return "## " + WorstTitle(r) + "\n\n```\n" + RenderWorstText(r) + "```\n";
+  return view_parts::TextMarkdown(WorstTitle(r), RenderWorstText(r));
 }
 
 std::string RenderWorstHtml(const WorstReport& r) {
-  const std::string title = WorstTitle(r);
-  return view_parts::HtmlPageStart(title) + "<h1>" + view_parts::Escape(title) + "</h1>\n<pre>" +
-         view_parts::Escape(RenderWorstText(r)) + "</pre>\n</body>\n</html>\n";
+  return view_parts::TextHtml(WorstTitle(r), RenderWorstText(r));
 }
 
 Result<std::string> WriteWorstReport(const WorstReport& r, const OutputDir& dir) {

@@ -179,6 +179,7 @@ class Probe final : public Command {
     Result<Policy> policy = PolicyFromFlags("--model " + model_, *model, policy_, kProbeDefaults);
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
+    plan_.window_given = policy_.window.has_value();
     const SystemClock clock;
     plan_.user_prefix =
         user_prefix_.empty()

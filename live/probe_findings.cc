@@ -100,26 +100,38 @@ std::optional<std::pair<Instant, Instant>> WindowEdgeFromHeaders(const HttpExcha
                    e.answered + std::chrono::seconds(*value) + second);
 }
 
-std::optional<Policy> PolicyFromHeaders(const Policy& model,
-                                        const std::vector<HttpExchange>& exchanges) {
+Result<Policy> PolicyFromHeaders(const Policy& model, bool window_given,
+                                 const std::vector<HttpExchange>& exchanges) {
+  // The limit `e` states in `header`, held to the window given.
+  const auto with_given_window = [&](const HttpExchange& e, const std::string& header,
+                                     int64_t limit) -> Result<Policy> {
+    if (!window_given) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--from-headers: #", e.n, " states the limit (", header, ": ", limit,
+          ") but not the window it counts over (RateLimit-Policy's w); give --window"));
+    }
+    return Policy::Window(model.algorithm, limit, model.window);
+  };
   for (const HttpExchange& e : exchanges) {
     if (std::optional<std::string_view> text = FindHeader(e.headers, "RateLimit-Policy")) {
       Result<std::vector<RateLimitPolicyField>> p = ParseAnyRateLimitPolicy(*text);
       if (p.ok() && !p->empty() && p->front().quota > 0) {
-        const Duration window =
-            p->front().window ? Duration(std::chrono::seconds(*p->front().window)) : model.window;
-        return Policy::Window(model.algorithm, p->front().quota, window);
+        if (!p->front().window) {
+          return with_given_window(e, "RateLimit-Policy", p->front().quota);
+        }
+        return Policy::Window(model.algorithm, p->front().quota,
+                              std::chrono::seconds(*p->front().window));
       }
     }
     for (std::string_view name : {"X-RateLimit-Limit", "RateLimit-Limit"}) {
       if (std::optional<std::string_view> text = FindHeader(e.headers, name)) {
         if (std::optional<int64_t> limit = WholeNumber(*text); limit && *limit > 0) {
-          return Policy::Window(model.algorithm, *limit, model.window);
+          return with_given_window(e, std::string(name), *limit);
         }
       }
     }
   }
-  return std::nullopt;
+  return absl::FailedPreconditionError(kNoPolicyInHeaders);
 }
 
 // What the answer's rate-limit headers say, checked against their grammar and the model: the

@@ -66,11 +66,18 @@ std::optional<int64_t> WholeNumber(std::string_view text);
 // and X-RateLimit-Reset that is a whole number; nothing when none is.
 std::optional<std::pair<Instant, Instant>> WindowEdgeFromHeaders(const HttpExchange& e);
 
-// The window policy of `model`'s algorithm that the first answer stating one gives (the first
-// member of RateLimit-Policy: its quota, and its w or else `model`'s window; else
-// X-RateLimit-Limit or RateLimit-Limit with `model`'s window), or nothing.
-std::optional<Policy> PolicyFromHeaders(const Policy& model,
-                                        const std::vector<HttpExchange>& exchanges);
+// The answer a probe gives when the policy is to be learnt from headers that never state one.
+inline constexpr char kNoPolicyInHeaders[] =
+    "--from-headers: no answer had RateLimit-Policy, X-RateLimit-Limit or RateLimit-Limit to learn "
+    "the limit from; give --limit and --window";
+
+// The window policy of `model`'s algorithm that the first answer stating one gives: the first
+// member of RateLimit-Policy (its quota, and its w or else `model`'s window when
+// `window_given`); else X-RateLimit-Limit or RateLimit-Limit, with `model`'s window when
+// `window_given`. FailedPrecondition (kNoPolicyInHeaders) when no answer states a limit;
+// InvalidArgument naming the answer when it states a limit but no window and none was given.
+Result<Policy> PolicyFromHeaders(const Policy& model, bool window_given,
+                                 const std::vector<HttpExchange>& exchanges);
 
 // Findings gathered by check as a probe reads each answer: how many exchanges show each, and
 // the first few.

@@ -10,10 +10,8 @@ namespace ratelab {
 Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange> exchanges) {
   ProbePlan plan = given;
   if (plan.policy_from_headers) {
-    std::optional<Policy> learnt = PolicyFromHeaders(plan.policy, exchanges);
-    if (!learnt) {
-      return absl::FailedPreconditionError(kNoPolicyInHeaders);
-    }
+    Result<Policy> learnt = PolicyFromHeaders(plan.policy, plan.window_given, exchanges);
+    if (!learnt.ok()) return learnt.status();
     plan.policy = *learnt;
   }
   ProbeResult r;

@@ -18,11 +18,6 @@
 
 namespace ratelab {
 
-// The answer a probe gives when the policy is to be learnt from headers that never state one.
-inline constexpr char kNoPolicyInHeaders[] =
-    "--from-headers: no answer had RateLimit-Policy, X-RateLimit-Limit or RateLimit-Limit to learn "
-    "the limit from; give --limit and --window";
-
 struct ProbeResult {
   Instant start{};
   Duration elapsed{};

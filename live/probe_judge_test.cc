@@ -138,7 +138,16 @@ TEST(JudgeProbe, ThePolicyIsLearntFromTheFirstAnswerThatStatesIt) {
   ProbeResult r = Judge(plan, {Answer(0, "u", 0, 200, {}),
                                Answer(1, "u", 10, 200, {{"RateLimit-Policy", "10;w=30"}})});
   EXPECT_EQ(r.policy, Policy::Window(Algorithm::kFixedWindow, 10, std::chrono::seconds(30)));
-  r = Judge(plan, {Answer(0, "u", 0, 200, {{"X-RateLimit-Limit", "7"}})});
+  // A limit without its window is held to the window given (--window), and refused without one:
+  // a minute is no more likely than a second.
+  const std::vector<HttpExchange> limit_only = {Answer(0, "u", 0, 200, {{"X-RateLimit-Limit", "7"}})};
+  const Result<ProbeResult> no_window = JudgeProbe(plan, limit_only);
+  ASSERT_FALSE(no_window.ok());
+  EXPECT_EQ(no_window.status().message(),
+            "--from-headers: #0 states the limit (X-RateLimit-Limit: 7) but not the window it "
+            "counts over (RateLimit-Policy's w); give --window");
+  plan.window_given = true;
+  r = Judge(plan, limit_only);
   EXPECT_EQ(r.policy, Policy::Window(Algorithm::kFixedWindow, 7, std::chrono::minutes(1)));
   const Result<ProbeResult> none = JudgeProbe(plan, {Answer(0, "u", 0, 200)});
   ASSERT_FALSE(none.ok());

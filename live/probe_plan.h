@@ -57,6 +57,9 @@ struct ProbePlan {
   // (RateLimit-Policy's quota and w; else X-RateLimit-Limit or RateLimit-Limit, with the window
   // of `policy`). Window algorithms only.
   bool policy_from_headers = false;
+  // Whether the user gave the policy's window (--window): a limit stated without a window is
+  // held to it, and refused without it.
+  bool window_given = false;
   ProbeTraffic traffic = ProbeTraffic::kSteady;
   int64_t burst_size = 0;              // bursts: the requests in each (0: twice the limit)
   uint64_t seed = 1;                   // poisson: its gaps and users

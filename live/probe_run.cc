@@ -192,8 +192,8 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
       return absl::UnavailableError(absl::StrCat("the first request had no answer: ", e.error));
     }
     if (plan.policy_from_headers) {
-      const std::optional<Policy> learnt = PolicyFromHeaders(plan.policy, exchanges);
-      if (!learnt) return absl::FailedPreconditionError(kNoPolicyInHeaders);
+      Result<Policy> learnt = PolicyFromHeaders(plan.policy, plan.window_given, exchanges);
+      if (!learnt.ok()) return learnt.status();
       policy = *learnt;
     }
     if (plan.traffic != ProbeTraffic::kBoundary) break;

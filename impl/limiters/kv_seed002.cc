@@ -70,14 +70,23 @@ std::vector<std::string> Command(Words... words) {
 std::string JsNumber(double x) {
   if (std::isnan(x)) return "NaN";
   if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x == std::trunc(x) && std::fabs(x) < 1e21) {
-    char buf[32];
-    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed);
-    return std::string(buf, end);
-  }
+  if (x == 0) return "0";
+  if (x < 0) return "-" + JsNumber(-x);
+  // ECMAScript's Number::toString: the shortest digits that read back the same (d1 d2 ... dk,
+  // the value being 0.d1...dk times 10^n), laid out by where the point falls.
   char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, end);
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  const std::string_view sci(buf, static_cast<size_t>(end - buf));  // "1.2345e+02"
+  const size_t e = sci.find('e');
+  std::string digits(sci.substr(0, e));
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  const int n = std::stoi(std::string(sci.substr(e + 1))) + 1;
+  const int k = static_cast<int>(digits.size());
+  if (k <= n && n <= 21) return digits + std::string(static_cast<size_t>(n - k), '0');
+  if (0 < n && n <= 21) return digits.substr(0, n) + "." + digits.substr(n);
+  if (-6 < n && n <= 0) return "0." + std::string(static_cast<size_t>(-n), '0') + digits;
+  const std::string exponent = (n - 1 < 0 ? "e-" : "e+") + std::to_string(std::abs(n - 1));
+  return digits.substr(0, 1) + (k == 1 ? "" : "." + digits.substr(1)) + exponent;
 }
 
 // async function isAllowed(userId, windowSizeMs, maxRequests) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "impl/limiters/kv_seed002.h"
+
 namespace ratelab {
 namespace {
 
@@ -44,6 +46,28 @@ TEST(ScriptTemplate, ArithmeticOverTheValues) {
   EXPECT_EQ(Expand("{min(limit, 3)},{max(1,2,9)}"), "3,9");
   EXPECT_EQ(Expand("{floor(now_s_float)}"), "1767225600");
   EXPECT_EQ(Expand("{burst/rate_per_s}"), "2.5");
+  // Written as JavaScript's String(x) writes it: fixed from 1e-6 up to 1e21, else exponential.
+  EXPECT_EQ(Expand("{rate_per_s/1000000}"), "0.000002");
+  EXPECT_EQ(Expand("{rate_per_s/20000000}"), "1e-7");
+  EXPECT_EQ(Expand("{-rate_per_s/1000000}"), "-0.000002");
+}
+
+TEST(ScriptTemplate, NumbersAreWrittenAsJavaScriptWritesThem) {
+  const std::pair<double, const char*> cases[] = {
+      {0, "0"},
+      {-0.0, "0"},
+      {123.456, "123.456"},
+      {0.1 + 0.2, "0.30000000000000004"},
+      {1e-6, "0.000001"},
+      {1.5e-7, "1.5e-7"},
+      {1e21, "1e+21"},
+      {1.25e21, "1.25e+21"},
+      {123456789012345680000.0, "123456789012345680000"},
+      {5e-324, "5e-324"},
+      {1.7976931348623157e308, "1.7976931348623157e+308"},
+      {-2.5, "-2.5"},
+  };
+  for (const auto& [x, js] : cases) EXPECT_EQ(JsNumber(x), js) << x;
 }
 
 TEST(ScriptTemplate, DoubledBracesAreLiteral) {

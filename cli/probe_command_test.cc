@@ -59,6 +59,9 @@ TEST(ProbeCommand, SaysWhatItWillSendThenFindsTheOverAdmission) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["sent"], 6);
   EXPECT_EQ(j["admitted"], 6);
+  // The load's own time, apart from the whole probe's (judging, the Retry-After check).
+  EXPECT_GT(j["load_seconds"].get<double>(), 0) << r.out;
+  EXPECT_LE(j["load_seconds"].get<double>(), j["seconds"].get<double>()) << r.out;
   ASSERT_FALSE(j["violations"].empty()) << r.out;
   EXPECT_EQ(j["violations"][0]["invariant"], "aligned-window-cap");
   EXPECT_EQ(j["violations"][0]["witness"].size(), 3u);
@@ -110,6 +113,18 @@ TEST(ProbeCommand, WritesItsReportIntoADirectory) {
     std::ifstream in(again + "/" + name);
     EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), read(name)) << name;
   }
+  // The load's time is shown as such, and the whole probe's beside it when it took longer.
+  nlohmann::json longer = nlohmann::json::parse(read("report.json"));
+  longer["load_seconds"] = 5.0;
+  longer["seconds"] = 10.5;
+  std::ofstream(again + "/longer.json") << longer.dump();
+  ASSERT_EQ(Ratelab({"report", again + "/longer.json", "--out", again + "/longer"}).exit, kExitOk);
+  std::ifstream longer_md(again + "/longer/report.md");
+  const std::string shown((std::istreambuf_iterator<char>(longer_md)), {});
+  EXPECT_NE(shown.find(" in 5.0 s (and "), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" to retry Retry-After; 10.5 s in all, judging included) |"),
+            std::string::npos)
+      << shown;
   // A directory holding files ratelab did not write is refused before anything is sent.
   std::ofstream(dir + "/mine.txt") << "keep";
   const CliOutcome refused =

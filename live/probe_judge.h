@@ -20,7 +20,8 @@ namespace ratelab {
 
 struct ProbeResult {
   Instant start{};
-  Duration elapsed{};
+  Duration load_elapsed{};  // the load's own: from the start to its last answer
+  Duration elapsed{};       // the whole probe: the load, judging it, and the Retry-After check
   bool interrupted = false;
   std::vector<HttpExchange> exchanges;
   History history;  // an event per exchange, ids their positions; key: the user

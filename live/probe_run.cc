@@ -251,7 +251,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   if (!judged.ok()) return judged.status();
   ProbeResult& r = *judged;
   r.start = start;
-  r.elapsed = elapsed;
+  r.load_elapsed = elapsed;
   r.interrupted = interrupted;
   if (r.admitted + r.denied == 0) {
     std::map<int, int64_t> statuses;
@@ -277,9 +277,8 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
     r.retry_after_requests = static_cast<int64_t>(retry.exchanges.size());
     std::move(retry.exchanges.begin(), retry.exchanges.end(), std::back_inserter(r.exchanges));
     std::move(retry.findings.begin(), retry.findings.end(), std::back_inserter(r.findings));
-    r.elapsed = clock.Now() - start;
-    r.interrupted = interrupted;
   }
+  r.elapsed = clock.Now() - start;
   return judged;
 }
 

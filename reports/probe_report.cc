@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "model/named.h"
 #include "reports/view_parts.h"
 
@@ -117,6 +118,7 @@ ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   out.policy = r.policy.ToString();
   out.promise = r.promise;
   out.seconds = Seconds(r.elapsed);
+  out.load_seconds = Seconds(r.load_elapsed);
   out.interrupted = r.interrupted;
   out.sent = static_cast<int64_t>(r.exchanges.size()) - r.retry_after_requests;
   out.retry_after_requests = r.retry_after_requests;
@@ -155,14 +157,31 @@ std::string DescribeExchange(const ProbeExchangeReport& e) {
   return out;
 }
 
+namespace {
+
+// "154 in 5.0 s (and 4 to retry Retry-After; 10.5 s in all, judging included)": the load's own
+// time, then the whole probe's when it took longer.
+std::string Sent(const ProbeReport& r) {
+  std::vector<std::string> aside;
+  if (r.retry_after_requests > 0) {
+    aside.push_back(absl::StrCat("and ", r.retry_after_requests, " to retry Retry-After"));
+  }
+  // A report written before the load was timed apart has only the whole.
+  const double load = r.load_seconds > 0 ? r.load_seconds : r.seconds;
+  if (Fixed(r.seconds, 1) != Fixed(load, 1)) {
+    aside.push_back(absl::StrCat(Fixed(r.seconds, 1), " s in all, judging included"));
+  }
+  return absl::StrCat(r.sent, " in ", Fixed(load, 1), " s",
+                      aside.empty() ? "" : " (" + absl::StrJoin(aside, "; ") + ")");
+}
+
+}  // namespace
+
 std::string RenderProbeText(const ProbeReport& r) {
-  std::string out = absl::StrCat(
-      "sent       ", r.sent, " in ", Fixed(r.seconds, 1), " s",
-      r.retry_after_requests > 0
-          ? absl::StrCat(" (and ", r.retry_after_requests, " to retry Retry-After)")
-          : "",
-      "; answered ", r.sent - r.unanswered, ": ", r.admitted, " admitted, ", r.denied, " denied, ",
-      r.server_errors, " 5xx, ", r.other, " other; ", r.unanswered, " without an answer\n");
+  std::string out =
+      absl::StrCat("sent       ", Sent(r), "; answered ", r.sent - r.unanswered, ": ", r.admitted,
+                   " admitted, ", r.denied, " denied, ", r.server_errors, " 5xx, ", r.other,
+                   " other; ", r.unanswered, " without an answer\n");
   absl::StrAppend(&out, "latency    p50 ", Fixed(r.latency_p50_ms, 3), " ms, p99 ",
                   Fixed(r.latency_p99_ms, 3), " ms, from sent to answered\n");
   absl::StrAppend(&out, std::string(InvariantName(r.promise)), " (", r.policy,
@@ -260,11 +279,7 @@ view_parts::Rows SummaryRows(const ProbeReport& r) {
           {"endpoint", r.method + " " + r.url},
           {"traffic", absl::StrCat(std::string(ProbeTrafficName(r.traffic)), ", ", r.users,
                                    " user(s), ", r.connections, " connection(s)")},
-          {"sent", absl::StrCat(
-                       r.sent, " in ", Fixed(r.seconds, 1), " s",
-                       r.retry_after_requests > 0
-                           ? absl::StrCat(", and ", r.retry_after_requests, " to retry Retry-After")
-                           : "")},
+          {"sent", Sent(r)},
           {"answered", absl::StrCat(r.sent - r.unanswered, ": ", r.admitted, " admitted, ",
                                     r.denied, " denied, ", r.server_errors, " 5xx, ", r.other,
                                     " other; ", r.unanswered, " without an answer")},

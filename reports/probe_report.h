@@ -90,7 +90,8 @@ struct ProbeReport {
   int64_t users = 0, connections = 0;
   std::string policy;
   Invariant promise = Invariant::kAnyWindowCap;
-  double seconds = 0;
+  double seconds = 0;       // the whole probe: the load, judging it, the Retry-After check
+  double load_seconds = 0;  // the load's own (0 in a report written before it was timed apart)
   bool interrupted = false;
   int64_t sent = 0, retry_after_requests = 0;
   int64_t admitted = 0, denied = 0, server_errors = 0, other = 0, unanswered = 0;
@@ -114,6 +115,7 @@ constexpr auto JsonFields(const ProbeReport*) {
                     JsonField("policy", &R::policy),
                     JsonField("promise", &R::promise),
                     JsonField("seconds", &R::seconds),
+                    JsonField("load_seconds", &R::load_seconds).OrDefault(),
                     JsonField("interrupted", &R::interrupted),
                     JsonField("sent", &R::sent),
                     JsonField("retry_after_requests", &R::retry_after_requests),

@@ -217,7 +217,11 @@ TEST(HostileClient, AMillionDistinctKeysKeepToTheBound) {
   const int64_t keys = Metric(serve, "ratelab_keys");
   EXPECT_GT(keys, 0);
   EXPECT_LE(keys, 100'032) << "64 shards of ceil(100000 / 64)";
-  EXPECT_GT(Metric(serve, R"(ratelab_keys_dropped_total{reason="in-use"})"), 800'000);
+  // Every key past the bound was dropped: in use, or idle once its window had passed (which a
+  // slow run, under a sanitizer, sees for a good share of them).
+  EXPECT_GT(Metric(serve, R"(ratelab_keys_dropped_total{reason="in-use"})") +
+                Metric(serve, R"(ratelab_keys_dropped_total{reason="idle"})"),
+            800'000);
   // (AddressSanitizer keeps freed memory in quarantine, 256 MB of it, and pads every block.)
   EXPECT_LT(testing_process::ResidentBytes(serve.pid()), int64_t{kSanitized ? 1200 : 400} << 20);
   ExpectHealthy(serve, "after-a-million-keys");

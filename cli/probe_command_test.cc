@@ -117,12 +117,21 @@ TEST(ProbeCommand, WritesItsReportIntoADirectory) {
   nlohmann::json longer = nlohmann::json::parse(read("report.json"));
   longer["load_seconds"] = 5.0;
   longer["seconds"] = 10.5;
+  longer["notes"] =
+      nlohmann::json::array({{{"check", "retry-after-missing"},
+                              {"summary", "3 of 9 answers: #6 a 429 without Retry-After"},
+                              {"exchanges", nlohmann::json::array()}}});
   std::ofstream(again + "/longer.json") << longer.dump();
   ASSERT_EQ(Ratelab({"report", again + "/longer.json", "--out", again + "/longer"}).exit, kExitOk);
   std::ifstream longer_md(again + "/longer/report.md");
   const std::string shown((std::istreambuf_iterator<char>(longer_md)), {});
   EXPECT_NE(shown.find(" in 5.0 s (and "), std::string::npos) << shown;
   EXPECT_NE(shown.find(" to retry Retry-After; 10.5 s in all, judging included) |"),
+            std::string::npos)
+      << shown;
+  // A note of an optional check is shown as one, saying how to make it a finding.
+  EXPECT_NE(shown.find("| retry-after-missing | note: 3 of 9 answers: #6 a 429 without "
+                       "Retry-After (optional: --require retry-after makes it a finding) |"),
             std::string::npos)
       << shown;
   // A directory holding files ratelab did not write is refused before anything is sent.
@@ -147,6 +156,8 @@ TEST(ProbeCommand, BadFlagsAreRefusedBeforeAnythingIsSent) {
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--max-rps", "50000"},
           "--max-rps: 50000 is not above 0 and at most 10000");
   refused({"https://127.0.0.1/", "--model", "fixed-window"}, "is HTTPS");
+  refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--require", "remaining"},
+          "--require: unknown optional check 'remaining' (expected retry-after)");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--header", "nocolon"},
           "--header: 'nocolon' is not a header");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--denied-if", "42"},

@@ -197,8 +197,8 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
   return remaining;
 }
 
-// A denial's Retry-After: present, whole seconds (or an HTTP-date), no longer than the model
-// ever waits.
+// A denial's Retry-After: present (a note unless required), whole seconds or an HTTP-date, no
+// longer than the model ever waits.
 void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& decision,
                      ProbeFindings& findings) {
   const std::string at = absl::StrCat("#", e.n, " ");
@@ -209,21 +209,34 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
                  absl::StrCat(at, "a ", e.status, " without Retry-After"));
     return;
   }
-  const std::optional<int64_t> seconds = WholeNumber(*retry);
-  if (!seconds) {
-    // RFC 9110 allows an HTTP-date too ("Fri, 31 Dec 1999 23:59:59 GMT").
-    if (!retry->ends_with(" GMT")) {
-      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
-                   absl::StrCat(at, "Retry-After: '", std::string(*retry),
-                                "' is neither whole seconds nor an HTTP-date"));
+  Duration wait{};
+  // A date and the server's now are each whole seconds: the wait between them is known to a
+  // second either way.
+  int64_t slack = 0;
+  if (const std::optional<int64_t> seconds = WholeNumber(*retry)) {
+    wait = std::chrono::seconds(*seconds);
+  } else if (const std::optional<Instant> date = ParseHttpDate(*retry)) {
+    // Until the date on the server's clock (its Date), else on the probe's when answered.
+    Instant now = e.answered;
+    if (const std::optional<std::string_view> server_now = FindHeader(e.headers, "Date")) {
+      now = ParseHttpDate(*server_now).value_or(now);
     }
+    wait = std::max(Duration(0), *date - now);
+    slack = 1;
+  } else {
+    findings.Add(ProbeCheck::kHeaderSyntax, e.n,
+                 absl::StrCat(at, "Retry-After: '", std::string(*retry),
+                              "' is neither whole seconds nor an HTTP-date"));
     return;
   }
-  decision.retry_after = std::chrono::seconds(*seconds);
-  if (*seconds > longest) {
+  decision.retry_after = std::chrono::round<std::chrono::seconds>(wait);
+  const double wait_s = std::chrono::duration<double>(wait).count();
+  if (wait_s > static_cast<double>(longest + slack)) {
     findings.Add(ProbeCheck::kRetryAfterTooLong, e.n,
-        absl::StrCat(at, "Retry-After: ", *seconds, ", but the model never waits more than ",
-                     longest, " s (milliseconds given for seconds?)"));
+                 absl::StrCat(at, "Retry-After: ", std::string(*retry), slack > 0 ? " (" : "",
+                              slack > 0 ? FormatDurationTo(wait, 0) + " away)" : "",
+                              ", but the model never waits more than ", longest,
+                              " s (milliseconds given for seconds?)"));
   }
 }
 

@@ -21,36 +21,6 @@
 
 namespace ratelab {
 
-// The checks of what only HTTP shows.
-enum class ProbeCheck {
-  kServerErrors,
-  kRetryAfterMissing,
-  kRetryAfterTooLong,
-  kHeaderSyntax,
-  kRemainingAboveModel,
-  kResetInThePast,
-  kResetBeyondModel,
-  kRemainingRose,
-  kRetryAfterDishonest,
-};
-struct ProbeCheckInfo {
-  ProbeCheck id;
-  std::string_view name;
-};
-// Every check, in the enum's order (the order reports list them in), with its name.
-inline constexpr ProbeCheckInfo kProbeChecks[] = {
-    {ProbeCheck::kServerErrors, "server-errors"},
-    {ProbeCheck::kRetryAfterMissing, "retry-after-missing"},
-    {ProbeCheck::kRetryAfterTooLong, "retry-after-too-long"},
-    {ProbeCheck::kHeaderSyntax, "header-syntax"},
-    {ProbeCheck::kRemainingAboveModel, "remaining-above-model"},
-    {ProbeCheck::kResetInThePast, "reset-in-the-past"},
-    {ProbeCheck::kResetBeyondModel, "reset-beyond-model"},
-    {ProbeCheck::kRemainingRose, "remaining-rose"},
-    {ProbeCheck::kRetryAfterDishonest, "retry-after-dishonest"},
-};
-std::string_view ProbeCheckName(ProbeCheck check);
-
 // Something only HTTP shows, with the exchanges (by number) that show it.
 struct ProbeFinding {
   ProbeCheck check = ProbeCheck::kServerErrors;

@@ -76,7 +76,9 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
       CheckRemainingNeverRises(r.exchanges, answers_of_user, findings);
     }
   }
-  r.findings = findings.Take(answers);
+  for (ProbeFinding& f : findings.Take(answers)) {
+    (Required(plan, f.check) ? r.findings : r.notes).push_back(std::move(f));
+  }
   r.latency_p50 = Percentile(latencies, 50);
   r.latency_p99 = Percentile(latencies, 99);
   r.promise = PromiseInvariant(plan.policy.algorithm);

@@ -38,7 +38,8 @@ struct ProbeResult {
   // Whether some order of the requests, each decided inside its interval, gives every answer
   // (admitted or denied) the policy's model gives; its violation, if any, is not in `violations`.
   LinearizabilityJudgement linearizability;
-  std::vector<ProbeFinding> findings;
+  std::vector<ProbeFinding> findings;  // of the checks required: each fails the probe
+  std::vector<ProbeFinding> notes;     // of the optional checks not asked for: information
   // Whether Retry-After's honesty was checked, and if not, why not.
   bool retry_after_checked = false;
   std::string retry_after_note;

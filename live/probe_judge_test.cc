@@ -81,8 +81,10 @@ TEST(JudgeProbe, ThreeAdmissionsInAWindowOfTwoBreakThePromise) {
 }
 
 TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
+  ProbePlan plan = FixedWindowOfTwo();
+  plan.required = {ProbeCheck::kRetryAfterMissing};
   const ProbeResult r = Judge(
-      FixedWindowOfTwo(),
+      plan,
       {Answer(0, "u", 0, 200, {{"X-RateLimit-Remaining", "many"}}),
        Answer(1, "v", 10, 200, {{"X-RateLimit-Remaining", "5"}}),
        Answer(2, "w", 20, 429, {}),
@@ -95,6 +97,54 @@ TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
   for (const ProbeFinding& f : r.findings) {
     EXPECT_EQ(f.exchanges.size(), 1u) << ProbeCheckName(f.check);
     EXPECT_NE(f.summary.find(" of 6 answers: #"), std::string::npos) << f.summary;
+  }
+}
+
+// RFC 6585: a 429 MAY say when to retry. Without --require retry-after, a denial without one is a
+// note, which fails nothing.
+TEST(JudgeProbe, ADenialWithoutRetryAfterIsANoteUnlessRequired) {
+  const std::vector<HttpExchange> answers = {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200),
+                                             Answer(2, "u", 20, 429)};
+  ProbePlan plan = FixedWindowOfTwo();
+  ProbeResult r = Judge(plan, answers);
+  EXPECT_TRUE(r.findings.empty());
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].check, ProbeCheck::kRetryAfterMissing);
+  EXPECT_EQ(r.notes[0].summary, "1 of 3 answers: #2 a 429 without Retry-After");
+  plan.required = {*ParseRequiredCheck("retry-after")};
+  r = Judge(plan, answers);
+  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"retry-after-missing"}));
+  EXPECT_TRUE(r.notes.empty());
+  EXPECT_EQ(ParseRequiredCheck("remaining").status().message(),
+            "unknown optional check 'remaining' (expected retry-after)");
+}
+
+// A Retry-After given as an HTTP-date is a wait like seconds: until the date, on the server's
+// clock (its Date) or else the probe's; dates are whole seconds, so a second more is allowed.
+TEST(JudgeProbe, ARetryAfterDateIsJudgedLikeSeconds) {
+  // Answered at kStart + 22 ms; kStart is Tue, 14 Nov 2023 22:13:20 GMT.
+  const auto denial = [](int64_t n, const std::vector<HttpHeader>& headers) {
+    return Answer(n, "u" + std::to_string(n), 20, 429, headers);
+  };
+  ProbePlan plan = FixedWindowOfTwo();  // never waits more than 61 s
+  ProbeResult r =
+      Judge(plan, {denial(0, {{"Retry-After", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
+                   denial(1, {{"Retry-After", "Tue, 14 Nov 2023 22:14:24 GMT"}}),
+                   denial(2, {{"Retry-After", "Tue, 14 Nov 2023 22:15:20 GMT"},
+                              {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
+                   denial(3, {{"Retry-After", "Tue, 14 Nov 2023 22:16:20 GMT"},
+                              {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
+                   denial(4, {{"Retry-After", "soon"}})});
+  EXPECT_EQ(r.history[0].decision->retry_after, std::chrono::seconds(60));
+  EXPECT_EQ(r.history[2].decision->retry_after, std::chrono::seconds(60));
+  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"header-syntax", "retry-after-too-long"}));
+  for (const ProbeFinding& f : r.findings) {
+    if (f.check == ProbeCheck::kRetryAfterTooLong) {
+      EXPECT_EQ(f.exchanges, (std::vector<int64_t>{1, 3})) << f.summary;
+      EXPECT_EQ(f.summary,
+                "2 of 5 answers: #1 Retry-After: Tue, 14 Nov 2023 22:14:24 GMT (63s away), but "
+                "the model never waits more than 61 s (milliseconds given for seconds?)");
+    }
   }
 }
 

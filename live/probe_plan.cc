@@ -34,6 +34,22 @@ ProbeAnswer AnswerOf(const ProbePlan& plan, const HttpExchange& e) {
   return ProbeAnswer::kOther;
 }
 
+bool Required(const ProbePlan& plan, ProbeCheck check) {
+  return RowOf<ProbeCheckInfo>(kProbeChecks, check).required_as.empty() ||
+         std::find(plan.required.begin(), plan.required.end(), check) != plan.required.end();
+}
+
+Result<ProbeCheck> ParseRequiredCheck(std::string_view name) {
+  std::string choices;
+  for (const ProbeCheckInfo& check : kProbeChecks) {
+    if (check.required_as.empty()) continue;
+    if (check.required_as == name) return check.id;
+    choices += (choices.empty() ? "" : ", ") + std::string(check.required_as);
+  }
+  return absl::InvalidArgumentError("unknown optional check '" + std::string(name) +
+                                    "' (expected " + choices + ")");
+}
+
 bool NeedsFirstLook(const ProbePlan& plan) {
   return plan.traffic == ProbeTraffic::kBoundary ||
          (plan.traffic == ProbeTraffic::kBursts && plan.policy_from_headers &&

@@ -12,6 +12,7 @@
 
 #include "impl/core/status.h"
 #include "live/http_load.h"
+#include "live/probe_checks.h"
 #include "model/policy.h"
 #include "model/time.h"
 
@@ -73,7 +74,16 @@ struct ProbePlan {
   // After the load, Retry-After's honesty is checked on two users of their own, when the wait
   // it advertises is at most this (0: never); the check's requests come out of max_requests.
   Duration retry_after_wait = std::chrono::seconds(10);
+  // Optional checks asked for (--require): what they see fails the probe, as any check's does.
+  std::vector<ProbeCheck> required;
 };
+
+// Whether what `check` sees fails `plan`'s probe: a check always made, or an optional one asked
+// for; else it is a note.
+bool Required(const ProbePlan& plan, ProbeCheck check);
+// The optional check `name` asks for (its `required_as`: "retry-after"), or InvalidArgument with
+// the choices.
+Result<ProbeCheck> ParseRequiredCheck(std::string_view name);
 
 // InvalidArgument naming what is wrong: a URL that is not http://, a method that is not a token,
 // a header that is not "Name: value", caps out of range (requests 1 to kProbeMostRequests, rate
@@ -98,7 +108,7 @@ inline constexpr Duration kProbeResolution = std::chrono::milliseconds(1);
 inline constexpr std::string_view kProbeHeaders[] = {
     "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",   "RateLimit-Policy",
     "RateLimit",         "RateLimit-Limit",       "RateLimit-Remaining", "RateLimit-Reset",
-    "Retry-After"};
+    "Retry-After",       "Date"};
 
 // What an answer is, by `plan`: an admission (2xx, 3xx), a denial (a status or a body the plan
 // names), a server error (5xx), none (see the exchange's error), or anything else.

@@ -192,7 +192,9 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
   for (const auto& [lie, check] : lies) {
     AwayFromAMinutesEdge();
     Fixture liar(Limiter(lie));
-    const ProbeResult r = Probe(PlanFor(liar.Url("/hit/{user}")));
+    ProbePlan plan = PlanFor(liar.Url("/hit/{user}"));
+    plan.required = {ProbeCheck::kRetryAfterMissing};
+    const ProbeResult r = Probe(plan);
     std::vector<std::string> found = FindingChecks(r);
     // A minute that begins during the run raises Remaining an hour before the reset it named.
     if (lie == Lie::kResetLate) std::erase(found, "remaining-rose");
@@ -202,6 +204,13 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
       EXPECT_FALSE(f.exchanges.empty()) << f.summary;
     }
   }
+  // Not asked for, a 429 without Retry-After is a note, and the probe is clean.
+  AwayFromAMinutesEdge();
+  Fixture silent(Limiter(Lie::kNoRetryAfter));
+  const ProbeResult r = Probe(PlanFor(silent.Url("/hit/{user}")));
+  EXPECT_TRUE(r.findings.empty()) << r.findings.front().summary;
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_EQ(r.notes[0].check, ProbeCheck::kRetryAfterMissing);
 }
 
 // Counts lost: Remaining rises within the window, before the reset the server named (and the

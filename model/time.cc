@@ -199,6 +199,89 @@ std::optional<Instant> ParseInstant(std::string_view text) {
                        (hour * 3600 + minute * 60 + second) * kNanosPerSecond + nanos);
 }
 
+namespace {
+
+// Which of the twelve `text` names (January is 1), or 0.
+int MonthNamed(std::string_view text) {
+  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (size_t i = 0; i < std::size(kMonths); ++i) {
+    if (kMonths[i] == text) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
+// Whether `text` names a day of the week, short ("Sun") or, when `full`, long ("Sunday").
+bool WeekdayNamed(std::string_view text, bool full) {
+  static constexpr std::string_view kDays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                               "Thursday", "Friday", "Saturday"};
+  for (std::string_view day : kDays) {
+    if (text == (full ? day : day.substr(0, 3))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<Instant> ParseHttpDate(std::string_view text) {
+  int64_t year = 0, day = 0, hour = 0, minute = 0, second = 0;
+  int month = 0;
+  // "HH:MM:SS" at `at`.
+  const auto time_of_day = [&](size_t at) {
+    return Digits(text, at, 2, hour) && Expect(text, at, ':') && Digits(text, at, 2, minute) &&
+           Expect(text, at, ':') && Digits(text, at, 2, second);
+  };
+  const size_t comma = text.find(", ");
+  if (comma == 3 && text.size() == 29) {  // Sun, 06 Nov 1994 08:49:37 GMT
+    size_t at = 5;
+    if (!WeekdayNamed(text.substr(0, 3), false) || !Digits(text, at, 2, day) ||
+        !Expect(text, at, ' ') || (month = MonthNamed(text.substr(8, 3))) == 0 || text[11] != ' ' ||
+        !Digits(text, (at = 12), 4, year) || text[16] != ' ' || !time_of_day(17) ||
+        text.substr(25) != " GMT") {
+      return std::nullopt;
+    }
+  } else if (comma != std::string_view::npos && text.size() == comma + 24) {
+    // Sunday, 06-Nov-94 08:49:37 GMT
+    size_t at = comma + 2;
+    int64_t yy = 0;
+    if (!WeekdayNamed(text.substr(0, comma), true) || !Digits(text, at, 2, day) ||
+        !Expect(text, at, '-') || (month = MonthNamed(text.substr(at, 3))) == 0 ||
+        !Expect(text, (at += 3), '-') || !Digits(text, at, 2, yy) || !Expect(text, at, ' ') ||
+        !time_of_day(at) || text.substr(at + 8) != " GMT") {
+      return std::nullopt;
+    }
+    year = yy >= 70 ? 1900 + yy : 2000 + yy;
+  } else if (comma == std::string_view::npos && text.size() == 24) {  // Sun Nov  6 08:49:37 1994
+    size_t at = 8;
+    if (!WeekdayNamed(text.substr(0, 3), false) || text[3] != ' ' ||
+        (month = MonthNamed(text.substr(4, 3))) == 0 || text[7] != ' ') {
+      return std::nullopt;
+    }
+    if (text[8] == ' ') {
+      at = 9;
+      if (!Digits(text, at, 1, day)) return std::nullopt;
+    } else if (!Digits(text, at, 2, day)) {
+      return std::nullopt;
+    }
+    if (text[10] != ' ' || !time_of_day(11) || text[19] != ' ' ||
+        !Digits(text, (at = 20), 4, year)) {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  // Years within what an instant holds (and a header means).
+  if (year < 1900 || year > 2200 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(year)},
+                                        std::chrono::month{static_cast<unsigned>(month)},
+                                        std::chrono::day{static_cast<unsigned>(day)}};
+  if (!ymd.ok()) return std::nullopt;
+  // A leap second (60) is read as the next second's start.
+  const int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
+  return FromUnixNanos(days * kNanosPerDay +
+                       (hour * 3600 + minute * 60 + second) * kNanosPerSecond);
+}
+
 std::string FormatUtc(Instant t) {
   const int64_t ns = ToUnixNanos(t);
   const int64_t day = FloorDiv(ns, kNanosPerDay);

@@ -70,6 +70,11 @@ std::optional<Duration> ParseDuration(std::string_view text);
 // "2026-01-01T00:00:00Z": a UTC date, optionally with a time of day (HH:MM[:SS[.fraction]], after
 // 'T' or a space) and a final 'Z', between the years 1970 and 2200. Empty on anything else.
 std::optional<Instant> ParseInstant(std::string_view text);
+// An HTTP-date (RFC 9110, 5.6.7) in any of its three forms, as a recipient must read them:
+// "Sun, 06 Nov 1994 08:49:37 GMT" (IMF-fixdate), "Sunday, 06-Nov-94 08:49:37 GMT" (RFC 850; a
+// two-digit year from 70 is 19xx, else 20xx) and "Sun Nov  6 08:49:37 1994" (asctime), in the
+// years 1900 to 2200. Empty on anything else, a day that does not exist included.
+std::optional<Instant> ParseHttpDate(std::string_view text);
 // "2026-01-01T00:00:00Z", as ParseInstant reads it (fractions of a second when present).
 std::string FormatUtc(Instant t);
 // A zone's offset from UTC: "+01:00", "-05:30" (whole minutes, under a day).

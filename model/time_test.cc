@@ -78,6 +78,26 @@ TEST(Time, ParseDurationReadsWhatFormatDurationWrites) {
   }
 }
 
+TEST(ParseHttpDate, ReadsEachOfItsThreeForms) {
+  const std::optional<Instant> imf = ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT");
+  ASSERT_TRUE(imf);
+  EXPECT_EQ(FormatUtc(*imf), "1994-11-06T08:49:37Z");
+  EXPECT_EQ(ParseHttpDate("Sunday, 06-Nov-94 08:49:37 GMT"), imf);
+  EXPECT_EQ(ParseHttpDate("Sun Nov  6 08:49:37 1994"), imf);
+  EXPECT_EQ(FormatUtc(*ParseHttpDate("Thu, 26 Nov 2026 10:00:05 GMT")), "2026-11-26T10:00:05Z");
+  EXPECT_EQ(FormatUtc(*ParseHttpDate("Thursday, 26-Nov-26 10:00:05 GMT")), "2026-11-26T10:00:05Z");
+  EXPECT_EQ(FormatUtc(*ParseHttpDate("Thu Nov 26 10:00:05 2026")), "2026-11-26T10:00:05Z");
+  for (std::string_view bad :
+       {"", "5", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 24:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Now 1994 08:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 08:49:37 GMT ", "Sunday, 06-Nov-94 08:49:37 UTC",
+        "Sun Nov  6 08:49:37 94", "Sun Nov 6 08:49:37 1994", "Sun, 06 Nov 1899 08:49:37 GMT",
+        "Sun, 06 Nov 9999 08:49:37 GMT"}) {
+    EXPECT_EQ(ParseHttpDate(bad), std::nullopt) << bad;
+  }
+}
+
 TEST(ParseInstant, ReadsUtcDatesAndTimes) {
   const Instant new_year = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000);
   EXPECT_EQ(ParseInstant("2026-01-01T00:00:00Z"), new_year);

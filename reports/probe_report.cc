@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "live/probe_findings.h"
 #include "model/named.h"
 #include "reports/view_parts.h"
 
@@ -69,12 +70,18 @@ std::string Outcome(const ProbeExchangeReport& e) {
   return e.status != 0 ? absl::StrCat(e.status) : "no answer (" + e.error.value_or("") + ")";
 }
 
-// The headers of `e` a probe reads, "Name: value" each in the probe's order, joined by `between`.
+// The headers of `e` a probe reads, "Name: value" each in the probe's order, joined by `between`
+// (Date only where a Retry-After is a date).
 std::string ShownHeaders(const ProbeExchangeReport& e, std::string_view between) {
   std::string out;
   for (std::string_view name : kProbeHeaders) {
     const auto it = e.headers.find(std::string(name));
     if (it == e.headers.end()) continue;
+    // The server's Date only beside a Retry-After it explains (a date, not seconds).
+    if (name == "Date") {
+      const auto retry = e.headers.find("Retry-After");
+      if (retry == e.headers.end() || WholeNumber(retry->second)) continue;
+    }
     absl::StrAppend(&out, out.empty() ? "" : std::string(between), std::string(name), ": ",
                     it->second);
   }
@@ -133,11 +140,13 @@ ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   const LinearizabilityJudgement& l = r.linearizability;
   out.linearizable = {l.verdict, l.calls, l.keys, l.states, l.unknown_keys, l.lead, std::nullopt};
   if (l.violation) out.linearizable.violation = ViolationReportOf(r, *l.violation);
-  for (const ProbeFinding& f : r.findings) {
+  const auto report = [&](const ProbeFinding& f) {
     ProbeFindingReport finding{f.check, f.summary, {}};
     for (int64_t n : f.exchanges) finding.exchanges.push_back(ExchangeReport(r, n));
-    out.findings.push_back(std::move(finding));
-  }
+    return finding;
+  };
+  for (const ProbeFinding& f : r.findings) out.findings.push_back(report(f));
+  for (const ProbeFinding& f : r.notes) out.notes.push_back(report(f));
   out.retry_after_checked = r.retry_after_checked;
   out.retry_after_note = r.retry_after_note;
   return out;
@@ -148,6 +157,17 @@ nlohmann::json ToJson(const ProbeReport& report) { return ToJsonValue(report); }
 Result<ProbeReport> ProbeReportFromJson(const nlohmann::json& j) {
   return FromJsonFields<ProbeReport>(j);
 }
+
+namespace {
+
+// Why a note of an optional check is no failure, and how to make it one.
+std::string OptionalNote(ProbeCheck check) {
+  return "optional: --require " +
+         std::string(RowOf<ProbeCheckInfo>(kProbeChecks, check).required_as) +
+         " makes it a finding";
+}
+
+}  // namespace
 
 std::string DescribeExchange(const ProbeExchangeReport& e) {
   std::string out = absl::StrCat("+", Fixed(e.sent_s, 3), "s..+", Fixed(e.answered_s, 3), "s  #",
@@ -204,6 +224,10 @@ std::string RenderProbeText(const ProbeReport& r) {
     for (const ProbeExchangeReport& e : f.exchanges) {
       absl::StrAppend(&out, "    ", DescribeExchange(e), "\n");
     }
+  }
+  for (const ProbeFindingReport& f : r.notes) {
+    absl::StrAppend(&out, "note       [", std::string(ProbeCheckName(f.check)), "] ", f.summary,
+                    " (", OptionalNote(f.check), ")\n");
   }
   absl::StrAppend(&out, "Retry-After ", r.retry_after_checked ? "retried" : "not retried",
                   r.retry_after_note.empty() ? "" : " (" + r.retry_after_note + ")", "\n");
@@ -267,6 +291,9 @@ view_parts::Rows CheckRows(const ProbeReport& r) {
     }
     for (const ProbeFindingReport& f : r.findings) {
       if (f.check == check.id) verdict = "broken: " + f.summary;
+    }
+    for (const ProbeFindingReport& f : r.notes) {
+      if (f.check == check.id) verdict = "note: " + f.summary + " (" + OptionalNote(f.check) + ")";
     }
     rows.push_back({std::string(check.name), verdict});
   }

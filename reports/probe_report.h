@@ -98,7 +98,9 @@ struct ProbeReport {
   double latency_p50_ms = 0, latency_p99_ms = 0;
   std::vector<ProbeViolationReport> violations;  // the promise's
   ProbeLinearizableReport linearizable;
-  std::vector<ProbeFindingReport> findings;
+  std::vector<ProbeFindingReport> findings;  // each fails the probe
+  // What the optional checks not asked for saw (a 429 without Retry-After): information.
+  std::vector<ProbeFindingReport> notes;
   bool retry_after_checked = false;
   std::string retry_after_note;
 
@@ -129,6 +131,7 @@ constexpr auto JsonFields(const ProbeReport*) {
                     JsonField("violations", &R::violations),
                     JsonField("linearizable", &R::linearizable),
                     JsonField("findings", &R::findings),
+                    JsonField("notes", &R::notes).OrDefault(),
                     JsonField("retry_after_checked", &R::retry_after_checked),
                     JsonField("retry_after_note", &R::retry_after_note)};
 }

@@ -32,7 +32,7 @@ Violations BucketConformance(const Judged& r) {
 Violations FalseDenials(const Judged& r) { return CheckFalseDenials(r.history, r.policy); }
 
 Violations RetryAfter(const Judged& r) {
-  return CheckRetryAfter(r.history, r.policy, r.retry_after_unit);
+  return CheckRetryAfter(r.history, r.policy, r.retry_after_unit, r.resolution);
 }
 
 // One violation per item without an expiry at the end of the run, witnessed by the requests whose

@@ -58,6 +58,9 @@ struct Judged {
   const std::function<Result<History>()>& without_restarts;
   // The unit the limiter's Retry-After comes in: whole seconds over HTTP.
   Duration retry_after_unit = Duration(1);
+  // The resolution the limiter decides at (its clock's: a millisecond for a script on {now_ms}):
+  // a wait it answers closer to the exact one than this is the exact one.
+  Duration resolution = Duration(1);
 };
 
 struct CheckInfo {

@@ -75,9 +75,12 @@ int64_t MostOverBucket(const History& h, int64_t burst, Duration interval);
 // Replays as above and flags each denial whose retry_after differs from the model's exact wait
 // given the same admissions: "exact Retry-After". A limiter that answers in whole `unit`s (an
 // HTTP Retry-After header: whole seconds) is held to the exact wait rounded up to one: never
-// earlier than the exact wait, and less than a unit later.
+// earlier than the exact wait, and less than a unit later. A limiter that decides at
+// `resolution` (a script on a millisecond clock, whose waits are floating point) is held to the
+// exact wait within less than one of it, either way: never finer than it can tell.
 std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy,
-                                       Duration unit = Duration(1));
+                                       Duration unit = Duration(1),
+                                       Duration resolution = Duration(1));
 
 // What `policy`'s algorithm itself promises, checked on `h`: the aligned-window cap for the
 // fixed window and sliding counter, the any-window cap for the sliding logs (closed spans for

@@ -263,6 +263,27 @@ TEST(RetryAfterOracle, InWholeSecondsTheWaitIsRoundedUpNeverDown) {
   EXPECT_EQ(CheckRetryAfter(h, p, seconds(1)).size(), 1u) << "a second too late";
 }
 
+// A script deciding on a millisecond clock that answers its wait as a fraction of a millisecond
+// ("retry after 384.37295ms", floating point): within the millisecond it can tell, that is the
+// exact wait; a whole millisecond either way is not.
+TEST(RetryAfterOracle, AFractionFinerThanTheLimitersUnitIsNoDifference) {
+  const Policy p = Policy::Window(Algorithm::kFixedWindow, 1, seconds(1));
+  History h = At({milliseconds(0)});
+  History denied = At({milliseconds(615) + microseconds(627)}, false, Duration(384'372'950));
+  denied[0].id = 1;
+  h.push_back(denied[0]);
+  // The exact wait is 384.373ms.
+  const Duration exact(1);  // answered as it comes, not rounded
+  EXPECT_TRUE(CheckRetryAfter(h, p, exact, milliseconds(1)).empty());
+  EXPECT_EQ(CheckRetryAfter(h, p).size(), 1u) << "to the nanosecond, 50ns short";
+  h.back().decision->retry_after = Duration(384'373'000) + Duration(40);  // float noise above
+  EXPECT_TRUE(CheckRetryAfter(h, p, exact, milliseconds(1)).empty());
+  h.back().decision->retry_after = Duration(383'373'000);
+  EXPECT_EQ(CheckRetryAfter(h, p, exact, milliseconds(1)).size(), 1u) << "a millisecond short";
+  h.back().decision->retry_after = Duration(385'373'000);
+  EXPECT_EQ(CheckRetryAfter(h, p, exact, milliseconds(1)).size(), 1u) << "a millisecond long";
+}
+
 // `h` with each request answered `latency` after it was sent.
 History AnsweredAfter(History h, Duration latency) {
   for (HistoryEvent& e : h) e.complete = e.invoke + latency;

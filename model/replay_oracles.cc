@@ -249,7 +249,8 @@ std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy
   return v;
 }
 
-std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, Duration unit) {
+std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, Duration unit,
+                                       Duration resolution) {
   std::vector<Violation> out = ReplayDenials(
       h, policy, /*lenient=*/false,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
@@ -259,6 +260,11 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, D
                                   ? expected.retry_after
                                   : ((expected.retry_after + unit - Duration(1)) / unit) * unit;
         if (wait == e.decision->retry_after) return std::nullopt;
+        // Closer than the limiter can tell: the same wait.
+        if (wait != kNever && e.decision->retry_after != kNever &&
+            std::chrono::abs(e.decision->retry_after - wait) < resolution) {
+          return std::nullopt;
+        }
         std::string what = "denied at " + FormatInstantTo(e.invoke, 3) + " with retry after " +
                            FormatDuration(e.decision->retry_after) + "; the exact wait under " +
                            policy.ToString() + " is " + FormatDuration(expected.retry_after);

@@ -255,7 +255,8 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
         .never_expire = never_expire,
         .restarts = restarts,
         .without_restarts = without_restarts,
-        .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1)};
+        .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1),
+        .resolution = std::max(Duration(1), resolution)};
     for (CheckId check : scenario.checks) {
       Result<std::vector<Violation>> violations = CheckOf(check).judge(judged_run);
       if (!violations.ok()) return violations.status();

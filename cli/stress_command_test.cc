@@ -104,13 +104,20 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   // The promise's one violation, then linearizability's: an answer the model never gives, an
   // admission (a token spent twice) or a denial (a stale write that lost a refill), whichever
-  // the race made first.
-  ASSERT_EQ(j["violations"].size(), 2u);
-  EXPECT_EQ(j["violations"][1]["invariant"], "linearizable");
-  EXPECT_NE(j["violations"][1]["summary"].get<std::string>().find(
-                "token-bucket burst 10, one per 10ms model"),
-            std::string::npos)
-      << j["violations"][1]["summary"];
+  // the race made first. The key is already broken, so its search is a short one (a few
+  // thousand states, 200 000 at most); one that runs out says so rather than "unknown".
+  if (j["linearizability"]["broken_keys"] == 1) {
+    ASSERT_EQ(j["violations"].size(), 1u);
+  } else {
+    ASSERT_EQ(j["violations"].size(), 2u) << j["linearizability"];
+    EXPECT_EQ(j["violations"][1]["invariant"], "linearizable");
+    EXPECT_NE(j["violations"][1]["summary"].get<std::string>().find(
+                  "token-bucket burst 10, one per 10ms model"),
+              std::string::npos)
+        << j["violations"][1]["summary"];
+  }
+  EXPECT_EQ(j["linearizability"]["unknown_keys"], 0) << j["linearizability"];
+  EXPECT_EQ(j["linearizability"]["verdict"], "not linearizable") << j["linearizability"];
   const nlohmann::json& v = j["violations"][0];
   EXPECT_EQ(v["invariant"], "bucket-conformance");
   // Burst 10: eleven admissions answered within a span too short for another token.

@@ -155,13 +155,24 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
 }
 
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
-                                              Duration resolution, DecisionClock clock) {
+                                              Duration resolution, DecisionClock clock,
+                                              const std::vector<Violation>& already_broken) {
   LinearizabilityOptions options;
   options.resolution = std::max(resolution, Duration(1));
   options.instants_follow_order = clock == DecisionClock::kStore;
+  for (const Violation& v : already_broken) options.already_broken.insert(v.key);
   const HistoryLinearizability r = CheckHistoryLinearizable(policy, history, options);
-  LinearizabilityJudgement out{r.verdict,      r.keys, r.ops,       r.states,
-                               r.unknown_keys, "",     std::nullopt};
+  LinearizabilityJudgement out{r.verdict, r.keys,       r.ops, r.states, r.unknown_keys,
+                               r.broken_keys_cut_short, "",    std::nullopt};
+  // A key whose promise is broken has no order of its calls that is the model's, witness found
+  // or not.
+  if (r.broken_keys_cut_short > 0 && r.verdict != LinearVerdict::kNotLinearizable) {
+    out.verdict = LinearVerdict::kNotLinearizable;
+    out.lead = std::to_string(r.broken_keys_cut_short) +
+               " key(s) whose promise is broken: no order of their calls is the model's (their "
+               "search, kept short, found no witness of its own)";
+    return out;
+  }
   if (r.verdict == LinearVerdict::kUnknown && r.detail.stuck) {
     out.lead = "key " + r.key + ": the deepest order the search found places " +
                std::to_string(r.detail.order.size()) + " of its " +

@@ -114,15 +114,22 @@ struct LinearizabilityJudgement {
   int64_t calls = 0;
   int64_t states = 0;        // searched
   int64_t unknown_keys = 0;  // whose search ran out of states: no verdict
-  // Unknown: where the first such key's search got to, a lead and not a verdict.
+  // Keys already broken whose (shorter) search ran out: no order can explain them anyway, so the
+  // verdict is "not linearizable", said in `lead`, with no violation of its own.
+  int64_t broken_keys = 0;
+  // Unknown: where the first such key's search got to, a lead and not a verdict (or why keys
+  // already broken are not linearizable).
   std::string lead;
   // Not linearizable: the first key that is not. Its witness is the end of the longest
   // linearizable prefix found (in the order it placed them) and the call no order could place
   // after it, last.
   std::optional<Violation> violation;
 };
+// `already_broken`: the keys whose promise is broken (their violations' keys), each searched
+// only briefly (LinearizabilityOptions::already_broken).
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
-                                              Duration resolution, DecisionClock clock);
+                                              Duration resolution, DecisionClock clock,
+                                              const std::vector<Violation>& already_broken = {});
 
 }  // namespace ratelab
 

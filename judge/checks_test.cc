@@ -103,5 +103,24 @@ TEST(Checks, SurvivesRestartBlamesOnlyWhatARestartReset) {
   EXPECT_TRUE(v->empty());
 }
 
+// A key whose promise is already broken: its search is kept short, long enough to find a plain
+// witness (the model test shows one that runs out counted apart, never "unknown").
+TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
+  const Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, std::chrono::minutes(1));
+  History h;
+  for (int64_t i = 0; i < 3; ++i) {
+    h.push_back(Admitted(i, seconds(i), "decide"));
+    h.back().complete = h.back().invoke + std::chrono::milliseconds(1);
+  }
+  const std::vector<Violation> broken = JudgePromiseOverIntervals(
+      h, h, policy, Duration(1));
+  ASSERT_FALSE(broken.empty());
+  const LinearizabilityJudgement found =
+      JudgeLinearizability(h, policy, Duration(1), DecisionClock::kStore, broken);
+  EXPECT_EQ(found.verdict, LinearVerdict::kNotLinearizable);
+  EXPECT_TRUE(found.violation.has_value()) << "a short search finds this witness";
+  EXPECT_EQ(found.broken_keys, 0);
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -90,7 +90,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   // before the request was sent (floor(t)). Both are tried.
   History early = r.history;
   for (HistoryEvent& e : early) e.invoke -= kProbeResolution - Duration(1);
-  r.linearizability = JudgeLinearizability(early, plan.policy, Duration(1), DecisionClock::kStore);
+  r.linearizability =
+      JudgeLinearizability(early, plan.policy, Duration(1), DecisionClock::kStore, r.violations);
   if (r.linearizability.violation) {
     Violation& v = *r.linearizability.violation;
     for (HistoryEvent& e : v.witness) e = r.history[static_cast<size_t>(e.id)];

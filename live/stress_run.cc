@@ -312,7 +312,8 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   r.busiest = FindBusiestKey(judged, plan.policy);
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, r.resolution);
   r.linearizability =
-      JudgeLinearizability(r.history, plan.policy, r.resolution, plan.subject.info->clock);
+      JudgeLinearizability(r.history, plan.policy, r.resolution, plan.subject.info->clock,
+                           r.violations);
   return r;
 }
 

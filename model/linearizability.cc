@@ -397,6 +397,12 @@ HistoryLinearizability CheckHistoryLinearizable(const Policy& policy, const Hist
   std::map<std::string_view, std::vector<const HistoryEvent*>> by_key;
   for (const HistoryEvent& e : history) by_key[e.key].push_back(&e);
   HistoryLinearizability out;
+  LinearizabilityOptions broken_options;  // for a key already broken: a smaller budget
+  if (!options.already_broken.empty()) {
+    broken_options = options;
+    broken_options.already_broken.clear();
+    broken_options.max_states = std::min(options.max_states, options.broken_max_states);
+  }
   for (auto& [key, events] : by_key) {
     std::stable_sort(
         events.begin(), events.end(),
@@ -406,10 +412,15 @@ HistoryLinearizability CheckHistoryLinearizable(const Policy& policy, const Hist
     for (const HistoryEvent* e : events) {
       ops.push_back(LinearOp{e->invoke, e->complete, e->cost, e->decision});
     }
-    KeyLinearizability r = CheckLinearizable(policy, ops, options);
+    const bool broken = options.already_broken.contains(key);
+    KeyLinearizability r = CheckLinearizable(policy, ops, broken ? broken_options : options);
     ++out.keys;
     out.ops += static_cast<int64_t>(ops.size());
     out.states += r.states;
+    if (broken && r.verdict == LinearVerdict::kUnknown) {
+      ++out.broken_keys_cut_short;
+      continue;
+    }
     if (r.verdict == LinearVerdict::kUnknown) ++out.unknown_keys;
     const bool worse =
         r.verdict == LinearVerdict::kNotLinearizable

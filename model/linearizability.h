@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -60,6 +61,12 @@ struct LinearizabilityOptions {
   // The most search steps a key may take before its verdict is "unknown": a state entered (some
   // calls placed, each at an instant, and the model's state they leave), or an instant tried.
   int64_t max_states = 4'000'000;
+  // Keys already shown broken (their promise broken wherever each decision fell, so no order
+  // of their calls is the model's): each gets at most `broken_max_states`, enough to find the
+  // witness of a plain race, and a search that runs out there is no "unknown" (it is counted
+  // in HistoryLinearizability::broken_keys_cut_short).
+  std::set<std::string, std::less<>> already_broken;
+  int64_t broken_max_states = 200'000;
 };
 
 enum class LinearVerdict { kLinearizable, kNotLinearizable, kUnknown };
@@ -110,6 +117,7 @@ struct HistoryLinearizability {
   int64_t ops = 0;
   int64_t states = 0;
   int64_t unknown_keys = 0;
+  int64_t broken_keys_cut_short = 0;  // already broken, whose search stopped at its budget
   // The first key (in key order) not linearizable, else the first unknown: its events (in the
   // order of `invoke`; `detail`'s indices are into it) and its search's result.
   std::string key;

@@ -288,6 +288,41 @@ TEST(Linearizability, AHistoryIsJudgedKeyByKey) {
   EXPECT_EQ(CheckHistoryLinearizable(policy, h, options).verdict, LinearVerdict::kLinearizable);
 }
 
+// A key already shown broken gets only a short search: one that runs out there is counted apart,
+// never "unknown"; one that finishes still names its witness; the other keys get the full budget.
+TEST(Linearizability, AKeyAlreadyBrokenIsSearchedOnlyBriefly) {
+  const Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, Duration(100));
+  History h;
+  for (int64_t i = 0; i < 6; ++i) {
+    for (const char* key : {"a", "b"}) {
+      HistoryEvent e;
+      e.id = static_cast<int64_t>(h.size());
+      e.key = key;
+      e.invoke = At(1 + 10 * i);
+      e.complete = At(9 + 10 * i);  // each overlaps the next: the search has orders to try
+      e.decision = Decision{i % 2 == 0, 1, 0, {}, {}};
+      h.push_back(e);
+    }
+  }
+  LinearizabilityOptions options;
+  options.resolution = Duration(1);
+  const HistoryLinearizability full = CheckHistoryLinearizable(policy, h, options);
+  ASSERT_GT(full.states, 4);
+  options.already_broken = {"a"};
+  options.broken_max_states = 1;
+  const HistoryLinearizability brief = CheckHistoryLinearizable(policy, h, options);
+  EXPECT_EQ(brief.broken_keys_cut_short, 1);
+  EXPECT_EQ(brief.unknown_keys, 0);
+  EXPECT_EQ(brief.keys, 2);
+  EXPECT_LT(brief.states, full.states);
+  EXPECT_NE(brief.key, "a");
+  options.broken_max_states = 4'000'000;
+  const HistoryLinearizability enough = CheckHistoryLinearizable(policy, h, options);
+  EXPECT_EQ(enough.broken_keys_cut_short, 0);
+  EXPECT_EQ(enough.verdict, full.verdict);
+  EXPECT_EQ(enough.key, full.key);
+}
+
 }  // namespace
 }  // namespace ratelab
 

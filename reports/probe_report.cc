@@ -138,7 +138,8 @@ ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   out.latency_p99_ms = Seconds(r.latency_p99) * 1000;
   for (const Violation& v : r.violations) out.violations.push_back(ViolationReportOf(r, v));
   const LinearizabilityJudgement& l = r.linearizability;
-  out.linearizable = {l.verdict, l.calls, l.keys, l.states, l.unknown_keys, l.lead, std::nullopt};
+  out.linearizable = {l.verdict,      l.calls, l.keys,       l.states,
+                      l.unknown_keys, l.lead,  std::nullopt, l.broken_keys};
   if (l.violation) out.linearizable.violation = ViolationReportOf(r, *l.violation);
   const auto report = [&](const ProbeFinding& f) {
     ProbeFindingReport finding{f.check, f.summary, {}};
@@ -255,6 +256,10 @@ std::string RenderProbeJunit(const ProbeReport& r) {
     for (const ProbeExchangeReport& e : v->witness) {
       absl::StrAppend(&linear.failure, DescribeExchange(e), "\n");
     }
+  } else if (r.linearizable.verdict == LinearVerdict::kNotLinearizable) {
+    // Users already broken, said in the lead.
+    linear.message = r.linearizable.lead;
+    linear.failure = r.linearizable.lead + "\n";
   }
   cases.push_back(linear);
   for (const ProbeCheckInfo& check : kProbeChecks) {

@@ -61,6 +61,7 @@ struct ProbeLinearizableReport {
   int64_t calls = 0, users = 0, states = 0, unknown_users = 0;
   std::string lead;
   std::optional<ProbeViolationReport> violation;
+  int64_t broken_users = 0;  // whose promise was broken, their search cut short
 };
 constexpr auto JsonFields(const ProbeLinearizableReport*) {
   using L = ProbeLinearizableReport;
@@ -70,7 +71,8 @@ constexpr auto JsonFields(const ProbeLinearizableReport*) {
                     JsonField("states", &L::states),
                     JsonField("unknown_users", &L::unknown_users),
                     JsonField("lead", &L::lead),
-                    JsonField("violation", &L::violation)};
+                    JsonField("violation", &L::violation),
+                    JsonField("broken_users", &L::broken_users).OrDefault()};
 }
 
 struct ProbeFindingReport {

@@ -479,6 +479,7 @@ struct StressLinearizability {
   int64_t states = 0;           // search states entered
   int64_t unknown_keys = 0;     // keys whose search ran out of its budget
   std::string lead;             // unknown: where the search got to
+  int64_t broken_keys = 0;      // whose promise was broken, their search cut short
 };
 constexpr auto JsonFields(const StressLinearizability*) {
   using L = StressLinearizability;
@@ -487,7 +488,8 @@ constexpr auto JsonFields(const StressLinearizability*) {
                     JsonField("keys", &L::keys),
                     JsonField("states", &L::states),
                     JsonField("unknown_keys", &L::unknown_keys),
-                    JsonField("lead", &L::lead)};
+                    JsonField("lead", &L::lead),
+                    JsonField("broken_keys", &L::broken_keys).OrDefault()};
 }
 
 // Latency from sent to answered, in milliseconds ("latency_ms").

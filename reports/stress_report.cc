@@ -79,6 +79,7 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
     linear.states = l.states;
     linear.unknown_keys = l.unknown_keys;
     linear.lead = l.lead;
+    linear.broken_keys = l.broken_keys;
     if (l.violation) {
       r.violations.push_back(MakeViolationReport(kLinearizableCheck, *l.violation, result.start));
     }
@@ -115,6 +116,7 @@ std::string RenderStressText(const StressReport& r) {
            (l->unknown_keys > 0
                 ? "; " + std::to_string(l->unknown_keys) + " key(s) past the search's budget"
                 : std::string()) +
+
            ")\n";
     if (!l->lead.empty()) out += "  " + l->lead + "\n";
   }
@@ -152,7 +154,16 @@ std::string RenderStressJunit(const StressReport& r) {
     cases.push_back(std::move(c));
   };
   add(std::string(InvariantName(r.promise)), Found(r, kPromiseCheck));
-  if (r.linearizability) add(kLinearizableCheck, Found(r, kLinearizableCheck));
+  if (r.linearizability) {
+    add(kLinearizableCheck, Found(r, kLinearizableCheck));
+    // Not linearizable with no witness of its own: keys already broken, said in the lead.
+    view_parts::JunitCase& linear = cases.back();
+    if (r.failure.empty() && linear.message.empty() &&
+        r.linearizability->verdict == LinearVerdict::kNotLinearizable) {
+      linear.message = r.linearizability->lead;
+      linear.failure = r.linearizability->lead + "\n";
+    }
+  }
   return view_parts::JunitDocument("ratelab.stress." + r.protocol, cases, r.duration_s);
 }
 

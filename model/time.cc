@@ -156,6 +156,17 @@ bool Expect(std::string_view text, size_t& at, char c) {
   ++at;
   return true;
 }
+// The instant of a UTC date and a time of day (seconds and nanoseconds into it), or empty when
+// the date does not exist.
+std::optional<Instant> UtcInstant(int64_t year, int64_t month, int64_t day, int64_t seconds,
+                                  int64_t nanos) {
+  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(year)},
+                                        std::chrono::month{static_cast<unsigned>(month)},
+                                        std::chrono::day{static_cast<unsigned>(day)}};
+  if (!ymd.ok()) return std::nullopt;
+  const int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
+  return FromUnixNanos(days * kNanosPerDay + seconds * kNanosPerSecond + nanos);
+}
 }  // namespace
 
 std::optional<Instant> ParseInstant(std::string_view text) {
@@ -190,13 +201,7 @@ std::optional<Instant> ParseInstant(std::string_view text) {
   if (at != text.size() || year < 1970 || year > 2200 || hour > 23 || minute > 59 || second > 59) {
     return std::nullopt;
   }
-  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(year)},
-                                        std::chrono::month{static_cast<unsigned>(month)},
-                                        std::chrono::day{static_cast<unsigned>(day)}};
-  if (!ymd.ok()) return std::nullopt;
-  const int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
-  return FromUnixNanos(days * kNanosPerDay +
-                       (hour * 3600 + minute * 60 + second) * kNanosPerSecond + nanos);
+  return UtcInstant(year, month, day, hour * 3600 + minute * 60 + second, nanos);
 }
 
 namespace {
@@ -272,14 +277,8 @@ std::optional<Instant> ParseHttpDate(std::string_view text) {
   }
   // Years within what an instant holds (and a header means).
   if (year < 1900 || year > 2200 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
-  const std::chrono::year_month_day ymd{std::chrono::year{static_cast<int>(year)},
-                                        std::chrono::month{static_cast<unsigned>(month)},
-                                        std::chrono::day{static_cast<unsigned>(day)}};
-  if (!ymd.ok()) return std::nullopt;
   // A leap second (60) is read as the next second's start.
-  const int64_t days = std::chrono::sys_days(ymd).time_since_epoch().count();
-  return FromUnixNanos(days * kNanosPerDay +
-                       (hour * 3600 + minute * 60 + second) * kNanosPerSecond);
+  return UtcInstant(year, month, day, hour * 3600 + minute * 60 + second, 0);
 }
 
 std::string FormatUtc(Instant t) {

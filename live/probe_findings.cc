@@ -214,7 +214,9 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   // second either way.
   int64_t slack = 0;
   if (const std::optional<int64_t> seconds = WholeNumber(*retry)) {
-    wait = std::chrono::seconds(*seconds);
+    // At most a century: what a Duration holds, and far past any model's longest wait.
+    constexpr int64_t kCentury = int64_t{100} * 365 * 24 * 3600;
+    wait = std::chrono::seconds(std::min(*seconds, kCentury));
   } else if (const std::optional<Instant> date = ParseHttpDate(*retry)) {
     // Until the date on the server's clock (its Date), else on the probe's when answered.
     Instant now = e.answered;

@@ -134,15 +134,16 @@ TEST(JudgeProbe, ARetryAfterDateIsJudgedLikeSeconds) {
                               {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
                    denial(3, {{"Retry-After", "Tue, 14 Nov 2023 22:16:20 GMT"},
                               {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
-                   denial(4, {{"Retry-After", "soon"}})});
+                   denial(4, {{"Retry-After", "soon"}}),
+                   denial(5, {{"Retry-After", "99999999999999999"}})});
   EXPECT_EQ(r.history[0].decision->retry_after, std::chrono::seconds(60));
   EXPECT_EQ(r.history[2].decision->retry_after, std::chrono::seconds(60));
   EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"header-syntax", "retry-after-too-long"}));
   for (const ProbeFinding& f : r.findings) {
     if (f.check == ProbeCheck::kRetryAfterTooLong) {
-      EXPECT_EQ(f.exchanges, (std::vector<int64_t>{1, 3})) << f.summary;
+      EXPECT_EQ(f.exchanges, (std::vector<int64_t>{1, 3, 5})) << f.summary;
       EXPECT_EQ(f.summary,
-                "2 of 5 answers: #1 Retry-After: Tue, 14 Nov 2023 22:14:24 GMT (63s away), but "
+                "3 of 6 answers: #1 Retry-After: Tue, 14 Nov 2023 22:14:24 GMT (63s away), but "
                 "the model never waits more than 61 s (milliseconds given for seconds?)");
     }
   }

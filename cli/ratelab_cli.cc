@@ -1,12 +1,15 @@
 #include "cli/ratelab_cli.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "cli/cli_docs.h"
 #include "cli/command.h"
 #include "cli/exit_codes.h"
+#include "impl/core/text.h"
 #include "ratelab_version.h"
 
 namespace ratelab {
@@ -19,6 +22,31 @@ constexpr char kDescription[] =
     "checks what they promise (never more than N per window, bucket conformance, exact\n"
     "Retry-After, no false denials). Every run prints its seed; the same seed gives the\n"
     "same result.";
+
+// "unknown flag --sotre for compare (did you mean --store?)", for each of `args` that looks
+// like a flag `command` does not have; empty when none does.
+std::string UnknownFlags(CLI::App& command, const std::vector<std::string>& args) {
+  std::vector<std::string> names;  // of the flags it has, as written: "--store"
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+  }
+  const std::vector<std::string_view> choices(names.begin(), names.end());
+  std::string out;
+  for (const std::string& arg : args) {
+    if (arg.size() < 2 || arg[0] != '-' || (arg[1] >= '0' && arg[1] <= '9')) continue;
+    const std::string flag = arg.substr(0, arg.find('='));
+    if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+    out += (out.empty() ? "" : "; ") + std::string("unknown flag ") + flag;
+    if (&command != command.get_parent() && command.get_parent() != nullptr) {
+      out += " for " + command.get_name();
+    }
+    if (const std::optional<std::string_view> near = NearestWord(flag, choices)) {
+      out += " (did you mean " + std::string(*near) + "?)";
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -71,6 +99,12 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
   } catch (const CLI::CallForVersion& e) {
     out << e.what() << "\n";
     return kExitOk;
+  } catch (const CLI::ExtrasError& e) {
+    CLI::App* const command = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+    const std::string unknown = UnknownFlags(*command, args);
+    err << "ratelab: " << (unknown.empty() ? std::string(e.what()) : unknown) << "\nRun 'ratelab "
+        << (command == &app ? "" : command->get_name() + " ") << "--help' for usage.\n";
+    return kExitBadInput;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {  // help of a subcommand
       out << (app.get_subcommands().empty() ? app.help() : app.get_subcommands().front()->help());

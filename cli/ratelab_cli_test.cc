@@ -70,6 +70,28 @@ TEST(RatelabCli, BadInputExitsTwoAndSaysWhatIsWrong) {
   EXPECT_EQ(Ratelab({"frobnicate"}).exit, kExitBadInput);
 }
 
+// A mistyped flag is named, with the nearest one the command has; one with no near neighbour is
+// named alone; an unexpected word is named as such.
+TEST(RatelabCli, AnUnknownFlagIsNamedWithTheNearestThatExists) {
+  CliOutcome r = Ratelab({"compare", "--sotre", "redis", "x.yaml"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_EQ(r.err,
+            "ratelab: unknown flag --sotre for compare (did you mean --store?)\n"
+            "Run 'ratelab compare --help' for usage.\n");
+  r = Ratelab({"check", "kv-gcra-lua", "--fautls=none", "--zzz"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("unknown flag --fautls for check (did you mean --faults?); unknown flag "
+                       "--zzz for check\n"),
+            std::string::npos)
+      << r.err;
+  r = Ratelab({"--verison"});
+  EXPECT_NE(r.err.find("unknown flag --verison (did you mean --version?)"), std::string::npos)
+      << r.err;
+  r = Ratelab({"compare", "a.yaml", "b.yaml"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("b.yaml"), std::string::npos) << r.err;
+}
+
 // Output that never reached its file is a failed run: a CI job must not read a missing report
 // as "nothing found".
 TEST(RatelabCli, OutputThatCannotBeWrittenIsAFailure) {

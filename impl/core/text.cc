@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace ratelab {
 
@@ -41,6 +42,43 @@ std::optional<size_t> FirstNonUtf8(std::string_view s) {
 }
 
 bool IsUtf8Text(std::string_view s) { return s.find('\0') == std::string_view::npos && IsUtf8(s); }
+
+namespace {
+
+// Edits from `a` to `b` (optimal string alignment: insertions, removals, replacements and swaps
+// of neighbours).
+size_t Edits(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t replace = d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, replace});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string_view> NearestWord(std::string_view word,
+                                            std::span<const std::string_view> choices) {
+  if (word.empty()) return std::nullopt;
+  std::optional<std::string_view> nearest;
+  size_t best = std::min<size_t>(2, (word.size() - 1) / 2) + 1;  // this many is no match
+  for (std::string_view choice : choices) {
+    const size_t edits = Edits(word, choice);
+    if (edits < best) {
+      best = edits;
+      nearest = choice;
+    }
+  }
+  return nearest;
+}
 
 TextPlace PlaceOf(std::string_view text, size_t offset) {
   offset = std::min(offset, text.size());

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace ratelab {
@@ -28,6 +29,12 @@ struct TextPlace {
   size_t column;
 };
 TextPlace PlaceOf(std::string_view text, size_t offset);
+
+// The one of `choices` nearest `word` by edits (a character inserted, removed or replaced, or two
+// neighbours swapped), for "did you mean ...?": the first nearest, when it is at most 2 edits
+// away and fewer than half of `word`'s length; else nothing.
+std::optional<std::string_view> NearestWord(std::string_view word,
+                                            std::span<const std::string_view> choices);
 
 }  // namespace ratelab
 

@@ -30,6 +30,11 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     }
     return std::optional<UserScript>();
   }
+  if (model.empty()) {
+    return absl::InvalidArgumentError(
+        "--lua needs --model, the algorithm whose promise the script is held to (one of " +
+        AlgorithmChoices() + ")");
+  }
   const std::optional<Algorithm> algorithm = AlgorithmNamed(model);
   if (!algorithm) {
     return absl::InvalidArgumentError("--model '" + model + "' is not an algorithm (expected " +

@@ -67,6 +67,9 @@ TEST(CheckLua, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {
        "unknown field 'cost'"},
       {{"check", "--lua", fine.string(), "--model", "leaky-bucket"},
        "--model 'leaky-bucket' is not an algorithm"},
+      {{"check", "--lua", fine.string()},
+       "--lua needs --model, the algorithm whose promise the script is held to (one of "
+       "fixed-window, sliding-log, "},
       {{"check", "--lua", (dir / "missing.lua").string(), "--model", "gcra"},
        "missing.lua: cannot open the Lua script"},
       {{"check", "kv-gcra-lua", "--lua", fine.string(), "--model", "gcra"}, "not both"},

@@ -28,6 +28,7 @@
 
 #include "model/decision.h"
 #include "model/history.h"
+#include "model/named.h"
 #include "model/policy.h"
 #include "model/time.h"
 
@@ -70,10 +71,7 @@ struct LinearizabilityOptions {
 };
 
 enum class LinearVerdict { kLinearizable, kNotLinearizable, kUnknown };
-struct LinearVerdictInfo {
-  LinearVerdict id;
-  std::string_view name;
-};
+using LinearVerdictInfo = NameRow<LinearVerdict>;
 inline constexpr LinearVerdictInfo kLinearVerdicts[] = {
     {LinearVerdict::kLinearizable, "linearizable"},
     {LinearVerdict::kNotLinearizable, "not linearizable"},

@@ -18,6 +18,13 @@ namespace ratelab {
 template <typename Row>
 using IdOf = std::remove_cvref_t<decltype(std::declval<Row>().id)>;
 
+// The row of an enum that has a name and nothing else.
+template <typename Id>
+struct NameRow {
+  Id id;
+  std::string_view name;
+};
+
 // The row of `id`; every id has one (a table lists all of its enum's values).
 template <typename Row>
 constexpr const Row& RowOf(std::span<const Row> table, IdOf<Row> id) {

@@ -115,14 +115,10 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
 }
 
 Result<std::string> WriteCheckReport(const CheckReport& r, const OutputDir& dir, double seconds) {
-  const std::string title = "ratelab check: " + r.protocol;
-  const std::string text = RenderCheckText(r);
-  const std::pair<const char*, std::string> files[] = {
-      {"report.html", view_parts::TextHtml(title, text)},
-      {"report.md", view_parts::TextMarkdown(title, text)},
-      {"report.json", JsonText(ToJson(r))},
-      {"junit.xml", RenderCheckJunit(r, seconds)}};
-  return dir.WriteAll(files);
+  return view_parts::WriteViews(
+      view_parts::TextViews("ratelab check: " + r.protocol, RenderCheckText(r), JsonText(ToJson(r)),
+                            RenderCheckJunit(r, seconds)),
+      dir);
 }
 
 }  // namespace ratelab

@@ -392,11 +392,8 @@ std::string RenderProbeHtml(const ProbeReport& r) {
 }
 
 Result<std::string> WriteProbeReport(const ProbeReport& r, const OutputDir& dir) {
-  const std::pair<const char*, std::string> files[] = {{"report.html", RenderProbeHtml(r)},
-                                                       {"report.md", RenderProbeMarkdown(r)},
-                                                       {"report.json", JsonText(ToJson(r))},
-                                                       {"junit.xml", RenderProbeJunit(r)}};
-  return dir.WriteAll(files);
+  return view_parts::WriteViews(
+      {RenderProbeHtml(r), RenderProbeMarkdown(r), JsonText(ToJson(r)), RenderProbeJunit(r)}, dir);
 }
 
 }  // namespace ratelab

@@ -26,6 +26,7 @@
 
 #include "impl/core/status.h"
 #include "model/invariant.h"
+#include "model/named.h"
 #include "model/policy.h"
 #include "reports/fields.h"
 
@@ -404,10 +405,7 @@ std::string ReproduceSeed(const SweepReport& sweep, uint64_t seed);
 // What `ratelab check` found: a violation, a failure (the limiter answered with its own error), or
 // nothing.
 enum class CheckVerdict { kViolation, kFailure, kNone };
-struct CheckVerdictInfo {
-  CheckVerdict id;
-  std::string_view name;
-};
+using CheckVerdictInfo = NameRow<CheckVerdict>;
 inline constexpr CheckVerdictInfo kCheckVerdicts[] = {
     {CheckVerdict::kViolation, "violation"},
     {CheckVerdict::kFailure, "failure"},

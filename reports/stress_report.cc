@@ -168,14 +168,10 @@ std::string RenderStressJunit(const StressReport& r) {
 }
 
 Result<std::string> WriteStressReport(const StressReport& r, const OutputDir& dir) {
-  const std::string title = "ratelab stress: " + r.protocol;
-  const std::string text = RenderStressText(r);
-  const std::pair<const char*, std::string> files[] = {
-      {"report.html", view_parts::TextHtml(title, text)},
-      {"report.md", view_parts::TextMarkdown(title, text)},
-      {"report.json", JsonText(ToJson(r))},
-      {"junit.xml", RenderStressJunit(r)}};
-  return dir.WriteAll(files);
+  return view_parts::WriteViews(
+      view_parts::TextViews("ratelab stress: " + r.protocol, RenderStressText(r),
+                            JsonText(ToJson(r)), RenderStressJunit(r)),
+      dir);
 }
 
 }  // namespace ratelab

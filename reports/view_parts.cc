@@ -368,6 +368,19 @@ std::string TextHtml(const std::string& title, const std::string& text) {
          "</pre>\n</body>\n</html>\n";
 }
 
+Result<std::string> WriteViews(const ReportViews& views, const OutputDir& dir) {
+  const std::pair<const char*, std::string> files[] = {{"report.html", views.html},
+                                                       {"report.md", views.markdown},
+                                                       {"report.json", views.json},
+                                                       {"junit.xml", views.junit}};
+  return dir.WriteAll(files);
+}
+
+ReportViews TextViews(const std::string& title, const std::string& text, std::string json,
+                      std::string junit) {
+  return {TextHtml(title, text), TextMarkdown(title, text), std::move(json), std::move(junit)};
+}
+
 std::string HtmlTable(const Rows& rows) {
   std::string s = "<table>\n<tr>";
   for (const std::string& h : rows[0]) s += "<th>" + Escape(h) + "</th>";

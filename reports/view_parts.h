@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/output_dir.h"
 #include "reports/report_model.h"
 
 namespace ratelab::view_parts {
@@ -56,6 +57,18 @@ std::string HtmlPageStart(const std::string& title);
 // `title`.
 std::string TextMarkdown(const std::string& title, const std::string& text);
 std::string TextHtml(const std::string& title, const std::string& text);
+
+// A report's four files, as every command writes them: report.html, report.md, report.json and
+// junit.xml.
+struct ReportViews {
+  std::string html, markdown, json, junit;
+};
+// Writes `views` into `dir` (OutputDir::WriteAll): the path of report.html.
+Result<std::string> WriteViews(const ReportViews& views, const OutputDir& dir);
+// The views of a report shown as text (check, stress): the text under `title` as the HTML page
+// and the Markdown section, beside its JSON and JUnit.
+ReportViews TextViews(const std::string& title, const std::string& text, std::string json,
+                      std::string junit);
 // `rows` (header first) as an HTML table; a cell "kept" shown good, one starting "broken" bad.
 std::string HtmlTable(const Rows& rows);
 // A Markdown table cell: `v` with each '|' escaped.

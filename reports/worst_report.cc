@@ -148,11 +148,8 @@ std::string RenderWorstHtml(const WorstReport& r) {
 }
 
 Result<std::string> WriteWorstReport(const WorstReport& r, const OutputDir& dir) {
-  const std::pair<const char*, std::string> files[] = {{"report.html", RenderWorstHtml(r)},
-                                                       {"report.md", RenderWorstMarkdown(r)},
-                                                       {"report.json", JsonText(ToJson(r))},
-                                                       {"junit.xml", RenderWorstJunit(r)}};
-  return dir.WriteAll(files);
+  return view_parts::WriteViews(
+      {RenderWorstHtml(r), RenderWorstMarkdown(r), JsonText(ToJson(r)), RenderWorstJunit(r)}, dir);
 }
 
 nlohmann::json ToJson(const WorstReport& r) { return ToJsonValue(r); }

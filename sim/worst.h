@@ -19,6 +19,7 @@
 
 #include "impl/core/status.h"
 #include "model/history.h"
+#include "model/named.h"
 #include "model/policy.h"
 #include "model/violation.h"
 #include "sim/limiter_subject.h"
@@ -33,10 +34,7 @@ enum class WorstClaim {
   kOverBucket,         // the most one key has admitted beyond B + floor(span / T) (buckets)
   kFalseDenialStreak,  // the longest run of one key's denials the model had room for
 };
-struct WorstClaimInfo {
-  WorstClaim id;
-  std::string_view name;
-};
+using WorstClaimInfo = NameRow<WorstClaim>;
 inline constexpr WorstClaimInfo kWorstClaims[] = {
     {WorstClaim::kMostInAnyWindow, "most-in-window"},
     {WorstClaim::kOverBucket, "over-bucket"},

@@ -21,10 +21,7 @@ enum class Durability { kNone, kEverySec, kAlways };
 inline constexpr std::array<Durability, 3> kDurabilities = {
     Durability::kNone, Durability::kEverySec, Durability::kAlways};
 
-struct DurabilityInfo {
-  Durability id;
-  std::string_view name;
-};
+using DurabilityInfo = NameRow<Durability>;
 inline constexpr DurabilityInfo kDurabilityNames[] = {
     {Durability::kNone, "none"},
     {Durability::kEverySec, "everysec"},

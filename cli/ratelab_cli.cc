@@ -38,7 +38,7 @@ std::string UnknownFlags(CLI::App& command, const std::vector<std::string>& args
     const std::string flag = arg.substr(0, arg.find('='));
     if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
     out += (out.empty() ? "" : "; ") + std::string("unknown flag ") + flag;
-    if (&command != command.get_parent() && command.get_parent() != nullptr) {
+    if (command.get_parent() != nullptr) {  // a subcommand's
       out += " for " + command.get_name();
     }
     if (const std::optional<std::string_view> near = NearestWord(flag, choices)) {

@@ -235,8 +235,8 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   const double wait_s = std::chrono::duration<double>(wait).count();
   if (wait_s > static_cast<double>(longest + slack)) {
     findings.Add(ProbeCheck::kRetryAfterTooLong, e.n,
-                 absl::StrCat(at, "Retry-After: ", std::string(*retry), slack > 0 ? " (" : "",
-                              slack > 0 ? FormatDurationTo(wait, 0) + " away)" : "",
+                 absl::StrCat(at, "Retry-After: ", std::string(*retry),
+                              slack > 0 ? " (" + FormatDurationTo(wait, 0) + " away)" : "",
                               ", but the model never waits more than ", longest,
                               " s (milliseconds given for seconds?)"));
   }

@@ -97,6 +97,10 @@ TEST(PostgresStore, EachSqlProtocolsVerdict) {
   const CliOutcome again = CheckSql({"sql-fixed-window-select-update", "--limit", "1", "--faults",
                                      "none", "--store", "postgres"});
   EXPECT_EQ(r.out, again.out);
+  // At the default policy (2 per 10s) within the default seeds: N + 1 in one window.
+  r = CheckSql({"sql-fixed-window-select-update", "--store", "postgres"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("witness (3 request(s))"), std::string::npos) << r.out;
   // Without persistence, a store restart forgets the bucket.
   r = CheckSql({"sql-token-bucket", "--burst", "1", "--rate", "1", "--checks", "survives-restart",
                 "--faults", "restart", "--durability", "none", "--seeds", "20", "--store",

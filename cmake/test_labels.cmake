@@ -75,7 +75,6 @@ set(RATELAB_SERVER_TESTS
 set(RATELAB_SLOW_TESTS
   BehaviourPins.CheckFindsTheSameMinimalWitnesses
   Check.CorrectProtocolsKeepTheirPromisesOverManySeeds
-  Check.SeedThreesTtlIsShorterThanATransitWhenTheBucketFillsFast
   Compare.WritesEveryViewForEveryExampleScenario
   HttpServer.AConnectionPastItsTimeoutIsClosedAndNotBefore
   InProcessLimiter.AFullLimiterDropsItsLeastRecentlyUsedKeys

@@ -141,6 +141,34 @@ TEST(FalseDenialsOracle, ADenialAfterTheStoreTookALateRequestIsJudgedInTheStores
   EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
 }
 
+TEST(FalseDenialsOracle, AnAnchoredWindowOpensAtTheRequestTheStoreTookFirst) {
+  // Limit 2 per 10s, a window from the key's first request. Sent at 0s, the first request
+  // reached the store at 2s, after the one sent at 1s: the store opened the window at 1s (and
+  // took the late one into it), so a request at 10.5s is still inside it. In the order sent, the
+  // window [0s, 10s] would have closed.
+  const Policy p = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
+  const auto request = [](int64_t id, Duration sent, Duration at_store, bool allowed) {
+    HistoryEvent e;
+    e.id = id;
+    e.key = "u";
+    e.invoke = kT0 + sent;
+    e.apply = kT0 + at_store;
+    e.complete = kT0 + at_store + milliseconds(1);
+    e.steps.push_back({"EVALSHA", kT0 + at_store});
+    e.decision = Decision{allowed, 0, 0, {}, {}};
+    return e;
+  };
+  History h = {request(0, seconds(0), seconds(2), true), request(1, seconds(1), seconds(1), true),
+               request(2, milliseconds(10'500), milliseconds(10'500), false)};
+  EXPECT_TRUE(CheckFalseDenials(h, p).empty());
+  // At 11.5s the window opened at 1s has closed too: false whichever order the store took.
+  h.back().invoke = h.back().apply = kT0 + milliseconds(11'500);
+  h.back().complete = h.back().apply + milliseconds(1);
+  h.back().steps = StepList();
+  h.back().steps.push_back({"EVALSHA", h.back().apply});
+  EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
+}
+
 TEST(FalseDenialsOracle, AnAnchoredWindowsDenialIsJudgedUnderEveryChoiceOfLostRequests) {
   const Policy p = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
   // Admitted at 1s and 2s, denied at 10.5s: the window opened at 1s holds two through 11s.

@@ -95,6 +95,29 @@ std::vector<Flagged> Replay(const History& h, const Policy& policy, bool lenient
   return out;
 }
 
+// The denials a lenient replay flags, every one, in the order sent. A store that took requests
+// in another order than they were sent decided each on the state it had then: a late request
+// consumed after a newer one (evaluated at the newer one's instant), and every decision after
+// followed from that (an anchored window opened by whichever the store took first). A denial is
+// flagged only when the model has room in both orders.
+template <typename Judge, typename PassedOver>
+std::vector<Flagged> FlaggedInBothOrders(const History& h, const Policy& policy, Judge& judge,
+                                         PassedOver passed_over) {
+  std::vector<Flagged> sent = Replay(h, policy, true, false, judge, passed_over);
+  if (sent.empty()) return sent;
+  std::unordered_set<int64_t> in_store_order;
+  for (const Flagged& f : Replay(h, policy, true, false, judge, passed_over, ReplayOrder::kStore)) {
+    in_store_order.insert(f.event->id);
+  }
+  std::erase_if(sent, [&](const Flagged& f) { return !in_store_order.contains(f.event->id); });
+  return sent;
+}
+
+template <typename Judge>
+std::vector<Flagged> FlaggedInBothOrders(const History& h, const Policy& policy, Judge& judge) {
+  return FlaggedInBothOrders(h, policy, judge, [](const HistoryEvent&) { return false; });
+}
+
 // At most this many lost requests of one key are tried every way (2^N replays); a key with more
 // is not judged leniently.
 constexpr size_t kMostChoices = 8;
@@ -108,9 +131,10 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
   for (const HistoryEvent& e : h) {
     if (e.maybe_admitted()) lost[e.key].push_back(&e);
   }
-  const auto none = [](const HistoryEvent&) { return false; };
   std::vector<Violation> out;
-  for (const Flagged& f : Replay(h, policy, true, true, judge, none)) {
+  std::unordered_set<std::string_view> reported;
+  for (const Flagged& f : FlaggedInBothOrders(h, policy, judge)) {
+    if (!reported.insert(f.event->key).second) continue;
     const auto it = lost.find(f.event->key);
     if (it == lost.end()) {
       out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
@@ -132,7 +156,7 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
         return false;
       };
       std::map<int64_t, std::string> flagged;
-      for (Flagged& g : Replay(key_history, policy, true, false, judge, passed_over)) {
+      for (Flagged& g : FlaggedInBothOrders(key_history, policy, judge, passed_over)) {
         if (!every || every->contains(g.event->id)) flagged[g.event->id] = std::move(g.why);
       }
       every = std::move(flagged);
@@ -153,23 +177,6 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
 bool AdmissionsAnchor(const Policy& policy) {
   return policy.algorithm == Algorithm::kAnchoredWindow ||
          policy.algorithm == Algorithm::kSlidingCounterAnchored;
-}
-
-// The denials a lenient replay flags, every one, in the order sent. A store that took requests
-// in another order than they were sent decided each on the state it had then: a late request
-// consumed after a newer one (evaluated at the newer one's instant), and every decision after
-// followed from that. A denial is flagged only when the model has room in both orders.
-template <typename Judge>
-std::vector<Flagged> FlaggedInBothOrders(const History& h, const Policy& policy, Judge& judge) {
-  const auto none = [](const HistoryEvent&) { return false; };
-  std::vector<Flagged> sent = Replay(h, policy, true, false, judge, none);
-  if (sent.empty()) return sent;
-  std::unordered_set<int64_t> in_store_order;
-  for (const Flagged& f : Replay(h, policy, true, false, judge, none, ReplayOrder::kStore)) {
-    in_store_order.insert(f.event->id);
-  }
-  std::erase_if(sent, [&](const Flagged& f) { return !in_store_order.contains(f.event->id); });
-  return sent;
 }
 
 template <typename Judge>

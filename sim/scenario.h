@@ -104,6 +104,8 @@ struct Scenario {
   Latency to_store;
   Latency from_store;
   enum class BuggifyMode { kOff, kOn, kAuto } buggify = BuggifyMode::kOff;
+  // The longest a BUGGIFY delay may be; none: ten times a step's latency.
+  std::optional<Duration> buggify_max_delay;
   std::vector<LimiterSpec> limiters;
   // The claim every limiter is held to by the window checks: `claim_limit` in any `claim_window`.
   int64_t claim_limit = 0;

@@ -94,8 +94,9 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   config.buggify.enabled =
       scenario.buggify == Scenario::BuggifyMode::kOn ||
       (scenario.buggify == Scenario::BuggifyMode::kAuto && root.Fork(kBuggifyStream).Chance(0.5));
-  config.buggify.max_delay = std::max(Duration(std::chrono::milliseconds(1)),
-                                      10 * (scenario.to_store.base + scenario.to_store.jitter));
+  config.buggify.max_delay = scenario.buggify_max_delay.value_or(
+      std::max(Duration(std::chrono::milliseconds(1)),
+               10 * (scenario.to_store.base + scenario.to_store.jitter)));
 
   RunResult c{scenario.name,
               scenario.description,

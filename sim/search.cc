@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_split.h"
 #include "impl/core/clock.h"
+#include "impl/limiters/kv_steps.h"
 #include "sim/scenario_run.h"
 #include "sim/swarm.h"
 
@@ -23,6 +24,15 @@ constexpr std::array<std::pair<SearchFault, std::string_view>, 6> kFaultNames = 
 
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
 Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
+
+// The longest BUGGIFY delay of a case: up to three windows, so that a request now and then
+// outlives a key whose TTL is a small multiple of the window; but never as long as the transit
+// the protocols are built to survive (kTransitAllowance, less a round trip), and never shorter
+// than ten round trips.
+Duration BuggifyMaxDelay(const Policy& p) {
+  const Duration round_trip = 2 * (kSearchLatencyBase + kSearchLatencyJitter);
+  return std::max(5 * round_trip, std::min(3 * p.ClaimWindow(), kTransitAllowance / 2));
+}
 
 }  // namespace
 
@@ -143,6 +153,7 @@ Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
   s.to_store = {kSearchLatencyBase, kSearchLatencyJitter};
   s.from_store = s.to_store;
   s.buggify = Scenario::BuggifyMode::kAuto;
+  s.buggify_max_delay = BuggifyMaxDelay(c.policy);
   LimiterSpec spec = subject.Spec(c.policy);
   spec.durability = c.durability;
   s.limiters.push_back(std::move(spec));
@@ -196,6 +207,25 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
   return taken;
 }
 
+namespace {
+
+// Moves each request it can to its predecessor's instant, the flaw still shown.
+bool MoveRequestsTogether(Case& c, const std::function<bool(const Case&)>& still_fails) {
+  bool moved = false;
+  for (size_t i = 1; i < c.arrivals.size(); ++i) {
+    if (c.arrivals[i].at == c.arrivals[i - 1].at) continue;
+    Case candidate = c;
+    candidate.arrivals[i].at = candidate.arrivals[i - 1].at;
+    if (still_fails(candidate)) {
+      c = std::move(candidate);
+      moved = true;
+    }
+  }
+  return moved;
+}
+
+}  // namespace
+
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
                     int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores) {
   Status failure;
@@ -220,6 +250,13 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invari
       progress = true;
     }
     if (TakeAwayRequests(c, still_fails)) progress = true;
+    // Requests sent together often need fewer of them to show the same flaw (a race needs no
+    // gap): each tries its predecessor's instant, kept only when more can then be taken away.
+    if (Case together = c;
+        MoveRequestsTogether(together, still_fails) && TakeAwayRequests(together, still_fails)) {
+      c = std::move(together);
+      progress = true;
+    }
     for (size_t i = 0; i < c.faults.size();) {
       Case candidate = c;
       candidate.faults.erase(candidate.faults.begin() + static_cast<std::ptrdiff_t>(i));

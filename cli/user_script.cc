@@ -65,7 +65,8 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
   command.add_option("--args", flags.args,
                      "--lua: ARGV, comma-separated, with placeholders: {key} {limit} {burst} "
                      "{window_ms} {window_s} {rate_per_s} {period_s} {cost} {now_ms} {now_us} "
-                     "{now_s} {now_s_float} {window_index} {window_start_ms} {window_start_s}, "
+                     "{now_s} {now_s_float} {window_index} {window_start_ms} {window_start_s} "
+                     "{request_id}, "
                      "arithmetic such as {rate_per_s*1000} or {ceil(burst/rate_per_s)+1}, and {{ "
                      "}} for a literal brace");
   command

@@ -263,6 +263,8 @@ TEST(CheckLua, AServerClockScriptIsJudgedWhenTheStoreRanIt) {
                "2", "--seeds", "200", "--faults", "crash,restart,skew", "--json"});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["clock"], "server") << "detected: it calls TIME";
+  EXPECT_EQ(nlohmann::json::parse(r.out)["judged_at"],
+            "1us (it reads the time with TIME, in microseconds)");
   // Told it decides on the client's clock, ratelab judges it so, and cries wolf: --clock is
   // what the detection decides.
   r = Ratelab({"check", "--lua", Corpus("gcra_server_clock.lua"), "--model", "gcra", "--args",
@@ -270,7 +272,10 @@ TEST(CheckLua, AServerClockScriptIsJudgedWhenTheStoreRanIt) {
                "--decide", "count > 0", "--burst", "3", "--rate", "2", "--clock", "client",
                "--seeds", "200"});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
-  EXPECT_NE(r.out.find("decided on the client's clock"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decided on the client's clock, judged to 1us (it is sent no finer time "
+                       "than its window)"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("--clock client"), std::string::npos) << "the reproduce line keeps it";
 }
 
@@ -280,7 +285,10 @@ TEST(CheckLua, AWindowKeptAsAKeysTimeToLiveIsJudgedOnTheStoresClock) {
   CliOutcome r = Ratelab({"check", "--lua-spec", Corpus("fixed_window_ttl.yaml"), "--limit", "3",
                           "--seeds", "300", "--faults", "crash,restart,outage"});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
-  EXPECT_NE(r.out.find("decided on the server's clock"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decided on the server's clock, judged to 1ms (the store expires keys by "
+                       "the millisecond)"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(CheckLua, AScriptOnWholeSecondsIsJudgedInWholeSeconds) {
@@ -312,6 +320,8 @@ TEST(CheckLua, AScriptOnWholeSecondsIsJudgedInWholeSeconds) {
   whole.insert(whole.end(), {"--resolution", "1s"});
   r = Ratelab(whole);
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("judged to 1s (as given by --resolution or the spec)"), std::string::npos)
+      << r.out;
   r = Ratelab({"check", "--lua", Corpus("token_bucket_whole_seconds.lua"), "--model",
                "token-bucket", "--resolution", "0s"});
   EXPECT_EQ(r.exit, kExitBadInput);

@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ratelab::Result<ratelab::KvReply> reply = kv.Execute(eval);
     if (!reply.ok()) __builtin_trap();  // MemoryKv is always reachable
     const ratelab::Result<ratelab::Decision> d =
-        ratelab::ReadUserReply(**user, *reply, policy, request);
+        ratelab::ReadUserReply(**user, *reply, policy, request, 7);
     if (!d.ok() && d.status().message().empty()) __builtin_trap();
   }
   return 0;

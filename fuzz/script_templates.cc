@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                  .endpoint = "/api",
                                  .now = ratelab::FromUnixNanos(1'767'225'600'123'456'789)};
   const ratelab::ScriptTemplate::Lookup lookup = [&](std::string_view name) {
-    return ratelab::UserScriptValue(name, policy, request);
+    return ratelab::UserScriptValue(name, policy, request, 7);
   };
   for (const ratelab::ScriptTemplate& t : (*user)->keys) (void)t.Expand(lookup);
   for (const ratelab::ScriptTemplate& t : (*user)->args) (void)t.Expand(lookup);

@@ -84,7 +84,8 @@ void Work(const StressPlan& plan, const std::string& address, int node, Instant 
   }
   (*protocol)->SeedProcess(0x5eed0000 + static_cast<uint64_t>(node));  // its own Math.random
   RecordingExecutor executor(clock);
-  for (size_t i = static_cast<size_t>(node);; ++i) {
+  // Each thread's requests numbered apart from every other's: node, node + threads, ...
+  for (size_t i = static_cast<size_t>(node), sent = 0;; ++i, ++sent) {
     const Request request{"user", "s" + std::to_string(i % static_cast<size_t>(plan.users) + 1),
                           "/stress", 1, clock.Now()};
     if (request.now >= deadline || answered.load(std::memory_order_relaxed) >= kStressMaxRequests ||
@@ -95,7 +96,7 @@ void Work(const StressPlan& plan, const std::string& address, int node, Instant 
     e.key = LimiterKey(request);
     e.node = node;
     e.invoke = e.node_now = request.now;
-    Context ctx(executor);
+    Context ctx(executor, static_cast<int64_t>(sent * static_cast<size_t>(plan.threads)) + node);
     Task<Result<Decision>> task = (*protocol)->Decide(ctx, request);
     task.Start();
     if (!task.done()) std::terminate();  // every step ran at once

@@ -10,9 +10,11 @@ namespace ratelab {
 
 namespace {
 
-// ", decided on the server's clock", for a user's script.
+// ", decided on the server's clock, judged to 1ms (the store expires keys by the millisecond)",
+// for a user's script.
 std::string DecidedOn(const CheckReport& r) {
-  return r.clock.empty() ? "" : ", decided on the " + r.clock + "'s clock";
+  std::string out = r.clock.empty() ? "" : ", decided on the " + r.clock + "'s clock";
+  return r.judged_at.empty() ? out : out + ", judged to " + r.judged_at;
 }
 
 }  // namespace
@@ -22,6 +24,10 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   CheckReport r;
   r.protocol = subject.name;
   if (subject.custom) r.clock = ScriptClockName(subject.info->clock);
+  if (subject.custom) {
+    r.judged_at =
+        FormatDuration(subject.info->time_resolution) + " (" + subject.resolution_why + ")";
+  }
   r.seeds_searched = result.seeds_searched;
   r.start = options.base.start;
   for (CheckId c : options.base.checks) r.checks.emplace_back(CheckName(c));

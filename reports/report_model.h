@@ -427,6 +427,9 @@ struct CheckReport {
   // Whose clock a user's script decides on, and so when its decisions were judged: "server" or
   // "client"; empty for a protocol of ratelab's own.
   std::string clock;
+  // The resolution a user's script is judged at, and why ("1ms (it is sent the time as
+  // {now_ms})"); empty for a protocol of ratelab's own.
+  std::string judged_at;
   uint64_t seeds_searched = 0;
   std::string shard;  // "K/N" when the search ran shard K of N of its seeds (--shard)
   // The case's start, from which the witness's `_s` fields count ("start": FormatUtc).
@@ -451,6 +454,7 @@ constexpr auto JsonFields(const CheckReport*) {
                     JsonField("policy", &C::policy),
                     JsonField("verdict", &C::verdict),
                     JsonField("clock", &C::clock).OrDefault(),
+                    JsonField("judged_at", &C::judged_at).OrDefault(),
                     JsonField("seeds_searched", &C::seeds_searched),
                     JsonField("shard", &C::shard).OrDefault(),
                     JsonField("start", &C::start),

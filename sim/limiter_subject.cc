@@ -43,20 +43,27 @@ bool SendsNow(const std::set<std::string>& names) {
   });
 }
 
-// The finest time the script sees: as finely as its arguments carry `now`, TIME's microseconds
-// for a script that reads it, and the store's milliseconds for one whose windows are keys' times
-// to live (Redis expires keys on a millisecond clock).
-Duration ScriptResolution(const std::set<std::string>& names, DecisionClock clock,
-                          bool calls_time) {
+// The finest time the script sees, and why: as finely as its arguments carry `now`, TIME's
+// microseconds for a script that reads it, and the store's milliseconds for one whose windows
+// are keys' times to live (Redis expires keys on a millisecond clock).
+struct Resolution {
+  Duration finest;
+  std::string why;
+};
+Resolution ScriptResolution(const std::set<std::string>& names, DecisionClock clock,
+                            bool calls_time) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
   if (clock == DecisionClock::kStore) {
-    return calls_time ? Duration(std::chrono::microseconds(1))
-                      : Duration(std::chrono::milliseconds(1));
+    return calls_time ? Resolution{microseconds(1), "it reads the time with TIME, in microseconds"}
+                      : Resolution{milliseconds(1), "the store expires keys by the millisecond"};
   }
-  if (names.contains("now_us") || names.contains("now_s_float"))
-    return std::chrono::microseconds(1);
-  if (names.contains("now_ms")) return std::chrono::milliseconds(1);
-  if (names.contains("now_s")) return std::chrono::seconds(1);
-  return std::chrono::microseconds(1);
+  for (const Resolution& sent :
+       {Resolution{microseconds(1), "now_us"}, Resolution{microseconds(1), "now_s_float"},
+        Resolution{milliseconds(1), "now_ms"}, Resolution{std::chrono::seconds(1), "now_s"}}) {
+    if (names.contains(sent.why)) return {sent.finest, "it is sent the time as {" + sent.why + "}"};
+  }
+  return {microseconds(1), "it is sent no finer time than its window"};
 }
 
 Result<LimiterSubject> LoadScript(const UserScript& s) {
@@ -76,8 +83,10 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   const std::set<std::string> names = Placeholders(*script);
   const bool calls_time = CallsTime(*body);
   custom->clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
-  custom->time_resolution =
-      s.resolution.value_or(ScriptResolution(names, custom->clock, calls_time));
+  const Resolution resolution =
+      s.resolution ? Resolution{*s.resolution, "as given by --resolution or the spec"}
+                   : ScriptResolution(names, custom->clock, calls_time);
+  custom->time_resolution = resolution.finest;
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };
@@ -85,6 +94,7 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   subject.name = name;
   subject.info = custom.get();
   subject.custom = std::move(custom);
+  subject.resolution_why = resolution.why;
   return subject;
 }
 
@@ -117,7 +127,7 @@ Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now) {
   Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {&kv, nullptr});
   if (!probe.ok()) return probe.status();
   InlineExecutor inline_executor;
-  Context ctx(inline_executor);
+  Context ctx(inline_executor, /*request=*/0);
   const Request request{"user", "u1", "/api", 1, now};
   const Result<Decision> first = RunInline((*probe)->Decide(ctx, request));
   return first.ok() ? absl::OkStatus() : first.status();

@@ -46,6 +46,9 @@ struct LimiterSubject {
   std::string name;                            // the registry's name, or "lua:FILE"
   const ProtocolInfo* info = nullptr;          // the registry's entry, or the script's own
   std::shared_ptr<const ProtocolInfo> custom;  // the script's entry; null for a registry protocol
+  // For a script: why its decisions are judged at its resolution (custom->time_resolution): "it
+  // is sent the time as {now_ms}"; empty for a registry protocol.
+  std::string resolution_why;
 
   // InvalidArgument when `policy` does not suit it (CheckProtocol; any policy of its algorithm
   // suits a script).

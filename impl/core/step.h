@@ -111,6 +111,8 @@ class Context {
     return StepAwaiter<Op>(executor_, std::move(label), request_, std::move(op));
   }
   Executor& executor() const { return executor_; }
+  // The request's id in the run; -1 when whoever runs it numbers none.
+  int64_t request() const { return request_; }
 
  private:
   Executor& executor_;

@@ -104,7 +104,7 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
 }
 
 ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
-                                      const Request& request) {
+                                      const Request& request, int64_t request_id) {
   const int64_t ns = ToUnixNanos(request.now);
   const double window = static_cast<double>(policy.window.count());
   const int64_t index = FloorDiv(ns, policy.window.count());
@@ -115,6 +115,7 @@ ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
   if (p == "window_s" || p == "period_s") return window / 1e9;
   if (p == "rate_per_s") return 1e9 / window;
   if (p == "cost") return whole(request.cost);
+  if (p == "request_id") return whole(request_id);
   if (p == "now_ms") return whole(FloorDiv(ns, 1'000'000));
   if (p == "now_us") return whole(FloorDiv(ns, 1000));
   if (p == "now_s") return whole(FloorDiv(ns, 1'000'000'000));
@@ -125,7 +126,7 @@ ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
 }
 
 Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
-                               const Policy& policy, const Request& request) {
+                               const Policy& policy, const Request& request, int64_t request_id) {
   const std::string& name = user.script.name;
   if (reply.is_error()) {
     return absl::InvalidArgumentError(name + ": the script failed: " + reply.text);
@@ -186,7 +187,7 @@ Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
           for (const auto& [field, value] : fields) {
             if (field == n) return value;
           }
-          const ScriptTemplate::Value v = UserScriptValue(n, policy, request);
+          const ScriptTemplate::Value v = UserScriptValue(n, policy, request, request_id);
           if (const double* x = std::get_if<double>(&v)) return *x;
           return std::nullopt;
         });
@@ -203,14 +204,14 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   std::vector<std::string> keys, args;
   const ScriptTemplate::Lookup lookup = [&](std::string_view name) {
-    return UserScriptValue(name, policy_, request);
+    return UserScriptValue(name, policy_, request, ctx.request());
   };
   for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
   for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));
   const Result<KvReply> reply =
       co_await KvEval(ctx, kv_, user_->script, std::move(keys), std::move(args));
   if (!reply.ok()) co_return reply.status();
-  co_return ReadUserReply(*user_, *reply, policy_, request);
+  co_return ReadUserReply(*user_, *reply, policy_, request, ctx.request());
 }
 
 }  // namespace ratelab

@@ -51,15 +51,16 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
                                                           std::string_view reply,
                                                           std::string_view decide = "");
 
-// What a template's name stands for in `request` under `policy`: the key's text, or a number.
+// What a template's name stands for in `request` (`request_id` in its run) under `policy`: the
+// key's text, or a number.
 ScriptTemplate::Value UserScriptValue(std::string_view name, const Policy& policy,
-                                      const Request& request);
+                                      const Request& request, int64_t request_id);
 
 // The decision the script's `reply` to `request` says, read by the reply's fields and --decide;
 // InvalidArgument quoting the script's error, or the reply when a field has no number (or a time
 // of more than 95 years), or naming what --decide could not evaluate.
 Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
-                               const Policy& policy, const Request& request);
+                               const Policy& policy, const Request& request, int64_t request_id);
 
 class KvUserLua final : public KvProtocol {
  public:

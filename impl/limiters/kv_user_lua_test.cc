@@ -24,7 +24,7 @@ Result<Decision> DecideOnce(const std::string& body, std::string_view keys, std:
   MemoryKv kv(clock);
   KvUserLua limiter(kv, Policy::Window(Algorithm::kFixedWindow, 5, seconds(10)), *script);
   InlineExecutor executor;
-  Context ctx(executor);
+  Context ctx(executor, /*request=*/41);
   const Request request{"user", "u1", "/api", 1, kNewYear + milliseconds(2500)};
   return RunInline(limiter.Decide(ctx, request));
 }
@@ -42,6 +42,15 @@ TEST(KvUserLua, TemplatesExpandPerRequest) {
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_TRUE(d->allowed);
   EXPECT_EQ(d->remaining, 4);
+}
+
+TEST(KvUserLua, TheRequestsIdInItsRunIsAPlaceholder) {
+  const Result<Decision> d = DecideOnce(
+      "if ARGV[1] ~= 'm41' then return redis.error_reply(ARGV[1]) end\n"
+      "return {1}\n",
+      "rl:{key}", "m{request_id}", "allowed");
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_TRUE(d->allowed);
 }
 
 TEST(KvUserLua, FractionalSecondsInAReplyAreFractions) {

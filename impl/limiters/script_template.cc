@@ -12,10 +12,11 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::array<std::string_view, 15> kNames = {
-    "key",        "limit",       "burst",        "window_ms",       "window_s",
-    "rate_per_s", "period_s",    "cost",         "now_ms",          "now_us",
-    "now_s",      "now_s_float", "window_index", "window_start_ms", "window_start_s"};
+constexpr std::array<std::string_view, 16> kNames = {
+    "key",          "limit",           "burst",          "window_ms",
+    "window_s",     "rate_per_s",      "period_s",       "cost",
+    "now_ms",       "now_us",          "now_s",          "now_s_float",
+    "window_index", "window_start_ms", "window_start_s", "request_id"};
 
 std::string AllNames() {
   std::string out;

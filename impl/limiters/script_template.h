@@ -8,7 +8,8 @@
 // Names: key (text; not in arithmetic), limit, burst, window_ms, window_s, rate_per_s, period_s,
 // cost, now_ms, now_us, now_s (whole units since the epoch), now_s_float (fractional seconds, as
 // time.time() gives), window_index (floor(now / window)), window_start_ms, window_start_s (the
-// aligned window's start).
+// aligned window's start), request_id (a number no other request of the run has, the same in
+// every run of a seed: for a member a library would make unique with a GUID or random bytes).
 #ifndef RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
 #define RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
 

@@ -20,9 +20,13 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     }
     Result<UserScript> spec = LoadLuaSpec(*lua_spec);
     if (!spec.ok()) return spec.status();
+    spec->on_error = on_error;
     return std::optional<UserScript>(*std::move(spec));
   }
   if (!lua) {
+    if (on_error != defaults.on_error) {
+      return absl::InvalidArgumentError("--on-script-error is for a script (--lua or --lua-spec)");
+    }
     if (describes) {
       return absl::InvalidArgumentError(
           "--model, --keys, --args, --reply, --decide, --clock and --resolution describe a --lua "
@@ -41,17 +45,21 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
                                       AlgorithmChoices() + ")");
   }
   return std::optional<UserScript>(
-      UserScript{*lua, *algorithm, keys, args, reply, decide, clock, resolution});
+      UserScript{*lua, *algorithm, keys, args, reply, decide, clock, resolution, on_error});
 }
 
 std::string UserScriptFlags::Flags() const {
-  if (lua_spec) return " --lua-spec " + *lua_spec;
+  const std::string on_error_flag =
+      on_error == ScriptErrorPolicy::kFail
+          ? ""
+          : " --on-script-error " + std::string(ScriptErrorPolicyName(on_error));
+  if (lua_spec) return " --lua-spec " + *lua_spec + on_error_flag;
   const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
          " --args " + quoted(args) + " --reply " + quoted(reply) +
          (decide.empty() ? "" : " --decide " + quoted(decide)) +
          (clock ? " --clock " + std::string(ScriptClockName(*clock)) : "") +
-         (resolution ? " --resolution " + FormatDuration(*resolution) : "");
+         (resolution ? " --resolution " + FormatDuration(*resolution) : "") + on_error_flag;
 }
 
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help) {
@@ -90,6 +98,10 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
             "--lua: the finest time the script sees, at which it is judged, e.g. 1s for one that "
             "reads only redis.call('TIME')[1]; default: from its placeholders ({now_s}: 1s, "
             "{now_ms}: 1ms), 1us for TIME, 1ms for a window kept as a key's time to live");
+  AddParsed(command, "--on-script-error", flags.on_error, ParseScriptErrorPolicy,
+            "What the script's client does when the script errs: fail (a finding: the limiter "
+            "failed), or admit or deny the request, as libraries that fail open or closed do, "
+            "judged as such (default: fail)");
 }
 
 }  // namespace ratelab

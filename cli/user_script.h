@@ -26,6 +26,7 @@ struct UserScriptFlags {
   std::string decide;
   std::optional<DecisionClock> clock;  // --clock; unset: detected (UserScript::clock)
   std::optional<Duration> resolution;  // --resolution; unset: detected (UserScript::resolution)
+  ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;  // --on-script-error
 
   // Whether a script is given (--lua or --lua-spec).
   bool given() const { return lua || lua_spec; }

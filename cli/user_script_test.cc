@@ -328,6 +328,43 @@ TEST(CheckLua, AScriptOnWholeSecondsIsJudgedInWholeSeconds) {
   EXPECT_NE(r.err.find("--resolution"), std::string::npos) << r.err;
 }
 
+// Libraries that fail open admit when their script errs, those that fail closed deny: judged as
+// their users run them, the one over-admits and the other denies falsely, and the witness says
+// which answers the client gave itself.
+TEST(CheckLua, AScriptErrorIsJudgedAsItsClientAnswersIt) {
+  const auto check = [](const std::string& on_error) {
+    return Ratelab({"check", "--lua-spec", Corpus("fixed_window_ttl_cjson_failing.yaml"), "--limit",
+                    "3", "--on-script-error", on_error, "--json"});
+  };
+  CliOutcome r = check("fail");
+  EXPECT_EQ(r.exit, kExitLimiterFailed) << r.out << r.err;
+  r = check("admit");
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "anchored-window-cap") << j;
+  EXPECT_NE(j["violation"].dump().find("admitted by the client: the limiter failed"),
+            std::string::npos)
+      << j;
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--on-script-error admit"), std::string::npos)
+      << j["reproduce"];
+  r = check("deny");
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "false-denials") << j;
+  EXPECT_NE(j["violation"].dump().find("denied by the client: the limiter failed"),
+            std::string::npos)
+      << j;
+  r = check("ignore");
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--on-script-error: 'ignore' is not an answer to a script error (expected "
+                       "fail, admit or deny)"),
+            std::string::npos)
+      << r.err;
+  r = Ratelab({"check", "kv-gcra-lua", "--on-script-error", "admit"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--on-script-error is for a script"), std::string::npos) << r.err;
+}
+
 TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {
   // A sorted-set log trimmed with an exclusive bound keeps an entry one window old: closed, it
   // passes as sliding-log-closed; as the half-open sliding log it denies where that one has room.

@@ -46,6 +46,7 @@ uint64_t HistoryHash(const History& h) {
       f.Int(e.decision->remaining);
       f.Time(e.decision->reset);
       f.Int(e.decision->retry_after.count());
+      if (e.decision->fallback) f.Int(1);
     }
     f.Int(static_cast<int64_t>(e.steps.size()));
     for (const StepRecord& s : e.steps) {

@@ -2,12 +2,21 @@
 
 namespace ratelab {
 
+std::string DescribeOutcome(const HistoryEvent& e) {
+  if (e.failed()) return "failed: " + e.failure;
+  if (!e.decision) return "no answer";
+  if (e.decision->fallback) {
+    return std::string(e.decision->allowed ? "admitted" : "denied") +
+           " by the client: the limiter failed";
+  }
+  if (e.decision->allowed) return "admitted";
+  return "denied, retry after " + FormatDuration(e.decision->retry_after);
+}
+
 std::string DescribeEvent(const HistoryEvent& e) {
-  std::string out = FormatInstant(e.invoke) + "  #" + std::to_string(e.id) + " key=" + e.key +
-                    " node=" + std::to_string(e.node) + " cost=" + std::to_string(e.cost) + " ";
-  if (!e.decision) return out + "no answer";
-  if (e.decision->allowed) return out + "admitted";
-  return out + "denied, retry after " + FormatDuration(e.decision->retry_after);
+  return FormatInstant(e.invoke) + "  #" + std::to_string(e.id) + " key=" + e.key +
+         " node=" + std::to_string(e.node) + " cost=" + std::to_string(e.cost) + " " +
+         DescribeOutcome(e);
 }
 
 std::string Violation::ToString() const {

@@ -24,6 +24,9 @@ struct Violation {
   std::string ToString() const;
 };
 
+// What came of a request: "admitted", "denied, retry after 2s", "no answer", "failed: ...", or
+// "admitted by the client: the limiter failed" (a client's fallback).
+std::string DescribeOutcome(const HistoryEvent& e);
 // One line for a history event as a witness shows it.
 std::string DescribeEvent(const HistoryEvent& e);
 

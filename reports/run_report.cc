@@ -55,11 +55,7 @@ std::vector<WitnessEvent> WitnessEvents(const std::vector<HistoryEvent>& events,
     w.node = e.node;
     w.cost = e.cost;
     w.at = FormatInstant(e.apply);
-    w.outcome = e.failed()    ? "failed: " + e.failure
-                : !e.decision ? "no answer"
-                : e.decision->allowed
-                    ? "admitted"
-                    : "denied, retry after " + FormatDuration(e.decision->retry_after);
+    w.outcome = DescribeOutcome(e);
     w.invoke_s = Seconds(e.invoke, start);
     if (!e.unanswered()) w.complete_s = Seconds(e.complete, start);
     for (const StepRecord& s : e.steps) w.steps.push_back({s.label, Seconds(s.at, start)});

@@ -73,7 +73,9 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   Result<std::shared_ptr<const UserLuaScript>> parsed =
       ParseUserLua(name, *body, s.keys, s.args, s.reply, s.decide);
   if (!parsed.ok()) return parsed.status();
-  std::shared_ptr<const UserLuaScript> script = *std::move(parsed);
+  auto with_policy = std::make_shared<UserLuaScript>(**parsed);
+  with_policy->on_error = s.on_error;
+  std::shared_ptr<const UserLuaScript> script = std::move(with_policy);
   auto custom = std::make_shared<ProtocolInfo>();
   custom->name = "user lua";
   custom->store = StoreKind::kKv;

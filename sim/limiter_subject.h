@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "impl/core/status.h"
+#include "impl/limiters/kv_user_lua.h"
 #include "impl/limiters/protocol.h"
 #include "model/policy.h"
 #include "sim/scenario.h"
@@ -32,6 +33,8 @@ struct UserScript {
   // `{now_s}`), TIME's microseconds, or for a window kept as a key's time to live the store's
   // milliseconds. 1s for a script that reads only `redis.call('TIME')[1]`.
   std::optional<Duration> resolution;
+  // What its client does when it errs (--on-script-error): fail, admit or deny.
+  ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;
 };
 
 // "server" (the store's clock) or "client", as --clock and a spec's `clock` take it.

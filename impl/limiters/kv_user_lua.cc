@@ -103,6 +103,18 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
   return std::shared_ptr<const UserLuaScript>(std::move(user));
 }
 
+std::string_view ScriptErrorPolicyName(ScriptErrorPolicy policy) {
+  return NameOf<NameRow<ScriptErrorPolicy>>(kScriptErrorPolicies, policy);
+}
+
+Result<ScriptErrorPolicy> ParseScriptErrorPolicy(std::string_view name) {
+  using Row = NameRow<ScriptErrorPolicy>;
+  if (const std::optional<ScriptErrorPolicy> p = Named<Row>(kScriptErrorPolicies, name)) return *p;
+  return absl::InvalidArgumentError("'" + std::string(name) +
+                                    "' is not an answer to a script error (expected " +
+                                    NameChoices<Row>(kScriptErrorPolicies) + ")");
+}
+
 ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
                                       const Request& request, int64_t request_id) {
   const int64_t ns = ToUnixNanos(request.now);
@@ -129,7 +141,14 @@ Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
                                const Policy& policy, const Request& request, int64_t request_id) {
   const std::string& name = user.script.name;
   if (reply.is_error()) {
-    return absl::InvalidArgumentError(name + ": the script failed: " + reply.text);
+    if (user.on_error == ScriptErrorPolicy::kFail) {
+      return absl::InvalidArgumentError(name + ": the script failed: " + reply.text);
+    }
+    Decision fallback;
+    fallback.allowed = user.on_error == ScriptErrorPolicy::kAdmit;
+    fallback.limit = policy.limit;
+    fallback.fallback = true;
+    return fallback;
   }
   const std::vector<KvReply> elements =
       reply.type == KvReply::Type::kArray ? reply.elements : std::vector<KvReply>{reply};

@@ -29,8 +29,22 @@
 #include "impl/limiters/kv_steps.h"
 #include "impl/limiters/protocol.h"
 #include "impl/limiters/script_template.h"
+#include "model/named.h"
 
 namespace ratelab {
+
+// What the client does when the script answers with an error: fail (report the limiter's error,
+// as ratelab does by default), or admit or deny the request, as some libraries do (fail open,
+// fail closed).
+enum class ScriptErrorPolicy { kFail, kAdmit, kDeny };
+inline constexpr NameRow<ScriptErrorPolicy> kScriptErrorPolicies[] = {
+    {ScriptErrorPolicy::kFail, "fail"},
+    {ScriptErrorPolicy::kAdmit, "admit"},
+    {ScriptErrorPolicy::kDeny, "deny"},
+};
+std::string_view ScriptErrorPolicyName(ScriptErrorPolicy policy);
+// The policy named `name`, or InvalidArgument naming the three there are.
+Result<ScriptErrorPolicy> ParseScriptErrorPolicy(std::string_view name);
 
 struct UserLuaScript {
   KvScript script;
@@ -40,6 +54,7 @@ struct UserLuaScript {
   // The decision as an expression over the reply's fields (--decide 'count <= {limit}'); unset:
   // the allowed or limited field says it.
   std::optional<Expression> decide;
+  ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;
 };
 
 // Checks the templates, the field names and the decision; InvalidArgument naming what is wrong
@@ -57,8 +72,9 @@ ScriptTemplate::Value UserScriptValue(std::string_view name, const Policy& polic
                                       const Request& request, int64_t request_id);
 
 // The decision the script's `reply` to `request` says, read by the reply's fields and --decide;
-// InvalidArgument quoting the script's error, or the reply when a field has no number (or a time
-// of more than 95 years), or naming what --decide could not evaluate.
+// InvalidArgument quoting the script's error (unless `user.on_error` admits or denies then: a
+// decision with `fallback` set), or the reply when a field has no number (or a time of more than
+// 95 years), or naming what --decide could not evaluate.
 Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
                                const Policy& policy, const Request& request, int64_t request_id);
 

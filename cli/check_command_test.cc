@@ -16,7 +16,7 @@
 namespace ratelab {
 namespace {
 
-struct Finding {
+struct CheckFinding {
   std::string invariant;
   int64_t seeds = 0;
   size_t requests = 0;
@@ -25,7 +25,7 @@ struct Finding {
   std::vector<std::string> outcomes;  // of the witness's requests
 };
 
-Finding Check(std::vector<std::string> args) {
+CheckFinding Check(std::vector<std::string> args) {
   args.insert(args.begin(), "check");
   args.push_back("--json");
   CliOutcome r = Ratelab(args);
@@ -33,20 +33,22 @@ Finding Check(std::vector<std::string> args) {
   if (r.exit != kExitViolation) return {};
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json& v = j["violation"];
-  Finding f{v["invariant"], j["seeds_searched"], j["requests"].get<size_t>(), {}, v["summary"], {}};
+  CheckFinding f{
+      v["invariant"], j["seeds_searched"], j["requests"].get<size_t>(), {}, v["summary"], {}};
   for (const nlohmann::json& fault : j["faults"]) f.faults.push_back(fault["what"]);
   for (const nlohmann::json& e : v["witness"]) f.outcomes.push_back(e["outcome"]);
   return f;
 }
 
 TEST(Check, TheHgetallHsetTokenBucketRacesTwoRequestsOneToken) {
-  const Finding f = Check({"kv-token-bucket-hgetall-hset", "--burst", "1", "--seeds", "20"});
+  const CheckFinding f = Check({"kv-token-bucket-hgetall-hset", "--burst", "1", "--seeds", "20"});
   EXPECT_EQ(f.invariant, "bucket-conformance");
   EXPECT_EQ(f.requests, 2u) << "2 requests, 1 token: both succeed";
 }
 
 TEST(Check, ACrashBetweenIncrAndPexpireLeavesAnImmortalKey) {
-  const Finding f = Check({"kv-fixed-window-incr-pexpire", "--faults", "crash", "--seeds", "200"});
+  const CheckFinding f =
+      Check({"kv-fixed-window-incr-pexpire", "--faults", "crash", "--seeds", "200"});
   EXPECT_EQ(f.invariant, "key-expiry");
   EXPECT_EQ(f.requests, 1u);
   ASSERT_EQ(f.faults.size(), 1u);
@@ -54,34 +56,34 @@ TEST(Check, ACrashBetweenIncrAndPexpireLeavesAnImmortalKey) {
 }
 
 TEST(Check, TheZsetSlidingLogCountsDeniedRequests) {
-  const Finding f = Check({"kv-sliding-log-zset", "--limit", "1", "--seeds", "20"});
+  const CheckFinding f = Check({"kv-sliding-log-zset", "--limit", "1", "--seeds", "20"});
   EXPECT_EQ(f.invariant, "false-denials");
   EXPECT_LE(f.requests, 3u);  // admitted, denied (but logged), then falsely denied
 }
 
 TEST(Check, TheSlidingCounterCountsDeniedRequests) {
-  const Finding f = Check({"kv-sliding-counter", "--seeds", "20"});
+  const CheckFinding f = Check({"kv-sliding-counter", "--seeds", "20"});
   EXPECT_EQ(f.invariant, "false-denials");
   EXPECT_LE(f.requests, 4u);
 }
 
 TEST(Check, TheSeedsClaimFailsForEveryFixedWindowAtItsBoundary) {
-  const Finding f = Check(
+  const CheckFinding f = Check(
       {"kv-fixed-window-lua", "--limit", "1", "--claim", "--faults", "none", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "any-window-cap");
   EXPECT_EQ(f.requests, 2u) << "limit 1: one request just before the edge, one just after";
 }
 
 TEST(Check, SeedZerosUpsertInsertsASecondDocumentOnceTheFirstIsFull) {
-  const Finding f =
+  const CheckFinding f =
       Check({"docs-fixed-window-upsert", "--limit", "1", "--faults", "none", "--seeds", "20"});
   EXPECT_EQ(f.invariant, "aligned-window-cap");
   EXPECT_EQ(f.requests, 2u) << "the first fills the document, the second upserts another";
 }
 
 TEST(Check, SeedZeroWithAUniqueIndexHoldsPerWindowButNotAcrossAnEdgeOrSkewedClocks) {
-  Finding f = Check({"docs-fixed-window-unique", "--limit", "1", "--claim", "--checks", "promise",
-                     "--faults", "none", "--seeds", "50"});
+  CheckFinding f = Check({"docs-fixed-window-unique", "--limit", "1", "--claim", "--checks",
+                          "promise", "--faults", "none", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "any-window-cap");
   EXPECT_EQ(f.requests, 2u);
   f = Check(
@@ -94,7 +96,7 @@ TEST(Check, SeedZeroWithAUniqueIndexHoldsPerWindowButNotAcrossAnEdgeOrSkewedCloc
 }
 
 TEST(Check, SeedFoursCheckThenConsumeRacesTwoRequestsOneToken) {
-  const Finding f =
+  const CheckFinding f =
       Check({"docs-check-then-consume", "--limit", "1", "--checks", "promise", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "anchored-window-cap");
   EXPECT_EQ(f.requests, 2u);
@@ -102,7 +104,8 @@ TEST(Check, SeedFoursCheckThenConsumeRacesTwoRequestsOneToken) {
 }
 
 TEST(Check, SeedFoursTtlIndexIsOnANumberSoNothingExpires) {
-  const Finding f = Check({"docs-check-then-consume", "--checks", "key-expiry", "--seeds", "5"});
+  const CheckFinding f =
+      Check({"docs-check-then-consume", "--checks", "key-expiry", "--seeds", "5"});
   EXPECT_EQ(f.invariant, "key-expiry");
   EXPECT_EQ(f.requests, 1u);
   EXPECT_NE(f.summary.find("the TTL index is on 'timestamp', which holds a number, not a date"),
@@ -112,8 +115,8 @@ TEST(Check, SeedFoursTtlIndexIsOnANumberSoNothingExpires) {
 
 TEST(Check, SurvivesRestartOnlyWhereTheStateIsKept) {
   // In process memory: a crash forgets the bucket.
-  Finding f = Check({"memory-gcra", "--checks", "survives-restart", "--concurrency", "1",
-                     "--faults", "crash", "--seeds", "50"});
+  CheckFinding f = Check({"memory-gcra", "--checks", "survives-restart", "--concurrency", "1",
+                          "--faults", "crash", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "survives-restart");
   EXPECT_EQ(f.requests, 2u);
   // In a store without persistence: a store restart forgets the count.
@@ -130,7 +133,7 @@ TEST(Check, SurvivesRestartOnlyWhereTheStateIsKept) {
 }
 
 TEST(Check, InProcessStateDoesNotSurviveARestart) {
-  const Finding f =
+  const CheckFinding f =
       Check({"memory-fixed-window", "--faults", "crash", "--concurrency", "1", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "aligned-window-cap");
   ASSERT_EQ(f.faults.size(), 1u);
@@ -172,7 +175,7 @@ TEST(Check, ATtlOfTwiceTheFillTimeIsShorterThanATransitWhenTheBucketFillsFast) {
   // delays reach three windows (60ms here), so the default seeds find it.
   std::vector<std::string> args = {
       "kv-token-bucket-lua", "--burst", "2", "--rate", "100", "--faults", "none"};
-  Finding f = Check(args);
+  CheckFinding f = Check(args);
   EXPECT_EQ(f.invariant, "bucket-conformance");
   // The two that empty the bucket and the delayed one.
   EXPECT_EQ(f.requests, 3u);
@@ -207,7 +210,7 @@ TEST(Check, EveryBuiltInFlawIsFoundWithinTheDefaultSeeds) {
       {{"kv-fixed-window-lua-wait", "--faults", "failover"}, "aligned-window-cap", 4},
   };
   for (const Flaw& flaw : flaws) {
-    const Finding f = Check(flaw.args);
+    const CheckFinding f = Check(flaw.args);
     EXPECT_EQ(f.invariant, flaw.invariant) << flaw.args[0];
     EXPECT_LE(f.seeds, 200) << flaw.args[0];
     EXPECT_GE(f.requests, 1u) << flaw.args[0];
@@ -219,7 +222,7 @@ TEST(Check, EveryBuiltInFlawIsFoundWithinTheDefaultSeeds) {
 // failover in the witness. Waiting for the replica after each admission leaves only the failover
 // that falls between the script and its WAIT. Only MemoryKv models a replica.
 TEST(Check, AFailoverToALaggingReplicaLosesCounts) {
-  Finding f = Check({"kv-fixed-window-lua", "--faults", "failover", "--seeds", "50"});
+  CheckFinding f = Check({"kv-fixed-window-lua", "--faults", "failover", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "aligned-window-cap");
   ASSERT_EQ(f.faults.size(), 1u);
   EXPECT_NE(f.faults[0].find("the store failed over to its replica"), std::string::npos)
@@ -239,7 +242,7 @@ TEST(Check, TheWitnessKeepsThePolicyGivenUnlessAskedToShrinkIt) {
   // The fixed window's boundary burst at limit 3: 4 requests across an edge, at limit 3.
   std::vector<std::string> args = {
       "kv-fixed-window-lua", "--limit", "3", "--claim", "--faults", "none", "--seeds", "50"};
-  Finding f = Check(args);
+  CheckFinding f = Check(args);
   EXPECT_EQ(f.invariant, "any-window-cap");
   EXPECT_EQ(f.requests, 4u) << "N + 1 in a span shorter than the window";
   EXPECT_NE(f.summary.find("limit 3 per 10s"), std::string::npos) << f.summary;

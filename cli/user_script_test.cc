@@ -8,6 +8,7 @@
 
 #include "cli/cli_test_util.h"
 #include "cli/exit_codes.h"
+#include "sim/search.h"
 #include "testing/files.h"
 
 namespace ratelab {
@@ -363,6 +364,40 @@ TEST(CheckLua, AScriptErrorIsJudgedAsItsClientAnswersIt) {
   r = Ratelab({"check", "kv-gcra-lua", "--on-script-error", "admit"});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("--on-script-error is for a script"), std::string::npos) << r.err;
+}
+
+// A window kept as a key's TTL opens at the millisecond the store ran the first request, and
+// Redis keeps the key through its expiry's millisecond. A script that takes PTTL 0 as expired
+// admits in that millisecond: to the nanosecond perhaps inside the window, to the millisecond
+// the store decides at, on its edge. That tie gets the benefit of the doubt. Two requests of one
+// key a window apart, over seeds whose latencies put the second in the first's expiry millisecond.
+TEST(CheckLua, AnAdmissionInTheStoresTickOfAWindowsEdgeIsNoViolation) {
+  UserScript script;
+  script.path = Corpus("fixed_window_ttl_pttl_zero.lua");
+  script.model = Algorithm::kAnchoredWindow;
+  script.args = "{window_ms},{limit}";
+  script.reply = "allowed,remaining";
+  const Result<LimiterSubject> subject = ResolveLimiter("", script);
+  ASSERT_TRUE(subject.ok()) << subject.status();
+  Case c;
+  c.policy = Policy::Window(Algorithm::kAnchoredWindow, 1, std::chrono::seconds(10));
+  c.checks = {CheckId::kPromise, CheckId::kFalseDenials};
+  c.nodes.assign(1, NodeSpec{});
+  c.arrivals = {{c.start + std::chrono::microseconds(818'108), "u1", "/api", 1, 1},
+                {c.start + std::chrono::microseconds(10'818'108), "u1", "/api", 1, 2}};
+  int ties = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const Result<CaseRun> run = RunCase(*subject, c, seed, nullptr);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_FALSE(run->first) << "seed " << seed << ": " << run->first->ToString();
+    const HistoryEvent& first = run->history[0];
+    const HistoryEvent& second = run->history[1];
+    const auto ms = [](const HistoryEvent& e) {
+      return std::chrono::floor<std::chrono::milliseconds>(e.steps.back().at.time_since_epoch());
+    };
+    if (second.admitted() && ms(second) == ms(first) + std::chrono::seconds(10)) ++ties;
+  }
+  EXPECT_GT(ties, 0) << "no seed put the second request in the edge's millisecond";
 }
 
 TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {

@@ -12,14 +12,16 @@ namespace {
 
 using Violations = Result<std::vector<Violation>>;
 
-Violations Promise(const Judged& r) { return CheckPromise(r.history, r.policy); }
+Violations Promise(const Judged& r) { return CheckPromise(r.history, r.policy, r.resolution); }
 
 Violations AlignedWindowCap(const Judged& r) {
   return CheckAlignedWindowCap(r.history, r.claim_limit, r.claim_window);
 }
 
 Violations AnchoredWindowCap(const Judged& r) {
-  return CheckAnchoredWindowCap(r.history, r.claim_limit, r.claim_window);
+  return CheckAnchoredWindowCap(
+      r.history, r.claim_limit, r.claim_window,
+      r.resolution > Duration(1) ? WindowEdge::kHalfOpen : WindowEdge::kClosed);
 }
 
 Violations AnyWindowCap(const Judged& r) { return r.any_window.violations; }
@@ -67,9 +69,11 @@ Violations SurvivesRestart(const Judged& r) {
   Result<History> calm = r.without_restarts();
   if (!calm.ok()) return calm.status();
   std::set<std::string> broken_anyway;
-  for (const Violation& v : CheckPromise(*calm, r.policy)) broken_anyway.insert(v.key);
+  for (const Violation& v : CheckPromise(*calm, r.policy, r.resolution)) {
+    broken_anyway.insert(v.key);
+  }
   std::vector<Violation> out;
-  for (Violation& v : CheckPromise(r.history, r.policy)) {
+  for (Violation& v : CheckPromise(r.history, r.policy, r.resolution)) {
     if (broken_anyway.contains(v.key)) continue;
     Instant first = Instant::max(), last = Instant::min();
     for (const HistoryEvent& e : v.witness) {

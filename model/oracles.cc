@@ -7,7 +7,8 @@
 
 namespace ratelab {
 
-std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
+std::vector<Violation> CheckPromise(const History& h, const Policy& policy, Duration resolution) {
+  const WindowEdge closed = resolution > Duration(1) ? WindowEdge::kHalfOpen : WindowEdge::kClosed;
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
@@ -15,13 +16,13 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy) {
     case Algorithm::kSlidingLog:
       return CheckAnyWindowCap(h, policy.limit, policy.window).violations;
     case Algorithm::kSlidingLogClosed:
-      return CheckAnyWindowCap(h, policy.limit, policy.window, WindowEdge::kClosed).violations;
+      return CheckAnyWindowCap(h, policy.limit, policy.window, closed).violations;
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
       return CheckBucketConformance(h, policy.limit, policy.window);
     case Algorithm::kAnchoredWindow:
-      return CheckAnchoredWindowCap(h, policy.limit, policy.window);
+      return CheckAnchoredWindowCap(h, policy.limit, policy.window, closed);
     case Algorithm::kSlidingCounterAnchored:
       return CheckAnchoredGridCap(h, policy.limit, policy.window);
   }

@@ -24,19 +24,21 @@ namespace ratelab {
 // At most `limit` units admitted per key in each aligned window [kW, (k+1)W).
 std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window);
 
+// Whether a span of length W includes its far end: [s, s + W) or [s, s + W].
+enum class WindowEdge { kHalfOpen, kClosed };
+
 // At most `limit` units admitted per key in each anchored window: a window opens at the first
-// admission (in invoke order), covers [start, start + W], and the next opens at the first
-// admission after it.
-std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window);
+// admission (in invoke order), covers [start, start + W] (`edge` kHalfOpen: [start, start + W),
+// for a history at a resolution where an instant in the far edge's tick may be after it), and
+// the next opens at the first admission after it.
+std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window,
+                                              WindowEdge edge = WindowEdge::kClosed);
 
 // At most `limit` units admitted per key in each window of its own grid: windows of W,
 // [start, start + W), the first opened by its first admission, each following on from the
 // last; an admission after a whole empty window opens a new first one (sliding-counter-anchored).
 // A lost request that may have been admitted gets the benefit of the doubt, as above.
 std::vector<Violation> CheckAnchoredGridCap(const History& h, int64_t limit, Duration window);
-
-// Whether a span of length W includes its far end: [s, s + W) or [s, s + W].
-enum class WindowEdge { kHalfOpen, kClosed };
 
 struct AnyWindowReport {
   // The most units admitted for one key in any half-open span [s, s + W); over `limit` it is the
@@ -85,8 +87,12 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy,
 // What `policy`'s algorithm itself promises, checked on `h`: the aligned-window cap for the
 // fixed window and sliding counter, the any-window cap for the sliding logs (closed spans for
 // the closed one), bucket conformance for the token buckets and GCRA, the anchored-window cap
-// for the anchored window, the anchored-grid cap for the anchored sliding counter.
-std::vector<Violation> CheckPromise(const History& h, const Policy& policy);
+// for the anchored window, the anchored-grid cap for the anchored sliding counter. For a history
+// at a `resolution` coarser than a nanosecond (times floored to its ticks), a closed window is
+// judged half-open: an admission in the same tick as its far edge may have come after the edge,
+// and gets that benefit of the doubt.
+std::vector<Violation> CheckPromise(const History& h, const Policy& policy,
+                                    Duration resolution = Duration(1));
 // The invariant that CheckPromise (and CheckPromiseOverIntervals) checks for `algorithm`, as its
 // violations name it: "aligned-window-cap", "any-window-cap", "bucket-conformance",
 // "anchored-window-cap" or "anchored-grid-cap".

@@ -113,6 +113,38 @@ TEST(AnchoredWindowCapOracle, ALostRequestThatMayHaveOpenedTheWindowExcusesALate
   EXPECT_EQ(CheckAnchoredWindowCap(unsent, 2, seconds(10)).size(), 1u);
 }
 
+TEST(PromiseOracle, AnAdmissionInTheTickOfAClosedWindowsEdgeGetsTheDoubt) {
+  // A window opened at 10.818108s, kept by a store that counts whole milliseconds: opened in the
+  // tick 10.818, closing at 20.818108. A request at 20.818502 is after it in real time, but in
+  // the same millisecond as its edge: at the millisecond both read 20.818.
+  const Policy anchored = Policy::Window(Algorithm::kAnchoredWindow, 1, seconds(10));
+  History h = At({milliseconds(10'818), milliseconds(20'818)});
+  EXPECT_EQ(CheckPromise(h, anchored).size(), 1u) << "to the nanosecond, the edge holds both";
+  EXPECT_TRUE(CheckPromise(h, anchored, milliseconds(1)).empty());
+  // One tick short of the edge is inside whatever the nanoseconds were.
+  h = At({milliseconds(10'818), milliseconds(20'817)});
+  ASSERT_EQ(CheckPromise(h, anchored, milliseconds(1)).size(), 1u);
+  EXPECT_NE(
+      CheckPromise(h, anchored, milliseconds(1))[0].summary.find("[12:00:10.818, 12:00:20.818)"),
+      std::string::npos)
+      << CheckPromise(h, anchored, milliseconds(1))[0].summary;
+  // The same for the closed sliding log.
+  const Policy closed = Policy::Window(Algorithm::kSlidingLogClosed, 1, seconds(10));
+  h = At({milliseconds(10'818), milliseconds(20'818)});
+  EXPECT_EQ(CheckPromise(h, closed).size(), 1u);
+  EXPECT_TRUE(CheckPromise(h, closed, milliseconds(1)).empty());
+}
+
+TEST(AnchoredWindowCapOracle, TheWitnessWritesTheEdgeApartFromTheRequest) {
+  // The window closes at 10.0000002s, the second admission comes at 10.0000001s: to the
+  // millisecond (and the microsecond) both are 10.000, so the summary writes them to the
+  // nanosecond.
+  const History h = At({Duration(200), seconds(10) + Duration(100)});
+  const std::vector<Violation> v = CheckAnchoredWindowCap(h, 1, seconds(10));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].summary.find("12:00:10.000000200]"), std::string::npos) << v[0].summary;
+}
+
 TEST(FalseDenialsOracle, ADenialAfterTheStoreTookALateRequestIsJudgedInTheStoresOrderToo) {
   // Burst 2, one per 10s, on the client's clock. Sent at 0s, the first request reached the store
   // at 2s, after the one sent at 1s: the store decided it on the state it then had (as of 1s),

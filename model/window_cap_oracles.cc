@@ -13,8 +13,16 @@ namespace {
 auto Admitted() {
   return [](const HistoryEvent& e) { return e.admitted(); };
 }
-std::string Span(Instant from, Instant to, const char* close) {
-  return "[" + FormatInstantTo(from, 3) + ", " + FormatInstantTo(to, 3) + close;
+std::string Span(Instant from, Instant to, const char* close, int digits = 3) {
+  return "[" + FormatInstantTo(from, digits) + ", " + FormatInstantTo(to, digits) + close;
+}
+// The fewest digits of a second (3, 6 or 9) that write `a` and `b` apart: a witness whose edge
+// and request print as the same millisecond explains nothing.
+int DigitsApart(Instant a, Instant b) {
+  for (int digits : {3, 6}) {
+    if (FormatInstantTo(a, digits) != FormatInstantTo(b, digits)) return digits;
+  }
+  return 9;
 }
 }  // namespace
 
@@ -61,6 +69,10 @@ using Advance = MovingWindow (*)(MovingWindow, Instant t, Duration window);
 // Anchored window: closed, [start, start + W]; the next opens at the first admission after it.
 MovingWindow AdvanceAnchored(MovingWindow w, Instant t, Duration window) {
   return w.start && t > *w.start + window ? MovingWindow{} : w;
+}
+// The same, half-open: [start, start + W).
+MovingWindow AdvanceAnchoredHalfOpen(MovingWindow w, Instant t, Duration window) {
+  return w.start && t >= *w.start + window ? MovingWindow{} : w;
 }
 // Anchored grid: windows of W follow on from each other, [start, start + W); past a whole empty
 // window the next admission starts them afresh.
@@ -125,9 +137,10 @@ std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Dur
         if (events.size() != all.size() && SomeChoiceKeepsTheCap(all, limit, window, advance)) {
           break;
         }
+        const int digits = DigitsApart(*w.start + window, events[i]->invoke);
         out.push_back({invariant, std::string(key),
                        std::to_string(w.used) + " admitted in the window " + opened + " " +
-                           Span(*w.start, *w.start + window, close) + ", limit " +
+                           Span(*w.start, *w.start + window, close, digits) + ", limit " +
                            std::to_string(limit) + " per " + FormatDuration(window),
                        internal::Copy(events, first, i + 1)});
         break;
@@ -139,9 +152,11 @@ std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Dur
 
 }  // namespace
 
-std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window) {
-  return CheckMovingWindowCap(h, limit, window, AdvanceAnchored, Invariant::kAnchoredWindowCap,
-                              "opened at", "]");
+std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, Duration window,
+                                              WindowEdge edge) {
+  const bool closed = edge == WindowEdge::kClosed;
+  return CheckMovingWindowCap(h, limit, window, closed ? AdvanceAnchored : AdvanceAnchoredHalfOpen,
+                              Invariant::kAnchoredWindowCap, "opened at", closed ? "]" : ")");
 }
 
 std::vector<Violation> CheckAnchoredGridCap(const History& h, int64_t limit, Duration window) {

@@ -173,6 +173,32 @@ TEST(FalseDenialsOracle, ADenialAfterTheStoreTookALateRequestIsJudgedInTheStores
   EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
 }
 
+TEST(RetryAfterOracle, AWaitIsJudgedInTheStoresOrderToo) {
+  // Burst 2, one per 10s: sent at 0s, the first request reached the store at 2s, after the one
+  // sent at 1s. In the store's order the bucket was empty at 1s, and at 9.5s holds 0.85 tokens:
+  // 1.5s to wait. In the order sent, 0.95 tokens and 0.5s.
+  const Policy p = Policy::Bucket(Algorithm::kTokenBucket, 2, seconds(10));
+  const auto request = [](int64_t id, Duration sent, Duration at_store, bool allowed,
+                          Duration retry_after) {
+    HistoryEvent e;
+    e.id = id;
+    e.key = "u";
+    e.invoke = kT0 + sent;
+    e.apply = kT0 + at_store;
+    e.complete = kT0 + at_store + milliseconds(1);
+    e.steps.push_back({"EVALSHA", kT0 + at_store});
+    e.decision = Decision{allowed, 0, 0, {}, retry_after};
+    return e;
+  };
+  History h = {request(0, seconds(0), seconds(2), true, {}),
+               request(1, seconds(1), seconds(1), true, {}),
+               request(2, milliseconds(9'500), milliseconds(9'500), false, milliseconds(1'500))};
+  EXPECT_TRUE(CheckRetryAfter(h, p).empty());
+  // A wait neither order gives is wrong.
+  h.back().decision->retry_after = seconds(1);
+  EXPECT_EQ(CheckRetryAfter(h, p).size(), 1u);
+}
+
 TEST(FalseDenialsOracle, AnAnchoredWindowOpensAtTheRequestTheStoreTookFirst) {
   // Limit 2 per 10s, a window from the key's first request. Sent at 0s, the first request
   // reached the store at 2s, after the one sent at 1s: the store opened the window at 1s (and

@@ -95,18 +95,19 @@ std::vector<Flagged> Replay(const History& h, const Policy& policy, bool lenient
   return out;
 }
 
-// The denials a lenient replay flags, every one, in the order sent. A store that took requests
-// in another order than they were sent decided each on the state it had then: a late request
-// consumed after a newer one (evaluated at the newer one's instant), and every decision after
-// followed from that (an anchored window opened by whichever the store took first). A denial is
-// flagged only when the model has room in both orders.
+// The denials a replay (`lenient` or not) flags, every one, in the order sent. A store that took
+// requests in another order than they were sent decided each on the state it had then: a late
+// request consumed after a newer one (evaluated at the newer one's instant), and every decision
+// after followed from that (an anchored window opened by whichever the store took first). A
+// denial is flagged only when the judge flags it in both orders.
 template <typename Judge, typename PassedOver>
 std::vector<Flagged> FlaggedInBothOrders(const History& h, const Policy& policy, Judge& judge,
-                                         PassedOver passed_over) {
-  std::vector<Flagged> sent = Replay(h, policy, true, false, judge, passed_over);
+                                         PassedOver passed_over, bool lenient = true) {
+  std::vector<Flagged> sent = Replay(h, policy, lenient, false, judge, passed_over);
   if (sent.empty()) return sent;
   std::unordered_set<int64_t> in_store_order;
-  for (const Flagged& f : Replay(h, policy, true, false, judge, passed_over, ReplayOrder::kStore)) {
+  for (const Flagged& f :
+       Replay(h, policy, lenient, false, judge, passed_over, ReplayOrder::kStore)) {
     in_store_order.insert(f.event->id);
   }
   std::erase_if(sent, [&](const Flagged& f) { return !in_store_order.contains(f.event->id); });
@@ -185,14 +186,8 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
   if (lenient && AdmissionsAnchor(policy)) return ReplayEveryChoice(h, policy, judge);
   const auto none = [](const HistoryEvent&) { return false; };
   std::vector<Violation> out;
-  if (!lenient) {
-    for (const Flagged& f : Replay(h, policy, false, true, judge, none)) {
-      out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
-    }
-    return out;
-  }
   std::unordered_set<std::string_view> reported;
-  for (const Flagged& f : FlaggedInBothOrders(h, policy, judge)) {
+  for (const Flagged& f : FlaggedInBothOrders(h, policy, judge, none, lenient)) {
     if (reported.contains(f.event->key)) continue;
     reported.insert(f.event->key);
     out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});

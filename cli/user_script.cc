@@ -21,11 +21,16 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     Result<UserScript> spec = LoadLuaSpec(*lua_spec);
     if (!spec.ok()) return spec.status();
     spec->on_error = on_error;
+    if (!setup.empty()) {
+      return absl::InvalidArgumentError("give --setup in the spec (setup:) beside --lua-spec");
+    }
     return std::optional<UserScript>(*std::move(spec));
   }
   if (!lua) {
-    if (on_error != defaults.on_error) {
-      return absl::InvalidArgumentError("--on-script-error is for a script (--lua or --lua-spec)");
+    if (on_error != defaults.on_error || !setup.empty()) {
+      return absl::InvalidArgumentError(
+          std::string(setup.empty() ? "--on-script-error" : "--setup") +
+          " is for a script (--lua or --lua-spec)");
     }
     if (describes) {
       return absl::InvalidArgumentError(
@@ -45,7 +50,7 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
                                       AlgorithmChoices() + ")");
   }
   return std::optional<UserScript>(
-      UserScript{*lua, *algorithm, keys, args, reply, decide, clock, resolution, on_error});
+      UserScript{*lua, *algorithm, keys, args, reply, decide, clock, resolution, on_error, setup});
 }
 
 std::string UserScriptFlags::Flags() const {
@@ -59,7 +64,11 @@ std::string UserScriptFlags::Flags() const {
          " --args " + quoted(args) + " --reply " + quoted(reply) +
          (decide.empty() ? "" : " --decide " + quoted(decide)) +
          (clock ? " --clock " + std::string(ScriptClockName(*clock)) : "") +
-         (resolution ? " --resolution " + FormatDuration(*resolution) : "") + on_error_flag;
+         (resolution ? " --resolution " + FormatDuration(*resolution) : "") + on_error_flag + [&] {
+           std::string out;
+           for (const std::string& command : setup) out += " --setup " + quoted(command);
+           return out;
+         }();
 }
 
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help) {
@@ -98,6 +107,11 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
             "--lua: the finest time the script sees, at which it is judged, e.g. 1s for one that "
             "reads only redis.call('TIME')[1]; default: from its placeholders ({now_s}: 1s, "
             "{now_ms}: 1ms), 1us for TIME, 1ms for a window kept as a key's time to live");
+  command.add_option(
+      "--setup", flags.setup,
+      "--lua: a command the script's library runs for each key before its first request (a "
+      "limiter's configuration written once), words separated by spaces, each a template: "
+      "'HSET rl:{{{key}}}:config rate {rate_per_s} burst {burst}'; again for each command");
   AddParsed(command, "--on-script-error", flags.on_error, ParseScriptErrorPolicy,
             "What the script's client does when the script errs: fail (a finding: the limiter "
             "failed), or admit or deny the request, as libraries that fail open or closed do, "

@@ -27,6 +27,7 @@ struct UserScriptFlags {
   std::optional<DecisionClock> clock;  // --clock; unset: detected (UserScript::clock)
   std::optional<Duration> resolution;  // --resolution; unset: detected (UserScript::resolution)
   ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;  // --on-script-error
+  std::vector<std::string> setup;                         // --setup, each command
 
   // Whether a script is given (--lua or --lua-spec).
   bool given() const { return lua || lua_spec; }

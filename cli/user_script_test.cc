@@ -400,6 +400,52 @@ TEST(CheckLua, AnAdmissionInTheStoresTickOfAWindowsEdgeIsNoViolation) {
   EXPECT_GT(ties, 0) << "no seed put the second request in the edge's millisecond";
 }
 
+// A script that reads its limit from a configuration its library writes once, when the limiter
+// object is made: refused as "not initialized" without that setup, judged right with it.
+TEST(CheckLua, StateALibraryWritesBeforeTheFirstRequestIsItsSetup) {
+  std::vector<std::string> args = {"check",
+                                   "--lua",
+                                   Corpus("sliding_log_configured.lua"),
+                                   "--model",
+                                   "sliding-log",
+                                   "--keys",
+                                   "rl:{{{key}}}:config,rl:{{{key}}}:log",
+                                   "--args",
+                                   "{now_ms},{request_id}",
+                                   "--reply",
+                                   "allowed,remaining",
+                                   "--limit",
+                                   "3",
+                                   "--checks",
+                                   "promise,false-denials",
+                                   "--seeds",
+                                   "100"};
+  CliOutcome r = Ratelab(args);
+  EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
+  EXPECT_NE(r.err.find("RateLimiter is not initialized"), std::string::npos) << r.err;
+  args.insert(args.end(), {"--setup", "HSET rl:{{{key}}}:config limit {limit} window {window_ms}"});
+  r = Ratelab(args);
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  // Set up with a lower limit than the promise, it is caught: the setup is what the script reads.
+  args.back() = "HSET rl:{{{key}}}:config limit {limit+1} window {window_ms}";
+  r = Ratelab(args);
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("step: HSET rl:{user:"), std::string::npos) << "in the witness\n" << r.out;
+  EXPECT_NE(r.out.find("--setup 'HSET rl:{{{key}}}:config limit {limit+1} window {window_ms}'"),
+            std::string::npos)
+      << "the reproduce line keeps it\n"
+      << r.out;
+  args.back() = "HSET rl:{{{key}}}:config limit {lmit}";
+  r = Ratelab(args);
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--setup 'HSET rl:{{{key}}}:config limit {lmit}': unknown placeholder"),
+            std::string::npos)
+      << r.err;
+  r = Ratelab({"check", "--lua-spec", Corpus("sliding_log_configured.yaml"), "--setup", "PING"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("give --setup in the spec"), std::string::npos) << r.err;
+}
+
 TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {
   // A sorted-set log trimmed with an exclusive bound keeps an entry one window old: closed, it
   // passes as sliding-log-closed; as the half-open sliding log it denies where that one has room.

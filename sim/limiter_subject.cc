@@ -75,6 +75,9 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   if (!parsed.ok()) return parsed.status();
   auto with_policy = std::make_shared<UserLuaScript>(**parsed);
   with_policy->on_error = s.on_error;
+  Result<std::vector<std::vector<ScriptTemplate>>> setup = ParseSetup(s.setup);
+  if (!setup.ok()) return setup.status();
+  with_policy->setup = *std::move(setup);
   std::shared_ptr<const UserLuaScript> script = std::move(with_policy);
   auto custom = std::make_shared<ProtocolInfo>();
   custom->name = "user lua";

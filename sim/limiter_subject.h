@@ -35,6 +35,9 @@ struct UserScript {
   std::optional<Duration> resolution;
   // What its client does when it errs (--on-script-error): fail, admit or deny.
   ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;
+  // Commands its library runs for a key before the key's first request (--setup), each words of
+  // templates separated by spaces.
+  std::vector<std::string> setup = {};
 };
 
 // "server" (the store's clock) or "client", as --clock and a spec's `clock` take it.

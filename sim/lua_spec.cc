@@ -16,9 +16,9 @@ class LuaSpecReader : public internal::YamlReader {
 
   Result<UserScript> Read(const YAML::Node& root, const std::string& dir) const {
     RL_RETURN_IF_ERROR(NoDuplicateKeys(root));
-    RL_RETURN_IF_ERROR(
-        OnlyKeys(root, "a Lua spec",
-                 {"script", "model", "keys", "args", "reply", "decide", "clock", "resolution"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(
+        root, "a Lua spec",
+        {"script", "model", "keys", "args", "reply", "decide", "clock", "resolution", "setup"}));
     UserScript s;
     std::string script;
     RL_ASSIGN(script, StringAt(root, "script", true));
@@ -37,6 +37,14 @@ class LuaSpecReader : public internal::YamlReader {
     RL_ASSIGN(s.args, ListAt(root, "args", ""));
     RL_ASSIGN(s.reply, ListAt(root, "reply", s.reply));
     RL_ASSIGN(s.decide, StringAt(root, "decide", false));
+    if (const YAML::Node setup = root["setup"]) {
+      const std::string must = "'setup' must be a list of commands (each a string of words)";
+      if (!setup.IsSequence()) return Error(setup, must);
+      for (const YAML::Node& command : setup) {
+        if (!command.IsScalar()) return Error(command, must);
+        s.setup.push_back(command.Scalar());
+      }
+    }
     if (root["clock"]) {
       std::string clock;
       RL_ASSIGN(clock, StringAt(root, "clock", true));

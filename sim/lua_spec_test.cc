@@ -39,6 +39,12 @@ TEST(LuaSpec, ReadsTheInterfaceAsListsOrAsTheFlagsWouldTakeIt) {
   s = ParseLuaSpec("script: l.lua\nmodel: token-bucket\nresolution: 1s\n", "spec.yaml", ".");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->resolution, std::chrono::seconds(1));
+
+  s = ParseLuaSpec(
+      "script: l.lua\nmodel: gcra\nsetup: [\"HSET c:{key} rate {rate_per_s}\", PING]\n",
+      "spec.yaml", ".");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->setup, (std::vector<std::string>{"HSET c:{key} rate {rate_per_s}", "PING"}));
 }
 
 TEST(LuaSpec, MistakesAreLocated) {
@@ -50,7 +56,7 @@ TEST(LuaSpec, MistakesAreLocated) {
   EXPECT_EQ(error("model: gcra\n"), "spec.yaml:1:1: missing 'script'");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nreplies: [allowed]\n"),
             "spec.yaml:3:1: unknown key 'replies' in a Lua spec (expected one of: script, model, "
-            "keys, args, reply, decide, clock, resolution)");
+            "keys, args, reply, decide, clock, resolution, setup)");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nresolution: 0s\n"),
             "spec.yaml:3:13: 'resolution' must be a positive duration, e.g. 1s");
   EXPECT_NE(error("script: l.lua\nmodel: gcra\nresolution: often\n").find("spec.yaml:3:13:"),
@@ -60,6 +66,8 @@ TEST(LuaSpec, MistakesAreLocated) {
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nargs: {limit: 1}\n"),
             "spec.yaml:3:7: 'args' must be a list of strings");
   EXPECT_NE(error("script: [\n").find("spec.yaml:2:1: not YAML"), std::string::npos);
+  EXPECT_EQ(error("script: l.lua\nmodel: gcra\nsetup: PING\n"),
+            "spec.yaml:3:8: 'setup' must be a list of commands (each a string of words)");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nmodel: fixed-window\n"),
             "spec.yaml:3:1: duplicate key 'model' (first at line 2)");
 }

@@ -24,8 +24,9 @@ std::vector<std::string> Split(std::string_view list) {
 }
 
 // The items of a comma-separated list of templates: a comma inside a placeholder
-// ({min(limit,5)}) belongs to it.
-std::vector<std::string> SplitTemplates(std::string_view list) {
+// ({min(limit,5)}) belongs to it. With `words`, the items are separated by spaces instead, and
+// there is none between two spaces.
+std::vector<std::string> SplitTemplates(std::string_view list, bool words = false) {
   std::vector<std::string> out;
   if (list.empty()) return out;
   std::string item;
@@ -40,13 +41,13 @@ std::vector<std::string> SplitTemplates(std::string_view list) {
     }
     if (c == '{') inside = true;
     if (c == '}') inside = false;
-    if (c == ',' && !inside) {
-      out.push_back(std::exchange(item, ""));
+    if (!inside && (words ? c == ' ' : c == ',')) {
+      if (!words || !item.empty()) out.push_back(std::exchange(item, ""));
       continue;
     }
     item += c;
   }
-  out.push_back(item);
+  if (!words || !item.empty()) out.push_back(item);
   return out;
 }
 
@@ -101,6 +102,24 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
         "--reply: name the field that says allowed or limited, or give --decide");
   }
   return std::shared_ptr<const UserLuaScript>(std::move(user));
+}
+
+Result<std::vector<std::vector<ScriptTemplate>>> ParseSetup(std::span<const std::string> commands) {
+  std::vector<std::vector<ScriptTemplate>> out;
+  for (const std::string& command : commands) {
+    std::vector<ScriptTemplate> words;
+    for (const std::string& word : SplitTemplates(command, /*words=*/true)) {
+      Result<ScriptTemplate> t = ScriptTemplate::Parse(word);
+      if (!t.ok()) {
+        return absl::InvalidArgumentError("--setup '" + command +
+                                          "': " + std::string(t.status().message()));
+      }
+      words.push_back(*std::move(t));
+    }
+    if (words.empty()) return absl::InvalidArgumentError("--setup: a command is empty");
+    out.push_back(std::move(words));
+  }
+  return out;
 }
 
 std::string_view ScriptErrorPolicyName(ScriptErrorPolicy policy) {
@@ -225,6 +244,21 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
   const ScriptTemplate::Lookup lookup = [&](std::string_view name) {
     return UserScriptValue(name, policy_, request, ctx.request());
   };
+  // A key's setup, before its first request here (the library's limiter object made); every
+  // request of the key runs it until one has (a concurrent one must not find it undone).
+  if (!user_->setup.empty() && !set_up_.contains(LimiterKey(request))) {
+    for (const std::vector<ScriptTemplate>& command : user_->setup) {
+      std::vector<std::string> argv;
+      for (const ScriptTemplate& word : command) argv.push_back(word.Expand(lookup));
+      const Result<KvReply> done = co_await KvCommand(ctx, kv_, std::move(argv));
+      if (!done.ok()) co_return done.status();
+      if (done->is_error()) {
+        co_return absl::InvalidArgumentError(user_->script.name +
+                                             ": a --setup command failed: " + done->text);
+      }
+    }
+    set_up_.insert(LimiterKey(request));
+  }
   for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
   for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));
   const Result<KvReply> reply =

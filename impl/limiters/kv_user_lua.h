@@ -21,10 +21,12 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "impl/limiters/expression.h"
 #include "impl/limiters/kv_steps.h"
 #include "impl/limiters/protocol.h"
@@ -55,7 +57,14 @@ struct UserLuaScript {
   // the allowed or limited field says it.
   std::optional<Expression> decide;
   ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;
+  // Commands the library runs for a key before its first request (a limiter object's
+  // configuration, written once), each a list of templates: run once per key by each limiter.
+  std::vector<std::vector<ScriptTemplate>> setup = {};
 };
+
+// The --setup commands, each words separated by spaces, each word a template
+// ("HSET rl:{{{key}}}:config rate {rate_per_s}"); InvalidArgument naming a bad one.
+Result<std::vector<std::vector<ScriptTemplate>>> ParseSetup(std::span<const std::string> commands);
 
 // Checks the templates, the field names and the decision; InvalidArgument naming what is wrong
 // and where. With `decide`, a field may have any name, and the expression says admitted
@@ -85,9 +94,12 @@ class KvUserLua final : public KvProtocol {
   // A script error or a reply without the fields named comes back as InvalidArgument quoting
   // the script's own message or the reply.
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  // A new process makes its limiter objects again: every key's setup runs again.
+  void Restart() override { set_up_.clear(); }
 
  private:
   std::shared_ptr<const UserLuaScript> user_;
+  absl::flat_hash_set<std::string> set_up_;  // the keys whose setup this limiter ran
 };
 
 }  // namespace ratelab

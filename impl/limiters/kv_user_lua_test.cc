@@ -53,6 +53,36 @@ TEST(KvUserLua, TheRequestsIdInItsRunIsAPlaceholder) {
   EXPECT_TRUE(d->allowed);
 }
 
+TEST(KvUserLua, ASetupRunsOncePerKeyAndAgainAfterARestart) {
+  Result<std::shared_ptr<const UserLuaScript>> parsed = ParseUserLua(
+      "lua:test.lua", "return {1, tonumber(redis.call('GET', 'setups:' .. KEYS[1]))}\n", "{key}",
+      "", "allowed,remaining");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  auto script = std::make_shared<UserLuaScript>(**parsed);
+  const std::vector<std::string> commands = {"INCR setups:{key}"};
+  Result<std::vector<std::vector<ScriptTemplate>>> setup = ParseSetup(commands);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  script->setup = *setup;
+  ManualClock clock(kNewYear);
+  MemoryKv kv(clock);
+  KvUserLua limiter(kv, Policy::Window(Algorithm::kFixedWindow, 5, seconds(10)), script);
+  InlineExecutor executor;
+  Context ctx(executor);
+  const auto setups = [&](const std::string& user) {
+    const Request request{"user", user, "/api", 1, kNewYear};
+    const Result<Decision> d = RunInline(limiter.Decide(ctx, request));
+    EXPECT_TRUE(d.ok()) << d.status();
+    return d.ok() ? d->remaining : -1;
+  };
+  EXPECT_EQ(setups("u1"), 1);
+  EXPECT_EQ(setups("u1"), 1) << "once for the key";
+  EXPECT_EQ(setups("u2"), 1) << "once for each key";
+  limiter.Restart();
+  EXPECT_EQ(setups("u1"), 2) << "again in a new process";
+  const std::vector<std::string> bad = {"HSET c {nope}"};
+  EXPECT_FALSE(ParseSetup(bad).ok());
+}
+
 TEST(KvUserLua, FractionalSecondsInAReplyAreFractions) {
   const Result<Decision> d =
       DecideOnce("return {0, '0', '0.401'}\n", "rl:{key}", "", "allowed,remaining,retry_after_s");

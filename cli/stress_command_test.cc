@@ -280,6 +280,10 @@ TEST(Stress, RefusesWhatItCannotRun) {
       {{}, "name a protocol (see ratelab list protocols) or give --lua FILE"},
       {{"kv-gcra-lua", "--limit", "5"}, "give --rate and --burst, not --limit and --window"},
       {{"kv-fixed-window-lua", "--window", "-1s"}, "--window: '-1s' is not a positive duration"},
+      {{"--lua-spec",
+        std::string(RATELAB_SOURCE_DIR) + "/property-tests/scripts/smoothing_leaky_bucket.yaml",
+        "--burst", "1", "--rate", "2", "--store", "redis"},
+       "admits with a wait (its reply names wait_*)"},
   };
   for (const auto& [args, message] : cases) {
     const CliOutcome r = Stress(args);

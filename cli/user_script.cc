@@ -89,7 +89,8 @@ void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::st
   command
       .add_option("--reply", flags.reply,
                   "--lua: the reply's fields by position: allowed, limited, remaining, "
-                  "retry_after_ms, retry_after_s, reset_ms, reset_s, _ (with --decide, any name)")
+                  "retry_after_ms, retry_after_s, reset_ms, reset_s, wait_ms, wait_us, wait_s (an "
+                  "admission's delay before it is forwarded), _ (with --decide, any name)")
       ->capture_default_str();
   command.add_option("--lua-spec", flags.lua_spec,
                      "A YAML file naming the script and its interface (script, model, keys, "

@@ -446,6 +446,35 @@ TEST(CheckLua, StateALibraryWritesBeforeTheFirstRequestIsItsSetup) {
   EXPECT_NE(r.err.find("give --setup in the spec"), std::string::npos) << r.err;
 }
 
+// A pacer admits a burst with growing waits, and its client forwards each after its wait: judged
+// at the forwarding it keeps a bucket of one; judged at the decision it is accused.
+TEST(CheckLua, AnAdmissionWithAWaitIsJudgedWhenItIsForwarded) {
+  const auto check = [](const std::string& spec, std::vector<std::string> more) {
+    std::vector<std::string> args = {"check", "--lua-spec", Corpus(spec), "--burst",
+                                     "1",     "--rate",     "2"};
+    args.insert(args.end(), more.begin(), more.end());
+    return Ratelab(args);
+  };
+  CliOutcome r = check("smoothing_leaky_bucket.yaml",
+                       {"--checks", "promise,false-denials,key-expiry", "--seeds", "200"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  r = check("smoothing_leaky_bucket_no_wait.yaml", {"--faults", "none"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  // The witness of a pacer made to break its bucket (a wait one interval short) says the waits.
+  const auto file = testing_files::Write(
+      testing_files::TempDir("lua"), "pacer.yaml",
+      "script: " + Corpus("smoothing_leaky_bucket.lua") +
+          "\nmodel: token-bucket\nargs: [\"{window_ms/2}\", \"{window_ms*3}\", \"{now_ms}\"]\n"
+          "reply: [allowed, wait_ms, retry_after_ms]\n");
+  r = Ratelab(
+      {"check", "--lua-spec", file.string(), "--burst", "1", "--rate", "2", "--faults", "none"});
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("admitted, to go after "), std::string::npos) << r.out;
+  r = check("smoothing_leaky_bucket.yaml", {"--checks", "retry-after"});
+  EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
+  EXPECT_NE(r.err.find("admits with a wait"), std::string::npos) << r.err;
+}
+
 TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {
   // A sorted-set log trimmed with an exclusive bound keeps an entry one window old: closed, it
   // passes as sliding-log-closed; as the half-open sliding log it denies where that one has room.

@@ -191,6 +191,11 @@ Status CheckStressPlan(const StressPlan& plan) {
                   " waits for a replica (WAIT), and the Redis stress runs on has none: its every "
                   "admission would fail (check it on MemoryKv, whose replica is modelled)");
   }
+  if (plan.subject.delays_admissions) {
+    return refuse(plan.subject.name +
+                  " admits with a wait (its reply names wait_*), and stress has no model of a "
+                  "delayed admission for linearizability yet: check it with `ratelab check`");
+  }
   if (plan.threads < 1 || plan.threads > 256) return refuse("--threads must be between 1 and 256");
   if (plan.duration <= Duration(0) || plan.duration > std::chrono::hours(1)) {
     return refuse("--duration must be above 0 and at most 1h (e.g. 3s, 1m)");

@@ -7,6 +7,7 @@ std::string ToString(const Decision& d) {
   out += " limit=" + std::to_string(d.limit) + " remaining=" + std::to_string(d.remaining) +
          " reset=" + FormatInstant(d.reset);
   if (!d.allowed) out += " retry_after=" + FormatDuration(d.retry_after);
+  if (d.allowed && d.wait > Duration(0)) out += " wait=" + FormatDuration(d.wait);
   if (d.fallback) out += " (the limiter failed; the client's fallback)";
   return out;
 }

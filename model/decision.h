@@ -20,6 +20,9 @@ struct Decision {
   // Zero when allowed. When denied: the shortest wait after which the same request, with no
   // other traffic in between, is admitted; kNever when no wait can admit it (cost > limit).
   Duration retry_after{};
+  // When allowed: how long the client waits before it forwards the request (a smoothing
+  // limiter's delay: admitted now, to go at now + wait); zero for most limiters.
+  Duration wait{};
   // Decided by the client without the limiter: the limiter failed (its script erred) and the
   // client admits or denies then, as its library does (fail open, fail closed).
   bool fallback = false;

@@ -1,5 +1,6 @@
 #include "model/history.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace ratelab {
@@ -47,6 +48,7 @@ uint64_t HistoryHash(const History& h) {
       f.Time(e.decision->reset);
       f.Int(e.decision->retry_after.count());
       if (e.decision->fallback) f.Int(1);
+      if (e.decision->wait > Duration(0)) f.Int(e.decision->wait.count());
     }
     f.Int(static_cast<int64_t>(e.steps.size()));
     for (const StepRecord& s : e.steps) {
@@ -77,11 +79,23 @@ History AtResolution(const History& h, Duration resolution) {
   return out;
 }
 
+bool DelaysAdmissions(const History& h) {
+  return std::any_of(h.begin(), h.end(), [](const HistoryEvent& e) {
+    return e.admitted() && e.decision->wait > Duration(0);
+  });
+}
+
 History AsDecided(const History& h, DecisionClock clock, Duration resolution) {
   History out = h;
   if (clock == DecisionClock::kStore) {
     for (HistoryEvent& e : out) {
       if (!e.steps.empty()) e.invoke = e.apply = e.steps.back().at;
+    }
+  }
+  for (HistoryEvent& e : out) {
+    if (e.admitted() && e.decision->wait > Duration(0)) {
+      e.invoke += e.decision->wait;
+      e.complete = std::max(e.complete, e.invoke);
     }
   }
   if (resolution > Duration(1)) FloorTimes(out, resolution);

@@ -107,9 +107,13 @@ enum class DecisionClock { kClient, kStore };
 // time only that finely saw it (oracles judge such a protocol at its resolution).
 History AtResolution(const History& h, Duration resolution);
 
+// Whether some admission of `h` came with a wait before the client forwards it (Decision::wait).
+bool DelaysAdmissions(const History& h);
+
 // `h` as its limiter decided it, for the oracles (which judge `invoke`): at `resolution`, and on
 // the store's clock each request that reached the store is judged at the instant it took effect
-// there (its last step), the one it was decided at.
+// there (its last step), the one it was decided at. An admission with a wait is judged when the
+// client forwards it, its decision's instant plus the wait.
 History AsDecided(const History& h, DecisionClock clock, Duration resolution);
 
 }  // namespace ratelab

@@ -9,7 +9,11 @@ std::string DescribeOutcome(const HistoryEvent& e) {
     return std::string(e.decision->allowed ? "admitted" : "denied") +
            " by the client: the limiter failed";
   }
-  if (e.decision->allowed) return "admitted";
+  if (e.decision->allowed) {
+    return e.decision->wait > Duration(0)
+               ? "admitted, to go after " + FormatDuration(e.decision->wait)
+               : "admitted";
+  }
   return "denied, retry after " + FormatDuration(e.decision->retry_after);
 }
 

@@ -100,6 +100,9 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   subject.info = custom.get();
   subject.custom = std::move(custom);
   subject.resolution_why = resolution.why;
+  subject.delays_admissions =
+      std::any_of(script->reply.begin(), script->reply.end(),
+                  [](const std::string& f) { return f.starts_with("wait_"); });
   return subject;
 }
 

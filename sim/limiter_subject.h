@@ -55,6 +55,8 @@ struct LimiterSubject {
   // For a script: why its decisions are judged at its resolution (custom->time_resolution): "it
   // is sent the time as {now_ms}"; empty for a registry protocol.
   std::string resolution_why;
+  // For a script whose reply names a wait (wait_ms, wait_us, wait_s): it admits with a delay.
+  bool delays_admissions = false;
 
   // InvalidArgument when `policy` does not suit it (CheckProtocol; any policy of its algorithm
   // suits a script).

@@ -233,7 +233,8 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     // see), on its own clock.
     const Duration resolution = spec.Info()->time_resolution;
     const DecisionClock clock = spec.Info()->clock;
-    const bool retimed = resolution > Duration(1) || clock == DecisionClock::kStore;
+    const bool retimed =
+        resolution > Duration(1) || clock == DecisionClock::kStore || DelaysAdmissions(o.history);
     const History judged = retimed ? AsDecided(o.history, clock, resolution) : History{};
     const History& h = retimed ? judged : o.history;
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);

@@ -285,6 +285,13 @@ Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreS
 
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
                             const SearchProgress& progress) {
+  if (subject.delays_admissions && std::find(o.base.checks.begin(), o.base.checks.end(),
+                                             CheckId::kRetryAfter) != o.base.checks.end()) {
+    return absl::InvalidArgumentError(
+        "--checks retry-after: " + subject.name +
+        " admits with a wait, and a delayed admission's retry has no model to be judged by "
+        "(the model's wait is a token's, the limiter's is until a wait short enough)");
+  }
   if (Status s = TryOnItsStore(subject, o.stores, o.base.start); !s.ok()) return s;
   SearchResult result;
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {

@@ -86,7 +86,8 @@ class Climb {
     }
     // More in flight at once than the concurrency asked: not a case of it.
     if (MostInFlight(run->history) > o_.concurrency) return Told();
-    const bool retimed = resolution_ > Duration(1) || clock_ == DecisionClock::kStore;
+    const bool retimed = resolution_ > Duration(1) || clock_ == DecisionClock::kStore ||
+                         DelaysAdmissions(run->history);
     History decided =
         retimed ? AsDecided(run->history, clock_, resolution_) : std::move(run->history);
     WorstMeasure m = MeasureWorst(decided, o_.base.policy, o_.claim);

@@ -13,9 +13,10 @@ namespace {
 // The longest time a reply may give (95 years in nanoseconds), so that now plus it is an instant.
 constexpr double kLongestTime = 3e18;
 
-constexpr std::array<std::string_view, 8> kFields = {
+constexpr std::array<std::string_view, 11> kFields = {
     "allowed",       "limited",  "remaining", "retry_after_ms",
-    "retry_after_s", "reset_ms", "reset_s",   "_"};
+    "retry_after_s", "reset_ms", "reset_s",   "wait_ms",
+    "wait_us",       "wait_s",   "_"};
 
 // The items of a comma-separated list; none in an empty one.
 std::vector<std::string> Split(std::string_view list) {
@@ -78,7 +79,7 @@ Result<std::shared_ptr<const UserLuaScript>> ParseUserLua(std::string name, std:
       return absl::InvalidArgumentError(
           "--reply: unknown field '" + f +
           "' (expected allowed, limited, remaining, retry_after_ms, retry_after_s, reset_ms, "
-          "reset_s or _; with --decide, any name)");
+          "reset_s, wait_ms, wait_us, wait_s or _; with --decide, any name)");
     }
     decides = decides || f == "allowed" || f == "limited";
   }
@@ -203,8 +204,9 @@ Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
     fields.emplace_back(field, *x);
     // Counts are whole, as Redis truncates a Lua number; times may be fractions.
     const int64_t v = static_cast<int64_t>(*x);
-    const bool is_time = field.starts_with("retry_after_") || field.starts_with("reset_");
-    const double nanos = *x * (field.ends_with("_s") ? 1e9 : 1e6);
+    const bool is_time = field.starts_with("retry_after_") || field.starts_with("reset_") ||
+                         field.starts_with("wait_");
+    const double nanos = *x * (field.ends_with("_s") ? 1e9 : field.ends_with("_us") ? 1e3 : 1e6);
     if (is_time && !(std::fabs(nanos) < kLongestTime)) {
       return absl::InvalidArgumentError(name + ": reply " + ToString(reply) + ": '" + field +
                                         "' at position " + std::to_string(i + 1) +
@@ -218,6 +220,7 @@ Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
     if (field == "retry_after_s") d.retry_after = time;
     if (field == "reset_ms") d.reset = request.now + time;
     if (field == "reset_s") d.reset = request.now + time;
+    if (field.starts_with("wait_")) d.wait = std::max(Duration(0), time);
   }
   if (user.decide) {
     const Result<double> yes =
@@ -235,6 +238,7 @@ Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
     d.allowed = *yes != 0;
   }
   if (d.allowed) d.retry_after = Duration(0);
+  if (!d.allowed) d.wait = Duration(0);
   return d;
 }
 

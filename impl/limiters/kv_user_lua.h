@@ -8,7 +8,8 @@
 //
 // The reply is read by position, as the comma-separated field names say:
 //   allowed (non-zero: admitted), limited (non-zero: denied), remaining, retry_after_ms,
-//   retry_after_s, reset_ms, reset_s (time until the window resets), _ (ignored).
+//   retry_after_s, reset_ms, reset_s (time until the window resets), wait_ms, wait_us, wait_s
+//   (an admission's delay before the client forwards it: Decision::wait), _ (ignored).
 // Either allowed or limited must be named, or the decision given as an expression over the
 // fields (--decide 'count <= {limit}', 'remaining >= 0', 'status == 1'; expression.h), when the
 // script answers with a count or a status and its library decides outside Lua. A number may come

@@ -160,6 +160,24 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"RENAME", *Key(), *Key()};
       }),
+      rc::gen::exec([] {
+        return Argv{"MGET", *Key(), *Key(), *Key()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {"MSET", *Key(), *Number()};
+        if (*rc::gen::inRange(0, 2) == 0) a = Concat(a, {*Key(), *Number()});
+        if (*rc::gen::inRange(0, 4) == 0) a.push_back(*Key());  // an odd count
+        return a;
+      }),
+      rc::gen::exec([] {
+        return Argv{"SETNX", *Key(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"STRLEN", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"UNLINK", *Key(), *Key()};
+      }),
       // keys
       rc::gen::exec([] {
         return Argv{"DEL", *Key(), *Key()};
@@ -217,6 +235,12 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{"HLEN", *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HSETNX", *Key(), *Field(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("HKEYS", "HVALS"), *Key()};
       }),
       // lists
       rc::gen::exec([] {

@@ -36,7 +36,11 @@ Result<KvReply> MemoryKv::Execute(std::span<const std::string> argv) {
 KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
   static constexpr Command kCommands[] = {
       {"get", 2, &MemoryKv::Get},
+      {"mget", -2, &MemoryKv::MGet},
       {"set", -3, &MemoryKv::Set},
+      {"mset", -3, &MemoryKv::MSet},
+      {"setnx", 3, &MemoryKv::SetNx},
+      {"strlen", 2, &MemoryKv::StrLen},
       {"incr", 2, &MemoryKv::Incr},
       {"incrby", 3, &MemoryKv::IncrByCommand},
       {"decr", 2, &MemoryKv::Decr},
@@ -48,6 +52,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"getdel", 2, &MemoryKv::GetDel},
       {"rename", 3, &MemoryKv::Rename},
       {"del", -2, &MemoryKv::Del},
+      {"unlink", -2, &MemoryKv::Del},
       {"exists", -2, &MemoryKv::Exists},
       {"type", 2, &MemoryKv::Type},
       {"expire", -3, &MemoryKv::Expire},
@@ -64,6 +69,9 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"wait", 3, &MemoryKv::Wait},
       {"hget", 3, &MemoryKv::HGet},
       {"hset", -4, &MemoryKv::HSet},
+      {"hsetnx", 4, &MemoryKv::HSetNx},
+      {"hkeys", 2, &MemoryKv::HKeys},
+      {"hvals", 2, &MemoryKv::HVals},
       {"hmget", -3, &MemoryKv::HMGet},
       {"hgetall", 2, &MemoryKv::HGetAll},
       {"hincrby", 4, &MemoryKv::HIncrBy},
@@ -225,6 +233,41 @@ KvReply MemoryKv::Get(Args a) {
   const std::string* v = FindAs<std::string>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   return v == nullptr ? KvReply::Nil() : KvReply::Bulk(*v);
+}
+
+KvReply MemoryKv::MGet(Args a) {
+  std::vector<KvReply> out;
+  for (size_t i = 1; i < a.size(); ++i) {
+    const Entry* e = Find(a[i]);
+    const std::string* s = e == nullptr ? nullptr : std::get_if<std::string>(&e->value);
+    out.push_back(s == nullptr ? KvReply::Nil() : KvReply::Bulk(*s));  // another type: nil
+  }
+  return KvReply::Array(std::move(out));
+}
+
+KvReply MemoryKv::MSet(Args a) {
+  if (a.size() % 2 != 1) return kv_errors::Arity("mset");
+  for (size_t i = 1; i + 1 < a.size(); i += 2) {
+    Entry& w = Write(a[i]);
+    w.value = a[i + 1];
+    w.expire_ms = -1;
+  }
+  return KvReply::Ok();
+}
+
+KvReply MemoryKv::SetNx(Args a) {
+  if (Find(a[1]) != nullptr) return KvReply::Integer(0);
+  Entry& w = Write(a[1]);
+  w.value = a[2];
+  w.expire_ms = -1;
+  return KvReply::Integer(1);
+}
+
+KvReply MemoryKv::StrLen(Args a) {
+  bool wrong = false;
+  const std::string* v = FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  return KvReply::Integer(v == nullptr ? 0 : static_cast<int64_t>(v->size()));
 }
 
 KvReply MemoryKv::Set(Args a) {

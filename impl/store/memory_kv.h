@@ -112,7 +112,11 @@ class MemoryKv final : public Kv {
 
   // Strings and keys (memory_kv.cc).
   KvReply Get(Args a);
+  KvReply MGet(Args a);
   KvReply Set(Args a);
+  KvReply MSet(Args a);
+  KvReply SetNx(Args a);
+  KvReply StrLen(Args a);
   KvReply IncrBy(const std::string& key, int64_t by);
   KvReply Incr(Args a);
   KvReply IncrByCommand(Args a);
@@ -145,6 +149,10 @@ class MemoryKv final : public Kv {
   // Hashes and sorted sets (memory_kv_collections.cc).
   KvReply HGet(Args a);
   KvReply HSet(Args a);
+  KvReply HSetNx(Args a);
+  KvReply HKeys(Args a);
+  KvReply HVals(Args a);
+  KvReply HalfOfEachPair(Args a, bool values);  // HKEYS, HVALS
   KvReply HMGet(Args a);
   KvReply HGetAll(Args a);
   KvReply HIncrBy(Args a);

@@ -94,6 +94,34 @@ KvReply MemoryKv::HSet(Args a) {
   return KvReply::Integer(added);
 }
 
+KvReply MemoryKv::HSetNx(Args a) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (h != nullptr &&
+      std::any_of(h->begin(), h->end(), [&](const auto& fv) { return fv.first == a[2]; })) {
+    return KvReply::Integer(0);
+  }
+  Entry& e = Write(a[1]);
+  if (!std::holds_alternative<Hash>(e.value)) e.value = Hash{};
+  std::get<Hash>(e.value).emplace_back(a[2], a[3]);
+  return KvReply::Integer(1);
+}
+
+KvReply MemoryKv::HKeys(Args a) { return HalfOfEachPair(a, /*values=*/false); }
+KvReply MemoryKv::HVals(Args a) { return HalfOfEachPair(a, /*values=*/true); }
+
+KvReply MemoryKv::HalfOfEachPair(Args a, bool values) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (h != nullptr) {
+    for (const auto& [field, value] : *h) out.push_back(KvReply::Bulk(values ? value : field));
+  }
+  return KvReply::Array(std::move(out));
+}
+
 KvReply MemoryKv::HMSet(Args a) {
   if (a.size() % 2 != 0) return kv_errors::Arity("hmset");
   const KvReply r = HSet(a);

@@ -4,7 +4,10 @@
 // right, never refused and never passed silently.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli_test_util.h"
 #include "cli/exit_codes.h"
@@ -473,6 +476,70 @@ TEST(CheckLua, AnAdmissionWithAWaitIsJudgedWhenItIsForwarded) {
   r = check("smoothing_leaky_bucket.yaml", {"--checks", "retry-after"});
   EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
   EXPECT_NE(r.err.find("admits with a wait"), std::string::npos) << r.err;
+}
+
+// A third-party script, unmodified: rate-limit-redis's increment script, as the npm package
+// installed for the Express app's tests (testing/node/express-limiter) holds it, with the
+// leading white space of each line removed as the library removes it before it sends it. It keeps
+// a window in the key's TTL, takes PTTL <= 0 (its expiry's own millisecond included) as a new
+// window, and the middleware admits while the count is within the limit. Expected: nothing
+// found. With resetExpiryOnChange, each hit pushes the expiry back, so a window never closes
+// while traffic keeps coming: stricter than an anchored window, so false denials by its model.
+TEST(CheckLua, RateLimitRedisIncrementScriptAsItsPackageHoldsIt) {
+  const std::filesystem::path package =
+      std::filesystem::path(RATELAB_SOURCE_DIR) /
+      "testing/node/express-limiter/node_modules/rate-limit-redis/dist/index.cjs";
+  if (!std::filesystem::exists(package)) {
+    const std::string missing = package.string() + " is missing (scripts/test installs it)";
+    if (std::getenv("CI") != nullptr) FAIL() << missing;
+    GTEST_SKIP() << missing;
+  }
+  const std::string source = testing_files::Read(package);
+  const size_t from = source.find("increment: `");
+  const size_t to = source.find("`.replaceAll", from);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  std::string script;
+  std::istringstream lines(source.substr(from + 12, to - from - 12));
+  for (std::string line; std::getline(lines, line);) {
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (!line.empty()) script += line + "\n";
+  }
+  ASSERT_NE(script.find("redis.call(\"PTTL\", KEYS[1])"), std::string::npos) << script;
+  const auto file =
+      testing_files::Write(testing_files::TempDir("rate-limit-redis"), "increment.lua", script);
+  const auto check = [&](const std::string& reset_on_change) {
+    return Ratelab({"check",
+                    "--lua",
+                    file.string(),
+                    "--model",
+                    "anchored-window",
+                    "--keys",
+                    "rl:{key}",
+                    "--args",
+                    reset_on_change + ",{window_ms}",
+                    "--reply",
+                    "count,reset_ms",
+                    "--decide",
+                    "count <= {limit}",
+                    "--limit",
+                    "3",
+                    "--window",
+                    "10s",
+                    "--seeds",
+                    "300",
+                    "--faults",
+                    "crash,restart,outage",
+                    "--checks",
+                    "promise,false-denials",
+                    "--json"});
+  };
+  CliOutcome r = check("0");
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["clock"], "server") << "its window is a key's TTL";
+  r = check("1");
+  EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["violation"]["invariant"], "false-denials") << r.out;
 }
 
 TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {

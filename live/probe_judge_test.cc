@@ -66,6 +66,35 @@ TEST(JudgeProbe, AnHonestWindowIsCleanAndItsAnswersCounted) {
   EXPECT_EQ(r.linearizability.verdict, LinearVerdict::kLinearizable);
 }
 
+// A bucket of one, a token every 100ms, on a server that decides on whole milliseconds of its
+// own clock, 0.9ms ahead of the probe's: sent at 0.05ms and 99.15ms of the probe's clock, the
+// two requests are at its 0ms and 100ms, a whole interval apart, and both admitted. Floored to
+// the probe's milliseconds they would be 99ms apart ("broken") while linearizability, which
+// lets the server's clock be up to a millisecond behind, finds them in order: one model of the
+// server's clock for both.
+TEST(JudgeProbe, AServerOnWholeMillisecondsOfItsOwnClockIsNotBrokenAndLinearizable) {
+  ProbePlan plan = FixedWindowOfTwo();
+  plan.policy = Policy::Bucket(Algorithm::kTokenBucket, 1, Ms(100));
+  const auto at = [](int64_t n, Duration sent) {
+    HttpExchange e = Answer(n, "u", 0, 200);
+    e.sent = kStart + sent;
+    e.answered = e.sent + std::chrono::microseconds(50);
+    return e;
+  };
+  const ProbeResult r = Judge(plan, {at(0, std::chrono::microseconds(50)),
+                                     at(1, std::chrono::microseconds(99'150))});
+  EXPECT_TRUE(r.violations.empty()) << r.violations.front().ToString();
+  EXPECT_EQ(r.linearizability.verdict, LinearVerdict::kLinearizable);
+  // A millisecond more than any clock allows is still broken, and not linearizable.
+  const ProbeResult early = Judge(plan, {at(0, std::chrono::microseconds(50)),
+                                         at(1, std::chrono::microseconds(98'000))});
+  ASSERT_FALSE(early.violations.empty());
+  EXPECT_NE(early.violations.front().summary.find("(its clock to the nanosecond or to the 1ms"),
+            std::string::npos)
+      << early.violations.front().summary;
+  EXPECT_EQ(early.linearizability.verdict, LinearVerdict::kNotLinearizable);
+}
+
 TEST(JudgeProbe, ThreeAdmissionsInAWindowOfTwoBreakThePromise) {
   const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200),
                                                    Answer(2, "u", 20, 200)});

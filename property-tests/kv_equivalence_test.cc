@@ -176,6 +176,9 @@ rc::Gen<Argv> Command() {
         return Argv{"STRLEN", *Key()};
       }),
       rc::gen::exec([] {
+        return Argv{"APPEND", *Key(), *Number()};
+      }),
+      rc::gen::exec([] {
         return Argv{"UNLINK", *Key(), *Key()};
       }),
       // keys
@@ -242,6 +245,9 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("HKEYS", "HVALS"), *Key()};
       }),
+      rc::gen::exec([] {
+        return Argv{"HSTRLEN", *Key(), *Field()};
+      }),
       // lists
       rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(), *Number(), *Number()};
@@ -279,6 +285,21 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{"ZSCORE", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZRANK", *Key(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZREMRANGEBYRANK", *Key(), *rc::gen::element<std::string>("0", "1", "-1", "-5"),
+                    *rc::gen::element<std::string>("0", "-1", "2", "5")};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZINCRBY", *Key(), *Score(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Concat({"ZREVRANGE", *Key(), *rc::gen::element<std::string>("0", "1", "-1"),
+                       *rc::gen::element<std::string>("0", "-1", "5")},
+                      *Options({"WITHSCORES"}));
       }),
       rc::gen::exec([] {
         return Concat({"ZRANGE", *Key(), *rc::gen::element<std::string>("0", "1", "-1"),

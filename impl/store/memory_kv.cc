@@ -41,6 +41,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"mset", -3, &MemoryKv::MSet},
       {"setnx", 3, &MemoryKv::SetNx},
       {"strlen", 2, &MemoryKv::StrLen},
+      {"append", 3, &MemoryKv::Append},
       {"incr", 2, &MemoryKv::Incr},
       {"incrby", 3, &MemoryKv::IncrByCommand},
       {"decr", 2, &MemoryKv::Decr},
@@ -80,6 +81,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"hdel", -3, &MemoryKv::HDel},
       {"hexists", 3, &MemoryKv::HExists},
       {"hlen", 2, &MemoryKv::HLen},
+      {"hstrlen", 3, &MemoryKv::HStrLen},
       {"lpush", -3, &MemoryKv::LPush},
       {"rpush", -3, &MemoryKv::RPush},
       {"lpop", -2, &MemoryKv::LPop},
@@ -95,6 +97,10 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zcount", 4, &MemoryKv::ZCount},
       {"zscore", 3, &MemoryKv::ZScore},
       {"zrange", -4, &MemoryKv::ZRange},
+      {"zrevrange", -4, &MemoryKv::ZRevRange},
+      {"zrank", 3, &MemoryKv::ZRank},
+      {"zremrangebyrank", 4, &MemoryKv::ZRemRangeByRank},
+      {"zincrby", 4, &MemoryKv::ZIncrBy},
       {"zrangebyscore", -4, &MemoryKv::ZRangeByScore},
       {"eval", -3, &MemoryKv::Eval},
       {"evalsha", -3, &MemoryKv::EvalSha},
@@ -268,6 +274,18 @@ KvReply MemoryKv::StrLen(Args a) {
   const std::string* v = FindAs<std::string>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   return KvReply::Integer(v == nullptr ? 0 : static_cast<int64_t>(v->size()));
+}
+
+KvReply MemoryKv::Append(Args a) {
+  bool wrong = false;
+  FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  const bool existed = Find(a[1]) != nullptr;
+  Entry& w = Write(a[1]);  // an existing key keeps its TTL
+  if (!existed) w.value = std::string();
+  std::string& v = std::get<std::string>(w.value);
+  v += a[2];
+  return KvReply::Integer(static_cast<int64_t>(v.size()));
 }
 
 KvReply MemoryKv::Set(Args a) {

@@ -117,6 +117,7 @@ class MemoryKv final : public Kv {
   KvReply MSet(Args a);
   KvReply SetNx(Args a);
   KvReply StrLen(Args a);
+  KvReply Append(Args a);
   KvReply IncrBy(const std::string& key, int64_t by);
   KvReply Incr(Args a);
   KvReply IncrByCommand(Args a);
@@ -160,6 +161,7 @@ class MemoryKv final : public Kv {
   KvReply HDel(Args a);
   KvReply HExists(Args a);
   KvReply HLen(Args a);
+  KvReply HStrLen(Args a);
   KvReply ZAdd(Args a);
   KvReply ZRem(Args a);
   KvReply ZRemRangeByScore(Args a);
@@ -167,6 +169,11 @@ class MemoryKv final : public Kv {
   KvReply ZCount(Args a);
   KvReply ZScore(Args a);
   KvReply ZRange(Args a);
+  KvReply ZRevRange(Args a);
+  KvReply RankRange(Args a, bool reverse);  // ZRANGE, ZREVRANGE
+  KvReply ZRank(Args a);
+  KvReply ZRemRangeByRank(Args a);
+  KvReply ZIncrBy(Args a);
   KvReply ZRangeByScore(Args a);
   // Floats (memory_kv_floats.cc).
   KvReply IncrByFloat(Args a);

@@ -205,6 +205,18 @@ KvReply MemoryKv::HExists(Args a) {
   return KvReply::Integer(r.is_nil() ? 0 : 1);
 }
 
+KvReply MemoryKv::HStrLen(Args a) {
+  bool wrong = false;
+  const Hash* h = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (h != nullptr) {
+    for (const auto& [field, value] : *h) {
+      if (field == a[2]) return KvReply::Integer(static_cast<int64_t>(value.size()));
+    }
+  }
+  return KvReply::Integer(0);
+}
+
 KvReply MemoryKv::HLen(Args a) {
   bool wrong = false;
   const Hash* h = FindAs<Hash>(a[1], &wrong);
@@ -338,7 +350,10 @@ KvReply MemoryKv::ZScore(Args a) {
   return it == z->scores.end() ? KvReply::Nil() : KvReply::Bulk(FormatScore(it->second));
 }
 
-KvReply MemoryKv::ZRange(Args a) {
+KvReply MemoryKv::ZRange(Args a) { return RankRange(a, /*reverse=*/false); }
+KvReply MemoryKv::ZRevRange(Args a) { return RankRange(a, /*reverse=*/true); }
+
+KvReply MemoryKv::RankRange(Args a, bool reverse) {
   bool with_scores = false;
   for (size_t i = 4; i < a.size(); ++i) {
     if (absl::AsciiStrToUpper(a[i]) != "WITHSCORES") return kv_errors::Syntax();
@@ -355,15 +370,85 @@ KvReply MemoryKv::ZRange(Args a) {
   const int64_t n = static_cast<int64_t>(z->by_score.size());
   int64_t from = *start < 0 ? std::max<int64_t>(0, n + *start) : *start;
   int64_t to = *stop < 0 ? n + *stop : std::min(*stop, n - 1);
+  const auto take = [&](const std::pair<double, std::string>& entry, int64_t index) {
+    if (index < from || index > to) return;
+    out.push_back(KvReply::Bulk(entry.second));
+    if (with_scores) out.push_back(KvReply::Bulk(FormatScore(entry.first)));
+  };
   int64_t index = 0;
-  for (const auto& [score, member] : z->by_score) {
-    if (index >= from && index <= to) {
-      out.push_back(KvReply::Bulk(member));
-      if (with_scores) out.push_back(KvReply::Bulk(FormatScore(score)));
-    }
-    ++index;
+  if (reverse) {
+    for (auto it = z->by_score.rbegin(); it != z->by_score.rend(); ++it) take(*it, index++);
+  } else {
+    for (const auto& entry : z->by_score) take(entry, index++);
   }
   return KvReply::Array(std::move(out));
+}
+
+KvReply MemoryKv::ZRank(Args a) {
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Nil();
+  const auto it = z->scores.find(a[2]);
+  if (it == z->scores.end()) return KvReply::Nil();
+  return KvReply::Integer(static_cast<int64_t>(
+      std::distance(z->by_score.begin(), z->by_score.find({it->second, a[2]}))));
+}
+
+KvReply MemoryKv::ZRemRangeByRank(Args a) {
+  std::optional<int64_t> start = ParseRedisInteger(a[2]);
+  std::optional<int64_t> stop = ParseRedisInteger(a[3]);
+  if (!start || !stop) return kv_errors::NotInteger();
+  bool wrong = false;
+  ZSet* z = FindToChange<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Integer(0);
+  const int64_t n = static_cast<int64_t>(z->by_score.size());
+  int64_t from = *start < 0 ? *start + n : *start;
+  int64_t to = *stop < 0 ? *stop + n : *stop;
+  from = std::max<int64_t>(0, from);
+  if (from > to || from >= n) return KvReply::Integer(0);
+  to = std::min(to, n - 1);
+  auto it = std::next(z->by_score.begin(), from);
+  int64_t removed = 0;
+  for (int64_t i = from; i <= to; ++i, ++removed) {
+    z->scores.erase(it->second);
+    it = z->by_score.erase(it);
+  }
+  if (z->scores.empty()) Erase(a[1]);
+  return KvReply::Integer(removed);
+}
+
+KvReply MemoryKv::ZIncrBy(Args a) {
+  const std::optional<double> by = ParseScore(a[2]);
+  if (!by) return kv_errors::NotFloat();
+  bool wrong = false;
+  FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  Entry& e = Write(a[1]);
+  if (!std::holds_alternative<ZSet>(e.value)) e.value = ZSet{};
+  ZSet& z = std::get<ZSet>(e.value);
+  const std::string& member = a[3];
+  auto it = z.scores.find(member);
+  // A new member's score is the increment itself (-0 stays -0), as Redis adds it.
+  const double score = it == z.scores.end() ? *by : it->second + *by;
+  if (std::isnan(score)) {
+    if (z.scores.empty()) Erase(a[1]);
+    return KvReply::Error("ERR resulting score is not a number (NaN)");
+  }
+  if (z.listpack && (member.size() > kListpackMaxValue ||
+                     (it == z.scores.end() && z.scores.size() + 1 > kListpackMaxEntries))) {
+    z.listpack = false;
+  }
+  const double stored = z.listpack && score == 0 ? 0.0 : score;
+  if (it != z.scores.end()) {
+    z.by_score.erase({it->second, member});
+    it->second = stored;
+  } else {
+    z.scores.emplace(member, stored);
+  }
+  z.by_score.emplace(stored, member);
+  return KvReply::Bulk(FormatScore(score));  // the score computed, before a listpack keeps it
 }
 
 // ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]

@@ -26,6 +26,21 @@ History At(std::initializer_list<Duration> offsets, bool allowed = true,
   return h;
 }
 
+// Request `id` of key "u", sent at `sent` and taken by the store (one step) at `at_store`,
+// answered a millisecond later.
+HistoryEvent SentAndStored(int64_t id, Duration sent, Duration at_store, bool allowed,
+                           Duration retry_after = {}) {
+  HistoryEvent e;
+  e.id = id;
+  e.key = "u";
+  e.invoke = kT0 + sent;
+  e.apply = kT0 + at_store;
+  e.complete = kT0 + at_store + milliseconds(1);
+  e.steps.push_back({"EVALSHA", kT0 + at_store});
+  e.decision = Decision{allowed, 0, 0, {}, retry_after};
+  return e;
+}
+
 TEST(AnyWindowCapOracle, BoundaryBurstIsTwiceTheLimitWithAMinimalWitness) {
   // 3 just before the 12:01 edge, 3 just after: each aligned window holds 3.
   History h = At({milliseconds(59'700), milliseconds(59'800), milliseconds(59'900), seconds(60),
@@ -150,26 +165,15 @@ TEST(FalseDenialsOracle, ADenialAfterTheStoreTookALateRequestIsJudgedInTheStores
   // at 2s, after the one sent at 1s: the store decided it on the state it then had (as of 1s),
   // so the refill between 0s and 1s never happened there.
   const Policy p = Policy::Bucket(Algorithm::kTokenBucket, 2, seconds(10));
-  const auto request = [](int64_t id, Duration sent, Duration at_store, bool allowed) {
-    HistoryEvent e;
-    e.id = id;
-    e.key = "u";
-    e.invoke = kT0 + sent;
-    e.apply = kT0 + at_store;
-    e.complete = kT0 + at_store + milliseconds(1);
-    e.steps.push_back({"EVALSHA", kT0 + at_store});
-    e.decision = Decision{allowed, 0, 0, {}, {}};
-    return e;
-  };
-  const History late = {request(0, seconds(0), seconds(2), true),
-                        request(1, seconds(1), seconds(1), true)};
+  const History late = {SentAndStored(0, seconds(0), seconds(2), true),
+                        SentAndStored(1, seconds(1), seconds(1), true)};
   // Sent at 10.5s: in the order sent the bucket holds 1.05 tokens, in the store's 0.95.
   History h = late;
-  h.push_back(request(2, milliseconds(10'500), milliseconds(10'500), false));
+  h.push_back(SentAndStored(2, milliseconds(10'500), milliseconds(10'500), false));
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());
   // At 11.5s both orders have a token: the denial is false whichever order the store took.
   h = late;
-  h.push_back(request(2, milliseconds(11'500), milliseconds(11'500), false));
+  h.push_back(SentAndStored(2, milliseconds(11'500), milliseconds(11'500), false));
   EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
 }
 
@@ -178,21 +182,10 @@ TEST(RetryAfterOracle, AWaitIsJudgedInTheStoresOrderToo) {
   // sent at 1s. In the store's order the bucket was empty at 1s, and at 9.5s holds 0.85 tokens:
   // 1.5s to wait. In the order sent, 0.95 tokens and 0.5s.
   const Policy p = Policy::Bucket(Algorithm::kTokenBucket, 2, seconds(10));
-  const auto request = [](int64_t id, Duration sent, Duration at_store, bool allowed,
-                          Duration retry_after) {
-    HistoryEvent e;
-    e.id = id;
-    e.key = "u";
-    e.invoke = kT0 + sent;
-    e.apply = kT0 + at_store;
-    e.complete = kT0 + at_store + milliseconds(1);
-    e.steps.push_back({"EVALSHA", kT0 + at_store});
-    e.decision = Decision{allowed, 0, 0, {}, retry_after};
-    return e;
-  };
-  History h = {request(0, seconds(0), seconds(2), true, {}),
-               request(1, seconds(1), seconds(1), true, {}),
-               request(2, milliseconds(9'500), milliseconds(9'500), false, milliseconds(1'500))};
+  History h = {
+      SentAndStored(0, seconds(0), seconds(2), true, {}),
+      SentAndStored(1, seconds(1), seconds(1), true, {}),
+      SentAndStored(2, milliseconds(9'500), milliseconds(9'500), false, milliseconds(1'500))};
   EXPECT_TRUE(CheckRetryAfter(h, p).empty());
   // A wait neither order gives is wrong.
   h.back().decision->retry_after = seconds(1);
@@ -205,19 +198,9 @@ TEST(FalseDenialsOracle, AnAnchoredWindowOpensAtTheRequestTheStoreTookFirst) {
   // took the late one into it), so a request at 10.5s is still inside it. In the order sent, the
   // window [0s, 10s] would have closed.
   const Policy p = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
-  const auto request = [](int64_t id, Duration sent, Duration at_store, bool allowed) {
-    HistoryEvent e;
-    e.id = id;
-    e.key = "u";
-    e.invoke = kT0 + sent;
-    e.apply = kT0 + at_store;
-    e.complete = kT0 + at_store + milliseconds(1);
-    e.steps.push_back({"EVALSHA", kT0 + at_store});
-    e.decision = Decision{allowed, 0, 0, {}, {}};
-    return e;
-  };
-  History h = {request(0, seconds(0), seconds(2), true), request(1, seconds(1), seconds(1), true),
-               request(2, milliseconds(10'500), milliseconds(10'500), false)};
+  History h = {SentAndStored(0, seconds(0), seconds(2), true),
+               SentAndStored(1, seconds(1), seconds(1), true),
+               SentAndStored(2, milliseconds(10'500), milliseconds(10'500), false)};
   EXPECT_TRUE(CheckFalseDenials(h, p).empty());
   // At 11.5s the window opened at 1s has closed too: false whichever order the store took.
   h.back().invoke = h.back().apply = kT0 + milliseconds(11'500);

@@ -58,10 +58,15 @@ Resolution ScriptResolution(const std::set<std::string>& names, DecisionClock cl
     return calls_time ? Resolution{microseconds(1), "it reads the time with TIME, in microseconds"}
                       : Resolution{milliseconds(1), "the store expires keys by the millisecond"};
   }
-  for (const Resolution& sent :
-       {Resolution{microseconds(1), "now_us"}, Resolution{microseconds(1), "now_s_float"},
-        Resolution{milliseconds(1), "now_ms"}, Resolution{std::chrono::seconds(1), "now_s"}}) {
-    if (names.contains(sent.why)) return {sent.finest, "it is sent the time as {" + sent.why + "}"};
+  // The time placeholders, finest first.
+  const std::pair<Duration, std::string_view> kSent[] = {{microseconds(1), "now_us"},
+                                                         {microseconds(1), "now_s_float"},
+                                                         {milliseconds(1), "now_ms"},
+                                                         {std::chrono::seconds(1), "now_s"}};
+  for (const auto& [finest, name] : kSent) {
+    if (names.contains(std::string(name))) {
+      return {finest, "it is sent the time as {" + std::string(name) + "}"};
+    }
   }
   return {microseconds(1), "it is sent no finer time than its window"};
 }

@@ -25,10 +25,10 @@ constexpr std::array<std::pair<SearchFault, std::string_view>, 6> kFaultNames = 
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
 Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
 
-// The longest BUGGIFY delay of a case: up to three windows, so that a request now and then
-// outlives a key whose TTL is a small multiple of the window; but never as long as the transit
-// the protocols are built to survive (kTransitAllowance, less a round trip), and never shorter
-// than ten round trips.
+// The longest BUGGIFY delay of a case: three windows, so that a request now and then outlives a
+// key whose TTL is a small multiple of the window; but at most half the transit the protocols'
+// TTL pads are built to survive (kTransitAllowance), and at least ten times a step's longest
+// one-way latency (the delay scenarios keep).
 Duration BuggifyMaxDelay(const Policy& p) {
   const Duration round_trip = 2 * (kSearchLatencyBase + kSearchLatencyJitter);
   return std::max(5 * round_trip, std::min(3 * p.ClaimWindow(), kTransitAllowance / 2));

@@ -358,6 +358,12 @@ TEST(CheckLua, AScriptErrorIsJudgedAsItsClientAnswersIt) {
   EXPECT_NE(j["violation"].dump().find("denied by the client: the limiter failed"),
             std::string::npos)
       << j;
+  // Held to its promise alone, a limiter whose client denies whenever it fails keeps it: the
+  // verdict says how often it failed.
+  r = Ratelab({"check", "--lua-spec", Corpus("fixed_window_ttl_cjson_failing.yaml"), "--limit", "3",
+               "--on-script-error", "deny", "--checks", "promise", "--seeds", "20"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("but the limiter failed on "), std::string::npos) << r.out;
   r = check("ignore");
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("--on-script-error: 'ignore' is not an answer to a script error (expected "

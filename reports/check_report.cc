@@ -32,6 +32,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.start = options.base.start;
   for (CheckId c : options.base.checks) r.checks.emplace_back(CheckName(c));
   r.fault_kinds = options.faults.Sorted();
+  r.fallback_decisions = result.fallback_decisions;
   if (result.failure) {
     r.verdict = CheckVerdict::kFailure;
     r.policy = options.base.policy.ToString();
@@ -78,7 +79,13 @@ std::string RenderCheckText(const CheckReport& r) {
     std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
                       " seed(s) (" + r.policy + DecidedOn(r) + "; checks:";
     for (const std::string& c : r.checks) out += " " + c;
-    return out + "; faults: " + r.fault_kinds + ")\n";
+    out += "; faults: " + r.fault_kinds + ")\n";
+    if (r.fallback_decisions > 0) {
+      out += "but the limiter failed on " + std::to_string(r.fallback_decisions) +
+             " request(s) and its client decided them itself (--on-script-error): nothing found "
+             "holds for the limiter as its client runs it\n";
+    }
+    return out;
   }
   const ViolationReport& v = *r.violation;
   std::string out = r.protocol + ": VIOLATION of " + std::string(InvariantName(v.invariant)) +

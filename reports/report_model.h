@@ -436,7 +436,10 @@ struct CheckReport {
   Instant start{};
   std::vector<std::string> checks;  // what was checked
   std::string fault_kinds;          // the faults drawn ("crash,restart" or "none")
-  uint64_t seed = 0;                // the seed that found it
+  // Requests the limiter failed and its client decided itself (--on-script-error), over the
+  // seeds searched.
+  uint64_t fallback_decisions = 0;
+  uint64_t seed = 0;  // the seed that found it
   std::string reproduce;
   // For a violation: the minimal case, and what it broke.
   uint64_t requests = 0;        // in the minimal case
@@ -460,6 +463,7 @@ constexpr auto JsonFields(const CheckReport*) {
                     JsonField("start", &C::start),
                     JsonField("checks", &C::checks),
                     JsonField("fault_kinds", &C::fault_kinds),
+                    JsonField("fallback_decisions", &C::fallback_decisions).OrDefault(),
                     JsonField("seed", &C::seed),
                     JsonField("reproduce", &C::reproduce),
                     JsonField("requests", &C::requests),

@@ -308,6 +308,9 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
       result.failure = LimiterFailure{seed, drawn, *std::move(run->failure)};
       return result;
     }
+    for (const HistoryEvent& e : run->history) {
+      result.fallback_decisions += e.decision && e.decision->fallback;
+    }
     if (!run->first) continue;
     Result<Case> minimal = Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget,
                                   o.shrink_policy, o.stores);

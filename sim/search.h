@@ -153,6 +153,10 @@ struct SearchResult {
   // The search stops at the first seed whose run has a limiter failure, before looking for a
   // violation in it: that is a result of its own, never "nothing found".
   std::optional<LimiterFailure> failure;
+  // Requests of the seeds searched that the limiter failed and its client decided itself
+  // (--on-script-error admit or deny): said beside "nothing found", which is then about a
+  // limiter that failed that often.
+  uint64_t fallback_decisions = 0;
 };
 
 // OK when one seed's case for `policy` (its traffic grows with the limit or burst) is expected

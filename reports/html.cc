@@ -55,7 +55,7 @@ std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
        Escape(ClockDate(r, rows.front().sent_s)) + ")</th><th>+</th><th>node</th>" +
        (steps ? "<th>store steps (+ since sent)</th>" : "") + "<th>outcome</th></tr>\n";
   for (const RequestRow& row : rows) {
-    const bool admitted = row.outcome == "admitted";
+    const bool admitted = row.outcome.rfind("admitted", 0) == 0;
     const bool denied = row.outcome.rfind("denied", 0) == 0;
     s += std::string("<tr") +
          (admitted ? " class=\"good\""

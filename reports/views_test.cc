@@ -145,6 +145,22 @@ TEST(Report, WitnessesAreShortSharedAndCollapsedBelowTheFirst) {
   EXPECT_EQ(Count(html.substr(violations), "step:"), 0u);  // one step says nothing more
 }
 
+// An admission that goes after a wait, or that the client decided itself, is an admission.
+TEST(Report, AnAdmissionWithAWaitOrByTheClientIsShownAsOne) {
+  RunReport data = DemoData();
+  for (LimiterReport& l : data.limiters) {
+    for (ViolationReport& v : l.violations) {
+      for (WitnessEvent& e : v.witness) {
+        if (e.id == 91) e.outcome = "admitted, to go after 1s";
+      }
+    }
+  }
+  const std::string html = RenderHtml(data, {}, "");
+  EXPECT_NE(html.find("<tr class=\"good\"><td>#91</td><td>00:01:59.600</td><td>+100ms</td>"
+                      "<td>node 0</td><td>admitted, to go after 1s</td></tr>"),
+            std::string::npos);
+}
+
 // Each of these, once in a report.json, ran as a gnuplot command (a user key that ends the
 // inline data, a name that ends its string, a backquote) or as markup in report.html.
 TEST(Report, NothingFromAReportReachesGnuplotOrTheHtmlAsCode) {

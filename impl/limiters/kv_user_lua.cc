@@ -250,7 +250,8 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
   };
   // A key's setup, before its first request here (the library's limiter object made); every
   // request of the key runs it until one has (a concurrent one must not find it undone).
-  if (!user_->setup.empty() && !set_up_.contains(LimiterKey(request))) {
+  std::string key = user_->setup.empty() ? std::string() : LimiterKey(request);
+  if (!user_->setup.empty() && !set_up_.contains(key)) {
     for (const std::vector<ScriptTemplate>& command : user_->setup) {
       std::vector<std::string> argv;
       for (const ScriptTemplate& word : command) argv.push_back(word.Expand(lookup));
@@ -261,7 +262,7 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
                                              ": a --setup command failed: " + done->text);
       }
     }
-    set_up_.insert(LimiterKey(request));
+    set_up_.insert(std::move(key));
   }
   for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
   for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));

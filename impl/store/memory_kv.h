@@ -84,6 +84,12 @@ class MemoryKv final : public Kv {
     // Redis keeps a small sorted set (up to 128 members of up to 64 bytes) in a listpack, which
     // stores a score of -0 as 0; past either limit it becomes a skiplist for good.
     bool listpack = true;
+    // Leaves the listpack when `member` is too long for it, or is new and one too many.
+    void Fit(const std::string& member);
+    // `score` as the set stores it.
+    double Stored(double score) const { return listpack && score == 0 ? 0.0 : score; }
+    // Gives `member` (new or not) the score `stored`.
+    void Set(const std::string& member, double stored);
   };
   using List = std::deque<std::string>;
   struct Entry {

@@ -230,6 +230,22 @@ KvReply MemoryKv::HLen(Args a) {
 constexpr size_t kListpackMaxEntries = 128;
 constexpr size_t kListpackMaxValue = 64;
 
+void MemoryKv::ZSet::Fit(const std::string& member) {
+  if (listpack && (member.size() > kListpackMaxValue ||
+                   (!scores.contains(member) && scores.size() + 1 > kListpackMaxEntries))) {
+    listpack = false;
+  }
+}
+
+void MemoryKv::ZSet::Set(const std::string& member, double stored) {
+  const auto [it, added] = scores.try_emplace(member, stored);
+  if (!added) {
+    by_score.erase({it->second, member});
+    it->second = stored;
+  }
+  by_score.emplace(stored, member);
+}
+
 KvReply MemoryKv::ZAdd(Args a) {
   std::array<bool, 6> flags{};
   const size_t pairs_at = ReadKvOptions<6>(a, 2, {"NX", "XX", "GT", "LT", "CH", "INCR"}, flags);
@@ -256,24 +272,18 @@ KvReply MemoryKv::ZAdd(Args a) {
   int64_t added = 0, changed = 0;
   for (size_t j = pairs_at, k = 0; j < a.size(); j += 2, ++k) {
     const std::string& member = a[j + 1];
-    auto it = z.scores.find(member);
-    if (z.listpack && (member.size() > kListpackMaxValue ||
-                       (it == z.scores.end() && z.scores.size() + 1 > kListpackMaxEntries))) {
-      z.listpack = false;
-    }
-    const double score = z.listpack && scores[k] == 0 ? 0.0 : scores[k];
+    z.Fit(member);
+    const double score = z.Stored(scores[k]);
+    const auto it = z.scores.find(member);
     if (it == z.scores.end()) {
       if (xx) continue;
-      z.scores.emplace(member, score);
-      z.by_score.emplace(score, member);
+      z.Set(member, score);
       ++added;
       continue;
     }
     if (nx || (gt && score <= it->second) || (lt && score >= it->second)) continue;
     if (score == it->second) continue;
-    z.by_score.erase({it->second, member});
-    z.by_score.emplace(score, member);
-    it->second = score;
+    z.Set(member, score);
     ++changed;
   }
   if (z.scores.empty()) Erase(a[1]);
@@ -429,25 +439,15 @@ KvReply MemoryKv::ZIncrBy(Args a) {
   if (!std::holds_alternative<ZSet>(e.value)) e.value = ZSet{};
   ZSet& z = std::get<ZSet>(e.value);
   const std::string& member = a[3];
-  auto it = z.scores.find(member);
+  const auto it = z.scores.find(member);
   // A new member's score is the increment itself (-0 stays -0), as Redis adds it.
   const double score = it == z.scores.end() ? *by : it->second + *by;
   if (std::isnan(score)) {
     if (z.scores.empty()) Erase(a[1]);
     return KvReply::Error("ERR resulting score is not a number (NaN)");
   }
-  if (z.listpack && (member.size() > kListpackMaxValue ||
-                     (it == z.scores.end() && z.scores.size() + 1 > kListpackMaxEntries))) {
-    z.listpack = false;
-  }
-  const double stored = z.listpack && score == 0 ? 0.0 : score;
-  if (it != z.scores.end()) {
-    z.by_score.erase({it->second, member});
-    it->second = stored;
-  } else {
-    z.scores.emplace(member, stored);
-  }
-  z.by_score.emplace(stored, member);
+  z.Fit(member);
+  z.Set(member, z.Stored(score));
   return KvReply::Bulk(FormatScore(score));  // the score computed, before a listpack keeps it
 }
 

@@ -7,6 +7,9 @@
 // few seconds, each answered after 0 to 3 ms, decided by the model at a random instant of its
 // interval (so the history is linearizable, and the search must find an order for every key);
 // "one key broken" flips one answer of one key, so that key's search must exhaust its states.
+// Then the histories the commands make (BM_ShapedSearch, beside BM_ShapedReplay): a minute's
+// probe on a nanosecond server clock, and a 16-thread stress run on one key, for the anchored
+// window, the sliding log and both buckets.
 //
 // Run: build/bench/linearizability_benchmark
 #include <benchmark/benchmark.h>
@@ -125,6 +128,113 @@ void BM_Replay(benchmark::State& state) {
   state.SetLabel(policy.ToString() + ", replayed once");
 }
 
+// Histories shaped as the commands make them, each judged as its command judges it (on the
+// store's clock, the instants following the order of effect):
+// - a probe's: 3 users' requests over HTTP, 4 at a time at 100 a second, each answered after 0.3
+//   to 1.5 ms, decided on a server clock exact to the nanosecond, each interval widened a
+//   millisecond early as the probe widens it (a server may see its own clock's whole
+//   millisecond); 2 000 requests a user, a probe of a minute;
+// - a stress run's: 16 threads on one key with no pause between calls, each answered after 20 to
+//   200 us, decided on the store's clock in microseconds; 100 000 calls.
+struct Shape {
+  const char* name;
+  int64_t keys;
+  int64_t per_key;
+  int clients;
+  int64_t gap_ns;  // a client's pause after an answer, at most
+  int64_t latency_min_ns;
+  int64_t latency_max_ns;
+  int64_t resolution_ns;
+  int64_t early_ns;  // how much earlier than sent an interval is judged from
+};
+const Shape kShapes[] = {
+    {"probe", 3, 2'000, 4, 40'000'000, 300'000, 1'500'000, 1, 999'999},
+    {"stress 16 threads", 1, 100'000, 16, 0, 20'000, 200'000, 1'000, 0},
+};
+const Policy kShapePolicies[] = {
+    Policy::Window(Algorithm::kAnchoredWindow, 5, std::chrono::seconds(1)),
+    Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)),
+    Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(200)),
+    Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(200)),
+};
+
+Workload MakeShapedWorkload(const Shape& shape, const Policy& policy) {
+  std::mt19937_64 rng(static_cast<uint64_t>(shape.per_key) * 7 + shape.keys);
+  Workload w{policy, {}};
+  std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+  std::uniform_int_distribution<int64_t> gap(0, shape.gap_ns),
+      latency(shape.latency_min_ns, shape.latency_max_ns);
+  const Instant start = FromUnixNanos(int64_t{1'700'000'000} * 1'000'000'000);
+  for (int64_t k = 0; k < shape.keys; ++k) {
+    const std::string key = "user:" + std::to_string(k);
+    std::vector<Instant> free(static_cast<size_t>(shape.clients), start);
+    std::vector<std::pair<Instant, size_t>> effects;
+    for (int64_t i = 0; i < shape.per_key; ++i) {
+      auto client = std::min_element(free.begin(), free.end());
+      HistoryEvent e;
+      e.id = static_cast<int64_t>(w.history.size());
+      e.key = key;
+      e.invoke = *client + Duration(gap(rng));
+      e.complete = e.invoke + Duration(latency(rng));
+      *client = e.complete;
+      const int64_t span = (e.complete - e.invoke).count();
+      effects.push_back({e.invoke + Duration(std::uniform_int_distribution<int64_t>(0, span)(rng)),
+                         w.history.size()});
+      e.invoke -= Duration(shape.early_ns);
+      w.history.push_back(std::move(e));
+    }
+    std::sort(effects.begin(), effects.end());
+    for (const auto& [at, i] : effects) {
+      const int64_t ns = at.time_since_epoch().count();
+      w.history[i].decision =
+          model->Decide(key, FromUnixNanos(ns / shape.resolution_ns * shape.resolution_ns), 1);
+    }
+  }
+  return w;
+}
+
+void BM_ShapedSearch(benchmark::State& state) {
+  const Shape& shape = kShapes[state.range(0)];
+  const Policy& policy = kShapePolicies[state.range(1)];
+  const Workload w = MakeShapedWorkload(shape, policy);
+  LinearizabilityOptions options;  // the budget the commands give
+  options.resolution = Duration(shape.resolution_ns);
+  HistoryLinearizability r;
+  for (auto _ : state) {
+    r = CheckHistoryLinearizable(w.policy, w.history, options);
+    benchmark::DoNotOptimize(r);
+  }
+  if (r.verdict != LinearVerdict::kLinearizable) {
+    state.SkipWithError(("the search found the history " +
+                         std::string(LinearVerdictName(r.verdict)) + " after " +
+                         std::to_string(r.states) + " states")
+                            .c_str());
+  }
+  state.counters["calls/s"] = benchmark::Counter(static_cast<double>(w.history.size()),
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["states"] = static_cast<double>(r.states);
+  state.SetLabel(std::string(shape.name) + ", " + policy.ToString());
+}
+
+void BM_ShapedReplay(benchmark::State& state) {
+  const Workload w = MakeShapedWorkload(kShapes[state.range(0)], kShapePolicies[state.range(1)]);
+  for (auto _ : state) {
+    std::unique_ptr<ReferenceModel> model = MakeReferenceModel(w.policy);
+    int64_t allowed = 0;
+    for (const HistoryEvent& e : w.history) allowed += model->Decide(e.key, e.invoke, 1).allowed;
+    benchmark::DoNotOptimize(allowed);
+  }
+  state.counters["calls/s"] = benchmark::Counter(static_cast<double>(w.history.size()),
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void ShapedArguments(benchmark::internal::Benchmark* b) {
+  for (int shape = 0; shape < 2; ++shape) {
+    for (int p = 0; p < 4; ++p) b->Args({shape, p});
+  }
+  b->Unit(benchmark::kMillisecond);
+}
+
 void Arguments(benchmark::internal::Benchmark* b, bool with_broken) {
   for (int p = 0; p < 3; ++p) {
     for (const int keys : {100, 10'000}) {
@@ -137,6 +247,8 @@ void Arguments(benchmark::internal::Benchmark* b, bool with_broken) {
 
 BENCHMARK(BM_Replay)->Apply([](benchmark::internal::Benchmark* b) { Arguments(b, false); });
 BENCHMARK(BM_Search)->Apply([](benchmark::internal::Benchmark* b) { Arguments(b, true); });
+BENCHMARK(BM_ShapedReplay)->Apply(ShapedArguments);
+BENCHMARK(BM_ShapedSearch)->Apply(ShapedArguments);
 
 // Keeps each run's time, to print the ratios once all have run.
 class RatioReporter : public benchmark::ConsoleReporter {
@@ -149,13 +261,19 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::Finalize();
     std::printf("\nsearch time over the bare replay's (same policy and keys):\n");
     for (const auto& [name, time] : results_) {
-      if (name.rfind("BM_Search/", 0) != 0) continue;
-      // BM_Search/P/K/B -> BM_Replay/P/K/0
-      std::string replay = "BM_Replay/" + name.substr(10);
-      replay = replay.substr(0, replay.rfind('/')) + "/0";
+      std::string replay;
+      if (name.rfind("BM_Search/", 0) == 0) {
+        // BM_Search/P/K/B -> BM_Replay/P/K/0
+        replay = "BM_Replay/" + name.substr(10);
+        replay = replay.substr(0, replay.rfind('/')) + "/0";
+      } else if (name.rfind("BM_ShapedSearch/", 0) == 0) {
+        replay = "BM_ShapedReplay/" + name.substr(16);
+      } else {
+        continue;
+      }
       const auto it = results_.find(replay);
       if (it == results_.end()) continue;
-      std::printf("  %-28s %8.1fx\n", name.c_str(), time / it->second);
+      std::printf("  %-32s %8.1fx\n", name.c_str(), time / it->second);
     }
   }
 

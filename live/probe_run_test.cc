@@ -18,6 +18,7 @@
 #include "impl/service/serve.h"
 #include "impl/service/service.h"
 #include "live/probe_test_util.h"
+#include "model/reference_model.h"
 
 namespace ratelab {
 namespace {
@@ -142,6 +143,100 @@ ProbePlan OneUserPlanFor(const std::string& url) {
   plan.concurrency = 1;
   AwayFromAMinutesEdge();
   return plan;
+}
+
+// `workers` limiters of `policy` behind one port, each with counts of its own, taking the requests
+// in turn: one worker is an honest limiter; two are what a memory store behind Node's cluster
+// module, PM2 or two replicas is, each admitting the policy's allowance, twice it in all. With
+// `headers`, each answer states the limit and what remains (of its own worker's count).
+HttpServer::Handler Workers(const Policy& policy, int workers, bool headers) {
+  struct State {
+    std::mutex mu;
+    std::vector<std::unique_ptr<ReferenceModel>> models;
+    size_t next = 0;
+  };
+  auto state = std::make_shared<State>();
+  for (int i = 0; i < workers; ++i) state->models.push_back(MakeReferenceModel(policy));
+  return [state, headers](const HttpRequest& request) {
+    const std::string user = request.path.substr(request.path.rfind('/') + 1);
+    std::lock_guard lock(state->mu);
+    ReferenceModel& worker = *state->models[state->next++ % state->models.size()];
+    const Decision d = worker.Decide(user, SystemClock().Now(), 1);
+    HttpResponse answer{d.allowed ? 200 : 429, {}, d.allowed ? "{}" : R"({"error":"slow down"})"};
+    if (headers) {
+      answer.headers.push_back({"X-RateLimit-Limit", absl::StrCat(d.limit)});
+      answer.headers.push_back({"X-RateLimit-Remaining", absl::StrCat(d.remaining)});
+    }
+    return answer;
+  };
+}
+
+// Two workers each counting alone are caught at the policy each enforces, with headers and
+// without, whatever the model; one worker alone is not accused, its denials are found false when
+// it is held to a looser promise, and its answers are decided linearizable (never "unknown": a window opened, or a bucket refilled, at a request's own
+// instant is placed among its interval's nanoseconds exactly).
+void TwoWorkersAreCaughtAndOneIsNot(const Policy& policy) {
+  SCOPED_TRACE(policy.ToString());
+  const auto plan_for = [&](const Fixture& server) {
+    ProbePlan plan = PlanFor(server.Url("/hit/{user}"));
+    plan.policy = policy;
+    plan.users = 3;  // the users in turn, so that each user's requests go to both workers
+    plan.concurrency = 2;
+    plan.max_per_second = 100;
+    plan.max_requests = 150;
+    plan.duration = std::chrono::milliseconds(1500);
+    plan.retry_after_wait = Duration::zero();
+    return plan;
+  };
+  for (const bool headers : {true, false}) {
+    SCOPED_TRACE(headers ? "with headers" : "without headers");
+    Fixture honest(Workers(policy, 1, headers));
+    const ProbeResult kept = Probe(plan_for(honest));
+    EXPECT_GT(kept.denied, 0);
+    EXPECT_TRUE(kept.violations.empty()) << kept.violations.front().ToString();
+    EXPECT_TRUE(kept.findings.empty()) << kept.findings.front().summary;
+    EXPECT_EQ(kept.linearizability.verdict, LinearVerdict::kLinearizable)
+        << kept.linearizability.lead;
+    // Held to a looser promise than it keeps (one more a window, a bucket one bigger), the
+    // honest server's denials are false denials.
+    ProbePlan looser = plan_for(honest);
+    ++looser.policy.limit;
+    const ProbeResult strict = Probe(looser);
+    EXPECT_TRUE(strict.violations.empty()) << strict.violations.front().ToString();
+    EXPECT_EQ(strict.linearizability.verdict, LinearVerdict::kNotLinearizable)
+        << strict.linearizability.lead;
+    ASSERT_TRUE(strict.linearizability.violation.has_value());
+    EXPECT_TRUE(strict.linearizability.violation->witness.back().denied())
+        << strict.linearizability.violation->ToString();
+    Fixture twice(Workers(policy, 2, headers));
+    const ProbeResult caught = Probe(plan_for(twice));
+    EXPECT_GT(caught.admitted, kept.admitted * 3 / 2);
+    EXPECT_FALSE(caught.violations.empty() && !caught.linearizability.violation)
+        << "nothing found in " << caught.admitted << " admissions";
+    EXPECT_NE(caught.linearizability.verdict, LinearVerdict::kUnknown)
+        << caught.linearizability.lead;
+  }
+}
+
+TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnAnAnchoredWindow) {
+  TwoWorkersAreCaughtAndOneIsNot(
+      Policy::Window(Algorithm::kAnchoredWindow, 5, std::chrono::seconds(1)));
+}
+
+TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnAFixedWindow) {
+  TwoWorkersAreCaughtAndOneIsNot(
+      Policy::Window(Algorithm::kFixedWindow, 5, std::chrono::seconds(1)));
+}
+
+TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnASlidingLog) {
+  TwoWorkersAreCaughtAndOneIsNot(Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)));
+}
+
+TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnABucket) {
+  TwoWorkersAreCaughtAndOneIsNot(
+      Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(200)));
+  TwoWorkersAreCaughtAndOneIsNot(
+      Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(200)));
 }
 
 TEST(Probe, AnHonestLimiterIsNotAccused) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <string_view>
+#include <type_traits>
 #include <unordered_set>
 
 #include "model/anchored_window_model.h"
@@ -121,14 +122,28 @@ struct PairHash {
 template <typename State>
 class LinearSearch {
  public:
+  // `most_ticks`: when given, CandidateInstants tries points at most that many ticks past a
+  // whole number of windows from a call's first instant (ticks_cut() then says whether that
+  // left out any it would otherwise try).
   LinearSearch(const Policy& policy, std::span<const LinearOp> ops,
-               const LinearizabilityOptions& options)
-      : policy_(policy), ops_(ops), options_(options), sorted_(ops.size()) {
+               const LinearizabilityOptions& options, std::optional<int64_t> most_ticks)
+      : policy_(policy),
+        ops_(ops),
+        options_(options),
+        most_ticks_(most_ticks),
+        sorted_(ops.size()) {
     std::iota(sorted_.begin(), sorted_.end(), size_t{0});
     std::stable_sort(sorted_.begin(), sorted_.end(),
                      [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
-    for (const LinearOp& op : ops) last_ = std::max(last_, op.answer ? op.complete : op.invoke);
+    for (const LinearOp& op : ops) {
+      last_ = std::max(last_, op.answer ? op.complete : op.invoke);
+      firsts_.push_back(Floor(op.invoke, options.resolution));
+    }
+    std::sort(firsts_.begin(), firsts_.end());
+    firsts_.erase(std::unique(firsts_.begin(), firsts_.end()), firsts_.end());
   }
+
+  bool ticks_cut() const { return ticks_cut_; }
 
   KeyLinearizability Run() {
     const Instant start = ops_.empty() ? Instant{} : Op(0).invoke;
@@ -251,35 +266,157 @@ class LinearSearch {
 
   // The instants call `i` can be seen at in [lo, up] that give its answer, the earliest of each
   // run of instants that leave the same state, found by halving the span where its ends differ.
-  // Past kMostChoices a call's later instants are not tried, and a search that then finds no
-  // order says "unknown".
+  // Where a call's state differs at more than `options_.most_instants` instants (a window or a
+  // bucket anchored at the instant itself, on a fine clock), the instants tried are those that
+  // can matter to the calls after it instead (CandidateInstants); where the model has no such
+  // points, a search that then finds no order says "unknown".
   void AddChoices(const State& state, size_t i, Instant lo, Instant up, std::vector<Choice>& out) {
-    constexpr size_t kMostChoices = 64;
     const LinearOp& op = Op(i);
     const Duration r = options_.resolution;
     std::vector<Probe> found;  // in time order, each differing from the one before
     const auto keep = [&](Probe p) {
       if (found.empty() || !Same(found.back(), p)) found.push_back(std::move(p));
     };
-    const auto split = [&](auto& self, const Probe& a, const Probe& b) -> void {
-      if (Same(a, b) || b.seen - a.seen <= r) return;
-      if (found.size() >= kMostChoices) {
-        approximated_ = true;
+    bool capped = false;
+    size_t most = options_.most_instants;
+    // `same`: whether two probes need nothing between them tried.
+    const auto split = [&](auto& self, const Probe& a, const Probe& b, auto same) -> void {
+      if (same(a, b) || b.seen - a.seen <= r) return;
+      if (found.size() >= most) {
+        capped = true;
         return;
       }
       const int64_t steps = (b.seen - a.seen) / r;
       Probe m = ProbeAt(state, op, a.seen + steps / 2 * r);
-      self(self, a, m);
+      self(self, a, m, same);
       keep(m);
-      self(self, m, b);
+      self(self, m, b, same);
     };
-    Probe first = ProbeAt(state, op, Floor(lo, r));
-    Probe last = ProbeAt(state, op, Floor(up, r));
+    const Probe first = ProbeAt(state, op, Floor(lo, r));
+    const Probe last = ProbeAt(state, op, Floor(up, r));
     keep(first);
-    split(split, first, last);
-    keep(std::move(last));
+    split(split, first, last, [&](const Probe& a, const Probe& b) { return Same(a, b); });
+    keep(last);
+    if (capped) {
+      if (!CandidatesExact()) {
+        approximated_ = true;
+      } else {
+        // The instants where the call's own answer changes, and those where a later call's
+        // can: each is tried, in time order, the earliest of each run that leaves one state.
+        // An answer changes at a few instants (at an edge of the state's window, or as a
+        // bucket fills): more than kMostAnswers is a model this cannot be exact for.
+        constexpr size_t kMostAnswers = 64;
+        found.clear();
+        capped = false;
+        most = kMostAnswers;
+        keep(first);
+        split(split, first, last, [&](const Probe& a, const Probe& b) { return SameAnswer(a, b); });
+        if (capped) approximated_ = true;
+        std::vector<Instant> at;
+        for (const Probe& p : found) at.push_back(p.seen);
+        CandidateInstants(Floor(lo, r), Floor(up, r), at);
+        std::sort(at.begin(), at.end());
+        at.erase(std::unique(at.begin(), at.end()), at.end());
+        found.clear();
+        for (const Instant t : at) keep(ProbeAt(state, op, t));
+      }
+    }
     for (const Probe& p : found) {
       if (p.fits) out.push_back(Choice{i, p.seen, std::max(lo, p.seen)});
+    }
+  }
+
+  // Whether two probes give the same answer, whatever state they leave.
+  bool SameAnswer(const Probe& a, const Probe& b) const {
+    const Decision& x = a.decision;
+    const Decision& y = b.decision;
+    return a.fits == b.fits && x.allowed == y.allowed &&
+           (!options_.remaining || x.remaining == y.remaining) &&
+           (!options_.retry_after || x.retry_after == y.retry_after);
+  }
+
+  // Whether CandidateInstants holds every instant a linearization needs. It does for a model
+  // that tests instants only against one another, apart by whole windows (a window opened at a
+  // request, a bucket's refill, a log's entries), when the clock's ticks divide the window and
+  // only what depends on that is compared (not a wait, which is any span).
+  static constexpr bool kTestsOnlyDifferences =
+      std::is_same_v<State, AnchoredWindowModel> || std::is_same_v<State, GcraModel> ||
+      std::is_same_v<State, TokenBucketModel> || std::is_same_v<State, TokenBucketIntervalsModel> ||
+      std::is_same_v<State, SlidingLogModel>;
+  bool CandidatesExact() const {
+    return kTestsOnlyDifferences && !options_.retry_after &&
+           policy_.window.count() % options_.resolution.count() == 0;
+  }
+
+  // The points a linearization may need a call at, for a model that tests instants only against
+  // one another, apart by whole windows. Given an order of the calls and which side of each test
+  // each falls on, the instants that do so are the integer solutions of constraints x - y >= d,
+  // one per test, each d a whole number of windows, a tick more where the test is strict, and the
+  // calls' intervals; the earliest solution (the least of every instant) is one too, and each of
+  // its instants is a call's first possible instant (a base) plus the d of a path of constraints
+  // along which each instant is the least its constraints allow. So it is a base plus whole
+  // windows plus as many ticks as the path's strict tests. A path holds each constraint once, and
+  // strict tests lead into a window's opening, a refill or a bucket's busy period (at most one a
+  // window) or, for a log, into an entry (at most `limit` a window). A window's or a log's test
+  // spans one window, so such a path steps a window at a time, each step an instant inside some
+  // call's interval: from each base, only the windows reached that way are points. (A bucket's
+  // test spans as many windows as it holds tokens: every whole window of the history is one.)
+  // Trying every point, with the instants where the call's own answer changes, misses no
+  // linearization; with `most_ticks_` it tries fewer ticks (ticks_cut_ says whether it did).
+  void MakePoints() {
+    const Duration w = policy_.window;
+    const Duration r = options_.resolution;
+    const int64_t windows = ((last_ - firsts_.front()) / w) + 2;
+    ticks_ = windows *
+             (std::is_same_v<State, SlidingLogModel> ? std::max<int64_t>(policy_.limit, 1) : 1);
+    if (most_ticks_ && ticks_ > *most_ticks_) {
+      ticks_ = *most_ticks_;
+      ticks_cut_ = true;
+    }
+    constexpr bool kStepsOneWindow =
+        std::is_same_v<State, AnchoredWindowModel> || std::is_same_v<State, SlidingLogModel>;
+    // The calls' intervals by first instant, and the latest end of those that begin by each.
+    std::vector<std::pair<Instant, Instant>> spans;
+    for (const LinearOp& op : ops_) {
+      spans.push_back({Floor(op.invoke, r), op.answer ? Floor(op.complete, r) : last_});
+    }
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i) {
+      spans[i].second = std::max(spans[i].second, spans[i - 1].second);
+    }
+    // Whether some call's interval meets [t, t + ticks].
+    const auto inside = [&](Instant t) {
+      auto it = std::upper_bound(spans.begin(), spans.end(), t + ticks_ * r,
+                                 [](Instant v, const auto& s) { return v < s.first; });
+      return it != spans.begin() && std::prev(it)->second >= t;
+    };
+    for (const Instant base : firsts_) {
+      points_.push_back(base);
+      for (const int64_t step : {int64_t{1}, int64_t{-1}}) {
+        for (int64_t k = step; k >= -windows && k <= windows; k += step) {
+          const Instant t = base + k * w;
+          if (kStepsOneWindow && !inside(t)) break;
+          points_.push_back(t);
+        }
+      }
+    }
+    std::sort(points_.begin(), points_.end());
+    points_.erase(std::unique(points_.begin(), points_.end()), points_.end());
+  }
+
+  // Adds the points in (lo, up], each up to `ticks_` ticks on (MakePoints).
+  void CandidateInstants(Instant lo, Instant up, std::vector<Instant>& out) {
+    if (!points_made_) {
+      MakePoints();
+      points_made_ = true;
+    }
+    const Duration r = options_.resolution;
+    for (auto it = std::lower_bound(points_.begin(), points_.end(), lo - ticks_ * r);
+         it != points_.end() && *it <= up; ++it) {
+      for (int64_t c = 0; c <= ticks_; ++c) {
+        const Instant t = *it + c * r;
+        if (t > lo && t <= up) out.push_back(t);
+      }
     }
   }
 
@@ -347,10 +484,17 @@ class LinearSearch {
   const Policy& policy_;
   std::span<const LinearOp> ops_;
   const LinearizabilityOptions& options_;
+  std::optional<int64_t> most_ticks_;
+  // MakePoints's, made when first needed.
+  bool points_made_ = false;
+  std::vector<Instant> points_;
+  int64_t ticks_ = 0;
+  bool ticks_cut_ = false;      // fewer than every tick tried: most_ticks_ held them
   std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
   // The history's last instant: on the client's clock, a call without an answer read its
   // clock at some instant up to it.
   Instant last_ = Instant::min();
+  std::vector<Instant> firsts_;  // the first instant each call can be seen at, ascending, once each
   std::vector<Frame> stack_;
   std::vector<LinearStep> path_;  // the choice that led to each frame above the first
   std::unordered_set<std::pair<uint64_t, uint64_t>, PairHash> seen_;
@@ -361,10 +505,21 @@ class LinearSearch {
   bool stuck_cannot_follow_ = false;
 };
 
+// A linearization's instants seldom need more than a tick past a whole number of windows from a
+// call's first instant (ties at the clock's tick, chained): the search first tries only those,
+// and only when that finds no order does it try every point CandidateInstants holds, with the
+// budget left, so that "not linearizable" is never a verdict the short search alone gave.
 template <typename State>
 KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
                           const LinearizabilityOptions& options) {
-  return LinearSearch<State>(policy, ops, options).Run();
+  LinearSearch<State> quick(policy, ops, options, int64_t{1});
+  KeyLinearizability r = quick.Run();
+  if (r.verdict != LinearVerdict::kNotLinearizable || !quick.ticks_cut()) return r;
+  LinearizabilityOptions rest = options;
+  rest.max_states = std::max<int64_t>(0, options.max_states - r.states);
+  KeyLinearizability exact = LinearSearch<State>(policy, ops, rest, std::nullopt).Run();
+  exact.states += r.states;
+  return exact;
 }
 
 }  // namespace

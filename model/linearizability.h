@@ -12,8 +12,11 @@
 // store's clock as it runs the call, or the client's) and sees it at its resolution (floor(t /
 // resolution) * resolution); the search tries every instant it can have seen, and keeps one of
 // those that leave the model in the same state with the same answer (the earliest, which leaves the
-// most room to the calls after). So a verdict is exact for a limiter with that clock resolution. A
-// search that outgrows its budget of states answers "unknown", never a verdict it has not shown.
+// most room to the calls after). Where a call's interval holds too many such instants (a window
+// opened at a request's own instant, on a nanosecond clock), it tries those a linearization can
+// need: whole windows and a few ticks from a call's first instant (linearizability.cc,
+// MakePoints). So a verdict is exact for a limiter with that clock resolution. A search that
+// outgrows its budget of states answers "unknown", never a verdict it has not shown.
 #ifndef RATELAB_MODEL_LINEARIZABILITY_H_
 #define RATELAB_MODEL_LINEARIZABILITY_H_
 
@@ -68,6 +71,10 @@ struct LinearizabilityOptions {
   // in HistoryLinearizability::broken_keys_cut_short).
   std::set<std::string, std::less<>> already_broken;
   int64_t broken_max_states = 200'000;
+  // How many instants that leave different states a call's interval is halved into before the
+  // search tries instead only those that can matter to the calls after it (or, for a model
+  // without such, gives up on exactness: "unknown").
+  size_t most_instants = 64;
 };
 
 enum class LinearVerdict { kLinearizable, kNotLinearizable, kUnknown };

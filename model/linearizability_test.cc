@@ -197,6 +197,45 @@ TEST(Linearizability, LongIntervalsAgreeWithBruteForce) {
   }
 }
 
+// A call whose state differs at many instants (a window opened, a bucket refilled, a log's entry,
+// at the instant itself: every nanosecond of an HTTP request's interval) is tried only at the
+// instants that can matter to the calls after it. Forced on every call here, the verdict is
+// still exactly brute force's for every model that tests instants only against one another; the
+// others (windows on the epoch's edges) are never exact that way, and answer "unknown" then,
+// never a wrong verdict.
+TEST(Linearizability, TheInstantsThatCanMatterAgreeWithBruteForce) {
+  std::mt19937_64 rng(20261126);
+  int decided = 0;
+  for (const Policy& policy : SmallPolicies()) {
+    const bool on_differences = policy.algorithm != Algorithm::kFixedWindow &&
+                                policy.algorithm != Algorithm::kSlidingCounter;
+    for (const bool follow : {true, false}) {
+      for (const bool remaining : {false, true}) {
+        LinearizabilityOptions options;
+        options.resolution = Duration(1);
+        options.remaining = remaining;
+        options.instants_follow_order = follow;
+        options.most_instants = 1;
+        for (int round = 0; round < 150; ++round) {
+          const std::vector<LinearOp> ops = RandomHistory(policy, rng, remaining, 5, 12);
+          const bool brute = BruteForce(policy, ops, options);
+          const LinearVerdict verdict = CheckLinearizable(policy, ops, options).verdict;
+          const LinearVerdict want =
+              brute ? LinearVerdict::kLinearizable : LinearVerdict::kNotLinearizable;
+          if (on_differences) {
+            ASSERT_EQ(verdict, want) << policy.ToString() << ", round " << round << ", follow "
+                                     << follow << ", remaining " << remaining;
+            ++decided;
+          } else if (verdict != LinearVerdict::kUnknown) {
+            ASSERT_EQ(verdict, want) << policy.ToString() << ", round " << round;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(decided, 6 * 4 * 150);
+}
+
 // A budget too small for the search answers "unknown": never a verdict it has not shown.
 TEST(Linearizability, ASearchPastItsBudgetIsUnknownNeverWrong) {
   std::mt19937_64 rng(7);

@@ -8,8 +8,8 @@
 // interval (so the history is linearizable, and the search must find an order for every key);
 // "one key broken" flips one answer of one key, so that key's search must exhaust its states.
 // Then the histories the commands make (BM_ShapedSearch, beside BM_ShapedReplay): a minute's
-// probe on a nanosecond server clock, and a 16-thread stress run on one key, for the anchored
-// window, the sliding log and both buckets.
+// probe on a nanosecond server clock (the anchored window, the sliding log and both buckets), and
+// a 16-thread stress run on one key (both buckets).
 //
 // Run: build/bench/linearizability_benchmark
 #include <benchmark/benchmark.h>
@@ -134,8 +134,18 @@ void BM_Replay(benchmark::State& state) {
 //   to 1.5 ms, decided on a server clock exact to the nanosecond, each interval widened a
 //   millisecond early as the probe widens it (a server may see its own clock's whole
 //   millisecond); 2 000 requests a user, a probe of a minute;
-// - a stress run's: 16 threads on one key with no pause between calls, each answered after 20 to
-//   200 us, decided on the store's clock in microseconds; 100 000 calls.
+// - a stress run's: 16 threads on one key with no pause between calls, each answered after 150 to
+//   450 us, for the buckets at `stress`'s default policy (10, filling at 100 a second), each
+//   decided as its script decides: the token bucket on the client's clock in milliseconds
+//   (kv-token-bucket-lua), GCRA on the client's in microseconds (kv-gcra-lua); 150 000 calls,
+//   what `stress --threads 16 --duration 4s --users 2` sends a key. (A window's history of that
+//   shape, with a window's whole allowance admitted in a few milliseconds 16 at a time, is still
+//   past the search's budget.)
+struct Judged {
+  Policy policy;
+  int64_t resolution_ns;
+  bool store_clock;
+};
 struct Shape {
   const char* name;
   int64_t keys;
@@ -144,21 +154,37 @@ struct Shape {
   int64_t gap_ns;  // a client's pause after an answer, at most
   int64_t latency_min_ns;
   int64_t latency_max_ns;
-  int64_t resolution_ns;
   int64_t early_ns;  // how much earlier than sent an interval is judged from
+  std::vector<Judged> policies;
 };
 const Shape kShapes[] = {
-    {"probe", 3, 2'000, 4, 40'000'000, 300'000, 1'500'000, 1, 999'999},
-    {"stress 16 threads", 1, 100'000, 16, 0, 20'000, 200'000, 1'000, 0},
-};
-const Policy kShapePolicies[] = {
-    Policy::Window(Algorithm::kAnchoredWindow, 5, std::chrono::seconds(1)),
-    Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)),
-    Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(200)),
-    Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(200)),
+    {"probe",
+     3,
+     2'000,
+     4,
+     40'000'000,
+     300'000,
+     1'500'000,
+     999'999,
+     {{Policy::Window(Algorithm::kAnchoredWindow, 5, std::chrono::seconds(1)), 1, true},
+      {Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)), 1, true},
+      {Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(200)), 1, true},
+      {Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(200)), 1, true}}},
+    {"stress 16 threads",
+     1,
+     150'000,
+     16,
+     0,
+     150'000,
+     450'000,
+     0,
+     {{Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(10)), 1'000'000,
+       false},
+      {Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10)), 1'000, false}}},
 };
 
-Workload MakeShapedWorkload(const Shape& shape, const Policy& policy) {
+Workload MakeShapedWorkload(const Shape& shape, const Judged& judged) {
+  const Policy& policy = judged.policy;
   std::mt19937_64 rng(static_cast<uint64_t>(shape.per_key) * 7 + shape.keys);
   Workload w{policy, {}};
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
@@ -187,7 +213,7 @@ Workload MakeShapedWorkload(const Shape& shape, const Policy& policy) {
     for (const auto& [at, i] : effects) {
       const int64_t ns = at.time_since_epoch().count();
       w.history[i].decision =
-          model->Decide(key, FromUnixNanos(ns / shape.resolution_ns * shape.resolution_ns), 1);
+          model->Decide(key, FromUnixNanos(ns / judged.resolution_ns * judged.resolution_ns), 1);
     }
   }
   return w;
@@ -195,10 +221,12 @@ Workload MakeShapedWorkload(const Shape& shape, const Policy& policy) {
 
 void BM_ShapedSearch(benchmark::State& state) {
   const Shape& shape = kShapes[state.range(0)];
-  const Policy& policy = kShapePolicies[state.range(1)];
-  const Workload w = MakeShapedWorkload(shape, policy);
+  const Judged& judged = shape.policies[state.range(1)];
+  const Policy& policy = judged.policy;
+  const Workload w = MakeShapedWorkload(shape, judged);
   LinearizabilityOptions options;  // the budget the commands give
-  options.resolution = Duration(shape.resolution_ns);
+  options.resolution = Duration(judged.resolution_ns);
+  options.instants_follow_order = judged.store_clock;
   HistoryLinearizability r;
   for (auto _ : state) {
     r = CheckHistoryLinearizable(w.policy, w.history, options);
@@ -217,7 +245,8 @@ void BM_ShapedSearch(benchmark::State& state) {
 }
 
 void BM_ShapedReplay(benchmark::State& state) {
-  const Workload w = MakeShapedWorkload(kShapes[state.range(0)], kShapePolicies[state.range(1)]);
+  const Shape& shape = kShapes[state.range(0)];
+  const Workload w = MakeShapedWorkload(shape, shape.policies[state.range(1)]);
   for (auto _ : state) {
     std::unique_ptr<ReferenceModel> model = MakeReferenceModel(w.policy);
     int64_t allowed = 0;
@@ -230,7 +259,9 @@ void BM_ShapedReplay(benchmark::State& state) {
 
 void ShapedArguments(benchmark::internal::Benchmark* b) {
   for (int shape = 0; shape < 2; ++shape) {
-    for (int p = 0; p < 4; ++p) b->Args({shape, p});
+    for (size_t p = 0; p < kShapes[shape].policies.size(); ++p) {
+      b->Args({shape, static_cast<int64_t>(p)});
+    }
   }
   b->Unit(benchmark::kMillisecond);
 }

@@ -20,4 +20,8 @@ void AnchoredWindowModel::Admit(const Policy& p, Instant now, int64_t cost) {
   count += cost;
 }
 
+void AnchoredWindowModel::Forget(const Policy& p, Instant now) {
+  if (start && now > *start + p.window) *this = AnchoredWindowModel{};
+}
+
 }  // namespace ratelab

@@ -20,6 +20,9 @@ struct AnchoredWindowModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // Becomes the state every instant from `now` on sees alike (a window closed by then is none),
+  // so that the linearizability search finds more states the same.
+  void Forget(const Policy& p, Instant now);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const AnchoredWindowModel&) const = default;
 

@@ -29,4 +29,8 @@ void GcraModel::Admit(const Policy& p, Instant now, int64_t cost) {
   seen = true;
 }
 
+void GcraModel::Forget(const Policy&, Instant now) {
+  if (seen && tat <= ToUnixNanos(now)) *this = GcraModel{};
+}
+
 }  // namespace ratelab

@@ -17,6 +17,9 @@ struct GcraModel {
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;
   void Admit(const Policy& p, Instant now, int64_t cost);
+  // Becomes the state every instant from `now` on sees alike (a key idle by then is as if never
+  // seen), so that the linearizability search finds more states the same.
+  void Forget(const Policy& p, Instant now);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const GcraModel&) const = default;
 };

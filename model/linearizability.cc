@@ -25,6 +25,11 @@ std::string_view LinearVerdictName(LinearVerdict verdict) {
 
 namespace {
 
+// The most search steps a key of `calls` calls may take.
+int64_t Budget(const LinearizabilityOptions& o, size_t calls) {
+  return std::max(o.max_states, o.max_states_per_call * static_cast<int64_t>(calls));
+}
+
 // `t` as a clock of resolution `r` shows it.
 Instant Floor(Instant t, Duration r) {
   const int64_t ns = t.time_since_epoch().count();
@@ -131,6 +136,7 @@ class LinearSearch {
         ops_(ops),
         options_(options),
         most_ticks_(most_ticks),
+        budget_(Budget(options, ops.size())),
         sorted_(ops.size()) {
     std::iota(sorted_.begin(), sorted_.end(), size_t{0});
     std::stable_sort(sorted_.begin(), sorted_.end(),
@@ -149,7 +155,7 @@ class LinearSearch {
     const Instant start = ops_.empty() ? Instant{} : Op(0).invoke;
     if (Enter(Node{State(), start, 0, {}})) return Done(LinearVerdict::kLinearizable);
     while (!stack_.empty()) {
-      if (states_ > options_.max_states) return Done(LinearVerdict::kUnknown);
+      if (states_ > budget_) return Done(LinearVerdict::kUnknown);
       Frame& f = stack_.back();
       if (f.next == f.choices.size()) {
         Failed(f);
@@ -164,8 +170,8 @@ class LinearSearch {
       if (Enter(std::move(child))) return Done(LinearVerdict::kLinearizable);
       if (stack_.size() == depth) path_.pop_back();  // not entered: a state seen before
     }
-    return Done(states_ > options_.max_states || approximated_ ? LinearVerdict::kUnknown
-                                                               : LinearVerdict::kNotLinearizable);
+    return Done(states_ > budget_ || approximated_ ? LinearVerdict::kUnknown
+                                                   : LinearVerdict::kNotLinearizable);
   }
 
  private:
@@ -197,6 +203,9 @@ class LinearSearch {
     std::vector<Choice> choices;
     size_t next = 0;
     std::optional<size_t> blocking;  // the answered call left that is answered first
+    Instant hi{};                    // when it was answered
+    // Whether it has a choice here; not known when a denial went alone, tried alone.
+    std::optional<bool> blocking_fits = false;
   };
 
   const LinearOp& Op(size_t position) const { return ops_[sorted_[position]]; }
@@ -222,20 +231,57 @@ class LinearSearch {
       }
     }
     if (!hi) return true;
+    f.hi = *hi;
+    // A call answered with a denial that can go next leaving everything as it is goes next,
+    // alone: in any order of the calls left it can be moved to the front, and every other call
+    // still gets its answer. On the store's clock it must be denied at the earliest instant the
+    // next call may take effect at (so that the calls after it keep theirs); on the client's, at
+    // any instant of its interval. Its first instant is tried before any other call's.
     for (const size_t i : region) {
+      const std::optional<std::pair<Instant, Instant>> span = Span(f.node, i, *hi);
       const LinearOp& op = Op(i);
-      if (op.invoke > *hi) continue;
-      const Instant lo =
-          options_.instants_follow_order ? std::max(f.node.real_lo, op.invoke) : op.invoke;
-      const Instant up = options_.instants_follow_order
-                             ? (op.answer ? std::min(op.complete, *hi) : *hi)
-                         : op.answer ? op.complete
-                                     : std::max(op.invoke, last_);
-      if (lo > up) continue;
-      AddChoices(f.node.state, i, lo, up, f.choices);
+      if (!span || !op.answer || op.answer->allowed) continue;
+      if (options_.instants_follow_order && span->first != f.node.real_lo) continue;
+      const Probe p = ProbeAt(f.node.state, op, Floor(span->first, options_.resolution));
+      if (!p.fits) continue;
+      f.choices = {Choice{i, p.seen, std::max(span->first, p.seen)}};
+      f.blocking_fits.reset();  // not known: only this call was tried
+      stack_.push_back(std::move(f));
+      return false;
+    }
+    for (const size_t i : region) {
+      if (const auto span = Span(f.node, i, *hi)) {
+        AddChoices(f.node.state, i, span->first, span->second, f.choices);
+      }
+    }
+    f.blocking_fits =
+        f.blocking && std::any_of(f.choices.begin(), f.choices.end(),
+                                  [&](const Choice& c) { return c.op == *f.blocking; });
+    if (!options_.instants_follow_order) {
+      for (const Choice& c : f.choices) {
+        const LinearOp& op = Op(c.op);
+        if (op.answer && !op.answer->allowed) {
+          f.choices = {c};
+          break;
+        }
+      }
     }
     stack_.push_back(std::move(f));
     return false;
+  }
+
+  // The instants call `i` can take effect at from `node`, when the calls left are answered by
+  // `hi`: none when there are none.
+  std::optional<std::pair<Instant, Instant>> Span(const Node& node, size_t i, Instant hi) const {
+    const LinearOp& op = Op(i);
+    if (op.invoke > hi) return std::nullopt;
+    const Instant lo =
+        options_.instants_follow_order ? std::max(node.real_lo, op.invoke) : op.invoke;
+    const Instant up = options_.instants_follow_order ? (op.answer ? std::min(op.complete, hi) : hi)
+                       : op.answer                    ? op.complete
+                                                      : std::max(op.invoke, last_);
+    if (lo > up) return std::nullopt;
+    return std::pair{lo, up};
   }
 
   // What a call seen at one instant gives: the parts of its decision compared, and the state
@@ -373,8 +419,8 @@ class LinearSearch {
       ticks_ = *most_ticks_;
       ticks_cut_ = true;
     }
-    constexpr bool kStepsOneWindow =
-        std::is_same_v<State, AnchoredWindowModel> || std::is_same_v<State, SlidingLogModel>;
+    windows_ = windows;
+    if (!kStepsOneWindow) return;  // every whole window of every base: CandidateInstants
     // The calls' intervals by first instant, and the latest end of those that begin by each.
     std::vector<std::pair<Instant, Instant>> spans;
     for (const LinearOp& op : ops_) {
@@ -395,7 +441,7 @@ class LinearSearch {
       for (const int64_t step : {int64_t{1}, int64_t{-1}}) {
         for (int64_t k = step; k >= -windows && k <= windows; k += step) {
           const Instant t = base + k * w;
-          if (kStepsOneWindow && !inside(t)) break;
+          if (!inside(t)) break;
           points_.push_back(t);
         }
       }
@@ -411,14 +457,29 @@ class LinearSearch {
       points_made_ = true;
     }
     const Duration r = options_.resolution;
-    for (auto it = std::lower_bound(points_.begin(), points_.end(), lo - ticks_ * r);
-         it != points_.end() && *it <= up; ++it) {
+    const auto add = [&](Instant point) {
       for (int64_t c = 0; c <= ticks_; ++c) {
-        const Instant t = *it + c * r;
+        const Instant t = point + c * r;
         if (t > lo && t <= up) out.push_back(t);
+      }
+    };
+    if (kStepsOneWindow) {
+      for (auto it = std::lower_bound(points_.begin(), points_.end(), lo - ticks_ * r);
+           it != points_.end() && *it <= up; ++it) {
+        add(*it);
+      }
+      return;
+    }
+    const Duration w = policy_.window;
+    for (int64_t k = -windows_; k <= windows_; ++k) {
+      for (auto it = std::lower_bound(firsts_.begin(), firsts_.end(), lo - k * w - ticks_ * r);
+           it != firsts_.end() && *it <= up - k * w; ++it) {
+        add(*it + k * w);
       }
     }
   }
+  static constexpr bool kStepsOneWindow =
+      std::is_same_v<State, AnchoredWindowModel> || std::is_same_v<State, SlidingLogModel>;
 
   State After(const State& state, const Decision& d, Instant seen, int64_t cost) const {
     State next = state;
@@ -462,9 +523,15 @@ class LinearSearch {
     if (best_ && path_.size() <= best_->size()) return;
     best_ = path_;
     stuck_ = f.blocking ? std::optional<size_t>(sorted_[*f.blocking]) : std::nullopt;
-    stuck_cannot_follow_ =
-        f.blocking && std::none_of(f.choices.begin(), f.choices.end(),
-                                   [&](const Choice& c) { return c.op == *f.blocking; });
+    if (f.blocking && !f.blocking_fits) {
+      std::vector<Choice> choices;
+      if (const auto span = Span(f.node, *f.blocking, f.hi)) {
+        AddChoices(f.node.state, *f.blocking, span->first, span->second, choices);
+      }
+      stuck_cannot_follow_ = choices.empty();
+    } else {
+      stuck_cannot_follow_ = f.blocking && !*f.blocking_fits;
+    }
   }
 
   KeyLinearizability Done(LinearVerdict verdict) {
@@ -485,9 +552,12 @@ class LinearSearch {
   std::span<const LinearOp> ops_;
   const LinearizabilityOptions& options_;
   std::optional<int64_t> most_ticks_;
+  int64_t budget_;  // the most search steps
   // MakePoints's, made when first needed.
   bool points_made_ = false;
-  std::vector<Instant> points_;
+  std::vector<Instant> points_;  // a window's or a log's (kStepsOneWindow); a bucket's are made
+                                 // as asked for
+  int64_t windows_ = 0;          // how many windows the history spans, and two
   int64_t ticks_ = 0;
   bool ticks_cut_ = false;      // fewer than every tick tried: most_ticks_ held them
   std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
@@ -516,7 +586,8 @@ KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
   KeyLinearizability r = quick.Run();
   if (r.verdict != LinearVerdict::kNotLinearizable || !quick.ticks_cut()) return r;
   LinearizabilityOptions rest = options;
-  rest.max_states = std::max<int64_t>(0, options.max_states - r.states);
+  rest.max_states = std::max<int64_t>(0, Budget(options, ops.size()) - r.states);
+  rest.max_states_per_call = 0;
   KeyLinearizability exact = LinearSearch<State>(policy, ops, rest, std::nullopt).Run();
   exact.states += r.states;
   return exact;
@@ -557,6 +628,7 @@ HistoryLinearizability CheckHistoryLinearizable(const Policy& policy, const Hist
     broken_options = options;
     broken_options.already_broken.clear();
     broken_options.max_states = std::min(options.max_states, options.broken_max_states);
+    broken_options.max_states_per_call = 0;
   }
   for (auto& [key, events] : by_key) {
     std::stable_sort(

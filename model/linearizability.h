@@ -65,10 +65,14 @@ struct LinearizabilityOptions {
   // The most search steps a key may take before its verdict is "unknown": a state entered (some
   // calls placed, each at an instant, and the model's state they leave), or an instant tried.
   int64_t max_states = 4'000'000;
+  // And at least this many a call: a search near linear in the calls (each placed once, a few
+  // instants tried for each of those that could go next) is not cut short on a key of many (a
+  // 16-thread stress run's 150 000).
+  int64_t max_states_per_call = 64;
   // Keys already shown broken (their promise broken wherever each decision fell, so no order
-  // of their calls is the model's): each gets at most `broken_max_states`, enough to find the
-  // witness of a plain race, and a search that runs out there is no "unknown" (it is counted
-  // in HistoryLinearizability::broken_keys_cut_short).
+  // of their calls is the model's): each gets at most `broken_max_states` (whatever its calls),
+  // enough to find the witness of a plain race, and a search that runs out there is no "unknown"
+  // (it is counted in HistoryLinearizability::broken_keys_cut_short).
   std::set<std::string, std::less<>> already_broken;
   int64_t broken_max_states = 200'000;
   // How many instants that leave different states a call's interval is halved into before the

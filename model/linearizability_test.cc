@@ -244,6 +244,7 @@ TEST(Linearizability, ASearchPastItsBudgetIsUnknownNeverWrong) {
     LinearizabilityOptions options;
     options.resolution = Duration(1);
     options.max_states = 6;
+    options.max_states_per_call = 0;
     for (int round = 0; round < 100; ++round) {
       const std::vector<LinearOp> ops = RandomHistory(policy, rng, false);
       const bool brute = BruteForce(policy, ops, options);

@@ -33,4 +33,8 @@ void TokenBucketModel::Admit(const Policy& p, Instant now, int64_t cost) {
   level -= Int128{cost} * p.window.count();
 }
 
+void TokenBucketModel::Forget(const Policy& p, Instant now) {
+  if (seen) *this = At(p, now);
+}
+
 }  // namespace ratelab

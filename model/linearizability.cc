@@ -302,12 +302,22 @@ class LinearSearch {
   // Whether every instant between two probes does what they do: a model's decision and the
   // state it leaves move monotonically with the instant (a window edge, a refill), so equal ends
   // leave nothing different between.
+  // On the store's clock, `a` (the earlier) is as good when the states the two leave are the same
+  // from `b`'s instant on (a bucket refilled to it): every call after either takes effect no
+  // sooner than its instant, and after `a` it may take effect sooner too.
   bool Same(const Probe& a, const Probe& b) const {
     const Decision& x = a.decision;
     const Decision& y = b.decision;
     return a.fits == b.fits && x.allowed == y.allowed &&
            (!options_.remaining || x.remaining == y.remaining) &&
-           (!options_.retry_after || x.retry_after == y.retry_after) && a.next == b.next;
+           (!options_.retry_after || x.retry_after == y.retry_after) &&
+           (a.next == b.next || (options_.instants_follow_order &&
+                                 Forgotten(a.next, b.seen) == Forgotten(b.next, b.seen)));
+  }
+  // `state` as every instant from `from` on sees it.
+  State Forgotten(State state, Instant from) const {
+    if constexpr (requires(State s) { s.Forget(policy_, Instant{}); }) state.Forget(policy_, from);
+    return state;
   }
 
   // The instants call `i` can be seen at in [lo, up] that give its answer, the earliest of each

@@ -58,6 +58,11 @@ rc::Gen<std::string> Index() {
   return rc::gen::element<std::string>("0", "1", "2", "-1", "-2", "5", "-5", "x", "1.5");
 }
 rc::Gen<std::string> Field() { return rc::gen::element<std::string>("f", "g", "tokens"); }
+// A set's member: integers (which an intset holds) and not ("01" and "-0" are not integers to
+// Redis).
+rc::Gen<std::string> Member() {
+  return rc::gen::element<std::string>("1", "-2", "10", "x", "f", "01", "-0", "");
+}
 rc::Gen<std::string> Number() {
   return rc::gen::element<std::string>("0", "1", "-1", "7", "100", "x", "", "1.5", "01", " 1",
                                        "9223372036854775807", "-9223372036854775808", "+2");
@@ -248,6 +253,38 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"HSTRLEN", *Key(), *Field()};
       }),
+      rc::gen::exec([] {
+        return Argv{"GETRANGE", *Key(), *Index(), *Index()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("EXPIRETIME", "PEXPIRETIME"), *Key()};
+      }),
+      // sets: members that are integers (Redis's intset, listed in numeric order) and others
+      // (a hash table, listed in an order of its own: read sorted, as a script must)
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("SADD", "SREM"), *Key(), *Member(), *Member()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("SCARD", "SMEMBERS"), "ints:" + *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("SADD", "SREM"), "ints:" + *Key(),
+                    *rc::gen::element<std::string>("1", "-5", "300", "70000", "9", "0"),
+                    *rc::gen::element<std::string>("2", "-70000", "10", "5000000000")};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("SISMEMBER", "SCARD"), *Key(), *Member()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"SMISMEMBER", *Key(), *Member(), *Member()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"EVAL",
+                    "local m = redis.call('SMEMBERS', KEYS[1])\n"
+                    "table.sort(m)\n"
+                    "return m",
+                    "1", *Key()};
+      }),
       // lists
       rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(), *Number(), *Number()};
@@ -265,6 +302,12 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LRANGE", "LTRIM"), *Key(), *Index(), *Index()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"LSET", *Key(), *Index(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"LREM", *Key(), *Index(), *Number()};
       }),
       // sorted sets
       rc::gen::exec([] {
@@ -295,6 +338,11 @@ rc::Gen<Argv> Command() {
       }),
       rc::gen::exec([] {
         return Argv{"ZINCRBY", *Key(), *Score(), *Field()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {*rc::gen::element<std::string>("ZPOPMIN", "ZPOPMAX"), *Key()};
+        if (*rc::gen::inRange(0, 2) == 0) a.push_back(*Index());
+        return a;
       }),
       rc::gen::exec([] {
         return Concat({"ZREVRANGE", *Key(), *rc::gen::element<std::string>("0", "1", "-1"),

@@ -41,6 +41,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"mset", -3, &MemoryKv::MSet},
       {"setnx", 3, &MemoryKv::SetNx},
       {"strlen", 2, &MemoryKv::StrLen},
+      {"getrange", 4, &MemoryKv::GetRange},
       {"append", 3, &MemoryKv::Append},
       {"incr", 2, &MemoryKv::Incr},
       {"incrby", 3, &MemoryKv::IncrByCommand},
@@ -62,6 +63,8 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"pexpireat", -3, &MemoryKv::PExpireAt},
       {"ttl", 2, &MemoryKv::Ttl},
       {"pttl", 2, &MemoryKv::PTtl},
+      {"expiretime", 2, &MemoryKv::ExpireTime},
+      {"pexpiretime", 2, &MemoryKv::PExpireTime},
       {"persist", 2, &MemoryKv::Persist},
       {"time", 1, &MemoryKv::Time},
       {"ping", -1, &MemoryKv::Ping},
@@ -90,6 +93,8 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"lindex", 3, &MemoryKv::LIndex},
       {"lrange", 4, &MemoryKv::LRange},
       {"ltrim", 4, &MemoryKv::LTrim},
+      {"lset", 4, &MemoryKv::LSet},
+      {"lrem", 4, &MemoryKv::LRem},
       {"zadd", -4, &MemoryKv::ZAdd},
       {"zrem", -3, &MemoryKv::ZRem},
       {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},
@@ -102,6 +107,14 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zremrangebyrank", 4, &MemoryKv::ZRemRangeByRank},
       {"zincrby", 4, &MemoryKv::ZIncrBy},
       {"zrangebyscore", -4, &MemoryKv::ZRangeByScore},
+      {"zpopmin", -2, &MemoryKv::ZPopMin},
+      {"zpopmax", -2, &MemoryKv::ZPopMax},
+      {"sadd", -3, &MemoryKv::SAdd},
+      {"srem", -3, &MemoryKv::SRem},
+      {"scard", 2, &MemoryKv::SCard},
+      {"sismember", 3, &MemoryKv::SIsMember},
+      {"smismember", -3, &MemoryKv::SMIsMember},
+      {"smembers", 2, &MemoryKv::SMembers},
       {"eval", -3, &MemoryKv::Eval},
       {"evalsha", -3, &MemoryKv::EvalSha},
       {"script", -2, &MemoryKv::Script},
@@ -170,6 +183,8 @@ StateSize MemoryKv::Usage() const {
       }
     } else if (const auto* list = std::get_if<List>(&entry.value)) {
       for (const std::string& element : *list) s.bytes += static_cast<int64_t>(element.size());
+    } else if (const auto* set = std::get_if<StringSet>(&entry.value)) {
+      for (const std::string& member : set->members) s.bytes += static_cast<int64_t>(member.size());
     }
   }
   return s;
@@ -214,11 +229,14 @@ T* MemoryKv::FindToChange(const std::string& key, bool* wrong_type) {
 template MemoryKv::Hash* MemoryKv::FindToChange<MemoryKv::Hash>(const std::string&, bool*);
 template MemoryKv::ZSet* MemoryKv::FindToChange<MemoryKv::ZSet>(const std::string&, bool*);
 template MemoryKv::List* MemoryKv::FindToChange<MemoryKv::List>(const std::string&, bool*);
+template MemoryKv::StringSet* MemoryKv::FindToChange<MemoryKv::StringSet>(const std::string&,
+                                                                          bool*);
 
 template std::string* MemoryKv::FindAs<std::string>(const std::string&, bool*);
 template MemoryKv::Hash* MemoryKv::FindAs<MemoryKv::Hash>(const std::string&, bool*);
 template MemoryKv::ZSet* MemoryKv::FindAs<MemoryKv::ZSet>(const std::string&, bool*);
 template MemoryKv::List* MemoryKv::FindAs<MemoryKv::List>(const std::string&, bool*);
+template MemoryKv::StringSet* MemoryKv::FindAs<MemoryKv::StringSet>(const std::string&, bool*);
 
 MemoryKv::Entry& MemoryKv::Write(const std::string& key) {
   MarkDirty(key);
@@ -436,7 +454,8 @@ KvReply MemoryKv::Exists(Args a) {
 KvReply MemoryKv::Type(Args a) {
   const Entry* e = Find(a[1]);
   if (e == nullptr) return KvReply::Status("none");
-  static constexpr std::array<std::string_view, 4> kNames = {"string", "hash", "zset", "list"};
+  static constexpr std::array<std::string_view, 5> kNames = {"string", "hash", "zset", "list",
+                                                             "set"};
   return KvReply::Status(std::string(kNames[e->value.index()]));
 }
 
@@ -480,12 +499,32 @@ KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, bool absolute, const char* n
 KvReply MemoryKv::Ttl(Args a) { return TtlIn(a, false); }
 KvReply MemoryKv::PTtl(Args a) { return TtlIn(a, true); }
 
-KvReply MemoryKv::TtlIn(Args a, bool ms) {
+KvReply MemoryKv::ExpireTime(Args a) { return TtlIn(a, false, true); }
+KvReply MemoryKv::PExpireTime(Args a) { return TtlIn(a, true, true); }
+
+KvReply MemoryKv::TtlIn(Args a, bool ms, bool absolute) {
   const Entry* e = Find(a[1]);
   if (e == nullptr) return KvReply::Integer(-2);
   if (e->expire_ms < 0) return KvReply::Integer(-1);
-  const int64_t ttl = std::max<int64_t>(0, e->expire_ms - now_ms_);
+  const int64_t ttl = std::max<int64_t>(0, absolute ? e->expire_ms : e->expire_ms - now_ms_);
   return KvReply::Integer(ms ? ttl : (ttl + 500) / 1000);
+}
+
+// GETRANGE key start end: the bytes from start to end, both included (negative: from the end).
+KvReply MemoryKv::GetRange(Args a) {
+  const std::optional<int64_t> from = ParseRedisInteger(a[2]), to = ParseRedisInteger(a[3]);
+  if (!from || !to) return kv_errors::NotInteger();
+  bool wrong = false;
+  const std::string* v = FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  int64_t start = *from, end = *to;
+  if (v == nullptr || (start < 0 && end < 0 && start > end)) return KvReply::Bulk("");
+  const int64_t size = static_cast<int64_t>(v->size());
+  if (start < 0) start = std::max<int64_t>(0, size + start);
+  if (end < 0) end = std::max<int64_t>(0, size + end);
+  end = std::min(end, size - 1);
+  if (start > end || size == 0) return KvReply::Bulk("");
+  return KvReply::Bulk(v->substr(static_cast<size_t>(start), static_cast<size_t>(end - start + 1)));
 }
 
 KvReply MemoryKv::Persist(Args a) {

@@ -92,8 +92,12 @@ class MemoryKv final : public Kv {
     void Set(const std::string& member, double stored);
   };
   using List = std::deque<std::string>;
+  struct StringSet {
+    std::set<std::string> members;
+    bool intset = true;  // as Redis keeps it: integers only, and few (memory_kv_sets.cc)
+  };
   struct Entry {
-    std::variant<std::string, Hash, ZSet, List> value;
+    std::variant<std::string, Hash, ZSet, List, StringSet> value;
     int64_t expire_ms = -1;  // unix ms; -1: none
   };
   using Map = absl::flat_hash_map<std::string, Entry>;
@@ -146,7 +150,10 @@ class MemoryKv final : public Kv {
   KvReply ExpireIn(Args a, int64_t unit_ms, bool absolute, const char* name);
   KvReply Ttl(Args a);
   KvReply PTtl(Args a);
-  KvReply TtlIn(Args a, bool ms);
+  KvReply TtlIn(Args a, bool ms, bool absolute = false);
+  KvReply ExpireTime(Args a);
+  KvReply PExpireTime(Args a);
+  KvReply GetRange(Args a);
   KvReply Persist(Args a);
   KvReply Time(Args a);
   KvReply Ping(Args a);
@@ -181,6 +188,9 @@ class MemoryKv final : public Kv {
   KvReply ZRemRangeByRank(Args a);
   KvReply ZIncrBy(Args a);
   KvReply ZRangeByScore(Args a);
+  KvReply ZPop(Args a, bool max);  // ZPOPMIN, ZPOPMAX
+  KvReply ZPopMin(Args a);
+  KvReply ZPopMax(Args a);
   // Floats (memory_kv_floats.cc).
   KvReply IncrByFloat(Args a);
   KvReply HIncrByFloat(Args a);
@@ -195,6 +205,15 @@ class MemoryKv final : public Kv {
   KvReply LIndex(Args a);
   KvReply LRange(Args a);
   KvReply LTrim(Args a);
+  KvReply LSet(Args a);
+  KvReply LRem(Args a);
+  // Sets (memory_kv_sets.cc).
+  KvReply SAdd(Args a);
+  KvReply SRem(Args a);
+  KvReply SCard(Args a);
+  KvReply SIsMember(Args a);
+  KvReply SMIsMember(Args a);
+  KvReply SMembers(Args a);
   // Scripting (memory_kv_scripting.cc).
   KvReply Eval(Args a);
   KvReply EvalSha(Args a);

@@ -429,6 +429,35 @@ KvReply MemoryKv::ZRemRangeByRank(Args a) {
   return KvReply::Integer(removed);
 }
 
+// ZPOPMIN / ZPOPMAX key [count]: the lowest (highest) members with their scores, removed.
+KvReply MemoryKv::ZPop(Args a, bool max) {
+  if (a.size() > 3) return kv_errors::Arity(max ? "zpopmax" : "zpopmin");
+  int64_t count = 1;
+  if (a.size() == 3) {
+    // Not a number is "out of range" too, as Redis says it.
+    const std::optional<int64_t> given = ParseRedisInteger(a[2]);
+    if (!given || *given < 0) return KvReply::Error("ERR value is out of range, must be positive");
+    count = *given;
+  }
+  bool wrong = false;
+  ZSet* z = FindToChange<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (z == nullptr) return KvReply::Array(std::move(out));
+  for (int64_t i = 0; i < count && !z->by_score.empty(); ++i) {
+    const auto it = max ? std::prev(z->by_score.end()) : z->by_score.begin();
+    out.push_back(KvReply::Bulk(it->second));
+    out.push_back(KvReply::Bulk(FormatScore(it->first)));
+    z->scores.erase(it->second);
+    z->by_score.erase(it);
+  }
+  if (z->scores.empty()) Erase(a[1]);
+  return KvReply::Array(std::move(out));
+}
+
+KvReply MemoryKv::ZPopMin(Args a) { return ZPop(a, false); }
+KvReply MemoryKv::ZPopMax(Args a) { return ZPop(a, true); }
+
 KvReply MemoryKv::ZIncrBy(Args a) {
   const std::optional<double> by = ParseScore(a[2]);
   if (!by) return kv_errors::NotFloat();

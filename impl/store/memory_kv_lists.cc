@@ -127,4 +127,57 @@ KvReply MemoryKv::LTrim(Args a) {
   return KvReply::Status("OK");
 }
 
+// LSET key index element: "no such key" for a missing list (before the index is read),
+// "index out of range" past its ends.
+KvReply MemoryKv::LSet(Args a) {
+  bool wrong = false;
+  List* list = FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (list == nullptr) return KvReply::Error("ERR no such key");
+  const std::optional<int64_t> index = ParseRedisInteger(a[2]);
+  if (!index) return kv_errors::NotInteger();
+  const int64_t size = static_cast<int64_t>(list->size());
+  const int64_t at = *index < 0 ? size + *index : *index;
+  if (at < 0 || at >= size) return KvReply::Error("ERR index out of range");
+  MarkDirty(a[1]);
+  (*list)[static_cast<size_t>(at)] = a[3];
+  return KvReply::Ok();
+}
+
+// LREM key count element: removes up to count of element from the head (from the tail when count
+// is negative; every one when 0), and says how many.
+KvReply MemoryKv::LRem(Args a) {
+  const std::optional<int64_t> count = ParseRedisInteger(a[2]);
+  if (!count) return kv_errors::NotInteger();
+  bool wrong = false;
+  List* list = FindToChange<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (list == nullptr) return KvReply::Integer(0);
+  const uint64_t most = *count == 0  ? UINT64_MAX
+                        : *count < 0 ? static_cast<uint64_t>(-(*count + 1)) + 1
+                                     : static_cast<uint64_t>(*count);
+  uint64_t removed = 0;
+  List kept;
+  if (*count >= 0) {
+    for (std::string& element : *list) {
+      if (removed < most && element == a[3]) {
+        ++removed;
+      } else {
+        kept.push_back(std::move(element));
+      }
+    }
+  } else {
+    for (auto it = list->rbegin(); it != list->rend(); ++it) {
+      if (removed < most && *it == a[3]) {
+        ++removed;
+      } else {
+        kept.push_front(std::move(*it));
+      }
+    }
+  }
+  *list = std::move(kept);
+  if (list->empty()) Erase(a[1]);
+  return KvReply::Integer(static_cast<int64_t>(removed));
+}
+
 }  // namespace ratelab

@@ -257,6 +257,27 @@ rc::Gen<Argv> Command() {
         return Argv{"GETRANGE", *Key(), *Index(), *Index()};
       }),
       rc::gen::exec([] {
+        Argv a = {"GETEX", *Key()};
+        const std::string option =
+            *rc::gen::element<std::string>("", "EX", "PX", "EXAT", "PXAT", "PERSIST", "KEEPTTL");
+        if (option == "EXAT")
+          return Concat(a, {option, *rc::gen::element<std::string>(kPastS, kSoonS, "x")});
+        if (option == "PXAT")
+          return Concat(a, {option, *rc::gen::element<std::string>(kPastMs, kSoonMs, "0")});
+        if (option == "EX" || option == "PX") return Concat(a, {option, *Ms()});
+        if (!option.empty()) a.push_back(option);
+        return a;
+      }),
+      rc::gen::exec([] {
+        Argv a = {"MSETNX", *Key(), *Number()};
+        if (*rc::gen::inRange(0, 2) == 0) a = Concat(a, {*Key(), *Number()});
+        if (*rc::gen::inRange(0, 4) == 0) a.push_back(*Key());
+        return a;
+      }),
+      rc::gen::exec([] {
+        return Argv{"RENAMENX", *Key(), *Key()};
+      }),
+      rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("EXPIRETIME", "PEXPIRETIME"), *Key()};
       }),
       // sets: members that are integers (Redis's intset, listed in numeric order) and others
@@ -309,6 +330,10 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"LREM", *Key(), *Index(), *Number()};
       }),
+      rc::gen::exec([] {
+        return Argv{"LINSERT", *Key(), *rc::gen::element<std::string>("BEFORE", "after", "x"),
+                    *Number(), *Number()};
+      }),
       // sorted sets
       rc::gen::exec([] {
         return Concat(Concat({"ZADD", *Key()}, *Options({"NX", "XX", "GT", "LT", "CH"})),
@@ -330,7 +355,7 @@ rc::Gen<Argv> Command() {
         return Argv{"ZSCORE", *Key(), *Field()};
       }),
       rc::gen::exec([] {
-        return Argv{"ZRANK", *Key(), *Field()};
+        return Argv{*rc::gen::element<std::string>("ZRANK", "ZREVRANK"), *Key(), *Field()};
       }),
       rc::gen::exec([] {
         return Argv{"ZREMRANGEBYRANK", *Key(), *rc::gen::element<std::string>("0", "1", "-1", "-5"),

@@ -39,6 +39,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"mget", -2, &MemoryKv::MGet},
       {"set", -3, &MemoryKv::Set},
       {"mset", -3, &MemoryKv::MSet},
+      {"msetnx", -3, &MemoryKv::MSetNx},
       {"setnx", 3, &MemoryKv::SetNx},
       {"strlen", 2, &MemoryKv::StrLen},
       {"getrange", 4, &MemoryKv::GetRange},
@@ -52,7 +53,9 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"psetex", 4, &MemoryKv::PSetEx},
       {"getset", 3, &MemoryKv::GetSet},
       {"getdel", 2, &MemoryKv::GetDel},
+      {"getex", -2, &MemoryKv::GetEx},
       {"rename", 3, &MemoryKv::Rename},
+      {"renamenx", 3, &MemoryKv::RenameNx},
       {"del", -2, &MemoryKv::Del},
       {"unlink", -2, &MemoryKv::Del},
       {"exists", -2, &MemoryKv::Exists},
@@ -95,6 +98,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"ltrim", 4, &MemoryKv::LTrim},
       {"lset", 4, &MemoryKv::LSet},
       {"lrem", 4, &MemoryKv::LRem},
+      {"linsert", 5, &MemoryKv::LInsert},
       {"zadd", -4, &MemoryKv::ZAdd},
       {"zrem", -3, &MemoryKv::ZRem},
       {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},
@@ -104,6 +108,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zrange", -4, &MemoryKv::ZRange},
       {"zrevrange", -4, &MemoryKv::ZRevRange},
       {"zrank", 3, &MemoryKv::ZRank},
+      {"zrevrank", 3, &MemoryKv::ZRevRank},
       {"zremrangebyrank", 4, &MemoryKv::ZRemRangeByRank},
       {"zincrby", 4, &MemoryKv::ZIncrBy},
       {"zrangebyscore", -4, &MemoryKv::ZRangeByScore},
@@ -279,6 +284,16 @@ KvReply MemoryKv::MSet(Args a) {
   return KvReply::Ok();
 }
 
+// MSETNX: every pair set, or (when any of the keys exists) none.
+KvReply MemoryKv::MSetNx(Args a) {
+  if (a.size() % 2 != 1) return kv_errors::Arity("msetnx");
+  for (size_t i = 1; i + 1 < a.size(); i += 2) {
+    if (Find(a[i]) != nullptr) return KvReply::Integer(0);
+  }
+  MSet(a);
+  return KvReply::Integer(1);
+}
+
 KvReply MemoryKv::SetNx(Args a) {
   if (Find(a[1]) != nullptr) return KvReply::Integer(0);
   Entry& w = Write(a[1]);
@@ -319,19 +334,10 @@ KvReply MemoryKv::Set(Args a) {
       get = true;
     } else if (opt == "KEEPTTL" && expire_ms < 0) {
       keep_ttl = true;
-    } else if ((opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") && !keep_ttl &&
-               expire_ms < 0 && i + 1 < a.size()) {
-      const std::optional<int64_t> v = ParseRedisInteger(a[++i]);
-      if (!v) return kv_errors::NotInteger();
-      const int64_t unit = (opt == "EX" || opt == "EXAT") ? 1000 : 1;
-      if (*v <= 0 || *v > std::numeric_limits<int64_t>::max() / unit) {
-        return kv_errors::InvalidExpire("set");
-      }
-      const bool absolute = opt == "EXAT" || opt == "PXAT";
-      if (!absolute && *v * unit > std::numeric_limits<int64_t>::max() - now_ms_) {
-        return kv_errors::InvalidExpire("set");
-      }
-      expire_ms = absolute ? *v * unit : now_ms_ + *v * unit;
+    } else if (IsExpiryOption(opt) && !keep_ttl && expire_ms < 0 && i + 1 < a.size()) {
+      std::variant<int64_t, KvReply> at = ExpiryOption(opt, a[++i], "set");
+      if (auto* error = std::get_if<KvReply>(&at)) return *error;
+      expire_ms = std::get<int64_t>(at);
     } else {
       return kv_errors::Syntax();
     }
@@ -412,6 +418,63 @@ KvReply MemoryKv::GetSet(Args a) {
   return old;
 }
 
+bool MemoryKv::IsExpiryOption(std::string_view option) {
+  return option == "EX" || option == "PX" || option == "EXAT" || option == "PXAT";
+}
+
+std::variant<int64_t, KvReply> MemoryKv::ExpiryOption(std::string_view option,
+                                                      const std::string& value,
+                                                      const char* command) const {
+  const std::optional<int64_t> v = ParseRedisInteger(value);
+  if (!v) return kv_errors::NotInteger();
+  const int64_t unit = (option == "EX" || option == "EXAT") ? 1000 : 1;
+  if (*v <= 0 || *v > std::numeric_limits<int64_t>::max() / unit) {
+    return kv_errors::InvalidExpire(command);
+  }
+  const bool absolute = option == "EXAT" || option == "PXAT";
+  if (!absolute && *v * unit > std::numeric_limits<int64_t>::max() - now_ms_) {
+    return kv_errors::InvalidExpire(command);
+  }
+  return absolute ? *v * unit : now_ms_ + *v * unit;
+}
+
+// GETEX key [EX s | PX ms | EXAT s | PXAT ms | PERSIST]: the value, its expiry set or removed. A
+// time already past deletes the key (the value is still answered), as Redis does.
+KvReply MemoryKv::GetEx(Args a) {
+  std::string option;  // EX, PX, EXAT, PXAT or PERSIST
+  std::string value;
+  for (size_t i = 2; i < a.size(); ++i) {
+    const std::string opt = absl::AsciiStrToUpper(a[i]);
+    if (opt == "PERSIST" && option.empty()) {
+      option = opt;
+    } else if (IsExpiryOption(opt) && option.empty() && i + 1 < a.size()) {
+      option = opt;
+      value = a[++i];
+    } else {
+      return kv_errors::Syntax();
+    }
+  }
+  bool wrong = false;
+  const std::string* v = FindAs<std::string>(a[1], &wrong);
+  if (v == nullptr && !wrong) return KvReply::Nil();
+  if (wrong) return kv_errors::WrongType();
+  std::optional<int64_t> expire_ms;
+  if (IsExpiryOption(option)) {
+    std::variant<int64_t, KvReply> at = ExpiryOption(option, value, "getex");
+    if (auto* error = std::get_if<KvReply>(&at)) return *error;
+    expire_ms = std::get<int64_t>(at);
+  }
+  KvReply out = KvReply::Bulk(*v);
+  if (expire_ms && (option == "EXAT" || option == "PXAT") && *expire_ms <= now_ms_) {
+    Erase(a[1]);
+  } else if (expire_ms) {
+    Write(a[1]).expire_ms = *expire_ms;
+  } else if (option == "PERSIST") {
+    Write(a[1]).expire_ms = -1;
+  }
+  return out;
+}
+
 KvReply MemoryKv::GetDel(Args a) {
   bool wrong = false;
   const std::string* v = FindAs<std::string>(a[1], &wrong);
@@ -432,6 +495,14 @@ KvReply MemoryKv::Rename(Args a) {
   Erase(a[1]);
   Write(a[2]) = std::move(moved);
   return KvReply::Ok();
+}
+
+// RENAMENX: as RENAME, but 0 (and nothing moved) when the new name is taken, or is the same.
+KvReply MemoryKv::RenameNx(Args a) {
+  if (Find(a[1]) == nullptr) return KvReply::Error("ERR no such key");
+  if (a[1] == a[2] || Find(a[2]) != nullptr) return KvReply::Integer(0);
+  Rename(a);
+  return KvReply::Integer(1);
 }
 
 KvReply MemoryKv::Del(Args a) {

@@ -125,6 +125,7 @@ class MemoryKv final : public Kv {
   KvReply MGet(Args a);
   KvReply Set(Args a);
   KvReply MSet(Args a);
+  KvReply MSetNx(Args a);
   KvReply SetNx(Args a);
   KvReply StrLen(Args a);
   KvReply Append(Args a);
@@ -138,7 +139,13 @@ class MemoryKv final : public Kv {
   KvReply SetExpiring(Args a, int64_t unit_ms, const char* name);
   KvReply GetSet(Args a);
   KvReply GetDel(Args a);
+  KvReply GetEx(Args a);
+  // SET's and GETEX's options that give an expiry, and the unix ms one means (or its error).
+  static bool IsExpiryOption(std::string_view option);
+  std::variant<int64_t, KvReply> ExpiryOption(std::string_view option, const std::string& value,
+                                              const char* command) const;
   KvReply Rename(Args a);
+  KvReply RenameNx(Args a);
   KvReply Del(Args a);
   KvReply Exists(Args a);
   KvReply Type(Args a);
@@ -185,6 +192,7 @@ class MemoryKv final : public Kv {
   KvReply ZRevRange(Args a);
   KvReply RankRange(Args a, bool reverse);  // ZRANGE, ZREVRANGE
   KvReply ZRank(Args a);
+  KvReply ZRevRank(Args a);
   KvReply ZRemRangeByRank(Args a);
   KvReply ZIncrBy(Args a);
   KvReply ZRangeByScore(Args a);
@@ -207,6 +215,7 @@ class MemoryKv final : public Kv {
   KvReply LTrim(Args a);
   KvReply LSet(Args a);
   KvReply LRem(Args a);
+  KvReply LInsert(Args a);
   // Sets (memory_kv_sets.cc).
   KvReply SAdd(Args a);
   KvReply SRem(Args a);

@@ -405,6 +405,17 @@ KvReply MemoryKv::ZRank(Args a) {
       std::distance(z->by_score.begin(), z->by_score.find({it->second, a[2]}))));
 }
 
+KvReply MemoryKv::ZRevRank(Args a) {
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Nil();
+  const auto it = z->scores.find(a[2]);
+  if (it == z->scores.end()) return KvReply::Nil();
+  return KvReply::Integer(static_cast<int64_t>(
+      std::distance(z->by_score.find({it->second, a[2]}), z->by_score.end()) - 1));
+}
+
 KvReply MemoryKv::ZRemRangeByRank(Args a) {
   std::optional<int64_t> start = ParseRedisInteger(a[2]);
   std::optional<int64_t> stop = ParseRedisInteger(a[3]);

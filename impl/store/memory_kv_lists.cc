@@ -3,6 +3,7 @@
 // deleted.
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "impl/store/memory_kv.h"
 #include "impl/store/memory_kv_errors.h"
 
@@ -178,6 +179,23 @@ KvReply MemoryKv::LRem(Args a) {
   *list = std::move(kept);
   if (list->empty()) Erase(a[1]);
   return KvReply::Integer(static_cast<int64_t>(removed));
+}
+
+// LINSERT key BEFORE|AFTER pivot element: the list's new length, -1 without the pivot, 0 without
+// the list.
+KvReply MemoryKv::LInsert(Args a) {
+  const std::string where = absl::AsciiStrToUpper(a[2]);
+  if (where != "BEFORE" && where != "AFTER") return kv_errors::Syntax();
+  bool wrong = false;
+  List* list = FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (list == nullptr) return KvReply::Integer(0);
+  const auto pivot = std::find(list->begin(), list->end(), a[3]);
+  if (pivot == list->end()) return KvReply::Integer(-1);
+  const size_t at = static_cast<size_t>(pivot - list->begin()) + (where == "AFTER" ? 1 : 0);
+  MarkDirty(a[1]);
+  list->insert(list->begin() + static_cast<std::ptrdiff_t>(at), a[4]);
+  return KvReply::Integer(static_cast<int64_t>(list->size()));
 }
 
 }  // namespace ratelab

@@ -34,20 +34,77 @@ struct Workload {
   History history;
 };
 
-Workload MakeWorkload(const Policy& policy, int64_t keys, bool broken) {
-  std::mt19937_64 rng(static_cast<uint64_t>(keys) * 31 + (broken ? 1 : 0));
-  const int64_t per_key = kCalls / keys;
+// Histories shaped as the commands make them, each judged as its command judges it (on the
+// store's clock, the instants following the order of effect):
+// - a probe's: 3 users' requests over HTTP, 4 at a time at 100 a second, each answered after 0.3
+//   to 1.5 ms, decided on a server clock exact to the nanosecond, each interval widened a
+//   millisecond early as the probe widens it (a server may see its own clock's whole
+//   millisecond); 2 000 requests a user, a probe of a minute;
+// - a stress run's: 16 threads on one key with no pause between calls, each answered after 150 to
+//   450 us, for the buckets at `stress`'s default policy (10, filling at 100 a second), each
+//   decided as its script decides: the token bucket on the client's clock in milliseconds
+//   (kv-token-bucket-lua), GCRA on the client's in microseconds (kv-gcra-lua); 150 000 calls,
+//   what `stress --threads 16 --duration 4s --users 2` sends a key. (A window's history of that
+//   shape, with a window's whole allowance admitted in a few milliseconds 16 at a time, is still
+//   past the search's budget.)
+struct Judged {
+  Policy policy;
+  int64_t resolution_ns;
+  bool store_clock;
+};
+struct Shape {
+  const char* name;
+  int64_t keys;
+  int64_t per_key;
+  int clients;
+  int64_t gap_ns;  // a client's pause after an answer, at most
+  int64_t latency_min_ns;
+  int64_t latency_max_ns;
+  int64_t early_ns;  // how much earlier than sent an interval is judged from
+  std::vector<Judged> policies;
+};
+const Shape kShapes[] = {
+    {"probe",
+     3,
+     2'000,
+     4,
+     40'000'000,
+     300'000,
+     1'500'000,
+     999'999,
+     {{Policy::Window(Algorithm::kAnchoredWindow, 5, std::chrono::seconds(1)), 1, true},
+      {Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)), 1, true},
+      {Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(200)), 1, true},
+      {Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(200)), 1, true}}},
+    {"stress 16 threads",
+     1,
+     150'000,
+     16,
+     0,
+     150'000,
+     450'000,
+     0,
+     {{Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(10)), 1'000'000,
+       false},
+      {Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10)), 1'000, false}}},
+};
+
+// `shape`'s calls, decided by `judged`'s model at a random instant of each interval seen at its
+// clock's resolution (so that the history is linearizable); each key's clients send their next
+// call a random gap after their last was answered.
+Workload MakeShapedWorkload(const Shape& shape, const Judged& judged, uint64_t seed) {
+  const Policy& policy = judged.policy;
+  std::mt19937_64 rng(seed);
   Workload w{policy, {}};
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
-  std::uniform_int_distribution<int64_t> gap(0, 4'000'000), latency(0, 3'000'000);
+  std::uniform_int_distribution<int64_t> gap(0, shape.gap_ns),
+      latency(shape.latency_min_ns, shape.latency_max_ns);
   const Instant start = FromUnixNanos(int64_t{1'700'000'000} * 1'000'000'000);
-  for (int64_t k = 0; k < keys; ++k) {
+  for (int64_t k = 0; k < shape.keys; ++k) {
     const std::string key = "user:" + std::to_string(k);
-    // Eight clients, each sending its next call a random gap after its last was answered.
-    std::vector<Instant> free(8, start);
+    std::vector<Instant> free(static_cast<size_t>(shape.clients), start);
     std::vector<std::pair<Instant, size_t>> effects;
-    const size_t first = w.history.size();
-    for (int64_t i = 0; i < per_key; ++i) {
+    for (int64_t i = 0; i < shape.per_key; ++i) {
       auto client = std::min_element(free.begin(), free.end());
       HistoryEvent e;
       e.id = static_cast<int64_t>(w.history.size());
@@ -58,18 +115,28 @@ Workload MakeWorkload(const Policy& policy, int64_t keys, bool broken) {
       const int64_t span = (e.complete - e.invoke).count();
       effects.push_back({e.invoke + Duration(std::uniform_int_distribution<int64_t>(0, span)(rng)),
                          w.history.size()});
+      e.invoke -= Duration(shape.early_ns);
       w.history.push_back(std::move(e));
     }
     std::sort(effects.begin(), effects.end());
     for (const auto& [at, i] : effects) {
-      // The limiter saw its clock at 1 ms.
-      const Instant seen = FromUnixNanos(at.time_since_epoch().count() / 1'000'000 * 1'000'000);
-      w.history[i].decision = model->Decide(key, seen, 1);
+      const int64_t ns = at.time_since_epoch().count();
+      w.history[i].decision =
+          model->Decide(key, FromUnixNanos(ns / judged.resolution_ns * judged.resolution_ns), 1);
     }
-    if (broken && k == 0) {
-      Decision& d = *w.history[first + static_cast<size_t>(per_key / 2)].decision;
-      d.allowed = !d.allowed;
-    }
+  }
+  return w;
+}
+
+// 100 000 calls over `keys` keys, eight clients a key, each answered after 0 to 3 ms, decided on
+// the store's clock at 1 ms; "broken" flips one answer of the first key.
+Workload MakeWorkload(const Policy& policy, int64_t keys, bool broken) {
+  const Shape shape{"", keys, kCalls / keys, 8, 4'000'000, 0, 3'000'000, 0, {}};
+  Workload w = MakeShapedWorkload(shape, Judged{policy, 1'000'000, true},
+                                  static_cast<uint64_t>(keys) * 31 + (broken ? 1 : 0));
+  if (broken) {
+    Decision& d = *w.history[static_cast<size_t>(shape.per_key / 2)].decision;
+    d.allowed = !d.allowed;
   }
   return w;
 }
@@ -128,102 +195,11 @@ void BM_Replay(benchmark::State& state) {
   state.SetLabel(policy.ToString() + ", replayed once");
 }
 
-// Histories shaped as the commands make them, each judged as its command judges it (on the
-// store's clock, the instants following the order of effect):
-// - a probe's: 3 users' requests over HTTP, 4 at a time at 100 a second, each answered after 0.3
-//   to 1.5 ms, decided on a server clock exact to the nanosecond, each interval widened a
-//   millisecond early as the probe widens it (a server may see its own clock's whole
-//   millisecond); 2 000 requests a user, a probe of a minute;
-// - a stress run's: 16 threads on one key with no pause between calls, each answered after 150 to
-//   450 us, for the buckets at `stress`'s default policy (10, filling at 100 a second), each
-//   decided as its script decides: the token bucket on the client's clock in milliseconds
-//   (kv-token-bucket-lua), GCRA on the client's in microseconds (kv-gcra-lua); 150 000 calls,
-//   what `stress --threads 16 --duration 4s --users 2` sends a key. (A window's history of that
-//   shape, with a window's whole allowance admitted in a few milliseconds 16 at a time, is still
-//   past the search's budget.)
-struct Judged {
-  Policy policy;
-  int64_t resolution_ns;
-  bool store_clock;
-};
-struct Shape {
-  const char* name;
-  int64_t keys;
-  int64_t per_key;
-  int clients;
-  int64_t gap_ns;  // a client's pause after an answer, at most
-  int64_t latency_min_ns;
-  int64_t latency_max_ns;
-  int64_t early_ns;  // how much earlier than sent an interval is judged from
-  std::vector<Judged> policies;
-};
-const Shape kShapes[] = {
-    {"probe",
-     3,
-     2'000,
-     4,
-     40'000'000,
-     300'000,
-     1'500'000,
-     999'999,
-     {{Policy::Window(Algorithm::kAnchoredWindow, 5, std::chrono::seconds(1)), 1, true},
-      {Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)), 1, true},
-      {Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(200)), 1, true},
-      {Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(200)), 1, true}}},
-    {"stress 16 threads",
-     1,
-     150'000,
-     16,
-     0,
-     150'000,
-     450'000,
-     0,
-     {{Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(10)), 1'000'000,
-       false},
-      {Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10)), 1'000, false}}},
-};
-
-Workload MakeShapedWorkload(const Shape& shape, const Judged& judged) {
-  const Policy& policy = judged.policy;
-  std::mt19937_64 rng(static_cast<uint64_t>(shape.per_key) * 7 + shape.keys);
-  Workload w{policy, {}};
-  std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
-  std::uniform_int_distribution<int64_t> gap(0, shape.gap_ns),
-      latency(shape.latency_min_ns, shape.latency_max_ns);
-  const Instant start = FromUnixNanos(int64_t{1'700'000'000} * 1'000'000'000);
-  for (int64_t k = 0; k < shape.keys; ++k) {
-    const std::string key = "user:" + std::to_string(k);
-    std::vector<Instant> free(static_cast<size_t>(shape.clients), start);
-    std::vector<std::pair<Instant, size_t>> effects;
-    for (int64_t i = 0; i < shape.per_key; ++i) {
-      auto client = std::min_element(free.begin(), free.end());
-      HistoryEvent e;
-      e.id = static_cast<int64_t>(w.history.size());
-      e.key = key;
-      e.invoke = *client + Duration(gap(rng));
-      e.complete = e.invoke + Duration(latency(rng));
-      *client = e.complete;
-      const int64_t span = (e.complete - e.invoke).count();
-      effects.push_back({e.invoke + Duration(std::uniform_int_distribution<int64_t>(0, span)(rng)),
-                         w.history.size()});
-      e.invoke -= Duration(shape.early_ns);
-      w.history.push_back(std::move(e));
-    }
-    std::sort(effects.begin(), effects.end());
-    for (const auto& [at, i] : effects) {
-      const int64_t ns = at.time_since_epoch().count();
-      w.history[i].decision =
-          model->Decide(key, FromUnixNanos(ns / judged.resolution_ns * judged.resolution_ns), 1);
-    }
-  }
-  return w;
-}
-
 void BM_ShapedSearch(benchmark::State& state) {
   const Shape& shape = kShapes[state.range(0)];
   const Judged& judged = shape.policies[state.range(1)];
   const Policy& policy = judged.policy;
-  const Workload w = MakeShapedWorkload(shape, judged);
+  const Workload w = MakeShapedWorkload(shape, judged, static_cast<uint64_t>(shape.per_key));
   LinearizabilityOptions options;  // the budget the commands give
   options.resolution = Duration(judged.resolution_ns);
   options.instants_follow_order = judged.store_clock;
@@ -246,7 +222,8 @@ void BM_ShapedSearch(benchmark::State& state) {
 
 void BM_ShapedReplay(benchmark::State& state) {
   const Shape& shape = kShapes[state.range(0)];
-  const Workload w = MakeShapedWorkload(shape, shape.policies[state.range(1)]);
+  const Workload w = MakeShapedWorkload(shape, shape.policies[state.range(1)],
+                                        static_cast<uint64_t>(shape.per_key));
   for (auto _ : state) {
     std::unique_ptr<ReferenceModel> model = MakeReferenceModel(w.policy);
     int64_t allowed = 0;

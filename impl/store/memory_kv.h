@@ -193,6 +193,7 @@ class MemoryKv final : public Kv {
   KvReply RankRange(Args a, bool reverse);  // ZRANGE, ZREVRANGE
   KvReply ZRank(Args a);
   KvReply ZRevRank(Args a);
+  KvReply Rank(Args a, bool reverse);  // ZRANK, ZREVRANK
   KvReply ZRemRangeByRank(Args a);
   KvReply ZIncrBy(Args a);
   KvReply ZRangeByScore(Args a);

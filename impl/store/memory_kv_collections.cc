@@ -394,27 +394,19 @@ KvReply MemoryKv::RankRange(Args a, bool reverse) {
   return KvReply::Array(std::move(out));
 }
 
-KvReply MemoryKv::ZRank(Args a) {
+// ZRANK, ZREVRANK: the member's place counted from the lowest score (the highest).
+KvReply MemoryKv::Rank(Args a, bool reverse) {
   bool wrong = false;
   const ZSet* z = FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Nil();
   const auto it = z->scores.find(a[2]);
   if (it == z->scores.end()) return KvReply::Nil();
-  return KvReply::Integer(static_cast<int64_t>(
-      std::distance(z->by_score.begin(), z->by_score.find({it->second, a[2]}))));
+  const int64_t rank = std::distance(z->by_score.begin(), z->by_score.find({it->second, a[2]}));
+  return KvReply::Integer(reverse ? static_cast<int64_t>(z->by_score.size()) - 1 - rank : rank);
 }
-
-KvReply MemoryKv::ZRevRank(Args a) {
-  bool wrong = false;
-  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
-  if (wrong) return kv_errors::WrongType();
-  if (z == nullptr) return KvReply::Nil();
-  const auto it = z->scores.find(a[2]);
-  if (it == z->scores.end()) return KvReply::Nil();
-  return KvReply::Integer(static_cast<int64_t>(
-      std::distance(z->by_score.find({it->second, a[2]}), z->by_score.end()) - 1));
-}
+KvReply MemoryKv::ZRank(Args a) { return Rank(a, false); }
+KvReply MemoryKv::ZRevRank(Args a) { return Rank(a, true); }
 
 KvReply MemoryKv::ZRemRangeByRank(Args a) {
   std::optional<int64_t> start = ParseRedisInteger(a[2]);

@@ -76,6 +76,36 @@ TEST(CliDocs, EveryOptionOfEveryCommandIsInTheManPageAndTheCompletion) {
   EXPECT_NE(Ratelab({"--help"}).out.find("Exit status:\n    0  done"), std::string::npos);
 }
 
+// The documents ratelab's design reproduces are not something its users have: no help text, no
+// man page, README, user's doc or scenario (whose description its report shows) names them ("seed
+// 003's decision API"); each API, protocol and rule set is named by what it does. (docs/design.md,
+// the developers' record, may say where a design came from.)
+TEST(CliDocs, NoHelpOrUsersDocNamesTheDesignDocuments) {
+  const std::regex seed(R"((seeds? 0\d\d\b|seeds' (own|rules|claim)))", std::regex::icase);
+  std::vector<std::pair<std::string, std::string>> texts = {
+      {"ratelab --help", Ratelab({"--help"}).out}, {"ratelab man", Ratelab({"man"}).out}};
+  for (const char* command : {"serve", "rules", "probe", "stress", "check", "worst", "compare"}) {
+    texts.emplace_back(std::string("ratelab ") + command + " --help",
+                       Ratelab({command, "--help"}).out);
+  }
+  const fs::path root = RATELAB_SOURCE_DIR;
+  texts.emplace_back("README.md", Read(root / "README.md"));
+  for (const auto& doc : fs::directory_iterator(root / "docs")) {
+    if (doc.path().extension() != ".md" || doc.path().filename() == "design.md") continue;
+    texts.emplace_back(doc.path().filename().string(), Read(doc.path()));
+  }
+  // A scenario's description is its report's.
+  for (const auto& scenario : fs::directory_iterator(root / "scenarios")) {
+    if (scenario.path().extension() != ".yaml") continue;
+    texts.emplace_back(scenario.path().filename().string(), Read(scenario.path()));
+  }
+  for (const auto& [where, text] : texts) {
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(text, m, seed)) << where << ": \"" << m.str() << "\"";
+  }
+  EXPECT_GT(texts.size(), 20u);  // 9 commands' help, the README, 4 docs, 9 scenarios
+}
+
 // Runs `script` in bash, its output into `out`; the exit status.
 int Bash(const fs::path& dir, const std::string& script, std::string& out) {
   const fs::path file = Write(dir, "script.sh", script);

@@ -251,7 +251,7 @@ class Demo final : public Command {
     if (!witnesses.empty()) out << "first witness of each broken claim:\n" << witnesses << "\n";
     out << "Reading it: \"own promise\" is what the algorithm guarantees (aligned windows for the\n"
            "fixed window and the counter, any window for the log, burst plus rate for the "
-           "buckets);\nthe last column holds every limiter to the seeds' claim. The fixed window "
+           "buckets);\nthe last column holds every limiter to the claim above. The fixed window "
            "keeps its\npromise yet admits twice the limit across a window edge.\n\n";
     const std::string reproduce = ReproduceCommand("demo", "", seed_);
     out << "reproduce: " << reproduce << "\n";

@@ -39,8 +39,8 @@ class Rules final : public Command {
     }
     CLI::App* c = app.add_subcommand(
         "rules",
-        "Rate-limit rules (seed 003's rules table, seed 004's per-action limits) in a YAML rules "
-        "file or in PostgreSQL: validate, list, import, export");
+        "Rate-limit rules (per scope and endpoint, and per-action limits) in a YAML rules file "
+        "or in PostgreSQL: validate, list, import, export");
     c->footer("Actions:" + actions +
               "\n\nA rules file lists rules under 'rules:', each with scope_type (user, org, ip, "
               "apiKey or global), scope_value (a value or *), endpoint (/exact, /prefix/* or *), "

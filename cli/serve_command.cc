@@ -39,13 +39,13 @@ class Serve final : public Command {
   CLI::App* Add(CLI::App& app) override {
     CLI::App* c = app.add_subcommand(
         "serve",
-        "Run the rate-limit service over HTTP: seed 003's decision API (POST /ratelimit/check), "
-        "seed 001's API (POST /api/hit), GET /healthz, with X-RateLimit and RateLimit headers");
+        "Run the rate-limit service over HTTP: the decision API (POST /ratelimit/check), the "
+        "hit-counter API (POST /api/hit), GET /healthz, with X-RateLimit and RateLimit headers");
     c->footer(
         "Decides in process (or on Redis or PostgreSQL: --store), by the rules of --rules "
         "(docs/rules.md) or, "
         "without it, by the "
-        "seeds' own: 5 a minute per user on /api/hit, 100 a minute per user and endpoint "
+        "default rules: 5 a minute per user on /api/hit, 100 a minute per user and endpoint "
         "elsewhere. Rules in PostgreSQL are followed as they change (LISTEN/NOTIFY), and with "
         "--admin-token-file the admin API (GET, POST /ratelimit/rules; GET, PUT, DELETE "
         "/ratelimit/rules/ID) changes them. SIGINT or SIGTERM stops it gracefully: requests "

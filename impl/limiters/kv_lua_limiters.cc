@@ -9,7 +9,8 @@ namespace ratelab {
 namespace {}  // namespace
 
 const KvScript& KvTokenBucketLua::Script() {
-  static const KvScript script("kv-token-bucket-lua", R"lua(-- Token bucket (seed 003).
+  static const KvScript script("kv-token-bucket-lua",
+                               R"lua(-- Token bucket, its refill in floating point.
 -- KEYS[1]: the bucket, a hash {tokens, last_refill}. ARGV: max_tokens, refill_rate (tokens per
 -- ms), now (ms), ttl (ms). Returns {1 allowed / 0 denied, whole tokens left, ms to next token}.
 local max_tokens = tonumber(ARGV[1])

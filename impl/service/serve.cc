@@ -88,10 +88,10 @@ struct RateLimitServer::Parts {
   Status OpenRules() {
     const std::string& where = config.rules_postgres;
     if (where.empty()) {
-      const bool seeds = config.rules_file.empty();
-      rules_where = seeds ? "the seeds' rules" : "the rules of " + config.rules_file;
-      admin_store =
-          std::make_unique<ReadOnlyRules>(config.rules, seeds ? "the seeds" : config.rules_file);
+      const bool defaults = config.rules_file.empty();
+      rules_where = defaults ? "the default rules" : "the rules of " + config.rules_file;
+      admin_store = std::make_unique<ReadOnlyRules>(
+          config.rules, defaults ? "the default rules" : config.rules_file);
       rules = &fixed.emplace(config.rules);
       return absl::OkStatus();
     }

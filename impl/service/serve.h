@@ -1,9 +1,9 @@
 // `ratelab serve` as a library: the rate-limit service (service.h) put together from where its
 // rules and counters are, and carried over HTTP (http_server.h) by one or more threads.
 //
-// Rules are fixed (a rules file the caller has read, or the seeds') or followed in PostgreSQL
-// (LISTEN/NOTIFY; the admin API writes them there). Counters are in process, shared by every
-// thread, or in a store every thread reaches through a connection of its own: Redis (the Lua
+// Rules are fixed (a rules file the caller has read, or the default rules) or followed in
+// PostgreSQL (LISTEN/NOTIFY; the admin API writes them there). Counters are in process, shared by
+// every thread, or in a store every thread reaches through a connection of its own: Redis (the Lua
 // script of each rule's algorithm) or PostgreSQL (the upsert or the bucket row), where they
 // outlive the server. The threads share one failure policy (one circuit breaker) and one set of
 // metrics.
@@ -33,7 +33,7 @@ struct ServeConfig {
   size_t max_keys = 1'000'000;
   // Where the operator is told what callers are not (a store's failures in full, accept errors).
   OperatorLog log;
-  // The fixed rules, and the file they were read from (empty: the seeds' own); used when
+  // The fixed rules, and the file they were read from (empty: the default rules); used when
   // `rules_postgres` is empty.
   RuleSet rules;
   std::string rules_file;

@@ -80,7 +80,7 @@ TEST(RateLimitServer, ThreadsShareTheCountersTenParallelHitsFiveOk) {
   config.threads = 4;
   Running s(config, kMidMinute);
   ASSERT_TRUE(s.ok());
-  EXPECT_NE(s.server().Banner().find("(4 threads), deciding in process by the seeds' rules (2)"),
+  EXPECT_NE(s.server().Banner().find("(4 threads), deciding in process by the default rules (2)"),
             std::string::npos)
       << s.server().Banner();
   TenParallelHitsFiveOk(s);  // one set of counters and metrics for every thread

@@ -3,10 +3,6 @@
 //   PORT=0 LIMIT=5 WINDOW_MS=60000 HEADERS=draft-6|draft-7|draft-8 \
 //     STORE=memory|redis REDIS_URL=redis://... (or REDIS_SOCKET=/path/redis.sock) node app.js
 // It prints "listening on PORT" once it listens, and stops on SIGTERM.
-// WORKERS=N (N > 1) runs it as N processes under Node's cluster module sharing the port, each with
-// a store of its own (the memory store counts each worker's hits alone): what a PM2 cluster or
-// several replicas behind one address do.
-const cluster = require('node:cluster');
 const express = require('express');
 const { rateLimit } = require('express-rate-limit');
 
@@ -45,22 +41,7 @@ async function main() {
   });
 }
 
-function primary(workers) {
-  // Each worker says the port once it listens (they share it); SIGTERM stops them all.
-  process.on('SIGTERM', () => {
-    for (const id in cluster.workers) cluster.workers[id].process.kill('SIGTERM');
-    process.exit(0);
-  });
-  // Workers that all listen on port 0 share one port, the primary's.
-  for (let i = 0; i < workers; i++) cluster.fork();
-}
-
-const workers = Number(process.env.WORKERS || 1);
-if (workers > 1 && cluster.isPrimary) {
-  primary(workers);
-} else {
-  main().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -237,22 +237,23 @@ class LinearSearch {
     // still gets its answer. On the store's clock it must be denied at the earliest instant the
     // next call may take effect at (so that the calls after it keep theirs); on the client's, at
     // any instant of its interval. Its first instant is tried before any other call's.
+    std::vector<std::pair<size_t, std::pair<Instant, Instant>>> spans;  // of those that can go
     for (const size_t i : region) {
-      const std::optional<std::pair<Instant, Instant>> span = Span(f.node, i, *hi);
+      if (const auto span = Span(f.node, i, *hi)) spans.emplace_back(i, *span);
+    }
+    for (const auto& [i, span] : spans) {
       const LinearOp& op = Op(i);
-      if (!span || !op.answer || op.answer->allowed) continue;
-      if (options_.instants_follow_order && span->first != f.node.real_lo) continue;
-      const Probe p = ProbeAt(f.node.state, op, Floor(span->first, options_.resolution));
+      if (!op.answer || op.answer->allowed) continue;
+      if (options_.instants_follow_order && span.first != f.node.real_lo) continue;
+      const Probe p = ProbeAt(f.node.state, op, Floor(span.first, options_.resolution));
       if (!p.fits) continue;
-      f.choices = {Choice{i, p.seen, std::max(span->first, p.seen)}};
+      f.choices = {Choice{i, p.seen, std::max(span.first, p.seen)}};
       f.blocking_fits.reset();  // not known: only this call was tried
       stack_.push_back(std::move(f));
       return false;
     }
-    for (const size_t i : region) {
-      if (const auto span = Span(f.node, i, *hi)) {
-        AddChoices(f.node.state, i, span->first, span->second, f.choices);
-      }
+    for (const auto& [i, span] : spans) {
+      AddChoices(f.node.state, i, span.first, span.second, f.choices);
     }
     f.blocking_fits =
         f.blocking && std::any_of(f.choices.begin(), f.choices.end(),

@@ -248,6 +248,17 @@ MemoryKv::Entry& MemoryKv::Write(const std::string& key) {
   return data_[key];
 }
 
+template <typename T>
+T& MemoryKv::WriteAs(const std::string& key) {
+  Entry& e = Write(key);
+  if (!std::holds_alternative<T>(e.value)) e.value = T{};
+  return std::get<T>(e.value);
+}
+template MemoryKv::Hash& MemoryKv::WriteAs<MemoryKv::Hash>(const std::string&);
+template MemoryKv::ZSet& MemoryKv::WriteAs<MemoryKv::ZSet>(const std::string&);
+template MemoryKv::List& MemoryKv::WriteAs<MemoryKv::List>(const std::string&);
+template MemoryKv::StringSet& MemoryKv::WriteAs<MemoryKv::StringSet>(const std::string&);
+
 void MemoryKv::Erase(const std::string& key) {
   MarkDirty(key);
   data_.erase(key);
@@ -456,8 +467,8 @@ KvReply MemoryKv::GetEx(Args a) {
   }
   bool wrong = false;
   const std::string* v = FindAs<std::string>(a[1], &wrong);
-  if (v == nullptr && !wrong) return KvReply::Nil();
   if (wrong) return kv_errors::WrongType();
+  if (v == nullptr) return KvReply::Nil();
   std::optional<int64_t> expire_ms;
   if (IsExpiryOption(option)) {
     std::variant<int64_t, KvReply> at = ExpiryOption(option, value, "getex");

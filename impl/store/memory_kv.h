@@ -117,6 +117,10 @@ class MemoryKv final : public Kv {
   // change to an entry must come after its MarkDirty, which may first save the key's state as of
   // the last finished second.
   Entry& Write(const std::string& key);
+  // Write, for a value of type T: the key's, made an empty T when it holds none (the caller has
+  // refused another type already).
+  template <typename T>
+  T& WriteAs(const std::string& key);
   void Erase(const std::string& key);
   void MarkDirty(const std::string& key);
 

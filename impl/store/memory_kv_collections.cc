@@ -78,9 +78,7 @@ KvReply MemoryKv::HSet(Args a) {
   bool wrong = false;
   FindAs<Hash>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
-  Entry& e = Write(a[1]);
-  if (!std::holds_alternative<Hash>(e.value)) e.value = Hash{};
-  Hash& h = std::get<Hash>(e.value);
+  Hash& h = WriteAs<Hash>(a[1]);
   int64_t added = 0;
   for (size_t i = 2; i + 1 < a.size(); i += 2) {
     auto it = std::find_if(h.begin(), h.end(), [&](const auto& fv) { return fv.first == a[i]; });
@@ -102,9 +100,7 @@ KvReply MemoryKv::HSetNx(Args a) {
       std::any_of(h->begin(), h->end(), [&](const auto& fv) { return fv.first == a[2]; })) {
     return KvReply::Integer(0);
   }
-  Entry& e = Write(a[1]);
-  if (!std::holds_alternative<Hash>(e.value)) e.value = Hash{};
-  std::get<Hash>(e.value).emplace_back(a[2], a[3]);
+  WriteAs<Hash>(a[1]).emplace_back(a[2], a[3]);
   return KvReply::Integer(1);
 }
 
@@ -266,9 +262,7 @@ KvReply MemoryKv::ZAdd(Args a) {
   FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (xx && Find(a[1]) == nullptr) return KvReply::Integer(0);
-  Entry& e = Write(a[1]);
-  if (!std::holds_alternative<ZSet>(e.value)) e.value = ZSet{};
-  ZSet& z = std::get<ZSet>(e.value);
+  ZSet& z = WriteAs<ZSet>(a[1]);
   int64_t added = 0, changed = 0;
   for (size_t j = pairs_at, k = 0; j < a.size(); j += 2, ++k) {
     const std::string& member = a[j + 1];
@@ -467,9 +461,7 @@ KvReply MemoryKv::ZIncrBy(Args a) {
   bool wrong = false;
   FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
-  Entry& e = Write(a[1]);
-  if (!std::holds_alternative<ZSet>(e.value)) e.value = ZSet{};
-  ZSet& z = std::get<ZSet>(e.value);
+  ZSet& z = WriteAs<ZSet>(a[1]);
   const std::string& member = a[3];
   const auto it = z.scores.find(member);
   // A new member's score is the increment itself (-0 stays -0), as Redis adds it.

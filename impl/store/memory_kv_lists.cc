@@ -26,9 +26,7 @@ KvReply MemoryKv::Push(Args a, bool head) {
   bool wrong = false;
   FindAs<List>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
-  Entry& e = Write(a[1]);
-  if (!std::holds_alternative<List>(e.value)) e.value = List{};
-  List& list = std::get<List>(e.value);
+  List& list = WriteAs<List>(a[1]);
   for (size_t i = 2; i < a.size(); ++i) {
     if (head) {
       list.push_front(a[i]);

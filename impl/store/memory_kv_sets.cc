@@ -21,9 +21,7 @@ KvReply MemoryKv::SAdd(Args a) {
   bool wrong = false;
   FindAs<StringSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
-  Entry& e = Write(a[1]);
-  if (!std::holds_alternative<StringSet>(e.value)) e.value = StringSet{};
-  StringSet& set = std::get<StringSet>(e.value);
+  StringSet& set = WriteAs<StringSet>(a[1]);
   int64_t added = 0;
   for (size_t i = 2; i < a.size(); ++i) {
     if (!set.members.insert(a[i]).second) continue;

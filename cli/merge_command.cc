@@ -97,8 +97,8 @@ class Merge final : public Command {
     if (json_) {
       out << JsonText(j);
     } else {
-      out << merged->scenario << ": " << merged->seeds_with_violations << " of "
-          << merged->seeds.size() << " seeds with violations\n";
+      out << merged->scenario << ": "
+          << SeedsBroken(merged->seeds_with_violations, merged->seeds.size()) << "\n";
       if (failed > 0) {
         out << "FAILED: in " << failed << " of " << merged->seeds.size()
             << " seeds a limiter answered with its own error instead of a decision\n";

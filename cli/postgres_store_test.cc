@@ -26,6 +26,7 @@ limiters:
   - {protocol: sql-fixed-window-upsert, algorithm: fixed-window, limit: 3, window: 2s}
   - {protocol: memory-token-bucket, algorithm: token-bucket, burst: 3, interval: 500ms}
   - {protocol: sql-token-bucket, algorithm: token-bucket, burst: 3, interval: 500ms}
+claim: {limit: 8, window: 2s}  # what both keep: two windows' 3 each; the bucket's 3, then 4 more
 traffic:
   - {type: zipf-users, users: 4, exponent: 1.1, duration: 12s, mean_gap: 80ms}
   - {type: burst, user: u1, at: 3s, count: 8}

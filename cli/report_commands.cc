@@ -84,7 +84,10 @@ class Compare final : public Command {
         ->excludes(seed);
     out_.Add(*c, "Directory to write the report into");
     c->add_flag("--strict", strict_,
-                "Exit 1 when a check is broken, 3 when a limiter answered with its own error");
+                "Exit 1 when a check is broken (the claim is one), 3 when a limiter answered "
+                "with its own error");
+    c->add_flag("--json", json_, "Print report.json instead of the text");
+    AddJunitOption(*c, junit_);
     AddStoreOption(*c, store_, kStoreHelp);
     AddMaxRequestsOption(*c, max_requests_);
     return c;
@@ -100,7 +103,7 @@ class Compare final : public Command {
     Result<RunResult> c = RunWithProgress(*scenario, seed_.value_or(scenario->seed), err);
     if (!c.ok()) return c.status();
     const std::string reproduce = ReproduceCommand("compare", scenario_, c->seed, store_);
-    out << RenderRunText(*c, reproduce);
+    if (!json_) out << RenderRunText(*c, reproduce);
     if (Status s = Write(ReportOf(*c, reproduce), *dir, out, err); !s.ok()) return s;
     if (strict_ && c->failure_count() > 0) return kExitLimiterFailed;
     return strict_ && c->violation_count() > 0 ? kExitViolation : kExitOk;
@@ -128,7 +131,7 @@ class Compare final : public Command {
       err << "interrupted: " << spread.count << " of " << total
           << " seeds run before the signal, summarised\n";
     }
-    out << RenderSpreadTable(*report) << "\n";
+    if (!json_) out << RenderSpreadTable(*report) << "\n";
     if (Status s = Write(*report, dir, out, err); !s.ok()) return s;
     if (spread.count < total) return kExitInterrupted;
     const auto any = [&](const auto& broke) {
@@ -144,10 +147,21 @@ class Compare final : public Command {
     return strict_ && broken ? kExitViolation : kExitOk;
   }
 
+  // The report into --out, and as --json and --junit ask; where it went on stdout, or on stderr
+  // when stdout holds the JSON.
+  Status Write(const RunReport& report, const OutputDir& dir, std::ostream& out,
+               std::ostream& err) const {
+    if (Status s = ratelab::Write(report, dir, json_ ? err : out, err); !s.ok()) return s;
+    if (json_) out << JsonText(ToJson(report));
+    return junit_.empty() ? absl::OkStatus() : WriteTextFile(junit_, RenderJunit(report));
+  }
+
   std::string scenario_;
   std::optional<uint64_t> seed_;
   std::optional<SeedRange> seeds_;
   ReportOut out_;
+  bool json_ = false;
+  std::string junit_;
   bool strict_ = false;
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<StoreName> store_;

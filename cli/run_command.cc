@@ -162,7 +162,7 @@ class RunScenarioCommand final : public Command {
                            " seeds)"
                      : "")
           << (sweep->interrupted ? " (interrupted, " + std::to_string(count) + " run)" : "") << ": "
-          << sweep->seeds_with_violations << " of " << count << " with violations\n";
+          << SeedsBroken(sweep->seeds_with_violations, count) << "\n";
       if (sweep->seeds_with_failures > 0) {
         out << "FAILED: in " << sweep->seeds_with_failures << " of " << count
             << " seeds a limiter answered with its own error instead of a decision\n";

@@ -52,11 +52,17 @@ TEST(RunCommand, BoundaryAttackBreaksTheClaimForTheFixedWindowOnly) {
 }
 
 TEST(RunCommand, EveryExampleScenarioRunsWithTheExpectedVerdict) {
-  const std::map<std::string, int> expected = {
-      {"boundary-attack", kExitViolation}, {"steady-poisson", kExitOk},
-      {"bursty-many-users", kExitOk},      {"restart-mid-window", kExitViolation},
-      {"clock-skew", kExitViolation},      {"store-outage", kExitViolation},
-      {"store-restart", kExitViolation},   {"access-log-replay", kExitViolation}};
+  // Each scenario's claim is a check: the buckets of steady-poisson and all but the sliding log
+  // of bursty-many-users admit past it, as their descriptions say.
+  const std::map<std::string, int> expected = {{"boundary-attack", kExitViolation},
+                                               {"steady-poisson", kExitViolation},
+                                               {"bursty-many-users", kExitViolation},
+                                               {"restart-mid-window", kExitViolation},
+                                               {"clock-skew", kExitViolation},
+                                               {"store-outage", kExitViolation},
+                                               {"store-restart", kExitViolation},
+                                               {"access-log-replay", kExitViolation},
+                                               {"rule-change", kExitOk}};
   for (const auto& [name, exit] : expected) {
     CliOutcome r = Ratelab({"run", ExampleScenario(name)});
     EXPECT_EQ(r.exit, exit) << name << "\n" << r.out << r.err;
@@ -81,12 +87,14 @@ std::map<std::string, std::set<std::string>> Broken(const std::string& scenario)
 
 TEST(RunCommand, StoreOutageShowsWhatEachFailurePolicyCosts) {
   const auto broken = Broken("store-outage");
+  // Each admits past the claim: a fixed window does, at its edges. Failing open, it also breaks
+  // its own promise; failing closed, it denies what it had room for.
   EXPECT_EQ(broken.at("kv-fixed-window-lua (fail-open)"),
-            std::set<std::string>({"aligned-window-cap"}));
+            std::set<std::string>({"aligned-window-cap", "any-window-cap"}));
   EXPECT_EQ(broken.at("kv-fixed-window-lua (fail-closed)"),
-            std::set<std::string>({"false-denials"}));
+            std::set<std::string>({"false-denials", "any-window-cap"}));
   EXPECT_EQ(broken.at("kv-fixed-window-lua (circuit-breaker)"),
-            std::set<std::string>({"aligned-window-cap"}));
+            std::set<std::string>({"aligned-window-cap", "any-window-cap"}));
 }
 
 TEST(RunCommand, StoreRestartKeepsCountsOnlyWithDurabilityAlways) {
@@ -116,13 +124,13 @@ TEST(RunCommand, ARestartIsExplainedInTheOutput) {
 TEST(RunCommand, WritesResultJsonIntoOut) {
   const std::string dir = ::testing::TempDir() + "/ratelab-run-out";
   std::filesystem::remove_all(dir);
-  CliOutcome r = Ratelab({"run", ExampleScenario("steady-poisson"), "--seed", "3", "--out", dir});
+  CliOutcome r = Ratelab({"run", ExampleScenario("rule-change"), "--seed", "3", "--out", dir});
   EXPECT_EQ(r.exit, kExitOk) << r.err;
   std::ifstream f(dir + "/result.json");
   ASSERT_TRUE(f.good());
   const nlohmann::json j = nlohmann::json::parse(f);
   EXPECT_EQ(j["seed"], 3);
-  EXPECT_EQ(j["limiters"].size(), 3u);
+  EXPECT_EQ(j["limiters"].size(), 1u);
 }
 
 TEST(RunCommand, ASweepReportsProgressAndTheFirstFailingSeed) {

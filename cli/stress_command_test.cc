@@ -132,6 +132,22 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
             j["busiest_key"]["allowed"].get<int64_t>());
 }
 
+// Its exit status, JUnit file, JSON and text say one thing (verdicts_agree_test.cc has the other
+// commands).
+TEST(Stress, SaysOneAnswerEveryWay) {
+  RATELAB_REQUIRE_REDIS_SERVER();
+  ExpectOneAnswer(
+      "stress, a read-then-write bucket",
+      SayBoth({"stress", "kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "1s"},
+              ::testing::TempDir() + "/stress-b.xml"),
+      true);
+  ExpectOneAnswer("stress, the atomic fixed window",
+                  SayBoth({"stress", "kv-fixed-window-lua", "--threads", "2", "--duration", "1s",
+                           "--users", "2"},
+                          ::testing::TempDir() + "/stress-k.xml"),
+                  false);
+}
+
 TEST(Stress, TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency) {
   RATELAB_REQUIRE_REDIS_SERVER();
   for (const std::string protocol :

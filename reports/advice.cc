@@ -26,13 +26,6 @@ std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
   return std::nullopt;
 }
 
-// How many keys broke the claim: the claim's check when the run had it, otherwise whether any
-// admission was past it.
-uint64_t ClaimBroken(const LimiterReport& l) {
-  return Broken(l, InvariantName(Invariant::kAnyWindowCap))
-      .value_or(l.metrics.over_admitted > 0 ? 1 : 0);
-}
-
 uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, "promise").value_or(0); }
 
 bool Answered(const LimiterReport& l) { return l.failed == 0; }
@@ -76,7 +69,7 @@ std::string OverAdmission(const RunReport& r, const LimiterReport& l) {
 
 // What a pick keeps or gives up.
 std::string Trade(const RunReport& r, const LimiterReport& l) {
-  std::string s = ClaimBroken(l) == 0 ? "keeps the claim" : OverAdmission(r, l);
+  std::string s = l.ClaimBroken() == 0 ? "keeps the claim" : OverAdmission(r, l);
   if (l.metrics.false_denials > 0) {
     s += "; denies " + std::to_string(l.metrics.false_denials) + " the claim had room for";
   }
@@ -88,7 +81,7 @@ std::string Trade(const RunReport& r, const LimiterReport& l) {
 const LimiterReport* Best(const Limiters& ls,
                           const std::function<double(const LimiterReport&)>& cost) {
   const auto rank = [&](const LimiterReport& l) {
-    return std::tuple(cost(l), ClaimBroken(l) > 0, l.metrics.over_admitted,
+    return std::tuple(cost(l), l.ClaimBroken() > 0, l.metrics.over_admitted,
                       l.metrics.false_denials);
   };
   const LimiterReport* best = nullptr;
@@ -118,11 +111,11 @@ std::string Verdict(const RunReport& r, const Limiters& answered, const Limiters
              " (it answered with its own error), so nothing can be concluded about " + claim +
              " until that is fixed.";
     }
-    if (ClaimBroken(l) == 0) {
+    if (l.ClaimBroken() == 0) {
       return l.name + " kept " + claim + " on every key: at most " +
              std::to_string(l.max_in_any_window) + " admitted in any " + r.claim.window + ".";
     }
-    return l.name + " broke " + claim + " for " + Count(ClaimBroken(l), "key", "keys") + ". It " +
+    return l.name + " broke " + claim + " for " + Count(l.ClaimBroken(), "key", "keys") + ". It " +
            OverAdmission(r, l) + ".";
   }
   const std::string of = std::to_string(r.limiters.size()) + " limiters";
@@ -321,7 +314,7 @@ Advice Advise(const RunReport& r) {
   for (const LimiterReport& l : r.limiters) {
     if (!Answered(l)) continue;
     answered.push_back(&l);
-    (ClaimBroken(l) == 0 ? kept : over).push_back(&l);
+    (l.ClaimBroken() == 0 ? kept : over).push_back(&l);
   }
   if (r.across_seeds && r.across_seeds->count > 0) a.across_seeds = AcrossSeeds(r);
   a.summary.push_back(Verdict(r, answered, kept));
@@ -368,7 +361,7 @@ std::vector<std::string> ExplainVerdicts(const RunReport& r) {
           limit + " of the limiter's admissions), which an exact limiter would have admitted."};
   Limiters buckets, windows;
   for (const LimiterReport& l : r.limiters) {
-    if (!l.algorithm || !Answered(l) || PromiseBroken(l) > 0 || ClaimBroken(l) == 0) continue;
+    if (!l.algorithm || !Answered(l) || PromiseBroken(l) > 0 || l.ClaimBroken() == 0) continue;
     if (Describe(*l.algorithm).bucket) {
       buckets.push_back(&l);
     } else if (*l.algorithm == Algorithm::kFixedWindow ||

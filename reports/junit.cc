@@ -97,4 +97,13 @@ std::string RenderSweepJunit(const SweepReport& s,
   return view_parts::JunitDocument("ratelab." + s.scenario, cases, seconds);
 }
 
+std::string SeedsBroken(uint64_t broken, uint64_t seeds) {
+  if (broken == 0) {
+    return seeds == 1 ? "the one seed kept every check"
+                      : "every one of the " + std::to_string(seeds) + " seeds kept every check";
+  }
+  return std::to_string(broken) + " of " + std::to_string(seeds) +
+         (seeds == 1 ? " seed" : " seeds") + " broke a check";
+}
+
 }  // namespace ratelab

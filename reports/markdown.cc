@@ -7,16 +7,17 @@ namespace ratelab {
 
 namespace {
 
-// "kept", or what broke: "broke the claim (3 keys), own promise (1 key)"; or that it failed.
+// "kept", or what broke: "broke the claim (3 keys) and own promise (1 key)"; or that it failed.
 std::string VerdictCell(const LimiterReport& l) {
   if (l.failed > 0) return "FAILED on " + std::to_string(l.failed) + " request(s)";
-  std::string broke;
+  std::vector<std::string> broke;  // the claim first
   for (const CheckCount& c : l.checks) {
     if (c.violations == 0) continue;
-    broke += (broke.empty() ? "" : ", ") + view_parts::CheckPhrase(c.name) + " (" +
-             std::to_string(c.violations) + (c.violations == 1 ? " key)" : " keys)");
+    view_parts::AddBroken(broke, c.name,
+                          view_parts::CheckPhrase(c.name) + " (" + std::to_string(c.violations) +
+                              (c.violations == 1 ? " key)" : " keys)"));
   }
-  return broke.empty() ? "kept" : "broke " + broke;
+  return broke.empty() ? "kept" : "broke " + view_parts::Listed(broke);
 }
 
 }  // namespace

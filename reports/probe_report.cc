@@ -153,7 +153,15 @@ ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   return out;
 }
 
-nlohmann::json ToJson(const ProbeReport& report) { return ToJsonValue(report); }
+CheckVerdict VerdictOf(const ProbeReport& report) {
+  return report.clean() ? CheckVerdict::kNone : CheckVerdict::kViolation;
+}
+
+nlohmann::json ToJson(const ProbeReport& report) {
+  nlohmann::json j = ToJsonValue(report);
+  j["verdict"] = ToJsonValue(VerdictOf(report));
+  return j;
+}
 
 Result<ProbeReport> ProbeReportFromJson(const nlohmann::json& j) {
   return FromJsonFields<ProbeReport>(j);

@@ -18,6 +18,7 @@
 #include "live/probe_run.h"
 #include "reports/fields.h"
 #include "reports/output_dir.h"
+#include "reports/report_model.h"
 
 namespace ratelab {
 
@@ -146,6 +147,9 @@ void ReadJsonValue(const JsonReader& r, ProbeCheck& check);
 
 // The report of `result`, a probe of `plan`.
 ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& result);
+// Its one verdict: a violation unless clean().
+CheckVerdict VerdictOf(const ProbeReport& report);
+// Its JSON, with that verdict as "verdict".
 nlohmann::json ToJson(const ProbeReport& report);
 // The report `ratelab probe --json` (or its report.json) wrote, or InvalidArgument with the
 // path of the first problem.

@@ -76,13 +76,52 @@ std::string JsonText(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-json ToJson(const RunReport& r) { return ToJsonValue(r); }
+CheckVerdict VerdictOf(const RunReport& r) {
+  bool broken = false, failed = false;
+  for (const LimiterReport& l : r.limiters) {
+    failed |= l.failed > 0;
+    for (const CheckCount& c : l.checks) broken |= c.violations > 0;
+  }
+  if (r.across_seeds) {
+    for (const LimiterSpreadReport& l : r.across_seeds->limiters) {
+      failed |= l.seeds_failed > 0;
+      for (const CheckSeeds& c : l.checks) broken |= c.seeds > 0;
+    }
+  }
+  return failed ? CheckVerdict::kFailure : broken ? CheckVerdict::kViolation : CheckVerdict::kNone;
+}
 
-json ToJson(const SweepReport& s) { return ToJsonValue(s); }
+CheckVerdict VerdictOf(const SweepReport& s) {
+  bool broken = false, failed = false;
+  for (const SeedReport& seed : s.seeds) {
+    failed |= seed.failed > 0;
+    broken |= seed.violations > 0;
+  }
+  return failed ? CheckVerdict::kFailure : broken ? CheckVerdict::kViolation : CheckVerdict::kNone;
+}
+
+CheckVerdict VerdictOf(const StressReport& s) {
+  if (!s.failure.empty()) return CheckVerdict::kFailure;
+  return s.violations.empty() ? CheckVerdict::kNone : CheckVerdict::kViolation;
+}
+
+namespace {
+
+// `j` with the report's verdict beside its fields: what a reader acts on, in one word.
+json WithVerdict(json j, CheckVerdict verdict) {
+  j["verdict"] = ToJsonValue(verdict);
+  return j;
+}
+
+}  // namespace
+
+json ToJson(const RunReport& r) { return WithVerdict(ToJsonValue(r), VerdictOf(r)); }
+
+json ToJson(const SweepReport& s) { return WithVerdict(ToJsonValue(s), VerdictOf(s)); }
 
 json ToJson(const CheckReport& c) { return ToJsonValue(c); }
 
-json ToJson(const StressReport& s) { return ToJsonValue(s); }
+json ToJson(const StressReport& s) { return WithVerdict(ToJsonValue(s), VerdictOf(s)); }
 
 Result<RunReport> RunReportFromJson(const json& j) { return FromJsonFields<RunReport>(j); }
 

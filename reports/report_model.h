@@ -192,6 +192,10 @@ struct LimiterReport {
   // ("#17 (user:u1:/api, node 2, sent at 12:00:01.000): lua:x.lua: the script failed: ...").
   int64_t failed = 0;
   std::string failure;
+
+  // The keys on which it broke the claim: its claim check's (any-window-cap), or, in a report
+  // written before every run judged the claim, one when any admission was past it.
+  uint64_t ClaimBroken() const;
 };
 inline nlohmann::json ToJsonValue(Algorithm a) { return std::string(AlgorithmName(a)); }
 inline void ReadJsonValue(const JsonReader& r, Algorithm& a) {
@@ -285,7 +289,7 @@ constexpr auto JsonFields(const CheckSeeds*) {
 struct LimiterSpreadReport {
   std::string name;
   std::vector<CheckSeeds> checks;  // in the scenario's order
-  uint64_t seeds_over_claim = 0;   // seeds in which it admitted past the claim
+  uint64_t seeds_over_claim = 0;   // seeds in which it broke the claim
   uint64_t seeds_failed = 0;       // seeds in which it answered a request with its own error
   uint64_t first_failed_seed = 0;  // when seeds_failed > 0
   SpreadReport over_admitted, false_denials, max_in_any_window, steps_per_decision;
@@ -402,8 +406,9 @@ inline constexpr char kSeedPlaceholder[] = "{seed}";
 // `sweep`'s command for `seed` (empty when the sweep has none).
 std::string ReproduceSeed(const SweepReport& sweep, uint64_t seed);
 
-// What `ratelab check` found: a violation, a failure (the limiter answered with its own error), or
-// nothing.
+// What a command found: a violation, a failure (the limiter answered with its own error), or
+// nothing. Every report's JSON says it as "verdict", and the exit status, the JUnit file and the
+// text agree with it.
 enum class CheckVerdict { kViolation, kFailure, kNone };
 using CheckVerdictInfo = NameRow<CheckVerdict>;
 inline constexpr CheckVerdictInfo kCheckVerdicts[] = {
@@ -557,6 +562,13 @@ constexpr auto JsonFields(const StressReport*) {
                     JsonField("linearizability", &S::linearizability)};
 }
 
+// The one verdict of each report: a failure before a violation.
+CheckVerdict VerdictOf(const RunReport& r);
+CheckVerdict VerdictOf(const SweepReport& s);
+CheckVerdict VerdictOf(const StressReport& s);
+
+// Each report as JSON; a run's, a sweep's and a stress run's with their "verdict" (VerdictOf) added
+// (a check's has its own).
 nlohmann::json ToJson(const WitnessEvent& e);
 nlohmann::json ToJson(const ViolationReport& v);
 nlohmann::json ToJson(const FaultReport& f);

@@ -81,6 +81,13 @@ ViolationReport MakeViolationReport(std::string_view check, const Violation& v, 
   return {std::string(check), v.invariant, v.key, v.summary, WitnessEvents(v.witness, start)};
 }
 
+uint64_t LimiterReport::ClaimBroken() const {
+  for (const CheckCount& c : checks) {
+    if (c.name == InvariantName(Invariant::kAnyWindowCap)) return c.violations;
+  }
+  return metrics.over_admitted > 0 ? 1 : 0;
+}
+
 RunReport MakeRunReport(const RunResult& c) {
   const Bins bins = ChooseBins(c);
   RunReport r;

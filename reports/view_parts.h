@@ -39,6 +39,8 @@ std::string OnClock(const RunReport& r, double at_s);
 // "412us", "1.5s").
 std::string Offset(double seconds);
 
+// Appends `item`, what check `check` broke, to `broke`; the claim's goes first.
+void AddBroken(std::vector<std::string>& broke, std::string_view check, std::string item);
 // Sentences one after another, a space between each.
 std::string Sentences(const std::vector<std::string>& sentences);
 // "a", "a and b", "a, b and c".

@@ -29,6 +29,9 @@ std::string RenderJunit(const RunReport& report, double seconds = 0);
 // as one case.
 std::string RenderSweepJunit(const SweepReport& sweep,
                              const std::function<std::string(uint64_t)>& reproduce, double seconds);
+// A sweep's verdict in words: "3 of 20 seeds broke a check", or "every one of the 20 seeds kept
+// every check".
+std::string SeedsBroken(uint64_t broken, uint64_t seeds);
 
 struct ReportFiles {
   std::string html, markdown, json, junit;

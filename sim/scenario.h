@@ -114,7 +114,8 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   // Swarm mode: each seed also draws a few faults of its own (see swarm.h).
   bool swarm = false;
-  // What every limiter's history is held to (checks.h, `ratelab list checks`).
+  // What every limiter's history is held to (checks.h, `ratelab list checks`); the claim's
+  // any-window-cap always among them.
   std::vector<CheckId> checks = {CheckId::kPromise, CheckId::kAnyWindowCap};
   // The rules the limiters by rules enforce, and their changes (rule_propagation.h); null when
   // the scenario has none.

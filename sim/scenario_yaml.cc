@@ -1,4 +1,5 @@
 // The scenario file format (docs/scenarios.md): YAML in, Scenario out, every error located.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -106,6 +107,11 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   }
   if (s.rules) s.checks = {CheckId::kAnyWindowCap};
   if (const YAML::Node checks = root["checks"]) RL_RETURN_IF_ERROR(ReadChecks(checks, s));
+  // The claim is a check like any other: a limiter that admits past it broke it, whatever else
+  // the scenario checks, and every verdict, JUnit case and exit status says so.
+  if (std::find(s.checks.begin(), s.checks.end(), CheckId::kAnyWindowCap) == s.checks.end()) {
+    s.checks.push_back(CheckId::kAnyWindowCap);
+  }
   for (size_t i = 0; i < s.faults.size(); ++i) {
     if (s.faults[i].kind == FaultSpec::Kind::kListenDown &&
         (!s.rules || s.rules->changes.empty())) {

@@ -20,7 +20,7 @@ limiters:
   - {protocol: kv-token-bucket-lua, algorithm: token-bucket, burst: 3, interval: 500ms, via: http}
   - {protocol: kv-fixed-window-lua, algorithm: fixed-window, limit: 3, window: 10s}
   - {protocol: kv-fixed-window-lua, algorithm: fixed-window, limit: 3, window: 10s, via: http}
-claim: {limit: 3, window: 10s}
+claim: {limit: 24, window: 10s}  # what both keep: the bucket's 3, then one each 500ms
 traffic:
   - {type: zipf-users, users: 5, exponent: 1.1, duration: 1m, mean_gap: 300ms}
   - {type: burst, user: u1, at: 7s, count: 10}

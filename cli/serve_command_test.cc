@@ -46,8 +46,11 @@ TEST(ServeCommand, ServesTheSeedsApisOverHttpAndStopsOnSigterm) {
     const testing_http::Response free =
         c.Send(http::verb::post, "/ratelimit/check", R"({"user_id": "a", "endpoint": "/x"})");
     EXPECT_EQ(free.result_int(), 200);
-    EXPECT_TRUE(free.body().starts_with(R"({"allowed":true,"remaining":0,"limit":0,"reset":)"))
-        << free.body();
+    // No rule matches /x: not limited, and it says so (never "limit 0", which reads as blocked).
+    EXPECT_EQ(free.body(),
+              R"({"allowed":true,"limited":false,"reason":"no rule matches this request: it is )"
+              R"(not limited"})");
+    EXPECT_EQ(free[std::string("X-RateLimit-Rule")], "none");
     EXPECT_EQ(free.count("X-RateLimit-Limit"), 0u) << "no rule limits /x";
     EXPECT_EQ(c.Send(http::verb::get, "/healthz").result_int(), 200);
   }

@@ -32,9 +32,13 @@ HttpResponse Failed(const Status& s) {
 
 // The rate-limit headers of the rule that answered, if one did; a denial without one (the store
 // failed, fail-closed) still says when to come back.
+// What an answer says when no rule matched its request: it is not limited at all (not "limit 0").
+constexpr char kNoRule[] = "no rule matches this request: it is not limited";
+
 std::vector<HttpHeader> HeadersOf(const RulesLimiter::Answer& a, Instant now) {
   if (!a.rule) {
-    if (a.decision.allowed || a.decision.retry_after == kNever) return {};
+    if (a.decision.allowed) return {{"X-RateLimit-Rule", "none"}};
+    if (a.decision.retry_after == kNever) return {};
     return {{"Retry-After", std::to_string(RetryAfterSeconds(a.decision.retry_after))}};
   }
   return RateLimitHeaders(a.decision, a.rule->ToPolicy(), a.rule->rule_id, now);
@@ -184,6 +188,10 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
   Result<RulesLimiter::Answer> a = co_await Decide(ctx, decided);
   if (!a.ok()) co_return Failed(a.status());
   const Decision& d = a->decision;
+  if (!a->rule && d.allowed) {
+    co_return JsonAnswer(200, Json{{"allowed", true}, {"limited", false}, {"reason", kNoRule}},
+                         HeadersOf(*a, now));
+  }
   // Written as Json{...}.dump() would write it, without building the document.
   std::string out;
   if (d.allowed) {
@@ -258,6 +266,15 @@ Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& reques
     co_return JsonAnswer(429, Json{{"error", "Rate limit exceeded"}, {"limit", d.limit}},
                          HeadersOf(*a, now));
   }
+  if (!a->rule) {
+    co_return JsonAnswer(200,
+                         Json{{"userId", *user},
+                              {"minute", Minute(now)},
+                              {"status", "ok"},
+                              {"limited", false},
+                              {"reason", kNoRule}},
+                         HeadersOf(*a, now));
+  }
   co_return JsonAnswer(200,
                        Json{{"userId", *user},
                             {"minute", Minute(now)},
@@ -284,6 +301,12 @@ Task<HttpResponse> RateLimitService::Usage(Context& ctx, const HttpRequest&, Ins
   if (!a.ok()) co_return Failed(a.status());
   std::vector<HttpHeader> headers = HeadersOf(*a, now);
   std::erase_if(headers, [](const HttpHeader& h) { return h.name == "Retry-After"; });
+  if (!a->rule) {
+    co_return JsonAnswer(
+        200,
+        Json{{"userId", *user}, {"minute", Minute(now)}, {"limited", false}, {"reason", kNoRule}},
+        std::move(headers));
+  }
   co_return JsonAnswer(200,
                        Json{{"userId", *user},
                             {"minute", Minute(now)},

@@ -43,6 +43,33 @@ TEST(RateLimitService, Seed003sDecisionApiAnswersAsTheSeedShows) {
   EXPECT_FALSE(r.Header("X-RateLimit-Limit").has_value());
 }
 
+// A request no rule matches is not limited, and every API says so in words and in a header; it
+// never reads as "limit 0", which a client would take for blocked.
+TEST(RateLimitService, ARequestNoRuleMatchesSaysItIsNotLimited) {
+  Fixture f({MakeRule(ScopeType::kUser, "/api/messages", Algorithm::kFixedWindow, 2, 60)});
+  const auto unlimited = [](const HttpResponse& r, const std::string& api) {
+    EXPECT_EQ(r.status, 200) << api;
+    EXPECT_EQ(r.Header("X-RateLimit-Rule"), "none") << api;
+    EXPECT_FALSE(r.Header("X-RateLimit-Limit").has_value()) << api;
+    const nlohmann::json j = nlohmann::json::parse(r.body.empty() ? "{}" : r.body);
+    if (r.body.empty()) return;
+    EXPECT_EQ(j["limited"], false) << api << ": " << r.body;
+    EXPECT_NE(j["reason"].get<std::string>().find("no rule matches"), std::string::npos) << api;
+    EXPECT_FALSE(j.contains("limit")) << api << ": " << r.body;
+  };
+  HttpResponse r = f.Send("POST", "/ratelimit/check", R"({"user_id": "u", "endpoint": "/other"})");
+  unlimited(r, "the decision API");
+  EXPECT_EQ(nlohmann::json::parse(r.body)["allowed"], true);
+  r = f.Send("POST", "/api/hit", R"({"userId": "u"})", kMidnight + seconds(10));
+  unlimited(r, "the hit-counter API");
+  EXPECT_EQ(nlohmann::json::parse(r.body)["status"], "ok");
+  unlimited(f.Send("GET", "/api/usage/u", "", kMidnight + seconds(10)), "the usage API");
+  // The rule's own endpoint is limited, and says by what.
+  r = f.Send("POST", "/ratelimit/check", R"({"user_id": "u", "endpoint": "/api/messages"})");
+  EXPECT_EQ(r.Header("X-RateLimit-Limit"), "2");
+  EXPECT_FALSE(r.Header("X-RateLimit-Rule").has_value());
+}
+
 TEST(RateLimitService, TwoRequestsOneTokenOnlyOneSucceeds) {
   Fixture f({MakeRule(ScopeType::kUser, "*", Algorithm::kTokenBucket, 1, 60, 1)});
   const std::string ask = R"({"user_id": "u", "endpoint": "/pay"})";

@@ -11,6 +11,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 std::string Joined(const std::vector<std::string>& sentences) {
   std::string s;
@@ -63,8 +64,12 @@ TEST(Advice, OnTheDemoNamesTheOnlyKeeperItsCostAndThePickForEachGoal) {
   // The cost of keeping it, beside the leanest that does not.
   EXPECT_THAT(a.summary[1], HasSubstr("bytes of state per key"));
   EXPECT_THAT(a.summary[1], HasSubstr("of memory-gcra, which does not"));
-  EXPECT_THAT(Joined(a.summary), HasSubstr("memory-sliding-counter denied 21 requests the claim "
-                                           "had room for (8.7% of the 241 it was offered)"));
+  // What users lose against the exact limiter of the claim, then the per-request count apart.
+  EXPECT_THAT(Joined(a.summary),
+              HasSubstr("memory-sliding-counter admitted 6 fewer (189 against 195) than an exact "
+                        "limiter of the claim would have on the same traffic; request by request, "
+                        "it denied 21 requests at a moment the claim had room for them (its false "
+                        "denials: 8.7% of the 241 it was offered)"));
   ASSERT_NE(PickFor(a, "keep the claim exactly"), nullptr);
   EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "memory-sliding-log");
   ASSERT_NE(PickFor(a, "keep the least state"), nullptr);
@@ -73,8 +78,18 @@ TEST(Advice, OnTheDemoNamesTheOnlyKeeperItsCostAndThePickForEachGoal) {
   EXPECT_THAT(Joined(a.summary),
               HasSubstr("memory-token-bucket and memory-gcra admitted 43 each (up to 9 in one 1m "
                         "window); memory-fixed-window admitted 21"));
+  // 209 against 205 is within what another seed moves: no pick, and it says so.
   ASSERT_NE(PickFor(a, "admit the most"), nullptr);
-  EXPECT_EQ(PickFor(a, "admit the most")->because, "209 of 241 admitted, as does memory-gcra");
+  EXPECT_EQ(PickFor(a, "admit the most")->limiter, "no meaningful difference");
+  EXPECT_EQ(PickFor(a, "admit the most")->because,
+            "memory-token-bucket 209 of 241 admitted against memory-fixed-window 205 of 241 "
+            "admitted: within 5%");
+  // One sentence to quote: the keeper, and the trade a reader may prefer.
+  EXPECT_THAT(a.quote, StartsWith("Pick memory-sliding-log because it keeps the claim 5 in any 1m "
+                                  "per key with 163.5 bytes of state per key, growing with the "
+                                  "limit as a log does, unless admitting past the claim is "
+                                  "acceptable: memory-gcra keeps 8 bytes of state per key and "
+                                  "over-admits 43"));
   // Every decision took no time, so latency picks nothing.
   EXPECT_EQ(PickFor(a, "answer fastest"), nullptr);
 
@@ -101,9 +116,11 @@ TEST(Advice, SentencesFollowTheNumbers) {
             "It keeps 160 bytes of state per key and takes 1.00 store steps per decision: 20.0 "
             "times the 8 bytes of b, which does not.");
   EXPECT_EQ(a.summary[2], "Past the claim, b admitted 12 (up to 9 in one 1m window).");
+  // (A report written before the exact limiter's admissions were measured.)
   EXPECT_EQ(a.summary[3],
-            "a denied 7 requests the claim had room for (7.0% of the 100 it was offered): an "
-            "exact limiter would have admitted them. The others denied none.");
+            "a denied 7 requests at a moment the claim had room for them (its false denials: "
+            "7.0% of the 100 it was offered; an exact limiter would have admitted them). The "
+            "others denied none.");
   ASSERT_NE(PickFor(a, "admit the most"), nullptr);
   EXPECT_EQ(PickFor(a, "admit the most")->limiter, "b");
   EXPECT_EQ(PickFor(a, "admit the most")->because, "60 of 100 admitted");
@@ -117,6 +134,32 @@ TEST(Advice, SentencesFollowTheNumbers) {
   EXPECT_EQ(a.summary[3], "None denied a request the claim had room for.");
   ASSERT_NE(PickFor(a, "answer fastest"), nullptr);
   EXPECT_EQ(PickFor(a, "answer fastest")->limiter, "a");  // no latency summary: none took time
+
+  // Ahead by less than 5% of the next: no pick, and the two named; ahead by 5%, a pick.
+  r.limiters[1].admitted = 41;
+  a = Advise(r);
+  EXPECT_EQ(PickFor(a, "admit the most")->limiter, "no meaningful difference");
+  EXPECT_EQ(PickFor(a, "admit the most")->because,
+            "b 41 of 100 admitted against a 40 of 100 admitted: within 5%");
+  r.limiters[1].admitted = 42;
+  EXPECT_EQ(PickFor(Advise(r), "admit the most")->limiter, "b");
+
+  // With the exact limiter's admissions, what a limiter's users lose comes first.
+  r.limiters[0].metrics.false_denials = 7;
+  r.limiters[0].metrics.exact_admitted = 45;
+  a = Advise(r);
+  EXPECT_EQ(a.summary[3],
+            "a admitted 5 fewer (40 against 45) than an exact limiter of the claim would have on "
+            "the same traffic; request by request, it denied 7 requests at a moment the claim had "
+            "room for them (its false denials: 7.0% of the 100 it was offered). The others denied "
+            "none.");
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->but,
+            "keeps the claim; admits 5 fewer (40 against 45) than an exact limiter");
+  EXPECT_EQ(a.quote,
+            "Pick a because it keeps the claim 5 in any 1m per key with 160 bytes of state per "
+            "key, growing with the limit as a log does, unless admitting past the claim is "
+            "acceptable: b keeps 8 bytes of state per key and over-admits 12: up to 9 in one 1m "
+            "window, 1.80x the limit.");
 }
 
 TEST(Advice, SaysWhenNoneOrAllKeptTheClaim) {

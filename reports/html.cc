@@ -206,9 +206,12 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
     for (const Pick& p : advice.picks) rows.push_back({p.goal, p.limiter, p.because, p.but});
     s += HtmlTable(rows);
   }
+  if (!advice.quote.empty()) s += "<p class=\"advice\"><b>" + Escape(advice.quote) + "</b></p>\n";
   if (r.across_seeds) {
+    Rows spread = view_parts::SpreadRows(r, true);
+    const std::string same = view_parts::TakeSameColumns(spread);
     s += Heading(kAcrossSeeds) + "<p>" + Escape(view_parts::AcrossSeedsIntro(r)) + "</p>\n" +
-         HtmlTable(view_parts::SpreadRows(r, true));
+         HtmlTable(spread) + (same.empty() ? "" : "<p>" + Escape(same) + "</p>\n");
   }
   s += Heading(kScenario) + "<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
        "</b> per key, on the same traffic:</p>\n<ul>\n";
@@ -235,7 +238,10 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   for (const std::string& note : r.notes) {
     s += "<p class=\"note\">Note: " + Escape(note) + "</p>\n";
   }
-  s += Heading(kCosts) + HtmlTable(view_parts::MetricRows(r));
+  Rows costs = view_parts::MetricRows(r);
+  const std::string same_costs = view_parts::TakeSameColumns(costs);
+  s += Heading(kCosts) + HtmlTable(costs) +
+       (same_costs.empty() ? "" : "<p>" + Escape(same_costs) + "</p>\n");
   s += Paragraphs(ExplainCosts(r), "explain");
   if (!r.faults.empty()) {
     Rows rows = {{"fault", "limiter", "offered", "admitted", "denied", "unanswered"}};

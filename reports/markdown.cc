@@ -31,9 +31,10 @@ std::string RenderMarkdown(const RunReport& r) {
   s += view_parts::Sentences(advice.summary) + "\n\n";
   for (const Pick& p : advice.picks) {
     s += "- To " + p.goal + ": **" + view_parts::MarkdownCell(p.limiter) + "** (" + p.because +
-         "; " + p.but + ")\n";
+         (p.but.empty() ? "" : "; " + p.but) + ")\n";
   }
   if (!advice.picks.empty()) s += "\n";
+  if (!advice.quote.empty()) s += "**" + advice.quote + "**\n\n";
   view_parts::Rows verdicts = {{"limiter", "verdict", "admitted / offered", "over-admitted",
                                 "false denials", "max in any " + r.claim.window}};
   for (const LimiterReport& l : r.limiters) {
@@ -44,16 +45,20 @@ std::string RenderMarkdown(const RunReport& r) {
              "x)"});
   }
   if (r.across_seeds) {
-    s += view_parts::AcrossSeedsIntro(r) + "\n\n" +
-         view_parts::MarkdownTable(view_parts::SpreadRows(r, false), 2) + "\n#### Seed " +
-         std::to_string(r.seed) + "\n\n";
+    view_parts::Rows spread = view_parts::SpreadRows(r, false);
+    const std::string same = view_parts::TakeSameColumns(spread);
+    s += view_parts::AcrossSeedsIntro(r) + "\n\n" + view_parts::MarkdownTable(spread, 2) +
+         (same.empty() ? "" : "\n" + same + "\n") + "\n#### Seed " + std::to_string(r.seed) +
+         "\n\n";
   }
   s += "Every limiter held to the claim **" + view_parts::Claim(r) + "** per key:\n\n" +
        view_parts::MarkdownTable(verdicts, 2);
 
   s += "\n<details><summary>Details: every check, costs, findings</summary>\n\n";
+  view_parts::Rows costs = view_parts::MetricRows(r);
+  const std::string same_costs = view_parts::TakeSameColumns(costs);
   s += view_parts::MarkdownTable(view_parts::VerdictRows(r), 2) + "\n" +
-       view_parts::MarkdownTable(view_parts::MetricRows(r), 1);
+       view_parts::MarkdownTable(costs, 1) + (same_costs.empty() ? "" : "\n" + same_costs + "\n");
   s += "\n#### Findings\n\n";
   const int64_t broken =
       view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {

@@ -39,23 +39,32 @@ class WindowSum {
   int64_t sum_ = 0;
 };
 
-// Calls `visit(e, admitted_in_window, offered_in_window)` for each event of `o` in key order;
-// both sums cover the claim window ending at `e` and include `e` itself when it counts.
+// The claim's windows ending at one event: what the limiter admitted, what was offered, and what
+// the exact limiter of the claim admitted, each including the event itself when it counts.
+struct Windows {
+  int64_t admitted = 0, offered = 0;
+  bool exact_admits = false;  // whether the exact limiter admits the event
+};
+
+// Calls `visit(e, windows)` for each event of `o` in key order.
 template <typename Visit>
 void WalkWindows(const RunResult& c, const LimiterOutcome& o, Visit visit) {
   const std::vector<const HistoryEvent*> events = ByKeyInInvokeOrder(o.history);
-  WindowSum admitted(c.window), offered(c.window);
+  WindowSum admitted(c.window), offered(c.window), exact(c.window);
   for (size_t i = 0; i < events.size(); ++i) {
     const HistoryEvent& e = *events[i];
     if (i == 0 || events[i - 1]->key != e.key) {
       admitted.Reset();
       offered.Reset();
+      exact.Reset();
     }
     admitted.At(e.invoke);
     offered.At(e.invoke);
+    const bool exact_admits = exact.At(e.invoke) + e.cost <= c.limit;
+    if (exact_admits) exact.Add(e.invoke, e.cost);
     if (e.admitted()) admitted.Add(e.invoke, e.cost);
     offered.Add(e.invoke, e.cost);
-    visit(e, admitted.At(e.invoke), offered.At(e.invoke));
+    visit(e, Windows{admitted.At(e.invoke), offered.At(e.invoke), exact_admits});
   }
 }
 
@@ -80,13 +89,14 @@ LimiterMetrics ComputeMetrics(const RunResult& c, const LimiterOutcome& o) {
     int64_t offered = 0, admitted = 0, peak_offered = 0;
   };
   std::map<std::string_view, User> users;
-  WalkWindows(c, o, [&](const HistoryEvent& e, int64_t admitted, int64_t offered) {
+  WalkWindows(c, o, [&](const HistoryEvent& e, const Windows& w) {
     User& u = users[e.key];
     u.offered += 1;
     u.admitted += e.admitted();
-    u.peak_offered = std::max(u.peak_offered, offered);
-    if (e.admitted() && admitted > c.limit) ++m.over_admitted;
-    if (e.denied() && admitted + e.cost <= c.limit) ++m.false_denials;
+    u.peak_offered = std::max(u.peak_offered, w.offered);
+    if (e.admitted() && w.admitted > c.limit) ++m.over_admitted;
+    if (e.denied() && w.admitted + e.cost <= c.limit) ++m.false_denials;
+    m.exact_admitted += w.exact_admits;
   });
   std::vector<double> shares;
   for (const auto& [key, u] : users) {
@@ -186,10 +196,10 @@ TimeSeries ComputeSeries(const RunResult& c, const LimiterOutcome& o, const Bins
   // What a key holds in the window ending at t only falls between its admissions, so the most in
   // a bin is at one of the bin's admissions or at its start, carried from admissions before it.
   std::map<std::string_view, std::vector<std::pair<Instant, int64_t>>> admitted;  // time, cost
-  WalkWindows(c, o, [&](const HistoryEvent& e, int64_t in_window, int64_t) {
+  WalkWindows(c, o, [&](const HistoryEvent& e, const Windows& w) {
     if (!e.admitted()) return;
     int64_t& peak = s.peak_in_window[bins.Of(e.invoke)];
-    peak = std::max(peak, in_window);
+    peak = std::max(peak, w.admitted);
     admitted[e.key].emplace_back(e.invoke, e.cost);
   });
   for (const auto& entry : admitted) {

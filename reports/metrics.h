@@ -32,6 +32,9 @@ struct LimiterMetrics {
   // Denied requests that an exact sliding log would have admitted: the window ending at them held
   // room for them, given what this limiter had admitted.
   int64_t false_denials = 0;
+  // What the exact limiter of the claim (a sliding log: `limit` in any window, each request
+  // decided when it was sent) admits of the same requests: the yardstick for admissions lost.
+  int64_t exact_admitted = 0;
   // The most one key had admitted in any window, over the limit (above 1: a burst past the claim).
   double burst_ratio = 0;
   // Jain's index of admitted share (admitted / offered) over the users under contention (those

@@ -137,6 +137,9 @@ constexpr auto JsonFields(const FaultOutcomeReport*) {
 struct MetricsReport {
   int64_t over_admitted = 0;
   int64_t false_denials = 0;
+  // What the exact limiter of the claim admits of the same traffic; none in a report written
+  // before it was measured.
+  std::optional<int64_t> exact_admitted;
   double burst_ratio = 0;
   std::optional<double> fairness;
   int64_t contended_users = 0;
@@ -152,6 +155,7 @@ constexpr auto JsonFields(const MetricsReport*) {
   using M = MetricsReport;
   return std::tuple{JsonField("over_admitted", &M::over_admitted),
                     JsonField("false_denials", &M::false_denials),
+                    JsonField("exact_admitted", &M::exact_admitted).OrDefault(),
                     JsonField("burst_ratio", &M::burst_ratio),
                     JsonField("fairness", &M::fairness),
                     JsonField("contended_users", &M::contended_users),

@@ -18,6 +18,7 @@ MetricsReport MakeMetricsReport(const LimiterMetrics& m, const LimiterOutcome& o
   MetricsReport r;
   r.over_admitted = m.over_admitted;
   r.false_denials = m.false_denials;
+  r.exact_admitted = m.exact_admitted;
   r.burst_ratio = m.burst_ratio;
   r.fairness = m.fairness;
   r.contended_users = m.contended_users;

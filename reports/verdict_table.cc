@@ -112,7 +112,10 @@ std::string RenderRunText(const RunResult& c, const std::string& reproduce) {
 }
 
 std::string RenderSpreadTable(const RunReport& r) {
-  return view_parts::AcrossSeedsIntro(r) + "\n\n" + Align(view_parts::SpreadRows(r, true));
+  view_parts::Rows spread = view_parts::SpreadRows(r, true);
+  const std::string same = view_parts::TakeSameColumns(spread);
+  return view_parts::AcrossSeedsIntro(r) + "\n\n" + Align(spread) +
+         (same.empty() ? "" : "\n" + same);
 }
 
 }  // namespace ratelab

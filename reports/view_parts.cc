@@ -219,6 +219,20 @@ Rows VerdictRows(const RunReport& r) {
   return rows;
 }
 
+std::string TakeSameColumns(Rows& rows) {
+  if (rows.size() < 3) return "";
+  std::vector<std::string> same;
+  for (size_t c = rows[0].size(); c-- > 1;) {
+    const bool all = std::all_of(rows.begin() + 2, rows.end(), [&](const auto& row) {
+      return row.size() > c && row[c] == rows[1][c];
+    });
+    if (!all) continue;
+    same.insert(same.begin(), rows[0][c] + " " + rows[1][c]);
+    for (std::vector<std::string>& row : rows) row.erase(row.begin() + static_cast<ptrdiff_t>(c));
+  }
+  return same.empty() ? "" : "The same for every limiter: " + Listed(same) + ".";
+}
+
 Rows MetricRows(const RunReport& r) {
   Rows rows = {{"limiter", "fairness (Jain, contended users)", "state bytes per key",
                 "keys with state", "store steps per decision", "latency p50 / p95 / p99 (ms)"}};

@@ -53,6 +53,12 @@ std::string CheckPhrase(const std::string& name);
 std::string Verdict(uint64_t broken);
 
 using Rows = std::vector<std::vector<std::string>>;
+
+// Takes out of `rows` (a header, then a row per limiter) each column past the first whose every
+// limiter has the same cell, a cost that tells none apart, and says them in one sentence: "The
+// same for every limiter: store steps per decision 1.00." Empty, and `rows` as it was, with
+// fewer than two limiters.
+std::string TakeSameColumns(Rows& rows);
 // The start of a self-contained HTML page, through <body>: its title and the one style sheet.
 std::string HtmlPageStart(const std::string& title);
 // A report that is text (check, stress, worst) as a Markdown section and as an HTML page, under

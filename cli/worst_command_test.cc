@@ -86,6 +86,23 @@ TEST(WorstCommand, FindsTheFixedWindowsDoubleAndTheSlidingCountersOneLess) {
   }
 }
 
+// The same breach at every concurrency is one witness, and says where it holds.
+TEST(WorstCommand, TheSameBreachAtSeveralConcurrenciesIsShownOnce) {
+  const CliOutcome r = Ratelab({"worst", "memory-sliding-counter", "--concurrency", "1,2,4"});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  size_t witnesses = 0;
+  for (size_t at = r.out.find("best case:"); at != std::string::npos;
+       at = r.out.find("best case:", at + 1)) {
+    ++witnesses;
+  }
+  EXPECT_EQ(witnesses, 1u) << r.out;
+  EXPECT_NE(r.out.find("the same breach holds at concurrencies 1, 2 and 4"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("the same breach as at concurrency 1, whose witness is above"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(WorstCommand, RefusesWhatItCannotDo) {
   CliOutcome r = Ratelab({"worst", "memory-fixed-window", "--claim", "over-bucket"});
   EXPECT_EQ(r.exit, kExitBadInput);

@@ -1,5 +1,7 @@
 #include "reports/worst_report.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "reports/run_report.h"
 #include "reports/view_parts.h"
@@ -75,8 +77,24 @@ WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResu
 std::string RenderWorstText(const WorstReport& r) {
   std::string out = absl::StrCat(r.protocol, ", ", r.policy, ": the worst found against \"",
                                  r.bound, "\" (", std::string(WorstClaimName(r.claim)), ")\n");
-  for (const WorstReport::Search& s : r.searches) {
+  // A search that reached the same breach as an earlier one (the same value, under the same
+  // faults) shows no witness of its own: the earlier one's says at which concurrencies it holds.
+  const auto same = [](const WorstReport::Search& a, const WorstReport::Search& b) {
+    return !a.failure && !b.failure && a.shown && b.shown && a.value == b.value &&
+           a.faults == b.faults;
+  };
+  for (size_t i = 0; i < r.searches.size(); ++i) {
+    const WorstReport::Search& s = r.searches[i];
     absl::StrAppend(&out, "\nconcurrency ", s.concurrency, ", faults ", s.faults, ": ");
+    const auto earlier = std::find_if(r.searches.begin(), r.searches.begin() + i,
+                                      [&](const WorstReport::Search& e) { return same(e, s); });
+    if (earlier != r.searches.begin() + i) {
+      absl::StrAppend(&out, ValueText(r, s), "\n  first reached at run ", s.found_at_run, " of ",
+                      s.runs, s.stopped ? ", stopped by --time before its runs were done" : "",
+                      "; the same breach as at concurrency ", earlier->concurrency,
+                      ", whose witness is above\n  reproduce: ", s.reproduce, "\n");
+      continue;
+    }
     if (s.failure) {
       absl::StrAppend(&out,
                       "FAILED: the limiter answered a request with an error instead of a "
@@ -96,6 +114,15 @@ std::string RenderWorstText(const WorstReport& r) {
       if (all > kWitnessRequestsShown) {
         absl::StrAppend(&out, "  ... and ", all - kWitnessRequestsShown,
                         " more request(s) of the span (--json shows them all)\n");
+      }
+      std::vector<std::string> also;
+      for (size_t j = i + 1; j < r.searches.size(); ++j) {
+        if (same(s, r.searches[j])) also.push_back(absl::StrCat(r.searches[j].concurrency));
+      }
+      if (!also.empty()) {
+        also.insert(also.begin(), absl::StrCat(s.concurrency));
+        absl::StrAppend(&out, "  the same breach holds at concurrencies ", view_parts::Listed(also),
+                        "\n");
       }
       absl::StrAppend(&out, "  reproduce: ", s.reproduce, "\n");
     } else {

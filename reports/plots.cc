@@ -195,6 +195,36 @@ Plot TrafficPlot(const RunReport& r) {
           s, std::move(data).text(), std::max(360, 220 * static_cast<int>(limiters.size()))};
 }
 
+// Where each limiter past the claim peaked, and what the run's numbers say made it: " Past it:
+// memory-fixed-window up to 10 at 00:00:59.500, across a window edge; kv-fixed-window-lua
+// (fail-open) up to 17 at 00:01:29.000, while the store was unreachable ...".
+std::string WindowPeaks(const RunReport& r) {
+  const double width = BinWidthSeconds(r), window = r.claim.window_ms / 1000.0;
+  std::vector<std::string> peaks;
+  for (const LimiterReport& l : r.limiters) {
+    const std::vector<int64_t>& peak = l.series.peak_in_window;
+    if (l.max_in_any_window <= r.claim.limit || peak.empty()) continue;
+    const size_t b = static_cast<size_t>(std::max_element(peak.begin(), peak.end()) - peak.begin());
+    const double from = r.bins.start_s + width * static_cast<double>(b), to = from + width;
+    std::string why;
+    for (const FaultReport& f : r.faults) {
+      // The peak's window reaches back a window before its bin.
+      if (f.from_s < to && f.to_s > from - window) why = "while " + f.what;
+    }
+    if (why.empty() && l.algorithm == Algorithm::kFixedWindow) why = "across a window edge";
+    if (why.empty() && l.algorithm && Describe(*l.algorithm).bucket) {
+      why = "a full bucket, then its refill";
+    }
+    peaks.push_back(l.name + " up to " + std::to_string(peak[b]) + " in the " +
+                    (r.start ? view_parts::OnClock(r, from).substr(11) : Num(from) + " s") +
+                    " bin" + (why.empty() ? "" : ", " + why));
+  }
+  if (peaks.empty()) return "";
+  std::string s = " Past it: ";
+  for (size_t i = 0; i < peaks.size(); ++i) s += (i == 0 ? "" : "; ") + peaks[i];
+  return s + ".";
+}
+
 Plot WindowPlot(const RunReport& r) {
   const std::vector<LimiterReport>& limiters = r.limiters;
   const std::string limit = std::to_string(r.claim.limit);
@@ -218,34 +248,34 @@ Plot WindowPlot(const RunReport& r) {
   s += "unset multiplot\n";
   std::string caption = "The most one key held admitted in any " + r.claim.window +
                         " window, over time, against the limit of " + limit +
-                        " (dashed): above it, the claim is broken.";
-  std::vector<std::string> spiked;
-  int64_t spike = 0;
-  for (const LimiterReport& l : limiters) {
-    if (l.algorithm == Algorithm::kFixedWindow && l.max_in_any_window > r.claim.limit) {
-      spiked.push_back(l.name);
-      spike = std::max(spike, l.max_in_any_window);
-    }
-  }
-  if (!spiked.empty()) {
-    std::string names;
-    for (size_t i = 0; i < spiked.size(); ++i) names += (i == 0 ? "" : ", ") + spiked[i];
-    caption += " The fixed window's burst across a window edge shows as a spike (" + names +
-               ": up to " + std::to_string(spike) + ").";
-  }
+                        " (dashed): above it, the claim is broken." + WindowPeaks(r);
   caption += FaultsCaption(r);
   return {"window", caption, s, std::move(data).text(),
           std::max(360, 200 * static_cast<int>(limiters.size()))};
 }
 
-Plot UsersPlot(const RunReport& r) {
+// The busiest users whose share admitted differs by limiter (by a twentieth or more): the others
+// got the same from every limiter, and bars of them say nothing.
+std::vector<const UserReport*> UsersThatDiffer(const RunReport& r) {
+  std::vector<const UserReport*> out;
+  for (const UserReport& u : r.users) {
+    if (u.offered == 0 || u.admitted.empty()) continue;
+    const auto [lo, hi] = std::minmax_element(u.admitted.begin(), u.admitted.end());
+    if (static_cast<double>(*hi - *lo) >= 0.05 * static_cast<double>(u.offered)) {
+      out.push_back(&u);
+    }
+  }
+  return out;
+}
+
+Plot UsersPlot(const RunReport& r, const std::vector<const UserReport*>& users) {
   const std::vector<LimiterReport>& limiters = r.limiters;
   DataFile data("users");
   std::vector<std::string> rows;
-  for (const UserReport& u : r.users) {
-    std::string row = DataLabel(u.key);
-    const double offered = static_cast<double>(u.offered);
-    for (int64_t a : u.admitted) {
+  for (const UserReport* u : users) {
+    std::string row = DataLabel(u->key);
+    const double offered = static_cast<double>(u->offered);
+    for (int64_t a : u->admitted) {
       row += " " + Num(offered > 0 ? static_cast<double>(a) / offered : 0);
     }
     rows.push_back(std::move(row));
@@ -260,10 +290,14 @@ Plot UsersPlot(const RunReport& r) {
     s += std::string(i == 0 ? " " : ", ") + block + " using " + std::to_string(i + 2) +
          (i == 0 ? ":xtic(1)" : "") + " lc rgb '" + Color(i) + "' title " + Quote(limiters[i].name);
   }
+  const size_t same = r.users.size() - users.size();
   return {"users",
-          "The share of their requests admitted, for each of the " +
-              std::to_string(r.users.size()) +
-              " busiest users (busiest first), limiter by limiter.",
+          "The share of their requests admitted, limiter by limiter, for the " +
+              std::to_string(users.size()) + " of the " + std::to_string(r.users.size()) +
+              " busiest users whose share differs by limiter (busiest first)" +
+              (same == 0 ? "."
+                         : "; the other " + std::to_string(same) +
+                               " got the same share from every limiter."),
           s + "\n", std::move(data).text()};
 }
 
@@ -433,7 +467,11 @@ std::string GnuplotScriptProblem(std::string_view script) {
 
 std::vector<Plot> PlotScripts(const RunReport& report) {
   std::vector<Plot> plots = {TrafficPlot(report), WindowPlot(report)};
-  if (!report.users.empty()) plots.push_back(UsersPlot(report));
+  // Fairness is a comparison: of two users or more, under two limiters or more.
+  if (const std::vector<const UserReport*> users = UsersThatDiffer(report);
+      users.size() >= 2 && report.limiters.size() >= 2) {
+    plots.push_back(UsersPlot(report, users));
+  }
   if (AnyLatency(report)) plots.push_back(LatencyPlot(report));
   return plots;
 }

@@ -242,7 +242,14 @@ TEST(Report, PlotsFitTheirDataSayOnlyWhatTheRunHasAndRunAgainFromTheReport) {
   }
   const std::vector<Plot> plots = PlotScripts(demo);
   ASSERT_GE(plots.size(), 2u);
-  EXPECT_NE(plots[1].caption.find("memory-fixed-window: up to 10"), std::string::npos)
+  // Each peak past the claim, with what made it, from the run's numbers.
+  EXPECT_NE(plots[1].caption.find(
+                "memory-fixed-window up to 10 in the 00:02:00.000 bin, across a window edge"),
+            std::string::npos)
+      << plots[1].caption;
+  EXPECT_NE(plots[1].caption.find("memory-gcra up to 9 in the 00:00:55.000 bin, a full bucket, "
+                                  "then its refill"),
+            std::string::npos)
       << plots[1].caption;
   // On the scenario's clock, from the first request (2026-01-01 00:00:00 UTC) to the last bin.
   EXPECT_NE(plots[0].script.find("set xdata time"), std::string::npos);
@@ -254,7 +261,21 @@ TEST(Report, PlotsFitTheirDataSayOnlyWhatTheRunHasAndRunAgainFromTheReport) {
   ASSERT_TRUE(outage.ok()) << outage.status();
   Result<RunResult> run = RunScenario(*outage, 1);
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_NE(PlotScripts(MakeRunReport(*run))[0].caption.find("Shaded: faults."), std::string::npos);
+  const std::vector<Plot> outage_plots = PlotScripts(MakeRunReport(*run));
+  EXPECT_NE(outage_plots[0].caption.find("Shaded: faults."), std::string::npos);
+  // A peak made by failing open during the outage is blamed on the outage, not on the window's
+  // edge; one user's shares compare nothing, so there is no fairness plot.
+  EXPECT_NE(outage_plots[1].caption.find("kv-fixed-window-lua (fail-open) up to 16 in the "
+                                         "00:02:00.000 bin, while the store was unreachable"),
+            std::string::npos)
+      << outage_plots[1].caption;
+  for (const Plot& p : outage_plots) EXPECT_NE(p.name, "users");
+  // Its one fault is one note, each limiter's part in it.
+  ASSERT_EQ(run->notes.size(), 1u);
+  EXPECT_NE(run->notes[0].find("(fail-open) cannot reach its store, so it does what it does on a "
+                               "store error: fail-open; kv-fixed-window-lua (fail-closed)"),
+            std::string::npos)
+      << run->notes[0];
 
   // cd REPORT && gnuplot plots/window.gp draws plots/window.svg again.
   const fs::path dir = TempDir("rerun");

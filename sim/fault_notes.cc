@@ -9,6 +9,7 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
   std::vector<std::string> notes;
   for (const FaultSpec& f : faults) {
     const std::string what = f.Describe(scenario.start);
+    std::vector<std::string> parts;  // one a limiter, said in one note for the fault
     for (const LimiterSpec& spec : scenario.limiters) {
       const ProtocolInfo* info = spec.Info();
       const bool in_process = info == nullptr || info->store == StoreKind::kMemory;
@@ -40,7 +41,9 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
           break;
         case FaultSpec::Kind::kStoreOutage:
           if (in_process) break;
-          note = std::string("cannot reach its store; on a store error it does: ") +
+          note = std::string(
+                     "cannot reach its store, so it does what it does on a store "
+                     "error: ") +
                  std::string(FailurePolicyName(spec.on_store_error.kind));
           break;
         case FaultSpec::Kind::kStoreFailover:
@@ -51,17 +54,21 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
           break;
         case FaultSpec::Kind::kStoreStall:
           if (in_process) break;
-          note = std::string("got no answer in time; on a store error it does: ") +
+          note = std::string("got no answer in time, so it did what it does on a store error (") +
                  std::string(FailurePolicyName(spec.on_store_error.kind)) +
-                 ", and what it sent meanwhile still counted once the store resumed";
+                 "), and what it sent meanwhile still counted once the store resumed";
           break;
         case FaultSpec::Kind::kClockJump:
         case FaultSpec::Kind::kLatencySpike:
         case FaultSpec::Kind::kListenDown:  // the rules' notes say what it did
           break;
       }
-      if (!note.empty()) notes.push_back(what + ": " + spec.DisplayName() + " " + note);
+      if (!note.empty()) parts.push_back(spec.DisplayName() + " " + note);
     }
+    if (parts.empty()) continue;
+    std::string joined;
+    for (const std::string& part : parts) joined += (joined.empty() ? "" : "; ") + part;
+    notes.push_back(what + ": " + joined);
   }
   return notes;
 }

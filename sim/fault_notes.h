@@ -12,7 +12,8 @@
 
 namespace ratelab {
 
-// One note per (fault, limiter) that needs one, in fault order: "WHAT: LIMITER NOTE".
+// One note per fault that needs one, in fault order, each limiter's part in it: "WHAT: LIMITER
+// NOTE; LIMITER NOTE".
 std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<FaultSpec>& faults,
                                     const StoreSource& kv_source);
 

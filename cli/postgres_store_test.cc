@@ -114,11 +114,13 @@ TEST(PostgresStore, SqlProtocolsWithoutPostgresSayWhatToPass) {
   const CliOutcome r = Ratelab({"check", "sql-token-bucket"});
   EXPECT_NE(r.exit, kExitOk);
   EXPECT_NE(r.err.find("--store postgres"), std::string::npos) << r.err;
-  // PostgreSQL named for a scenario of kv protocols: they run on MemoryKv, and the run says so.
+  // PostgreSQL named for a scenario of kv protocols: none would run there, so it is refused.
   const CliOutcome kv = Ratelab({"run", ExampleScenario("store-outage"), "--store", "postgres"});
-  EXPECT_NE(kv.out.find("no limiter here is one: the kv protocols ran on MemoryKv"),
+  EXPECT_EQ(kv.exit, kExitBadInput) << kv.out;
+  EXPECT_NE(kv.err.find("store postgres: no limiter of store-outage keeps its state there"),
             std::string::npos)
-      << kv.out;
+      << kv.err;
+  EXPECT_NE(kv.err.find("it takes a sql-* protocol"), std::string::npos) << kv.err;
   const CliOutcome bad = Ratelab({"check", "sql-token-bucket", "--store", "postgresql://h/d?x=1"});
   EXPECT_EQ(bad.exit, kExitBadInput);
   EXPECT_NE(bad.err.find("postgresql://h/d?x=1"), std::string::npos) << bad.err;

@@ -174,7 +174,14 @@ TEST(ProbeCommand, AServerThatIsNotThereIsAnErrorNotAPass) {
   const CliOutcome r = Ratelab({"probe", "http://127.0.0.1:1/", "--model", "fixed-window",
                                 "--max-requests", "2", "--timeout", "2s"});
   EXPECT_EQ(r.exit, kExitBadInput) << r.err;
-  EXPECT_NE(r.err.find("not one of 2 requests was answered"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot connect to 127.0.0.1:1: connection refused"), std::string::npos)
+      << r.err;
+  // It stops at the first refusal, not after sending every request for the whole duration (which
+  // would say its progress every second).
+  const CliOutcome many = Ratelab({"probe", "http://127.0.0.1:1/", "--model", "fixed-window",
+                                   "--max-requests", "500", "--max-rps", "50"});
+  EXPECT_EQ(many.exit, kExitBadInput) << many.err;
+  EXPECT_EQ(many.err.find("progress:"), std::string::npos) << many.err;
 }
 
 namespace fs = std::filesystem;

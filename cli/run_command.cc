@@ -207,6 +207,9 @@ Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<Sto
   Result<Scenario> scenario = LoadScenario(path);
   if (!scenario.ok()) return scenario;
   if (store) scenario->store = *store;
+  if (Status s = CheckStoreIsUsed(*scenario); !s.ok()) {
+    return Status(s.code(), path + ": " + std::string(s.message()));
+  }
   if (scenario->store.kind == StoreName::Kind::kMemory) return scenario;
   Result<std::shared_ptr<StoreSource>> stores = OpenStoreSource(scenario->store);
   if (!stores.ok()) {

@@ -121,6 +121,20 @@ TEST(RunCommand, ARestartIsExplainedInTheOutput) {
   EXPECT_NE(r.out.find("2 request(s) got no answer"), std::string::npos) << r.out;
 }
 
+// A store no limiter would use is refused, naming why, rather than run in process under its name.
+TEST(RunCommand, AStoreNoLimiterUsesIsRefused) {
+  for (const std::string command : {"run", "compare"}) {
+    const CliOutcome r = Ratelab({command, ExampleScenario("boundary-attack"), "--store", "redis",
+                                  "--out", ::testing::TempDir() + "/unused-store-" + command});
+    EXPECT_EQ(r.exit, kExitBadInput) << command << r.out;
+    EXPECT_NE(r.err.find("store redis: no limiter of boundary-attack keeps its state there "
+                         "(memory-fixed-window (memory)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("it takes a kv-* protocol"), std::string::npos) << r.err;
+  }
+}
+
 TEST(RunCommand, WritesResultJsonIntoOut) {
   const std::string dir = ::testing::TempDir() + "/ratelab-run-out";
   std::filesystem::remove_all(dir);

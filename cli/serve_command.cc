@@ -40,7 +40,8 @@ class Serve final : public Command {
     CLI::App* c = app.add_subcommand(
         "serve",
         "Run the rate-limit service over HTTP: the decision API (POST /ratelimit/check), the "
-        "hit-counter API (POST /api/hit), GET /healthz, with X-RateLimit and RateLimit headers");
+        "hit-counter API (POST /api/hit), GET /healthz (live) and GET /readyz (ready: the store "
+        "answers), with X-RateLimit and RateLimit headers");
     c->footer(
         "Decides in process (or on Redis or PostgreSQL: --store), by the rules of --rules "
         "(docs/rules.md) or, "
@@ -86,7 +87,8 @@ class Serve final : public Command {
         },
         "When the store fails or times out: error (503), open (admit), closed (deny, 429 with "
         "Retry-After: 1), breaker (admit, and after 5 failures in a row stop asking the store "
-        "for 10s, then let one request probe it); /healthz shows the breaker");
+        "for 10s, then let one request probe it); /healthz shows the breaker, /readyz is 503 "
+        "while it is open");
     AddParsed(*c, "--store-timeout", config_.store_timeout, ParsePositiveDuration,
               "The longest a call to the store may take before it counts as failed (default "
               "250ms)");
@@ -157,6 +159,9 @@ class Serve final : public Command {
     if (!started.ok()) return started.status();
     RateLimitServer& server = **started;
     err << "ratelab serve: " << server.Banner() << "\n" << std::flush;
+    if (const std::string warning = server.Warning(); !warning.empty()) {
+      err << "ratelab serve: warning: " << warning << "\n" << std::flush;
+    }
     // A signal only marks the process interrupted; this thread turns that into a stop.
     InterruptHandler interrupt;
     std::atomic<bool> done = false;

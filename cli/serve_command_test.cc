@@ -25,6 +25,24 @@ namespace {
 namespace fs = std::filesystem;
 namespace http = testing_http::http;
 
+// A store that does not answer at start is said at start, and /readyz answers 503 until it does;
+// /healthz, liveness, answers 200.
+TEST(ServeCommand, AStoreThatDoesNotAnswerIsSaidAtStartAndMakesItNotReady) {
+  const fs::path dir = testing_files::TempDir("serve-no-store");
+  fs::create_directories(dir);
+  ServeProcess serve({"--store", "redis://127.0.0.1:1"}, dir / "err.txt");
+  EXPECT_NE(serve.err().find("ratelab serve: warning: the store does not answer (cannot connect "
+                             "to Redis at redis://127.0.0.1:1"),
+            std::string::npos)
+      << serve.err();
+  testing_http::Client c(serve.port());
+  const testing_http::Response ready = c.Send(http::verb::get, "/readyz", "");
+  EXPECT_EQ(ready.result_int(), 503);
+  EXPECT_NE(ready.body().find("the store's last call failed"), std::string::npos) << ready.body();
+  EXPECT_EQ(ready.body().find("127.0.0.1:1"), std::string::npos) << "no address to the caller";
+  EXPECT_EQ(c.Send(http::verb::get, "/healthz", "").result_int(), 200);
+}
+
 TEST(ServeCommand, ServesTheSeedsApisOverHttpAndStopsOnSigterm) {
   const fs::path dir = testing_files::TempDir("serve");
   testing_files::Write(dir, "rules.yaml",

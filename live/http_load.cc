@@ -41,6 +41,8 @@ struct Shared {
   Instant end{};
   std::atomic<int64_t> answered = 0;
   std::atomic<bool> stopping = false;
+  // A connection was refused: nothing listens there, so the run stops.
+  std::atomic<bool> refused = false;
   std::mutex making{};
 
   // The next request's number and the instant it may be sent: no earlier than its place in the
@@ -166,6 +168,10 @@ class Connection {
     const std::optional<Instant> went = shared_.Go(n);
     if (!went) return std::nullopt;
     ex.sent = *went;
+    if (ec == net::error::connection_refused) {
+      shared_.refused = true;
+      shared_.stopping = true;
+    }
     if (ec) return failed("cannot connect");
     stream_->expires_after(shared_.options.timeout);
     http::async_write(*stream_, message, [&](beast::error_code e, size_t) { ec = e; });
@@ -293,6 +299,12 @@ Result<std::vector<HttpExchange>> RunHttpLoad(const HttpLoadOptions& options, co
         progress(now - shared.start, shared.answered.load());
       }
     }
+  }
+  if (shared.refused) {
+    return absl::UnavailableError("cannot connect to " + options.url.host + ":" +
+                                  std::to_string(options.url.port) +
+                                  ": connection refused (nothing listens there: is the server "
+                                  "running?); stopped at once");
   }
   std::vector<HttpExchange> out;
   for (std::vector<HttpExchange>& r : recorded) {

@@ -79,7 +79,8 @@ using HttpLoadProgress = std::function<void(Duration elapsed, int64_t answered)>
 // Sends `make(n)` for n = 0, 1, ... until the cap, the duration or `stop` (asked every few
 // milliseconds) says to stop; the exchanges in the order they were numbered (a number taken
 // just as the time ran out is never sent). `make` is called from the connections' threads, one
-// call at a time. Unavailable when the host cannot be resolved.
+// call at a time. Unavailable when the host cannot be resolved, and when a connection is
+// refused (the run stops at the first: nothing listens there).
 Result<std::vector<HttpExchange>> RunHttpLoad(const HttpLoadOptions& options, const Clock& clock,
                                               const std::function<OutgoingRequest(int64_t n)>& make,
                                               const HttpLoadProgress& progress = nullptr,

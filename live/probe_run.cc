@@ -39,7 +39,10 @@ HttpExchange SendOne(const ProbePlan& plan, const HttpUrl& url, const Clock& clo
   Result<std::vector<HttpExchange>> sent = RunHttpLoad(o, clock, [&](int64_t) { return request; });
   HttpExchange e;
   if (sent.ok() && !sent->empty()) e = std::move(sent->front());
-  if (!sent.ok()) e.error = std::string(sent.status().message());
+  if (!sent.ok()) {  // refused, or not resolved: not sent, and said so
+    e.sent = e.answered = clock.Now();
+    e.error = std::string(sent.status().message());
+  }
   e.n = n;
   e.label = request.label;
   return e;

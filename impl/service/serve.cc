@@ -66,6 +66,7 @@ struct RateLimitServer::Parts {
   std::string counters_url;  // of Redis or PostgreSQL
   std::unique_ptr<SharedInProcessLimiters> in_process;
   std::shared_ptr<ServiceState> shared;
+  std::string warning;  // RateLimitServer::Warning
   // In process: a thread that drops idle keys every second, until `stopping`.
   std::thread dropper;
   std::mutex dropper_mutex;
@@ -252,6 +253,18 @@ struct RateLimitServer::Parts {
       auto w = std::make_unique<ServeThread>(*rules);
       Result<RulesLimiter::ProtocolMaker> protocols = Connect(*w);
       if (!protocols.ok()) return protocols.status();
+      // Redis connects when first asked: ask once now, so that an operator hears at start of a
+      // store that does not answer, and /readyz says so before the first request fails.
+      if (i == 0 && w->kv) {
+        const std::string ping[] = {"PING"};
+        if (Result<KvReply> pong = w->kv->Execute(ping); !pong.ok()) {
+          shared->StoreFailed(pong.status());
+          warning = "the store does not answer (" + std::string(pong.status().message()) +
+                    "): serving anyway; until it does, each decision meets --on-store-failure (" +
+                    std::string(FailurePolicyName(config.on_store_failure.kind)) +
+                    ") and /readyz answers 503";
+        }
+      }
       // A rule written through the admin API must be one the counters' store can enforce.
       if (i == 0 && config.store.kind != StoreName::Kind::kMemory) {
         admin.enforceable = [stores = Stores{w->kv.get(), nullptr, w->sql.get()},
@@ -328,6 +341,8 @@ std::string RateLimitServer::Banner() const {
               : "") +
          ", identities of " + std::to_string(p.config.service.max_key_bytes) + " bytes";
 }
+
+std::string RateLimitServer::Warning() const { return parts_->warning; }
 
 uint16_t RateLimitServer::port() const { return parts_->http->port(); }
 

@@ -71,6 +71,9 @@ class RateLimitServer {
   // One line: where it listens, where it decides, by which rules, its failure policy, and
   // whether the admin API is on.
   std::string Banner() const;
+  // What an operator should know before the first request: the store did not answer at start
+  // (serve runs anyway; /readyz says not ready until it does). Empty when nothing.
+  std::string Warning() const;
   uint16_t port() const;
   // Serves until Stop.
   void Run();

@@ -73,6 +73,26 @@ RuleSet SeedServiceRules() {
                          rule("*", Algorithm::kTokenBucket, 100, 100)});
 }
 
+void ServiceState::StoreFailed(const Status& why) {
+  {
+    std::lock_guard lock(why_mutex_);
+    // Its class only: the caller of /readyz is not told the store's address or message.
+    store_failure_ = absl::IsDeadlineExceeded(why) ? "the store's last call timed out"
+                                                   : "the store's last call failed";
+  }
+  store_failing_ = true;
+}
+
+std::optional<std::string> ServiceState::NotReady() {
+  if (policy().kind == FailurePolicy::Kind::kCircuitBreaker &&
+      breaker() == StoreGuard::Breaker::kOpen) {
+    return "the circuit breaker is open: requests are decided without the store";
+  }
+  if (!store_failing_.load()) return std::nullopt;
+  std::lock_guard lock(why_mutex_);
+  return store_failure_;
+}
+
 void ServiceState::LogFailure(std::string_view what, const Status& status, Instant now) {
   if (!log_) return;
   std::string line;
@@ -93,13 +113,14 @@ void ServiceState::LogFailure(std::string_view what, const Status& status, Insta
   log_(line);
 }
 
-const std::array<RateLimitService::Route, 11> RateLimitService::kRoutes = {{
+const std::array<RateLimitService::Route, 12> RateLimitService::kRoutes = {{
     {"GET", "/metrics", false, false, &RateLimitService::Metrics},
     {"POST", "/ratelimit/check", false, false, &RateLimitService::Check},
     {"*", "/ratelimit/auth", false, false, &RateLimitService::Auth},
     {"POST", "/api/hit", false, false, &RateLimitService::Hit},
     {"GET", "/api/usage/", true, false, &RateLimitService::Usage},
     {"GET", "/healthz", false, false, &RateLimitService::Health},
+    {"GET", "/readyz", false, false, &RateLimitService::Ready},
     {"GET", "/ratelimit/rules", false, true, &RateLimitService::ListRules},
     {"POST", "/ratelimit/rules", false, true, &RateLimitService::CreateRule},
     {"GET", "/ratelimit/rules/", true, true, &RateLimitService::GetRule},
@@ -315,6 +336,17 @@ Task<HttpResponse> RateLimitService::Usage(Context& ctx, const HttpRequest&, Ins
                        std::move(headers));
 }
 
+// Ready: 200 while the store answers (or none is needed); 503 with the reason while its last call
+// failed or the breaker keeps requests from it, so that a load balancer sends traffic elsewhere.
+Task<HttpResponse> RateLimitService::Ready(Context&, const HttpRequest&, Instant,
+                                           std::string_view) {
+  if (std::optional<std::string> why = shared_->NotReady()) {
+    co_return JsonAnswer(503, Json{{"status", "not ready"}, {"reason", *why}});
+  }
+  co_return JsonAnswer(200, Json{{"status", "ready"}});
+}
+
+// Live: 200 while the process answers at all, whatever its store does (/readyz says that).
 Task<HttpResponse> RateLimitService::Health(Context&, const HttpRequest&, Instant,
                                             std::string_view) {
   Json out{{"status", "ok"}};
@@ -353,6 +385,7 @@ Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const 
   Result<RulesLimiter::Answer> a = co_await limiter_.DecideByRules(ctx, request);
   if (a.ok()) {
     shared_->WithGuard([&](StoreGuard& g) { g.Answered(call); });
+    shared_->StoreAnswered();
     co_return counted(*std::move(a), false);
   }
   if (absl::IsInvalidArgument(a.status())) {
@@ -360,6 +393,7 @@ Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const 
     co_return a;
   }
   metrics().StoreFailed(a.status());
+  shared_->StoreFailed(a.status());
   shared_->LogFailure("the store", a.status(), request.now);
   const std::optional<bool> admit =
       shared_->WithGuard([&](StoreGuard& g) { return g.Failed(call, request.now); });

@@ -114,10 +114,19 @@ class ServiceState {
   // log: the first failure at once, then at most one line a second (`now` on the service's
   // clock), saying how many were left out since the last.
   void LogFailure(std::string_view what, const Status& status, Instant now);
+  // What the store's last call did: answered, or failed (`why`); readiness (/readyz) reads it.
+  void StoreAnswered() { store_failing_ = false; }
+  void StoreFailed(const Status& why);
+  // Why the service is not ready (the store's last call failed, or the breaker is open), or
+  // nothing when it is.
+  std::optional<std::string> NotReady();
 
  private:
   std::mutex mutex_;
   StoreGuard guard_;  // guarded by mutex_ when it has state
+  std::atomic<bool> store_failing_ = false;
+  std::mutex why_mutex_;
+  std::string store_failure_;  // the last failure's class, in words; guarded by why_mutex_
   ServiceMetrics metrics_;
   ServiceOptions options_;
   OperatorLog log_;
@@ -173,13 +182,14 @@ class RateLimitService {
     Handler handle;
   };
   // What the service serves, one row an endpoint and method.
-  static const std::array<Route, 11> kRoutes;
+  static const std::array<Route, 12> kRoutes;
 
   Task<HttpResponse> Check(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Hit(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Usage(Context& ctx, const HttpRequest&, Instant now, std::string_view id);
   Task<HttpResponse> Auth(Context& ctx, const HttpRequest& request, Instant now, std::string_view);
   Task<HttpResponse> Health(Context&, const HttpRequest&, Instant, std::string_view);
+  Task<HttpResponse> Ready(Context&, const HttpRequest&, Instant, std::string_view);
   Task<HttpResponse> Metrics(Context&, const HttpRequest&, Instant, std::string_view);
   Task<HttpResponse> ListRules(Context&, const HttpRequest& request, Instant, std::string_view);
   Task<HttpResponse> GetRule(Context&, const HttpRequest&, Instant, std::string_view id);

@@ -348,6 +348,55 @@ TEST(RateLimitService, AStoreFailureTellsTheCallerItsClassAndTheOperatorTheRest)
                      "failures in the last 2s)"}));
 }
 
+// Fails while `failing` says so, else admits.
+class SometimesFailing final : public Protocol {
+ public:
+  explicit SometimesFailing(const bool& failing) : failing_(failing) {}
+  Task<Result<Decision>> Decide(Context&, const Request& r) override {
+    if (failing_) co_return absl::UnavailableError("redis://10.0.0.5:6379/2: Connection refused");
+    co_return Decision{true, 4, 5, r.now, Duration(0)};
+  }
+  void Restart() override {}
+
+ private:
+  const bool& failing_;
+};
+
+// Liveness and readiness apart: /healthz answers while the process does; /readyz says whether the
+// store answers (its class of failure only, never the store's address), and whether the breaker
+// keeps requests from it.
+TEST(RateLimitService, ReadinessFollowsTheStoreAndTheBreakerWhileLivenessDoesNot) {
+  for (const FailurePolicy::Kind kind :
+       {FailurePolicy::Kind::kError, FailurePolicy::Kind::kCircuitBreaker}) {
+    bool failing = false;
+    FailurePolicy policy;
+    policy.kind = kind;
+    policy.threshold = 2;
+    auto shared = std::make_shared<ServiceState>(policy);
+    Fixture f({MakeRule(ScopeType::kUser, "*", Algorithm::kFixedWindow, 5, 60)}, {}, shared,
+              [&](const Rule&) -> Result<std::unique_ptr<Protocol>> {
+                return std::make_unique<SometimesFailing>(failing);
+              });
+    const auto hit = [&] { f.Send("POST", "/api/hit", R"({"userId": "u"})", kMidnight); };
+    EXPECT_EQ(f.Send("GET", "/readyz", "").status, 200);
+    failing = true;
+    hit();
+    HttpResponse r = f.Send("GET", "/readyz", "");
+    EXPECT_EQ(r.status, 503);
+    EXPECT_EQ(r.body, R"({"status":"not ready","reason":"the store's last call failed"})");
+    EXPECT_EQ(f.Send("GET", "/healthz", "").status, 200) << "alive, though not ready";
+    if (kind == FailurePolicy::Kind::kCircuitBreaker) {
+      hit();  // the second failure in a row opens it
+      EXPECT_NE(f.Send("GET", "/readyz", "").body.find("the circuit breaker is open"),
+                std::string::npos);
+      continue;
+    }
+    failing = false;
+    hit();
+    EXPECT_EQ(f.Send("GET", "/readyz", "").status, 200) << "the store answers again";
+  }
+}
+
 TEST(RateLimitService, UnknownPathsAre404AndWrongMethods405WithAllow) {
   Fixture f({});
   EXPECT_EQ(f.Send("GET", "/healthz", "").status, 200);

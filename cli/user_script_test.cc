@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/str_replace.h"
 #include "cli/cli_test_util.h"
 #include "cli/exit_codes.h"
 #include "sim/search.h"
@@ -48,6 +49,33 @@ TEST(CheckLua, BringYourOwnLuaAnOffByOneScriptIsCaught) {
   EXPECT_EQ(j["violation"]["invariant"], "aligned-window-cap");
   EXPECT_EQ(j["requests"], 2) << "limit 1: the second request in a window";
   EXPECT_NE(j["reproduce"].get<std::string>().find("--lua " + file.string()), std::string::npos);
+}
+
+// A correct script whose reply is read in the wrong order looks broken: its false denials come
+// with a hint at --reply. A script whose false denials are its own (it denies the last request a
+// window holds room for) gets none.
+TEST(CheckLua, AReplyReadOutOfOrderGetsAHintAtReply) {
+  const auto good = testing_files::Write(testing_files::TempDir("lua"), "fixed_window.lua",
+                                         FixedWindowScript(">="));
+  std::vector<std::string> reversed = UserLua(good.string(), {"--seeds", "20"});
+  reversed[8] = "remaining,allowed";
+  CliOutcome r = Ratelab(reversed);
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("VIOLATION of false-denials"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("remaining, which a reply read in the wrong order looks like: are "
+                       "--reply's fields"),
+            std::string::npos)
+      << r.out;
+  reversed.push_back("--json");
+  EXPECT_NE(nlohmann::json::parse(Ratelab(reversed).out)["hint"].get<std::string>(), "");
+
+  const std::string strict =
+      absl::StrReplaceAll(FixedWindowScript(">="), {{"count >= limit", "count >= limit - 1"}});
+  const auto own = testing_files::Write(testing_files::TempDir("lua"), "strict.lua", strict);
+  r = Ratelab(UserLua(own.string(), {"--limit", "2", "--seeds", "20"}));
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_NE(r.out.find("VIOLATION of false-denials"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("hint:"), std::string::npos) << r.out;
 }
 
 TEST(CheckLua, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {

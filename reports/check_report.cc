@@ -19,6 +19,33 @@ std::string DecidedOn(const CheckReport& r) {
 
 }  // namespace
 
+namespace {
+
+// False denials that a script's own reply contradicts (a denial that says some remain), or that
+// begin at a key's first request, are what a reply read in the wrong order looks like: the hint
+// says where to look. Empty for any other finding.
+std::string ReplyHint(const Finding& f) {
+  if (f.check != CheckId::kFalseDenials || f.witness.empty()) return "";
+  const auto denied = [](const HistoryEvent& e) { return e.denied(); };
+  const auto says_room = std::find_if(f.witness.begin(), f.witness.end(), [&](const auto& e) {
+    return denied(e) && e.decision->remaining > 0;
+  });
+  std::string why;
+  if (says_room != f.witness.end()) {
+    why = "#" + std::to_string(says_room->id) + " was denied with " +
+          std::to_string(says_room->decision->remaining) + " remaining";
+  } else if (std::all_of(f.witness.begin(), f.witness.end(), denied)) {
+    why = "every request was denied, the first included";
+  } else {
+    return "";
+  }
+  return why +
+         ", which a reply read in the wrong order looks like: are --reply's fields (or the "
+         "spec's reply) in the order the script returns them?";
+}
+
+}  // namespace
+
 CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
                             const SearchResult& result, const std::string& reproduce) {
   CheckReport r;
@@ -61,6 +88,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
       ViolationReport{std::string(CheckName(f.check)), f.violation.invariant, f.violation.key,
                       f.violation.summary, WitnessEvents(f.witness, start)};
   r.faults = FaultReports(f.faults, start);
+  r.hint = subject.custom ? ReplyHint(f) : "";
   return r;
 }
 
@@ -96,6 +124,7 @@ std::string RenderCheckText(const CheckReport& r) {
   for (const FaultReport& f : r.faults) out += "; " + f.what;
   out += "\n" + v.summary + "\nwitness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
          view_parts::TimelineText(v, r.faults) + "reproduce: " + r.reproduce + "\n";
+  if (!r.hint.empty()) out += "hint: " + r.hint + "\n";
   return out;
 }
 

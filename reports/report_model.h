@@ -456,6 +456,8 @@ struct CheckReport {
   uint64_t nodes = 0;
   std::vector<FaultReport> faults;
   std::optional<ViolationReport> violation;
+  // For a user's script whose witness looks like a misread reply: what to look at; else empty.
+  std::string hint;
   // For a failure: the limiter's own error, and the request it failed on ("request").
   std::string failure;
   std::optional<WitnessEvent> failed_request;
@@ -480,6 +482,7 @@ constexpr auto JsonFields(const CheckReport*) {
                     JsonField("nodes", &C::nodes),
                     JsonField("faults", &C::faults),
                     JsonField("violation", &C::violation),
+                    JsonField("hint", &C::hint).OrDefault(),
                     JsonField("failure", &C::failure),
                     JsonField("request", &C::failed_request)};
 }

@@ -39,7 +39,7 @@ class Check final : public Command {
     CLI::Option* seed =
         AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
     AddParsed(*c, "--shard", shard_, ParseShard, kShardHelp)->excludes(seed);
-    c->add_option("--concurrency", concurrency_, "Nodes sending requests at once")
+    c->add_option("--nodes", concurrency_, "Limiter nodes sending requests at once")
         ->capture_default_str();
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
                                "Comma-separated faults to inject: crash, restart, skew, outage, "
@@ -70,7 +70,7 @@ class Check final : public Command {
     Result<Policy> policy = limiter_.PolicyOf(*subject);
     if (!policy.ok()) return policy.status();
     if (concurrency_ < 1 || concurrency_ > 64) {
-      return absl::InvalidArgumentError("--concurrency must be between 1 and 64");
+      return absl::InvalidArgumentError("--nodes must be between 1 and 64");
     }
     if (Status s = CheckCaseSize(*policy, max_requests_); !s.ok()) return s;
 
@@ -172,7 +172,7 @@ class Check final : public Command {
   std::string Reproduce(uint64_t seed) const {
     std::string out = "ratelab check" + limiter_.Flags() + " --seed " + std::to_string(seed);
     if (faults_ != kDefaultFaults) out += " --faults " + faults_.ToString();
-    if (concurrency_ != 3) out += " --concurrency " + std::to_string(concurrency_);
+    if (concurrency_ != 3) out += " --nodes " + std::to_string(concurrency_);
     if (durability_ != Durability::kAlways) {
       out += " --durability " + std::string(DurabilityName(durability_));
     }

@@ -115,8 +115,8 @@ TEST(Check, SeedFoursTtlIndexIsOnANumberSoNothingExpires) {
 
 TEST(Check, SurvivesRestartOnlyWhereTheStateIsKept) {
   // In process memory: a crash forgets the bucket.
-  CheckFinding f = Check({"memory-gcra", "--checks", "survives-restart", "--concurrency", "1",
-                          "--faults", "crash", "--seeds", "50"});
+  CheckFinding f = Check({"memory-gcra", "--checks", "survives-restart", "--nodes", "1", "--faults",
+                          "crash", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "survives-restart");
   EXPECT_EQ(f.requests, 2u);
   // In a store without persistence: a store restart forgets the count.
@@ -134,7 +134,7 @@ TEST(Check, SurvivesRestartOnlyWhereTheStateIsKept) {
 
 TEST(Check, InProcessStateDoesNotSurviveARestart) {
   const CheckFinding f =
-      Check({"memory-fixed-window", "--faults", "crash", "--concurrency", "1", "--seeds", "50"});
+      Check({"memory-fixed-window", "--faults", "crash", "--nodes", "1", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "aligned-window-cap");
   ASSERT_EQ(f.faults.size(), 1u);
 }
@@ -307,8 +307,8 @@ TEST(Check, JunitHasACasePerCheckWithRealTimesAndTheReproduceCommand) {
             std::string::npos);
   EXPECT_EQ(xml.find("time=\"0.000\""), std::string::npos) << "a real time";
 
-  ASSERT_EQ(Ratelab({"check", "memory-sliding-log", "--faults", "none", "--concurrency", "1",
-                     "--seeds", "3", "--junit", none})
+  ASSERT_EQ(Ratelab({"check", "memory-sliding-log", "--faults", "none", "--nodes", "1", "--seeds",
+                     "3", "--junit", none})
                 .exit,
             kExitOk);
   xml = testing_files::Read(none);
@@ -355,7 +355,7 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-sliding-log-lua", "--window", "1500us"}, "whole milliseconds"},
       {{"check", "kv-fixed-window-lua", "--limit", "0"}, "limit"},
       {{"check", "kv-fixed-window-lua", "--faults", "crash,meteor"}, "unknown fault 'meteor'"},
-      {{"check", "kv-fixed-window-lua", "--concurrency", "0"}, "--concurrency"},
+      {{"check", "kv-fixed-window-lua", "--nodes", "0"}, "--nodes"},
       {{"check", "kv-gcra-lua", "--rate", "-1"}, "--rate"},
       {{"check", "kv-gcra-lua", "--checks", "promise,vibes"}, "unknown check 'vibes'"},
       {{"check", "kv-gcra-lua", "--durability", "sometimes"},

@@ -158,7 +158,7 @@ class Probe final : public Command {
     c->add_option("--user-prefix", user_prefix_,
                   "What {user} starts with; the user's number follows (default probe-S-, S the "
                   "start in unix seconds, so that a run does not meet the counts of the last)");
-    c->add_option("--concurrency", plan_.concurrency, "Connections sending at once")
+    c->add_option("--connections", plan_.concurrency, "Connections sending at once")
         ->capture_default_str();
     AddParsed(*c, "--duration", plan_.duration, ParsePositiveDuration,
               "The longest it sends, e.g. 10s, 1m (default 10s, at most 1h)");

@@ -48,6 +48,36 @@ std::string UnknownFlags(CLI::App& command, const std::vector<std::string>& args
   return out;
 }
 
+// Flags renamed so that one flag has one meaning in every command; the old spelling still works
+// for one release, with a note.
+struct Renamed {
+  std::string_view command, old_name, now;
+  std::string_view why;  // what the flag means, said in the note
+};
+constexpr Renamed kRenamed[] = {
+    {"check", "--concurrency", "--nodes", "the limiter nodes sending requests"},
+    {"probe", "--concurrency", "--connections", "the connections sending at once"},
+    {"worst", "--time", "--duration", "how long each search may run"},
+    {"worst", "--claim", "--measure", "what the search pushes on"},
+};
+
+// `args` with each old spelling of its command's flags written as it is now, each told in `err`.
+std::vector<std::string> WithFlagsRenamed(std::vector<std::string> args, std::ostream& err) {
+  if (args.empty()) return args;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    for (const Renamed& r : kRenamed) {
+      const std::string_view arg = args[i];
+      const bool with_value = arg.starts_with(std::string(r.old_name) + "=");
+      if (args[0] != r.command || (arg != r.old_name && !with_value)) continue;
+      args[i] = std::string(r.now) + std::string(arg.substr(r.old_name.size()));
+      err << "note: " << r.command << " " << r.old_name << " is now " << r.now << " (" << r.why
+          << "); the old spelling works until the next release\n";
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
 int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -90,7 +120,8 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     return kExitBadInput;
   }
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  const std::vector<std::string> renamed = WithFlagsRenamed(args, err);
+  std::vector<std::string> reversed(renamed.rbegin(), renamed.rend());
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {

@@ -143,14 +143,38 @@ TEST(RatelabCli, HostileFilesAreRefusedBeforeTheyAreRead) {
   }
 }
 
+// One flag, one meaning: the old spellings of renamed flags still work, with a note.
+TEST(RatelabCli, RenamedFlagsStillWorkWithANote) {
+  const CliOutcome check = Ratelab(
+      {"check", "memory-sliding-log", "--faults", "none", "--concurrency", "1", "--seeds", "2"});
+  EXPECT_EQ(check.exit, kExitOk) << check.err;
+  EXPECT_NE(check.err.find("note: check --concurrency is now --nodes"), std::string::npos)
+      << check.err;
+  const CliOutcome worst = Ratelab({"worst", "memory-fixed-window", "--concurrency", "1", "--runs",
+                                    "50", "--claim=most-in-window", "--time", "1m"});
+  EXPECT_EQ(worst.exit, kExitOk) << worst.err;
+  EXPECT_NE(worst.err.find("note: worst --claim is now --measure"), std::string::npos);
+  EXPECT_NE(worst.err.find("note: worst --time is now --duration"), std::string::npos);
+  EXPECT_NE(worst.out.find("--measure most-in-window"), std::string::npos) << worst.out;
+  // The new spellings, and no note.
+  const CliOutcome now =
+      Ratelab({"check", "memory-sliding-log", "--faults", "none", "--nodes", "1", "--seeds", "2"});
+  EXPECT_EQ(now.exit, kExitOk) << now.err;
+  EXPECT_EQ(now.err.find("note:"), std::string::npos) << now.err;
+  // probe's help names --connections, not --concurrency.
+  const CliOutcome help = Ratelab({"probe", "--help"});
+  EXPECT_NE(help.out.find("--connections"), std::string::npos);
+  EXPECT_EQ(help.out.find("--concurrency"), std::string::npos);
+}
+
 TEST(RatelabCli, SeedsMeansTheSameInEveryCommand) {
   // N is 1..N, and A..B is A..B, in check and in run alike.
-  CliOutcome check = Ratelab({"check", "memory-sliding-log", "--faults", "none", "--concurrency",
-                              "1", "--seeds", "5..7", "--json"});
+  CliOutcome check = Ratelab({"check", "memory-sliding-log", "--faults", "none", "--nodes", "1",
+                              "--seeds", "5..7", "--json"});
   ASSERT_EQ(check.exit, kExitOk) << check.err;
   EXPECT_EQ(nlohmann::json::parse(check.out)["seeds_searched"], 3);
-  check = Ratelab({"check", "memory-sliding-log", "--faults", "none", "--concurrency", "1",
-                   "--seeds", "4", "--json"});
+  check = Ratelab({"check", "memory-sliding-log", "--faults", "none", "--nodes", "1", "--seeds",
+                   "4", "--json"});
   EXPECT_EQ(nlohmann::json::parse(check.out)["seeds_searched"], 4);
   for (const auto& [seeds, expected] : std::vector<std::pair<std::string, std::vector<uint64_t>>>{
            {"3", {1, 2, 3}}, {"7..8", {7, 8}}}) {

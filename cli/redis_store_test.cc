@@ -171,7 +171,7 @@ TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
                                    "{limit},{window_s}",
                                    "--window",
                                    "10s",
-                                   "--concurrency",
+                                   "--nodes",
                                    "1",
                                    "--faults",
                                    "none",

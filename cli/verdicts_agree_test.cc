@@ -79,11 +79,11 @@ TEST(OneAnswer, Check) {
   ExpectOneAnswer("check, a sliding counter's false denials",
                   SayBoth({"check", "kv-sliding-counter", "--seeds", "20"}, Temp("check-b.xml")),
                   true);
-  ExpectOneAnswer("check, a sliding log",
-                  SayBoth({"check", "memory-sliding-log", "--faults", "none", "--concurrency", "1",
-                           "--seeds", "3"},
-                          Temp("check-k.xml")),
-                  false);
+  ExpectOneAnswer(
+      "check, a sliding log",
+      SayBoth({"check", "memory-sliding-log", "--faults", "none", "--nodes", "1", "--seeds", "3"},
+              Temp("check-k.xml")),
+      false);
 }
 
 // A server that admits each user's first `limit` requests and denies the rest: it keeps

@@ -52,7 +52,7 @@ class Worst final : public Command {
         "for that)");
     limiter_.Add(*c, "A protocol from ratelab list protocols (or give --lua)",
                  "Search your own Lua script instead of a protocol (with --model)");
-    AddParsed(*c, "--claim", claim_, ParseWorstClaim,
+    AddParsed(*c, "--measure", claim_, ParseWorstClaim,
               "What to push on: most-in-window (the most admitted in any W; the default for "
               "window algorithms), over-bucket (the most admitted over B + floor(span / T); the "
               "default for buckets) or false-denials (the longest run of denials the model had "
@@ -66,7 +66,7 @@ class Worst final : public Command {
               "failover (default none)");
     AddParsed(*c, "--runs", runs_, ParsePositiveInteger,
               "The most cases each search runs, its shrink included (default 3000)");
-    AddParsed(*c, "--time", time_, ParsePositiveDuration,
+    AddParsed(*c, "--duration", time_, ParsePositiveDuration,
               "Stop each search after this long, with the worst found so far (the result then "
               "depends on the machine's speed; --runs alone does not)");
     AddParsed(*c, "--seed", seed_, ParseSeed, "The search's seed (default 1)");
@@ -84,7 +84,7 @@ class Worst final : public Command {
     const WorstClaim claim = claim_.value_or(DefaultWorstClaim(*policy));
     if (claim == WorstClaim::kOverBucket && !policy->IsBucket()) {
       return absl::InvalidArgumentError(
-          "--claim over-bucket needs a bucket algorithm (token-bucket, gcra, "
+          "--measure over-bucket needs a bucket algorithm (token-bucket, gcra, "
           "token-bucket-intervals); " +
           policy->ToString() + " is a window: use most-in-window");
     }
@@ -139,7 +139,7 @@ class Worst final : public Command {
   // The command that runs one of its searches again.
   std::string Reproduce(int concurrency) const {
     std::string out = "ratelab worst" + limiter_.Flags();
-    if (claim_) out += " --claim " + std::string(WorstClaimName(*claim_));
+    if (claim_) out += " --measure " + std::string(WorstClaimName(*claim_));
     out += " --concurrency " + std::to_string(concurrency);
     if (faults_ != SearchFaults{}) out += " --faults " + faults_.ToString();
     if (runs_ != kDefaultRuns) out += " --runs " + std::to_string(runs_);

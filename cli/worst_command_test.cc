@@ -106,7 +106,8 @@ TEST(WorstCommand, TheSameBreachAtSeveralConcurrenciesIsShownOnce) {
 TEST(WorstCommand, RefusesWhatItCannotDo) {
   CliOutcome r = Ratelab({"worst", "memory-fixed-window", "--claim", "over-bucket"});
   EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("--claim over-bucket needs a bucket algorithm"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--measure over-bucket needs a bucket algorithm"), std::string::npos)
+      << r.err;
   r = Ratelab({"worst", "memory-fixed-window", "--concurrency", "1,0"});
   EXPECT_EQ(r.exit, kExitBadInput);
   EXPECT_NE(r.err.find("'0' is not a concurrency"), std::string::npos) << r.err;

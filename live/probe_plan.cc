@@ -122,7 +122,7 @@ Status CheckProbePlan(const ProbePlan& plan) {
                             kProbeMostPerSecond));
   }
   if (plan.concurrency < 1 || plan.concurrency > 256) {
-    return bad(absl::StrCat("--concurrency: ", plan.concurrency, " is not 1 to 256"));
+    return bad(absl::StrCat("--connections: ", plan.concurrency, " is not 1 to 256"));
   }
   if (plan.users < 1 || plan.users > 1'000'000) {
     return bad(absl::StrCat("--users: ", plan.users, " is not 1 to 1000000"));

@@ -90,7 +90,7 @@ std::string RenderWorstText(const WorstReport& r) {
                                       [&](const WorstReport::Search& e) { return same(e, s); });
     if (earlier != r.searches.begin() + i) {
       absl::StrAppend(&out, ValueText(r, s), "\n  first reached at run ", s.found_at_run, " of ",
-                      s.runs, s.stopped ? ", stopped by --time before its runs were done" : "",
+                      s.runs, s.stopped ? ", stopped by --duration before its runs were done" : "",
                       "; the same breach as at concurrency ", earlier->concurrency,
                       ", whose witness is above\n  reproduce: ", s.reproduce, "\n");
       continue;
@@ -103,7 +103,8 @@ std::string RenderWorstText(const WorstReport& r) {
       continue;
     }
     absl::StrAppend(&out, ValueText(r, s), "\n  first reached at run ", s.found_at_run, " of ",
-                    s.runs, s.stopped ? ", stopped by --time before its runs were done" : "", "\n");
+                    s.runs, s.stopped ? ", stopped by --duration before its runs were done" : "",
+                    "\n");
     if (s.shown) {
       // A long witness is cut for a terminal (the JSON has it all).
       ViolationReport shown = *s.shown;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Holds a running rate-limit service to its rules, black-box over HTTP (README: "Your running
-# limiter"). Start one first, then point this at it:
+# Holds a running rate-limit service to its rules, black-box over HTTP (docs/probe.md). Start
+# one first, then point this at it:
 #   build/ratelab serve --listen 127.0.0.1:8080 --rules examples/rules.yaml &
 #   examples/probe.sh http://127.0.0.1:8080
 # It sends at most 60 requests, as 3 users, to the hit-counter API, which examples/rules.yaml

@@ -209,7 +209,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   if (!advice.quote.empty()) s += "<p class=\"advice\"><b>" + Escape(advice.quote) + "</b></p>\n";
   if (r.across_seeds) {
     Rows spread = view_parts::SpreadRows(r, true);
-    const std::string same = view_parts::TakeSameColumns(spread);
+    const std::string same = view_parts::TakeSameColumns(spread, 2);
     s += Heading(kAcrossSeeds) + "<p>" + Escape(view_parts::AcrossSeedsIntro(r)) + "</p>\n" +
          HtmlTable(spread) + (same.empty() ? "" : "<p>" + Escape(same) + "</p>\n");
   }
@@ -239,7 +239,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
     s += "<p class=\"note\">Note: " + Escape(note) + "</p>\n";
   }
   Rows costs = view_parts::MetricRows(r);
-  const std::string same_costs = view_parts::TakeSameColumns(costs);
+  const std::string same_costs = view_parts::TakeSameColumns(costs, 1);
   s += Heading(kCosts) + HtmlTable(costs) +
        (same_costs.empty() ? "" : "<p>" + Escape(same_costs) + "</p>\n");
   s += Paragraphs(ExplainCosts(r), "explain");

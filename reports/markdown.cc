@@ -46,7 +46,7 @@ std::string RenderMarkdown(const RunReport& r) {
   }
   if (r.across_seeds) {
     view_parts::Rows spread = view_parts::SpreadRows(r, false);
-    const std::string same = view_parts::TakeSameColumns(spread);
+    const std::string same = view_parts::TakeSameColumns(spread, 2);
     s += view_parts::AcrossSeedsIntro(r) + "\n\n" + view_parts::MarkdownTable(spread, 2) +
          (same.empty() ? "" : "\n" + same + "\n") + "\n#### Seed " + std::to_string(r.seed) +
          "\n\n";
@@ -56,7 +56,7 @@ std::string RenderMarkdown(const RunReport& r) {
 
   s += "\n<details><summary>Details: every check, costs, findings</summary>\n\n";
   view_parts::Rows costs = view_parts::MetricRows(r);
-  const std::string same_costs = view_parts::TakeSameColumns(costs);
+  const std::string same_costs = view_parts::TakeSameColumns(costs, 1);
   s += view_parts::MarkdownTable(view_parts::VerdictRows(r), 2) + "\n" +
        view_parts::MarkdownTable(costs, 1) + (same_costs.empty() ? "" : "\n" + same_costs + "\n");
   s += "\n#### Findings\n\n";

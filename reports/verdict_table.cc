@@ -113,7 +113,7 @@ std::string RenderRunText(const RunResult& c, const std::string& reproduce) {
 
 std::string RenderSpreadTable(const RunReport& r) {
   view_parts::Rows spread = view_parts::SpreadRows(r, true);
-  const std::string same = view_parts::TakeSameColumns(spread);
+  const std::string same = view_parts::TakeSameColumns(spread, 2);
   return view_parts::AcrossSeedsIntro(r) + "\n\n" + Align(spread) +
          (same.empty() ? "" : "\n" + same);
 }

@@ -219,10 +219,10 @@ Rows VerdictRows(const RunReport& r) {
   return rows;
 }
 
-std::string TakeSameColumns(Rows& rows) {
+std::string TakeSameColumns(Rows& rows, size_t from) {
   if (rows.size() < 3) return "";
   std::vector<std::string> same;
-  for (size_t c = rows[0].size(); c-- > 1;) {
+  for (size_t c = rows[0].size(); c-- > std::max<size_t>(from, 1);) {
     const bool all = std::all_of(rows.begin() + 2, rows.end(), [&](const auto& row) {
       return row.size() > c && row[c] == rows[1][c];
     });

@@ -54,11 +54,11 @@ std::string Verdict(uint64_t broken);
 
 using Rows = std::vector<std::vector<std::string>>;
 
-// Takes out of `rows` (a header, then a row per limiter) each column past the first whose every
+// Takes out of `rows` (a header, then a row per limiter) each column from `from` on whose every
 // limiter has the same cell, a cost that tells none apart, and says them in one sentence: "The
 // same for every limiter: store steps per decision 1.00." Empty, and `rows` as it was, with
-// fewer than two limiters.
-std::string TakeSameColumns(Rows& rows);
+// fewer than two limiters. (The columns before `from`, the name and a verdict, always stay.)
+std::string TakeSameColumns(Rows& rows, size_t from);
 // The start of a self-contained HTML page, through <body>: its title and the one style sheet.
 std::string HtmlPageStart(const std::string& title);
 // A report that is text (check, stress, worst) as a Markdown section and as an HTML page, under

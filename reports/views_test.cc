@@ -11,6 +11,7 @@
 
 #include "reports/plots.h"
 #include "reports/run_report.h"
+#include "reports/view_parts.h"
 #include "sim/scenario.h"
 #include "testing/files.h"
 
@@ -60,6 +61,23 @@ RunReport DemoData() {
   RunReport r = MakeRunReport(*c);
   r.reproduce = "ratelab demo --seed 1";
   return r;
+}
+
+// A cost every limiter shares tells none apart: it leaves its table and is said once. The name
+// and the verdict stay, and so does every column with one limiter.
+TEST(Report, ACostEveryLimiterSharesIsSaidOnceNotAsAColumn) {
+  view_parts::Rows rows = {{"limiter", "verdict", "steps", "bytes", "p99"},
+                           {"a", "kept", "1.00", "16", "0.000"},
+                           {"b", "kept", "1.00", "266", "0.000"}};
+  EXPECT_EQ(view_parts::TakeSameColumns(rows, 2),
+            "The same for every limiter: steps 1.00 and p99 0.000.");
+  EXPECT_EQ(rows, (view_parts::Rows{{"limiter", "verdict", "bytes"},
+                                    {"a", "kept", "16"},
+                                    {"b", "kept", "266"}}));
+  view_parts::Rows one = {{"limiter", "steps"}, {"a", "1.00"}};
+  EXPECT_EQ(view_parts::TakeSameColumns(one, 1), "");
+  EXPECT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].size(), 2u);
 }
 
 TEST(Report, HtmlIsWellFormedSelfContainedAndEmbedsEveryPlot) {

@@ -71,9 +71,8 @@ TEST(Report, ACostEveryLimiterSharesIsSaidOnceNotAsAColumn) {
                            {"b", "kept", "1.00", "266", "0.000"}};
   EXPECT_EQ(view_parts::TakeSameColumns(rows, 2),
             "The same for every limiter: steps 1.00 and p99 0.000.");
-  EXPECT_EQ(rows, (view_parts::Rows{{"limiter", "verdict", "bytes"},
-                                    {"a", "kept", "16"},
-                                    {"b", "kept", "266"}}));
+  EXPECT_EQ(rows, (view_parts::Rows{
+                      {"limiter", "verdict", "bytes"}, {"a", "kept", "16"}, {"b", "kept", "266"}}));
   view_parts::Rows one = {{"limiter", "steps"}, {"a", "1.00"}};
   EXPECT_EQ(view_parts::TakeSameColumns(one, 1), "");
   EXPECT_EQ(one.size(), 2u);

@@ -138,7 +138,7 @@ TEST(Stress, SaysOneAnswerEveryWay) {
   RATELAB_REQUIRE_REDIS_SERVER();
   ExpectOneAnswer(
       "stress, a read-then-write bucket",
-      SayBoth({"stress", "kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "1s"},
+      SayBoth({"stress", "kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "2s"},
               ::testing::TempDir() + "/stress-b.xml"),
       true);
   ExpectOneAnswer("stress, the atomic fixed window",

@@ -334,6 +334,13 @@ rc::Gen<Argv> Command() {
         return Argv{"LINSERT", *Key(), *rc::gen::element<std::string>("BEFORE", "after", "x"),
                     *Number(), *Number()};
       }),
+      rc::gen::exec([] {
+        const auto end = [] { return *rc::gen::element<std::string>("LEFT", "right", "x"); };
+        return Argv{"LMOVE", *Key(), *Key(), end(), end()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"RPOPLPUSH", *Key(), *Key()};
+      }),
       // sorted sets
       rc::gen::exec([] {
         return Concat(Concat({"ZADD", *Key()}, *Options({"NX", "XX", "GT", "LT", "CH"})),

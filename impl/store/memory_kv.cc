@@ -99,6 +99,8 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"lset", 4, &MemoryKv::LSet},
       {"lrem", 4, &MemoryKv::LRem},
       {"linsert", 5, &MemoryKv::LInsert},
+      {"lmove", 5, &MemoryKv::LMove},
+      {"rpoplpush", 3, &MemoryKv::RPopLPush},
       {"zadd", -4, &MemoryKv::ZAdd},
       {"zrem", -3, &MemoryKv::ZRem},
       {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},

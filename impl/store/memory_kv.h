@@ -221,6 +221,11 @@ class MemoryKv final : public Kv {
   KvReply LSet(Args a);
   KvReply LRem(Args a);
   KvReply LInsert(Args a);
+  KvReply LMove(Args a);
+  KvReply RPopLPush(Args a);
+  // Takes the source's head or tail and puts it at the destination's (LMOVE, RPOPLPUSH).
+  KvReply Move(const std::string& source, const std::string& destination, bool from_head,
+               bool to_head);
   // Sets (memory_kv_sets.cc).
   KvReply SAdd(Args a);
   KvReply SRem(Args a);

@@ -1,6 +1,6 @@
 // MemoryKv's lists, as Redis 7.0 answers: pushes at either end, pops with an optional count,
-// reads and trims by index (negative indices count from the tail). A list that becomes empty is
-// deleted.
+// reads and trims by index (negative indices count from the tail), an element moved from one
+// list's end to another's (LMOVE, RPOPLPUSH). A list that becomes empty is deleted.
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
@@ -194,6 +194,46 @@ KvReply MemoryKv::LInsert(Args a) {
   MarkDirty(a[1]);
   list->insert(list->begin() + static_cast<std::ptrdiff_t>(at), a[4]);
   return KvReply::Integer(static_cast<int64_t>(list->size()));
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT: the element moved, or nil without the source.
+// As Redis: the directions are read first, then the source's type, then the destination's,
+// before anything moves; a list moved onto itself turns round.
+KvReply MemoryKv::LMove(Args a) {
+  const std::string from = absl::AsciiStrToUpper(a[3]), to = absl::AsciiStrToUpper(a[4]);
+  for (const std::string& end : {from, to}) {
+    if (end != "LEFT" && end != "RIGHT") return kv_errors::Syntax();
+  }
+  return Move(a[1], a[2], from == "LEFT", to == "LEFT");
+}
+
+// RPOPLPUSH source destination: LMOVE source destination RIGHT LEFT.
+KvReply MemoryKv::RPopLPush(Args a) { return Move(a[1], a[2], false, true); }
+
+KvReply MemoryKv::Move(const std::string& source, const std::string& destination, bool from_head,
+                       bool to_head) {
+  bool wrong = false;
+  if (FindAs<List>(source, &wrong) == nullptr) {
+    return wrong ? kv_errors::WrongType() : KvReply::Nil();
+  }
+  FindAs<List>(destination, &wrong);
+  if (wrong) return kv_errors::WrongType();
+  List& from = *FindToChange<List>(source, &wrong);
+  std::string value = from_head ? std::move(from.front()) : std::move(from.back());
+  if (from_head) {
+    from.pop_front();
+  } else {
+    from.pop_back();
+  }
+  // Emptied, it goes; but not when it is the destination too, which takes the element back.
+  if (from.empty() && source != destination) Erase(source);
+  List& into = WriteAs<List>(destination);
+  if (to_head) {
+    into.push_front(value);
+  } else {
+    into.push_back(value);
+  }
+  return KvReply::Bulk(std::move(value));
 }
 
 }  // namespace ratelab

@@ -154,8 +154,7 @@ class Check final : public Command {
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderCheckJunit(report, seconds)); !s.ok()) return s;
     }
-    if (result->failure) return kExitLimiterFailed;
-    return result->finding ? kExitViolation : kExitOk;
+    return ExitOf(report.verdict);
   }
 
  private:

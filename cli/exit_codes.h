@@ -30,6 +30,12 @@ inline constexpr ExitStatus kExitStatuses[] = {
     {kExitInterrupted, "stopped by Ctrl-C or SIGTERM, after saying what was measured"},
 };
 
+enum class CheckVerdict;  // reports/report_model.h
+
+// The exit status of a checking command whose report's verdict is `verdict` (VerdictOf): one
+// answer, which the JSON's "verdict", the JUnit file and the text say too.
+int ExitOf(CheckVerdict verdict);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_CLI_EXIT_CODES_H_

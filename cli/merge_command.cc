@@ -108,8 +108,7 @@ class Merge final : public Command {
             << ReproduceSeed(*merged, merged->first_failing->seed) << "\n";
       }
     }
-    if (failed > 0) return kExitLimiterFailed;
-    return merged->seeds_with_violations > 0 ? kExitViolation : kExitOk;
+    return ExitOf(VerdictOf(*merged));
   }
 
   Result<int> MergeCheckShards(const std::vector<FromFile<CheckReport>>& shards,
@@ -122,8 +121,7 @@ class Merge final : public Command {
     err << "merged " << shards.size() << " shards: " << merged->seeds_searched
         << " seed(s) searched\n";
     out << (json_ ? JsonText(j) : RenderCheckText(*merged));
-    if (merged->verdict == CheckVerdict::kFailure) return kExitLimiterFailed;
-    return merged->verdict == CheckVerdict::kViolation ? kExitViolation : kExitOk;
+    return ExitOf(merged->verdict);
   }
 
   // The merged result into --out's result.json, and its JUnit (made by `junit`) into --junit.

@@ -231,7 +231,7 @@ class Probe final : public Command {
           << "\n  also report.md, report.json, junit.xml, beside it\n";
     }
     if (result->interrupted) return kExitInterrupted;
-    return result->clean() ? kExitOk : kExitViolation;
+    return ExitOf(VerdictOf(report));
   }
 
  private:

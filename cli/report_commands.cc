@@ -134,17 +134,7 @@ class Compare final : public Command {
     if (!json_) out << RenderSpreadTable(*report) << "\n";
     if (Status s = Write(*report, dir, out, err); !s.ok()) return s;
     if (spread.count < total) return kExitInterrupted;
-    const auto any = [&](const auto& broke) {
-      return std::any_of(spread.limiters.begin(), spread.limiters.end(), broke);
-    };
-    if (strict_ && any([](const LimiterSpreadReport& l) { return l.seeds_failed > 0; })) {
-      return kExitLimiterFailed;
-    }
-    const bool broken = any([](const LimiterSpreadReport& l) {
-      return std::any_of(l.checks.begin(), l.checks.end(),
-                         [](const CheckSeeds& c) { return c.seeds > 0; });
-    });
-    return strict_ && broken ? kExitViolation : kExitOk;
+    return strict_ ? ExitOf(VerdictOf(*report)) : kExitOk;
   }
 
   // The report into --out, and as --json and --junit ask; where it went on stdout, or on stderr

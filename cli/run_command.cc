@@ -172,8 +172,7 @@ class RunScenarioCommand final : public Command {
       }
     }
     if (sweep->interrupted) return kExitInterrupted;
-    if (sweep->seeds_with_failures > 0) return kExitLimiterFailed;
-    return sweep->seeds_with_violations > 0 ? kExitViolation : kExitOk;
+    return ExitOf(VerdictOf(report));
   }
 
   std::string scenario_;
@@ -207,7 +206,7 @@ Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<Sto
   Result<Scenario> scenario = LoadScenario(path);
   if (!scenario.ok()) return scenario;
   if (store) scenario->store = *store;
-  if (Status s = CheckStoreIsUsed(*scenario); !s.ok()) {
+  if (Status s = CheckStoreIsUsed(*scenario, scenario->store); !s.ok()) {
     return Status(s.code(), path + ": " + std::string(s.message()));
   }
   if (scenario->store.kind == StoreName::Kind::kMemory) return scenario;

@@ -96,8 +96,7 @@ class Stress final : public Command {
       if (Status s = WriteTextFile(junit_, RenderStressJunit(report)); !s.ok()) return s;
     }
     if (result->interrupted) return kExitInterrupted;
-    if (result->failure) return kExitLimiterFailed;
-    return result->clean() ? kExitOk : kExitViolation;
+    return ExitOf(VerdictOf(report));
   }
 
  private:

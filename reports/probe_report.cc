@@ -158,9 +158,7 @@ CheckVerdict VerdictOf(const ProbeReport& report) {
 }
 
 nlohmann::json ToJson(const ProbeReport& report) {
-  nlohmann::json j = ToJsonValue(report);
-  j["verdict"] = ToJsonValue(VerdictOf(report));
-  return j;
+  return WithVerdict(ToJsonValue(report), VerdictOf(report));
 }
 
 Result<ProbeReport> ProbeReportFromJson(const nlohmann::json& j) {

@@ -105,15 +105,10 @@ CheckVerdict VerdictOf(const StressReport& s) {
   return s.violations.empty() ? CheckVerdict::kNone : CheckVerdict::kViolation;
 }
 
-namespace {
-
-// `j` with the report's verdict beside its fields: what a reader acts on, in one word.
 json WithVerdict(json j, CheckVerdict verdict) {
   j["verdict"] = ToJsonValue(verdict);
   return j;
 }
-
-}  // namespace
 
 json ToJson(const RunReport& r) { return WithVerdict(ToJsonValue(r), VerdictOf(r)); }
 

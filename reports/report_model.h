@@ -569,6 +569,10 @@ constexpr auto JsonFields(const StressReport*) {
                     JsonField("linearizability", &S::linearizability)};
 }
 
+// `j`, a report's JSON, with its verdict beside its fields as "verdict": what a reader acts on,
+// in one word.
+nlohmann::json WithVerdict(nlohmann::json j, CheckVerdict verdict);
+
 // The one verdict of each report: a failure before a violation.
 CheckVerdict VerdictOf(const RunReport& r);
 CheckVerdict VerdictOf(const SweepReport& s);

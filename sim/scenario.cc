@@ -69,10 +69,10 @@ std::string FaultSpec::Describe(Instant start) const {
   return "?";
 }
 
-Status CheckStoreIsUsed(const Scenario& s) {
-  if (s.store.kind == StoreName::Kind::kMemory) return absl::OkStatus();
-  const bool postgres = s.store.kind == StoreName::Kind::kPrivatePostgres ||
-                        s.store.kind == StoreName::Kind::kPostgresUrl;
+Status CheckStoreIsUsed(const Scenario& s, const StoreName& store) {
+  if (store.kind == StoreName::Kind::kMemory) return absl::OkStatus();
+  const bool postgres = store.kind == StoreName::Kind::kPrivatePostgres ||
+                        store.kind == StoreName::Kind::kPostgresUrl;
   const StoreKind needs = postgres ? StoreKind::kSql : StoreKind::kKv;
   std::string names;
   for (const LimiterSpec& l : s.limiters) {
@@ -82,7 +82,7 @@ Status CheckStoreIsUsed(const Scenario& s) {
              std::string(StoreKindName(info->store)) + ")";
   }
   return absl::InvalidArgumentError(
-      "store " + s.store.ToString() + ": no limiter of " + s.name + " keeps its state there (" +
+      "store " + store.ToString() + ": no limiter of " + s.name + " keeps its state there (" +
       names + "), so the run would be the same without it; it takes a " +
       (postgres ? "sql-*" : "kv-*") + " protocol (ratelab list protocols)");
 }

@@ -129,10 +129,11 @@ struct Scenario {
   std::shared_ptr<StoreSource> stores;
 };
 
-// OK when `s.store` is memory, or when one of its limiters keeps its state on such a store (a kv
+// OK when `store` is memory, or when one of `s`'s limiters keeps its state on such a store (a kv
 // protocol on Redis, a SQL protocol on PostgreSQL); else InvalidArgument saying so: a store that
-// no limiter uses would change nothing but the reproduce line.
-Status CheckStoreIsUsed(const Scenario& s);
+// no limiter uses would change nothing but the reproduce line. RunScenario refuses such a run;
+// a caller that opens the store asks first, before it starts a server for nothing.
+Status CheckStoreIsUsed(const Scenario& s, const StoreName& store);
 
 // Reads the scenario at `path`. Errors read "FILE:LINE:COLUMN: what is wrong, what was expected".
 Result<Scenario> LoadScenario(const std::string& path);

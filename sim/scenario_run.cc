@@ -119,6 +119,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   }
   const std::shared_ptr<StoreSource> stores = scenario.stores ? scenario.stores : MemoryStores();
   StoreSource& kv_source = *stores;
+  if (Status s = CheckStoreIsUsed(scenario, kv_source.name()); !s.ok()) return s;
   bool has_store = false, has_kv = false, has_sql = false;
   for (const LimiterSpec& spec : scenario.limiters) {
     const ProtocolInfo* info = spec.Info();
@@ -156,11 +157,6 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
   // The note is about the kv protocols' server, or (PostgreSQL) the SQL protocols'.
   if ((kv_source.sql() ? has_sql : has_kv) && !kv_source.Note().empty()) {
     c.notes.push_back(kv_source.Note());
-  }
-  if (kv_source.sql() && !has_sql && has_kv) {
-    c.notes.push_back("the store " + kv_source.where() +
-                      " is for the SQL protocols, and no limiter here is one: the kv protocols "
-                      "ran on MemoryKv");
   }
   std::vector<FaultWindow> restarts;
   for (const FaultSpec& f : faults) {

@@ -3,7 +3,6 @@
 // `...` stands for what varies) is in what it printed. The commands run in a directory of their
 // own holding build/ratelab and examples/, so that they read and write as a user's would.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -79,19 +78,13 @@ TEST(DocsCommands, EveryCommandTheReadmeShowsRunsAsShown) {
     // The service the README starts on 8080 is the one started here.
     const std::string command = absl::StrReplaceAll(
         c.command, {{"127.0.0.1:8080", "127.0.0.1:" + std::to_string(serve.port())}});
-    const pid_t pid =
-        testing_process::Spawn({"/bin/sh", "-c", "cd '" + dir.string() + "' && " + command},
-                               (dir / "out.txt").string(), (dir / "err.txt").string());
-    ASSERT_GT(pid, 0);
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    const std::string output =
-        testing_files::Read(dir / "out.txt") + testing_files::Read(dir / "err.txt");
-    ASSERT_TRUE(WIFEXITED(status)) << command;
+    const testing_process::Finished ran = testing_process::RunToEnd(
+        {"/bin/sh", "-c", "cd '" + dir.string() + "' && " + command}, dir.string());
+    const std::string& output = ran.output;
     const bool shows_violation = Shows(output, "broken for");
-    EXPECT_EQ(WEXITSTATUS(status), shows_violation && command.find(" run ") != std::string::npos
-                                       ? kExitViolation
-                                       : kExitOk)
+    EXPECT_EQ(ran.exit, shows_violation && command.find(" run ") != std::string::npos
+                            ? kExitViolation
+                            : kExitOk)
         << command << "\n"
         << output;
     for (const std::string& line : c.shown) {

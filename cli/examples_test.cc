@@ -1,7 +1,6 @@
 // examples/: the rules file, the scenario, the Lua script with its spec and the probe command that
 // the README and docs use, each run as their comments say it runs, with the verdict they say.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <filesystem>
 #include <map>
@@ -56,17 +55,11 @@ TEST(Examples, TheProbeCommandHoldsServeToItsRules) {
   std::filesystem::create_directories(dir);
   ServeProcess serve({"--rules", Example("rules.yaml")}, dir / "serve.txt");
   ASSERT_GT(serve.port(), 0);
-  const pid_t probe = testing_process::Spawn(
+  const testing_process::Finished probe = testing_process::RunToEnd(
       {"/bin/sh", Example("probe.sh"), "http://127.0.0.1:" + std::to_string(serve.port())},
-      (dir / "out.txt").string(), (dir / "err.txt").string(),
-      {std::string("RATELAB=") + RATELAB_BINARY, "PATH=/usr/bin:/bin"});
-  ASSERT_GT(probe, 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(probe, &status, 0), probe);
-  const std::string said =
-      testing_files::Read(dir / "out.txt") + testing_files::Read(dir / "err.txt");
-  ASSERT_TRUE(WIFEXITED(status)) << said;
-  EXPECT_EQ(WEXITSTATUS(status), kExitOk) << said;
+      dir.string(), {std::string("RATELAB=") + RATELAB_BINARY, "PATH=/usr/bin:/bin"});
+  const std::string& said = probe.output;
+  EXPECT_EQ(probe.exit, kExitOk) << said;
   EXPECT_NE(said.find("nothing found"), std::string::npos) << said;
   EXPECT_NE(said.find("aligned-window-cap (fixed-window 5 per 1m per user): kept"),
             std::string::npos)

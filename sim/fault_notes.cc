@@ -1,5 +1,6 @@
 #include "sim/fault_notes.h"
 
+#include "absl/strings/str_join.h"
 #include "impl/limiters/failure_policy.h"
 
 namespace ratelab {
@@ -65,10 +66,7 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
       }
       if (!note.empty()) parts.push_back(spec.DisplayName() + " " + note);
     }
-    if (parts.empty()) continue;
-    std::string joined;
-    for (const std::string& part : parts) joined += (joined.empty() ? "" : "; ") + part;
-    notes.push_back(what + ": " + joined);
+    if (!parts.empty()) notes.push_back(what + ": " + absl::StrJoin(parts, "; "));
   }
   return notes;
 }

@@ -5,11 +5,13 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <string>
@@ -42,6 +44,30 @@ inline pid_t Spawn(std::vector<std::string> args, const std::string& out = "",
                                  env.empty() ? environ : envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return failed == 0 ? pid : -1;
+}
+
+// How a program run to its end ended: its exit status (-1 when it could not start or was ended by
+// a signal) and what it wrote, its stdout then its stderr.
+struct Finished {
+  int exit = -1;
+  std::string output;
+};
+
+// Runs `args` (as Spawn, with `env`) to its end, its stdout and stderr kept in `dir`'s out.txt
+// and err.txt.
+inline Finished RunToEnd(std::vector<std::string> args, const std::string& dir,
+                         std::vector<std::string> env = {}) {
+  const std::string out = dir + "/out.txt", err = dir + "/err.txt";
+  Finished f;
+  const pid_t pid = Spawn(std::move(args), out, err, std::move(env));
+  if (pid <= 0) return f;
+  int status = 0;
+  if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) f.exit = WEXITSTATUS(status);
+  for (const std::string& file : {out, err}) {
+    std::ifstream in(file);
+    f.output.append(std::istreambuf_iterator<char>(in), {});
+  }
+  return f;
 }
 
 // The resident memory of process `pid` (VmRSS), in bytes; -1 when it cannot be read.

@@ -49,6 +49,7 @@
 #define RATELAB_IMPL_SERVICE_SERVICE_H_
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -115,7 +116,10 @@ class ServiceState {
   // clock), saying how many were left out since the last.
   void LogFailure(std::string_view what, const Status& status, Instant now);
   // What the store's last call did: answered, or failed (`why`); readiness (/readyz) reads it.
-  void StoreAnswered() { store_failing_ = false; }
+  void StoreAnswered() {
+    // Read first: every decision answers, and a write each would bounce the line between threads.
+    if (store_failing_.load(std::memory_order_relaxed)) store_failing_ = false;
+  }
   void StoreFailed(const Status& why);
   // Why the service is not ready (the store's last call failed, or the breaker is open), or
   // nothing when it is.

@@ -2,6 +2,8 @@
 // reads and trims by index (negative indices count from the tail), an element moved from one
 // list's end to another's (LMOVE, RPOPLPUSH). A list that becomes empty is deleted.
 #include <algorithm>
+#include <deque>
+#include <string>
 
 #include "absl/strings/ascii.h"
 #include "impl/store/memory_kv.h"
@@ -18,6 +20,17 @@ std::pair<int64_t, int64_t> Range(int64_t start, int64_t stop, int64_t size) {
   if (stop < 0) stop = size + stop;
   stop = std::min(stop, size - 1);
   return {start, stop};
+}
+
+// Takes the element at `list`'s head, or its tail; the list must not be empty.
+std::string TakeEnd(std::deque<std::string>& list, bool head) {
+  std::string v = head ? std::move(list.front()) : std::move(list.back());
+  if (head) {
+    list.pop_front();
+  } else {
+    list.pop_back();
+  }
+  return v;
 }
 
 }  // namespace
@@ -51,21 +64,14 @@ KvReply MemoryKv::Pop(Args a, bool head) {
   List* list = FindToChange<List>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (list == nullptr) return KvReply::Nil();
-  const auto take = [&] {
-    std::string v = head ? std::move(list->front()) : std::move(list->back());
-    if (head) {
-      list->pop_front();
-    } else {
-      list->pop_back();
-    }
-    return v;
-  };
   KvReply out;
   if (!count) {
-    out = KvReply::Bulk(take());
+    out = KvReply::Bulk(TakeEnd(*list, head));
   } else {
     std::vector<KvReply> popped;
-    for (int64_t i = 0; i < *count && !list->empty(); ++i) popped.push_back(KvReply::Bulk(take()));
+    for (int64_t i = 0; i < *count && !list->empty(); ++i) {
+      popped.push_back(KvReply::Bulk(TakeEnd(*list, head)));
+    }
     out = KvReply::Array(std::move(popped));
   }
   if (list->empty()) Erase(a[1]);
@@ -219,12 +225,7 @@ KvReply MemoryKv::Move(const std::string& source, const std::string& destination
   FindAs<List>(destination, &wrong);
   if (wrong) return kv_errors::WrongType();
   List& from = *FindToChange<List>(source, &wrong);
-  std::string value = from_head ? std::move(from.front()) : std::move(from.back());
-  if (from_head) {
-    from.pop_front();
-  } else {
-    from.pop_back();
-  }
+  std::string value = TakeEnd(from, from_head);
   // Emptied, it goes; but not when it is the destination too, which takes the element back.
   if (from.empty() && source != destination) Erase(source);
   List& into = WriteAs<List>(destination);

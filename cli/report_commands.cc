@@ -234,9 +234,15 @@ class Demo final : public Command {
     CLI::App* c = app.add_subcommand(
         "demo",
         "Compare every algorithm in process on a built-in scenario (steady traffic, a boundary "
-        "attack, a burst, many users), print the verdicts and write a report");
-    AddParsed(*c, "--seed", seed_, ParseSeed,
-              "Seed of the run (drives the many-users traffic; default: 1)");
+        "attack, a burst, many users) over 20 seeds, print the verdicts and write a report");
+    CLI::Option* seed = AddParsed(*c, "--seed", seed_, ParseSeed,
+                                  "Run this one seed only (it drives the many-users traffic)");
+    AddParsed(*c, "--seeds", seeds_, ParseSeeds,
+              std::string("The seeds to compare over (default: 1..20); the report shows the "
+                          "first in full, and picks a limiter for a goal only where it led in "
+                          "every seed") +
+                  kSeedsHelp)
+        ->excludes(seed);
     out_.Add(*c, kOutHelp);
     return c;
   }
@@ -244,9 +250,29 @@ class Demo final : public Command {
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<OutputDir> dir = out_.Prepare();
     if (!dir.ok()) return dir.status();
-    Result<RunResult> c = RunWithProgress(DemoScenario(), seed_, err);
+    std::optional<RunReport> spread;
+    if (!seed_) {
+      const SeedRange seeds = seeds_.value_or(SeedRange{1, 20});
+      const InterruptHandler interrupts;
+      Result<RunReport> report = CompareAcrossSeeds(
+          DemoScenario(), seeds.first, seeds.last,
+          [](uint64_t seed) { return ReproduceCommand("demo", "", seed); },
+          [&](uint64_t) { return !interrupts.interrupted(); });
+      if (!report.ok()) return report.status();
+      if (report->across_seeds->count < seeds.count()) {
+        err << "interrupted: " << report->across_seeds->count << " of " << seeds.count()
+            << " seeds run before the signal, summarised\n";
+      }
+      spread = *std::move(report);
+    }
+    const uint64_t seed = spread ? spread->seed : *seed_;
+    Result<RunResult> c = RunWithProgress(DemoScenario(), seed, err);
     if (!c.ok()) return c.status();
-    out << "ratelab demo, seed " << seed_
+    out << "ratelab demo, "
+        << (spread ? "seeds " + std::to_string(spread->across_seeds->first) + ".." +
+                         std::to_string(spread->across_seeds->last) + " (seed " +
+                         std::to_string(seed) + " in full)"
+                   : "seed " + std::to_string(seed))
         << ": every algorithm in process, on the same traffic, compared against the claim \""
         << c->limit << " in any " << FormatDuration(c->window) << "\"\n\ntraffic:\n";
     for (const std::string& line : c->traffic) out << "  - " << line << "\n";
@@ -257,14 +283,17 @@ class Demo final : public Command {
            "fixed window and the counter, any window for the log, burst plus rate for the "
            "buckets);\nthe last column holds every limiter to the claim above. The fixed window "
            "keeps its\npromise yet admits twice the limit across a window edge.\n\n";
-    const std::string reproduce = ReproduceCommand("demo", "", seed_);
+    if (spread) out << RenderSpreadTable(*spread) << "\n";
+    const std::string reproduce = ReproduceCommand("demo", "", seed);
     out << "reproduce: " << reproduce << "\n";
-    if (Status s = Write(ReportOf(*c, reproduce), *dir, out, err); !s.ok()) return s;
+    const RunReport report = spread ? *std::move(spread) : ReportOf(*c, reproduce);
+    if (Status s = Write(report, *dir, out, err); !s.ok()) return s;
     return kExitOk;
   }
 
  private:
-  uint64_t seed_ = 1;
+  std::optional<uint64_t> seed_;
+  std::optional<SeedRange> seeds_;
   ReportOut out_;
 };
 

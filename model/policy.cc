@@ -15,35 +15,35 @@ constexpr int64_t kMaxWindowNanos = int64_t{1} << 62;
 
 constexpr std::array<AlgorithmInfo, 9> kAlgorithms = {{
     {Algorithm::kFixedWindow, "fixed-window",
-     "N per aligned window of W; up to 2N across a window edge", false},
+     "N per aligned window of W; up to 2N across a window edge", false, false},
     {Algorithm::kSlidingLog, "sliding-log",
-     "exact: at most N in any half-open span (t - W, t], one timestamp per admitted request",
-     false},
+     "exact: at most N in any half-open span (t - W, t], one timestamp per admitted request", false,
+     true},
     {Algorithm::kSlidingCounter, "sliding-counter",
-     "previous window weighted by overlap plus current window; approximates the sliding log",
+     "previous window weighted by overlap plus current window; approximates the sliding log", false,
      false},
     {Algorithm::kTokenBucket, "token-bucket",
-     "bucket of B tokens refilled one per T, lazily on each request", true},
+     "bucket of B tokens refilled one per T, lazily on each request", true, false},
     {Algorithm::kGcra, "gcra",
      "generic cell rate algorithm: one theoretical arrival time per key; same promise as the "
      "token bucket",
-     true},
+     true, false},
     {Algorithm::kAnchoredWindow, "anchored-window",
      "N per window of W that opens at the first request after the last one closed (not "
      "aligned); up to 2N across a window edge",
-     false},
+     false, false},
     {Algorithm::kSlidingLogClosed, "sliding-log-closed",
      "exact sliding log whose window includes its far edge: at most N in any closed span "
      "[t - W, t], so an entry counts until W after it, inclusive",
-     false},
+     false, true},
     {Algorithm::kSlidingCounterAnchored, "sliding-counter-anchored",
      "sliding counter whose windows follow on from the key's first request (not aligned); a "
      "request after a whole empty window starts them afresh",
-     false},
+     false, false},
     {Algorithm::kTokenBucketIntervals, "token-bucket-intervals",
      "bucket of B whole tokens, one more per full interval T since the last refill; the part of "
      "an interval left over is dropped",
-     true},
+     true, false},
 }};
 }  // namespace
 

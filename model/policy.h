@@ -35,6 +35,7 @@ struct AlgorithmInfo {
   std::string_view name;     // as written on the command line and in scenarios
   std::string_view summary;  // one line for `ratelab list`
   bool bucket;               // takes burst + interval rather than limit + window
+  bool log;                  // keeps an entry per admission in the window: state grows with N
 };
 
 // Every algorithm, in a stable order.

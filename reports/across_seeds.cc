@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "reports/goals.h"
 #include "reports/run_report.h"
 #include "sim/scenario_run.h"
 
@@ -78,6 +79,17 @@ void SeedsSpread::Add(const RunReport& run) {
     add(to.steps_per_decision, l.metrics.steps_per_decision);
     if (l.metrics.latency_ms) add(to.latency_p99_ms, l.metrics.latency_ms->p99);
   }
+  for (const Goal& g : Goals()) {
+    const GoalStanding standing = Stand(g, run);
+    if (!standing.picked()) continue;
+    Limiter& best = *std::find_if(limiters_.begin(), limiters_.end(), [&](const Limiter& known) {
+      return known.name == standing.best->name;
+    });
+    auto goal = std::find_if(best.picked.begin(), best.picked.end(),
+                             [&](const GoalSeeds& known) { return known.goal == g.goal; });
+    if (goal == best.picked.end()) goal = best.picked.insert(best.picked.end(), {g.goal, 0});
+    ++goal->seeds;
+  }
 }
 
 SeedsSpreadReport SeedsSpread::Finish(uint64_t first, uint64_t last) const {
@@ -94,6 +106,7 @@ SeedsSpreadReport SeedsSpread::Finish(uint64_t first, uint64_t last) const {
     s.max_in_any_window = SpreadOf(l.max_in_any_window);
     s.steps_per_decision = SpreadOf(l.steps_per_decision);
     if (!l.latency_p99_ms.empty()) s.latency_p99_ms = SpreadOf(l.latency_p99_ms);
+    s.picked = l.picked;
     out.limiters.push_back(std::move(s));
   }
   return out;

@@ -35,6 +35,7 @@ class SeedsSpread {
     uint64_t seeds_over_claim = 0, seeds_failed = 0, first_failed_seed = 0;
     std::vector<Sample> over_admitted, false_denials, max_in_any_window, steps_per_decision,
         latency_p99_ms;
+    std::vector<GoalSeeds> picked;  // in the goals' order
   };
   std::vector<Limiter> limiters_;
   uint64_t count_ = 0;

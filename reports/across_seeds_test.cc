@@ -64,6 +64,40 @@ TEST(SeedsSpread, MedianWorstAndTheFirstSeedOfEach) {
   EXPECT_EQ(odd.Finish(1, 4).limiters[0].over_admitted.median, 3);
 }
 
+// Two limiters of one seed: `a` admitting `a_admitted` and `b` 50, each of 100.
+RunReport TwoLimiters(uint64_t seed, int64_t a_admitted) {
+  RunReport r = Seed(seed, 0, 0);
+  r.limiters[0].name = "a";
+  r.limiters[0].offered = 100;
+  r.limiters[0].admitted = a_admitted;
+  r.limiters.push_back(r.limiters[0]);
+  r.limiters[1].name = "b";
+  r.limiters[1].admitted = 50;
+  return r;
+}
+
+TEST(SeedsSpread, CountsTheSeedsInWhichEachLimiterWasPickedForAGoal) {
+  SeedsSpread spread;
+  spread.Add(TwoLimiters(1, 60));  // a, well ahead
+  spread.Add(TwoLimiters(2, 51));  // a, but within 5%: nobody's
+  spread.Add(TwoLimiters(3, 40));  // b
+  spread.Add(TwoLimiters(4, 70));  // a
+  const SeedsSpreadReport s = spread.Finish(1, 4);
+  const auto picked = [&](size_t limiter, const std::string& goal) {
+    for (const GoalSeeds& g : s.limiters[limiter].picked.value()) {
+      if (g.goal == goal) return g.seeds;
+    }
+    return uint64_t{0};
+  };
+  EXPECT_EQ(picked(0, "admit the most"), 2u);
+  EXPECT_EQ(picked(1, "admit the most"), 1u);
+  // Both kept the claim with the same state: the first is the keeper picked, in every seed.
+  EXPECT_EQ(picked(0, "keep the claim exactly"), 4u);
+  // Equal in steps and everything else: no other goal picked anyone.
+  EXPECT_EQ(s.limiters[0].picked->size(), 2u);
+  EXPECT_EQ(s.limiters[1].picked->size(), 1u);
+}
+
 std::string Reproduce(uint64_t seed) {
   return "ratelab compare demo.yaml --seed " + std::to_string(seed);
 }

@@ -8,6 +8,7 @@
 
 #include "model/oracles.h"
 #include "reports/across_seeds.h"
+#include "reports/goals.h"
 #include "reports/view_parts.h"
 
 namespace ratelab {
@@ -16,7 +17,6 @@ namespace {
 
 using view_parts::Claim;
 using view_parts::Fixed;
-using Limiters = std::vector<const LimiterReport*>;
 
 // How many keys broke the check `name`, if the run had it.
 std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
@@ -27,8 +27,6 @@ std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
 }
 
 uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, "promise").value_or(0); }
-
-bool Answered(const LimiterReport& l) { return l.failed == 0; }
 
 // "a", "a and b", "a, b and c".
 std::string Names(const Limiters& ls) {
@@ -41,18 +39,8 @@ std::string Count(int64_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-// A number as short as it can be read: no decimals when whole.
-std::string Short(double v) { return Fixed(v, std::abs(v - std::round(v)) < 0.05 ? 0 : 1); }
-
 std::string Percent(int64_t part, int64_t whole) {
   return whole == 0 ? "0%" : Fixed(100.0 * static_cast<double>(part) / whole, 1) + "%";
-}
-
-double StatePerKey(const LimiterReport& l) { return l.metrics.state_bytes_per_key.value_or(0); }
-
-std::optional<double> P99(const LimiterReport& l) {
-  if (!l.metrics.latency_ms) return std::nullopt;
-  return l.metrics.latency_ms->p99;
 }
 
 // Whether any decision of the run took time on its clock.
@@ -87,31 +75,6 @@ std::string Trade(const RunReport& r, const LimiterReport& l) {
              : "; admits " + lost + " than an exact limiter";
   }
   return s;
-}
-
-// The one of `ls` with the least `cost`; ties go to the one that keeps the claim, then
-// over-admits least, then denies least without need, then comes first.
-const LimiterReport* Best(const Limiters& ls,
-                          const std::function<double(const LimiterReport&)>& cost) {
-  const auto rank = [&](const LimiterReport& l) {
-    return std::tuple(cost(l), l.ClaimBroken() > 0, l.metrics.over_admitted,
-                      l.metrics.false_denials);
-  };
-  const LimiterReport* best = nullptr;
-  for (const LimiterReport* l : ls) {
-    if (best == nullptr || rank(*l) < rank(*best)) best = l;
-  }
-  return best;
-}
-
-// A goal is worth a row only when the limiters differ on it by more than `tolerance`.
-bool Differ(const Limiters& ls, const std::function<double(const LimiterReport&)>& value,
-            double tolerance) {
-  if (ls.empty()) return false;
-  const auto [lo, hi] = std::minmax_element(
-      ls.begin(), ls.end(),
-      [&](const LimiterReport* a, const LimiterReport* b) { return value(*a) < value(*b); });
-  return value(**hi) - value(**lo) > tolerance;
 }
 
 // The first sentence: who kept the claim.
@@ -218,94 +181,72 @@ std::string Denials(const Limiters& answered) {
   return s;
 }
 
-// How far ahead of the next a limiter must be to be picked for a goal, as a share of the next's
-// value: closer than this, one seed's traffic against another's can turn the order round.
-constexpr double kMeaningful = 0.05;
-
 // A pick's limiter when no limiter is meaningfully ahead.
 constexpr char kNoDifference[] = "no meaningful difference";
 
-// A goal a reader may have, as a cost to make least (a measure to make most is negated).
-struct Goal {
-  const char* goal;
-  double (*cost)(const LimiterReport&);
-  // The goal tells the limiters apart only when their costs differ by more than this (below 0:
-  // always).
-  double tolerance;
-  std::string (*because)(const LimiterReport&);
-  bool among_kept;  // only those that kept the claim qualify
-};
-
-// "8 bytes of state per key"; a log's "266 bytes of state per key, growing with the limit as a log
-// does".
-std::string Bytes(const LimiterReport& l) {
-  const bool log =
-      l.algorithm == Algorithm::kSlidingLog || l.algorithm == Algorithm::kSlidingLogClosed;
-  return Short(StatePerKey(l)) + " bytes of state per key" +
-         (log ? ", growing with the limit as a log does" : "");
-}
-
-constexpr Goal kGoals[] = {
-    {"keep the claim exactly", StatePerKey, -1, Bytes, true},
-    {"keep the least state", StatePerKey, 0.05, Bytes, false},
-    {"admit the most", [](const LimiterReport& l) { return -static_cast<double>(l.admitted); }, 0,
-     [](const LimiterReport& l) {
-       return std::to_string(l.admitted) + " of " + std::to_string(l.offered) + " admitted";
-     },
-     false},
-    {"give busy users the fairest share",
-     [](const LimiterReport& l) { return -l.metrics.fairness.value_or(0); }, 0.02,
-     [](const LimiterReport& l) { return "fairness " + Fixed(l.metrics.fairness.value_or(0), 3); },
-     false},
-    {"take the fewest store steps",
-     [](const LimiterReport& l) { return l.metrics.steps_per_decision; }, 0.005,
-     [](const LimiterReport& l) {
-       return Fixed(l.metrics.steps_per_decision, 2) + " per decision";
-     },
-     false},
-    {"answer fastest", [](const LimiterReport& l) { return P99(l).value_or(0); }, 0.0005,
-     [](const LimiterReport& l) { return "p99 " + Fixed(P99(l).value_or(0), 3) + " ms"; }, false},
-    {"answer through faults",
-     [](const LimiterReport& l) { return static_cast<double>(l.unanswered); }, 0,
-     [](const LimiterReport& l) { return std::to_string(l.unanswered) + " unanswered"; }, false},
-};
-
-// The lowest cost above `best`'s among `ls`: the runner-up's; none when every one ties.
-std::optional<const LimiterReport*> RunnerUp(
-    const Limiters& ls, const LimiterReport& best,
-    const std::function<double(const LimiterReport&)>& cost) {
-  std::optional<const LimiterReport*> next;
-  for (const LimiterReport* l : ls) {
-    if (cost(*l) > cost(best) && (!next || cost(*l) < cost(**next))) next = l;
-  }
-  return next;
-}
-
-std::vector<Pick> Picks(const RunReport& r, const Limiters& answered, const Limiters& kept) {
-  std::vector<Pick> picks;
-  for (const Goal& g : kGoals) {
-    const Limiters& among = g.among_kept ? kept : answered;
-    if (among.empty() || (g.tolerance >= 0 && !Differ(among, g.cost, g.tolerance))) continue;
-    const LimiterReport* best = Best(among, g.cost);
-    Limiters also;
-    for (const LimiterReport* l : among) {
-      if (l != best && g.cost(*l) == g.cost(*best)) also.push_back(l);
+// In how many seeds of a comparison over seeds `name` was picked for `goal`; none without a
+// comparison over seeds, or in a report written before picks were counted.
+std::optional<uint64_t> SeedsPicked(const RunReport& r, const std::string& name,
+                                    const std::string& goal) {
+  if (!r.across_seeds) return std::nullopt;
+  for (const LimiterSpreadReport& l : r.across_seeds->limiters) {
+    if (l.name != name || !l.picked) continue;
+    for (const GoalSeeds& g : *l.picked) {
+      if (g.goal == goal) return g.seeds;
     }
-    // A difference of a few percent is what another seed of the same traffic moves: no pick.
-    if (const std::optional<const LimiterReport*> next = RunnerUp(among, *best, g.cost);
-        g.tolerance >= 0 && next &&
-        g.cost(**next) - g.cost(*best) < kMeaningful * std::abs(g.cost(**next))) {
+    return 0;
+  }
+  return std::nullopt;
+}
+
+std::vector<Pick> Picks(const RunReport& r) {
+  std::vector<Pick> picks;
+  for (const Goal& g : Goals()) {
+    const GoalStanding s = Stand(g, r);
+    if (s.best == nullptr) continue;
+    const LimiterReport& best = *s.best;
+    if (s.next) {
       picks.push_back({g.goal, kNoDifference,
-                       best->name + " " + g.because(*best) + " against " + (*next)->name + " " +
-                           g.because(**next) + ": within " + Short(100 * kMeaningful) + "%",
+                       best.name + " " + g.because(best) + " against " + (*s.next)->name + " " +
+                           g.because(**s.next) + ": within " + Short(100 * kMeaningful) + "%",
                        ""});
       continue;
     }
-    std::string because = g.because(*best);
-    if (!also.empty()) because += (also.size() == 1 ? ", as does " : ", as do ") + Names(also);
-    picks.push_back({g.goal, best->name, std::move(because), Trade(r, *best)});
+    // A goal that always picks (the keeper with the least state) needs no lead in every seed.
+    const std::optional<uint64_t> held =
+        g.tolerance < 0 ? std::nullopt : SeedsPicked(r, best.name, g.goal);
+    const std::string seeds = held ? std::to_string(r.across_seeds->count) : "";
+    if (held && *held < r.across_seeds->count) {
+      picks.push_back({g.goal, kNoDifference,
+                       best.name + " " + g.because(best) + " in seed " + std::to_string(r.seed) +
+                           ", but it was ahead in only " + std::to_string(*held) + " of the " +
+                           seeds + " seeds",
+                       ""});
+      continue;
+    }
+    std::string because = g.because(best);
+    if (!s.tied.empty())
+      because += (s.tied.size() == 1 ? ", as does " : ", as do ") + Names(s.tied);
+    if (held) because += "; ahead in every one of the " + seeds + " seeds";
+    picks.push_back({g.goal, best.name, std::move(because), Trade(r, best)});
   }
   return picks;
+}
+
+// How the picks were decided: over every seed of a comparison, or on this one run.
+std::string HowPicked(const RunReport& r) {
+  const std::string ahead = "A limiter is picked for a goal only when it is at least " +
+                            Short(100 * kMeaningful) + "% ahead of the next";
+  if (r.across_seeds && !r.across_seeds->limiters.empty() &&
+      r.across_seeds->limiters.front().picked) {
+    return ahead + " in every one of the " + std::to_string(r.across_seeds->count) +
+           " seeds, otherwise there is no meaningful difference; to keep the claim exactly, the "
+           "one with the least state of those that kept it in every seed.";
+  }
+  return ahead +
+         " in this run, which is one seed's traffic (--seeds tells whether each pick "
+         "holds on other traffic); to keep the claim exactly, the one with the least "
+         "state of those that kept it.";
 }
 
 // The recommendation in one sentence a reviewer can quote: "Pick X because Y, unless Z."
@@ -313,8 +254,10 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
   const auto least_state = [](const Limiters& ls) { return Best(ls, StatePerKey); };
   if (!kept.empty()) {
     const LimiterReport& x = *least_state(kept);
-    std::string s = "Pick " + x.name + " because it keeps the claim " + Claim(r) + " per key" +
-                    (StatePerKey(x) > 0 ? " with " + Bytes(x) : "");
+    std::string s =
+        "Pick " + x.name + " because it keeps the claim " + Claim(r) + " per key" +
+        (r.across_seeds ? " (in all " + std::to_string(r.across_seeds->count) + " seeds)" : "") +
+        (StatePerKey(x) > 0 ? " with " + Bytes(x) : "");
     const LimiterReport& lean = *least_state(answered);
     if (&lean != &x && lean.ClaimBroken() > 0 && StatePerKey(lean) < StatePerKey(x)) {
       s += ", unless admitting past the claim is acceptable: " + lean.name + " keeps " +
@@ -418,8 +361,13 @@ Advice Advise(const RunReport& r) {
     }
   }
   if (answered.size() >= 2) {
-    a.picks = Picks(r, answered, kept);
-    a.quote = Quote(r, answered, kept);
+    a.picks = Picks(r);
+    a.how_picked = HowPicked(r);
+    Limiters kept_everywhere;
+    for (const LimiterReport* l : kept) {
+      if (KeptEverywhere(*l, r)) kept_everywhere.push_back(l);
+    }
+    a.quote = Quote(r, answered, kept_everywhere);
   }
   return a;
 }
@@ -492,8 +440,11 @@ std::vector<std::string> ExplainCosts(const RunReport& r) {
       "any: a window's counters and a bucket's or GCRA's one or two numbers stay the same size "
       "whatever the limit, while a sliding log keeps a timestamp for each request it admitted in "
       "the last window, so its state grows with the limit N (up to N entries a key) and all "
-      "of them with the number of keys. Store steps per decision: store operations (commands "
-      "or scripts) per answered request."};
+      "of them with the number of keys (state grows with: keys, or keys × limit). So the state "
+      "of K keys is about K times the bytes per key; a log's, measured here at N = " +
+          std::to_string(r.claim.limit) +
+          ", grows about in proportion for another N. Store steps per decision: store operations "
+          "(commands or scripts) per answered request."};
   Limiters all;
   for (const LimiterReport& l : r.limiters) all.push_back(&l);
   out.push_back(LatencyIsReal(all)

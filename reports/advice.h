@@ -29,9 +29,12 @@ struct Advice {
   // the claim had room for, what broke, failed or went unanswered.
   std::vector<std::string> summary;
   // One per goal on which the limiters differ; none with fewer than two limiters that answered.
-  // Where the best is less than 5% ahead of the next, the pick's limiter is "no meaningful
-  // difference" and `because` says between whom.
+  // Where the best is less than 5% ahead of the next, or (over seeds) was not the best in every
+  // seed, the pick's limiter is "no meaningful difference" and `because` says why.
   std::vector<Pick> picks;
+  // How the picks were decided: over every seed of a comparison, or on one run's traffic; empty
+  // with fewer than two limiters that answered.
+  std::string how_picked;
   // The recommendation in one sentence a reviewer can quote: "Pick X because Y, unless Z.";
   // empty with fewer than two limiters that answered.
   std::string quote;

@@ -162,6 +162,47 @@ TEST(Advice, SentencesFollowTheNumbers) {
             "window, 1.80x the limit.");
 }
 
+TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
+  RunReport r = ReportOf({Limiter("log", Algorithm::kSlidingLog, 40, 0),
+                          Limiter("counter", Algorithm::kSlidingCounter, 60, 0)});
+  r.limiters[0].metrics.state_bytes_per_key = 160;
+  r.limiters[1].metrics.state_bytes_per_key = 24;
+  r.seed = 3;
+  // One seed: the lead of this run decides, and the advice says that is all it is.
+  Advice a = Advise(r);
+  EXPECT_EQ(PickFor(a, "admit the most")->limiter, "counter");
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "counter");
+  EXPECT_THAT(a.how_picked, HasSubstr("in this run, which is one seed's traffic"));
+
+  // Over 4 seeds: the counter led on admissions in 3 and broke the claim in one.
+  LimiterSpreadReport log, counter;
+  log.name = "log";
+  log.picked = std::vector<GoalSeeds>{{"admit the most", 1}};
+  counter.name = "counter";
+  counter.seeds_over_claim = 1;
+  counter.picked = std::vector<GoalSeeds>{{"admit the most", 3}, {"keep the least state", 4}};
+  r.across_seeds = SeedsSpreadReport{1, 4, 4, {log, counter}};
+  a = Advise(r);
+  EXPECT_EQ(PickFor(a, "admit the most")->limiter, "no meaningful difference");
+  EXPECT_EQ(PickFor(a, "admit the most")->because,
+            "counter 60 of 100 admitted in seed 3, but it was ahead in only 3 of the 4 seeds");
+  EXPECT_EQ(PickFor(a, "keep the least state")->limiter, "counter");
+  EXPECT_EQ(PickFor(a, "keep the least state")->because,
+            "24 bytes of state per key; ahead in every one of the 4 seeds");
+  // Only the log kept the claim in every seed.
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "log");
+  EXPECT_THAT(a.quote, StartsWith("Pick log because it keeps the claim 5 in any 1m per key (in "
+                                  "all 4 seeds) with 160 bytes of state per key"));
+  EXPECT_THAT(a.how_picked, HasSubstr("in every one of the 4 seeds"));
+
+  // A report written before picks were counted over seeds: the one run decides, as said.
+  r.across_seeds->limiters[0].picked.reset();
+  r.across_seeds->limiters[1].picked.reset();
+  a = Advise(r);
+  EXPECT_EQ(PickFor(a, "admit the most")->limiter, "counter");
+  EXPECT_THAT(a.how_picked, HasSubstr("one seed's traffic"));
+}
+
 TEST(Advice, SaysWhenNoneOrAllKeptTheClaim) {
   RunReport r = ReportOf(
       {Limiter("a", Algorithm::kFixedWindow, 50, 2), Limiter("b", Algorithm::kGcra, 50, 1)});

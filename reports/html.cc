@@ -204,7 +204,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   if (!advice.picks.empty()) {
     Rows rows = {{"to", "pick", "because", "and it"}};
     for (const Pick& p : advice.picks) rows.push_back({p.goal, p.limiter, p.because, p.but});
-    s += HtmlTable(rows);
+    s += HtmlTable(rows) + "<p>" + Escape(advice.how_picked) + "</p>\n";
   }
   if (!advice.quote.empty()) s += "<p class=\"advice\"><b>" + Escape(advice.quote) + "</b></p>\n";
   if (r.across_seeds) {

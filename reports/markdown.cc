@@ -33,7 +33,7 @@ std::string RenderMarkdown(const RunReport& r) {
     s += "- To " + p.goal + ": **" + view_parts::MarkdownCell(p.limiter) + "** (" + p.because +
          (p.but.empty() ? "" : "; " + p.but) + ")\n";
   }
-  if (!advice.picks.empty()) s += "\n";
+  if (!advice.picks.empty()) s += "\n" + advice.how_picked + "\n\n";
   if (!advice.quote.empty()) s += "**" + advice.quote + "**\n\n";
   view_parts::Rows verdicts = {{"limiter", "verdict", "admitted / offered", "over-admitted",
                                 "false denials", "max in any " + r.claim.window}};

@@ -289,6 +289,15 @@ constexpr auto JsonFields(const CheckSeeds*) {
                     JsonField("first_seed", &CheckSeeds::first_seed)};
 }
 
+// {"goal", "seeds"}: in how many seeds a limiter was picked for a goal (reports/goals.h).
+struct GoalSeeds {
+  std::string goal;
+  uint64_t seeds = 0;
+};
+constexpr auto JsonFields(const GoalSeeds*) {
+  return std::tuple{JsonField("goal", &GoalSeeds::goal), JsonField("seeds", &GoalSeeds::seeds)};
+}
+
 // A limiter over the seeds of a comparison.
 struct LimiterSpreadReport {
   std::string name;
@@ -298,6 +307,8 @@ struct LimiterSpreadReport {
   uint64_t first_failed_seed = 0;  // when seeds_failed > 0
   SpreadReport over_admitted, false_denials, max_in_any_window, steps_per_decision;
   std::optional<SpreadReport> latency_p99_ms;  // none when no decision took time
+  // The goals it was picked for in some seed; none in a report written before they were counted.
+  std::optional<std::vector<GoalSeeds>> picked;
 };
 constexpr auto JsonFields(const LimiterSpreadReport*) {
   using L = LimiterSpreadReport;
@@ -310,7 +321,8 @@ constexpr auto JsonFields(const LimiterSpreadReport*) {
                     JsonField("false_denials", &L::false_denials),
                     JsonField("max_in_any_window", &L::max_in_any_window),
                     JsonField("steps_per_decision", &L::steps_per_decision),
-                    JsonField("latency_p99_ms", &L::latency_p99_ms)};
+                    JsonField("latency_p99_ms", &L::latency_p99_ms),
+                    JsonField("picked", &L::picked).OrDefault()};
 }
 
 // A comparison over seeds (compare --seeds): {"first", "last", "count", "limiters"}; `count` is

@@ -235,13 +235,18 @@ std::string TakeSameColumns(Rows& rows, size_t from) {
 
 Rows MetricRows(const RunReport& r) {
   Rows rows = {{"limiter", "fairness (Jain, contended users)", "state bytes per key",
-                "keys with state", "store steps per decision", "latency p50 / p95 / p99 (ms)"}};
+                "state grows with", "keys with state", "store steps per decision",
+                "latency p50 / p95 / p99 (ms)"}};
   for (const LimiterReport& l : r.limiters) {
     const MetricsReport& m = l.metrics;
+    const bool log = l.algorithm && Describe(*l.algorithm).log;
     rows.push_back(
         {l.name, OptionalFixed(m.fairness, 3) + " (" + std::to_string(m.contended_users) + ")",
-         OptionalFixed(m.state_bytes_per_key, 1), std::to_string(m.state_keys),
-         Fixed(m.steps_per_decision, 2),
+         OptionalFixed(m.state_bytes_per_key, 1),
+         !l.algorithm ? "n/a"
+         : log        ? "keys × limit"
+                      : "keys",
+         std::to_string(m.state_keys), Fixed(m.steps_per_decision, 2),
          !m.latency_ms ? "n/a"
                        : Fixed(m.latency_ms->p50, 3) + " / " + Fixed(m.latency_ms->p95, 3) + " / " +
                              Fixed(m.latency_ms->p99, 3)});
@@ -279,7 +284,7 @@ std::string AcrossSeedsIntro(const RunReport& r) {
          (last < seeds.last ? " (interrupted before " + std::to_string(seeds.last) + ")" : "") +
          ", every limiter held to the claim " + Claim(r) +
          ". Each number is the median over the seeds, then the worst and the first seed that gave "
-         "it; compare --seed SEED shows that seed's run in full.";
+         "it; --seed SEED shows that seed's run in full.";
 }
 
 std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,

@@ -103,6 +103,66 @@ Argv Concat(Argv a, const Argv& b) {
   return a;
 }
 
+// The commands drawn by both properties: the broad one, and the one of the newer commands, which
+// draws each often enough to meet the states they differ on.
+rc::Gen<Argv> LPos() {
+  return rc::gen::exec([] {
+    Argv a = {"LPOS", *Key(), *Number()};
+    const auto option = [&](const std::string& name, std::vector<std::string> values) {
+      if (*rc::gen::inRange(0, 3) == 0) {
+        a = Concat(a, {name, *rc::gen::elementOf(values)});
+      }
+    };
+    option(*rc::gen::element<std::string>("RANK", "rank"), {"1", "2", "-1", "-3", "0", "x"});
+    option("COUNT", {"0", "1", "2", "-1"});
+    option("MAXLEN", {"0", "2", "-1"});
+    if (*rc::gen::inRange(0, 8) == 0) a.push_back("COUNT");  // a word without its value
+    return a;
+  });
+}
+// Intersections, unions and differences of intsets as they come (in numeric order).
+rc::Gen<Argv> SetAlgebra() {
+  return rc::gen::exec([] {
+    return Argv{*rc::gen::element<std::string>("SINTER", "SUNION", "SDIFF"), "ints:" + *Key(),
+                "ints:" + *Key()};
+  });
+}
+// The same of any sets, sorted (a hash table's order is its own).
+rc::Gen<Argv> SetAlgebraSorted() {
+  return rc::gen::exec([] {
+    return Argv{"EVAL",
+                "local m = redis.call(ARGV[1], KEYS[1], KEYS[2], KEYS[3])\n"
+                "table.sort(m)\n"
+                "return m",
+                "3",
+                *Key(),
+                *rc::gen::element<std::string>("ints:a", "b"),
+                *Key(),
+                *rc::gen::element<std::string>("SINTER", "SUNION", "SDIFF")};
+  });
+}
+rc::Gen<Argv> ZAddIncr() {
+  return rc::gen::exec([] {
+    Argv a = Concat(Concat({"ZADD", *Key()}, *Options({"NX", "XX", "GT", "LT", "CH"})),
+                    {"INCR", *Score(), *Field()});
+    if (*rc::gen::inRange(0, 6) == 0) a = Concat(a, {*Score(), *Field()});  // one pair only
+    return a;
+  });
+}
+rc::Gen<Argv> SetRange() {
+  return rc::gen::exec([] {
+    return Argv{"SETRANGE", *Key(), *rc::gen::element<std::string>("0", "2", "5", "-1", "x"),
+                *rc::gen::element<std::string>("ab", "", "7")};
+  });
+}
+rc::Gen<Argv> Copy() {
+  return rc::gen::exec([] {
+    Argv a = Concat({"COPY", *Key(), *Key()}, *Options({"REPLACE"}));
+    if (*rc::gen::inRange(0, 8) == 0) a.push_back(*rc::gen::element<std::string>("DB", "x"));
+    return a;
+  });
+}
+
 // A command a limiter (or a user's script) might send.
 rc::Gen<Argv> Command() {
   using rc::gen::just;
@@ -180,7 +240,7 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"STRLEN", *Key()};
       }),
-      rc::gen::exec([] {
+      SetRange(), Copy(), rc::gen::exec([] {
         return Argv{"APPEND", *Key(), *Number()};
       }),
       rc::gen::exec([] {
@@ -299,7 +359,7 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"SMISMEMBER", *Key(), *Member(), *Member()};
       }),
-      rc::gen::exec([] {
+      SetAlgebra(), SetAlgebraSorted(), rc::gen::exec([] {
         return Argv{"EVAL",
                     "local m = redis.call('SMEMBERS', KEYS[1])\n"
                     "table.sort(m)\n"
@@ -341,12 +401,13 @@ rc::Gen<Argv> Command() {
       rc::gen::exec([] {
         return Argv{"RPOPLPUSH", *Key(), *Key()};
       }),
+      LPos(),
       // sorted sets
       rc::gen::exec([] {
         return Concat(Concat({"ZADD", *Key()}, *Options({"NX", "XX", "GT", "LT", "CH"})),
                       {*Score(), *Field(), *Score(), *Field()});
       }),
-      rc::gen::exec([] {
+      ZAddIncr(), rc::gen::exec([] {
         return Argv{"ZREM", *Key(), *Field()};
       }),
       rc::gen::exec([] {
@@ -535,12 +596,41 @@ rc::Gen<Argv> Command() {
       }));
 }
 
-rc::Gen<std::vector<KvOp>> Ops() {
-  const rc::Gen<KvOp> op = rc::gen::exec([] {
+// The newer commands, each drawn often, among the writes that make the states they read.
+rc::Gen<Argv> NewerCommand() {
+  return rc::gen::oneOf(
+      LPos(), SetAlgebra(), SetAlgebraSorted(), ZAddIncr(), SetRange(), Copy(), rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(),
+                    *rc::gen::element<std::string>("1", "7", "x"),
+                    *rc::gen::element<std::string>("1", "7")};
+      }),
+      rc::gen::exec([] {
+        return Argv{"SADD", *Key(), *Member(), *Member()};
+      }),
+      rc::gen::exec([] {  // integers only, so that "ints:" keys stay intsets
+        return Argv{"SADD", "ints:" + *Key(), *rc::gen::element<std::string>("1", "-5", "300"),
+                    *rc::gen::element<std::string>("2", "-70000", "5000000000")};
+      }),
+      rc::gen::exec([] {
+        return Argv{"ZADD", *Key(), *Score(), *Field()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("SET", "APPEND"), *Key(), *Number()};
+      }),
+      rc::gen::exec([] {
+        return Argv{*rc::gen::element<std::string>("GET", "TTL", "DEL"), *Key()};
+      }),
+      rc::gen::exec([] {
+        return Argv{"PEXPIRE", *Key(), *rc::gen::element<std::string>("1", "1000")};
+      }));
+}
+
+rc::Gen<std::vector<KvOp>> Ops(const rc::Gen<Argv>& command) {
+  const rc::Gen<KvOp> op = rc::gen::exec([command] {
     KvOp o;
     o.advance_ms = *rc::gen::weightedElement<int64_t>(
         {{6, 0}, {4, 1}, {2, 2}, {1, 5}, {1, 999}, {1, 1000}, {1, 1001}});
-    o.argv = *Command();
+    o.argv = *command;
     return o;
   });
   return rc::gen::resize(40, rc::gen::nonEmpty(rc::gen::container<std::vector<KvOp>>(op)));
@@ -571,29 +661,35 @@ TEST(KvEquivalenceTest, MemoryKvAnswersAsRedisDoes) {
   ASSERT_TRUE(cron_off.ok() && *cron_off == KvReply::Ok()) << cron_off.status();
   const Argv flush = {"FLUSHALL"};
   const Argv script_flush = {"SCRIPT", "FLUSH"};
-  const bool ok = rc::check("every reply of MemoryKv equals redis-server's", [&] {
-    const std::vector<KvOp> ops = *Ops();
-    // Start each case empty, on the same clock.
-    server->virtual_clock()->Set(start);
-    RC_ASSERT(redis.Execute(flush).ok());
-    RC_ASSERT(redis.Execute(script_flush).ok());
-    ManualClock clock(start);
-    MemoryKv memory(clock);
-    for (size_t i = 0; i < ops.size(); ++i) {
-      clock.Advance(std::chrono::milliseconds(ops[i].advance_ms));
-      server->virtual_clock()->Set(clock.Now());
-      const Argv argv = AtTime(ops[i].argv, clock.Now());
-      const Result<KvReply> want = redis.Execute(argv);
-      RC_ASSERT(want.ok());
-      const Result<KvReply> got = memory.Execute(argv);
-      RC_ASSERT(got.ok());
-      if (!(*got == *want)) {
-        RC_FAIL("after" + Describe(ops, i) + "\nredis-server: " + ToString(*want) +
-                "\nMemoryKv:     " + ToString(*got));
+  const auto equivalent = [&](const std::string& what, const rc::Gen<Argv>& command) {
+    return rc::check(what, [&] {
+      const std::vector<KvOp> ops = *Ops(command);
+      // Start each case empty, on the same clock.
+      server->virtual_clock()->Set(start);
+      RC_ASSERT(redis.Execute(flush).ok());
+      RC_ASSERT(redis.Execute(script_flush).ok());
+      ManualClock clock(start);
+      MemoryKv memory(clock);
+      for (size_t i = 0; i < ops.size(); ++i) {
+        clock.Advance(std::chrono::milliseconds(ops[i].advance_ms));
+        server->virtual_clock()->Set(clock.Now());
+        const Argv argv = AtTime(ops[i].argv, clock.Now());
+        const Result<KvReply> want = redis.Execute(argv);
+        RC_ASSERT(want.ok());
+        const Result<KvReply> got = memory.Execute(argv);
+        RC_ASSERT(got.ok());
+        if (!(*got == *want)) {
+          RC_FAIL("after" + Describe(ops, i) + "\nredis-server: " + ToString(*want) +
+                  "\nMemoryKv:     " + ToString(*got));
+        }
       }
-    }
-  });
-  EXPECT_TRUE(ok);
+    });
+  };
+  EXPECT_TRUE(equivalent("every reply of MemoryKv equals redis-server's", Command()));
+  EXPECT_TRUE(
+      equivalent("so do its replies to the newer commands (LPOS, SINTER, SUNION, SDIFF, "
+                 "ZADD INCR, SETRANGE, COPY), drawn often",
+                 NewerCommand()));
 }
 
 }  // namespace

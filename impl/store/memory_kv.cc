@@ -44,6 +44,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"strlen", 2, &MemoryKv::StrLen},
       {"getrange", 4, &MemoryKv::GetRange},
       {"append", 3, &MemoryKv::Append},
+      {"setrange", 4, &MemoryKv::SetRange},
       {"incr", 2, &MemoryKv::Incr},
       {"incrby", 3, &MemoryKv::IncrByCommand},
       {"decr", 2, &MemoryKv::Decr},
@@ -56,6 +57,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"getex", -2, &MemoryKv::GetEx},
       {"rename", 3, &MemoryKv::Rename},
       {"renamenx", 3, &MemoryKv::RenameNx},
+      {"copy", -3, &MemoryKv::Copy},
       {"del", -2, &MemoryKv::Del},
       {"unlink", -2, &MemoryKv::Del},
       {"exists", -2, &MemoryKv::Exists},
@@ -101,6 +103,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"linsert", 5, &MemoryKv::LInsert},
       {"lmove", 5, &MemoryKv::LMove},
       {"rpoplpush", 3, &MemoryKv::RPopLPush},
+      {"lpos", -3, &MemoryKv::LPos},
       {"zadd", -4, &MemoryKv::ZAdd},
       {"zrem", -3, &MemoryKv::ZRem},
       {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},
@@ -122,6 +125,9 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"sismember", 3, &MemoryKv::SIsMember},
       {"smismember", -3, &MemoryKv::SMIsMember},
       {"smembers", 2, &MemoryKv::SMembers},
+      {"sinter", -2, &MemoryKv::SInter},
+      {"sunion", -2, &MemoryKv::SUnion},
+      {"sdiff", -2, &MemoryKv::SDiff},
       {"eval", -3, &MemoryKv::Eval},
       {"evalsha", -3, &MemoryKv::EvalSha},
       {"script", -2, &MemoryKv::Script},
@@ -334,6 +340,31 @@ KvReply MemoryKv::Append(Args a) {
   return KvReply::Integer(static_cast<int64_t>(v.size()));
 }
 
+// SETRANGE key offset value: the string padded with zero bytes up to `offset` and overwritten
+// from there; the offset is read before the key's type, and an empty value changes nothing (nor
+// makes a key).
+KvReply MemoryKv::SetRange(Args a) {
+  const std::optional<int64_t> offset = ParseRedisInteger(a[2]);
+  if (!offset) return kv_errors::NotInteger();
+  if (*offset < 0) return KvReply::Error("ERR offset is out of range");
+  bool wrong = false;
+  const std::string* was = FindAs<std::string>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (a[3].empty()) return KvReply::Integer(was == nullptr ? 0 : static_cast<int64_t>(was->size()));
+  // Redis's proto-max-bulk-len: 512 MB.
+  if (*offset + static_cast<int64_t>(a[3].size()) > int64_t{512} * 1024 * 1024) {
+    return KvReply::Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+  }
+  const bool existed = was != nullptr;
+  Entry& w = Write(a[1]);  // an existing key keeps its TTL
+  if (!existed) w.value = std::string();
+  std::string& v = std::get<std::string>(w.value);
+  const auto at = static_cast<size_t>(*offset);
+  if (v.size() < at + a[3].size()) v.resize(at + a[3].size(), '\0');
+  v.replace(at, a[3].size(), a[3]);
+  return KvReply::Integer(static_cast<int64_t>(v.size()));
+}
+
 KvReply MemoryKv::Set(Args a) {
   bool nx = false, xx = false, get = false, keep_ttl = false;
   int64_t expire_ms = -1;
@@ -515,6 +546,31 @@ KvReply MemoryKv::RenameNx(Args a) {
   if (Find(a[1]) == nullptr) return KvReply::Error("ERR no such key");
   if (a[1] == a[2] || Find(a[2]) != nullptr) return KvReply::Integer(0);
   Rename(a);
+  return KvReply::Integer(1);
+}
+
+// COPY source destination [DB 0] [REPLACE]: 1 when copied (with its TTL), 0 when there is no
+// source or the destination is taken without REPLACE. MemoryKv has the one database, 0.
+KvReply MemoryKv::Copy(Args a) {
+  bool replace = false;
+  for (size_t i = 3; i < a.size(); ++i) {
+    const std::string option = absl::AsciiStrToUpper(a[i]);
+    if (option == "REPLACE") {
+      replace = true;
+    } else if (option == "DB" && i + 1 < a.size()) {
+      const std::optional<int64_t> db = ParseRedisInteger(a[++i]);
+      if (!db || *db < INT32_MIN || *db > INT32_MAX) return kv_errors::NotInteger();
+      if (*db != 0) return KvReply::Error("ERR DB index is out of range");
+    } else {
+      return kv_errors::Syntax();
+    }
+  }
+  if (a[1] == a[2]) return KvReply::Error("ERR source and destination objects are the same");
+  const Entry* from = Find(a[1]);
+  if (from == nullptr) return KvReply::Integer(0);
+  if (Find(a[2]) != nullptr && !replace) return KvReply::Integer(0);
+  Entry copy = *from;
+  Write(a[2]) = std::move(copy);
   return KvReply::Integer(1);
 }
 

@@ -242,15 +242,19 @@ void MemoryKv::ZSet::Set(const std::string& member, double stored) {
   by_score.emplace(stored, member);
 }
 
+// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...]: with INCR, one pair, and
+// the member's new score (nil when a condition left it as it was), as ZINCRBY answers.
 KvReply MemoryKv::ZAdd(Args a) {
   std::array<bool, 6> flags{};
   const size_t pairs_at = ReadKvOptions<6>(a, 2, {"NX", "XX", "GT", "LT", "CH", "INCR"}, flags);
   const auto [nx, xx, gt, lt, ch, incr] = flags;
-  if (incr) return KvReply::Error("ERR ZADD INCR is not supported by MemoryKv");
   if (pairs_at == a.size() || (a.size() - pairs_at) % 2 != 0) return kv_errors::Syntax();
   if (nx && xx) return KvReply::Error("ERR XX and NX options at the same time are not compatible");
   if ((gt && nx) || (lt && nx) || (gt && lt)) {
     return KvReply::Error("ERR GT, LT, and/or NX options at the same time are not compatible");
+  }
+  if (incr && a.size() - pairs_at > 2) {
+    return KvReply::Error("ERR INCR option supports a single increment-element pair");
   }
   std::vector<double> scores;
   for (size_t j = pairs_at; j < a.size(); j += 2) {
@@ -261,26 +265,33 @@ KvReply MemoryKv::ZAdd(Args a) {
   bool wrong = false;
   FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
-  if (xx && Find(a[1]) == nullptr) return KvReply::Integer(0);
+  if (xx && Find(a[1]) == nullptr) return incr ? KvReply::Nil() : KvReply::Integer(0);
   ZSet& z = WriteAs<ZSet>(a[1]);
   int64_t added = 0, changed = 0;
+  std::optional<double> incremented;  // INCR's new score, when it was set
   for (size_t j = pairs_at, k = 0; j < a.size(); j += 2, ++k) {
     const std::string& member = a[j + 1];
     z.Fit(member);
-    const double score = z.Stored(scores[k]);
     const auto it = z.scores.find(member);
     if (it == z.scores.end()) {
       if (xx) continue;
-      z.Set(member, score);
+      z.Set(member, z.Stored(scores[k]));
+      incremented = scores[k];
       ++added;
       continue;
     }
-    if (nx || (gt && score <= it->second) || (lt && score >= it->second)) continue;
+    if (nx) continue;
+    const double wanted = incr ? it->second + scores[k] : scores[k];
+    if (std::isnan(wanted)) return KvReply::Error("ERR resulting score is not a number (NaN)");
+    if ((gt && wanted <= it->second) || (lt && wanted >= it->second)) continue;
+    incremented = wanted;
+    const double score = z.Stored(wanted);
     if (score == it->second) continue;
     z.Set(member, score);
     ++changed;
   }
   if (z.scores.empty()) Erase(a[1]);
+  if (incr) return incremented ? KvReply::Bulk(FormatScore(*incremented)) : KvReply::Nil();
   return KvReply::Integer(ch ? added + changed : added);
 }
 

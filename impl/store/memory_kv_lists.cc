@@ -101,6 +101,54 @@ KvReply MemoryKv::LIndex(Args a) {
   return KvReply::Bulk((*list)[static_cast<size_t>(at)]);
 }
 
+// LPOS key element [RANK rank] [COUNT count] [MAXLEN len]: the index of the rank-th match (from
+// the tail for a negative rank), or with COUNT an array of up to `count` of them (0: all), looking
+// at no more than `len` elements (0: all). Options are read before the key.
+KvReply MemoryKv::LPos(Args a) {
+  int64_t rank = 1, count = -1, maxlen = 0;
+  for (size_t i = 3; i < a.size(); ++i) {
+    const std::string option = absl::AsciiStrToUpper(a[i]);
+    const bool more = i + 1 < a.size();
+    if (option == "RANK" && more) {
+      const std::optional<int64_t> r = ParseRedisInteger(a[++i]);
+      if (!r) return kv_errors::NotInteger();
+      if (*r == 0 || *r == INT64_MIN) {
+        return KvReply::Error(
+            "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... "
+            "or use negative to start from the end of the list");
+      }
+      rank = *r;
+    } else if ((option == "COUNT" || option == "MAXLEN") && more) {
+      const std::optional<int64_t> n = ParseRedisInteger(a[++i]);
+      if (!n) return kv_errors::NotInteger();
+      if (*n < 0) return KvReply::Error("ERR " + option + " can't be negative");
+      (option == "COUNT" ? count : maxlen) = *n;
+    } else {
+      return kv_errors::Syntax();
+    }
+  }
+  bool wrong = false;
+  const List* list = FindAs<List>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> found;
+  if (list != nullptr) {
+    const bool from_tail = rank < 0;
+    const int64_t skip = (from_tail ? -rank : rank) - 1;  // matches passed over
+    const auto size = static_cast<int64_t>(list->size());
+    int64_t matches = 0;
+    for (int64_t seen = 0; seen < size && (maxlen == 0 || seen < maxlen); ++seen) {
+      const int64_t at = from_tail ? size - 1 - seen : seen;
+      if ((*list)[static_cast<size_t>(at)] != a[2] || matches++ < skip) continue;
+      found.push_back(KvReply::Integer(at));
+      if (count != 0) {
+        if (count < 0 || static_cast<int64_t>(found.size()) >= count) break;
+      }
+    }
+  }
+  if (count >= 0) return KvReply::Array(std::move(found));
+  return found.empty() ? KvReply::Nil() : found.front();
+}
+
 KvReply MemoryKv::LRange(Args a) {
   const std::optional<int64_t> start = ParseRedisInteger(a[2]), stop = ParseRedisInteger(a[3]);
   if (!start || !stop) return kv_errors::NotInteger();

@@ -1,4 +1,5 @@
-// MemoryKv's sets, as Redis 7.0 answers: SADD, SREM, SCARD, SISMEMBER, SMISMEMBER and SMEMBERS. A
+// MemoryKv's sets, as Redis 7.0 answers: SADD, SREM, SCARD, SISMEMBER, SMISMEMBER, SMEMBERS,
+// SINTER, SUNION and SDIFF. A
 // set of integers only (at most 512 of them) is Redis's intset, which lists its members in numeric
 // order; any other is a hash table, whose order is its own and differs from run to run (MemoryKv
 // lists such a set sorted: a script that needs an order sorts what it reads). A set that becomes
@@ -68,20 +69,99 @@ KvReply MemoryKv::SMIsMember(Args a) {
   return KvReply::Array(std::move(out));
 }
 
+namespace {
+
+// Members listed as Redis lists a set's: in numeric order for an intset, sorted for a hash table
+// (whose order is its own).
+KvReply Listed(std::vector<std::string> members, bool intset) {
+  if (intset) {
+    std::sort(members.begin(), members.end(), [](const std::string& x, const std::string& y) {
+      return *ParseRedisInteger(x) < *ParseRedisInteger(y);
+    });
+  } else {
+    std::sort(members.begin(), members.end());
+  }
+  std::vector<KvReply> out;
+  for (std::string& m : members) out.push_back(KvReply::Bulk(std::move(m)));
+  return KvReply::Array(std::move(out));
+}
+
+// Whether Redis keeps `members`, a new set made of them, as an intset.
+bool AnIntset(const std::vector<std::string>& members) {
+  return members.size() <= kIntsetMostEntries &&
+         std::all_of(members.begin(), members.end(),
+                     [](const std::string& m) { return ParseRedisInteger(m).has_value(); });
+}
+
+}  // namespace
+
 KvReply MemoryKv::SMembers(Args a) {
   bool wrong = false;
   const StringSet* set = FindAs<StringSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   if (set == nullptr) return KvReply::Array({});
-  std::vector<std::string> members(set->members.begin(), set->members.end());
-  if (set->intset) {
-    std::sort(members.begin(), members.end(), [](const std::string& x, const std::string& y) {
-      return *ParseRedisInteger(x) < *ParseRedisInteger(y);
-    });
+  return Listed({set->members.begin(), set->members.end()}, set->intset);
+}
+
+std::variant<std::vector<const MemoryKv::StringSet*>, KvReply> MemoryKv::SetsOf(Args a) {
+  std::vector<const StringSet*> sets;
+  for (size_t i = 1; i < a.size(); ++i) {
+    bool wrong = false;
+    sets.push_back(FindAs<StringSet>(a[i], &wrong));
+    if (wrong) return kv_errors::WrongType();  // after a missing key too
   }
-  std::vector<KvReply> out;
-  for (std::string& m : members) out.push_back(KvReply::Bulk(std::move(m)));
-  return KvReply::Array(std::move(out));
+  return sets;
+}
+
+// The members of the smallest set (the first of the smallest) in all the others, in its order.
+KvReply MemoryKv::SInter(Args a) {
+  auto sets = SetsOf(a);
+  if (auto* error = std::get_if<KvReply>(&sets)) return *error;
+  const auto& all = std::get<std::vector<const StringSet*>>(sets);
+  if (std::find(all.begin(), all.end(), nullptr) != all.end()) return KvReply::Array({});
+  const StringSet* smallest = *std::min_element(
+      all.begin(), all.end(),
+      [](const StringSet* x, const StringSet* y) { return x->members.size() < y->members.size(); });
+  std::vector<std::string> in_all;
+  for (const std::string& m : smallest->members) {
+    if (std::all_of(all.begin(), all.end(),
+                    [&](const StringSet* s) { return s->members.contains(m); })) {
+      in_all.push_back(m);
+    }
+  }
+  return Listed(std::move(in_all), smallest->intset);
+}
+
+// A new set of the members of any: an intset while it can be one.
+KvReply MemoryKv::SUnion(Args a) {
+  auto sets = SetsOf(a);
+  if (auto* error = std::get_if<KvReply>(&sets)) return *error;
+  std::set<std::string> any;
+  for (const StringSet* s : std::get<std::vector<const StringSet*>>(sets)) {
+    if (s != nullptr) any.insert(s->members.begin(), s->members.end());
+  }
+  std::vector<std::string> members(any.begin(), any.end());
+  const bool intset = AnIntset(members);
+  return Listed(std::move(members), intset);
+}
+
+// A new set of the first's members in none of the others.
+KvReply MemoryKv::SDiff(Args a) {
+  auto sets = SetsOf(a);
+  if (auto* error = std::get_if<KvReply>(&sets)) return *error;
+  const auto& all = std::get<std::vector<const StringSet*>>(sets);
+  std::vector<std::string> members;
+  if (all[0] != nullptr) {
+    for (const std::string& m : all[0]->members) {
+      if (std::none_of(all.begin() + 1, all.end(), [&](const StringSet* s) {
+            return s != nullptr && s->members.contains(m);
+          })) {
+        members.push_back(m);
+      }
+    }
+  }
+  const bool intset = AnIntset(members);
+  return Listed(std::move(members), intset);
 }
 
 }  // namespace ratelab

@@ -92,7 +92,7 @@ class List final : public Command {
   CLI::App* Add(CLI::App& app) override {
     CLI::App* c = app.add_subcommand(
         "list",
-        "List algorithms, protocols (with the source document each reproduces), backends, traffic "
+        "List algorithms, protocols (with the design each reproduces), backends, traffic "
         "generators and checks");
     c->add_option("section", section_, "Only this section")
         ->check(CLI::IsMember({"algorithms", "protocols", "backends", "traffic", "checks"}));

@@ -149,6 +149,16 @@ rc::Gen<Argv> ZAddIncr() {
     return a;
   });
 }
+// ZRANGE by score, either way, with or without a limit and the scores; and its older forms.
+rc::Gen<Argv> ZRangeByScore() {
+  return rc::gen::exec([] {
+    Argv a = {*rc::gen::element<std::string>("ZRANGE", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE"), *Key(),
+              *Bound(), *Bound()};
+    if (a[0] == "ZRANGE") a = Concat(a, *Options({"BYSCORE", "REV", "rev"}));
+    if (*rc::gen::inRange(0, 3) == 0) a = Concat(a, {"LIMIT", *Index(), *Index()});
+    return Concat(a, *Options({"WITHSCORES"}));
+  });
+}
 rc::Gen<Argv> SetRange() {
   return rc::gen::exec([] {
     return Argv{"SETRANGE", *Key(), *rc::gen::element<std::string>("0", "2", "5", "-1", "x"),
@@ -599,7 +609,8 @@ rc::Gen<Argv> Command() {
 // The newer commands, each drawn often, among the writes that make the states they read.
 rc::Gen<Argv> NewerCommand() {
   return rc::gen::oneOf(
-      LPos(), SetAlgebra(), SetAlgebraSorted(), ZAddIncr(), SetRange(), Copy(), rc::gen::exec([] {
+      LPos(), SetAlgebra(), SetAlgebraSorted(), ZAddIncr(), SetRange(), Copy(), ZRangeByScore(),
+      rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(),
                     *rc::gen::element<std::string>("1", "7", "x"),
                     *rc::gen::element<std::string>("1", "7")};
@@ -688,7 +699,7 @@ TEST(KvEquivalenceTest, MemoryKvAnswersAsRedisDoes) {
   EXPECT_TRUE(equivalent("every reply of MemoryKv equals redis-server's", Command()));
   EXPECT_TRUE(
       equivalent("so do its replies to the newer commands (LPOS, SINTER, SUNION, SDIFF, "
-                 "ZADD INCR, SETRANGE, COPY), drawn often",
+                 "ZADD INCR, ZRANGE BYSCORE REV LIMIT, SETRANGE, COPY), drawn often",
                  NewerCommand()));
 }
 

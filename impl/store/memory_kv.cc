@@ -117,6 +117,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zremrangebyrank", 4, &MemoryKv::ZRemRangeByRank},
       {"zincrby", 4, &MemoryKv::ZIncrBy},
       {"zrangebyscore", -4, &MemoryKv::ZRangeByScore},
+      {"zrevrangebyscore", -4, &MemoryKv::ZRevRangeByScore},
       {"zpopmin", -2, &MemoryKv::ZPopMin},
       {"zpopmax", -2, &MemoryKv::ZPopMax},
       {"sadd", -3, &MemoryKv::SAdd},

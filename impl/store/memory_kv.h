@@ -21,6 +21,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -195,13 +196,16 @@ class MemoryKv final : public Kv {
   KvReply ZScore(Args a);
   KvReply ZRange(Args a);
   KvReply ZRevRange(Args a);
-  KvReply RankRange(Args a, bool reverse);  // ZRANGE, ZREVRANGE
+  // ZRANGE and its older forms: `by_score` and `reverse` as the command fixes them (unset: its
+  // options say, as ZRANGE's BYSCORE and REV do).
+  KvReply RangeOf(Args a, std::optional<bool> by_score, std::optional<bool> reverse);
   KvReply ZRank(Args a);
   KvReply ZRevRank(Args a);
   KvReply Rank(Args a, bool reverse);  // ZRANK, ZREVRANK
   KvReply ZRemRangeByRank(Args a);
   KvReply ZIncrBy(Args a);
   KvReply ZRangeByScore(Args a);
+  KvReply ZRevRangeByScore(Args a);
   KvReply ZPop(Args a, bool max);  // ZPOPMIN, ZPOPMAX
   KvReply ZPopMin(Args a);
   KvReply ZPopMax(Args a);

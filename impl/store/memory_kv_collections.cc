@@ -365,37 +365,102 @@ KvReply MemoryKv::ZScore(Args a) {
   return it == z->scores.end() ? KvReply::Nil() : KvReply::Bulk(FormatScore(it->second));
 }
 
-KvReply MemoryKv::ZRange(Args a) { return RankRange(a, /*reverse=*/false); }
-KvReply MemoryKv::ZRevRange(Args a) { return RankRange(a, /*reverse=*/true); }
+KvReply MemoryKv::ZRange(Args a) { return RangeOf(a, std::nullopt, std::nullopt); }
+KvReply MemoryKv::ZRevRange(Args a) { return RangeOf(a, false, true); }
+KvReply MemoryKv::ZRangeByScore(Args a) { return RangeOf(a, true, false); }
+KvReply MemoryKv::ZRevRangeByScore(Args a) { return RangeOf(a, true, true); }
 
-KvReply MemoryKv::RankRange(Args a, bool reverse) {
-  bool with_scores = false;
+// ZRANGE key start stop [BYSCORE] [REV] [LIMIT offset count] [WITHSCORES], and the older forms
+// (ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE) whose name fixes what ZRANGE's options say, as
+// Redis 7.0 reads them: the options first, then the range (with REV and BYSCORE, max before
+// min), then the key. BYLEX is not there.
+KvReply MemoryKv::RangeOf(Args a, std::optional<bool> by_score, std::optional<bool> reverse) {
+  bool with_scores = false, lex = false;
+  int64_t offset = 0, limit = -1;
   for (size_t i = 4; i < a.size(); ++i) {
-    if (absl::AsciiStrToUpper(a[i]) != "WITHSCORES") return kv_errors::Syntax();
-    with_scores = true;
+    const std::string word = absl::AsciiStrToUpper(a[i]);
+    if (word == "WITHSCORES") {
+      with_scores = true;
+    } else if (word == "LIMIT" && i + 2 < a.size()) {
+      const std::optional<int64_t> o = ParseRedisInteger(a[i + 1]);
+      const std::optional<int64_t> c = ParseRedisInteger(a[i + 2]);
+      if (!o || !c) return kv_errors::NotInteger();
+      offset = *o;
+      limit = *c;
+      i += 2;
+    } else if (word == "REV" && !reverse) {
+      reverse = true;
+    } else if ((word == "BYSCORE" || word == "BYLEX") && !by_score && !lex) {
+      if (word == "BYSCORE") {
+        by_score = true;
+      } else {
+        lex = true;
+      }
+    } else {
+      return kv_errors::Syntax();
+    }
   }
-  std::optional<int64_t> start = ParseRedisInteger(a[2]);
-  std::optional<int64_t> stop = ParseRedisInteger(a[3]);
-  if (!start || !stop) return kv_errors::NotInteger();
+  if (lex) return KvReply::Error("ERR ZRANGE BYLEX is not supported by MemoryKv");
+  const bool scores = by_score.value_or(false), backwards = reverse.value_or(false);
+  if (limit != -1 && !scores) {
+    return KvReply::Error(
+        "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
+  }
+  std::optional<ScoreRange> range;
+  std::optional<int64_t> start, stop;
+  if (scores) {
+    range = backwards ? ParseRange(a[3], a[2]) : ParseRange(a[2], a[3]);
+    if (!range) return NotARange();
+  } else {
+    start = ParseRedisInteger(a[2]);
+    stop = ParseRedisInteger(a[3]);
+    if (!start || !stop) return kv_errors::NotInteger();
+  }
   bool wrong = false;
   const ZSet* z = FindAs<ZSet>(a[1], &wrong);
   if (wrong) return kv_errors::WrongType();
   std::vector<KvReply> out;
   if (z == nullptr) return KvReply::Array({});
-  const int64_t n = static_cast<int64_t>(z->by_score.size());
-  int64_t from = *start < 0 ? std::max<int64_t>(0, n + *start) : *start;
-  int64_t to = *stop < 0 ? n + *stop : std::min(*stop, n - 1);
-  const auto take = [&](const std::pair<double, std::string>& entry, int64_t index) {
-    if (index < from || index > to) return;
+  const auto emit = [&](const std::pair<double, std::string>& entry) {
     out.push_back(KvReply::Bulk(entry.second));
     if (with_scores) out.push_back(KvReply::Bulk(FormatScore(entry.first)));
   };
-  int64_t index = 0;
-  if (reverse) {
-    for (auto it = z->by_score.rbegin(); it != z->by_score.rend(); ++it) take(*it, index++);
-  } else {
-    for (const auto& entry : z->by_score) take(entry, index++);
+  const auto each = [&](const auto& visit) {  // in the direction asked; `visit` false: stop
+    if (backwards) {
+      for (auto it = z->by_score.rbegin(); it != z->by_score.rend(); ++it) {
+        if (!visit(*it)) return;
+      }
+    } else {
+      for (const auto& entry : z->by_score) {
+        if (!visit(entry)) return;
+      }
+    }
+  };
+  if (!scores) {
+    const int64_t n = static_cast<int64_t>(z->by_score.size());
+    const int64_t from = *start < 0 ? std::max<int64_t>(0, n + *start) : *start;
+    const int64_t to = *stop < 0 ? n + *stop : std::min(*stop, n - 1);
+    int64_t index = 0;
+    each([&](const auto& entry) {
+      if (index >= from && index <= to) emit(entry);
+      return ++index <= to;
+    });
+    return KvReply::Array(std::move(out));
   }
+  if (offset < 0) return KvReply::Array({});
+  each([&](const auto& entry) {
+    const double score = entry.first;
+    if (backwards ? !range->AboveMin(score) : !range->BelowMax(score)) return false;
+    if (backwards ? !range->BelowMax(score) : !range->AboveMin(score)) return true;
+    if (offset > 0) {
+      --offset;
+      return true;
+    }
+    if (limit == 0) return false;
+    emit(entry);
+    if (limit > 0) --limit;
+    return true;
+  });
   return KvReply::Array(std::move(out));
 }
 
@@ -484,47 +549,6 @@ KvReply MemoryKv::ZIncrBy(Args a) {
   z.Fit(member);
   z.Set(member, z.Stored(score));
   return KvReply::Bulk(FormatScore(score));  // the score computed, before a listpack keeps it
-}
-
-// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]
-KvReply MemoryKv::ZRangeByScore(Args a) {
-  bool with_scores = false;
-  int64_t offset = 0, count = -1;
-  for (size_t i = 4; i < a.size(); ++i) {
-    const std::string word = absl::AsciiStrToUpper(a[i]);
-    if (word == "WITHSCORES") {
-      with_scores = true;
-    } else if (word == "LIMIT" && i + 2 < a.size()) {
-      const std::optional<int64_t> o = ParseRedisInteger(a[i + 1]);
-      const std::optional<int64_t> c = ParseRedisInteger(a[i + 2]);
-      if (!o || !c) return kv_errors::NotInteger();
-      offset = *o;
-      count = *c;
-      i += 2;
-    } else {
-      return kv_errors::Syntax();
-    }
-  }
-  const std::optional<ScoreRange> range = ParseRange(a[2], a[3]);
-  if (!range) return NotARange();
-  bool wrong = false;
-  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
-  if (wrong) return kv_errors::WrongType();
-  std::vector<KvReply> out;
-  if (z == nullptr || offset < 0) return KvReply::Array({});
-  for (const auto& [score, member] : z->by_score) {
-    if (!range->BelowMax(score)) break;
-    if (!range->AboveMin(score)) continue;
-    if (offset > 0) {
-      --offset;
-      continue;
-    }
-    if (count == 0) break;
-    out.push_back(KvReply::Bulk(member));
-    if (with_scores) out.push_back(KvReply::Bulk(FormatScore(score)));
-    if (count > 0) --count;
-  }
-  return KvReply::Array(std::move(out));
 }
 
 }  // namespace ratelab

@@ -159,6 +159,66 @@ rc::Gen<Argv> ZRangeByScore() {
     return Concat(a, *Options({"WITHSCORES"}));
   });
 }
+// KEYS and SCAN: a key's name matched by a glob; in a script that sorts them where several may
+// match (their order is Redis's own), as they are where at most one can.
+rc::Gen<std::string> Glob() {
+  return rc::gen::element<std::string>("*", "a", "?", "[ab]", "[^a]*", "ints:*", "*:*", "[b-a]",
+                                       "\\a", "[", "a*b*", "", "[a-", "*[!c]", "i*s?a");
+}
+rc::Gen<Argv> KeysAndScan() {
+  return rc::gen::oneOf(
+      rc::gen::exec([] {
+        return Argv{"EVAL", "local m = redis.call('KEYS', ARGV[1]) table.sort(m) return m", "0",
+                    *Glob()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {"EVAL", "local r = redis.call('SCAN', unpack(ARGV)) table.sort(r[2]) return r",
+                  "0", "0"};
+        if (*rc::gen::inRange(0, 2) == 0) a = Concat(a, {"MATCH", *Glob()});
+        if (*rc::gen::inRange(0, 3) == 0) a = Concat(a, {"COUNT", "100"});
+        if (*rc::gen::inRange(0, 3) == 0) {
+          a = Concat(a, {"TYPE", *rc::gen::element<std::string>("string", "ZSET", "set", "x")});
+        }
+        return a;
+      }),
+      rc::gen::exec([] {  // at most one key matches, or the call fails: the reply as it comes
+        Argv a = {"SCAN", *rc::gen::element<std::string>("0", "", "x", " 0", "+0")};
+        a = Concat(a, {"MATCH", *rc::gen::element<std::string>("a", "ints:b", "none")});
+        if (*rc::gen::inRange(0, 2) == 0) {
+          a = Concat(a, {*rc::gen::element<std::string>("COUNT", "count", "LIMIT"),
+                         *rc::gen::element<std::string>("10", "0", "x")});
+        }
+        return a;
+      }));
+}
+// SSCAN (of intsets, and of any set sorted), HSCAN and ZSCAN: small collections, scanned whole.
+rc::Gen<Argv> CollectionScan() {
+  const auto rest = [](Argv a) {
+    if (*rc::gen::inRange(0, 2) == 0) {
+      a = Concat(a, {"MATCH", *rc::gen::element<std::string>("*", "f*", "?", "[fg]", "1*", "x")});
+    }
+    if (*rc::gen::inRange(0, 4) == 0) {
+      a = Concat(a, {*rc::gen::element<std::string>("COUNT", "TYPE"),
+                     *rc::gen::element<std::string>("10", "0", "x")});
+    }
+    return a;
+  };
+  const auto cursor = [] { return *rc::gen::element<std::string>("0", "", "x", "7", "-0"); };
+  return rc::gen::oneOf(
+      rc::gen::exec([rest, cursor] {
+        return rest({*rc::gen::element<std::string>("HSCAN", "ZSCAN"), *Key(), cursor()});
+      }),
+      rc::gen::exec([rest, cursor] {
+        return rest({"SSCAN", "ints:" + *Key(), cursor()});
+      }),
+      rc::gen::exec([rest] {  // a hash table: a cursor not 0 resumes Redis's own order
+        return Concat({"EVAL",
+                       "local r = redis.call('SSCAN', unpack(ARGV)) table.sort(r[2]) "
+                       "return r",
+                       "0"},
+                      rest({*Key(), *rc::gen::element<std::string>("0", "", "x")}));
+      }));
+}
 rc::Gen<Argv> SetRange() {
   return rc::gen::exec([] {
     return Argv{"SETRANGE", *Key(), *rc::gen::element<std::string>("0", "2", "5", "-1", "x"),
@@ -610,7 +670,7 @@ rc::Gen<Argv> Command() {
 rc::Gen<Argv> NewerCommand() {
   return rc::gen::oneOf(
       LPos(), SetAlgebra(), SetAlgebraSorted(), ZAddIncr(), SetRange(), Copy(), ZRangeByScore(),
-      rc::gen::exec([] {
+      KeysAndScan(), CollectionScan(), rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(),
                     *rc::gen::element<std::string>("1", "7", "x"),
                     *rc::gen::element<std::string>("1", "7")};
@@ -633,7 +693,8 @@ rc::Gen<Argv> NewerCommand() {
       }),
       rc::gen::exec([] {
         return Argv{"PEXPIRE", *Key(), *rc::gen::element<std::string>("1", "1000")};
-      }));
+      }),
+      rc::gen::just(Argv{"DBSIZE"}));  // which expired keys a command reclaimed
 }
 
 rc::Gen<std::vector<KvOp>> Ops(const rc::Gen<Argv>& command) {
@@ -699,7 +760,9 @@ TEST(KvEquivalenceTest, MemoryKvAnswersAsRedisDoes) {
   EXPECT_TRUE(equivalent("every reply of MemoryKv equals redis-server's", Command()));
   EXPECT_TRUE(
       equivalent("so do its replies to the newer commands (LPOS, SINTER, SUNION, SDIFF, "
-                 "ZADD INCR, ZRANGE BYSCORE REV LIMIT, SETRANGE, COPY), drawn often",
+                 "ZADD INCR, ZRANGE BYSCORE REV LIMIT, SETRANGE, COPY, KEYS, SCAN, SSCAN, HSCAN, "
+                 "ZSCAN), drawn "
+                 "often",
                  NewerCommand()));
 }
 

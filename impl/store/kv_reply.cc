@@ -1,6 +1,8 @@
 #include "impl/store/kv_reply.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 
 namespace ratelab {
 
@@ -47,5 +49,12 @@ std::optional<int64_t> ParseRedisInteger(std::string_view s) {
 }
 
 void PrintTo(const KvReply& r, std::ostream* os) { *os << ToString(r); }
+
+std::string FormatRedisScore(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
 
 }  // namespace ratelab

@@ -239,6 +239,11 @@ class MemoryKv final : public Kv {
   KvReply SIsMember(Args a);
   KvReply SMIsMember(Args a);
   KvReply SMembers(Args a);
+  KvReply Keys(Args a);
+  KvReply Scan(Args a);
+  KvReply SScan(Args a);
+  KvReply HScan(Args a);
+  KvReply ZScan(Args a);
   KvReply SInter(Args a);
   KvReply SUnion(Args a);
   KvReply SDiff(Args a);

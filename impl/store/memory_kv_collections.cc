@@ -21,14 +21,6 @@ std::optional<double> ParseScore(const std::string& s) {
   return v;
 }
 
-// A score as Redis 7.0 replies with it ("%.17g"; inf and -inf by name).
-std::string FormatScore(double d) {
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", d);
-  return buf;
-}
-
 // A ZRANGEBYSCORE-style bound: "(" makes it exclusive.
 struct ScoreBound {
   double value = 0;
@@ -291,7 +283,7 @@ KvReply MemoryKv::ZAdd(Args a) {
     ++changed;
   }
   if (z.scores.empty()) Erase(a[1]);
-  if (incr) return incremented ? KvReply::Bulk(FormatScore(*incremented)) : KvReply::Nil();
+  if (incr) return incremented ? KvReply::Bulk(FormatRedisScore(*incremented)) : KvReply::Nil();
   return KvReply::Integer(ch ? added + changed : added);
 }
 
@@ -362,7 +354,7 @@ KvReply MemoryKv::ZScore(Args a) {
   if (wrong) return kv_errors::WrongType();
   if (z == nullptr) return KvReply::Nil();
   auto it = z->scores.find(a[2]);
-  return it == z->scores.end() ? KvReply::Nil() : KvReply::Bulk(FormatScore(it->second));
+  return it == z->scores.end() ? KvReply::Nil() : KvReply::Bulk(FormatRedisScore(it->second));
 }
 
 KvReply MemoryKv::ZRange(Args a) { return RangeOf(a, std::nullopt, std::nullopt); }
@@ -423,7 +415,7 @@ KvReply MemoryKv::RangeOf(Args a, std::optional<bool> by_score, std::optional<bo
   if (z == nullptr) return KvReply::Array({});
   const auto emit = [&](const std::pair<double, std::string>& entry) {
     out.push_back(KvReply::Bulk(entry.second));
-    if (with_scores) out.push_back(KvReply::Bulk(FormatScore(entry.first)));
+    if (with_scores) out.push_back(KvReply::Bulk(FormatRedisScore(entry.first)));
   };
   const auto each = [&](const auto& visit) {  // in the direction asked; `visit` false: stop
     if (backwards) {
@@ -520,7 +512,7 @@ KvReply MemoryKv::ZPop(Args a, bool max) {
   for (int64_t i = 0; i < count && !z->by_score.empty(); ++i) {
     const auto it = max ? std::prev(z->by_score.end()) : z->by_score.begin();
     out.push_back(KvReply::Bulk(it->second));
-    out.push_back(KvReply::Bulk(FormatScore(it->first)));
+    out.push_back(KvReply::Bulk(FormatRedisScore(it->first)));
     z->scores.erase(it->second);
     z->by_score.erase(it);
   }
@@ -548,7 +540,7 @@ KvReply MemoryKv::ZIncrBy(Args a) {
   }
   z.Fit(member);
   z.Set(member, z.Stored(score));
-  return KvReply::Bulk(FormatScore(score));  // the score computed, before a listpack keeps it
+  return KvReply::Bulk(FormatRedisScore(score));  // the score computed, before a listpack keeps it
 }
 
 }  // namespace ratelab

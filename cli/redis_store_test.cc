@@ -151,12 +151,12 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
 }
 
 // The one request that checks a script before a search runs on the store the search will use: a
-// script built on a command MemoryKv does not have (SSCAN) is refused on memory,
+// script built on a command MemoryKv does not have (SRANDMEMBER) is refused on memory,
 // saying why, and searched on a real redis-server, where it runs.
 TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
   RATELAB_REQUIRE_REDIS_SERVER();
-  const auto file = testing_files::Write(testing_files::TempDir("lua"), "sscan.lua",
-                                         "redis.call('SSCAN', KEYS[1] .. ':members', '0')\n"
+  const auto file = testing_files::Write(testing_files::TempDir("lua"), "srandmember.lua",
+                                         "redis.call('SRANDMEMBER', KEYS[1] .. ':members')\n"
                                          "local n = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
                                          "if n >= tonumber(ARGV[1]) then return 0 end\n"
                                          "if n == 0 then redis.call('SETEX', KEYS[1], ARGV[2], 1)\n"
@@ -179,7 +179,7 @@ TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
                                    "5"};
   CliOutcome r = Ratelab(args);
   EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
-  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'SSCAN'"), std::string::npos)
+  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'SRANDMEMBER'"), std::string::npos)
       << r.err;
   args.insert(args.end(), {"--store", "redis"});
   r = Ratelab(args);

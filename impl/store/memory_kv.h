@@ -244,6 +244,9 @@ class MemoryKv final : public Kv {
   KvReply SScan(Args a);
   KvReply HScan(Args a);
   KvReply ZScan(Args a);
+  // SSCAN, HSCAN and ZSCAN on a collection of type T (memory_kv_scan.cc).
+  template <typename T, typename Each>
+  KvReply ScanCollection(Args a, Each each);
   KvReply SInter(Args a);
   KvReply SUnion(Args a);
   KvReply SDiff(Args a);

@@ -194,54 +194,43 @@ KvReply MemoryKv::Scan(Args a) {
   return ScanReply(std::move(out));
 }
 
-KvReply MemoryKv::SScan(Args a) {
+// SSCAN, HSCAN, ZSCAN: the cursor, then the key (missing: nothing to scan) and its type, then
+// the options; `each(value, emit)` calls emit(name, value) for each member (value: none for a
+// set's), in the order the scan lists them.
+template <typename T, typename Each>
+KvReply MemoryKv::ScanCollection(Args a, Each each) {
   if (!ParseCursor(a[2])) return InvalidCursor();
   bool wrong = false;
-  const StringSet* set = FindAs<StringSet>(a[1], &wrong);
-  if (set == nullptr && !wrong) return ScanReply({});
+  const T* value = FindAs<T>(a[1], &wrong);
+  if (value == nullptr && !wrong) return ScanReply({});
   if (wrong) return kv_errors::WrongType();
   auto options = ReadScanOptions(a, 3, /*with_type=*/false);
   if (auto* error = std::get_if<KvReply>(&options)) return *error;
-  const KvReply members = SMembers(a.subspan(0, 2));
   std::vector<KvReply> out;
-  for (const KvReply& m : members.elements) {
-    if (std::get<ScanOptions>(options).Matches(m.text)) out.push_back(m);
-  }
+  each(*value, [&](const std::string& name, const std::optional<std::string>& of_it) {
+    if (!std::get<ScanOptions>(options).Matches(name)) return;
+    out.push_back(KvReply::Bulk(name));
+    if (of_it) out.push_back(KvReply::Bulk(*of_it));
+  });
   return ScanReply(std::move(out));
+}
+
+KvReply MemoryKv::SScan(Args a) {
+  return ScanCollection<StringSet>(a, [&](const StringSet&, const auto& emit) {
+    for (const KvReply& m : SMembers(a.subspan(0, 2)).elements) emit(m.text, std::nullopt);
+  });
 }
 
 KvReply MemoryKv::HScan(Args a) {
-  if (!ParseCursor(a[2])) return InvalidCursor();
-  bool wrong = false;
-  const Hash* hash = FindAs<Hash>(a[1], &wrong);
-  if (hash == nullptr && !wrong) return ScanReply({});
-  if (wrong) return kv_errors::WrongType();
-  auto options = ReadScanOptions(a, 3, /*with_type=*/false);
-  if (auto* error = std::get_if<KvReply>(&options)) return *error;
-  std::vector<KvReply> out;
-  for (const auto& [field, value] : *hash) {
-    if (!std::get<ScanOptions>(options).Matches(field)) continue;
-    out.push_back(KvReply::Bulk(field));
-    out.push_back(KvReply::Bulk(value));
-  }
-  return ScanReply(std::move(out));
+  return ScanCollection<Hash>(a, [](const Hash& hash, const auto& emit) {
+    for (const auto& [field, value] : hash) emit(field, value);
+  });
 }
 
 KvReply MemoryKv::ZScan(Args a) {
-  if (!ParseCursor(a[2])) return InvalidCursor();
-  bool wrong = false;
-  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
-  if (z == nullptr && !wrong) return ScanReply({});
-  if (wrong) return kv_errors::WrongType();
-  auto options = ReadScanOptions(a, 3, /*with_type=*/false);
-  if (auto* error = std::get_if<KvReply>(&options)) return *error;
-  std::vector<KvReply> out;
-  for (const auto& [score, member] : z->by_score) {
-    if (!std::get<ScanOptions>(options).Matches(member)) continue;
-    out.push_back(KvReply::Bulk(member));
-    out.push_back(KvReply::Bulk(FormatRedisScore(score)));
-  }
-  return ScanReply(std::move(out));
+  return ScanCollection<ZSet>(a, [](const ZSet& z, const auto& emit) {
+    for (const auto& [score, member] : z.by_score) emit(member, FormatRedisScore(score));
+  });
 }
 
 }  // namespace ratelab

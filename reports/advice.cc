@@ -265,15 +265,36 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
     }
     return s + ".";
   }
+  // Closest: over seeds, by the seeds it admitted past the claim in, then its median excess; on
+  // one run, by its excess.
+  const auto spread = [&](const LimiterReport& l) -> const LimiterSpreadReport* {
+    if (!r.across_seeds) return nullptr;
+    for (const LimiterSpreadReport& s : r.across_seeds->limiters) {
+      if (s.name == l.name) return &s;
+    }
+    return nullptr;
+  };
+  const auto distance = [&](const LimiterReport& l) {
+    const LimiterSpreadReport* s = spread(l);
+    return s != nullptr
+               ? std::pair<double, double>(static_cast<double>(s->seeds_over_claim),
+                                           s->over_admitted.median)
+               : std::pair<double, double>(0, static_cast<double>(l.metrics.over_admitted));
+  };
   const LimiterReport* closest = nullptr;
   for (const LimiterReport* l : answered) {
-    if (closest == nullptr || l->metrics.over_admitted < closest->metrics.over_admitted) {
-      closest = l;
-    }
+    if (closest == nullptr || distance(*l) < distance(*closest)) closest = l;
   }
-  return "Pick " + closest->name + " because it comes closest to the claim " + Claim(r) + " (it " +
-         OverAdmission(r, *closest) + "), unless the claim must hold exactly: none of " +
-         "these keeps it, and a sliding log would.";
+  const LimiterSpreadReport* over_seeds = spread(*closest);
+  const std::string how = over_seeds != nullptr
+                              ? "it admitted past it in " +
+                                    std::to_string(over_seeds->seeds_over_claim) + " of the " +
+                                    std::to_string(r.across_seeds->count) + " seeds, a median of " +
+                                    Short(over_seeds->over_admitted.median) + " too many"
+                              : "it " + OverAdmission(r, *closest);
+  return "Pick " + closest->name + " because it comes closest to the claim " + Claim(r) + " (" +
+         how + "), unless the claim must hold exactly: none of these keeps it" +
+         (over_seeds != nullptr ? " in every seed" : "") + ", and a sliding log would.";
 }
 
 // For a comparison over seeds, the first sentences: who kept the claim in every seed, who admitted

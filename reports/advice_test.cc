@@ -195,6 +195,16 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
                                   "all 4 seeds) with 160 bytes of state per key"));
   EXPECT_THAT(a.how_picked, HasSubstr("in every one of the 4 seeds"));
 
+  // Kept in the seed shown but not in every seed: the quote names who came closest over them.
+  r.across_seeds->limiters[0].seeds_over_claim = 2;
+  r.across_seeds->limiters[0].over_admitted.median = 3;
+  r.across_seeds->limiters[1].over_admitted.median = 1;
+  EXPECT_EQ(Advise(r).quote,
+            "Pick counter because it comes closest to the claim 5 in any 1m (it admitted "
+            "past it in 1 of the 4 seeds, a median of 1 too many), unless the claim must hold "
+            "exactly: none of these keeps it in every seed, and a sliding log would.");
+  r.across_seeds->limiters[0].seeds_over_claim = 0;
+
   // A report written before picks were counted over seeds: the one run decides, as said.
   r.across_seeds->limiters[0].picked.reset();
   r.across_seeds->limiters[1].picked.reset();

@@ -1,12 +1,14 @@
-// Every command README.md and docs/*.md show (`build/ratelab ...` and `curl ...`, in ```sh blocks)
-// runs as shown: it exits as a command that did its job (0, or 1 where it shows a violation), and
-// each output line shown under it (`# ...`, where `...` stands for what varies) is in what it
-// printed. A page's commands run in order, in a directory of their own holding build/ratelab,
-// examples/ and scenarios/, so that they read and write as a user's would; the service a page
-// starts on 127.0.0.1:8080 (`serve ... &`) is one the test starts, with examples/rules.yaml.
-// Shown but not run: a command that names the reader's own servers (a redis://, unix:// or
-// postgresql:// URL) or elides part of itself with `...`, one that starts the service, and the
-// blocks fenced ```shell (forms that need a server of the reader's, such as the admin API's).
+// Every command README.md and docs/*.md show (`build/ratelab ...`, `curl ...`, and the benchmarks'
+// `build/bench/...` and `bench/...`, in ```sh blocks) runs as shown: it exits as a command that did
+// its job (0, or 1 where it shows a violation), and each output line shown under it (`# ...`, where
+// `...` stands for what varies) is in what it printed. A page's commands run in order, in a
+// directory of their own holding build/ratelab, examples/ and scenarios/ (and build/bench/ and
+// bench/ where the benchmarks were built: a sanitizer's build has none, and then their commands are
+// not run), so that they read and write as a user's would; the service a page starts on
+// 127.0.0.1:8080 (`serve ... &`) is one the test starts, with examples/rules.yaml. Shown but not
+// run: a command that names the reader's own servers (a redis://, unix:// or postgresql:// URL) or
+// elides part of itself with `...`, one that starts the service, and the blocks fenced ```shell
+// (forms that need a server of the reader's, such as the admin API's).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,7 +47,8 @@ std::vector<ShownCommand> ShownCommands(const std::string& markdown) {
       continue;
     }
     if (!in_sh) continue;
-    if (line.starts_with("build/ratelab ") || line.starts_with("curl ")) {
+    if (line.starts_with("build/ratelab ") || line.starts_with("curl ") ||
+        line.starts_with("build/bench/") || line.starts_with("bench/")) {
       out.push_back({line, {}});
       while (out.back().command.ends_with("\\") && std::getline(lines, line)) {
         out.back().command.pop_back();
@@ -73,6 +76,9 @@ bool Shows(const std::string& output, const std::string& line) {
 
 // Whether a shown command is one to run here (see the top of the file).
 bool Runnable(const std::string& command) {
+#ifndef RATELAB_BENCH_DIR
+  if (command.starts_with("build/bench/") || command.starts_with("bench/")) return false;
+#endif
   for (const char* theirs : {"redis://", "unix://", "postgresql://", "...", "me@"}) {
     if (command.find(theirs) != std::string::npos) return false;
   }
@@ -85,9 +91,12 @@ int RunShownCommands(const fs::path& page, uint16_t port) {
   const fs::path dir = testing_files::TempDir("docs-" + page.stem().string());
   fs::create_directories(dir / "build");
   fs::create_symlink(RATELAB_BINARY, dir / "build/ratelab");
-  for (const char* shared : {"examples", "scenarios"}) {
+  for (const char* shared : {"examples", "scenarios", "bench"}) {
     fs::create_directory_symlink(fs::path(RATELAB_SOURCE_DIR) / shared, dir / shared);
   }
+#ifdef RATELAB_BENCH_DIR
+  fs::create_directory_symlink(RATELAB_BENCH_DIR, dir / "build/bench");
+#endif
   int ran_count = 0;
   for (const ShownCommand& c : ShownCommands(testing_files::Read(page))) {
     if (!Runnable(c.command)) continue;
@@ -132,7 +141,11 @@ TEST(DocsCommands, EveryCommandTheReadmeAndTheDocsShowRunsAsShown) {
   }
   std::sort(pages.begin(), pages.end());
   for (const fs::path& page : pages) in_docs += RunShownCommands(page, serve.port());
-  EXPECT_GE(in_docs, 25);
+#ifdef RATELAB_BENCH_DIR
+  EXPECT_GE(in_docs, 43);  // 6 of them the benchmarks'
+#else
+  EXPECT_GE(in_docs, 37);
+#endif
 }
 
 }  // namespace

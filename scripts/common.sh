@@ -11,7 +11,7 @@ RATELAB_PACKAGES=(
   libabsl-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev
   liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-  gnuplot-nox redis-server redis-tools groff-base postgresql libboost-dev nginx-light wrk
+  gnuplot-nox redis-server redis-tools groff-base postgresql libboost-dev nginx-light wrk curl
 )
 # What scripts/sanitize and scripts/fuzz add: clang and its sanitizer and libFuzzer runtimes.
 RATELAB_CLANG_PACKAGES=(clang libclang-rt-14-dev)

@@ -219,6 +219,53 @@ rc::Gen<Argv> CollectionScan() {
                       rest({*Key(), *rc::gen::element<std::string>("0", "", "x")}));
       }));
 }
+// SPOP, SRANDMEMBER and HRANDFIELD where what they draw is not left to chance: a count that takes
+// the whole collection, a count of 0, a bad count; and any draw from a collection of one ("one:"
+// keys, always given the same member).
+rc::Gen<Argv> RandomDraws() {
+  const auto count = [](const std::string& command) {
+    return command == "SPOP" ? *rc::gen::element<std::string>("10", "0", "x", "-3")
+                             : *rc::gen::element<std::string>("10", "0", "x");
+  };
+  return rc::gen::oneOf(
+      rc::gen::exec([count] {  // an intset, listed in numeric order
+        const std::string command = *rc::gen::element<std::string>("SPOP", "SRANDMEMBER");
+        return Argv{command, "ints:" + *Key(), count(command)};
+      }),
+      rc::gen::exec([count] {  // any set, sorted (a hash table's order is its own)
+        const std::string command = *rc::gen::element<std::string>("SPOP", "SRANDMEMBER");
+        return Argv{"EVAL",
+                    "local r = redis.call(ARGV[1], KEYS[1], ARGV[2])\n"
+                    "if type(r) == 'table' then table.sort(r) end\n"
+                    "return r",
+                    "1",
+                    *Key(),
+                    command,
+                    count(command)};
+      }),
+      rc::gen::exec([] {
+        Argv a = {*rc::gen::element<std::string>("SPOP", "SRANDMEMBER"), "one:s"};
+        if (*rc::gen::inRange(0, 2) == 0) a.push_back(*rc::gen::element<std::string>("1", "-2"));
+        if (*rc::gen::inRange(0, 8) == 0) a.push_back("x");  // one word too many
+        return a;
+      }),
+      rc::gen::exec([] {
+        return Argv{"SADD", "one:s", "m"};
+      }),
+      rc::gen::exec([] {
+        return Argv{"HSET", "one:h", "f", *Number()};
+      }),
+      rc::gen::exec([] {
+        Argv a = {"HRANDFIELD", *rc::gen::element<std::string>("one:h", "a", "b")};
+        const std::string count = *rc::gen::element<std::string>("", "10", "0", "x");
+        if (a[1] == "one:h" && count.empty()) return a;
+        a.push_back(count.empty() ? "10" : count);
+        if (*rc::gen::inRange(0, 2) == 0) {
+          a.push_back(*rc::gen::element<std::string>("WITHVALUES", "withvalues", "x"));
+        }
+        return a;
+      }));
+}
 rc::Gen<Argv> SetRange() {
   return rc::gen::exec([] {
     return Argv{"SETRANGE", *Key(), *rc::gen::element<std::string>("0", "2", "5", "-1", "x"),
@@ -477,7 +524,8 @@ rc::Gen<Argv> Command() {
         return Concat(Concat({"ZADD", *Key()}, *Options({"NX", "XX", "GT", "LT", "CH"})),
                       {*Score(), *Field(), *Score(), *Field()});
       }),
-      ZAddIncr(), rc::gen::exec([] {
+      ZAddIncr(), ZRangeByScore(), KeysAndScan(), CollectionScan(), RandomDraws(),
+      rc::gen::exec([] {
         return Argv{"ZREM", *Key(), *Field()};
       }),
       rc::gen::exec([] {
@@ -670,7 +718,7 @@ rc::Gen<Argv> Command() {
 rc::Gen<Argv> NewerCommand() {
   return rc::gen::oneOf(
       LPos(), SetAlgebra(), SetAlgebraSorted(), ZAddIncr(), SetRange(), Copy(), ZRangeByScore(),
-      KeysAndScan(), CollectionScan(), rc::gen::exec([] {
+      KeysAndScan(), CollectionScan(), RandomDraws(), rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(),
                     *rc::gen::element<std::string>("1", "7", "x"),
                     *rc::gen::element<std::string>("1", "7")};
@@ -761,8 +809,7 @@ TEST(KvEquivalenceTest, MemoryKvAnswersAsRedisDoes) {
   EXPECT_TRUE(
       equivalent("so do its replies to the newer commands (LPOS, SINTER, SUNION, SDIFF, "
                  "ZADD INCR, ZRANGE BYSCORE REV LIMIT, SETRANGE, COPY, KEYS, SCAN, SSCAN, HSCAN, "
-                 "ZSCAN), drawn "
-                 "often",
+                 "ZSCAN, SPOP, SRANDMEMBER, HRANDFIELD), drawn often",
                  NewerCommand()));
 }
 

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <span>
 #include <string>
@@ -250,6 +251,12 @@ class MemoryKv final : public Kv {
   KvReply SInter(Args a);
   KvReply SUnion(Args a);
   KvReply SDiff(Args a);
+  KvReply SPop(Args a);
+  KvReply SRandMember(Args a);
+  KvReply HRandField(Args a);
+  // `count` distinct indexes below `size` (count < size), or with repetition (`repeat`), drawn
+  // from random_ in order.
+  std::vector<size_t> Draw(size_t size, size_t count, bool repeat);
   // SINTER, SUNION, SDIFF: every key's set (null for a missing key), or WRONGTYPE.
   std::variant<std::vector<const StringSet*>, KvReply> SetsOf(Args a);
   // Scripting (memory_kv_scripting.cc).
@@ -262,6 +269,9 @@ class MemoryKv final : public Kv {
   mutable std::mutex mu_;
   int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
   Map data_;
+  // What SPOP, SRANDMEMBER and HRANDFIELD draw from: seeded alike in every MemoryKv, so the same
+  // commands give the same replies.
+  std::mt19937_64 random_{0};
   DurableSnapshot<Map> snapshot_;  // what a restart keeps
   // A replica: following (the master's state) when `replica_follows_`, else detached with the
   // state it had then; none when neither.

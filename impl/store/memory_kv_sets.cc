@@ -6,6 +6,7 @@
 // empty is deleted.
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "impl/store/memory_kv.h"
 #include "impl/store/memory_kv_errors.h"
 
@@ -162,6 +163,123 @@ KvReply MemoryKv::SDiff(Args a) {
   }
   const bool intset = AnIntset(members);
   return Listed(std::move(members), intset);
+}
+
+namespace {
+
+// A count of SRANDMEMBER or HRANDFIELD below -LONG_MAX, as Redis 7.0 refuses it.
+KvReply CountOutOfRange() {
+  return KvReply::Error(
+      "ERR value is out of range, value must between -9223372036854775807 and "
+      "9223372036854775807");
+}
+
+}  // namespace
+
+std::vector<size_t> MemoryKv::Draw(size_t size, size_t count, bool repeat) {
+  std::vector<size_t> out;
+  std::vector<bool> taken(repeat ? 0 : size, false);
+  while (out.size() < count) {
+    const size_t at = static_cast<size_t>(random_() % size);
+    if (!repeat && taken[at]) continue;
+    if (!repeat) taken[at] = true;
+    out.push_back(at);
+  }
+  return out;
+}
+
+// SRANDMEMBER key [count]: a member drawn at random (nil: no set); with a count, that many
+// distinct ones, or all of them (as SUNION lists a set) when it is at least the set's size; a
+// negative count draws |count| with repetition. The count is read before the key.
+KvReply MemoryKv::SRandMember(Args a) {
+  if (a.size() > 3) return kv_errors::Syntax();
+  std::optional<int64_t> count;
+  if (a.size() == 3) {
+    count = ParseRedisInteger(a[2]);
+    if (!count) return kv_errors::NotInteger();
+    if (*count == INT64_MIN) return CountOutOfRange();
+  }
+  bool wrong = false;
+  const StringSet* set = FindAs<StringSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (set == nullptr) return count ? KvReply::Array({}) : KvReply::Nil();
+  const std::vector<std::string> members(set->members.begin(), set->members.end());
+  if (!count) return KvReply::Bulk(members[Draw(members.size(), 1, false)[0]]);
+  if (*count >= static_cast<int64_t>(members.size())) return SUnion(a.subspan(0, 2));
+  std::vector<KvReply> out;
+  const bool repeat = *count < 0;
+  for (size_t at : Draw(members.size(), static_cast<size_t>(repeat ? -*count : *count), repeat)) {
+    out.push_back(KvReply::Bulk(members[at]));
+  }
+  return KvReply::Array(std::move(out));
+}
+
+// SPOP key [count]: SRANDMEMBER's draw without repetition, the members drawn removed (a set left
+// empty deleted). The count must be at least 0, and is read before the key.
+KvReply MemoryKv::SPop(Args a) {
+  if (a.size() > 3) return kv_errors::Syntax();
+  std::optional<int64_t> count;
+  if (a.size() == 3) {
+    count = ParseRedisInteger(a[2]);
+    if (!count || *count < 0) return KvReply::Error("ERR value is out of range, must be positive");
+  }
+  bool wrong = false;
+  FindAs<StringSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  StringSet* set = FindToChange<StringSet>(a[1], &wrong);
+  if (set == nullptr) return count ? KvReply::Array({}) : KvReply::Nil();
+  if (count && *count == 0) return KvReply::Array({});
+  if (count && *count >= static_cast<int64_t>(set->members.size())) {
+    KvReply all = SUnion(a.subspan(0, 2));
+    Erase(a[1]);
+    return all;
+  }
+  const std::vector<std::string> members(set->members.begin(), set->members.end());
+  std::vector<KvReply> out;
+  for (size_t at : Draw(members.size(), count ? static_cast<size_t>(*count) : 1, false)) {
+    set->members.erase(members[at]);
+    out.push_back(KvReply::Bulk(members[at]));
+  }
+  if (set->members.empty()) Erase(a[1]);
+  return count ? KvReply::Array(std::move(out)) : out.front();
+}
+
+// HRANDFIELD key [count [WITHVALUES]]: a field drawn at random (nil: no hash); with a count, as
+// SRANDMEMBER draws, all of them in the hash's order when it is at least its size, each with its
+// value after it when asked.
+KvReply MemoryKv::HRandField(Args a) {
+  std::optional<int64_t> count;
+  bool with_values = false;
+  if (a.size() >= 3) {
+    count = ParseRedisInteger(a[2]);
+    if (!count) return kv_errors::NotInteger();
+    if (*count == INT64_MIN) return CountOutOfRange();
+    if (a.size() > 4 || (a.size() == 4 && absl::AsciiStrToLower(a[3]) != "withvalues")) {
+      return kv_errors::Syntax();
+    }
+    with_values = a.size() == 4;
+    if (with_values && (*count < -(INT64_MAX / 2) || *count > INT64_MAX / 2)) {
+      return KvReply::Error("ERR value is out of range");
+    }
+  }
+  bool wrong = false;
+  const Hash* hash = FindAs<Hash>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (hash == nullptr) return count ? KvReply::Array({}) : KvReply::Nil();
+  if (!count) return KvReply::Bulk((*hash)[Draw(hash->size(), 1, false)[0]].first);
+  std::vector<size_t> picked;
+  if (*count >= static_cast<int64_t>(hash->size())) {
+    for (size_t i = 0; i < hash->size(); ++i) picked.push_back(i);
+  } else {
+    const bool repeat = *count < 0;
+    picked = Draw(hash->size(), static_cast<size_t>(repeat ? -*count : *count), repeat);
+  }
+  std::vector<KvReply> out;
+  for (size_t at : picked) {
+    out.push_back(KvReply::Bulk((*hash)[at].first));
+    if (with_values) out.push_back(KvReply::Bulk((*hash)[at].second));
+  }
+  return KvReply::Array(std::move(out));
 }
 
 }  // namespace ratelab

@@ -188,15 +188,12 @@ constexpr char kNoDifference[] = "no meaningful difference";
 // comparison over seeds, or in a report written before picks were counted.
 std::optional<uint64_t> SeedsPicked(const RunReport& r, const std::string& name,
                                     const std::string& goal) {
-  if (!r.across_seeds) return std::nullopt;
-  for (const LimiterSpreadReport& l : r.across_seeds->limiters) {
-    if (l.name != name || !l.picked) continue;
-    for (const GoalSeeds& g : *l.picked) {
-      if (g.goal == goal) return g.seeds;
-    }
-    return 0;
+  const LimiterSpreadReport* l = SpreadOf(r, name);
+  if (l == nullptr || !l->picked) return std::nullopt;
+  for (const GoalSeeds& g : *l->picked) {
+    if (g.goal == goal) return g.seeds;
   }
-  return std::nullopt;
+  return 0;
 }
 
 std::vector<Pick> Picks(const RunReport& r) {
@@ -267,15 +264,8 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
   }
   // Closest: over seeds, by the seeds it admitted past the claim in, then its median excess; on
   // one run, by its excess.
-  const auto spread = [&](const LimiterReport& l) -> const LimiterSpreadReport* {
-    if (!r.across_seeds) return nullptr;
-    for (const LimiterSpreadReport& s : r.across_seeds->limiters) {
-      if (s.name == l.name) return &s;
-    }
-    return nullptr;
-  };
   const auto distance = [&](const LimiterReport& l) {
-    const LimiterSpreadReport* s = spread(l);
+    const LimiterSpreadReport* s = SpreadOf(r, l.name);
     return s != nullptr
                ? std::pair<double, double>(static_cast<double>(s->seeds_over_claim),
                                            s->over_admitted.median)
@@ -285,7 +275,7 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
   for (const LimiterReport* l : answered) {
     if (closest == nullptr || distance(*l) < distance(*closest)) closest = l;
   }
-  const LimiterSpreadReport* over_seeds = spread(*closest);
+  const LimiterSpreadReport* over_seeds = SpreadOf(r, closest->name);
   const std::string how = over_seeds != nullptr
                               ? "it admitted past it in " +
                                     std::to_string(over_seeds->seeds_over_claim) + " of the " +

@@ -88,13 +88,19 @@ std::optional<const LimiterReport*> RunnerUp(const Limiters& ls, const LimiterRe
 
 std::span<const Goal> Goals() { return kGoals; }
 
+const LimiterSpreadReport* SpreadOf(const RunReport& r, const std::string& name) {
+  if (!r.across_seeds) return nullptr;
+  for (const LimiterSpreadReport& s : r.across_seeds->limiters) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
 bool KeptEverywhere(const LimiterReport& l, const RunReport& r) {
   if (l.ClaimBroken() > 0) return false;
   if (!r.across_seeds) return true;
-  return std::any_of(r.across_seeds->limiters.begin(), r.across_seeds->limiters.end(),
-                     [&](const LimiterSpreadReport& s) {
-                       return s.name == l.name && s.seeds_over_claim == 0 && s.seeds_failed == 0;
-                     });
+  const LimiterSpreadReport* s = SpreadOf(r, l.name);
+  return s != nullptr && s->seeds_over_claim == 0 && s->seeds_failed == 0;
 }
 
 GoalStanding Stand(const Goal& g, const RunReport& r) {

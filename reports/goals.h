@@ -46,6 +46,9 @@ struct GoalStanding {
 };
 GoalStanding Stand(const Goal& g, const RunReport& r);
 
+// `name`'s numbers over the seeds of `r`'s comparison; null without one, or for a name it lacks.
+const LimiterSpreadReport* SpreadOf(const RunReport& r, const std::string& name);
+
 // Whether `l` kept the claim in `r`, and in every seed of its comparison over seeds if it is one.
 bool KeptEverywhere(const LimiterReport& l, const RunReport& r);
 

@@ -224,9 +224,8 @@ KvReply MemoryKv::SPop(Args a) {
     if (!count || *count < 0) return KvReply::Error("ERR value is out of range, must be positive");
   }
   bool wrong = false;
-  FindAs<StringSet>(a[1], &wrong);
-  if (wrong) return kv_errors::WrongType();
   StringSet* set = FindToChange<StringSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
   if (set == nullptr) return count ? KvReply::Array({}) : KvReply::Nil();
   if (count && *count == 0) return KvReply::Array({});
   if (count && *count >= static_cast<int64_t>(set->members.size())) {

@@ -39,8 +39,9 @@ class Check final : public Command {
     CLI::Option* seed =
         AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
     AddParsed(*c, "--shard", shard_, ParseShard, kShardHelp)->excludes(seed);
-    c->add_option("--nodes", concurrency_, "Limiter nodes sending requests at once")
-        ->capture_default_str();
+    nodes_option_ = c->add_option("--nodes", concurrency_,
+                                  "Limiter nodes sending requests at once, each its own process "
+                                  "(default 3; 1 for --exec, the one process given)");
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
                                "Comma-separated faults to inject: crash, restart, skew, outage, "
                                "stall (the store answers nothing for a while, then runs what it "
@@ -65,6 +66,12 @@ class Check final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
+    if (limiter_.script.exec && nodes_option_->count() == 0) concurrency_ = 1;
+    if (limiter_.script.exec && faults_option_->count() == 0) {
+      faults_ = {};
+      err << "note: no faults by default for --exec: a limiter in a process's memory forgets "
+             "its state when the process restarts (--faults crash shows what that costs)\n";
+    }
     Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
     Result<Policy> policy = limiter_.PolicyOf(*subject);
@@ -170,8 +177,8 @@ class Check final : public Command {
   // The command that replays `seed` with the options the user gave.
   std::string Reproduce(uint64_t seed) const {
     std::string out = "ratelab check" + limiter_.Flags() + " --seed " + std::to_string(seed);
-    if (faults_ != kDefaultFaults) out += " --faults " + faults_.ToString();
-    if (concurrency_ != 3) out += " --nodes " + std::to_string(concurrency_);
+    if (faults_option_->count() > 0) out += " --faults " + faults_.ToString();
+    if (nodes_option_->count() > 0) out += " --nodes " + std::to_string(concurrency_);
     if (durability_ != Durability::kAlways) {
       out += " --durability " + std::string(DurabilityName(durability_));
     }
@@ -190,6 +197,7 @@ class Check final : public Command {
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;
+  CLI::Option* nodes_option_ = nullptr;
   SearchFaults faults_ = kDefaultFaults;
   CLI::Option* faults_option_ = nullptr;
   bool claim_ = false;

@@ -1,14 +1,15 @@
-// Every command README.md and docs/*.md show (`build/ratelab ...`, `curl ...`, and the benchmarks'
-// `build/bench/...` and `bench/...`, in ```sh blocks) runs as shown: it exits as a command that did
-// its job (0, or 1 where it shows a violation), and each output line shown under it (`# ...`, where
+// Every command README.md, adapters/README.md and docs/*.md show (`build/ratelab ...`, `curl ...`,
+// and the benchmarks' `build/bench/...` and `bench/...`, in ```sh blocks) runs as shown: it exits
+// as a command that did its job (0, or 1 where it shows a violation), and each output line shown
+// under it (`# ...`, where
 // `...` stands for what varies) is in what it printed. A page's commands run in order, in a
-// directory of their own holding build/ratelab, examples/ and scenarios/ (and build/bench/ and
-// bench/ where the benchmarks were built: a sanitizer's build has none, and then their commands are
-// not run), so that they read and write as a user's would; the service a page starts on
-// 127.0.0.1:8080 (`serve ... &`) is one the test starts, with examples/rules.yaml. Shown but not
-// run: a command that names the reader's own servers (a redis://, unix:// or postgresql:// URL) or
-// elides part of itself with `...`, one that starts the service, and the blocks fenced ```shell
-// (forms that need a server of the reader's, such as the admin API's).
+// directory of their own holding build/ratelab, examples/, scenarios/ and adapters/ (and
+// build/bench/ and bench/ where the benchmarks were built: a sanitizer's build has none, and then
+// their commands are not run), so that they read and write as a user's would; the service a page
+// starts on 127.0.0.1:8080 (`serve ... &`) is one the test starts, with examples/rules.yaml. Shown
+// but not run: a command that names the reader's own servers (a redis://, unix:// or postgresql://
+// URL) or elides part of itself with `...`, one that starts the service, and the blocks fenced
+// ```shell (forms that need a server of the reader's, such as the admin API's).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -91,7 +92,7 @@ int RunShownCommands(const fs::path& page, uint16_t port) {
   const fs::path dir = testing_files::TempDir("docs-" + page.stem().string());
   fs::create_directories(dir / "build");
   fs::create_symlink(RATELAB_BINARY, dir / "build/ratelab");
-  for (const char* shared : {"examples", "scenarios", "bench"}) {
+  for (const char* shared : {"examples", "scenarios", "bench", "adapters"}) {
     fs::create_directory_symlink(fs::path(RATELAB_SOURCE_DIR) / shared, dir / shared);
   }
 #ifdef RATELAB_BENCH_DIR
@@ -134,6 +135,7 @@ TEST(DocsCommands, EveryCommandTheReadmeAndTheDocsShowRunsAsShown) {
   ServeProcess serve({"--rules", (source / "examples/rules.yaml").string()},
                      serve_dir / "serve.txt");
   EXPECT_GE(RunShownCommands(source / "README.md", serve.port()), 3);
+  EXPECT_EQ(RunShownCommands(source / "adapters/README.md", serve.port()), 2);
   int in_docs = 0;
   std::vector<fs::path> pages;
   for (const fs::directory_entry& page : fs::directory_iterator(source / "docs")) {

@@ -12,10 +12,16 @@ void LimiterFlags::Add(CLI::App& command, const std::string& protocol_help,
 }
 
 Result<LimiterSubject> LimiterFlags::Subject() const {
-  if (Status s = NotBothProtocolAndScript(protocol, script.given()); !s.ok()) return s;
+  if (Status s = NotBothProtocolAndScript(protocol, script.lua || script.lua_spec,
+                                          script.exec.has_value());
+      !s.ok()) {
+    return s;
+  }
+  Result<std::optional<UserProcess>> process = script.Process();
+  if (!process.ok()) return process.status();
   Result<std::optional<UserScript>> user_script = script.Script();
   if (!user_script.ok()) return user_script.status();
-  return ResolveLimiter(protocol, *user_script);
+  return ResolveLimiter(protocol, *user_script, *process);
 }
 
 Result<Policy> LimiterFlags::PolicyOf(const LimiterSubject& subject) const {

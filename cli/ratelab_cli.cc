@@ -170,7 +170,7 @@ int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (exit.ok()) return *exit;
     err << "ratelab " << subcommand->get_name() << ": " << exit.status().message() << "\n";
-    return kExitBadInput;
+    return IsLimiterFailed(exit.status()) ? kExitLimiterFailed : kExitBadInput;
   }
   out << app.help();
   return kExitOk;

@@ -55,6 +55,11 @@ class Stress final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
+    if (limiter_.script.exec) {
+      return absl::InvalidArgumentError(
+          "stress does not take --exec: a limiter process is checked on the virtual clock, by "
+          "check and worst");
+    }
     Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
     plan_.subject = *std::move(subject);

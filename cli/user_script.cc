@@ -7,8 +7,60 @@
 
 namespace ratelab {
 
+namespace {
+
+// --lua or --exec needs --model: the algorithm it is held to.
+Result<Algorithm> ModelOf(std::string_view flag, const std::string& model) {
+  if (model.empty()) {
+    return absl::InvalidArgumentError(
+        std::string(flag) +
+        " needs --model, the algorithm whose promise the limiter is held to (one of " +
+        AlgorithmChoices() + ")");
+  }
+  const std::optional<Algorithm> algorithm = AlgorithmNamed(model);
+  if (!algorithm) {
+    return absl::InvalidArgumentError("--model '" + model + "' is not an algorithm (expected " +
+                                      AlgorithmChoices() + ")");
+  }
+  return *algorithm;
+}
+
+// `word` as one word of a shell's command line: in single quotes, each of its own written '\''.
+std::string QuoteWord(const std::string& word) {
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace
+
+Result<std::optional<UserProcess>> UserScriptFlags::Process() const {
+  if (!exec) {
+    if (exec_timeout) return absl::InvalidArgumentError("--exec-timeout is for --exec");
+    return std::optional<UserProcess>();
+  }
+  if (lua || lua_spec) return absl::InvalidArgumentError("give --lua or --exec, not both");
+  const UserScriptFlags defaults;
+  if (!args.empty() || keys != defaults.keys || reply != defaults.reply || !decide.empty() ||
+      clock.has_value() || resolution.has_value() || on_error != defaults.on_error ||
+      !setup.empty()) {
+    return absl::InvalidArgumentError(
+        "--keys, --args, --reply, --decide, --clock, --resolution, --on-script-error and --setup "
+        "describe a --lua script; a process given by --exec says what it answers in its hello "
+        "(docs/exec-protocol.md)");
+  }
+  Result<Algorithm> algorithm = ModelOf("--exec", model);
+  if (!algorithm.ok()) return algorithm.status();
+  UserProcess process{*exec, *algorithm};
+  if (exec_timeout) {
+    process.timeout = std::chrono::ceil<std::chrono::milliseconds>(*exec_timeout);
+  }
+  return std::optional<UserProcess>(std::move(process));
+}
+
 Result<std::optional<UserScript>> UserScriptFlags::Script() const {
   const UserScriptFlags defaults;
+  if (exec) return std::optional<UserScript>();  // Process() checks the flags beside it
   const bool describes = !model.empty() || !args.empty() || keys != defaults.keys ||
                          reply != defaults.reply || !decide.empty() || clock.has_value() ||
                          resolution.has_value();
@@ -39,16 +91,8 @@ Result<std::optional<UserScript>> UserScriptFlags::Script() const {
     }
     return std::optional<UserScript>();
   }
-  if (model.empty()) {
-    return absl::InvalidArgumentError(
-        "--lua needs --model, the algorithm whose promise the script is held to (one of " +
-        AlgorithmChoices() + ")");
-  }
-  const std::optional<Algorithm> algorithm = AlgorithmNamed(model);
-  if (!algorithm) {
-    return absl::InvalidArgumentError("--model '" + model + "' is not an algorithm (expected " +
-                                      AlgorithmChoices() + ")");
-  }
+  Result<Algorithm> algorithm = ModelOf("--lua", model);
+  if (!algorithm.ok()) return algorithm.status();
   return std::optional<UserScript>(
       UserScript{*lua, *algorithm, keys, args, reply, decide, clock, resolution, on_error, setup});
 }
@@ -59,6 +103,10 @@ std::string UserScriptFlags::Flags() const {
           ? ""
           : " --on-script-error " + std::string(ScriptErrorPolicyName(on_error));
   if (lua_spec) return " --lua-spec " + *lua_spec + on_error_flag;
+  if (exec) {
+    return " --exec " + QuoteWord(*exec) + " --model " + model +
+           (exec_timeout ? " --exec-timeout " + FormatDuration(*exec_timeout) : "");
+  }
   const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
   return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
          " --args " + quoted(args) + " --reply " + quoted(reply) +
@@ -74,7 +122,15 @@ std::string UserScriptFlags::Flags() const {
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help) {
   command.add_option("--lua", flags.lua, lua_help);
   command.add_option("--model", flags.model,
-                     "--lua: the algorithm the script implements (see ratelab list algorithms)");
+                     "--lua, --exec: the algorithm the limiter implements (see ratelab list "
+                     "algorithms)");
+  command.add_option("--exec", flags.exec,
+                     "Check your own limiter, in any language, run as this command (its words, no "
+                     "shell) and spoken to in line-delimited JSON on its stdin and stdout "
+                     "(docs/exec-protocol.md), with --model");
+  AddParsed(command, "--exec-timeout", flags.exec_timeout, ParsePositiveDuration,
+            "--exec: the longest the process may take to answer before the run fails (default "
+            "10s)");
   command
       .add_option("--keys", flags.keys,
                   "--lua: KEYS, comma-separated, with placeholders such as {key}")

@@ -28,9 +28,15 @@ struct UserScriptFlags {
   std::optional<Duration> resolution;  // --resolution; unset: detected (UserScript::resolution)
   ScriptErrorPolicy on_error = ScriptErrorPolicy::kFail;  // --on-script-error
   std::vector<std::string> setup;                         // --setup, each command
+  std::optional<std::string> exec;       // --exec: a limiter process's command; unset: none
+  std::optional<Duration> exec_timeout;  // --exec-timeout
 
-  // Whether a script is given (--lua or --lua-spec).
-  bool given() const { return lua || lua_spec; }
+  // The process, or none when --exec is not given; InvalidArgument when it is given with --lua
+  // or --lua-spec or with a script's flags, without --model, or --exec-timeout without it.
+  Result<std::optional<UserProcess>> Process() const;
+
+  // Whether a script (--lua or --lua-spec) or a process (--exec) is given.
+  bool given() const { return lua || lua_spec || exec; }
   // The script, or none when neither --lua nor --lua-spec is given; InvalidArgument when
   // --model, --keys, --args, --reply, --decide, --clock or --resolution are given without --lua
   // (they mean
@@ -42,7 +48,7 @@ struct UserScriptFlags {
 };
 
 // Adds --lua (its help: `lua_help`), --model, --keys, --args, --reply, --decide, --clock,
-// --resolution and --lua-spec to `command`.
+// --resolution, --lua-spec, --exec and --exec-timeout to `command`.
 void AddUserScriptFlags(CLI::App& command, UserScriptFlags& flags, const std::string& lua_help);
 
 }  // namespace ratelab

@@ -100,11 +100,12 @@ TEST(CheckLua, BringYourOwnLuaScriptErrorsAndBadTemplatesAreReported) {
       {{"check", "--lua", fine.string(), "--model", "leaky-bucket"},
        "--model 'leaky-bucket' is not an algorithm"},
       {{"check", "--lua", fine.string()},
-       "--lua needs --model, the algorithm whose promise the script is held to (one of "
+       "--lua needs --model, the algorithm whose promise the limiter is held to (one of "
        "fixed-window, sliding-log, "},
       {{"check", "--lua", (dir / "missing.lua").string(), "--model", "gcra"},
        "missing.lua: cannot open the Lua script"},
-      {{"check", "kv-gcra-lua", "--lua", fine.string(), "--model", "gcra"}, "not both"},
+      {{"check", "kv-gcra-lua", "--lua", fine.string(), "--model", "gcra"},
+       "give one of a protocol, --lua and --exec"},
       // The reply has two numbers; a third field finds none.
       {{"check", "--lua", fine.string(), "--model", "fixed-window", "--args",
         "{limit},{window_ms},{now_ms}", "--reply", "allowed,remaining,retry_after_ms"},
@@ -576,9 +577,11 @@ TEST(CheckLua, RateLimitRedisIncrementScriptAsItsPackageHoldsIt) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["violation"]["invariant"], "false-denials") << r.out;
 }
 
-TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {
+TEST(CheckLua, EachConventionIsJudgedByItsOwnPromiseAtItsResolution) {
   // A sorted-set log trimmed with an exclusive bound keeps an entry one window old: closed, it
-  // passes as sliding-log-closed; as the half-open sliding log it denies where that one has room.
+  // passes as sliding-log-closed; as the half-open sliding log it denies where that one has room,
+  // but only at a tie, which a script sent the time in milliseconds cannot tell from an entry a
+  // little younger: forgiven (judge/checks_test.cc has a tie the floor did not make).
   const auto log = [](const char* model) {
     return Ratelab({"check", "--lua", Corpus("sliding_log_zset_closed.lua"), "--model", model,
                     "--keys", "rl:{{{key}}},rl:{{{key}}}:seq", "--args",
@@ -588,8 +591,7 @@ TEST(CheckLua, EachConventionIsJudgedByItsOwnPromise) {
   CliOutcome r = log("sliding-log-closed");
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   r = log("sliding-log");
-  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
-  EXPECT_EQ(nlohmann::json::parse(r.out)["violation"]["invariant"], "false-denials");
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
 }
 
 }  // namespace

@@ -31,7 +31,52 @@ Violations BucketConformance(const Judged& r) {
   return CheckBucketConformance(r.history, r.policy.limit, r.policy.window);
 }
 
-Violations FalseDenials(const Judged& r) { return CheckFalseDenials(r.history, r.policy); }
+// Whether two requests of `key` sent up to `until` were sent exactly `window` apart in `exact`:
+// the one tie at a coarser resolution that the floor did not make.
+bool ExactlyAWindowApart(const History& exact, std::string_view key, Instant until,
+                         Duration window) {
+  std::set<Instant> sent;
+  for (const HistoryEvent& e : exact) {
+    if (e.key == key && e.invoke <= until) sent.insert(e.invoke);
+  }
+  return std::any_of(sent.begin(), sent.end(),
+                     [&](Instant t) { return sent.contains(t + window); });
+}
+
+// At a resolution coarser than a nanosecond the instants judged were floored, so two of them a
+// whole window apart may have been a little less or a little more: a window (or a log's entry)
+// that ends on the edge may have ended just before the later one or just after it. A denial is
+// false only if it is so either way: with the window as the model keeps it, and with it one tick
+// shorter (a closed window's edge, half open) or longer (a half-open log's, closed); or if two
+// requests of its key before it were exactly a window apart, a tie the floor did not make.
+Violations FalseDenials(const Judged& r) {
+  std::vector<Violation> flagged = CheckFalseDenials(r.history, r.policy);
+  const Algorithm a = r.policy.algorithm;
+  const bool closed = a == Algorithm::kAnchoredWindow || a == Algorithm::kSlidingLogClosed;
+  if (flagged.empty() || r.resolution <= Duration(1) || r.policy.window <= r.resolution ||
+      (!closed && a != Algorithm::kSlidingLog)) {
+    return flagged;
+  }
+  Policy other = r.policy;
+  other.window += closed ? -r.resolution : r.resolution;
+  std::set<int64_t> also;
+  for (const Violation& v : CheckFalseDenials(r.history, other)) {
+    if (!v.witness.empty()) also.insert(v.witness.front().id);
+  }
+  std::erase_if(flagged, [&](const Violation& v) {
+    if (v.witness.empty() || also.contains(v.witness.front().id)) return false;
+    const auto exact = [&] {
+      for (const HistoryEvent& e : *r.exact) {
+        if (e.id == v.witness.front().id) {
+          return ExactlyAWindowApart(*r.exact, e.key, e.invoke, r.policy.window);
+        }
+      }
+      return false;
+    };
+    return r.exact == nullptr || !exact();
+  });
+  return flagged;
+}
 
 Violations RetryAfter(const Judged& r) {
   return CheckRetryAfter(r.history, r.policy, r.retry_after_unit, r.resolution);

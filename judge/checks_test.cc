@@ -124,3 +124,44 @@ TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
 
 }  // namespace
 }  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// A denial after an admission exactly a window before it, in a log that counts an entry for W:
+// held to the half-open sliding log (an entry W old no longer counts), it is false; judged at a
+// millisecond, it is forgiven where the floor made the tie, and kept where the two were exactly a
+// window apart.
+TEST(Checks, AFalseDenialAtATieTheResolutionMadeIsForgivenAndAnExactOneIsNot) {
+  using std::chrono::milliseconds;
+  const auto denied = [](int64_t id, Duration at) {
+    HistoryEvent e = Admitted(id, at, "EVAL");
+    e.decision->allowed = false;
+    return e;
+  };
+  const auto judge = [&](Duration first, Duration second) {
+    Fixture f;
+    f.policy = Policy::Window(Algorithm::kSlidingLog, 1, seconds(10));
+    const History exact = {Admitted(0, first, "EVAL"), denied(1, second)};
+    f.history = AsDecided(exact, DecisionClock::kClient, milliseconds(1));
+    Judged j = f.Run();
+    j.resolution = milliseconds(1);
+    j.exact = &exact;
+    Result<std::vector<Violation>> v = CheckOf(CheckId::kFalseDenials).judge(j);
+    EXPECT_TRUE(v.ok());
+    return v.ok() ? v->size() : size_t{99};
+  };
+  // 10.0002 s apart: the floor made the tie (1.0003 and 11.0005 are 1.000 and 11.000).
+  EXPECT_EQ(judge(milliseconds(1000) + std::chrono::microseconds(300),
+                  milliseconds(11000) + std::chrono::microseconds(500)),
+            0u);
+  // Exactly 10 s apart, each between milliseconds: the tie is real.
+  EXPECT_EQ(judge(milliseconds(1000) + std::chrono::microseconds(300),
+                  milliseconds(11000) + std::chrono::microseconds(300)),
+            1u);
+  // A clear false denial is one whatever the resolution.
+  EXPECT_EQ(judge(seconds(1), seconds(12)), 1u);
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -12,6 +12,7 @@ RATELAB_PACKAGES=(
   liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   gnuplot-nox redis-server redis-tools groff-base postgresql libboost-dev nginx-light wrk curl
+  python3-limits
 )
 # What scripts/sanitize and scripts/fuzz add: clang and its sanitizer and libFuzzer runtimes.
 RATELAB_CLANG_PACKAGES=(clang libclang-rt-14-dev)
@@ -40,10 +41,10 @@ ratelab_install_packages() {
   fi
 }
 
-# The third-party limiters the tests run (testing/node/*: an Express app with
-# express-rate-limit): node and npm (Debian's nodejs and npm, unless the machine has node and npm
-# already), then each app's packages from its lock file (npm ci), when the lock file is newer
-# than what was installed.
+# The third-party limiters the tests run (testing/node/*: an Express app with express-rate-limit;
+# adapters/node: rate-limiter-flexible and limiter, for check --exec): node and npm (Debian's
+# nodejs and npm, unless the machine has node and npm already), then each app's packages from its
+# lock file (npm ci), when the lock file is newer than what was installed.
 ratelab_install_node_apps() {
   local missing=()
   command -v node >/dev/null || missing+=(nodejs)
@@ -52,7 +53,7 @@ ratelab_install_node_apps() {
     ratelab_apt_install "${missing[@]}"
   fi
   local app
-  for app in "$RATELAB_ROOT"/testing/node/*/; do
+  for app in "$RATELAB_ROOT"/testing/node/*/ "$RATELAB_ROOT"/adapters/node/; do
     if [ ! -f "$app/node_modules/.package-lock.json" ] ||
       [ "$app/package-lock.json" -nt "$app/node_modules/.package-lock.json" ]; then
       echo "ratelab: installing the npm packages of ${app#"$RATELAB_ROOT"/} from its lock file" >&2

@@ -43,6 +43,7 @@ LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
     return;
   }
   handles_.kv = stores_.faulty_kv.get();
+  handles_.clock = &sim_.clock();
   handles_.sql = stores_.faulty_sql.get();
   if (spec.by_rules && rules == nullptr) {
     status_ = absl::InvalidArgumentError("the limiter " + spec.DisplayName() +

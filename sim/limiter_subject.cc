@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "impl/core/input_file.h"
+#include "impl/limiters/exec_protocol.h"
 #include "impl/limiters/kv_user_lua.h"
 
 namespace ratelab {
@@ -111,6 +112,43 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   return subject;
 }
 
+Result<LimiterSubject> StartProcess(const UserProcess& p) {
+  Result<std::shared_ptr<ExecSession>> session = ExecSession::Start(p.command, p.timeout);
+  if (!session.ok()) return session.status();
+  const ExecHello& hello = (*session)->hello();
+  auto custom = std::make_shared<ProtocolInfo>();
+  custom->name = "exec";
+  custom->store = StoreKind::kMemory;
+  custom->source = "the user";
+  custom->algorithm = p.model;
+  custom->summary = "a user's limiter process";
+  custom->time_resolution = hello.resolution;
+  // It decides when the library is called, on the run's clock: as a store that reads its own.
+  custom->clock = DecisionClock::kStore;
+  custom->make = [session = *session](const Policy& policy, const Stores& stores) {
+    return std::unique_ptr<Protocol>(std::make_unique<ExecProtocol>(session, policy, stores.clock));
+  };
+  LimiterSubject subject;
+  subject.name = "exec:" + (hello.name.empty() ? p.command : hello.name);
+  subject.info = custom.get();
+  subject.custom = std::move(custom);
+  subject.resolution_why = hello.resolution == Duration(1)
+                               ? "it gave no coarser resolution_ns in its hello"
+                               : "its hello says it decides at resolution_ns " +
+                                     std::to_string(hello.resolution.count());
+  subject.delays_admissions = hello.wait;
+  return subject;
+}
+
+// One decision of `protocol` at `now`, on this thread.
+Status DecideOnce(Protocol& protocol, Instant now) {
+  InlineExecutor inline_executor;
+  Context ctx(inline_executor, /*request=*/0);
+  const Request request{"user", "u1", "/api", 1, now};
+  const Result<Decision> first = RunInline(protocol.Decide(ctx, request));
+  return first.ok() ? absl::OkStatus() : first.status();
+}
+
 }  // namespace
 
 std::string_view ScriptClockName(DecisionClock clock) {
@@ -139,11 +177,16 @@ Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now) {
                                                : Policy::Window(model, 1, std::chrono::seconds(1));
   Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {&kv, nullptr});
   if (!probe.ok()) return probe.status();
-  InlineExecutor inline_executor;
-  Context ctx(inline_executor, /*request=*/0);
-  const Request request{"user", "u1", "/api", 1, now};
-  const Result<Decision> first = RunInline((*probe)->Decide(ctx, request));
-  return first.ok() ? absl::OkStatus() : first.status();
+  return DecideOnce(**probe, now);
+}
+
+Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Instant now) {
+  if (!subject.custom || subject.info->store != StoreKind::kMemory) return absl::OkStatus();
+  Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {});
+  if (!probe.ok()) return probe.status();
+  // A refused policy is bad input; any other failure is the limiter's, which the run finds.
+  const Status tried = DecideOnce(**probe, now);
+  return absl::IsInvalidArgument(tried) ? tried : absl::OkStatus();
 }
 
 Status LimiterSubject::CheckPolicy(const Policy& policy) const {
@@ -163,20 +206,25 @@ Result<std::unique_ptr<Protocol>> LimiterSubject::Make(const Policy& policy,
   return custom ? custom->make(policy, stores) : MakeProtocol(name, policy, stores);
 }
 
-Status NotBothProtocolAndScript(std::string_view protocol, bool script) {
-  if (script && !protocol.empty()) {
-    return absl::InvalidArgumentError("give a protocol or --lua, not both");
+Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool process) {
+  if (int(!protocol.empty()) + int(script) + int(process) > 1) {
+    return absl::InvalidArgumentError("give one of a protocol, --lua and --exec");
   }
   return absl::OkStatus();
 }
 
 Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
-                                      const std::optional<UserScript>& script) {
-  if (Status s = NotBothProtocolAndScript(protocol, script.has_value()); !s.ok()) return s;
+                                      const std::optional<UserScript>& script,
+                                      const std::optional<UserProcess>& process) {
+  if (Status s = NotBothProtocolAndScript(protocol, script.has_value(), process.has_value());
+      !s.ok()) {
+    return s;
+  }
   if (script) return LoadScript(*script);
+  if (process) return StartProcess(*process);
   if (protocol.empty()) {
     return absl::InvalidArgumentError(
-        "name a protocol (see ratelab list protocols) or give --lua FILE");
+        "name a protocol (see ratelab list protocols), or give --lua FILE or --exec COMMAND");
   }
   LimiterSubject subject;
   subject.name = std::string(protocol);

@@ -4,6 +4,7 @@
 #ifndef RATELAB_SIM_LIMITER_SUBJECT_H_
 #define RATELAB_SIM_LIMITER_SUBJECT_H_
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,8 +49,16 @@ Result<DecisionClock> ParseScriptClock(std::string_view name);
 // or is sent no `now` (see UserScript::clock).
 DecisionClock DetectScriptClock(bool calls_time, bool sends_now);
 
+// A user's own limiter as a process (--exec), spoken to in docs/exec-protocol.md.
+struct UserProcess {
+  std::string command;                        // its words, as --exec takes them (no shell)
+  Algorithm model = Algorithm::kFixedWindow;  // the algorithm it implements
+  // The longest it may take to answer a message before the run fails.
+  std::chrono::milliseconds timeout = std::chrono::seconds(10);
+};
+
 struct LimiterSubject {
-  std::string name;                            // the registry's name, or "lua:FILE"
+  std::string name;  // the registry's name, "lua:FILE", or "exec:" and its hello's name
   const ProtocolInfo* info = nullptr;          // the registry's entry, or the script's own
   std::shared_ptr<const ProtocolInfo> custom;  // the script's entry; null for a registry protocol
   // For a script: why its decisions are judged at its resolution (custom->time_resolution): "it
@@ -67,20 +76,25 @@ struct LimiterSubject {
   Result<std::unique_ptr<Protocol>> Make(const Policy& policy, const Stores& stores) const;
 };
 
-// `protocol` (empty: none) or `script` (unset: none), exactly one of them. InvalidArgument
-// saying what is wrong: both or neither given, an unknown protocol, or a script that cannot be
-// read or whose templates are wrong.
+// `protocol` (empty: none), `script` or `process` (unset: none), exactly one of them.
+// InvalidArgument saying what is wrong: more than one or none given, an unknown protocol, or a
+// script that cannot be read or whose templates are wrong; FailedPrecondition for a process that
+// cannot be started or greeted (it is started here, and runs while the subject is kept).
 Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
-                                      const std::optional<UserScript>& script);
-// InvalidArgument when both a protocol and a script are given (ResolveLimiter's first check, for
-// a caller that reads the script only after it).
-Status NotBothProtocolAndScript(std::string_view protocol, bool script);
+                                      const std::optional<UserScript>& script,
+                                      const std::optional<UserProcess>& process = {});
+// InvalidArgument when more than one of a protocol, a script and a process is given
+// (ResolveLimiter's first check, for a caller that reads the script only after it).
+Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool process = false);
 
 // One request of a user's script on `kv`, the store it will run on (a scratch MemoryKv, or the
 // real server the user chose, emptied by the caller) at `now`, so that a script that fails there or
 // answers in another shape than its interface says is reported before any search or stress.
 // OK for a registry protocol.
 Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now);
+// One request of a user's process, with `policy`, at `now`: InvalidArgument when it refuses the
+// policy, reported before any search; OK for anything else (a failure is the search's finding).
+Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Instant now);
 
 }  // namespace ratelab
 

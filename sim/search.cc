@@ -274,7 +274,9 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invari
 
 Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
                      Instant at) {
-  if (!subject.custom) return absl::OkStatus();  // a registry protocol needs no trying
+  // A registry protocol needs no trying; a process is tried with the run's policy
+  // (TryProcessOnce).
+  if (!subject.custom || subject.info->store != StoreKind::kKv) return absl::OkStatus();
   ManualClock clock(at);
   Result<std::unique_ptr<KvBackend>> store =
       stores ? stores->Open(clock, Durability::kAlways)
@@ -293,6 +295,7 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
   if (Status s = TryOnItsStore(subject, o.stores, o.base.start); !s.ok()) return s;
+  if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;
   SearchResult result;
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {
     const uint64_t seed = o.seeds.at(i);

@@ -3,6 +3,8 @@
 #ifndef RATELAB_IMPL_CORE_STATUS_H_
 #define RATELAB_IMPL_CORE_STATUS_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -18,6 +20,12 @@ using Result = absl::StatusOr<T>;
 inline bool IsStoreFailure(const Status& s) {
   return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s);
 }
+
+// A limiter that failed where no run could report it as one of its findings (a limiter process
+// that died or answered out of protocol when greeted): the commands exit 3 for it, as for a
+// failure a run found.
+inline Status LimiterFailedError(const std::string& message) { return absl::AbortedError(message); }
+inline bool IsLimiterFailed(const Status& s) { return absl::IsAborted(s); }
 
 }  // namespace ratelab
 

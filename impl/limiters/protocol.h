@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "impl/core/clock.h"
 #include "impl/core/request.h"
 #include "impl/core/state_size.h"
 #include "impl/core/status.h"
@@ -50,6 +51,9 @@ struct Stores {
   Kv* kv = nullptr;
   Docs* docs = nullptr;
   Sql* sql = nullptr;
+  // The run's clock, for a protocol that reads the time when its step runs (a limiter process,
+  // told the instant it decides at); null in real mode, where the request's `now` is the time.
+  const Clock* clock = nullptr;
 };
 
 // Where a protocol keeps its state: in process memory, or in a store of one of three kinds.

@@ -1,0 +1,116 @@
+// check --exec: a user's own limiter, in any language, as a process on the virtual clock
+// (docs/exec-protocol.md), through each adapter ratelab ships.
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "cli/cli_test_util.h"
+#include "testing/files.h"
+
+namespace ratelab {
+namespace {
+
+std::string Adapter(const std::string& path) {
+  return std::string(RATELAB_SOURCE_DIR) + "/adapters/" + path;
+}
+
+struct Shipped {
+  std::string command;
+  std::string model;
+  std::string name;  // as its hello gives it
+};
+
+// Each adapter, with the model its library is held to (adapters/README.md argues each).
+const Shipped kShipped[] = {
+    {Adapter("python/limits_adapter.py"), "sliding-log-closed", "limits 2.8.0"},
+    {Adapter("python/limits_adapter.py"), "anchored-window", "limits 2.8.0"},
+    {Adapter("node/adapter.js") + " rate-limiter-flexible", "anchored-window",
+     "rate-limiter-flexible 11.4.0"},
+    {Adapter("node/adapter.js") + " limiter", "token-bucket", "limiter 4.1.0"},
+    {Adapter("awk/fixed-window"), "fixed-window", "awk fixed window"},
+};
+
+TEST(ExecCheck, EachShippedAdapterKeepsItsModelAndARestartForgetsItsCounts) {
+  for (const Shipped& a : kShipped) {
+    const CliOutcome kept =
+        Ratelab({"check", "--exec", a.command, "--model", a.model, "--seeds", "1..60"});
+    EXPECT_EQ(kept.exit, kExitOk) << a.command << "\n" << kept.out << kept.err;
+    EXPECT_TRUE(absl::StrContains(kept.out, "exec:" + a.name)) << kept.out;
+    EXPECT_TRUE(absl::StrContains(kept.out, "nothing found in 60 seed(s)")) << kept.out;
+    EXPECT_TRUE(absl::StrContains(kept.err, "note: no faults by default for --exec")) << kept.err;
+    // A crash restarts the process's limiter: what it counted is gone, so it admits too many.
+    const CliOutcome crashed =
+        Ratelab({"check", "--exec", a.command, "--model", a.model, "--faults", "crash"});
+    EXPECT_EQ(crashed.exit, kExitViolation) << a.command << "\n" << crashed.out << crashed.err;
+    EXPECT_TRUE(absl::StrContains(crashed.out, "crashed at")) << crashed.out;
+    EXPECT_TRUE(absl::StrContains(crashed.out, "--seed 1 --faults crash")) << crashed.out;
+  }
+}
+
+TEST(ExecCheck, ADocumentedBehaviourIsReportedAsWhatItIs) {
+  // limits' elastic expiry moves the window on with every hit, denied ones too: it denies where
+  // a window opened by the first request would have room.
+  const CliOutcome elastic =
+      Ratelab({"check", "--exec",
+               Adapter("python/limits_adapter.py") + " --strategy fixed-window-elastic-expiry",
+               "--model", "anchored-window"});
+  EXPECT_EQ(elastic.exit, kExitViolation) << elastic.out << elastic.err;
+  EXPECT_TRUE(absl::StrContains(elastic.out, "VIOLATION of false-denials")) << elastic.out;
+  EXPECT_TRUE(absl::StrContains(elastic.out, "had room")) << elastic.out;
+  // Held to a window it does not keep, the plain fixed window of limits is caught too.
+  const CliOutcome wrong_model = Ratelab({"check", "--exec", Adapter("python/limits_adapter.py"),
+                                          "--model", "sliding-log-closed", "--strategy"});
+  EXPECT_EQ(wrong_model.exit, kExitBadInput);
+}
+
+TEST(ExecCheck, AProcessThatFailsIsAFailedRunWithItsStderrTheRequestAndTheSeed) {
+  const std::string dies =
+      "sh -c 'while read -r line; do id=$(echo \"$line\" | sed "
+      "\"s/.*\\\"id\\\":\\([0-9]*\\).*/\\1/\"); "
+      "case \"$line\" in *hello*) echo \"{\\\"id\\\":$id,\\\"version\\\":1}\";; *decide*) "
+      "echo \"panic: index out of range\" >&2; exit 2;; *) echo \"{\\\"id\\\":$id}\";; esac; done'";
+  const std::string junit = (testing_files::TempDir("junit") += ".xml").string();
+  const Said said = SayBoth({"check", "--exec", dies, "--model", "fixed-window"}, junit);
+  EXPECT_EQ(said.exit, kExitLimiterFailed) << said.text;
+  EXPECT_TRUE(absl::StrContains(said.text, "FAILED (seed 1")) << said.text;
+  EXPECT_TRUE(absl::StrContains(said.text, "it exited with status 2")) << said.text;
+  EXPECT_TRUE(absl::StrContains(said.text, "panic: index out of range")) << said.text;
+  EXPECT_TRUE(absl::StrContains(said.text, "while deciding key user:")) << said.text;
+  EXPECT_TRUE(absl::StrContains(said.text, "reproduce: ratelab check --exec")) << said.text;
+  const nlohmann::json j = nlohmann::json::parse(said.json, nullptr, false);
+  EXPECT_EQ(j.is_object() ? j.value("verdict", "") : "", "failure") << said.json;
+  EXPECT_NE(said.junit.find("<error type=\"decides without failing\""), std::string::npos)
+      << said.junit;
+  // One that cannot start is bad input; one that starts and cannot greet, a failed limiter.
+  EXPECT_EQ(Ratelab({"check", "--exec", "no-such-adapter", "--model", "fixed-window"}).exit,
+            kExitBadInput);
+  const CliOutcome mute = Ratelab({"check", "--exec", "sh -c 'exec sleep 5'", "--exec-timeout",
+                                   "200ms", "--model", "fixed-window"});
+  EXPECT_EQ(mute.exit, kExitLimiterFailed) << mute.err;
+  EXPECT_TRUE(absl::StrContains(mute.err, "did not answer its hello: answered nothing for 200 ms"))
+      << mute.err;
+}
+
+TEST(ExecCheck, TheFlagsThatDoNotGoWithExecAreRefused) {
+  const struct {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"check", "--exec", "x", "--lua", "y.lua", "--model", "fixed-window"},
+       "give one of a protocol, --lua and --exec"},
+      {{"check", "memory-fixed-window", "--exec", "x", "--model", "fixed-window"},
+       "give one of a protocol, --lua and --exec"},
+      {{"check", "--exec", "x"}, "--exec needs --model"},
+      {{"check", "--exec", "x", "--model", "fixed-window", "--keys", "k"},
+       "describe a --lua script"},
+      {{"check", "memory-fixed-window", "--exec-timeout", "1s"}, "--exec-timeout is for --exec"},
+      {{"stress", "--exec", "x", "--model", "fixed-window"}, "stress does not take --exec"},
+  };
+  for (const auto& c : cases) {
+    const CliOutcome o = Ratelab(c.args);
+    EXPECT_EQ(o.exit, kExitBadInput) << c.says;
+    EXPECT_TRUE(absl::StrContains(o.err, c.says)) << o.err;
+  }
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -1,0 +1,276 @@
+#include "impl/limiters/exec_protocol.h"
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+
+namespace ratelab {
+
+namespace {
+
+using nlohmann::json;
+
+// `line` cut short for an error message.
+std::string Quote(std::string_view line) {
+  constexpr size_t kShown = 200;
+  std::string out = json(std::string(line.substr(0, kShown)))
+                        .dump(-1, ' ', false, json::error_handler_t::replace);
+  if (line.size() > kShown) out += "...";
+  return out;
+}
+
+// The answer `line` as a JSON object, or what is wrong with it.
+Result<json> ParseAnswer(std::string_view line) {
+  json answer = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (answer.is_discarded()) return absl::InvalidArgumentError("it is not JSON");
+  if (!answer.is_object()) return absl::InvalidArgumentError("it is not a JSON object");
+  const auto id = answer.find("id");
+  if (id == answer.end() || !id->is_number_integer()) {
+    return absl::InvalidArgumentError("it has no \"id\", the id of the message it answers");
+  }
+  return answer;
+}
+
+// A non-negative whole number field `name` of `answer`, if there.
+Result<std::optional<int64_t>> Count(const json& answer, const char* name) {
+  const auto it = answer.find(name);
+  if (it == answer.end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number_integer() || it->get<int64_t>() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("its \"", name, "\" is ", it->dump(), ", not a whole number of at least 0"));
+  }
+  return std::optional<int64_t>(it->get<int64_t>());
+}
+
+// The policy as the open message gives it.
+json PolicyJson(const Policy& policy) {
+  json p = {{"algorithm", AlgorithmName(policy.algorithm)},
+            {"limit", policy.limit},
+            {"window_ns", policy.window.count()}};
+  if (policy.IsBucket()) {
+    p["burst"] = policy.limit;
+    p["interval_ns"] = policy.window.count();
+    p["rate_per_s"] = 1e9 / static_cast<double>(policy.window.count());
+  }
+  return p;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ExecSession>> ExecSession::Start(std::string command,
+                                                        std::chrono::milliseconds timeout) {
+  Result<std::vector<std::string>> words = SplitCommandWords(command);
+  if (!words.ok()) return words.status();
+  std::shared_ptr<ExecSession> session(new ExecSession(std::move(command), timeout));
+  if (Status s = session->Greet(); !s.ok()) {
+    // A program that cannot start is bad input; one that started and failed, a failed limiter.
+    return session->process_ == nullptr ? s : LimiterFailedError(std::string(s.message()));
+  }
+  return session;
+}
+
+ExecSession::~ExecSession() {
+  if (process_ != nullptr && failed_.ok()) {
+    Write("bye", -1, "");
+    (void)process_->Flush();
+  }
+}
+
+Status ExecSession::Broken(std::string what) {
+  std::string message = "the limiter process '" + command_ + "' " + std::move(what);
+  if (process_ != nullptr) {
+    message += "; it " + process_->Fate();
+    if (std::string tail = process_->StderrTail(); !tail.empty()) {
+      message += "; the last lines of its stderr:" + tail;
+    }
+  }
+  failed_ = absl::FailedPreconditionError(message);
+  return failed_;
+}
+
+Status ExecSession::Greet() {
+  process_.reset();
+  pending_.clear();
+  answers_.clear();
+  refused_.clear();
+  failed_ = absl::OkStatus();
+  Result<std::vector<std::string>> words = SplitCommandWords(command_);
+  if (!words.ok()) return words.status();
+  Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(*words);
+  if (!started.ok())
+    return Broken("could not be started (" + std::string(started.status().message()) + ")");
+  process_ = *std::move(started);
+  const int64_t id = Write("hello", -1, absl::StrCat(R"(,"version":)", kExecProtocolVersion));
+  if (Status s = process_->Flush(); !s.ok()) {
+    return Broken("did not read its hello: " + std::string(s.message()));
+  }
+  Result<std::string> line = process_->ReadLine(timeout_);
+  if (!line.ok())
+    return Broken("did not answer its hello: " + std::string(line.status().message()));
+  Result<json> answer = ParseAnswer(*line);
+  if (!answer.ok() || (*answer)["id"] != id) {
+    return Broken("answered its hello with " + Quote(*line) + ": " +
+                  (answer.ok() ? "another id" : std::string(answer.status().message())) +
+                  " (docs/exec-protocol.md)");
+  }
+  if (const auto e = answer->find("error"); e != answer->end()) {
+    return Broken("refused the hello: " + (e->is_string() ? e->get<std::string>() : e->dump()));
+  }
+  const auto version = answer->find("version");
+  if (version == answer->end() || *version != kExecProtocolVersion) {
+    return Broken(absl::StrCat("answered its hello with ", Quote(*line),
+                               ": it must say \"version\":", kExecProtocolVersion,
+                               ", the version of the protocol it speaks"));
+  }
+  hello_ = ExecHello{};
+  if (const auto name = answer->find("name"); name != answer->end() && name->is_string()) {
+    hello_.name = name->get<std::string>();
+  }
+  Result<std::optional<int64_t>> resolution = Count(*answer, "resolution_ns");
+  if (!resolution.ok() || (*resolution && **resolution < 1)) {
+    return Broken("answered its hello with " + Quote(*line) +
+                  ": its \"resolution_ns\" must be a whole number of nanoseconds, at least 1");
+  }
+  hello_.resolution = Duration(resolution->value_or(1));
+  if (const auto s = answer->find("supports"); s != answer->end()) {
+    if (!s->is_array()) {
+      return Broken("answered its hello with " + Quote(*line) +
+                    ": its \"supports\" must be a list of names");
+    }
+    for (const json& what : *s) {
+      if (what == "remaining") hello_.remaining = true;
+      if (what == "retry_after") hello_.retry_after = true;
+      if (what == "reset") hello_.reset = true;
+      if (what == "wait") hello_.wait = true;
+    }
+  }
+  return absl::OkStatus();
+}
+
+int64_t ExecSession::Write(std::string op, int64_t limiter, std::string rest) {
+  const int64_t id = next_id_++;
+  std::string line = absl::StrCat(R"({"id":)", id, R"(,"op":")", op, "\"");
+  if (limiter >= 0) absl::StrAppend(&line, R"(,"limiter":)", limiter);
+  absl::StrAppend(&line, rest, "}");
+  if (process_ != nullptr) process_->Write(line);
+  return id;
+}
+
+int64_t ExecSession::Open(const Policy& policy) {
+  if (!failed_.ok()) (void)Greet();
+  const int64_t limiter = next_id_;
+  const int64_t id = Write("open", limiter, R"(,"policy":)" + PolicyJson(policy).dump());
+  pending_[id] = limiter;
+  return limiter;
+}
+
+void ExecSession::Restart(int64_t limiter) {
+  // Decisions a crash cut off are answered, and their answers dropped.
+  std::erase_if(pending_, [&](const auto& p) { return p.second == limiter; });
+  pending_[Write("restart", limiter, "")] = limiter;
+}
+
+void ExecSession::Close(int64_t limiter) {
+  std::erase_if(pending_, [&](const auto& p) { return p.second == limiter; });
+  refused_.erase(limiter);
+  Write("close", limiter, "");
+}
+
+int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost, Instant now) {
+  const int64_t ns = now.time_since_epoch().count();
+  const int64_t id =
+      Write("decide", limiter,
+            absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)", ns,
+                         R"(,"now_ms":)", ns >= 0 ? ns / 1'000'000 : (ns - 999'999) / 1'000'000));
+  pending_[id] = limiter;
+  if (process_ != nullptr && failed_.ok()) {
+    if (Status s = process_->Flush(); !s.ok()) {
+      (void)Broken(std::string(s.message()));
+    }
+  }
+  return id;
+}
+
+Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
+  while (failed_.ok() && !answers_.contains(id)) {
+    Result<std::string> line = process_->ReadLine(timeout_);
+    if (!line.ok()) {
+      return Broken(absl::StrCat(line.status().message(), " while deciding ", deciding));
+    }
+    Result<json> answer = ParseAnswer(*line);
+    if (!answer.ok()) {
+      return Broken(absl::StrCat("answered ", Quote(*line), " while deciding ", deciding, ": ",
+                                 answer.status().message(), " (docs/exec-protocol.md)"));
+    }
+    const int64_t of = (*answer)["id"].get<int64_t>();
+    const auto waiting = pending_.find(of);
+    if (waiting == pending_.end()) continue;  // a decision a crash cut off, or a close
+    const int64_t limiter = waiting->second;
+    pending_.erase(waiting);
+    if (of == id || !answer->contains("error")) {
+      answers_[of] = *std::move(line);
+      continue;
+    }
+    // Open and restart are answered at the limiter's next decision.
+    const json& error = (*answer)["error"];
+    refused_[limiter] =
+        absl::InvalidArgumentError("the limiter process '" + command_ + "' refused the policy: " +
+                                   (error.is_string() ? error.get<std::string>() : error.dump()));
+  }
+  return failed_;
+}
+
+Result<Decision> ExecSession::Answer(int64_t limiter, int64_t id, const std::string& key,
+                                     int64_t cost, Instant now) {
+  const std::string which = absl::StrCat("key ", key, " (cost ", cost, ", now_ns ",
+                                         now.time_since_epoch().count(), ", message id ", id, ")");
+  if (Status s = ReadUntil(id, which); !s.ok()) return s;
+  if (const auto refused = refused_.find(limiter); refused != refused_.end()) {
+    return refused->second;
+  }
+  std::string line = std::move(answers_[id]);
+  answers_.erase(id);
+  const json answer = json::parse(line);
+  const auto bad = [&](std::string why) -> Result<Decision> {
+    return Broken("answered " + Quote(line) + " while deciding " + which + ": " + std::move(why) +
+                  " (docs/exec-protocol.md)");
+  };
+  if (const auto e = answer.find("error"); e != answer.end()) {
+    return absl::FailedPreconditionError("the limiter process '" + command_ +
+                                         "' answered an error while deciding " + which + ": " +
+                                         (e->is_string() ? e->get<std::string>() : e->dump()));
+  }
+  const auto allowed = answer.find("allowed");
+  if (allowed == answer.end() || !allowed->is_boolean()) {
+    return bad("it must say \"allowed\": true or false");
+  }
+  Decision d;
+  d.allowed = allowed->get<bool>();
+  Result<std::optional<int64_t>> remaining = Count(answer, "remaining");
+  Result<std::optional<int64_t>> retry_after = Count(answer, "retry_after_ns");
+  Result<std::optional<int64_t>> reset_after = Count(answer, "reset_after_ns");
+  Result<std::optional<int64_t>> wait = Count(answer, "wait_ns");
+  for (const auto* field : {&remaining, &retry_after, &reset_after, &wait}) {
+    if (!field->ok()) return bad(std::string(field->status().message()));
+  }
+  d.remaining = remaining->value_or(0);
+  if (!d.allowed) d.retry_after = Duration(retry_after->value_or(0));
+  d.reset = now + Duration(reset_after->value_or(0));
+  if (d.allowed) d.wait = Duration(wait->value_or(0));
+  return d;
+}
+
+Task<Result<Decision>> ExecProtocol::Decide(Context& ctx, const Request& request) {
+  if (Status s = Validate(request); !s.ok()) co_return s;
+  const std::string key = LimiterKey(request);
+  Instant at = request.now;
+  const int64_t id = co_await ctx.Step("decide", [&] {
+    if (clock_ != nullptr) at = clock_->Now();
+    return session_->Send(limiter_, key, request.cost, at);
+  });
+  Result<Decision> d = session_->Answer(limiter_, id, key, request.cost, at);
+  if (d.ok()) d->limit = policy_.limit;
+  co_return d;
+}
+
+}  // namespace ratelab

@@ -1,0 +1,109 @@
+// A user's own limiter, in any language, as a protocol: a process (impl/limiters/exec_process.h)
+// spoken to in the line-delimited JSON of docs/exec-protocol.md. One process serves a whole
+// command: each run opens limiters in it (one per node, each its own state), sends them decisions
+// with the virtual instant as "now", restarts them (the state forgotten, as a process restart
+// would) and closes them.
+//
+// A decision is two halves: it is sent when the step is applied (at the instant the simulator
+// chose), and its answer is read when the request resumes, so the decisions of requests in flight
+// together are in the process's input together. A process that dies, answers garbage, or answers
+// nothing in time fails the decision: an error that is not a store's (the run says FAILED), naming
+// what happened, the process's last stderr lines, and the request.
+#ifndef RATELAB_IMPL_LIMITERS_EXEC_PROTOCOL_H_
+#define RATELAB_IMPL_LIMITERS_EXEC_PROTOCOL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "impl/limiters/exec_process.h"
+#include "impl/limiters/protocol.h"
+
+namespace ratelab {
+
+// The version of docs/exec-protocol.md this side speaks.
+inline constexpr int kExecProtocolVersion = 1;
+
+// What the process said of itself in its hello.
+struct ExecHello {
+  std::string name;        // its name, for reports
+  Duration resolution{1};  // the finest time it decides at
+  bool remaining = false;  // its answers say what is left
+  bool retry_after = false;
+  bool reset = false;
+  bool wait = false;  // it may admit with a wait (a smoothing limiter)
+};
+
+class ExecSession {
+ public:
+  // Starts `command` (its words: SplitCommandWords) and greets it: InvalidArgument for a command
+  // that cannot be split, FailedPrecondition for one that cannot start or answers the hello out
+  // of protocol. `timeout`: the longest it may take to answer anything.
+  static Result<std::shared_ptr<ExecSession>> Start(std::string command,
+                                                    std::chrono::milliseconds timeout);
+  ~ExecSession();
+
+  const std::string& command() const { return command_; }
+  const ExecHello& hello() const { return hello_; }
+
+  // A new limiter with `policy` in the process (started again if it had failed): its number.
+  int64_t Open(const Policy& policy);
+  // Tells limiter `limiter` to forget its state.
+  void Restart(int64_t limiter);
+  void Close(int64_t limiter);
+  // Sends limiter `limiter` a decision: its message id, for Answer.
+  int64_t Send(int64_t limiter, const std::string& key, int64_t cost, Instant now);
+  // The answer to decision `id` of limiter `limiter` (sent for `key` and `cost` at `now`, which
+  // an error names).
+  Result<Decision> Answer(int64_t limiter, int64_t id, const std::string& key, int64_t cost,
+                          Instant now);
+
+ private:
+  ExecSession(std::string command, std::chrono::milliseconds timeout)
+      : command_(std::move(command)), timeout_(timeout) {}
+  // Starts the process and reads its hello.
+  Status Greet();
+  // Sends `message` (with "id" added): its id.
+  int64_t Write(std::string op, int64_t limiter, std::string rest);
+  // Reads answers until `id`'s (each other one kept or, for open, restart and close, checked);
+  // `deciding` names the decision for an error.
+  Status ReadUntil(int64_t id, const std::string& deciding);
+  // FailedPrecondition: the process failed, with what became of it and its stderr.
+  Status Broken(std::string what);
+
+  std::string command_;
+  std::chrono::milliseconds timeout_;
+  std::unique_ptr<ExecProcess> process_;
+  ExecHello hello_;
+  Status failed_;  // once the process failed, every decision fails until it is started again
+  int64_t next_id_ = 1;
+  std::map<int64_t, int64_t> pending_;      // decision id -> its limiter, until answered
+  std::map<int64_t, std::string> answers_;  // decision id -> its answer's line, read early
+  std::map<int64_t, Status> refused_;       // limiter -> what it answered to open or restart
+};
+
+class ExecProtocol final : public Protocol {
+ public:
+  // Deciding each request at `clock`'s instant when its step runs (null: at the request's now).
+  ExecProtocol(std::shared_ptr<ExecSession> session, const Policy& policy, const Clock* clock)
+      : session_(std::move(session)),
+        policy_(policy),
+        clock_(clock),
+        limiter_(session_->Open(policy)) {}
+  ~ExecProtocol() override { session_->Close(limiter_); }
+
+  Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;
+  void Restart() override { session_->Restart(limiter_); }
+
+ private:
+  std::shared_ptr<ExecSession> session_;
+  Policy policy_;
+  const Clock* clock_;
+  int64_t limiter_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_LIMITERS_EXEC_PROTOCOL_H_

@@ -183,11 +183,8 @@ int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost,
             absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)", ns,
                          R"(,"now_ms":)", ns >= 0 ? ns / 1'000'000 : (ns - 999'999) / 1'000'000));
   pending_[id] = limiter;
-  if (process_ != nullptr && failed_.ok()) {
-    if (Status s = process_->Flush(); !s.ok()) {
-      (void)Broken(std::string(s.message()));
-    }
-  }
+  // Written when an answer is next waited for (ReadLine writes what is queued as it waits), so
+  // that the decisions of requests in flight together go in one write.
   return id;
 }
 

@@ -239,7 +239,8 @@ std::string ExecProcess::StderrTail() const {
   std::string out;
   for (std::string_view l : lines) {
     out += "\n  ";
-    out += l;
+    // Control characters (a terminal's escapes among them) are shown as '?'.
+    for (const char c : l) out += (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f ? '?' : c;
   }
   return out;
 }

@@ -42,8 +42,8 @@ class ExecProcess {
 
   // What became of it, e.g. "exited with status 2", "was killed by signal 9", or "is running".
   std::string Fate();
-  // Its stderr's last lines (at most 8), each indented on a line of its own; empty when it
-  // wrote none.
+  // Its stderr's last lines (at most 8), each indented on a line of its own, control characters
+  // shown as '?'; empty when it wrote none.
   std::string StderrTail() const;
 
  private:

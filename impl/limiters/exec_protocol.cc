@@ -90,7 +90,8 @@ Status ExecSession::Broken(std::string what) {
 
 Status ExecSession::Greet() {
   process_.reset();
-  pending_.clear();
+  decisions_.clear();
+  setups_.clear();
   answers_.clear();
   refused_.clear();
   failed_ = absl::OkStatus();
@@ -124,7 +125,10 @@ Status ExecSession::Greet() {
   }
   hello_ = ExecHello{};
   if (const auto name = answer->find("name"); name != answer->end() && name->is_string()) {
-    hello_.name = name->get<std::string>();
+    // Shown in every report: one line, at most 80 characters.
+    for (const char c : name->get<std::string>().substr(0, 80)) {
+      hello_.name += c >= 0 && c < 0x20 ? ' ' : c;
+    }
   }
   Result<std::optional<int64_t>> resolution = Count(*answer, "resolution_ns");
   if (!resolution.ok() || (*resolution && **resolution < 1)) {
@@ -159,19 +163,19 @@ int64_t ExecSession::Write(std::string op, int64_t limiter, std::string rest) {
 int64_t ExecSession::Open(const Policy& policy) {
   if (!failed_.ok()) (void)Greet();
   const int64_t limiter = next_id_;
-  const int64_t id = Write("open", limiter, R"(,"policy":)" + PolicyJson(policy).dump());
-  pending_[id] = limiter;
+  setups_[Write("open", limiter, R"(,"policy":)" + PolicyJson(policy).dump())] = limiter;
   return limiter;
 }
 
 void ExecSession::Restart(int64_t limiter) {
   // Decisions a crash cut off are answered, and their answers dropped.
-  std::erase_if(pending_, [&](const auto& p) { return p.second == limiter; });
-  pending_[Write("restart", limiter, "")] = limiter;
+  std::erase_if(decisions_, [&](const auto& p) { return p.second == limiter; });
+  setups_[Write("restart", limiter, "")] = limiter;
 }
 
 void ExecSession::Close(int64_t limiter) {
-  std::erase_if(pending_, [&](const auto& p) { return p.second == limiter; });
+  std::erase_if(decisions_, [&](const auto& p) { return p.second == limiter; });
+  std::erase_if(setups_, [&](const auto& p) { return p.second == limiter; });
   refused_.erase(limiter);
   Write("close", limiter, "");
 }
@@ -182,7 +186,7 @@ int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost,
       Write("decide", limiter,
             absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)", ns,
                          R"(,"now_ms":)", ns >= 0 ? ns / 1'000'000 : (ns - 999'999) / 1'000'000));
-  pending_[id] = limiter;
+  decisions_[id] = limiter;
   // Written when an answer is next waited for (ReadLine writes what is queued as it waits), so
   // that the decisions of requests in flight together go in one write.
   return id;
@@ -200,19 +204,20 @@ Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
                                  answer.status().message(), " (docs/exec-protocol.md)"));
     }
     const int64_t of = (*answer)["id"].get<int64_t>();
-    const auto waiting = pending_.find(of);
-    if (waiting == pending_.end()) continue;  // a decision a crash cut off, or a close
-    const int64_t limiter = waiting->second;
-    pending_.erase(waiting);
-    if (of == id || !answer->contains("error")) {
+    if (decisions_.erase(of) > 0) {
       answers_[of] = *std::move(line);
       continue;
     }
+    const auto setup = setups_.find(of);
+    if (setup == setups_.end()) continue;  // a decision a crash cut off, or a close
+    const int64_t limiter = setup->second;
+    setups_.erase(setup);
     // Open and restart are answered at the limiter's next decision.
-    const json& error = (*answer)["error"];
-    refused_[limiter] =
-        absl::InvalidArgumentError("the limiter process '" + command_ + "' refused the policy: " +
-                                   (error.is_string() ? error.get<std::string>() : error.dump()));
+    if (const auto error = answer->find("error"); error != answer->end()) {
+      refused_[limiter] = absl::InvalidArgumentError(
+          "the limiter process '" + command_ + "' refused the policy: " +
+          (error->is_string() ? error->get<std::string>() : error->dump()));
+    }
   }
   return failed_;
 }

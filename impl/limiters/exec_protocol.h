@@ -79,7 +79,8 @@ class ExecSession {
   ExecHello hello_;
   Status failed_;  // once the process failed, every decision fails until it is started again
   int64_t next_id_ = 1;
-  std::map<int64_t, int64_t> pending_;      // decision id -> its limiter, until answered
+  std::map<int64_t, int64_t> decisions_;    // decision id -> its limiter, until answered
+  std::map<int64_t, int64_t> setups_;       // open or restart id -> its limiter, until answered
   std::map<int64_t, std::string> answers_;  // decision id -> its answer's line, read early
   std::map<int64_t, Status> refused_;       // limiter -> what it answered to open or restart
 };

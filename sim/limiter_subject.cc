@@ -72,6 +72,18 @@ Resolution ScriptResolution(const std::set<std::string>& names, DecisionClock cl
   return {microseconds(1), "it is sent no finer time than its window"};
 }
 
+// The entry of a user's own limiter, named `name`, keeping its state in `store`, held to `model`.
+std::shared_ptr<ProtocolInfo> UsersOwn(std::string name, StoreKind store, Algorithm model,
+                                       std::string_view summary) {
+  auto info = std::make_shared<ProtocolInfo>();
+  info->name = std::move(name);
+  info->store = store;
+  info->source = "the user";
+  info->algorithm = model;
+  info->summary = summary;
+  return info;
+}
+
 Result<LimiterSubject> LoadScript(const UserScript& s) {
   Result<std::string> body = ReadInputFile(s.path, kLuaScript);
   if (!body.ok()) return body.status();
@@ -85,12 +97,8 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   if (!setup.ok()) return setup.status();
   with_policy->setup = *std::move(setup);
   std::shared_ptr<const UserLuaScript> script = std::move(with_policy);
-  auto custom = std::make_shared<ProtocolInfo>();
-  custom->name = "user lua";
-  custom->store = StoreKind::kKv;
-  custom->source = "the user";
-  custom->algorithm = s.model;
-  custom->summary = "a user's Lua script";
+  std::shared_ptr<ProtocolInfo> custom =
+      UsersOwn("user lua", StoreKind::kKv, s.model, "a user's Lua script");
   const std::set<std::string> names = Placeholders(*script);
   const bool calls_time = CallsTime(*body);
   custom->clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
@@ -116,12 +124,8 @@ Result<LimiterSubject> StartProcess(const UserProcess& p) {
   Result<std::shared_ptr<ExecSession>> session = ExecSession::Start(p.command, p.timeout);
   if (!session.ok()) return session.status();
   const ExecHello& hello = (*session)->hello();
-  auto custom = std::make_shared<ProtocolInfo>();
-  custom->name = "exec";
-  custom->store = StoreKind::kMemory;
-  custom->source = "the user";
-  custom->algorithm = p.model;
-  custom->summary = "a user's limiter process";
+  std::shared_ptr<ProtocolInfo> custom =
+      UsersOwn("exec", StoreKind::kMemory, p.model, "a user's limiter process");
   custom->time_resolution = hello.resolution;
   // It decides when the library is called, on the run's clock: as a store that reads its own.
   custom->clock = DecisionClock::kStore;

@@ -104,6 +104,11 @@ TEST(ExecCheck, TheFlagsThatDoNotGoWithExecAreRefused) {
        "describe a --lua script"},
       {{"check", "memory-fixed-window", "--exec-timeout", "1s"}, "--exec-timeout is for --exec"},
       {{"stress", "--exec", "x", "--model", "fixed-window"}, "stress does not take --exec"},
+      // A policy the library cannot express, before any search.
+      {{"check", "--exec", Adapter("python/limits_adapter.py"), "--model", "token-bucket"},
+       "refused the policy: limits has no token-bucket"},
+      {{"worst", "--exec", Adapter("python/limits_adapter.py"), "--model", "token-bucket"},
+       "refused the policy: limits has no token-bucket"},
   };
   for (const auto& c : cases) {
     const CliOutcome o = Ratelab(c.args);

@@ -46,6 +46,16 @@ TEST(ExecCheck, EachShippedAdapterKeepsItsModelAndARestartForgetsItsCounts) {
   }
 }
 
+TEST(ExecCheck, TheAwkToyCountsWindowsNumberedPastTwoToThe31st) {
+  // Windows of 250 ms are numbered past 2^31: awk writes such a number "7.0689e+09" unless told
+  // otherwise, and neighbouring windows shared a count. ratelab found it in the toy, as false
+  // denials at seed 1.
+  const CliOutcome o =
+      Ratelab({"check", "--exec", Adapter("awk/fixed-window"), "--model", "fixed-window", "--limit",
+               "4", "--window", "250ms", "--seeds", "1..20"});
+  EXPECT_EQ(o.exit, kExitOk) << o.out << o.err;
+}
+
 TEST(ExecCheck, ADocumentedBehaviourIsReportedAsWhatItIs) {
   // limits' elastic expiry moves the window on with every hit, denied ones too: it denies where
   // a window opened by the first request would have room.

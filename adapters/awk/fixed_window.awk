@@ -40,7 +40,9 @@ function answer(text) {
     for (k in count) if (index(k, n SUBSEP) == 1) delete count[k]
     answer("{\"id\":" id "}")
   } else if (op == "decide") {
-    window = int(field($0, "now_ms") / window_ms[n])
+    # As a string by %.0f: awk would write a window number past 2^31 with CONVFMT ("%.6g"),
+    # and neighbouring windows would share a count.
+    window = sprintf("%.0f", int(field($0, "now_ms") / window_ms[n]))
     k = n SUBSEP field($0, "key") SUBSEP window
     cost = field($0, "cost") + 0
     if (count[k] + cost <= limit[n]) {

@@ -122,7 +122,9 @@ Result<std::unique_ptr<PostgresServer>> PostgresServer::Start(PostgresServerOpti
 }
 
 PostgresServer::~PostgresServer() {
-  if (running()) (void)Signal(SIGKILL);
+  // Immediate shutdown: as fast as a kill, and the server removes its System V shared memory
+  // (a SIGKILL leaves the segment behind, and the kernel's 4096 run out over many runs).
+  if (running()) (void)Signal(SIGQUIT);
   std::error_code ignored;
   fs::remove_all(dir_, ignored);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <set>
 
 #include "model/named.h"
@@ -63,17 +64,17 @@ Violations FalseDenials(const Judged& r) {
   for (const Violation& v : CheckFalseDenials(r.history, other)) {
     if (!v.witness.empty()) also.insert(v.witness.front().id);
   }
+  std::optional<History> exact;  // made at the first denial it has to tell
   std::erase_if(flagged, [&](const Violation& v) {
     if (v.witness.empty() || also.contains(v.witness.front().id)) return false;
-    const auto exact = [&] {
-      for (const HistoryEvent& e : *r.exact) {
-        if (e.id == v.witness.front().id) {
-          return ExactlyAWindowApart(*r.exact, e.key, e.invoke, r.policy.window);
-        }
+    if (r.exact == nullptr) return true;
+    if (!exact) exact = r.exact();
+    for (const HistoryEvent& e : *exact) {
+      if (e.id == v.witness.front().id) {
+        return !ExactlyAWindowApart(*exact, e.key, e.invoke, r.policy.window);
       }
-      return false;
-    };
-    return r.exact == nullptr || !exact();
+    }
+    return true;
   });
   return flagged;
 }

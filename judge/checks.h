@@ -61,9 +61,10 @@ struct Judged {
   // The resolution the limiter decides at (its clock's: a millisecond for a script on {now_ms}):
   // a wait it answers closer to the exact one than this is the exact one.
   Duration resolution = Duration(1);
-  // The history before its instants were floored to `resolution` (null when none was): a tie at
-  // the resolution between requests exactly a window apart there is exact, and judged as such.
-  const History* exact = nullptr;
+  // The history before its instants were floored to `resolution`, made when a check asks for it
+  // (empty when none was floored): a tie at the resolution between requests exactly a window
+  // apart there is exact, and judged as such.
+  std::function<History()> exact = nullptr;
 };
 
 struct CheckInfo {

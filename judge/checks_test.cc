@@ -146,7 +146,7 @@ TEST(Checks, AFalseDenialAtATieTheResolutionMadeIsForgivenAndAnExactOneIsNot) {
     f.history = AsDecided(exact, DecisionClock::kClient, milliseconds(1));
     Judged j = f.Run();
     j.resolution = milliseconds(1);
-    j.exact = &exact;
+    j.exact = [&] { return exact; };
     Result<std::vector<Violation>> v = CheckOf(CheckId::kFalseDenials).judge(j);
     EXPECT_TRUE(v.ok());
     return v.ok() ? v->size() : size_t{99};

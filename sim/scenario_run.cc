@@ -232,9 +232,6 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     const bool retimed =
         resolution > Duration(1) || clock == DecisionClock::kStore || DelaysAdmissions(o.history);
     const History judged = retimed ? AsDecided(o.history, clock, resolution) : History{};
-    // The same, before its instants were floored: which of them the floor moved.
-    const History unfloored =
-        resolution > Duration(1) ? AsDecided(o.history, clock, Duration(1)) : History{};
     const History& h = retimed ? judged : o.history;
     const AnyWindowReport any = CheckAnyWindowCap(h, c.limit, c.window);
     o.max_in_any_window = any.max_in_any_window;
@@ -258,7 +255,11 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
         .without_restarts = without_restarts,
         .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1),
         .resolution = std::max(Duration(1), resolution),
-        .exact = resolution > Duration(1) ? &unfloored : nullptr};
+        // The same before its instants were floored: which ties the floor made.
+        .exact = resolution > Duration(1) ? std::function<History()>([&] {
+          return AsDecided(o.history, clock, Duration(1));
+        })
+                                          : nullptr};
     for (CheckId check : scenario.checks) {
       Result<std::vector<Violation>> violations = CheckOf(check).judge(judged_run);
       if (!violations.ok()) return violations.status();

@@ -31,6 +31,11 @@ Result<json> ParseAnswer(std::string_view line) {
   return answer;
 }
 
+// What a process said in a message's "error": its text, or the JSON it sent instead.
+std::string ErrorText(const json& error) {
+  return error.is_string() ? error.get<std::string>() : error.dump();
+}
+
 // A non-negative whole number field `name` of `answer`, if there.
 Result<std::optional<int64_t>> Count(const json& answer, const char* name) {
   const auto it = answer.find(name);
@@ -61,7 +66,8 @@ Result<std::shared_ptr<ExecSession>> ExecSession::Start(std::string command,
                                                         std::chrono::milliseconds timeout) {
   Result<std::vector<std::string>> words = SplitCommandWords(command);
   if (!words.ok()) return words.status();
-  std::shared_ptr<ExecSession> session(new ExecSession(std::move(command), timeout));
+  std::shared_ptr<ExecSession> session(
+      new ExecSession(std::move(command), *std::move(words), timeout));
   if (Status s = session->Greet(); !s.ok()) {
     // A program that cannot start is bad input; one that started and failed, a failed limiter.
     return session->process_ == nullptr ? s : LimiterFailedError(std::string(s.message()));
@@ -95,9 +101,7 @@ Status ExecSession::Greet() {
   answers_.clear();
   refused_.clear();
   failed_ = absl::OkStatus();
-  Result<std::vector<std::string>> words = SplitCommandWords(command_);
-  if (!words.ok()) return words.status();
-  Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(*words);
+  Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(words_);
   if (!started.ok())
     return Broken("could not be started (" + std::string(started.status().message()) + ")");
   process_ = *std::move(started);
@@ -115,7 +119,7 @@ Status ExecSession::Greet() {
                   " (docs/exec-protocol.md)");
   }
   if (const auto e = answer->find("error"); e != answer->end()) {
-    return Broken("refused the hello: " + (e->is_string() ? e->get<std::string>() : e->dump()));
+    return Broken("refused the hello: " + ErrorText(*e));
   }
   const auto version = answer->find("version");
   if (version == answer->end() || *version != kExecProtocolVersion) {
@@ -181,11 +185,10 @@ void ExecSession::Close(int64_t limiter) {
 }
 
 int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost, Instant now) {
-  const int64_t ns = now.time_since_epoch().count();
   const int64_t id =
       Write("decide", limiter,
-            absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)", ns,
-                         R"(,"now_ms":)", ns >= 0 ? ns / 1'000'000 : (ns - 999'999) / 1'000'000));
+            absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)",
+                         ToUnixNanos(now), R"(,"now_ms":)", UnixMillis(now)));
   decisions_[id] = limiter;
   // Written when an answer is next waited for (ReadLine writes what is queued as it waits), so
   // that the decisions of requests in flight together go in one write.
@@ -205,7 +208,7 @@ Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
     }
     const int64_t of = (*answer)["id"].get<int64_t>();
     if (decisions_.erase(of) > 0) {
-      answers_[of] = *std::move(line);
+      answers_[of] = {*std::move(line), *std::move(answer)};
       continue;
     }
     const auto setup = setups_.find(of);
@@ -214,9 +217,8 @@ Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
     setups_.erase(setup);
     // Open and restart are answered at the limiter's next decision.
     if (const auto error = answer->find("error"); error != answer->end()) {
-      refused_[limiter] = absl::InvalidArgumentError(
-          "the limiter process '" + command_ + "' refused the policy: " +
-          (error->is_string() ? error->get<std::string>() : error->dump()));
+      refused_[limiter] = absl::InvalidArgumentError("the limiter process '" + command_ +
+                                                     "' refused the policy: " + ErrorText(*error));
     }
   }
   return failed_;
@@ -230,9 +232,9 @@ Result<Decision> ExecSession::Answer(int64_t limiter, int64_t id, const std::str
   if (const auto refused = refused_.find(limiter); refused != refused_.end()) {
     return refused->second;
   }
-  std::string line = std::move(answers_[id]);
-  answers_.erase(id);
-  const json answer = json::parse(line);
+  const auto answered = answers_.extract(id);
+  const std::string& line = answered.mapped().line;
+  const json& answer = answered.mapped().said;
   const auto bad = [&](std::string why) -> Result<Decision> {
     return Broken("answered " + Quote(line) + " while deciding " + which + ": " + std::move(why) +
                   " (docs/exec-protocol.md)");
@@ -240,7 +242,7 @@ Result<Decision> ExecSession::Answer(int64_t limiter, int64_t id, const std::str
   if (const auto e = answer.find("error"); e != answer.end()) {
     return absl::FailedPreconditionError("the limiter process '" + command_ +
                                          "' answered an error while deciding " + which + ": " +
-                                         (e->is_string() ? e->get<std::string>() : e->dump()));
+                                         ErrorText(*e));
   }
   const auto allowed = answer.find("allowed");
   if (allowed == answer.end() || !allowed->is_boolean()) {

@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "impl/limiters/exec_process.h"
 #include "impl/limiters/protocol.h"
@@ -61,8 +63,9 @@ class ExecSession {
                           Instant now);
 
  private:
-  ExecSession(std::string command, std::chrono::milliseconds timeout)
-      : command_(std::move(command)), timeout_(timeout) {}
+  ExecSession(std::string command, std::vector<std::string> words,
+              std::chrono::milliseconds timeout)
+      : command_(std::move(command)), words_(std::move(words)), timeout_(timeout) {}
   // Starts the process and reads its hello.
   Status Greet();
   // Sends `message` (with "id" added): its id.
@@ -74,15 +77,21 @@ class ExecSession {
   Status Broken(std::string what);
 
   std::string command_;
+  std::vector<std::string> words_;  // command_'s
   std::chrono::milliseconds timeout_;
   std::unique_ptr<ExecProcess> process_;
   ExecHello hello_;
   Status failed_;  // once the process failed, every decision fails until it is started again
   int64_t next_id_ = 1;
-  std::map<int64_t, int64_t> decisions_;    // decision id -> its limiter, until answered
-  std::map<int64_t, int64_t> setups_;       // open or restart id -> its limiter, until answered
-  std::map<int64_t, std::string> answers_;  // decision id -> its answer's line, read early
-  std::map<int64_t, Status> refused_;       // limiter -> what it answered to open or restart
+  std::map<int64_t, int64_t> decisions_;  // decision id -> its limiter, until answered
+  std::map<int64_t, int64_t> setups_;     // open or restart id -> its limiter, until answered
+  // A decision's answer, read early: its line (for an error to quote) and what it says.
+  struct Answered {
+    std::string line;
+    nlohmann::json said;
+  };
+  std::map<int64_t, Answered> answers_;  // by decision id
+  std::map<int64_t, Status> refused_;    // limiter -> what it answered to open or restart
 };
 
 class ExecProtocol final : public Protocol {

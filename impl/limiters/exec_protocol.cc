@@ -101,6 +101,7 @@ Status ExecSession::Greet() {
   answers_.clear();
   refused_.clear();
   failed_ = absl::OkStatus();
+  unanswered_ = 0;
   Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(words_);
   if (!started.ok())
     return Broken("could not be started (" + std::string(started.status().message()) + ")");
@@ -112,6 +113,7 @@ Status ExecSession::Greet() {
   Result<std::string> line = process_->ReadLine(timeout_);
   if (!line.ok())
     return Broken("did not answer its hello: " + std::string(line.status().message()));
+  --unanswered_;
   Result<json> answer = ParseAnswer(*line);
   if (!answer.ok() || (*answer)["id"] != id) {
     return Broken("answered its hello with " + Quote(*line) + ": " +
@@ -160,7 +162,10 @@ int64_t ExecSession::Write(std::string op, int64_t limiter, std::string rest) {
   std::string line = absl::StrCat(R"({"id":)", id, R"(,"op":")", op, "\"");
   if (limiter >= 0) absl::StrAppend(&line, R"(,"limiter":)", limiter);
   absl::StrAppend(&line, rest, "}");
-  if (process_ != nullptr) process_->Write(line);
+  if (process_ != nullptr) {
+    process_->Write(line);
+    ++unanswered_;
+  }
   return id;
 }
 
@@ -200,6 +205,11 @@ Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
     Result<std::string> line = process_->ReadLine(timeout_);
     if (!line.ok()) {
       return Broken(absl::StrCat(line.status().message(), " while deciding ", deciding));
+    }
+    if (--unanswered_ < 0) {
+      return Broken(absl::StrCat("answered more lines than it was sent messages (the last ",
+                                 Quote(*line), ") while deciding ", deciding,
+                                 " (docs/exec-protocol.md)"));
     }
     Result<json> answer = ParseAnswer(*line);
     if (!answer.ok()) {

@@ -83,6 +83,9 @@ class ExecSession {
   ExecHello hello_;
   Status failed_;  // once the process failed, every decision fails until it is started again
   int64_t next_id_ = 1;
+  // Messages written to this process that no line of its has answered yet: a process answering
+  // more lines than it was sent is out of protocol (and could keep a wait going for ever).
+  int64_t unanswered_ = 0;
   std::map<int64_t, int64_t> decisions_;  // decision id -> its limiter, until answered
   std::map<int64_t, int64_t> setups_;     // open or restart id -> its limiter, until answered
   // A decision's answer, read early: its line (for an error to quote) and what it says.

@@ -93,6 +93,8 @@ TEST(ExecProtocol, AProcessThatDiesAnswersGarbageOrNothingFailsTheDecisionSaying
       {"echo garbage", "answered \"garbage\" while deciding key k"},
       {"echo \"{\\\"id\\\":$id}\"", "it must say \"allowed\": true or false"},
       {"sleep 5", "answered nothing for 300 ms"},
+      {"while true; do echo \"{\\\"id\\\":1}\"; done",
+       "answered more lines than it was sent messages"},
   };
   for (const Case& c : cases) {
     Result<std::shared_ptr<ExecSession>> s = ExecSession::Start(

@@ -135,7 +135,7 @@ TEST(DocsCommands, EveryCommandTheReadmeAndTheDocsShowRunsAsShown) {
   ServeProcess serve({"--rules", (source / "examples/rules.yaml").string()},
                      serve_dir / "serve.txt");
   EXPECT_GE(RunShownCommands(source / "README.md", serve.port()), 3);
-  EXPECT_EQ(RunShownCommands(source / "adapters/README.md", serve.port()), 2);
+  EXPECT_EQ(RunShownCommands(source / "adapters/README.md", serve.port()), 4);
   int in_docs = 0;
   std::vector<fs::path> pages;
   for (const fs::directory_entry& page : fs::directory_iterator(source / "docs")) {

@@ -2,12 +2,16 @@
 // (docs/exec-protocol.md), through each adapter ratelab ships.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/match.h"
 #include "cli/cli_test_util.h"
 #include "testing/files.h"
 
 namespace ratelab {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string Adapter(const std::string& path) {
   return std::string(RATELAB_SOURCE_DIR) + "/adapters/" + path;
@@ -26,6 +30,8 @@ const Shipped kShipped[] = {
     {Adapter("node/adapter.js") + " rate-limiter-flexible", "anchored-window",
      "rate-limiter-flexible 11.4.0"},
     {Adapter("node/adapter.js") + " limiter", "token-bucket", "limiter 4.1.0"},
+    {Adapter("go/xrate"), "token-bucket", "golang.org/x/time/rate"},
+    {Adapter("java/guava-ratelimiter"), "token-bucket", "guava 31.1"},
     {Adapter("awk/fixed-window"), "fixed-window", "awk fixed window"},
 };
 
@@ -66,6 +72,13 @@ TEST(ExecCheck, ADocumentedBehaviourIsReportedAsWhatItIs) {
   EXPECT_EQ(elastic.exit, kExitViolation) << elastic.out << elastic.err;
   EXPECT_TRUE(absl::StrContains(elastic.out, "VIOLATION of false-denials")) << elastic.out;
   EXPECT_TRUE(absl::StrContains(elastic.out, "had room")) << elastic.out;
+  // A new Guava RateLimiter stores no permits: a key's first burst gets one request.
+  const CliOutcome cold =
+      Ratelab({"check", "--exec", Adapter("java/guava-ratelimiter"), "--model", "token-bucket",
+               "--burst", "4", "--rate", "4", "--checks", "promise,false-denials"});
+  EXPECT_EQ(cold.exit, kExitViolation) << cold.out << cold.err;
+  EXPECT_TRUE(absl::StrContains(cold.out, "VIOLATION of false-denials")) << cold.out;
+  EXPECT_TRUE(absl::StrContains(cold.out, "(3 left before this request of cost 1)")) << cold.out;
   // Held to a window it does not keep, the plain fixed window of limits is caught too.
   const CliOutcome wrong_model = Ratelab({"check", "--exec", Adapter("python/limits_adapter.py"),
                                           "--model", "sliding-log-closed", "--strategy"});
@@ -100,6 +113,65 @@ TEST(ExecCheck, AProcessThatFailsIsAFailedRunWithItsStderrTheRequestAndTheSeed) 
       << mute.err;
 }
 
+TEST(ExecCheck, AScenarioLimiterIsAProcessRunInTheScenarioFilesDirectory) {
+  const fs::path dir = testing_files::TempDir("exec-scenario");
+  fs::create_directories(dir);
+  for (const char* file : {"fixed-window", "fixed_window.awk"}) {
+    fs::copy_file(Adapter(std::string("awk/") + file), dir / file);
+  }
+  const std::string limiter = "{algorithm: fixed-window, limit: 5, window: 1s, exec: ";
+  const auto scenario = [&](const std::string& mine) {
+    return testing_files::Write(
+               dir, "mine.yaml",
+               "name: mine\nnodes: 1\nlimiters:\n  - " + mine +
+                   "\n  - {algorithm: fixed-window, limit: 5, window: 1s}\n"
+                   "claim: {limit: 10, window: 1s}\ntraffic:\n"
+                   "  - {type: zipf-users, users: 5, exponent: 0, duration: 20s, mean_gap: 50ms}\n"
+                   "checks: [promise, false-denials]\n")
+        .string();
+  };
+  // The awk toy decides as ratelab's own fixed window: the same admissions, run after run.
+  const std::string file = scenario(limiter + "./fixed-window, name: mine}");
+  const CliOutcome one = Ratelab({"run", file, "--json"});
+  ASSERT_EQ(one.exit, kExitOk) << one.out << one.err;
+  const nlohmann::json results = nlohmann::json::parse(one.out)["limiters"];
+  ASSERT_EQ(results.size(), 2u) << one.out;
+  EXPECT_EQ(results[0]["name"], "mine");
+  EXPECT_EQ(results[0]["admitted"], results[1]["admitted"]) << one.out;
+  EXPECT_GT(results[0]["admitted"].get<int64_t>(), 100) << one.out;
+  // Seeds on two threads share the one process, and find what one thread finds.
+  const CliOutcome serial = Ratelab({"run", file, "--seeds", "1..20", "--json"});
+  const CliOutcome parallel = Ratelab({"run", file, "--seeds", "1..20", "--jobs", "2", "--json"});
+  EXPECT_EQ(serial.exit, kExitOk) << serial.err;
+  EXPECT_EQ(serial.out, parallel.out);
+  EXPECT_EQ(Ratelab({"compare", file, "--out", (dir / "report").string()}).exit, kExitOk);
+  // Not both a protocol and a process; a command that cannot start is named at its line.
+  const CliOutcome both =
+      Ratelab({"run", scenario(limiter + "./fixed-window, protocol: memory-fixed-window}")});
+  EXPECT_EQ(both.exit, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(both.err, "mine.yaml:4:")) << both.err;
+  EXPECT_TRUE(absl::StrContains(both.err, "a protocol or a process ('exec'), not both"))
+      << both.err;
+  const CliOutcome missing = Ratelab({"run", scenario(limiter + "./no-such-adapter}")});
+  EXPECT_EQ(missing.exit, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(missing.err, "'./no-such-adapter' could not be started"))
+      << missing.err;
+}
+
+TEST(ExecCheck, StressCallsTheOneLimiterOfAProcessFromEveryThread) {
+  const CliOutcome o =
+      Ratelab({"stress", "--exec", Adapter("go/xrate"), "--model", "token-bucket", "--burst", "5",
+               "--rate", "100", "--threads", "4", "--duration", "1s", "--users", "2", "--json"});
+  ASSERT_EQ(o.exit, kExitOk) << o.out << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["store"], "process");
+  EXPECT_EQ(j["linearizability"]["verdict"], "linearizable") << o.out;
+  EXPECT_TRUE(j["violations"].empty()) << o.out;
+  // One limiter, not one a thread: 2 keys get no more than a bucket each over the second.
+  EXPECT_LE(j["admitted"].get<int64_t>(), 2 * (5 + 100 + 10)) << o.out;
+  EXPECT_GT(j["admitted"].get<int64_t>(), 2 * 50) << o.out;
+}
+
 TEST(ExecCheck, TheFlagsThatDoNotGoWithExecAreRefused) {
   const struct {
     std::vector<std::string> args;
@@ -113,7 +185,8 @@ TEST(ExecCheck, TheFlagsThatDoNotGoWithExecAreRefused) {
       {{"check", "--exec", "x", "--model", "fixed-window", "--keys", "k"},
        "describe a --lua script"},
       {{"check", "memory-fixed-window", "--exec-timeout", "1s"}, "--exec-timeout is for --exec"},
-      {{"stress", "--exec", "x", "--model", "fixed-window"}, "stress does not take --exec"},
+      {{"stress", "--exec", Adapter("go/xrate"), "--model", "token-bucket", "--store", "redis"},
+       "keeps its state in its own process"},
       // A policy the library cannot express, before any search.
       {{"check", "--exec", Adapter("python/limits_adapter.py"), "--model", "token-bucket"},
        "refused the policy: limits has no token-bucket"},

@@ -29,7 +29,9 @@ class Stress final : public Command {
     CLI::App* c = app.add_subcommand(
         "stress",
         "Real concurrency: threads, each a limiter process with its own connection, send "
-        "requests to a real Redis (or PostgreSQL) as fast as it answers; the promise is judged on "
+        "requests to a real Redis (or PostgreSQL) as fast as it answers (with --exec, they all "
+        "call the one limiter in your process, at the wall clock's instants); the promise is "
+        "judged on "
         "the wall-clock history (a decision took effect somewhere between sent and answered), "
         "and whether the answers are linearizable (some order of the requests gives every "
         "admission and denial the model gives); exit 1 when either fails");
@@ -55,18 +57,17 @@ class Stress final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    if (limiter_.script.exec) {
-      return absl::InvalidArgumentError(
-          "stress does not take --exec: a limiter process is checked on the virtual clock, by "
-          "check and worst");
-    }
     Result<LimiterSubject> subject = limiter_.Subject();
     if (!subject.ok()) return subject.status();
     plan_.subject = *std::move(subject);
+    if (plan_.subject.IsProcess() && store_option_->count() > 0) {
+      return absl::InvalidArgumentError("--store: " + plan_.subject.name +
+                                        " keeps its state in its own process");
+    }
     if (plan_.subject.info->store == StoreKind::kSql && store_option_->count() == 0) {
       plan_.store.kind = StoreName::Kind::kPrivatePostgres;  // a SQL protocol's default
     }
-    if (plan_.subject.info->store != StoreKind::kKv &&
+    if (!plan_.subject.IsProcess() && plan_.subject.info->store != StoreKind::kKv &&
         plan_.subject.info->store != StoreKind::kSql) {
       return CheckStressPlan(plan_);  // says why not
     }
@@ -76,8 +77,9 @@ class Stress final : public Command {
     if (Status s = CheckStressPlan(plan_); !s.ok()) return s;
 
     err << "stress " << plan_.subject.name << " (" << plan_.policy.ToString() << ") on "
-        << plan_.store.Describe() << ": " << plan_.threads << " threads, " << plan_.users
-        << " user(s), " << FormatDuration(plan_.duration) << "\n";
+        << (plan_.subject.IsProcess() ? "its own process" : plan_.store.Describe()) << ": "
+        << plan_.threads << " threads, " << plan_.users << " user(s), "
+        << FormatDuration(plan_.duration) << "\n";
     const SystemClock clock;
     const InterruptHandler interrupts;
     Result<StressResult> result = RunStress(

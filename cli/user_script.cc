@@ -51,7 +51,9 @@ Result<std::optional<UserProcess>> UserScriptFlags::Process() const {
   }
   Result<Algorithm> algorithm = ModelOf("--exec", model);
   if (!algorithm.ok()) return algorithm.status();
-  UserProcess process{*exec, *algorithm};
+  UserProcess process;
+  process.command = *exec;
+  process.model = *algorithm;
   if (exec_timeout) {
     process.timeout = std::chrono::ceil<std::chrono::milliseconds>(*exec_timeout);
   }

@@ -63,26 +63,34 @@ Result<StoreConnection> Connect(StoreKind store, const std::string& address) {
   return c;
 }
 
-// One limiter process: its own connection and protocol instance, sending until `deadline`, or
-// until the run has recorded kStressMaxRequests.
-void Work(const StressPlan& plan, const std::string& address, int node, Instant deadline,
-          const Clock& clock, std::atomic<int64_t>& answered, std::atomic<int>& running,
-          const std::atomic<bool>& stopping, Worker& w) {
+// One limiter process: its own connection and protocol instance (or, for a user's limiter
+// process, `shared`, the one every thread calls), sending until `deadline`, or until the run has
+// recorded kStressMaxRequests.
+void Work(const StressPlan& plan, const std::string& address, Protocol* shared, int node,
+          Instant deadline, const Clock& clock, std::atomic<int64_t>& answered,
+          std::atomic<int>& running, const std::atomic<bool>& stopping, Worker& w) {
   struct Done {
     std::atomic<int>& running;
     ~Done() { running.fetch_sub(1); }
   } done{running};
-  Result<StoreConnection> connection = Connect(plan.subject.info->store, address);
-  if (!connection.ok()) {
-    w.failure = connection.status();
-    return;
+  StoreConnection connection;
+  std::unique_ptr<Protocol> own;
+  if (shared == nullptr) {
+    Result<StoreConnection> connected = Connect(plan.subject.info->store, address);
+    if (!connected.ok()) {
+      w.failure = connected.status();
+      return;
+    }
+    connection = *std::move(connected);
+    Result<std::unique_ptr<Protocol>> made = plan.subject.Make(plan.policy, connection.stores());
+    if (!made.ok()) {
+      w.failure = made.status();
+      return;
+    }
+    own = *std::move(made);
+    own->SeedProcess(0x5eed0000 + static_cast<uint64_t>(node));  // its own Math.random
   }
-  Result<std::unique_ptr<Protocol>> protocol = plan.subject.Make(plan.policy, connection->stores());
-  if (!protocol.ok()) {
-    w.failure = protocol.status();
-    return;
-  }
-  (*protocol)->SeedProcess(0x5eed0000 + static_cast<uint64_t>(node));  // its own Math.random
+  Protocol* const protocol = shared != nullptr ? shared : own.get();
   RecordingExecutor executor(clock);
   // Each thread's requests numbered apart from every other's: node, node + threads, ...
   for (size_t i = static_cast<size_t>(node), sent = 0;; ++i, ++sent) {
@@ -97,7 +105,7 @@ void Work(const StressPlan& plan, const std::string& address, int node, Instant 
     e.node = node;
     e.invoke = e.node_now = request.now;
     Context ctx(executor, static_cast<int64_t>(sent * static_cast<size_t>(plan.threads)) + node);
-    Task<Result<Decision>> task = (*protocol)->Decide(ctx, request);
+    Task<Result<Decision>> task = protocol->Decide(ctx, request);
     task.Start();
     if (!task.done()) std::terminate();  // every step ran at once
     Result<Decision> decision = std::move(task.result());
@@ -158,17 +166,24 @@ Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
                                   const StressProgress& progress, const StressStop& stop);
 Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
                                  const StressProgress& progress, const StressStop& stop);
-// The threads, on `address`, then what they did, judged.
+Result<StressResult> RunProcessStress(const StressPlan& plan, const Clock& clock,
+                                      const StressProgress& progress, const StressStop& stop);
+// The threads, on `address` (or all calling `shared`), then what they did, judged.
 Result<StressResult> RunThreads(const StressPlan& plan, const std::string& address,
                                 const Clock& clock, const StressProgress& progress,
-                                const StressStop& stop);
+                                const StressStop& stop, Protocol* shared = nullptr);
 
 }  // namespace
 
 Status CheckStressPlan(const StressPlan& plan) {
   const auto refuse = [](const std::string& why) { return absl::InvalidArgumentError(why); };
   const StoreKind store = plan.subject.info->store;
-  if (store != StoreKind::kKv && store != StoreKind::kSql) {
+  if (plan.subject.IsProcess()) {
+    if (plan.store.kind != StoreName::Kind::kPrivateRedis) {
+      return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
+                    " keeps its state in its process, which every thread calls");
+    }
+  } else if (store != StoreKind::kKv && store != StoreKind::kSql) {
     return refuse(plan.subject.name + " keeps its state in " + std::string(StoreKindName(store)) +
                   ": stress runs the kv protocols on a real Redis and the SQL protocols on "
                   "PostgreSQL (ratelab list protocols)");
@@ -209,6 +224,7 @@ Status CheckStressPlan(const StressPlan& plan) {
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
                                const StressProgress& progress, const StressStop& stop) {
   if (Status s = CheckStressPlan(plan); !s.ok()) return s;
+  if (plan.subject.IsProcess()) return RunProcessStress(plan, clock, progress, stop);
   if (plan.subject.info->store == StoreKind::kSql) return RunSqlStress(plan, clock, progress, stop);
   return RunKvStress(plan, clock, progress, stop);
 }
@@ -227,6 +243,18 @@ Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
                                                std::string(backend.status().message()));
   }
   return RunThreads(plan, (*backend)->Address(), clock, progress, stop);
+}
+
+// A user's limiter process: one limiter in it, which every thread calls (its messages
+// interleaved as the threads send them), deciding at the wall clock's instant as it is sent.
+Result<StressResult> RunProcessStress(const StressPlan& plan, const Clock& clock,
+                                      const StressProgress& progress, const StressStop& stop) {
+  if (Status s = TryProcessOnce(plan.subject, plan.policy, clock.Now()); !s.ok()) return s;
+  Stores stores;
+  stores.clock = &clock;
+  Result<std::unique_ptr<Protocol>> shared = plan.subject.Make(plan.policy, stores);
+  if (!shared.ok()) return shared.status();
+  return RunThreads(plan, "", clock, progress, stop, shared->get());
 }
 
 Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
@@ -258,7 +286,7 @@ Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
 
 Result<StressResult> RunThreads(const StressPlan& plan, const std::string& address,
                                 const Clock& clock, const StressProgress& progress,
-                                const StressStop& stop) {
+                                const StressStop& stop, Protocol* shared) {
   StressResult r;
   std::vector<Worker> workers(static_cast<size_t>(plan.threads));
   std::atomic<int64_t> answered = 0;
@@ -269,7 +297,8 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   {
     std::vector<std::jthread> threads;
     for (int t = 0; t < plan.threads; ++t) {
-      threads.emplace_back(Work, std::cref(plan), std::cref(address), t, deadline, std::cref(clock),
+      threads.emplace_back(Work, std::cref(plan), std::cref(address), shared, t, deadline,
+                           std::cref(clock),
                            std::ref(answered), std::ref(running), std::cref(stopping),
                            std::ref(workers[static_cast<size_t>(t)]));
     }

@@ -14,6 +14,8 @@ std::string DescribeOutcome(const HistoryEvent& e) {
                ? "admitted, to go after " + FormatDuration(e.decision->wait)
                : "admitted";
   }
+  // A limiter that names no wait (it says only "no") leaves it zero.
+  if (e.decision->retry_after == Duration(0)) return "denied";
   return "denied, retry after " + FormatDuration(e.decision->retry_after);
 }
 

@@ -52,7 +52,7 @@ std::string DescribeRequest(const WitnessEvent& e) {
 StressReport MakeStressReport(const StressPlan& plan, const StressResult& result) {
   StressReport r;
   r.protocol = plan.subject.name;
-  r.store = plan.store.ToString();
+  r.store = plan.subject.IsProcess() ? "process" : plan.store.ToString();
   r.policy = plan.policy.ToString();
   r.threads = plan.threads;
   r.users = plan.users;

@@ -121,7 +121,8 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
 }
 
 Result<LimiterSubject> StartProcess(const UserProcess& p) {
-  Result<std::shared_ptr<ExecSession>> session = ExecSession::Start(p.command, p.timeout);
+  Result<std::shared_ptr<ExecSession>> session =
+      ExecSession::Start(p.command, p.timeout, p.directory);
   if (!session.ok()) return session.status();
   const ExecHello& hello = (*session)->hello();
   std::shared_ptr<ProtocolInfo> custom =
@@ -185,7 +186,7 @@ Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now) {
 }
 
 Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Instant now) {
-  if (!subject.custom || subject.info->store != StoreKind::kMemory) return absl::OkStatus();
+  if (!subject.IsProcess()) return absl::OkStatus();
   Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {});
   if (!probe.ok()) return probe.status();
   // A refused policy is bad input; any other failure is the limiter's, which the run finds.

@@ -55,6 +55,8 @@ struct UserProcess {
   Algorithm model = Algorithm::kFixedWindow;  // the algorithm it implements
   // The longest it may take to answer a message before the run fails.
   std::chrono::milliseconds timeout = std::chrono::seconds(10);
+  // Where it runs (a scenario's limiter: the scenario file's directory); empty: ratelab's own.
+  std::string directory;
 };
 
 struct LimiterSubject {
@@ -67,6 +69,8 @@ struct LimiterSubject {
   // For a script whose reply names a wait (wait_ms, wait_us, wait_s): it admits with a delay.
   bool delays_admissions = false;
 
+  // A user's limiter process (--exec): its state in the process's memory.
+  bool IsProcess() const { return custom != nullptr && info->store == StoreKind::kMemory; }
   // InvalidArgument when `policy` does not suit it (CheckProtocol; any policy of its algorithm
   // suits a script).
   Status CheckPolicy(const Policy& policy) const;

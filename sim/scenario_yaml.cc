@@ -9,6 +9,7 @@
 #include "impl/limiters/protocol.h"
 #include "model/oracles.h"
 #include "sim/internal/scenario_reader.h"
+#include "sim/limiter_subject.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 
@@ -181,10 +182,16 @@ Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) {
 }
 
 Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
-  RL_RETURN_IF_ERROR(OnlyKeys(n, "a limiter",
-                              {"name", "protocol", "algorithm", "limit", "window", "burst",
-                               "interval", "on_store_error", "breaker", "durability", "via"}));
+  RL_RETURN_IF_ERROR(
+      OnlyKeys(n, "a limiter",
+               {"name", "protocol", "algorithm", "limit", "window", "burst", "interval",
+                "on_store_error", "breaker", "durability", "via", "exec", "exec_timeout"}));
   LimiterSpec spec;
+  if (s.rules && (n["exec"] || n["exec_timeout"])) {
+    return Error(n["exec"] ? n["exec"] : n["exec_timeout"],
+                 "a limiter by the scenario's rules takes no 'exec': a process is held to one "
+                 "algorithm and policy");
+  }
   if (s.rules) {
     RL_RETURN_IF_ERROR(ReadRulesLimiter(n, spec, s));
   } else {
@@ -204,9 +211,13 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
       RL_ASSIGN(spec.policy.window, DurationAt(n, "window", true));
     }
     if (std::optional<std::string> problem = spec.policy.Problem()) return Error(n, *problem);
-    RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
-    if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
-      return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
+    if (n["exec"] || n["exec_timeout"]) {
+      RL_RETURN_IF_ERROR(ReadProcess(n, spec));
+    } else {
+      RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
+      if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
+        return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
+      }
     }
   }
   std::string via;
@@ -252,6 +263,31 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
     }
   }
   s.limiters.push_back(spec);
+  return absl::OkStatus();
+}
+
+Status ScenarioReader::ReadProcess(const YAML::Node& n, LimiterSpec& spec) const {
+  if (n["protocol"]) {
+    return Error(n["protocol"], "a limiter is a protocol or a process ('exec'), not both");
+  }
+  UserProcess p;
+  RL_ASSIGN(p.command, StringAt(n, "exec", true));
+  p.model = spec.policy.algorithm;
+  p.directory = Directory();
+  if (n["exec_timeout"]) {
+    Duration timeout{};
+    RL_ASSIGN(timeout, DurationAt(n, "exec_timeout", true));
+    if (timeout < std::chrono::milliseconds(1) || timeout > std::chrono::hours(1)) {
+      return Error(n["exec_timeout"], "'exec_timeout' must be between 1ms and 1h");
+    }
+    p.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
+  }
+  Result<LimiterSubject> subject = ResolveLimiter("", std::nullopt, p);
+  if (!subject.ok()) return Error(n["exec"], std::string(subject.status().message()));
+  if (Status s = TryProcessOnce(*subject, spec.policy, kDefaultScenarioStart); !s.ok()) {
+    return Error(n["exec"], std::string(s.message()));
+  }
+  spec = subject->Spec(spec.policy);
   return absl::OkStatus();
 }
 

@@ -69,7 +69,8 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
       ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limitt: 5, window: 1m}\n") +
               kTraffic),
       "bad.yaml:2:31: unknown key 'limitt' in a limiter (expected one of: name, protocol, "
-      "algorithm, limit, window, burst, interval, on_store_error, breaker, durability, via)");
+      "algorithm, limit, window, burst, interval, on_store_error, breaker, durability, via, exec, "
+      "exec_timeout)");
   EXPECT_EQ(
       ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limit: 5, window: 1 min}\n") +
               kTraffic),

@@ -69,7 +69,8 @@ Result<std::vector<std::string>> SplitCommandWords(std::string_view command) {
   return words;
 }
 
-Result<std::unique_ptr<ExecProcess>> ExecProcess::Start(const std::vector<std::string>& words) {
+Result<std::unique_ptr<ExecProcess>> ExecProcess::Start(const std::vector<std::string>& words,
+                                                        const std::string& directory) {
   int io[2];
   int err[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, io) != 0) {
@@ -89,6 +90,7 @@ Result<std::unique_ptr<ExecProcess>> ExecProcess::Start(const std::vector<std::s
   posix_spawn_file_actions_adddup2(&actions, io[1], 0);
   posix_spawn_file_actions_adddup2(&actions, io[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  if (!directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, directory.c_str());
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // A group of its own: the terminal's Ctrl-C reaches ratelab, which stops it.

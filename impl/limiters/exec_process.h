@@ -25,7 +25,9 @@ class ExecProcess {
  public:
   // Starts `words` (words[0] found on PATH): FailedPrecondition saying why when it cannot be
   // started.
-  static Result<std::unique_ptr<ExecProcess>> Start(const std::vector<std::string>& words);
+  // It runs in `directory` (empty: ratelab's own), where a relative path among its words is.
+  static Result<std::unique_ptr<ExecProcess>> Start(const std::vector<std::string>& words,
+                                                    const std::string& directory = "");
   // Closes its stdin, waits a moment for it to exit, then kills it.
   ~ExecProcess();
   ExecProcess(const ExecProcess&) = delete;

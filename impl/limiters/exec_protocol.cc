@@ -63,11 +63,13 @@ json PolicyJson(const Policy& policy) {
 }  // namespace
 
 Result<std::shared_ptr<ExecSession>> ExecSession::Start(std::string command,
-                                                        std::chrono::milliseconds timeout) {
+                                                        std::chrono::milliseconds timeout,
+                                                        std::string directory) {
   Result<std::vector<std::string>> words = SplitCommandWords(command);
   if (!words.ok()) return words.status();
   std::shared_ptr<ExecSession> session(
-      new ExecSession(std::move(command), *std::move(words), timeout));
+      new ExecSession(std::move(command), *std::move(words), timeout, std::move(directory)));
+  std::lock_guard lock(session->mu_);
   if (Status s = session->Greet(); !s.ok()) {
     // A program that cannot start is bad input; one that started and failed, a failed limiter.
     return session->process_ == nullptr ? s : LimiterFailedError(std::string(s.message()));
@@ -76,6 +78,7 @@ Result<std::shared_ptr<ExecSession>> ExecSession::Start(std::string command,
 }
 
 ExecSession::~ExecSession() {
+  std::lock_guard lock(mu_);
   if (process_ != nullptr && failed_.ok()) {
     Write("bye", -1, "");
     (void)process_->Flush();
@@ -102,7 +105,7 @@ Status ExecSession::Greet() {
   refused_.clear();
   failed_ = absl::OkStatus();
   unanswered_ = 0;
-  Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(words_);
+  Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(words_, directory_);
   if (!started.ok())
     return Broken("could not be started (" + std::string(started.status().message()) + ")");
   process_ = *std::move(started);
@@ -170,6 +173,7 @@ int64_t ExecSession::Write(std::string op, int64_t limiter, std::string rest) {
 }
 
 int64_t ExecSession::Open(const Policy& policy) {
+  std::lock_guard lock(mu_);
   if (!failed_.ok()) (void)Greet();
   const int64_t limiter = next_id_;
   setups_[Write("open", limiter, R"(,"policy":)" + PolicyJson(policy).dump())] = limiter;
@@ -177,19 +181,25 @@ int64_t ExecSession::Open(const Policy& policy) {
 }
 
 void ExecSession::Restart(int64_t limiter) {
+  std::lock_guard lock(mu_);
   // Decisions a crash cut off are answered, and their answers dropped.
   std::erase_if(decisions_, [&](const auto& p) { return p.second == limiter; });
   setups_[Write("restart", limiter, "")] = limiter;
 }
 
 void ExecSession::Close(int64_t limiter) {
+  std::lock_guard lock(mu_);
   std::erase_if(decisions_, [&](const auto& p) { return p.second == limiter; });
   std::erase_if(setups_, [&](const auto& p) { return p.second == limiter; });
   refused_.erase(limiter);
+  latest_.erase(limiter);
   Write("close", limiter, "");
 }
 
 int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost, Instant now) {
+  std::lock_guard lock(mu_);
+  Instant& latest = latest_[limiter];
+  now = latest = std::max(latest, now);
   const int64_t id =
       Write("decide", limiter,
             absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)",
@@ -202,6 +212,13 @@ int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost,
 
 Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
   while (failed_.ok() && !answers_.contains(id)) {
+    if (!decisions_.contains(id)) {
+      // Another thread's failure started the process again, and the new one never saw it.
+      return absl::FailedPreconditionError(absl::StrCat("the limiter process '", command_,
+                                                        "' failed and was started again while "
+                                                        "deciding ",
+                                                        deciding));
+    }
     Result<std::string> line = process_->ReadLine(timeout_);
     if (!line.ok()) {
       return Broken(absl::StrCat(line.status().message(), " while deciding ", deciding));
@@ -238,6 +255,7 @@ Result<Decision> ExecSession::Answer(int64_t limiter, int64_t id, const std::str
                                      int64_t cost, Instant now) {
   const std::string which = absl::StrCat("key ", key, " (cost ", cost, ", now_ns ",
                                          now.time_since_epoch().count(), ", message id ", id, ")");
+  std::lock_guard lock(mu_);
   if (Status s = ReadUntil(id, which); !s.ok()) return s;
   if (const auto refused = refused_.find(limiter); refused != refused_.end()) {
     return refused->second;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -38,13 +39,17 @@ struct ExecHello {
   bool wait = false;  // it may admit with a wait (a smoothing limiter)
 };
 
+// Safe to share between threads: each message is written, and each answer read, under one
+// lock, so runs on several threads (run --jobs) or the threads of stress share one process.
 class ExecSession {
  public:
   // Starts `command` (its words: SplitCommandWords) and greets it: InvalidArgument for a command
   // that cannot be split, FailedPrecondition for one that cannot start or answers the hello out
   // of protocol. `timeout`: the longest it may take to answer anything.
+  // It runs in `directory` (empty: ratelab's own).
   static Result<std::shared_ptr<ExecSession>> Start(std::string command,
-                                                    std::chrono::milliseconds timeout);
+                                                    std::chrono::milliseconds timeout,
+                                                    std::string directory = "");
   ~ExecSession();
 
   const std::string& command() const { return command_; }
@@ -55,7 +60,9 @@ class ExecSession {
   // Tells limiter `limiter` to forget its state.
   void Restart(int64_t limiter);
   void Close(int64_t limiter);
-  // Sends limiter `limiter` a decision: its message id, for Answer.
+  // Sends limiter `limiter` a decision at `now`, or at the latest instant it was sent before if
+  // that is later (threads that read the clock and then send may reach here out of order, and
+  // a limiter is promised that its time never goes back): its message id, for Answer.
   int64_t Send(int64_t limiter, const std::string& key, int64_t cost, Instant now);
   // The answer to decision `id` of limiter `limiter` (sent for `key` and `cost` at `now`, which
   // an error names).
@@ -64,24 +71,29 @@ class ExecSession {
 
  private:
   ExecSession(std::string command, std::vector<std::string> words,
-              std::chrono::milliseconds timeout)
-      : command_(std::move(command)), words_(std::move(words)), timeout_(timeout) {}
+              std::chrono::milliseconds timeout, std::string directory)
+      : command_(std::move(command)),
+        words_(std::move(words)),
+        timeout_(timeout),
+        directory_(std::move(directory)) {}
   // Starts the process and reads its hello.
-  Status Greet();
+  Status Greet();  // mu_ held
   // Sends `message` (with "id" added): its id.
-  int64_t Write(std::string op, int64_t limiter, std::string rest);
+  int64_t Write(std::string op, int64_t limiter, std::string rest);  // mu_ held
   // Reads answers until `id`'s (each other one kept or, for open, restart and close, checked);
   // `deciding` names the decision for an error.
-  Status ReadUntil(int64_t id, const std::string& deciding);
+  Status ReadUntil(int64_t id, const std::string& deciding);  // mu_ held
   // FailedPrecondition: the process failed, with what became of it and its stderr.
-  Status Broken(std::string what);
+  Status Broken(std::string what);  // mu_ held
 
   std::string command_;
   std::vector<std::string> words_;  // command_'s
   std::chrono::milliseconds timeout_;
+  std::string directory_;
+  std::mutex mu_;  // guards the process and what follows
   std::unique_ptr<ExecProcess> process_;
-  ExecHello hello_;
-  Status failed_;  // once the process failed, every decision fails until it is started again
+  ExecHello hello_;  // written before the session is shared
+  Status failed_;    // once the process failed, every decision fails until it is started again
   int64_t next_id_ = 1;
   // Messages written to this process that no line of its has answered yet: a process answering
   // more lines than it was sent is out of protocol (and could keep a wait going for ever).
@@ -94,7 +106,9 @@ class ExecSession {
     nlohmann::json said;
   };
   std::map<int64_t, Answered> answers_;  // by decision id
-  std::map<int64_t, Status> refused_;    // limiter -> what it answered to open or restart
+  std::map<int64_t, Status> refused_;
+  std::map<int64_t, Instant> latest_;  // limiter -> the latest instant it was sent    // limiter ->
+                                       // what it answered to open or restart
 };
 
 class ExecProtocol final : public Protocol {

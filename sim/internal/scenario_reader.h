@@ -149,6 +149,11 @@ class YamlReader {
   }
 
   const std::string& source() const { return source_; }
+  // The source's directory ("." when it names none).
+  std::string Directory() const {
+    const size_t slash = source_.rfind('/');
+    return slash == std::string::npos ? "." : source_.substr(0, slash + 1);
+  }
   // `file` as named in the source: relative to the source's directory unless absolute.
   std::string Beside(const std::string& file) const {
     if (file.empty() || file[0] == '/') return file;
@@ -198,6 +203,9 @@ class ScenarioReader : public YamlReader {
   Status ReadNodes(const YAML::Node& n, Scenario& s) const;
   Status ReadLatency(const YAML::Node& n, Scenario& s) const;
   Status ReadLimiter(const YAML::Node& n, Scenario& s) const;
+  // A user's limiter process (`exec`), held to the policy `spec` holds: started here, so that a
+  // command that cannot start, or that refuses the policy, is an error at its line.
+  Status ReadProcess(const YAML::Node& n, LimiterSpec& spec) const;
   Status ReadStore(const YAML::Node& n, Scenario& s);
   Status ReadTraffic(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_traffic.cc
   Status ReadReplay(const YAML::Node& n, Scenario& s) const;   // scenario_yaml_traffic.cc

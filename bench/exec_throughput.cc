@@ -124,6 +124,10 @@ int main(int argc, char** argv) {
        Policy::Window(Algorithm::kAnchoredWindow, 100, seconds(60))},
       {"node-limiter", "node/adapter.js limiter",
        Policy::Bucket(Algorithm::kTokenBucket, 100, std::chrono::milliseconds(600))},
+      {"go-xrate", "go/xrate",
+       Policy::Bucket(Algorithm::kTokenBucket, 100, std::chrono::milliseconds(600))},
+      {"java-guava", "java/guava-ratelimiter",
+       Policy::Bucket(Algorithm::kTokenBucket, 100, std::chrono::milliseconds(600))},
   };
   for (const Subject& s : kSubjects) {
     const std::string algorithm(AlgorithmName(s.policy.algorithm));

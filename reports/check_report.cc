@@ -11,9 +11,11 @@ namespace ratelab {
 namespace {
 
 // ", decided on the server's clock, judged to 1ms (the store expires keys by the millisecond)",
-// for a user's script.
+// for a user's script; ", decided at the instant it is sent, ..." for a user's process.
 std::string DecidedOn(const CheckReport& r) {
-  std::string out = r.clock.empty() ? "" : ", decided on the " + r.clock + "'s clock";
+  std::string out = r.clock.empty()        ? ""
+                    : r.clock == "process" ? ", decided at the instant it is sent"
+                                           : ", decided on the " + r.clock + "'s clock";
   return r.judged_at.empty() ? out : out + ", judged to " + r.judged_at;
 }
 
@@ -50,7 +52,9 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
                             const SearchResult& result, const std::string& reproduce) {
   CheckReport r;
   r.protocol = subject.name;
-  if (subject.custom) r.clock = ScriptClockName(subject.info->clock);
+  if (subject.custom) {
+    r.clock = subject.IsProcess() ? "process" : ScriptClockName(subject.info->clock);
+  }
   if (subject.custom) {
     r.judged_at =
         FormatDuration(subject.info->time_resolution) + " (" + subject.resolution_why + ")";

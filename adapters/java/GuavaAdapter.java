@@ -72,21 +72,29 @@ public final class GuavaAdapter {
   // ratelab's messages are flat JSON objects (the policy nests one more, with distinct names),
   // so a field is found by its name. A key is kept as sent, escapes and all: it only names a
   // limiter.
-  static String text(String message, String field) {
-    Matcher m = Pattern.compile("\"" + field + "\":\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(message);
+  static final Map<String, Pattern> patterns = new HashMap<>();
+
+  // The value of `field` in `message`, of the form `value` (a regular expression with one group).
+  static String find(String message, String field, String value) {
+    Matcher m = patterns.computeIfAbsent(field + value,
+        k -> Pattern.compile("\"" + field + "\":" + value)).matcher(message);
     return m.find() ? m.group(1) : null;
   }
 
+  static String text(String message, String field) {
+    return find(message, field, "\"((?:[^\"\\\\]|\\\\.)*)\"");
+  }
+
   static double number(String message, String field) {
-    Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.eE+-]+)").matcher(message);
-    if (!m.find()) throw new IllegalArgumentException("the message has no " + field);
-    return Double.parseDouble(m.group(1));
+    String value = find(message, field, "(-?[0-9.eE+-]+)");
+    if (value == null) throw new IllegalArgumentException("the message has no " + field);
+    return Double.parseDouble(value);
   }
 
   static long whole(String message, String field) {
-    Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9]+)").matcher(message);
-    if (!m.find()) throw new IllegalArgumentException("the message has no " + field);
-    return Long.parseLong(m.group(1));
+    String value = find(message, field, "(-?[0-9]+)");
+    if (value == null) throw new IllegalArgumentException("the message has no " + field);
+    return Long.parseLong(value);
   }
 
   // The Bundle-Version of the jar Guava was loaded from (31.1.0.jre in Debian 12).

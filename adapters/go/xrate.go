@@ -89,22 +89,32 @@ func answer(m message, limiters map[int64]*limiter) (map[string]any, bool) {
 }
 
 func main() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<16), 1<<20)
+	in := bufio.NewReaderSize(os.Stdin, 1<<16)
 	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
 	limiters := map[int64]*limiter{}
-	for in.Scan() {
-		var m message
-		if err := json.Unmarshal(in.Bytes(), &m); err != nil {
-			fmt.Fprintln(os.Stderr, "xrate: not a message:", err)
-			os.Exit(2)
+	for {
+		text, err := in.ReadBytes('\n')
+		if len(text) > 0 {
+			var m message
+			if err := json.Unmarshal(text, &m); err != nil {
+				fmt.Fprintln(os.Stderr, "xrate: not a message:", err)
+				os.Exit(2)
+			}
+			a, more := answer(m, limiters)
+			if !more {
+				return
+			}
+			line, _ := json.Marshal(a)
+			out.Write(append(line, '\n'))
+			// Answers go out together once the messages sent together are read: ratelab
+			// waits for one only after it has written them all.
+			if in.Buffered() == 0 {
+				out.Flush()
+			}
 		}
-		a, more := answer(m, limiters)
-		if !more {
+		if err != nil {
 			return
 		}
-		line, _ := json.Marshal(a)
-		out.Write(append(line, '\n'))
-		out.Flush()
 	}
 }

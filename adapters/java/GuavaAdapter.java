@@ -140,7 +140,9 @@ public final class GuavaAdapter {
         answer.append(",\"error\":").append(quoted(String.valueOf(e.getMessage())));
       }
       out.print(answer.append("}\n"));
-      out.flush();
+      // Answers go out together once the messages sent together are read: ratelab waits for
+      // one only after it has written them all.
+      if (!in.ready()) out.flush();
     }
   }
 }

@@ -152,6 +152,10 @@ TEST(ExecCheck, AScenarioLimiterIsAProcessRunInTheScenarioFilesDirectory) {
   EXPECT_TRUE(absl::StrContains(both.err, "mine.yaml:4:")) << both.err;
   EXPECT_TRUE(absl::StrContains(both.err, "a protocol or a process ('exec'), not both"))
       << both.err;
+  const CliOutcome storeless =
+      Ratelab({"run", scenario(limiter + "./fixed-window, on_store_error: fail-open}")});
+  EXPECT_EQ(storeless.exit, kExitBadInput);
+  EXPECT_TRUE(absl::StrContains(storeless.err, "it takes no 'on_store_error'")) << storeless.err;
   const CliOutcome missing = Ratelab({"run", scenario(limiter + "./no-such-adapter}")});
   EXPECT_EQ(missing.exit, kExitBadInput);
   EXPECT_TRUE(absl::StrContains(missing.err, "'./no-such-adapter' could not be started"))

@@ -9,7 +9,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  const ratelab::Result<ratelab::Scenario> scenario = ratelab::ParseScenario(text, "fuzz.yaml");
+  // A limiter process (`exec:`) is refused, never started: a fuzzer runs no commands.
+  const ratelab::Result<ratelab::Scenario> scenario =
+      ratelab::ParseScenario(text, "fuzz.yaml", ratelab::LimiterProcesses::kRefuse);
   if (scenario.ok()) {
     (void)ratelab::CheckRunSize(*scenario, ratelab::kDefaultMaxRequests);
   } else if (scenario.status().message().empty()) {

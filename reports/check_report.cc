@@ -54,8 +54,6 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.protocol = subject.name;
   if (subject.custom) {
     r.clock = subject.IsProcess() ? "process" : ScriptClockName(subject.info->clock);
-  }
-  if (subject.custom) {
     r.judged_at =
         FormatDuration(subject.info->time_resolution) + " (" + subject.resolution_why + ")";
   }

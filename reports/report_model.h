@@ -446,8 +446,8 @@ struct CheckReport {
   std::string policy;  // the minimal case's, for a violation
   CheckVerdict verdict = CheckVerdict::kNone;
   // Whose clock a user's script decides on, and so when its decisions were judged: "server" or
-  // "client"; "process" for a user's limiter process (the instant each decision is sent it);
-  // empty for a protocol of ratelab's own.
+  // "client"; "process" for a user's limiter process (decided at the instant each message is sent
+  // to it); empty for a protocol of ratelab's own.
   std::string clock;
   // The resolution a user's script is judged at, and why ("1ms (it is sent the time as
   // {now_ms})"); empty for a protocol of ratelab's own.

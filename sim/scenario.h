@@ -135,10 +135,15 @@ struct Scenario {
 // a caller that opens the store asks first, before it starts a server for nothing.
 Status CheckStoreIsUsed(const Scenario& s, const StoreName& store);
 
+// Whether reading a scenario starts the limiter processes it names (`exec:`), or refuses them
+// (a reader of untrusted text, such as the fuzzer, runs nothing).
+enum class LimiterProcesses { kStart, kRefuse };
+
 // Reads the scenario at `path`. Errors read "FILE:LINE:COLUMN: what is wrong, what was expected".
 Result<Scenario> LoadScenario(const std::string& path);
 // The same from text; `source` names it in errors.
-Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source,
+                               LimiterProcesses processes = LimiterProcesses::kStart);
 
 // The demo's scenario: every algorithm in process on steady traffic, a boundary attack, a burst
 // and many users, on one node with no latency.

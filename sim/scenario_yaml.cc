@@ -270,8 +270,18 @@ Status ScenarioReader::ReadProcess(const YAML::Node& n, LimiterSpec& spec) const
   if (n["protocol"]) {
     return Error(n["protocol"], "a limiter is a protocol or a process ('exec'), not both");
   }
+  for (const char* store_only : {"on_store_error", "breaker", "durability"}) {
+    if (n[store_only]) {
+      return Error(n[store_only], std::string("a limiter process keeps its state in its own "
+                                              "memory, with no store: it takes no '") +
+                                      store_only + "'");
+    }
+  }
   UserProcess p;
   RL_ASSIGN(p.command, StringAt(n, "exec", true));
+  if (processes_ == LimiterProcesses::kRefuse) {
+    return Error(n["exec"], "this reader starts no limiter processes");
+  }
   p.model = spec.policy.algorithm;
   p.directory = Directory();
   if (n["exec_timeout"]) {
@@ -371,9 +381,10 @@ Result<std::string> ReadYamlText(const std::string& path, const InputFileKind& k
 
 }  // namespace internal
 
-Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source,
+                               LimiterProcesses processes) {
   return internal::ParseYaml(text, source, [&](const YAML::Node& root) {
-    return internal::ScenarioReader(source).Read(root);
+    return internal::ScenarioReader(source, processes).Read(root);
   });
 }
 

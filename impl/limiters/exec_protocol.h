@@ -106,9 +106,8 @@ class ExecSession {
     nlohmann::json said;
   };
   std::map<int64_t, Answered> answers_;  // by decision id
-  std::map<int64_t, Status> refused_;
-  std::map<int64_t, Instant> latest_;  // limiter -> the latest instant it was sent    // limiter ->
-                                       // what it answered to open or restart
+  std::map<int64_t, Status> refused_;    // limiter -> what it answered to open or restart
+  std::map<int64_t, Instant> latest_;    // limiter -> the latest instant it was sent
 };
 
 class ExecProtocol final : public Protocol {

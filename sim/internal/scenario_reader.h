@@ -195,7 +195,8 @@ Result<RuleSet> ReadRules(const YamlReader& reader, const YAML::Node& list);
 
 class ScenarioReader : public YamlReader {
  public:
-  explicit ScenarioReader(std::string source) : YamlReader(std::move(source)) {}
+  ScenarioReader(std::string source, LimiterProcesses processes)
+      : YamlReader(std::move(source)), processes_(processes) {}
 
   Result<Scenario> Read(const YAML::Node& root);
 
@@ -206,6 +207,7 @@ class ScenarioReader : public YamlReader {
   // A user's limiter process (`exec`), held to the policy `spec` holds: started here, so that a
   // command that cannot start, or that refuses the policy, is an error at its line.
   Status ReadProcess(const YAML::Node& n, LimiterSpec& spec) const;
+  LimiterProcesses processes_;
   Status ReadStore(const YAML::Node& n, Scenario& s);
   Status ReadTraffic(const YAML::Node& n, Scenario& s) const;  // scenario_yaml_traffic.cc
   Status ReadReplay(const YAML::Node& n, Scenario& s) const;   // scenario_yaml_traffic.cc

@@ -1,20 +1,12 @@
 // junit.xml: one test case per (limiter, check), so CI shows broken checks natively, each
 // failure carrying its first witness as a timeline and the command that reproduces it.
+#include "reports/goals.h"
 #include "reports/view_parts.h"
 #include "reports/views.h"
 
 namespace ratelab {
 
 namespace {
-
-// A comparison over seeds' numbers of `limiter`, if the report has them.
-const LimiterSpreadReport* SpreadOf(const RunReport& r, const std::string& limiter) {
-  if (!r.across_seeds) return nullptr;
-  for (const LimiterSpreadReport& l : r.across_seeds->limiters) {
-    if (l.name == limiter) return &l;
-  }
-  return nullptr;
-}
 
 // " (in 3 of 20 seeds, the first seed 4)", for a comparison over seeds.
 std::string InSeeds(const RunReport& r, uint64_t seeds, uint64_t first) {

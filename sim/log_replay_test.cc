@@ -11,7 +11,7 @@ std::vector<Arrival> Parse(const std::string& text, LogFormat f = LogFormat::kAu
   return r.ok() ? r->arrivals : std::vector<Arrival>{};
 }
 
-std::string ErrorOf(const std::string& text, LogFormat f = LogFormat::kAuto) {
+std::string LogErrorOf(const std::string& text, LogFormat f = LogFormat::kAuto) {
   Result<AccessLog> r = ParseAccessLog(text, "log", f);
   EXPECT_FALSE(r.ok());
   return r.ok() ? "" : std::string(r.status().message());
@@ -36,29 +36,29 @@ TEST(AccessLogCsv, UnixSecondsRfc3339HeaderCommentsAndOptionalFields) {
 }
 
 TEST(AccessLogCsv, ErrorsNameTheLine) {
-  EXPECT_EQ(ErrorOf("1700000000,a\n1700000001,b,/x\n"),
+  EXPECT_EQ(LogErrorOf("1700000000,a\n1700000001,b,/x\n"),
             "log:2: expected timestamp,key or timestamp,key,endpoint,cost (got 3 fields)");
-  EXPECT_EQ(ErrorOf("1700000000,a,/x,0\n"),
+  EXPECT_EQ(LogErrorOf("1700000000,a,/x,0\n"),
             "log:1: bad cost '0' (expected a whole number of at least 1)");
-  EXPECT_EQ(ErrorOf("1700000000,\n"), "log:1: empty key");
-  EXPECT_EQ(ErrorOf("2023-13-14T22:13:20Z,a\n"),
+  EXPECT_EQ(LogErrorOf("1700000000,\n"), "log:1: empty key");
+  EXPECT_EQ(LogErrorOf("2023-13-14T22:13:20Z,a\n"),
             "log:1: bad timestamp '2023-13-14T22:13:20Z' (expected unix seconds such as "
             "1700000000.250, or RFC 3339 such as 2023-11-14T22:13:20Z, from 1970 to 2199)");
-  EXPECT_EQ(ErrorOf("# nothing\n"), "log: the log holds no requests");
+  EXPECT_EQ(LogErrorOf("# nothing\n"), "log: the log holds no requests");
   // Any bytes may be in a log; a key or an endpoint is text, as every report writes it.
-  EXPECT_EQ(ErrorOf("1700000000,a\n1700000001,caf\xe9\n"), "log:2: the key is not UTF-8 text");
-  EXPECT_EQ(ErrorOf("1700000000,a,/\xff,1\n"), "log:1: the endpoint is not UTF-8 text");
+  EXPECT_EQ(LogErrorOf("1700000000,a\n1700000001,caf\xe9\n"), "log:2: the key is not UTF-8 text");
+  EXPECT_EQ(LogErrorOf("1700000000,a,/\xff,1\n"), "log:1: the endpoint is not UTF-8 text");
 }
 
 // Found by fuzz_access_log: a year past 2262 overflowed the instant (undefined behaviour).
 TEST(AccessLogCsv, TimestampsBeyondTheYearsReadAreRefused) {
   for (const char* ts :
        {"2700-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "7258118400", "99999999999999999"}) {
-    EXPECT_NE(ErrorOf(std::string(ts) + ",a\n").find("bad timestamp"), std::string::npos) << ts;
+    EXPECT_NE(LogErrorOf(std::string(ts) + ",a\n").find("bad timestamp"), std::string::npos) << ts;
   }
   EXPECT_EQ(Parse("7258118399,a\n").size(), 1u);  // 2199-12-31T23:59:59Z
-  EXPECT_NE(ErrorOf("1.2.3.4 - - [10/Oct/9999:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n",
-                    LogFormat::kCommon)
+  EXPECT_NE(LogErrorOf("1.2.3.4 - - [10/Oct/9999:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n",
+                       LogFormat::kCommon)
                 .find("bad date"),
             std::string::npos);
 }
@@ -80,11 +80,11 @@ TEST(AccessLogCommon, CommonAndCombinedFormats) {
 }
 
 TEST(AccessLogCommon, ErrorsNameTheLine) {
-  EXPECT_EQ(ErrorOf("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"
-                    "1.2.3.4 - - [32/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"),
+  EXPECT_EQ(LogErrorOf("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"
+                       "1.2.3.4 - - [32/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1\n"),
             "log:2: bad date '32/Oct/2000:13:55:36 -0700' (expected 10/Oct/2000:13:55:36 -0700, "
             "from 1970 to 2199)");
-  EXPECT_EQ(ErrorOf("just words\n", LogFormat::kCommon),
+  EXPECT_EQ(LogErrorOf("just words\n", LogFormat::kCommon),
             "log:1: not in common log format (expected host ident user [date] \"request\" status "
             "bytes)");
 }
@@ -105,16 +105,16 @@ TEST(AccessLog, KeepsTheZoneItsTimesWereWrittenIn) {
   // Records in several zones: none.
   EXPECT_EQ(zone("2026-03-14T09:00:00+01:00,a\n2026-03-14T09:00:00+02:00,a\n"), std::nullopt);
   // An offset no zone has is refused, as the report could not carry it.
-  EXPECT_NE(ErrorOf("2026-03-14T09:00:00+30:00,a\n").find("log:1: bad timestamp"),
+  EXPECT_NE(LogErrorOf("2026-03-14T09:00:00+30:00,a\n").find("log:1: bad timestamp"),
             std::string::npos);
-  EXPECT_NE(
-      ErrorOf("a - - [14/Mar/2026:09:00:00 +3000] \"GET / HTTP/1.1\" 200 1\n", LogFormat::kCommon)
-          .find("log:1: bad date"),
-      std::string::npos);
-  EXPECT_NE(
-      ErrorOf("a - - [14/Mar/2026:09:00:00 +0160] \"GET / HTTP/1.1\" 200 1\n", LogFormat::kCommon)
-          .find("log:1: bad date"),
-      std::string::npos);
+  EXPECT_NE(LogErrorOf("a - - [14/Mar/2026:09:00:00 +3000] \"GET / HTTP/1.1\" 200 1\n",
+                       LogFormat::kCommon)
+                .find("log:1: bad date"),
+            std::string::npos);
+  EXPECT_NE(LogErrorOf("a - - [14/Mar/2026:09:00:00 +0160] \"GET / HTTP/1.1\" 200 1\n",
+                       LogFormat::kCommon)
+                .find("log:1: bad date"),
+            std::string::npos);
   // The instant is the same whichever zone wrote it.
   EXPECT_EQ(Parse("2026-03-14T09:00:00+01:00,a\n")[0].at, Parse("2026-03-14T08:00:00Z,a\n")[0].at);
 }

@@ -283,7 +283,7 @@ Status ScenarioReader::ReadProcess(const YAML::Node& n, LimiterSpec& spec) const
     return Error(n["exec"], "this reader starts no limiter processes");
   }
   p.model = spec.policy.algorithm;
-  p.directory = Directory();
+  p.directory = Beside(".");  // the scenario file's directory
   if (n["exec_timeout"]) {
     Duration timeout{};
     RL_ASSIGN(timeout, DurationAt(n, "exec_timeout", true));

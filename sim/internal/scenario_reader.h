@@ -149,11 +149,6 @@ class YamlReader {
   }
 
   const std::string& source() const { return source_; }
-  // The source's directory ("." when it names none).
-  std::string Directory() const {
-    const size_t slash = source_.rfind('/');
-    return slash == std::string::npos ? "." : source_.substr(0, slash + 1);
-  }
   // `file` as named in the source: relative to the source's directory unless absolute.
   std::string Beside(const std::string& file) const {
     if (file.empty() || file[0] == '/') return file;

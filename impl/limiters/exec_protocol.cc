@@ -69,7 +69,7 @@ Result<std::shared_ptr<ExecSession>> ExecSession::Start(std::string command,
   if (!words.ok()) return words.status();
   std::shared_ptr<ExecSession> session(
       new ExecSession(std::move(command), *std::move(words), timeout, std::move(directory)));
-  std::lock_guard lock(session->mu_);
+  std::unique_lock lock(session->mu_);
   if (Status s = session->Greet(); !s.ok()) {
     // A program that cannot start is bad input; one that started and failed, a failed limiter.
     return session->process_ == nullptr ? s : LimiterFailedError(std::string(s.message()));
@@ -78,9 +78,10 @@ Result<std::shared_ptr<ExecSession>> ExecSession::Start(std::string command,
 }
 
 ExecSession::~ExecSession() {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   if (process_ != nullptr && failed_.ok()) {
     Write("bye", -1, "");
+    TakeProcess(lock);
     (void)process_->Flush();
   }
 }
@@ -103,6 +104,7 @@ Status ExecSession::Greet() {
   setups_.clear();
   answers_.clear();
   refused_.clear();
+  queued_.clear();
   failed_ = absl::OkStatus();
   unanswered_ = 0;
   Result<std::unique_ptr<ExecProcess>> started = ExecProcess::Start(words_, directory_);
@@ -110,6 +112,7 @@ Status ExecSession::Greet() {
     return Broken("could not be started (" + std::string(started.status().message()) + ")");
   process_ = *std::move(started);
   const int64_t id = Write("hello", -1, absl::StrCat(R"(,"version":)", kExecProtocolVersion));
+  HandQueued();
   if (Status s = process_->Flush(); !s.ok()) {
     return Broken("did not read its hello: " + std::string(s.message()));
   }
@@ -166,15 +169,34 @@ int64_t ExecSession::Write(std::string op, int64_t limiter, std::string rest) {
   if (limiter >= 0) absl::StrAppend(&line, R"(,"limiter":)", limiter);
   absl::StrAppend(&line, rest, "}");
   if (process_ != nullptr) {
-    process_->Write(line);
+    // Queued even when no thread reads: a thread reading could have left lines queued, and the
+    // process must get every message in the order they were written (their instants).
+    queued_ += line;
+    queued_ += '\n';
     ++unanswered_;
   }
   return id;
 }
 
+void ExecSession::TakeProcess(std::unique_lock<std::mutex>& lock) {
+  read_.wait(lock, [&] { return !reading_; });
+  HandQueued();
+}
+
+void ExecSession::HandQueued() {
+  if (process_ != nullptr && !queued_.empty()) {
+    queued_.pop_back();  // its last newline, which ExecProcess::Write adds again
+    process_->Write(queued_);
+  }
+  queued_.clear();
+}
+
 int64_t ExecSession::Open(const Policy& policy) {
-  std::lock_guard lock(mu_);
-  if (!failed_.ok()) (void)Greet();
+  std::unique_lock lock(mu_);
+  if (!failed_.ok()) {
+    TakeProcess(lock);                 // a thread reading the failed process lets go of it
+    if (!failed_.ok()) (void)Greet();  // unless another started it again meanwhile
+  }
   const int64_t limiter = next_id_;
   setups_[Write("open", limiter, R"(,"policy":)" + PolicyJson(policy).dump())] = limiter;
   return limiter;
@@ -210,8 +232,11 @@ int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost,
   return id;
 }
 
-Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
-  while (failed_.ok() && !answers_.contains(id)) {
+Status ExecSession::ReadUntil(std::unique_lock<std::mutex>& lock, int64_t id,
+                              const std::string& deciding) {
+  for (;;) {
+    if (!failed_.ok()) return failed_;
+    if (answers_.contains(id)) return absl::OkStatus();
     if (!decisions_.contains(id)) {
       // Another thread's failure started the process again, and the new one never saw it.
       return absl::FailedPreconditionError(absl::StrCat("the limiter process '", command_,
@@ -219,44 +244,60 @@ Status ExecSession::ReadUntil(int64_t id, const std::string& deciding) {
                                                         "deciding ",
                                                         deciding));
     }
-    Result<std::string> line = process_->ReadLine(timeout_);
+    if (reading_) {  // another thread reads: it wakes this one when it took a line
+      read_.wait(lock);
+      continue;
+    }
+    TakeProcess(lock);
+    reading_ = true;
+    ExecProcess& process = *process_;
+    lock.unlock();
+    // Everything sent before `id` was handed to the process, so its answer comes.
+    Result<std::string> line = process.ReadLine(timeout_);
+    lock.lock();
+    reading_ = false;
+    read_.notify_all();
     if (!line.ok()) {
       return Broken(absl::StrCat(line.status().message(), " while deciding ", deciding));
     }
-    if (--unanswered_ < 0) {
-      return Broken(absl::StrCat("answered more lines than it was sent messages (the last ",
-                                 Quote(*line), ") while deciding ", deciding,
-                                 " (docs/exec-protocol.md)"));
-    }
-    Result<json> answer = ParseAnswer(*line);
-    if (!answer.ok()) {
-      return Broken(absl::StrCat("answered ", Quote(*line), " while deciding ", deciding, ": ",
-                                 answer.status().message(), " (docs/exec-protocol.md)"));
-    }
-    const int64_t of = (*answer)["id"].get<int64_t>();
-    if (decisions_.erase(of) > 0) {
-      answers_[of] = {*std::move(line), *std::move(answer)};
-      continue;
-    }
-    const auto setup = setups_.find(of);
-    if (setup == setups_.end()) continue;  // a decision a crash cut off, or a close
-    const int64_t limiter = setup->second;
-    setups_.erase(setup);
-    // Open and restart are answered at the limiter's next decision.
-    if (const auto error = answer->find("error"); error != answer->end()) {
-      refused_[limiter] = absl::InvalidArgumentError("the limiter process '" + command_ +
-                                                     "' refused the policy: " + ErrorText(*error));
-    }
+    if (Status s = Take(*std::move(line), deciding); !s.ok()) return s;
   }
-  return failed_;
+}
+
+Status ExecSession::Take(std::string line, const std::string& deciding) {
+  if (--unanswered_ < 0) {
+    return Broken(absl::StrCat("answered more lines than it was sent messages (the last ",
+                               Quote(line), ") while deciding ", deciding,
+                               " (docs/exec-protocol.md)"));
+  }
+  Result<json> answer = ParseAnswer(line);
+  if (!answer.ok()) {
+    return Broken(absl::StrCat("answered ", Quote(line), " while deciding ", deciding, ": ",
+                               answer.status().message(), " (docs/exec-protocol.md)"));
+  }
+  const int64_t of = (*answer)["id"].get<int64_t>();
+  if (decisions_.erase(of) > 0) {
+    answers_[of] = {std::move(line), *std::move(answer)};
+    return absl::OkStatus();
+  }
+  const auto setup = setups_.find(of);
+  if (setup == setups_.end()) return absl::OkStatus();  // a decision a crash cut off, or a close
+  const int64_t limiter = setup->second;
+  setups_.erase(setup);
+  // Open and restart are answered at the limiter's next decision.
+  if (const auto error = answer->find("error"); error != answer->end()) {
+    refused_[limiter] = absl::InvalidArgumentError("the limiter process '" + command_ +
+                                                   "' refused the policy: " + ErrorText(*error));
+  }
+  return absl::OkStatus();
 }
 
 Result<Decision> ExecSession::Answer(int64_t limiter, int64_t id, const std::string& key,
                                      int64_t cost, Instant now) {
   const std::string which = absl::StrCat("key ", key, " (cost ", cost, ", now_ns ",
                                          now.time_since_epoch().count(), ", message id ", id, ")");
-  std::lock_guard lock(mu_);
-  if (Status s = ReadUntil(id, which); !s.ok()) return s;
+  std::unique_lock lock(mu_);
+  if (Status s = ReadUntil(lock, id, which); !s.ok()) return s;
   if (const auto refused = refused_.find(limiter); refused != refused_.end()) {
     return refused->second;
   }
@@ -264,6 +305,7 @@ Result<Decision> ExecSession::Answer(int64_t limiter, int64_t id, const std::str
   const std::string& line = answered.mapped().line;
   const json& answer = answered.mapped().said;
   const auto bad = [&](std::string why) -> Result<Decision> {
+    TakeProcess(lock);  // Broken asks the process what became of it
     return Broken("answered " + Quote(line) + " while deciding " + which + ": " + std::move(why) +
                   " (docs/exec-protocol.md)");
   };

@@ -13,6 +13,7 @@
 #define RATELAB_IMPL_LIMITERS_EXEC_PROTOCOL_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,8 +40,10 @@ struct ExecHello {
   bool wait = false;  // it may admit with a wait (a smoothing limiter)
 };
 
-// Safe to share between threads: each message is written, and each answer read, under one
-// lock, so runs on several threads (run --jobs) or the threads of stress share one process.
+// Safe to share between threads (runs on several threads, run --jobs, or the threads of stress
+// share one process). One thread at a time reads the process's answers, without the lock, so
+// that the others go on sending while it waits: what they send is queued, and handed to the
+// process in order by the next thread to read; a thread whose answer the reader took is woken.
 class ExecSession {
  public:
   // Starts `command` (its words: SplitCommandWords) and greets it: InvalidArgument for a command
@@ -78,22 +81,32 @@ class ExecSession {
         directory_(std::move(directory)) {}
   // Starts the process and reads its hello.
   Status Greet();  // mu_ held
-  // Sends `message` (with "id" added): its id.
+  // Queues `message` (with "id" added) for the process: its id.
   int64_t Write(std::string op, int64_t limiter, std::string rest);  // mu_ held
-  // Reads answers until `id`'s (each other one kept or, for open, restart and close, checked);
-  // `deciding` names the decision for an error.
-  Status ReadUntil(int64_t id, const std::string& deciding);  // mu_ held
+  // Waits until no thread reads the process, then hands it what is queued: the process is this
+  // thread's until the lock is let go.
+  void TakeProcess(std::unique_lock<std::mutex>& lock);
+  void HandQueued();  // mu_ held, and no other thread reading
+  // Reads answers until `id`'s (each other one kept or, for open, restart and close, checked),
+  // or waits for the thread that reads them; `deciding` names the decision for an error.
+  Status ReadUntil(std::unique_lock<std::mutex>& lock, int64_t id, const std::string& deciding);
+  // Takes `line`, answered by the process, as what it says (mu_ held).
+  Status Take(std::string line, const std::string& deciding);
   // FailedPrecondition: the process failed, with what became of it and its stderr.
-  Status Broken(std::string what);  // mu_ held
+  Status Broken(std::string what);  // mu_ held, and no other thread reading
 
   std::string command_;
   std::vector<std::string> words_;  // command_'s
   std::chrono::milliseconds timeout_;
   std::string directory_;
-  std::mutex mu_;  // guards the process and what follows
+  std::mutex mu_;                 // guards what follows, and the process but while reading_
+  std::condition_variable read_;  // a line was taken, or a reader let go of the process
+  // A thread reads the process without the lock; no other touches it meanwhile.
+  bool reading_ = false;
   std::unique_ptr<ExecProcess> process_;
-  ExecHello hello_;  // written before the session is shared
-  Status failed_;    // once the process failed, every decision fails until it is started again
+  std::string queued_;  // lines written, each with its newline, for the process's next read
+  ExecHello hello_;     // written before the session is shared
+  Status failed_;       // once the process failed, every decision fails until it is started again
   int64_t next_id_ = 1;
   // Messages written to this process that no line of its has answered yet: a process answering
   // more lines than it was sent is out of protocol (and could keep a wait going for ever).

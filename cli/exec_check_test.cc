@@ -85,6 +85,49 @@ TEST(ExecCheck, ADocumentedBehaviourIsReportedAsWhatItIs) {
   EXPECT_EQ(wrong_model.exit, kExitBadInput);
 }
 
+TEST(ExecCheck, GuavaAdmitsAnyCostOnCreditAsTheModelOfItsContractSays) {
+  // A key's first request at 0s (Guava's cold start: no permits stored, the next free at 1s);
+  // at 3s one of cost 5, admitted on the one token there, 4 owed; denied at 3.5s and 6.9s while
+  // the debt is waited off, admitted at 7.1s and 8.05s.
+  const fs::path dir = testing_files::TempDir("exec-credit");
+  fs::create_directories(dir);
+  testing_files::Write(dir, "costs.csv",
+                       "timestamp,key,endpoint,cost\n1700000000.000,u,/api,1\n"
+                       "1700000003.000,u,/api,5\n1700000003.500,u,/api,1\n"
+                       "1700000006.900,u,/api,1\n1700000007.100,u,/api,1\n"
+                       "1700000008.050,u,/api,1\n");
+  const std::string guava =
+      "burst: 2, interval: 1s, exec: " + Adapter("java/guava-ratelimiter") + ", name: ";
+  const std::string file =
+      testing_files::Write(dir, "credit.yaml",
+                           "name: credit\nnodes: 1\nlimiters:\n"
+                           "  - {algorithm: token-bucket-credit, " +
+                               guava +
+                               "credit}\n"
+                               "  - {algorithm: token-bucket, " +
+                               guava +
+                               "whole}\n"
+                               "  - {algorithm: token-bucket-credit, burst: 2, interval: 1s}\n"
+                               "claim: {limit: 20, window: 10s}\n"
+                               "traffic:\n  - {type: replay, file: costs.csv, format: csv}\n"
+                               "checks: [promise, false-denials]\n")
+          .string();
+  const CliOutcome o = Ratelab({"run", file, "--json"});
+  EXPECT_EQ(o.exit, kExitViolation) << o.out << o.err;
+  const nlohmann::json limiters = nlohmann::json::parse(o.out)["limiters"];
+  ASSERT_EQ(limiters.size(), 3u) << o.out;
+  for (const nlohmann::json& l : limiters) {
+    EXPECT_EQ(l["admitted"], 4) << l;
+    // Held to its contract, Guava keeps it; held to a bucket that wants the whole cost, the
+    // request of cost 5 breaks it.
+    const bool whole = l["name"] == "whole";
+    EXPECT_EQ(l["violations"].size(), whole ? 1u : 0u) << l;
+    if (whole) {
+      EXPECT_EQ(l["violations"][0]["invariant"], "bucket-conformance") << l;
+    }
+  }
+}
+
 TEST(ExecCheck, AProcessThatFailsIsAFailedRunWithItsStderrTheRequestAndTheSeed) {
   const std::string dies =
       "sh -c 'while read -r line; do id=$(echo \"$line\" | sed "

@@ -29,7 +29,7 @@ Violations AnyWindowCap(const Judged& r) { return r.any_window.violations; }
 
 Violations BucketConformance(const Judged& r) {
   if (!r.policy.IsBucket()) return std::vector<Violation>{};
-  return CheckBucketConformance(r.history, r.policy.limit, r.policy.window);
+  return CheckBucketConformance(r.history, r.policy.limit, r.policy.window, CreditOf(r.policy));
 }
 
 // Whether two requests of `key` sent up to `until` were sent exactly `window` apart in `exact`:

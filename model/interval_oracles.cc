@@ -130,10 +130,21 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
-      return Spans(
-          h, PromiseInvariant(policy.algorithm), horizon,
-          "bucket allows at most " + std::to_string(limit) + " + span / " + FormatDuration(window),
-          [&](Duration span) { return policy.BucketBound(span); });
+    case Algorithm::kTokenBucketCredit: {
+      // On credit, a span's last admission may take what the bucket lacks: the costliest
+      // admission's cost less the one token it needs.
+      int64_t owed = 0;
+      if (policy.algorithm == Algorithm::kTokenBucketCredit) {
+        for (const HistoryEvent& e : h) {
+          if (e.admitted()) owed = std::max(owed, e.cost - 1);
+        }
+      }
+      return Spans(h, PromiseInvariant(policy.algorithm), horizon,
+                   "bucket allows at most " + std::to_string(limit) + " + span / " +
+                       FormatDuration(window) +
+                       (owed > 0 ? " + " + std::to_string(owed) + " on credit" : ""),
+                   [&](Duration span) { return policy.BucketBound(span) + owed; });
+    }
     case Algorithm::kAnchoredWindow:
     case Algorithm::kSlidingCounterAnchored:
       // Windows open at least W apart, so any span of W (closed) meets at most two: 2N.
@@ -161,6 +172,7 @@ int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to) {
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
+    case Algorithm::kTokenBucketCredit:  // requests of cost 1, as stress sends
       return policy.BucketBound(span);
     case Algorithm::kAnchoredWindow:
     case Algorithm::kSlidingCounterAnchored:

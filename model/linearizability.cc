@@ -618,6 +618,7 @@ KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const Linea
     case Algorithm::kSlidingCounterAnchored:
       return Search<SlidingCounterModel>(policy, ops, options);
     case Algorithm::kTokenBucket:
+    case Algorithm::kTokenBucketCredit:
       return Search<TokenBucketModel>(policy, ops, options);
     case Algorithm::kGcra:
       return Search<GcraModel>(policy, ops, options);

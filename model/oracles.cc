@@ -20,7 +20,8 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy, Dura
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
-      return CheckBucketConformance(h, policy.limit, policy.window);
+    case Algorithm::kTokenBucketCredit:
+      return CheckBucketConformance(h, policy.limit, policy.window, CreditOf(policy));
     case Algorithm::kAnchoredWindow:
       return CheckAnchoredWindowCap(h, policy.limit, policy.window, closed);
     case Algorithm::kSlidingCounterAnchored:
@@ -40,6 +41,7 @@ Invariant PromiseInvariant(Algorithm algorithm) {
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
+    case Algorithm::kTokenBucketCredit:
       return Invariant::kBucketConformance;
     case Algorithm::kAnchoredWindow:
       return Invariant::kAnchoredWindowCap;

@@ -51,11 +51,20 @@ struct AnyWindowReport {
 AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window,
                                   WindowEdge edge = WindowEdge::kHalfOpen);
 
+// What a bucket needs to admit a request: its whole cost, or (token-bucket-credit) one token, the
+// rest owed.
+enum class BucketCredit { kNone, kOneToken };
+inline BucketCredit CreditOf(const Policy& policy) {
+  return policy.algorithm == Algorithm::kTokenBucketCredit ? BucketCredit::kOneToken
+                                                           : BucketCredit::kNone;
+}
+
 // Token-bucket conformance: in any closed span [s, e], at most burst + floor((e - s) / interval)
-// units admitted per key. O(n): a bucket that never denies is run over the admissions; it goes
-// below zero exactly when some span breaks the bound, and that span starts where the bucket was
-// last full.
-std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, Duration interval);
+// units admitted per key (on credit, the span's last admission counts 1 whatever its cost). O(n):
+// a bucket that never denies is run over the admissions; it goes below what an admission needs
+// exactly when some span breaks the bound, and that span starts where the bucket was last full.
+std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, Duration interval,
+                                              BucketCredit credit = BucketCredit::kNone);
 
 // Replays the history into the reference model of `policy` (admissions forced in, in invoke
 // order) and flags each denial the model would have admitted: "no false denials". A request
@@ -72,7 +81,8 @@ std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy
 
 // The most units one key had admitted beyond burst + floor((e - s) / interval) in any closed
 // span [s, e]: 0 when the bucket conforms (CheckBucketConformance's bucket, let go below empty).
-int64_t MostOverBucket(const History& h, int64_t burst, Duration interval);
+int64_t MostOverBucket(const History& h, int64_t burst, Duration interval,
+                       BucketCredit credit = BucketCredit::kNone);
 
 // Replays as above and flags each denial whose retry_after differs from the model's exact wait
 // given the same admissions: "exact Retry-After". A limiter that answers in whole `unit`s (an

@@ -256,6 +256,31 @@ TEST(BucketConformanceOracle, AllowsBurstPlusRefill) {
   EXPECT_EQ(v[0].witness.size(), 5u);
 }
 
+TEST(BucketConformanceOracle, OnCreditTheLastAdmissionNeedsOneToken) {
+  // Burst 2, one per second: at 0s a request of cost 1, then one of cost 5 with one token left,
+  // 4 tokens owed: on credit that conforms; a bucket that wants the whole cost does not.
+  History h = At({seconds(0), seconds(0)});
+  h[1].cost = 5;
+  EXPECT_TRUE(CheckBucketConformance(h, 2, seconds(1), BucketCredit::kOneToken).empty());
+  EXPECT_EQ(CheckBucketConformance(h, 2, seconds(1)).size(), 1u);
+  // The debt is waited off, and then a token more: one at 4s (the debt just paid) is over even on
+  // credit, one at 5s is not (as Guava's next free ticket is 5s).
+  History early = h;
+  early.push_back(At({seconds(4)})[0]);
+  early.back().id = 2;
+  const std::vector<Violation> v =
+      CheckBucketConformance(early, 2, seconds(1), BucketCredit::kOneToken);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].summary.find("the last admitted counting 1 on credit"), std::string::npos)
+      << v[0].summary;
+  EXPECT_EQ(MostOverBucket(early, 2, seconds(1), BucketCredit::kOneToken), 1);
+  History waited = h;
+  waited.push_back(At({seconds(5)})[0]);
+  waited.back().id = 2;
+  EXPECT_TRUE(CheckBucketConformance(waited, 2, seconds(1), BucketCredit::kOneToken).empty());
+  EXPECT_EQ(MostOverBucket(waited, 2, seconds(1), BucketCredit::kOneToken), 0);
+}
+
 TEST(BucketConformanceOracle, WitnessStartsWhereTheBucketWasLastFull) {
   History h = At({seconds(0), seconds(100), seconds(100), seconds(100)});
   std::vector<Violation> v = CheckBucketConformance(h, 2, seconds(1));

@@ -13,7 +13,7 @@ constexpr int64_t kMaxLimit = int64_t{1} << 40;
 // About 146 years in nanoseconds: a larger window or interval is surely a unit mistake.
 constexpr int64_t kMaxWindowNanos = int64_t{1} << 62;
 
-constexpr std::array<AlgorithmInfo, 9> kAlgorithms = {{
+constexpr std::array<AlgorithmInfo, 10> kAlgorithms = {{
     {Algorithm::kFixedWindow, "fixed-window",
      "N per aligned window of W; up to 2N across a window edge", false, false},
     {Algorithm::kSlidingLog, "sliding-log",
@@ -43,6 +43,11 @@ constexpr std::array<AlgorithmInfo, 9> kAlgorithms = {{
     {Algorithm::kTokenBucketIntervals, "token-bucket-intervals",
      "bucket of B whole tokens, one more per full interval T since the last refill; the part of "
      "an interval left over is dropped",
+     true, false},
+    {Algorithm::kTokenBucketCredit, "token-bucket-credit",
+     "bucket of B tokens refilled one per T that admits a request of any cost while a token is "
+     "left, on credit: the tokens it lacks are owed, and the next requests wait them off (Guava's "
+     "RateLimiter); with cost 1, the token bucket",
      true, false},
 }};
 }  // namespace

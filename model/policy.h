@@ -28,6 +28,7 @@ enum class Algorithm {
   kSlidingLogClosed,        // the log's window is closed: [now - W, now]
   kSlidingCounterAnchored,  // the counter's windows start at the key's first request
   kTokenBucketIntervals,    // whole tokens, one per full interval since the last refill
+  kTokenBucketCredit,       // any cost admitted while a token is left, the rest owed
 };
 
 struct AlgorithmInfo {

@@ -25,6 +25,7 @@ std::unique_ptr<ReferenceModel> MakeReferenceModel(const Policy& policy) {
     case Algorithm::kSlidingCounter:
       return std::make_unique<internal::PerKeyModel<SlidingCounterModel>>(policy);
     case Algorithm::kTokenBucket:
+    case Algorithm::kTokenBucketCredit:
       return std::make_unique<internal::PerKeyModel<TokenBucketModel>>(policy);
     case Algorithm::kGcra:
       return std::make_unique<internal::PerKeyModel<GcraModel>>(policy);

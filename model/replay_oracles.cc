@@ -202,9 +202,14 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
       h, policy, /*lenient=*/true,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
+        const std::string room = policy.algorithm == Algorithm::kTokenBucketCredit
+                                     ? "a token left, which admits this request of cost " +
+                                           std::to_string(e.cost) + " on credit"
+                                     : std::to_string(expected.remaining + e.cost) +
+                                           " left before this request of cost " +
+                                           std::to_string(e.cost);
         return "denied at " + FormatInstantTo(e.invoke, 3) + " although " + policy.ToString() +
-               " had room (" + std::to_string(expected.remaining + e.cost) +
-               " left before this request of cost " + std::to_string(e.cost) + ")";
+               " had room (" + room + ")";
       });
   for (Violation& v : out) v.invariant = Invariant::kFalseDenials;
   return out;

@@ -1,5 +1,7 @@
 // Token bucket: B tokens, one more every T, refilled lazily when a request arrives; a new key
-// starts full. The fill level is kept in nanoseconds (tokens * T) so refill is exact.
+// starts full. On credit (token-bucket-credit), a request of any cost is admitted while a token is
+// left, and the level goes below zero by what it lacked. The fill level is kept in nanoseconds
+// (tokens * T) so refill is exact.
 #ifndef RATELAB_MODEL_TOKEN_BUCKET_MODEL_H_
 #define RATELAB_MODEL_TOKEN_BUCKET_MODEL_H_
 

@@ -46,6 +46,10 @@ RC_GTEST_PROP(InProcessLimiter, TokenBucketIntervalsMatchesModel, ()) {
   MatchesReference(Algorithm::kTokenBucketIntervals, MakeInProcessSubject, MakeModelSubject,
                    TimeOrder::kNonDecreasing);
 }
+RC_GTEST_PROP(InProcessLimiter, TokenBucketCreditMatchesModel, ()) {
+  MatchesReference(Algorithm::kTokenBucketCredit, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
 
 // A key whose window has passed or whose bucket is full again is dropped (serve does so every
 // second); no decision after that may tell. (Of a request that costs more than the limit, which

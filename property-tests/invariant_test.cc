@@ -46,6 +46,9 @@ RC_GTEST_PROP(TokenBucketIntervals, ConformsToBurstPlusRate, ()) {
 RC_GTEST_PROP(TokenBucket, ConformsToBurstPlusRate, ()) {
   ConformsToBucket(Algorithm::kTokenBucket, MakeInProcessSubject);
 }
+RC_GTEST_PROP(TokenBucketCredit, ConformsToBurstPlusRateWithTheLastOnCredit, ()) {
+  ConformsToBucket(Algorithm::kTokenBucketCredit, MakeInProcessSubject);
+}
 RC_GTEST_PROP(Gcra, ConformsToBurstPlusRate, ()) {
   ConformsToBucket(Algorithm::kGcra, MakeInProcessSubject);
 }

@@ -75,7 +75,8 @@ void BoundaryAttackReachesTwiceTheLimit(const SubjectFactory& make) {
 
 void ConformsToBucket(Algorithm a, const SubjectFactory& make) {
   const Traffic t = *GenTraffic(a);
-  AssertNoViolation(CheckBucketConformance(Run(make, t), t.policy.limit, t.policy.window), t);
+  AssertNoViolation(
+      CheckBucketConformance(Run(make, t), t.policy.limit, t.policy.window, CreditOf(t.policy)), t);
 }
 
 void RetryAfterIsExact(Algorithm a, const SubjectFactory& make) {

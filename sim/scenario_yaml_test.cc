@@ -81,7 +81,7 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
               kTraffic),
       "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
       "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-      "sliding-counter-anchored or token-bucket-intervals)");
+      "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
   EXPECT_EQ(
       ErrorOf(std::string("limiters:\n  - {algorithm: gcra, burst: 0, interval: 1s}\n") + kTraffic),
       "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
@@ -159,7 +159,7 @@ TEST(ScenarioFile, DuplicateKeysAndNamesAndOutOfRangeNumbersSayWhatIsWrong) {
   EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: leaky-bucket, limit: 1, window: 1s}\n" + traffic),
             "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
             "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-            "sliding-counter-anchored or token-bucket-intervals)");
+            "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
 }
 
 TEST(ScenarioFile, StoreNamesWhereTheKvProtocolsRun) {

@@ -279,12 +279,12 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
       break;
     }
     case WorstClaim::kOverBucket: {
-      m.value = MostOverBucket(decided, policy.limit, policy.window);
+      m.value = MostOverBucket(decided, policy.limit, policy.window, CreditOf(policy));
       m.allowed = policy.limit;
       if (m.value == 0) break;
       // The span over by the most: the one that breaks a burst that much less one larger.
-      std::vector<Violation> v =
-          CheckBucketConformance(decided, policy.limit + m.value - 1, policy.window);
+      std::vector<Violation> v = CheckBucketConformance(decided, policy.limit + m.value - 1,
+                                                        policy.window, CreditOf(policy));
       if (v.empty()) break;
       m.shown = std::move(v.front());
       m.shown->invariant = Invariant::kOverBucket;

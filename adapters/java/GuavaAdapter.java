@@ -49,9 +49,11 @@ public final class GuavaAdapter {
     Map<String, RateLimiter> byKey = new HashMap<>();
 
     Limiter(String message) {
-      if (!"token-bucket".equals(text(message, "algorithm"))) {
-        throw new IllegalArgumentException("Guava's RateLimiter is a token bucket (--model "
-            + "token-bucket), not " + text(message, "algorithm"));
+      String algorithm = text(message, "algorithm");
+      if (!"token-bucket".equals(algorithm) && !"token-bucket-credit".equals(algorithm)) {
+        throw new IllegalArgumentException("Guava's RateLimiter is a token bucket that admits "
+            + "any cost on credit (--model token-bucket-credit; token-bucket where every "
+            + "request costs 1), not " + algorithm);
       }
       double intervalSeconds = number(message, "interval_ns") / 1e9;
       permitsPerSecond = 1 / intervalSeconds;

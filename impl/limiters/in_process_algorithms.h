@@ -136,7 +136,10 @@ class TokenBucket {
     int64_t last = kUnseen;
   };
   explicit TokenBucket(const Policy& p)
-      : burst_(p.limit), interval_(p.window.count()), full_(p.limit * p.window.count()) {}
+      : burst_(p.limit),
+        interval_(p.window.count()),
+        full_(p.limit * p.window.count()),
+        credit_(p.algorithm == Algorithm::kTokenBucketCredit) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   // Full again.
   bool Idle(const State& s, int64_t t) const {
@@ -148,6 +151,7 @@ class TokenBucket {
   int64_t burst_;
   int64_t interval_;
   int64_t full_;
+  bool credit_;  // one token admits any cost, the rest owed (below zero)
 };
 
 class Gcra {

@@ -83,6 +83,7 @@ std::unique_ptr<InProcessLimiter> MakeInProcessLimiter(const Policy& policy, siz
     case Algorithm::kSlidingCounter:
       return std::make_unique<ShardedLimiter<internal::SlidingCounter>>(policy, max_keys);
     case Algorithm::kTokenBucket:
+    case Algorithm::kTokenBucketCredit:
       return std::make_unique<ShardedLimiter<internal::TokenBucket>>(policy, max_keys);
     case Algorithm::kGcra:
       return std::make_unique<ShardedLimiter<internal::Gcra>>(policy, max_keys);

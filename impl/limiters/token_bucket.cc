@@ -16,15 +16,18 @@ Decision TokenBucket::Decide(State& s, Instant now, int64_t cost) const {
     r.last = t;
   }
   Decision d{.limit = burst_};
-  const int64_t need = cost <= burst_ ? cost * interval_ : 0;
-  if (cost <= burst_ && r.level >= need) {
-    r.level -= need;
+  const bool fits = credit_ || cost <= burst_;
+  const int64_t need = !fits ? 0 : credit_ ? interval_ : cost * interval_;
+  if (fits && r.level >= need) {
+    // On credit the debt may be any size: kept within reach of int64 (2^62 ns is 146 years).
+    constexpr Int128 kDeepest = -(Int128{1} << 62);
+    r.level = static_cast<int64_t>(std::max(kDeepest, Int128{r.level} - Int128{cost} * interval_));
     s = r;
     d.allowed = true;
   } else {
-    d.retry_after = cost > burst_ ? kNever : Duration(r.last + need - r.level - t);
+    d.retry_after = !fits ? kNever : Duration(r.last + need - r.level - t);
   }
-  d.remaining = r.level / interval_;
+  d.remaining = std::max<int64_t>(0, r.level / interval_);
   d.reset = FromUnixNanos(r.last + full_ - r.level);
   return d;
 }

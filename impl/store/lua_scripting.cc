@@ -202,19 +202,6 @@ std::string Sha1Hex(std::string_view text) {
   return out;
 }
 
-void* LuaScripting::Allocate(void* memory, void* block, size_t old_size, size_t new_size) {
-  Memory& m = *static_cast<Memory*>(memory);
-  if (new_size == 0) {
-    std::free(block);
-    m.used -= old_size;
-    return nullptr;
-  }
-  if (m.enforce && new_size > old_size && m.used - old_size + new_size > m.cap) return nullptr;
-  void* grown = std::realloc(block, new_size);
-  if (grown != nullptr) m.used = m.used - old_size + new_size;
-  return grown;
-}
-
 // Outside a protected call (setting KEYS up, say) Lua calls this instead of exit(): the harness
 // answers for the exception like any other.
 static int LuaPanic(lua_State* L) {
@@ -226,8 +213,8 @@ static int LuaPanic(lua_State* L) {
 LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap)
     : dispatch_(std::move(dispatch)),
       instruction_budget_(instruction_budget),
-      memory_{0, memory_cap, false},
-      L_(lua_newstate(&LuaScripting::Allocate, &memory_)) {
+      memory_(memory_cap),
+      L_(lua_newstate(&LuaArena::Allocate, &memory_)) {
   if (L_ == nullptr) throw std::bad_alloc();
   lua_atpanic(L_, LuaPanic);
   lua_State* L = L_;
@@ -343,7 +330,7 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
   lua_pop(L, 2);  // the result and the handler
   // What the script left behind (tables it kept in globals aside) goes before the next one runs,
   // so that each starts with its room.
-  if (memory_.used > memory_.cap / 2) lua_gc(L, LUA_GCCOLLECT, 0);
+  if (memory_.used() > memory_.cap() / 2) lua_gc(L, LUA_GCCOLLECT, 0);
   return reply;
 }
 

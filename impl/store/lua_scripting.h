@@ -30,6 +30,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "impl/store/kv_reply.h"
+#include "impl/store/lua_arena.h"
 
 struct lua_State;
 struct lua_Debug;
@@ -72,18 +73,11 @@ class LuaScripting {
   // Redis's rand48, so math.random gives the numbers it gives on Redis.
   int32_t NextRandom();
 
-  // What the Lua state holds, counted by its allocator, which refuses to pass `cap` while a
-  // script runs (`enforce`): Lua then raises "not enough memory" in the script.
-  struct Memory {
-    size_t used = 0;
-    size_t cap = 0;
-    bool enforce = false;
-  };
-  static void* Allocate(void* memory, void* block, size_t old_size, size_t new_size);
-
   Dispatch dispatch_;
   const int64_t instruction_budget_;
-  Memory memory_;  // before L_, which uses it
+  // What the Lua state holds, counted by its allocator, which refuses to pass the cap while a
+  // script runs (`enforce`): Lua then raises "not enough memory" in the script.
+  LuaArena memory_;  // before L_, which uses it
   int64_t instructions_left_ = 0;
   int error_line_ = -1;  // the line of the script's last error, -1: unknown
   uint64_t rand48_ = 0;

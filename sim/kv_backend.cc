@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "impl/store/lua_scripting.h"
 #include "impl/store/memory_kv.h"
 
 namespace ratelab {
@@ -10,7 +11,8 @@ namespace {
 
 class MemoryBackend final : public KvBackend {
  public:
-  MemoryBackend(const Clock& clock, Durability durability) : kv_(clock, durability) {}
+  MemoryBackend(const Clock& clock, Durability durability, std::shared_ptr<LuaChunks> chunks)
+      : kv_(clock, durability, MemoryKv::kScriptBudget, std::move(chunks)) {}
   Result<KvReply> Execute(std::span<const std::string> argv) override { return kv_.Execute(argv); }
   void Restart() override { kv_.Restart(); }
   std::vector<std::string> KeysWithoutExpiry() override { return kv_.KeysWithoutExpiry(); }
@@ -33,8 +35,9 @@ class MemoryBackend final : public KvBackend {
 
 }  // namespace
 
-std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability) {
-  return std::make_unique<MemoryBackend>(clock, durability);
+std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability,
+                                        std::shared_ptr<LuaChunks> chunks) {
+  return std::make_unique<MemoryBackend>(clock, durability, std::move(chunks));
 }
 
 }  // namespace ratelab

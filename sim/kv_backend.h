@@ -13,6 +13,7 @@
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
 #include "impl/store/kv.h"
+#include "impl/store/lua_scripting.h"
 
 namespace ratelab {
 
@@ -39,8 +40,10 @@ class KvBackend : public Kv {
   virtual Status failure() const { return absl::OkStatus(); }
 };
 
-// MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state.
-std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability);
+// MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state;
+// `chunks`: compiled scripts shared with the stores of other runs (LuaChunks).
+std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability,
+                                        std::shared_ptr<LuaChunks> chunks = nullptr);
 
 }  // namespace ratelab
 

@@ -294,7 +294,9 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
         " admits with a wait, and a delayed admission's retry has no model to be judged by "
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
-  if (Status s = TryOnItsStore(subject, o.stores, o.base.start); !s.ok()) return s;
+  // One source for every seed, so that the embedded stores compile each script once (LuaChunks).
+  const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores();
+  if (Status s = TryOnItsStore(subject, stores, o.base.start); !s.ok()) return s;
   if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;
   SearchResult result;
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {
@@ -305,7 +307,7 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     }
     ++result.seeds_searched;
     const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
-    Result<CaseRun> run = RunCase(subject, drawn, seed, o.stores);
+    Result<CaseRun> run = RunCase(subject, drawn, seed, stores);
     if (!run.ok()) return run.status();
     if (run->failure) {
       result.failure = LimiterFailure{seed, drawn, *std::move(run->failure)};
@@ -316,9 +318,9 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     }
     if (!run->first) continue;
     Result<Case> minimal = Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget,
-                                  o.shrink_policy, o.stores);
+                                  o.shrink_policy, stores);
     if (!minimal.ok()) return minimal.status();
-    Result<CaseRun> shown = RunCase(subject, *minimal, seed, o.stores);
+    Result<CaseRun> shown = RunCase(subject, *minimal, seed, stores);
     if (!shown.ok()) return shown.status();
     Finding f{seed,
               drawn,

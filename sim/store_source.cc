@@ -8,8 +8,13 @@ class MemoryStoreSource final : public StoreSource {
  public:
   MemoryStoreSource() : StoreSource(StoreName{}) {}
   Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability) override {
-    return OpenMemoryKv(clock, durability);
+    return OpenMemoryKv(clock, durability, chunks_);
   }
+
+ private:
+  // Each run's store is new, and compiles the scripts of the runs before it again: they are
+  // compiled once, for every run of this source.
+  std::shared_ptr<LuaChunks> chunks_ = std::make_shared<LuaChunks>();
   Result<std::unique_ptr<SqlBackend>> OpenSql(Durability) override { return NoSqlStore(); }
 };
 

@@ -210,9 +210,25 @@ static int LuaPanic(lua_State* L) {
                            (message != nullptr ? message : "unknown error"));
 }
 
-LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap)
+std::optional<std::string> LuaChunks::Find(std::string_view sha) const {
+  std::lock_guard lock(mu_);
+  const auto it = by_sha_.find(absl::string_view(sha.data(), sha.size()));
+  if (it == by_sha_.end()) return std::nullopt;
+  return it->second;
+}
+
+void LuaChunks::Keep(std::string sha, std::string bytecode) {
+  std::lock_guard lock(mu_);
+  if (bytes_ + bytecode.size() > kMostBytes) return;
+  bytes_ += bytecode.size();
+  by_sha_.try_emplace(std::move(sha), std::move(bytecode));
+}
+
+LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap,
+                           std::shared_ptr<LuaChunks> chunks)
     : dispatch_(std::move(dispatch)),
       instruction_budget_(instruction_budget),
+      chunks_(std::move(chunks)),
       memory_(memory_cap),
       L_(lua_newstate(&LuaArena::Allocate, &memory_)) {
   if (L_ == nullptr) throw std::bad_alloc();
@@ -266,10 +282,28 @@ LuaScripting& LuaScripting::Self(lua_State* L) {
 KvReply LuaScripting::Load(std::string_view body) {
   const std::string sha = Sha1Hex(body);
   if (Exists(sha)) return KvReply::Bulk(sha);
-  if (luaL_loadbuffer(L_, body.data(), body.size(), "@user_script") != 0) {
+  if (!body.empty() && body[0] == LUA_SIGNATURE[0]) {
+    // Lua 5.1 would load it as bytecode, which a crafted script can use to corrupt memory;
+    // Redis's Lua only parses source, which stops at that first byte.
+    return KvReply::Error(
+        "ERR Error compiling script (new function): user_script:1: unexpected symbol near "
+        "'char(27)'");
+  }
+  const std::optional<std::string> compiled =
+      chunks_ != nullptr ? chunks_->Find(sha) : std::nullopt;
+  const std::string_view chunk = compiled ? std::string_view(*compiled) : body;
+  if (luaL_loadbuffer(L_, chunk.data(), chunk.size(), "@user_script") != 0) {
     std::string message = lua_tostring(L_, -1);
     lua_pop(L_, 1);
     return KvReply::Error("ERR Error compiling script (new function): " + message);
+  }
+  if (chunks_ != nullptr && !compiled) {
+    std::string bytecode;
+    const auto append = [](lua_State*, const void* p, size_t size, void* to) {
+      static_cast<std::string*>(to)->append(static_cast<const char*>(p), size);
+      return 0;
+    };
+    if (lua_dump(L_, append, &bytecode) == 0) chunks_->Keep(sha, std::move(bytecode));
   }
   lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
   lua_insert(L_, -2);                 // scripts, function

@@ -24,10 +24,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/any_invocable.h"
 #include "impl/store/kv_reply.h"
 #include "impl/store/lua_arena.h"
@@ -37,6 +41,23 @@ struct lua_Debug;
 
 namespace ratelab {
 
+// Scripts compiled once, kept as Lua bytecode for the Lua states made after: each seed of a check
+// is a new store, so a new state that compiles the same few scripts, and loading bytecode skips
+// the parser. Only what a LuaScripting compiled itself goes in (a script sent as bytecode is
+// refused, as Redis refuses it). Safe to share between threads.
+class LuaChunks {
+ public:
+  std::optional<std::string> Find(std::string_view sha) const;
+  // Keeps `bytecode` under `sha` unless the chunks kept already hold kMostBytes.
+  void Keep(std::string sha, std::string bytecode);
+
+ private:
+  static constexpr size_t kMostBytes = 16 << 20;
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, std::string> by_sha_;
+  size_t bytes_ = 0;
+};
+
 class LuaScripting {
  public:
   // Runs one command for redis.call / redis.pcall.
@@ -44,7 +65,9 @@ class LuaScripting {
 
   // `instruction_budget`: what a script may run before it is ended with an error reply;
   // `memory_cap`: the bytes the Lua state may hold while a script runs.
-  LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = 256 << 20);
+  // `chunks`: where compiled scripts are found and kept (none: each is compiled here).
+  LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = 256 << 20,
+               std::shared_ptr<LuaChunks> chunks = nullptr);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;
@@ -75,6 +98,7 @@ class LuaScripting {
 
   Dispatch dispatch_;
   const int64_t instruction_budget_;
+  std::shared_ptr<LuaChunks> chunks_;
   // What the Lua state holds, counted by its allocator, which refuses to pass the cap while a
   // script runs (`enforce`): Lua then raises "not enough memory" in the script.
   LuaArena memory_;  // before L_, which uses it

@@ -128,6 +128,54 @@ TEST_F(LuaScriptingTest, ScriptErrorsBecomeErrorRepliesNotCrashes) {
   EXPECT_EQ(Eval("return 2"), KvReply::Integer(2));
 }
 
+// Lua 5.1 loads a chunk that starts with ESC as bytecode, which a crafted script can use to
+// corrupt memory; Redis's Lua only parses source.
+TEST_F(LuaScriptingTest, AScriptSentAsBytecodeIsRefusedAsRedisRefusesIt) {
+  const std::string bytecode = std::string("\033Lua\x51\0\1\4\x08\4\x08\0", 12) + "garbage";
+  const KvReply r = Eval(bytecode);
+  EXPECT_EQ(r, KvReply::Error("ERR Error compiling script (new function): user_script:1: "
+                              "unexpected symbol near 'char(27)'"));
+  EXPECT_TRUE(StartsWith(Run({"SCRIPT", "LOAD", bytecode}), "ERR Error compiling script"));
+}
+
+// Stores that share their compiled scripts answer as stores that compile their own, errors and
+// their lines included, and a store new to a script still says NOSCRIPT first.
+TEST(LuaChunks, AStoreLoadingAScriptCompiledByAnotherAnswersAsIfItCompiledIt) {
+  ManualClock clock(FromUnixNanos(1'700'000'000'000'000'000));
+  const auto chunks = std::make_shared<LuaChunks>();
+  const std::string script =
+      "local n = redis.call('INCR', KEYS[1])\n"
+      "if n > 2 then error('past ' .. ARGV[1]) end\n"
+      "return {n, redis.sha1hex(ARGV[1])}";
+  const std::string bad = "return (";
+  const auto execute = [](MemoryKv& kv, std::vector<std::string> argv) {
+    Result<KvReply> r = kv.Execute(argv);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *r : KvReply::Nil();
+  };
+  const auto run = [&](MemoryKv& kv) {
+    std::vector<KvReply> said;
+    for (int i = 0; i < 4; ++i) said.push_back(execute(kv, {"EVAL", script, "1", "k", "two"}));
+    said.push_back(execute(kv, {"EVAL", bad, "0"}));
+    return said;
+  };
+  MemoryKv alone(clock);
+  const std::vector<KvReply> own = run(alone);
+  ASSERT_TRUE(own[3].is_error());
+  EXPECT_NE(own[3].text.find("user_script:2: past two"), std::string::npos) << own[3].text;
+  EXPECT_TRUE(own[4].is_error());
+  for (int store = 0; store < 3; ++store) {
+    MemoryKv shared(clock, Durability::kAlways, MemoryKv::kScriptBudget, chunks);
+    const std::string sha = Sha1Hex(script);
+    if (store > 0) {
+      EXPECT_TRUE(StartsWith(execute(shared, {"EVALSHA", sha, "1", "k", "two"}), "NOSCRIPT"));
+    }
+    EXPECT_EQ(run(shared), own) << "store " << store;
+  }
+  EXPECT_TRUE(chunks->Find(Sha1Hex(script)).has_value());
+  EXPECT_FALSE(chunks->Find(Sha1Hex(bad)).has_value());  // what did not compile is not kept
+}
+
 TEST(LuaScriptingBudget, EndlessLoopEndsInAnError) {
   LuaScripting lua([](std::span<const std::string>) { return KvReply::Nil(); }, 1'000'000);
   const KvReply sha = lua.Load("while true do end");

@@ -18,12 +18,13 @@ struct MemoryKv::Command {
   KvReply (MemoryKv::*run)(Args);
 };
 
-MemoryKv::MemoryKv(const Clock& clock, Durability durability, int64_t script_budget)
+MemoryKv::MemoryKv(const Clock& clock, Durability durability, int64_t script_budget,
+                   std::shared_ptr<LuaChunks> chunks)
     : clock_(clock),
       snapshot_(durability),
       lua_(std::make_unique<LuaScripting>(
-          [this](std::span<const std::string> argv) { return Dispatch(argv, true); },
-          script_budget)) {}
+          [this](std::span<const std::string> argv) { return Dispatch(argv, true); }, script_budget,
+          size_t{256} << 20, std::move(chunks))) {}
 
 MemoryKv::~MemoryKv() = default;
 

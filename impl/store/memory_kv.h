@@ -41,15 +41,18 @@
 namespace ratelab {
 
 class LuaScripting;
+class LuaChunks;
 
 class MemoryKv final : public Kv {
  public:
   // The instructions a script may run before it ends in an error reply: about a second's worth.
   static constexpr int64_t kScriptBudget = 100'000'000;
 
-  // `script_budget`: the instructions a script may run (an endless loop ends in an error reply).
+  // `script_budget`: the instructions a script may run (an endless loop ends in an error reply);
+  // `chunks`: compiled scripts shared with other stores (LuaChunks).
   explicit MemoryKv(const Clock& clock, Durability durability = Durability::kAlways,
-                    int64_t script_budget = kScriptBudget);
+                    int64_t script_budget = kScriptBudget,
+                    std::shared_ptr<LuaChunks> chunks = nullptr);
   ~MemoryKv() override;
   MemoryKv(const MemoryKv&) = delete;
   MemoryKv& operator=(const MemoryKv&) = delete;

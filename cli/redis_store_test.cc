@@ -47,7 +47,7 @@ TEST(RedisStore, SameSeedSameHistoryAsOnMemoryKv) {
         // A real server's everysec under kill -9 depends on the machine's timing (see
         // redis_server.h); the rest must match exactly.
         if (m.name.find("everysec") != std::string::npos) continue;
-        EXPECT_EQ(m.history_hash, r.history_hash) << name << " " << m.name;
+        EXPECT_EQ(m.history_hash(), r.history_hash()) << name << " " << m.name;
         EXPECT_EQ(m.admitted, r.admitted) << name << " " << m.name;
         EXPECT_EQ(m.state.keys, r.state.keys) << name << " " << m.name;
         EXPECT_EQ(m.state.bytes, r.state.bytes) << name << " " << m.name;

@@ -118,7 +118,7 @@ RunReport MakeRunReport(const RunResult& c) {
     l.denied = o.denied;
     l.unanswered = o.unanswered;
     l.max_in_any_window = o.max_in_any_window;
-    l.history_hash = HexHash(o.history_hash);
+    l.history_hash = HexHash(o.history_hash());
     l.metrics = MakeMetricsReport(ComputeMetrics(c, o), o, c.start);
     const TimeSeries s = ComputeSeries(c, o, bins);
     l.series = {s.offered, s.admitted, s.denied, s.unanswered, s.peak_in_window};

@@ -63,7 +63,7 @@ int64_t RunResult::violation_count() const {
 
 uint64_t RunResult::history_hash() const {
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (const LimiterOutcome& o : limiters) h = (h ^ o.history_hash) * 0x100000001b3ULL;
+  for (const LimiterOutcome& o : limiters) h = (h ^ o.history_hash()) * 0x100000001b3ULL;
   return h;
 }
 
@@ -216,7 +216,6 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     o.policy = spec.policy;
     o.by_rules = spec.by_rules;
     o.history = run.history();
-    o.history_hash = HistoryHash(o.history);
     o.state = run.State();
     o.offered = static_cast<int64_t>(o.history.size());
     for (const HistoryEvent& e : o.history) {

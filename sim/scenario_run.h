@@ -24,7 +24,6 @@ struct LimiterOutcome {
   Policy policy;          // unset for a limiter by rules
   bool by_rules = false;  // enforced the scenario's rules (LimiterSpec::by_rules)
   History history;
-  uint64_t history_hash = 0;
   int64_t offered = 0;
   int64_t admitted = 0;
   int64_t denied = 0;
@@ -38,6 +37,8 @@ struct LimiterOutcome {
   StateSize state;
 
   int64_t violation_count() const;
+  // HistoryHash of `history`, worked out when asked (a search asks only of what it reports).
+  uint64_t history_hash() const { return HistoryHash(history); }
   // "fixed-window 5 per 1m", or for a limiter by rules "the scenario's rules".
   std::string PolicyText() const;
   // The first request the limiter failed on, or null.

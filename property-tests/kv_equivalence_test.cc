@@ -159,6 +159,35 @@ rc::Gen<Argv> ZRangeByScore() {
     return Concat(a, *Options({"WITHSCORES"}));
   });
 }
+// Ranges of members: ZRANGE BYLEX either way and its older forms, ZLEXCOUNT and ZREMRANGEBYLEX,
+// over sets of one score (what they are meant for) and of several (where Redis's answer follows
+// its listpack, which sets this small are).
+rc::Gen<std::string> LexBound() {
+  return rc::gen::element<std::string>("-", "+", "[f", "(f", "[g", "(g", "[tokens", "(tokens", "[t",
+                                       "(a", "[", "(", "f", "", "+x", "-f", "[z");
+}
+rc::Gen<Argv> LexRange() {
+  return rc::gen::exec([] {
+    Argv a = {*rc::gen::element<std::string>("ZRANGE", "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZLEXCOUNT",
+                                             "ZREMRANGEBYLEX"),
+              *rc::gen::element<std::string>("one:a", "one:b", "a", "b"), *LexBound(), *LexBound()};
+    if (a[0] == "ZLEXCOUNT" || a[0] == "ZREMRANGEBYLEX") return a;
+    if (a[0] == "ZRANGE") {
+      a.push_back(*rc::gen::element<std::string>("BYLEX", "bylex"));
+      a = Concat(a, *Options({"REV"}));
+    }
+    if (*rc::gen::inRange(0, 3) == 0) a = Concat(a, {"LIMIT", *Index(), *Index()});
+    if (*rc::gen::inRange(0, 10) == 0) a.push_back("WITHSCORES");
+    return a;
+  });
+}
+// Members of one score for the "one:" sets.
+rc::Gen<Argv> ZAddOneScore() {
+  return rc::gen::exec([] {
+    return Argv{"ZADD", *rc::gen::element<std::string>("one:a", "one:b"), "0",
+                *rc::gen::element<std::string>("f", "g", "tokens", "", "a", "t", "ff", "\xff")};
+  });
+}
 // KEYS and SCAN: a key's name matched by a glob; in a script that sorts them where several may
 // match (their order is Redis's own), as they are where at most one can.
 rc::Gen<std::string> Glob() {
@@ -718,7 +747,8 @@ rc::Gen<Argv> Command() {
 rc::Gen<Argv> NewerCommand() {
   return rc::gen::oneOf(
       LPos(), SetAlgebra(), SetAlgebraSorted(), ZAddIncr(), SetRange(), Copy(), ZRangeByScore(),
-      KeysAndScan(), CollectionScan(), RandomDraws(), rc::gen::exec([] {
+      KeysAndScan(), CollectionScan(), RandomDraws(), LexRange(), ZAddOneScore(), ZAddOneScore(),
+      rc::gen::exec([] {
         return Argv{*rc::gen::element<std::string>("LPUSH", "RPUSH"), *Key(),
                     *rc::gen::element<std::string>("1", "7", "x"),
                     *rc::gen::element<std::string>("1", "7")};
@@ -808,8 +838,9 @@ TEST(KvEquivalenceTest, MemoryKvAnswersAsRedisDoes) {
   EXPECT_TRUE(equivalent("every reply of MemoryKv equals redis-server's", Command()));
   EXPECT_TRUE(
       equivalent("so do its replies to the newer commands (LPOS, SINTER, SUNION, SDIFF, "
-                 "ZADD INCR, ZRANGE BYSCORE REV LIMIT, SETRANGE, COPY, KEYS, SCAN, SSCAN, HSCAN, "
-                 "ZSCAN, SPOP, SRANDMEMBER, HRANDFIELD), drawn often",
+                 "ZADD INCR, ZRANGE BYSCORE REV LIMIT, ZRANGE BYLEX, ZRANGEBYLEX, ZREVRANGEBYLEX, "
+                 "ZLEXCOUNT, ZREMRANGEBYLEX, SETRANGE, COPY, KEYS, SCAN, SSCAN, HSCAN, ZSCAN, "
+                 "SPOP, SRANDMEMBER, HRANDFIELD), drawn often",
                  NewerCommand()));
 }
 

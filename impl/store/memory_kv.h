@@ -200,9 +200,15 @@ class MemoryKv final : public Kv {
   KvReply ZScore(Args a);
   KvReply ZRange(Args a);
   KvReply ZRevRange(Args a);
-  // ZRANGE and its older forms: `by_score` and `reverse` as the command fixes them (unset: its
-  // options say, as ZRANGE's BYSCORE and REV do).
-  KvReply RangeOf(Args a, std::optional<bool> by_score, std::optional<bool> reverse);
+  // ZRANGE and its older forms: what the range is of (rank, score or member) and `reverse` as
+  // the command fixes them (unset: its options say, as ZRANGE's BYSCORE, BYLEX and REV do).
+  enum class RangeBy { kRank, kScore, kLex };
+  KvReply RangeOf(Args a, std::optional<RangeBy> by, std::optional<bool> reverse);
+  KvReply LexRangeOf(Args a, bool backwards, int64_t offset, int64_t limit);
+  KvReply ZRangeByLex(Args a);
+  KvReply ZRevRangeByLex(Args a);
+  KvReply ZLexCount(Args a);
+  KvReply ZRemRangeByLex(Args a);
   KvReply ZRank(Args a);
   KvReply ZRevRank(Args a);
   KvReply Rank(Args a, bool reverse);  // ZRANK, ZREVRANK

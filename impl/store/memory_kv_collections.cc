@@ -50,6 +50,82 @@ std::optional<ScoreRange> ParseRange(const std::string& min, const std::string& 
 }
 KvReply NotARange() { return KvReply::Error("ERR min or max is not a float"); }
 
+// A bound of a range of members, as ZRANGEBYLEX and its kin read it: "-" and "+" (below and above
+// every member), "[m" (m included), "(m" (m left out).
+struct LexBound {
+  enum Kind { kMinus, kPlus, kMember } kind = kMinus;
+  std::string member;
+  bool exclusive = true;  // "-" and "+" are, as Redis parses them
+  // <0, 0, >0 as the bound sorts before, with, or after member `m` of the set.
+  int Compare(const std::string& m) const {
+    if (kind == kMinus) return -1;
+    if (kind == kPlus) return 1;
+    return member.compare(m) < 0 ? -1 : member == m ? 0 : 1;
+  }
+  // The bounds compared, as Redis's sdscmplex compares them.
+  int Compare(const LexBound& o) const {
+    if (kind == o.kind && kind != kMember) return 0;
+    if (kind == kMinus || o.kind == kPlus) return -1;
+    if (kind == kPlus || o.kind == kMinus) return 1;
+    return member.compare(o.member) < 0 ? -1 : member == o.member ? 0 : 1;
+  }
+};
+std::optional<LexBound> ParseLexBound(const std::string& s) {
+  if (s == "-") return LexBound{LexBound::kMinus, "", true};
+  if (s == "+") return LexBound{LexBound::kPlus, "", true};
+  if (s.empty() || (s[0] != '[' && s[0] != '(')) return std::nullopt;
+  return LexBound{LexBound::kMember, s.substr(1), s[0] == '('};
+}
+struct LexRange {
+  LexBound min, max;
+  bool AboveMin(const std::string& m) const {
+    const int c = min.Compare(m);
+    return min.exclusive ? c < 0 : c <= 0;
+  }
+  bool BelowMax(const std::string& m) const {
+    const int c = max.Compare(m);
+    return max.exclusive ? c > 0 : c >= 0;
+  }
+  // No member can be in it (Redis tests this before it looks).
+  bool Empty() const {
+    const int c = min.Compare(max);
+    return c > 0 || (c == 0 && (min.exclusive || max.exclusive));
+  }
+};
+std::optional<LexRange> ParseLexRange(const std::string& min, const std::string& max) {
+  const std::optional<LexBound> lo = ParseLexBound(min);
+  const std::optional<LexBound> hi = ParseLexBound(max);
+  if (!lo || !hi) return std::nullopt;
+  return LexRange{*lo, *hi};
+}
+KvReply NotALexRange() { return KvReply::Error("ERR min or max not valid string range item"); }
+
+using ByScore = std::set<std::pair<double, std::string>>;
+
+// Where a range of members starts in `by_score`, as Redis finds it in a set it keeps as a listpack
+// (the two encodings agree when every score is the same, the one case the commands are meant
+// for): nothing unless the last member is at least the minimum and the first at most the
+// maximum; then the first member at least the minimum, if it is at most the maximum. Backwards:
+// the last member at most the maximum, if it is at least the minimum.
+bool MayHold(const ByScore& by_score, const LexRange& range) {
+  return !by_score.empty() && !range.Empty() && range.AboveMin(by_score.rbegin()->second) &&
+         range.BelowMax(by_score.begin()->second);
+}
+ByScore::const_iterator FirstInLexRange(const ByScore& by_score, const LexRange& range) {
+  if (!MayHold(by_score, range)) return by_score.end();
+  for (auto it = by_score.begin(); it != by_score.end(); ++it) {
+    if (range.AboveMin(it->second)) return range.BelowMax(it->second) ? it : by_score.end();
+  }
+  return by_score.end();
+}
+ByScore::const_reverse_iterator LastInLexRange(const ByScore& by_score, const LexRange& range) {
+  if (!MayHold(by_score, range)) return by_score.rend();
+  for (auto it = by_score.rbegin(); it != by_score.rend(); ++it) {
+    if (range.BelowMax(it->second)) return range.AboveMin(it->second) ? it : by_score.rend();
+  }
+  return by_score.rend();
+}
+
 }  // namespace
 
 // Hashes --------------------------------------------------------------------------------------
@@ -358,16 +434,55 @@ KvReply MemoryKv::ZScore(Args a) {
 }
 
 KvReply MemoryKv::ZRange(Args a) { return RangeOf(a, std::nullopt, std::nullopt); }
-KvReply MemoryKv::ZRevRange(Args a) { return RangeOf(a, false, true); }
-KvReply MemoryKv::ZRangeByScore(Args a) { return RangeOf(a, true, false); }
-KvReply MemoryKv::ZRevRangeByScore(Args a) { return RangeOf(a, true, true); }
+KvReply MemoryKv::ZRevRange(Args a) { return RangeOf(a, RangeBy::kRank, true); }
+KvReply MemoryKv::ZRangeByScore(Args a) { return RangeOf(a, RangeBy::kScore, false); }
+KvReply MemoryKv::ZRevRangeByScore(Args a) { return RangeOf(a, RangeBy::kScore, true); }
+KvReply MemoryKv::ZRangeByLex(Args a) { return RangeOf(a, RangeBy::kLex, false); }
+KvReply MemoryKv::ZRevRangeByLex(Args a) { return RangeOf(a, RangeBy::kLex, true); }
 
-// ZRANGE key start stop [BYSCORE] [REV] [LIMIT offset count] [WITHSCORES], and the older forms
-// (ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE) whose name fixes what ZRANGE's options say, as
-// Redis 7.0 reads them: the options first, then the range (with REV and BYSCORE, max before
-// min), then the key. BYLEX is not there.
-KvReply MemoryKv::RangeOf(Args a, std::optional<bool> by_score, std::optional<bool> reverse) {
-  bool with_scores = false, lex = false;
+// ZLEXCOUNT key min max: from the first member in the range, those that follow while they are
+// at most the maximum.
+KvReply MemoryKv::ZLexCount(Args a) {
+  const std::optional<LexRange> range = ParseLexRange(a[2], a[3]);
+  if (!range) return NotALexRange();
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  int64_t n = 0;
+  if (z != nullptr) {
+    for (auto it = FirstInLexRange(z->by_score, *range);
+         it != z->by_score.end() && range->BelowMax(it->second); ++it) {
+      ++n;
+    }
+  }
+  return KvReply::Integer(n);
+}
+
+// ZREMRANGEBYLEX key min max: removes what ZLEXCOUNT counts.
+KvReply MemoryKv::ZRemRangeByLex(Args a) {
+  const std::optional<LexRange> range = ParseLexRange(a[2], a[3]);
+  if (!range) return NotALexRange();
+  bool wrong = false;
+  ZSet* z = FindToChange<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  if (z == nullptr) return KvReply::Integer(0);
+  int64_t removed = 0;
+  for (auto it = FirstInLexRange(z->by_score, *range);
+       it != z->by_score.end() && range->BelowMax(it->second);) {
+    z->scores.erase(it->second);
+    it = z->by_score.erase(it);
+    ++removed;
+  }
+  if (z->scores.empty()) Erase(a[1]);
+  return KvReply::Integer(removed);
+}
+
+// ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT offset count] [WITHSCORES], and the older
+// forms (ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX) whose name fixes
+// what ZRANGE's options say, as Redis 7.0 reads them: the options first, then the range (with
+// REV and BYSCORE or BYLEX, max before min), then the key.
+KvReply MemoryKv::RangeOf(Args a, std::optional<RangeBy> by, std::optional<bool> reverse) {
+  bool with_scores = false;
   int64_t offset = 0, limit = -1;
   for (size_t i = 4; i < a.size(); ++i) {
     const std::string word = absl::AsciiStrToUpper(a[i]);
@@ -382,22 +497,22 @@ KvReply MemoryKv::RangeOf(Args a, std::optional<bool> by_score, std::optional<bo
       i += 2;
     } else if (word == "REV" && !reverse) {
       reverse = true;
-    } else if ((word == "BYSCORE" || word == "BYLEX") && !by_score && !lex) {
-      if (word == "BYSCORE") {
-        by_score = true;
-      } else {
-        lex = true;
-      }
+    } else if ((word == "BYSCORE" || word == "BYLEX") && !by) {
+      by = word == "BYSCORE" ? RangeBy::kScore : RangeBy::kLex;
     } else {
       return kv_errors::Syntax();
     }
   }
-  if (lex) return KvReply::Error("ERR ZRANGE BYLEX is not supported by MemoryKv");
-  const bool scores = by_score.value_or(false), backwards = reverse.value_or(false);
-  if (limit != -1 && !scores) {
+  const bool scores = by == RangeBy::kScore, lex = by == RangeBy::kLex;
+  const bool backwards = reverse.value_or(false);
+  if (limit != -1 && !scores && !lex) {
     return KvReply::Error(
         "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
   }
+  if (with_scores && lex) {
+    return KvReply::Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX");
+  }
+  if (lex) return LexRangeOf(a, backwards, offset, limit);
   std::optional<ScoreRange> range;
   std::optional<int64_t> start, stop;
   if (scores) {
@@ -453,6 +568,34 @@ KvReply MemoryKv::RangeOf(Args a, std::optional<bool> by_score, std::optional<bo
     if (limit > 0) --limit;
     return true;
   });
+  return KvReply::Array(std::move(out));
+}
+
+// ZRANGE ... BYLEX and its older forms, once their options are read: from the first member in
+// the range (the last, backwards), `offset` skipped whatever they are, then up to `limit` (-1:
+// all) while they stay in the range.
+KvReply MemoryKv::LexRangeOf(Args a, bool backwards, int64_t offset, int64_t limit) {
+  const std::optional<LexRange> range =
+      backwards ? ParseLexRange(a[3], a[2]) : ParseLexRange(a[2], a[3]);
+  if (!range) return NotALexRange();
+  bool wrong = false;
+  const ZSet* z = FindAs<ZSet>(a[1], &wrong);
+  if (wrong) return kv_errors::WrongType();
+  std::vector<KvReply> out;
+  if (z == nullptr || offset < 0) return KvReply::Array({});
+  const auto walk = [&](auto it, auto end, auto in_range) {
+    for (; it != end && offset > 0; ++it) --offset;
+    for (; it != end && limit != 0 && in_range(it->second); ++it, --limit) {
+      out.push_back(KvReply::Bulk(it->second));
+    }
+  };
+  if (backwards) {
+    walk(LastInLexRange(z->by_score, *range), z->by_score.rend(),
+         [&](const std::string& m) { return range->AboveMin(m); });
+  } else {
+    walk(FirstInLexRange(z->by_score, *range), z->by_score.end(),
+         [&](const std::string& m) { return range->BelowMax(m); });
+  }
   return KvReply::Array(std::move(out));
 }
 

@@ -337,5 +337,24 @@ TEST_F(MemoryKvTest, ZRangeByScoreWithScoresAndLimit) {
             KvReply::Error("ERR syntax error"));
 }
 
+// A sliding log keyed by member (one score, members that sort by time) trims and counts by lex
+// range.
+TEST_F(MemoryKvTest, RangesOfMembersOfOneScore) {
+  Run({"ZADD", "log", "0", "t0100", "0", "t0200", "0", "t0300", "0", "t0400"});
+  EXPECT_EQ(Run({"ZRANGEBYLEX", "log", "[t0200", "(t0400"}),
+            KvReply::Array({Bulk("t0200"), Bulk("t0300")}));
+  EXPECT_EQ(Run({"ZREVRANGEBYLEX", "log", "+", "-", "LIMIT", "1", "2"}),
+            KvReply::Array({Bulk("t0300"), Bulk("t0200")}));
+  EXPECT_EQ(Run({"ZRANGE", "log", "(t0100", "+", "BYLEX", "LIMIT", "0", "1"}),
+            KvReply::Array({Bulk("t0200")}));
+  EXPECT_EQ(Run({"ZLEXCOUNT", "log", "-", "[t0300"}), Int(3));
+  EXPECT_EQ(Run({"ZREMRANGEBYLEX", "log", "-", "(t0300"}), Int(2));
+  EXPECT_EQ(Run({"ZRANGE", "log", "0", "-1"}), KvReply::Array({Bulk("t0300"), Bulk("t0400")}));
+  EXPECT_EQ(Run({"ZLEXCOUNT", "log", "t0300", "+"}),
+            KvReply::Error("ERR min or max not valid string range item"));
+  EXPECT_EQ(Run({"ZRANGE", "log", "-", "+", "BYLEX", "WITHSCORES"}),
+            KvReply::Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX"));
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -151,13 +151,13 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
 }
 
 // The one request that checks a script before a search runs on the store the search will use: a
-// script built on a command MemoryKv does not have (ZRANGEBYLEX) is refused on memory,
+// script built on a command MemoryKv does not have (ZMSCORE) is refused on memory,
 // saying why, and searched on a real redis-server, where it runs.
 TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
   RATELAB_REQUIRE_REDIS_SERVER();
   const auto file =
-      testing_files::Write(testing_files::TempDir("lua"), "zrangebylex.lua",
-                           "redis.call('ZRANGEBYLEX', KEYS[1] .. ':members', '-', '+')\n"
+      testing_files::Write(testing_files::TempDir("lua"), "zmscore.lua",
+                           "redis.call('ZMSCORE', KEYS[1] .. ':members', 'x')\n"
                            "local n = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
                            "if n >= tonumber(ARGV[1]) then return 0 end\n"
                            "if n == 0 then redis.call('SETEX', KEYS[1], ARGV[2], 1)\n"
@@ -180,7 +180,7 @@ TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
                                    "5"};
   CliOutcome r = Ratelab(args);
   EXPECT_EQ(r.exit, kExitBadInput) << r.out << r.err;
-  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'ZRANGEBYLEX'"), std::string::npos)
+  EXPECT_NE(r.err.find("the script failed: ERR unknown command 'ZMSCORE'"), std::string::npos)
       << r.err;
   args.insert(args.end(), {"--store", "redis"});
   r = Ratelab(args);

@@ -22,9 +22,17 @@ MemoryKv::MemoryKv(const Clock& clock, Durability durability, int64_t script_bud
                    std::shared_ptr<LuaChunks> chunks)
     : clock_(clock),
       snapshot_(durability),
-      lua_(std::make_unique<LuaScripting>(
-          [this](std::span<const std::string> argv) { return Dispatch(argv, true); }, script_budget,
-          size_t{256} << 20, std::move(chunks))) {}
+      script_budget_(script_budget),
+      chunks_(std::move(chunks)) {}
+
+LuaScripting& MemoryKv::Lua() {
+  if (lua_ == nullptr) {
+    lua_ = std::make_unique<LuaScripting>(
+        [this](std::span<const std::string> argv) { return Dispatch(argv, true); }, script_budget_,
+        size_t{256} << 20, chunks_);
+  }
+  return *lua_;
+}
 
 MemoryKv::~MemoryKv() = default;
 
@@ -166,7 +174,7 @@ void MemoryKv::Restart() {
   std::lock_guard lock(mu_);
   now_ms_ = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
   snapshot_.Restart(data_, now_ms_);
-  lua_->Flush();
+  if (lua_ != nullptr) lua_->Flush();
 }
 
 void MemoryKv::DetachReplica() {
@@ -182,7 +190,7 @@ void MemoryKv::FailOver() {
   detached_replica_.reset();
   replica_follows_ = true;  // the old master's place, taken by a new replica
   snapshot_.Reset(data_);
-  lua_->Flush();
+  if (lua_ != nullptr) lua_->Flush();
 }
 
 size_t MemoryKv::KeyCount() const {

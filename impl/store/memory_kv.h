@@ -286,6 +286,11 @@ class MemoryKv final : public Kv {
   // state it had then; none when neither.
   bool replica_follows_ = true;
   std::optional<Map> detached_replica_;
+  // The Lua state, made when the first script needs it (a run of an in-process limiter or of a
+  // protocol without scripts never does): Lua().
+  LuaScripting& Lua();
+  int64_t script_budget_;
+  std::shared_ptr<LuaChunks> chunks_;
   std::unique_ptr<LuaScripting> lua_;
 };
 

@@ -18,26 +18,26 @@ KvReply MemoryKv::RunScript(Args a, bool by_sha) {
   }
   std::string sha = absl::AsciiStrToLower(a[1]);
   if (!by_sha) {
-    KvReply loaded = lua_->Load(a[1]);
+    KvReply loaded = Lua().Load(a[1]);
     if (loaded.is_error()) return loaded;
     sha = loaded.text;
   }
   const size_t n = static_cast<size_t>(*numkeys);
-  return lua_->Run(sha, a.subspan(3, n), a.subspan(3 + n));
+  return Lua().Run(sha, a.subspan(3, n), a.subspan(3 + n));
 }
 
 KvReply MemoryKv::Script(Args a) {
   const std::string sub = absl::AsciiStrToUpper(a[1]);
-  if (sub == "LOAD" && a.size() == 3) return lua_->Load(a[2]);
+  if (sub == "LOAD" && a.size() == 3) return Lua().Load(a[2]);
   if (sub == "EXISTS" && a.size() >= 3) {
     std::vector<KvReply> out;
     for (size_t i = 2; i < a.size(); ++i) {
-      out.push_back(KvReply::Integer(lua_->Exists(absl::AsciiStrToLower(a[i])) ? 1 : 0));
+      out.push_back(KvReply::Integer(Lua().Exists(absl::AsciiStrToLower(a[i])) ? 1 : 0));
     }
     return KvReply::Array(std::move(out));
   }
   if (sub == "FLUSH" && a.size() <= 3) {
-    lua_->Flush();
+    Lua().Flush();
     return KvReply::Ok();
   }
   return KvReply::Error("ERR unknown subcommand or wrong number of arguments for '" + a[1] +

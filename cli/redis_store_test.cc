@@ -155,14 +155,13 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
 // saying why, and searched on a real redis-server, where it runs.
 TEST(RedisStore, AScriptIsTriedOnTheStoreItWillRunOn) {
   RATELAB_REQUIRE_REDIS_SERVER();
-  const auto file =
-      testing_files::Write(testing_files::TempDir("lua"), "zmscore.lua",
-                           "redis.call('ZMSCORE', KEYS[1] .. ':members', 'x')\n"
-                           "local n = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
-                           "if n >= tonumber(ARGV[1]) then return 0 end\n"
-                           "if n == 0 then redis.call('SETEX', KEYS[1], ARGV[2], 1)\n"
-                           "else redis.call('INCR', KEYS[1]) end\n"
-                           "return 1\n");
+  const auto file = testing_files::Write(testing_files::TempDir("lua"), "zmscore.lua",
+                                         "redis.call('ZMSCORE', KEYS[1] .. ':members', 'x')\n"
+                                         "local n = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
+                                         "if n >= tonumber(ARGV[1]) then return 0 end\n"
+                                         "if n == 0 then redis.call('SETEX', KEYS[1], ARGV[2], 1)\n"
+                                         "else redis.call('INCR', KEYS[1]) end\n"
+                                         "return 1\n");
   std::vector<std::string> args = {"check",
                                    "--lua",
                                    file.string(),

@@ -1,5 +1,7 @@
 #include "impl/store/lua_arena.h"
 
+#include <sanitizer/asan_interface.h>  // no-ops unless built with AddressSanitizer
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -7,21 +9,27 @@
 
 namespace ratelab {
 
-LuaArena::~LuaArena() = default;
+// Under AddressSanitizer a block on a free list is poisoned, as a freed block of malloc's is, so
+// that a use after Lua freed it is still caught.
+LuaArena::~LuaArena() {
+  for (const std::unique_ptr<char[]>& slab : slabs_) ASAN_UNPOISON_MEMORY_REGION(slab.get(), kSlab);
+}
 
 void* LuaArena::Get(size_t size) {
   if (size > kLargest) return std::malloc(size);
   const size_t c = ClassOf(size);
+  const size_t whole = (c + 1) * kGranule;
   if (FreeBlock* b = free_[c]; b != nullptr) {
+    ASAN_UNPOISON_MEMORY_REGION(b, whole);
     free_[c] = b->next;
     return b;
   }
-  const size_t whole = (c + 1) * kGranule;
   if (static_cast<size_t>(end_ - next_) < whole) {
     // The rest of the slab is too small for this class: it goes to the lists it fits.
     while (static_cast<size_t>(end_ - next_) >= kGranule) {
       const size_t rest = std::min(static_cast<size_t>(end_ - next_), kLargest);
       const size_t fits = rest / kGranule * kGranule;
+      ASAN_UNPOISON_MEMORY_REGION(next_, fits);
       Put(next_, fits);
       next_ += fits;
     }
@@ -32,9 +40,11 @@ void* LuaArena::Get(size_t size) {
     }
     next_ = slabs_.back().get();
     end_ = next_ + kSlab;
+    ASAN_POISON_MEMORY_REGION(next_, kSlab);
   }
   void* block = next_;
   next_ += whole;
+  ASAN_UNPOISON_MEMORY_REGION(block, whole);
   return block;
 }
 
@@ -47,6 +57,7 @@ void LuaArena::Put(void* block, size_t size) {
   auto* b = static_cast<FreeBlock*>(block);
   b->next = free_[c];
   free_[c] = b;
+  ASAN_POISON_MEMORY_REGION(b, (c + 1) * kGranule);
 }
 
 void* LuaArena::Allocate(void* arena, void* block, size_t old_size, size_t new_size) {

@@ -1,6 +1,8 @@
 #include "impl/limiters/kv_steps.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
 
 #include "absl/strings/ascii.h"
 #include "impl/store/lua_scripting.h"
@@ -10,13 +12,32 @@ namespace ratelab {
 KvScript::KvScript(std::string name_in, std::string body_in)
     : name(std::move(name_in)), body(std::move(body_in)), sha(Sha1Hex(body)) {}
 
-std::string CommandLabel(std::span<const std::string> argv) {
+namespace {
+
+// Adds `word` to a step's label, cut short past 48 characters.
+void AppendWord(std::string& label, std::string_view word) {
   constexpr size_t kLongest = 48;
+  if (!label.empty()) label += ' ';
+  label += word.substr(0, kLongest);
+  if (word.size() > kLongest) label += "...";
+}
+
+// A script call's label: `verb`, the script's name (not its SHA-1 or body), then the words of
+// `argv` after those two.
+std::string ScriptLabel(std::string_view verb, const KvScript& script,
+                        std::span<const std::string> argv) {
   std::string label;
-  for (const std::string& word : argv) {
-    if (!label.empty()) label += ' ';
-    label += word.size() <= kLongest ? word : word.substr(0, kLongest) + "...";
-  }
+  AppendWord(label, verb);
+  AppendWord(label, script.name);
+  for (const std::string& word : argv.subspan(2)) AppendWord(label, word);
+  return label;
+}
+
+}  // namespace
+
+std::string CommandLabel(std::span<const std::string> argv) {
+  std::string label;
+  for (const std::string& word : argv) AppendWord(label, word);
   return label;
 }
 
@@ -26,18 +47,19 @@ Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> a
 
 Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
                              std::vector<std::string> keys, std::vector<std::string> args) {
-  std::vector<std::string> argv = {"EVALSHA", script.sha, std::to_string(keys.size())};
-  argv.insert(argv.end(), keys.begin(), keys.end());
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> label_words = argv;
-  label_words[1] = script.name;
+  std::vector<std::string> argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.insert(argv.end(), {"EVALSHA", script.sha, std::to_string(keys.size())});
+  argv.insert(argv.end(), std::make_move_iterator(keys.begin()),
+              std::make_move_iterator(keys.end()));
+  argv.insert(argv.end(), std::make_move_iterator(args.begin()),
+              std::make_move_iterator(args.end()));
   Result<KvReply> reply =
-      co_await ctx.Step(CommandLabel(label_words), [&] { return kv.Execute(argv); });
+      co_await ctx.Step(ScriptLabel("EVALSHA", script, argv), [&] { return kv.Execute(argv); });
   if (!reply.ok() || !reply->is_error() || reply->text.rfind("NOSCRIPT", 0) != 0) co_return reply;
   argv[0] = "EVAL";
   argv[1] = script.body;
-  label_words[0] = "EVAL";
-  co_return co_await ctx.Step(CommandLabel(label_words), [&] { return kv.Execute(argv); });
+  co_return co_await ctx.Step(ScriptLabel("EVAL", script, argv), [&] { return kv.Execute(argv); });
 }
 
 Decision ScriptDecision(const std::vector<int64_t>& reply, int64_t limit) {

@@ -14,7 +14,7 @@ namespace ratelab {
 
 struct TokenBucketModel {
   bool seen = false;
-  Int128 level = 0;  // tokens * T; below zero only after admissions forced by a history
+  Int128 level = 0;  // tokens * T; below zero on credit, or after admissions a history forced
   Instant last{};    // when `level` was last brought up to date
 
   Decision Peek(const Policy& p, Instant now, int64_t cost) const;

@@ -134,7 +134,7 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
       // On credit, a span's last admission may take what the bucket lacks: the costliest
       // admission's cost less the one token it needs.
       int64_t owed = 0;
-      if (policy.algorithm == Algorithm::kTokenBucketCredit) {
+      if (CreditOf(policy) == BucketCredit::kOneToken) {
         for (const HistoryEvent& e : h) {
           if (e.admitted()) owed = std::max(owed, e.cost - 1);
         }

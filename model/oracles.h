@@ -51,14 +51,6 @@ struct AnyWindowReport {
 AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration window,
                                   WindowEdge edge = WindowEdge::kHalfOpen);
 
-// What a bucket needs to admit a request: its whole cost, or (token-bucket-credit) one token, the
-// rest owed.
-enum class BucketCredit { kNone, kOneToken };
-inline BucketCredit CreditOf(const Policy& policy) {
-  return policy.algorithm == Algorithm::kTokenBucketCredit ? BucketCredit::kOneToken
-                                                           : BucketCredit::kNone;
-}
-
 // Token-bucket conformance: in any closed span [s, e], at most burst + floor((e - s) / interval)
 // units admitted per key (on credit, the span's last admission counts 1 whatever its cost). O(n):
 // a bucket that never denies is run over the admissions; it goes below what an admission needs

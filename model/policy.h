@@ -81,6 +81,15 @@ struct Policy {
   bool operator==(const Policy&) const = default;
 };
 
+// What a bucket needs to admit a request: its whole cost, or (token-bucket-credit) one token, the
+// rest owed. The one place that says which algorithm admits on credit: its model, its in-process
+// limiter and the oracles all ask here.
+enum class BucketCredit { kNone, kOneToken };
+inline BucketCredit CreditOf(const Policy& policy) {
+  return policy.algorithm == Algorithm::kTokenBucketCredit ? BucketCredit::kOneToken
+                                                           : BucketCredit::kNone;
+}
+
 }  // namespace ratelab
 
 #endif  // RATELAB_MODEL_POLICY_H_

@@ -202,7 +202,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy)
       h, policy, /*lenient=*/true,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
-        const std::string room = policy.algorithm == Algorithm::kTokenBucketCredit
+        const std::string room = CreditOf(policy) == BucketCredit::kOneToken
                                      ? "a token left, which admits this request of cost " +
                                            std::to_string(e.cost) + " on credit"
                                      : std::to_string(expected.remaining + e.cost) +

@@ -16,7 +16,7 @@ Decision TokenBucketModel::Peek(const Policy& p, Instant now, int64_t cost) cons
   const Int128 full = Int128{p.limit} * p.window.count();
   const Int128 cost_level = Int128{cost} * p.window.count();
   // On credit, one token admits any cost; the rest is owed.
-  const bool credit = p.algorithm == Algorithm::kTokenBucketCredit;
+  const bool credit = CreditOf(p) == BucketCredit::kOneToken;
   const Int128 need = credit ? Int128{p.window.count()} : cost_level;
   Decision d;
   d.limit = p.limit;

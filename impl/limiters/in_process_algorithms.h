@@ -139,7 +139,7 @@ class TokenBucket {
       : burst_(p.limit),
         interval_(p.window.count()),
         full_(p.limit * p.window.count()),
-        credit_(p.algorithm == Algorithm::kTokenBucketCredit) {}
+        credit_(CreditOf(p) == BucketCredit::kOneToken) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   // Full again.
   bool Idle(const State& s, int64_t t) const {

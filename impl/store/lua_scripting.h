@@ -63,10 +63,13 @@ class LuaScripting {
   // Runs one command for redis.call / redis.pcall.
   using Dispatch = absl::AnyInvocable<KvReply(std::span<const std::string>)>;
 
+  // What a Lua state may hold while a script runs, unless told otherwise.
+  static constexpr size_t kMemoryCap = size_t{256} << 20;
+
   // `instruction_budget`: what a script may run before it is ended with an error reply;
   // `memory_cap`: the bytes the Lua state may hold while a script runs.
   // `chunks`: where compiled scripts are found and kept (none: each is compiled here).
-  LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = 256 << 20,
+  LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = kMemoryCap,
                std::shared_ptr<LuaChunks> chunks = nullptr);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;

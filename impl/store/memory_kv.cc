@@ -29,7 +29,7 @@ LuaScripting& MemoryKv::Lua() {
   if (lua_ == nullptr) {
     lua_ = std::make_unique<LuaScripting>(
         [this](std::span<const std::string> argv) { return Dispatch(argv, true); }, script_budget_,
-        size_t{256} << 20, chunks_);
+        LuaScripting::kMemoryCap, chunks_);
   }
   return *lua_;
 }

@@ -60,14 +60,14 @@ struct LexBound {
   int Compare(const std::string& m) const {
     if (kind == kMinus) return -1;
     if (kind == kPlus) return 1;
-    return member.compare(m) < 0 ? -1 : member == m ? 0 : 1;
+    return member.compare(m);
   }
   // The bounds compared, as Redis's sdscmplex compares them.
   int Compare(const LexBound& o) const {
     if (kind == o.kind && kind != kMember) return 0;
     if (kind == kMinus || o.kind == kPlus) return -1;
     if (kind == kPlus || o.kind == kMinus) return 1;
-    return member.compare(o.member) < 0 ? -1 : member == o.member ? 0 : 1;
+    return member.compare(o.member);
   }
 };
 std::optional<LexBound> ParseLexBound(const std::string& s) {

@@ -8,14 +8,16 @@
 // interval (so the history is linearizable, and the search must find an order for every key);
 // "one key broken" flips one answer of one key, so that key's search must exhaust its states.
 // Then the histories the commands make (BM_ShapedSearch, beside BM_ShapedReplay): a minute's
-// probe on a nanosecond server clock (the anchored window, the sliding log and both buckets), and
-// a 16-thread stress run on one key (both buckets).
+// probe on a nanosecond server clock (the anchored window, the sliding log and both buckets), a
+// 16-thread stress run on one key (both buckets), and a probe whose first 32 requests race to open
+// a bucket (both buckets).
 //
 // Run: build/bench/linearizability_benchmark
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -47,6 +49,9 @@ struct Workload {
 //   what `stress --threads 16 --duration 4s --users 2` sends a key. (A window's history of that
 //   shape, with a window's whole allowance admitted in a few milliseconds 16 at a time, is still
 //   past the search's budget.)
+// - a probe's race: one user, 32 connections at 10 000 requests a second, whose first requests
+//   wait 150 ms together (a store paused) and open a full bucket of 5, one per 10 ms, at any
+//   nanosecond of that wait; 5 000 requests, on the server's clock as the probe judges it.
 struct Judged {
   Policy policy;
   int64_t resolution_ns;
@@ -62,6 +67,7 @@ struct Shape {
   int64_t latency_max_ns;
   int64_t early_ns;  // how much earlier than sent an interval is judged from
   std::vector<Judged> policies;
+  int64_t first_latency_ns = 0;  // when not 0: how long each client's first call is answered after
 };
 const Shape kShapes[] = {
     {"probe",
@@ -87,6 +93,17 @@ const Shape kShapes[] = {
      {{Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(10)), 1'000'000,
        false},
       {Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10)), 1'000, false}}},
+    {"probe, a 32-way race",
+     1,
+     5'000,
+     32,
+     3'200'000,
+     300'000,
+     1'500'000,
+     999'999,
+     {{Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(10)), 1, true},
+      {Policy::Bucket(Algorithm::kGcra, 5, std::chrono::milliseconds(10)), 1, true}},
+     150'000'000},
 };
 
 // `shape`'s calls, decided by `judged`'s model at a random instant of each interval seen at its
@@ -110,7 +127,9 @@ Workload MakeShapedWorkload(const Shape& shape, const Judged& judged, uint64_t s
       e.id = static_cast<int64_t>(w.history.size());
       e.key = key;
       e.invoke = *client + Duration(gap(rng));
-      e.complete = e.invoke + Duration(latency(rng));
+      e.complete = e.invoke + Duration(i < shape.clients && shape.first_latency_ns > 0
+                                           ? shape.first_latency_ns
+                                           : latency(rng));
       *client = e.complete;
       const int64_t span = (e.complete - e.invoke).count();
       effects.push_back({e.invoke + Duration(std::uniform_int_distribution<int64_t>(0, span)(rng)),
@@ -235,7 +254,7 @@ void BM_ShapedReplay(benchmark::State& state) {
 }
 
 void ShapedArguments(benchmark::internal::Benchmark* b) {
-  for (int shape = 0; shape < 2; ++shape) {
+  for (int shape = 0; shape < static_cast<int>(std::size(kShapes)); ++shape) {
     for (size_t p = 0; p < kShapes[shape].policies.size(); ++p) {
       b->Args({shape, static_cast<int64_t>(p)});
     }

@@ -35,16 +35,13 @@ inline std::vector<std::string> FindingChecks(const ProbeResult& r) {
   return out;
 }
 
-// Every run's linearizability is decided ("unknown" on no key), unless `may_be_unknown` says why
-// not.
-inline ProbeResult Probe(const ProbePlan& plan, const char* may_be_unknown = nullptr) {
+// Every run's linearizability is decided ("unknown" on no key).
+inline ProbeResult Probe(const ProbePlan& plan) {
   const SystemClock clock;
   Result<ProbeResult> r = RunProbe(plan, clock);
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return ProbeResult{};
-  if (may_be_unknown == nullptr) {
-    EXPECT_NE(r->linearizability.verdict, LinearVerdict::kUnknown) << r->linearizability.lead;
-  }
+  EXPECT_NE(r->linearizability.verdict, LinearVerdict::kUnknown) << r->linearizability.lead;
   return *std::move(r);
 }
 

@@ -9,11 +9,13 @@
 #include <unordered_set>
 
 #include "model/anchored_window_model.h"
+#include "model/bucket_zones.h"
 #include "model/fixed_window_model.h"
 #include "model/gcra_model.h"
 #include "model/named.h"
 #include "model/sliding_counter_model.h"
 #include "model/sliding_log_model.h"
+#include "model/state_hash.h"
 #include "model/token_bucket_intervals_model.h"
 #include "model/token_bucket_model.h"
 
@@ -51,37 +53,6 @@ bool Matches(const Decision& d, const Decision& a, const LinearizabilityOptions&
   return true;
 }
 
-// A 128-bit hash of a search state: the search keeps the states it has seen as hashes, two
-// independent 64-bit lanes (a collision, which could hide a linearization, is as likely as two
-// random 128-bit numbers being equal).
-class StateHash {
- public:
-  void Add(uint64_t v) {
-    a_ = Mix(a_ ^ v);
-    b_ = Mix(b_ + v * 0x100000001B3ULL + 0x9E3779B97F4A7C15ULL);
-  }
-  void Add(int64_t v) { Add(static_cast<uint64_t>(v)); }
-  void Add(Instant t) { Add(t.time_since_epoch().count()); }
-  void Add(Int128 v) {
-    Add(static_cast<uint64_t>(v));
-    Add(static_cast<uint64_t>(v >> 64));
-  }
-  std::pair<uint64_t, uint64_t> value() const { return {a_, b_}; }
-
- private:
-  // MurmurHash3's finaliser.
-  static uint64_t Mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xFF51AFD7ED558CCDULL;
-    x ^= x >> 33;
-    x *= 0xC4CEB9FE1A85EC53ULL;
-    x ^= x >> 33;
-    return x;
-  }
-  uint64_t a_ = 0x243F6A8885A308D3ULL;
-  uint64_t b_ = 0x13198A2E03707344ULL;
-};
-
 void HashInto(StateHash& h, const FixedWindowModel& s) {
   h.Add(s.window_index);
   h.Add(s.count);
@@ -118,10 +89,6 @@ void HashInto(StateHash& h, const TokenBucketIntervalsModel& s) {
   h.Add(s.tokens);
   h.Add(s.last);
 }
-
-struct PairHash {
-  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const { return p.first ^ p.second; }
-};
 
 // The search over the calls of one key, for the model whose per-key state is `State`.
 template <typename State>
@@ -608,6 +575,12 @@ KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
 
 KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
                                      const LinearizabilityOptions& options) {
+  // A bucket on the store's clock is decided from the orders of its calls alone, its instants
+  // kept as zones (bucket_zones.h); otherwise the instants are tried.
+  if (std::optional<KeyLinearizability> r =
+          CheckBucketByZones(policy, ops, options, Budget(options, ops.size()))) {
+    return *std::move(r);
+  }
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
       return Search<FixedWindowModel>(policy, ops, options);

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "model/bucket_zones.h"
 #include "model/reference_model.h"
 
 namespace ratelab {
@@ -103,7 +104,8 @@ const std::vector<Policy>& SmallPolicies() {
 // them at a random instant of its interval in a random order, then, half the time, one answer
 // flipped, so that some are linearizable and some not.
 std::vector<LinearOp> RandomHistory(const Policy& policy, std::mt19937_64& rng, bool remaining,
-                                    int most_calls = 5, int64_t longest = 5) {
+                                    int most_calls = 5, int64_t longest = 5,
+                                    int64_t most_cost = 1) {
   std::uniform_int_distribution<int> count(2, most_calls);
   std::uniform_int_distribution<int64_t> start(0, 12), length(0, longest), coin(0, 5);
   const int n = count(rng);
@@ -112,6 +114,7 @@ std::vector<LinearOp> RandomHistory(const Policy& policy, std::mt19937_64& rng, 
     const int64_t s = start(rng);
     op.invoke = At(s);
     op.complete = At(s + length(rng));
+    op.cost = std::uniform_int_distribution<int64_t>(1, most_cost)(rng);
   }
   // Effect instants: a random one in each interval, taken in time order.
   std::vector<std::pair<int64_t, size_t>> effects;
@@ -122,7 +125,7 @@ std::vector<LinearOp> RandomHistory(const Policy& policy, std::mt19937_64& rng, 
   }
   std::sort(effects.begin(), effects.end());
   std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
-  for (const auto& [t, i] : effects) ops[i].answer = model->Decide("k", At(t), 1);
+  for (const auto& [t, i] : effects) ops[i].answer = model->Decide("k", At(t), ops[i].cost);
   for (LinearOp& op : ops) {
     if (coin(rng) == 0) op.answer.reset();  // no answer came
     if (op.answer && !remaining) op.answer->remaining = 0;
@@ -234,6 +237,76 @@ TEST(Linearizability, TheInstantsThatCanMatterAgreeWithBruteForce) {
     }
   }
   EXPECT_EQ(decided, 6 * 4 * 150);
+}
+
+// A bucket on the store's clock is judged by zones (bucket_zones.h): its verdict is brute force's,
+// with costs, on credit, at a coarser clock whose ticks the intervals' ends fall on; the order it
+// finds replays through the model, each call at its instant, with the answers it got.
+TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
+  std::mt19937_64 rng(20261127);
+  int yes = 0;
+  int no = 0;
+  for (const Algorithm algorithm :
+       {Algorithm::kTokenBucket, Algorithm::kTokenBucketCredit, Algorithm::kGcra}) {
+    for (const int64_t tick : {1, 2}) {
+      LinearizabilityOptions options;
+      options.resolution = Duration(tick);
+      for (int round = 0; round < 3000; ++round) {
+        const Policy policy =
+            Policy::Bucket(algorithm, std::uniform_int_distribution<int64_t>(1, 4)(rng),
+                           Duration(std::uniform_int_distribution<int64_t>(1, 4)(rng) * tick));
+        std::vector<LinearOp> ops = RandomHistory(policy, rng, false, 6, 6, round % 2 == 0 ? 1 : 3);
+        for (LinearOp& op : ops) {
+          op.invoke = At(op.invoke.time_since_epoch().count() * tick);
+          op.complete = At(op.complete.time_since_epoch().count() * tick);
+        }
+        const bool brute = BruteForce(policy, ops, options);
+        const std::optional<KeyLinearizability> r =
+            CheckBucketByZones(policy, ops, options, 1'000'000);
+        ASSERT_TRUE(r.has_value());
+        ASSERT_EQ(r->verdict,
+                  brute ? LinearVerdict::kLinearizable : LinearVerdict::kNotLinearizable)
+            << policy.ToString() << ", round " << round << ", tick " << tick;
+        (brute ? yes : no)++;
+        if (!brute) continue;
+        std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+        Instant last = Instant::min();
+        size_t answered = 0;
+        for (const LinearStep& s : r->order) {
+          const LinearOp& op = ops[s.op];
+          EXPECT_GE(s.at, std::max(last, op.invoke));
+          EXPECT_EQ(s.at.time_since_epoch().count() % tick, 0);
+          last = s.at;
+          const Decision d = model->Peek("k", s.at, op.cost);
+          if (d.allowed) model->Admit("k", s.at, op.cost);
+          if (!op.answer) continue;
+          ++answered;
+          EXPECT_LE(s.at, op.complete);
+          EXPECT_EQ(d.allowed, op.answer->allowed) << policy.ToString() << ", round " << round;
+        }
+        EXPECT_EQ(answered,
+                  static_cast<size_t>(std::count_if(ops.begin(), ops.end(), [](const LinearOp& op) {
+                    return op.answer.has_value();
+                  })));
+      }
+    }
+  }
+  EXPECT_GT(yes, 5000);
+  EXPECT_GT(no, 5000);
+  // Not for it: the client's clock, Remaining compared, an interval's end between ticks.
+  const std::vector<LinearOp> ops = {Answered(1, 4, true)};
+  const Policy bucket = Policy::Bucket(Algorithm::kGcra, 2, Duration(4));
+  LinearizabilityOptions options;
+  options.instants_follow_order = false;
+  EXPECT_FALSE(CheckBucketByZones(bucket, ops, options, 100).has_value());
+  options.instants_follow_order = true;
+  options.remaining = true;
+  EXPECT_FALSE(CheckBucketByZones(bucket, ops, options, 100).has_value());
+  options.remaining = false;
+  options.resolution = Duration(2);
+  EXPECT_FALSE(CheckBucketByZones(bucket, ops, options, 100).has_value());
+  options.resolution = Duration(1);
+  EXPECT_TRUE(CheckBucketByZones(bucket, ops, options, 100).has_value());
 }
 
 // A budget too small for the search answers "unknown": never a verdict it has not shown.

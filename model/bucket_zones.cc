@@ -62,29 +62,62 @@ struct Dbm {
   }
 };
 
-// How a placed call took effect: denied (F unchanged), admitted while F was ahead of its instant
-// (F moves on by its cost), or admitted at or after F (the bucket was full: F is its instant
-// plus its cost).
+// Whose clock the instants are on, and what the second variable of a zone is.
+enum class Clock {
+  // The store's: the instants follow the order the calls take effect in; the variable is the
+  // last call's instant, before every instant left.
+  kStore,
+  // The client's, for GCRA (which decides at the instant it is given, even one before the last):
+  // each call at any instant of its interval; no second variable.
+  kClient,
+  // The client's, for a token bucket, which decides at the latest instant it has refilled to, M
+  // (an instant before it decides as at M); the variable is M.
+  kClientLatest,
+};
+
+// How a placed call took effect: denied (F unchanged), admitted while F was ahead of the instant
+// it decided at (F moves on by its cost), or admitted at or after F (the bucket was full: F is
+// that instant plus its cost).
 enum class Effect { kDenied, kAdmittedBeforeFull, kAdmittedWhenFull };
+
+// At most N values, kept in place (the search makes such lists for every call it tries).
+template <typename T, size_t N>
+class Few {
+ public:
+  void push_back(const T& v) { items_[size_++] = v; }
+  const T* begin() const { return items_.data(); }
+  const T* end() const { return items_.data() + size_; }
+
+ private:
+  std::array<T, N> items_{};
+  size_t size_ = 0;
+};
+
+// One bound of a zone, x_i - x_j <= bound, and its negation.
+struct Bound {
+  int i = kZero;
+  int j = kZero;
+  int64_t bound = 0;
+  Bound Negated() const { return Bound{j, i, -bound - 1}; }
+};
 
 class ZoneSearch {
  public:
-  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops, int64_t tick, int64_t budget)
-      : ops_(ops), budget_(budget), sorted_(ops.size()), tick_(tick) {
+  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops, Clock clock, int64_t tick,
+             int64_t budget)
+      : ops_(ops), clock_(clock), budget_(budget), sorted_(ops.size()), tick_(tick) {
     std::iota(sorted_.begin(), sorted_.end(), size_t{0});
     std::stable_sort(sorted_.begin(), sorted_.end(),
                      [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
-    origin_ = ToUnixNanos(ops_[sorted_.front()].invoke);
+    origin_ = FloorDiv(ToUnixNanos(ops_[sorted_.front()].invoke), tick) * tick;
+    for (const LinearOp& op : ops) last_ = std::max(last_, op.answer ? op.complete : op.invoke);
     period_ = policy.window.count() / tick;
     limit_ = policy.limit;
     credit_ = CreditOf(policy) == BucketCredit::kOneToken;
   }
 
   KeyLinearizability Run() {
-    Node root;
-    root.zone = Dbm<3>::Unbounded();
-    root.zone.m[kLast][kZero] = root.zone.m[kZero][kLast] = 0;  // every call is sent after it
-    if (Enter(root)) return Done(LinearVerdict::kLinearizable);
+    if (Enter(Root())) return Done(LinearVerdict::kLinearizable);
     while (!stack_.empty()) {
       if (states_ > budget_) return Done(LinearVerdict::kUnknown);
       Frame& f = stack_.back();
@@ -105,8 +138,8 @@ class ZoneSearch {
 
  private:
   // Which calls are placed (every one of sorted position below `first`, and `ahead`), whether the
-  // bucket is full from every instant a call left can take effect at, and the zone of F (unless
-  // full) and of the last call's instant (no later than any call left can take effect at).
+  // bucket is full from every instant a call left can decide at, and the zone of F (unless full)
+  // and of the second variable (Clock).
   struct Node {
     bool full = true;
     Dbm<3> zone;
@@ -124,14 +157,19 @@ class ZoneSearch {
   struct Step {
     size_t position = 0;  // the call's sorted position
     Effect effect = Effect::kDenied;
-    bool at_last = false;  // at the last call's instant
+    bool at_first = false;       // at the first instant it can take: the last call's on the store's
+                                 // clock, its own first on the client's
+    bool before_latest = false;  // kClientLatest: its instant before M (it decides as at M)
   };
-  // A call placed: the zone of the instants before it and its own (closed), and the node after.
+  // A call placed: the zone of the instants before it and its own (closed), and the node after,
+  // whose F and second variable are those of `instants` named by `from` (F shifted by `shift`);
+  // none where `next` has no such (full, or none kept).
   struct Placed {
     Dbm<4> instants;
     Node next;
-    bool forgotten = false;    // F was dropped: the bucket is full from every instant left
-    bool last_pinned = false;  // the last instant became the first a call left can be sent at
+    std::optional<int> full_at_from;
+    int64_t shift = 0;
+    std::optional<int> second_from;  // none too where it was pinned to the calls left
   };
   struct Choice {
     Step step;
@@ -144,28 +182,37 @@ class ZoneSearch {
     std::optional<size_t> blocking;  // the answered call left that is answered first
   };
   // The calls that can go next (sent before every call left was answered) and `hi`, the first
-  // answer among those left; no `hi` when every answered call is placed.
+  // answer among those left (as sent and answered, not as a clock's ticks show them); no `hi`
+  // when every answered call is placed.
   struct Region {
     std::vector<size_t> calls;
-    std::optional<int64_t> hi;
+    std::optional<Instant> hi;
     std::optional<size_t> blocking;
   };
 
   const LinearOp& Op(size_t position) const { return ops_[sorted_[position]]; }
-  int64_t Ticks(Instant t) const { return (ToUnixNanos(t) - origin_) / tick_; }
+  int64_t Ticks(Instant t) const { return FloorDiv(ToUnixNanos(t) - origin_, tick_); }
   static bool IsPlaced(const Node& n, size_t position) {
     return position < n.first || std::binary_search(n.ahead.begin(), n.ahead.end(), position);
   }
   bool Admissible(int64_t cost) const { return credit_ || cost <= limit_; }
   // The most F may be ahead of a call's instant for the call to be admitted.
   int64_t Slack(int64_t cost) const { return (limit_ - (credit_ ? 1 : cost)) * period_; }
+  bool HasSecond() const { return clock_ != Clock::kClient; }
+
+  Node Root() const {
+    Node root;
+    root.zone = Dbm<3>::Unbounded();
+    if (HasSecond()) root.zone.m[kLast][kZero] = root.zone.m[kZero][kLast] = 0;  // before all
+    return root;
+  }
 
   Region RegionOf(const Node& n) const {
     Region r;
-    for (size_t i = n.first; i < sorted_.size() && (!r.hi || Ticks(Op(i).invoke) <= *r.hi); ++i) {
+    for (size_t i = n.first; i < sorted_.size() && (!r.hi || Op(i).invoke <= *r.hi); ++i) {
       if (IsPlaced(n, i)) continue;
-      if (Op(i).answer && (!r.hi || Ticks(Op(i).complete) < *r.hi)) {
-        r.hi = Ticks(Op(i).complete);
+      if (Op(i).answer && (!r.hi || Op(i).complete < *r.hi)) {
+        r.hi = Op(i).complete;
         r.blocking = i;
       }
       r.calls.push_back(i);
@@ -173,76 +220,105 @@ class ZoneSearch {
     return r;
   }
 
-  // Call `position` placed next from `from`, taking effect as `effect` says (at the last call's
-  // instant when `at_last`), no later than `hi`: none when no instant of the zone allows it.
-  std::optional<Placed> Place(const Node& from, size_t position, Effect effect, int64_t hi,
-                              bool at_last = false) {
+  // The instants a call can decide at: on the store's clock no later than `hi`; on the client's
+  // any its interval shows (without an answer, up to the history's last instant).
+  std::pair<int64_t, int64_t> Interval(const LinearOp& op, Instant hi) const {
+    const int64_t lo = Ticks(op.invoke);
+    if (clock_ == Clock::kStore) return {lo, Ticks(op.answer ? std::min(op.complete, hi) : hi)};
+    return {lo, Ticks(op.answer ? op.complete : std::max(op.invoke, last_))};
+  }
+
+  // Call `position` placed next from `from`, in the part `zone` of its zone, as `step` says, the
+  // calls left answered from `hi` on: none when no instant of the zone allows it.
+  std::optional<Placed> Place(const Node& from, const Dbm<3>& zone, const Step& step, Instant hi) {
     ++states_;
-    const LinearOp& op = Op(position);
+    const LinearOp& op = Op(step.position);
+    const Effect effect = step.effect;
     if (op.answer && op.answer->allowed != (effect != Effect::kDenied)) return std::nullopt;
+    if (step.before_latest && (clock_ != Clock::kClientLatest || effect == Effect::kDenied)) {
+      return std::nullopt;
+    }
     const int64_t cost = op.cost;
-    const int64_t cost_ticks = cost * period_;
     Placed p;
     Dbm<4>& m = p.instants;
     m = Dbm<4>::Unbounded();
     for (int i = 0; i < 3; ++i) {
-      for (int j = 0; j < 3; ++j) m.m[i][j] = from.zone.m[i][j];
+      for (int j = 0; j < 3; ++j) m.m[i][j] = zone.m[i][j];
     }
-    m.Tighten(kZero, kNew, -Ticks(op.invoke));
-    m.Tighten(kNew, kZero, op.answer ? std::min(Ticks(op.complete), hi) : hi);
-    m.Tighten(kLast, kNew, 0);  // the instants follow the order the calls take effect in
-    if (at_last) m.Tighten(kNew, kLast, 0);
+    const auto [lo, up] = Interval(op, hi);
+    m.Tighten(kZero, kNew, -lo);
+    m.Tighten(kNew, kZero, up);
+    if (clock_ == Clock::kStore) m.Tighten(kLast, kNew, 0);  // in the order they take effect
+    if (step.at_first) {
+      if (clock_ == Clock::kStore)
+        m.Tighten(kNew, kLast, 0);
+      else
+        m.Tighten(kNew, kZero, lo);
+    }
+    // The instant the call decides at: its own, or M where it is before M.
+    int decides = kNew;
+    if (clock_ == Clock::kClientLatest && effect != Effect::kDenied) {
+      if (step.before_latest) {
+        m.Tighten(kNew, kLast, 0);
+        decides = kLast;
+      } else {
+        m.Tighten(kLast, kNew, 0);
+      }
+    }
     const bool admissible = Admissible(cost);
     switch (effect) {
       case Effect::kDenied:
         if (admissible) {
           if (from.full) return std::nullopt;
           m.Tighten(kNew, kFullAt, -(Slack(cost) + 1));  // F - t > D
+          // at M too (max(t, M): both must be short)
+          if (clock_ == Clock::kClientLatest) m.Tighten(kLast, kFullAt, -(Slack(cost) + 1));
         }
         break;
       case Effect::kAdmittedBeforeFull:
         if (!admissible || from.full) return std::nullopt;
-        m.Tighten(kFullAt, kNew, Slack(cost));  // F - t <= D
-        m.Tighten(kNew, kFullAt, 0);            // t <= F
+        m.Tighten(kFullAt, decides, Slack(cost));  // F - t <= D
+        m.Tighten(decides, kFullAt, 0);            // t <= F
         break;
       case Effect::kAdmittedWhenFull:
         if (!admissible) return std::nullopt;
-        if (!from.full) m.Tighten(kFullAt, kNew, 0);  // F <= t (so F - t <= D)
+        if (!from.full) m.Tighten(kFullAt, decides, 0);  // F <= t (so F - t <= D)
         break;
     }
     if (!m.Close()) return std::nullopt;
-    Node& n = p.next;
-    n.zone = Dbm<3>::Unbounded();
-    n.zone.m[kLast][kZero] = m.m[kNew][kZero];
-    n.zone.m[kZero][kLast] = m.m[kZero][kNew];
+    // The node after: F and the second variable, each some variable of `m`.
     switch (effect) {
       case Effect::kDenied:
-        n.full = from.full;
-        if (!n.full) {
-          n.zone.m[kFullAt][kZero] = m.m[kFullAt][kZero];
-          n.zone.m[kZero][kFullAt] = m.m[kZero][kFullAt];
-          n.zone.m[kFullAt][kLast] = m.m[kFullAt][kNew];
-          n.zone.m[kLast][kFullAt] = m.m[kNew][kFullAt];
-        }
+        if (!from.full) p.full_at_from = kFullAt;
         break;
       case Effect::kAdmittedBeforeFull:
-        n.full = false;
-        n.zone.m[kFullAt][kZero] = Plus(m.m[kFullAt][kZero], cost_ticks);
-        n.zone.m[kZero][kFullAt] = Plus(m.m[kZero][kFullAt], -cost_ticks);
-        n.zone.m[kFullAt][kLast] = Plus(m.m[kFullAt][kNew], cost_ticks);
-        n.zone.m[kLast][kFullAt] = Plus(m.m[kNew][kFullAt], -cost_ticks);
+        p.full_at_from = kFullAt;
+        p.shift = cost * period_;
         break;
       case Effect::kAdmittedWhenFull:
-        n.full = false;
-        n.zone.m[kFullAt][kZero] = Plus(m.m[kNew][kZero], cost_ticks);
-        n.zone.m[kZero][kFullAt] = Plus(m.m[kZero][kNew], -cost_ticks);
-        n.zone.m[kFullAt][kLast] = cost_ticks;
-        n.zone.m[kLast][kFullAt] = -cost_ticks;
+        p.full_at_from = decides;
+        p.shift = cost * period_;
         break;
+    }
+    if (clock_ == Clock::kStore) p.second_from = kNew;
+    if (clock_ == Clock::kClientLatest) {
+      p.second_from = effect == Effect::kDenied ? kLast : decides;  // M moves to what it decided at
+    }
+    Node& n = p.next;
+    n.full = !p.full_at_from;
+    n.zone = Dbm<3>::Unbounded();
+    const std::array<std::optional<int>, 3> from_var = {kZero, p.full_at_from, p.second_from};
+    const std::array<int64_t, 3> shift = {0, p.shift, 0};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        if (i != j && from_var[i] && from_var[j]) {
+          n.zone.m[i][j] = Plus(m.m[*from_var[i]][*from_var[j]], shift[i] - shift[j]);
+        }
+      }
     }
     n.first = from.first;
     n.ahead = from.ahead;
-    n.ahead.insert(std::upper_bound(n.ahead.begin(), n.ahead.end(), position), position);
+    n.ahead.insert(std::upper_bound(n.ahead.begin(), n.ahead.end(), step.position), step.position);
     size_t drop = 0;
     while (drop < n.ahead.size() && n.ahead[drop] == n.first) {
       ++n.first;
@@ -250,34 +326,64 @@ class ZoneSearch {
     }
     n.ahead.erase(n.ahead.begin(), n.ahead.begin() + static_cast<ptrdiff_t>(drop));
     if (n.first == sorted_.size()) return p;
-    // Every call left is sent no sooner than `sent`, so takes effect no sooner than it: where F
-    // is behind it, or behind the last instant, wherever the zone is, the bucket is full from
-    // every instant left; and where the last instant is behind it, only `sent` matters.
+    // Every call left is sent no sooner than `sent`, so decides no sooner than it (nor, but on
+    // GCRA's client clock, than the second variable): where F is behind that, wherever the zone
+    // is, the bucket is full from every instant left; and where the second variable is behind
+    // `sent`, only `sent` matters.
     const int64_t sent = Ticks(Op(n.first).invoke);
-    if (!n.full && (n.zone.m[kFullAt][kLast] <= 0 || n.zone.m[kFullAt][kZero] <= sent)) {
+    if (!n.full &&
+        ((HasSecond() && n.zone.m[kFullAt][kLast] <= 0) || n.zone.m[kFullAt][kZero] <= sent)) {
       n.full = true;
       n.zone.Drop(kFullAt);
-      p.forgotten = true;
+      p.full_at_from.reset();
     }
-    if (n.zone.m[kLast][kZero] <= sent) {
+    if (HasSecond() && n.zone.m[kLast][kZero] <= sent) {
       n.zone.m[kLast][kZero] = sent;
       n.zone.m[kZero][kLast] = -sent;
       if (!n.full) {
         n.zone.m[kFullAt][kLast] = Plus(n.zone.m[kFullAt][kZero], -sent);
         n.zone.m[kLast][kFullAt] = Plus(n.zone.m[kZero][kFullAt], sent);
       }
-      p.last_pinned = true;
+      p.second_from.reset();
     }
     return p;
   }
 
-  // The effects a call can be placed with: its answer's, or (no answer) any.
-  static std::vector<Effect> EffectsOf(const LinearOp& op) {
-    if (!op.answer) {
-      return {Effect::kAdmittedBeforeFull, Effect::kAdmittedWhenFull, Effect::kDenied};
+  // The ways a call can be placed: its answer's, or (no answer) any; an admission on a token
+  // bucket's client clock at or after M, or before it.
+  Few<Step, 5> StepsOf(size_t position) const {
+    const LinearOp& op = Op(position);
+    Few<Step, 5> out;
+    const auto admitted = [&] {
+      for (const bool before : {false, true}) {
+        if (before && clock_ != Clock::kClientLatest) continue;
+        for (const Effect e : {Effect::kAdmittedBeforeFull, Effect::kAdmittedWhenFull}) {
+          out.push_back(Step{position, e, false, before});
+        }
+      }
+    };
+    if (!op.answer || op.answer->allowed) admitted();
+    if (!op.answer || !op.answer->allowed) out.push_back(Step{position, Effect::kDenied});
+    return out;
+  }
+
+  // Where denial `op` holds at the first instant it can take (on the store's clock the last
+  // call's, which it must have been sent by; on the client's its own first), as bounds on the
+  // zone; none where it holds nowhere (a full bucket, its cost admissible).
+  std::optional<Few<Bound, 2>> DenialHolds(const Node& node, const LinearOp& op) const {
+    Few<Bound, 2> out;
+    const int64_t lo = Ticks(op.invoke);
+    if (clock_ == Clock::kStore) out.push_back(Bound{kZero, kLast, -lo});  // l >= sent
+    if (!Admissible(op.cost)) return out;
+    if (node.full) return std::nullopt;
+    const int64_t short_by = -(Slack(op.cost) + 1);  // t - F <= -(D + 1)
+    if (clock_ == Clock::kStore) {
+      out.push_back(Bound{kLast, kFullAt, short_by});
+    } else {
+      out.push_back(Bound{kZero, kFullAt, short_by - lo});
+      if (clock_ == Clock::kClientLatest) out.push_back(Bound{kLast, kFullAt, short_by});
     }
-    if (op.answer->allowed) return {Effect::kAdmittedBeforeFull, Effect::kAdmittedWhenFull};
-    return {Effect::kDenied};
+    return out;
   }
 
   // Pushes the frame of `node` with its choices; true when nothing answered is left to place (a
@@ -285,62 +391,61 @@ class ZoneSearch {
   bool Enter(Node node) {
     const Region region = RegionOf(node);
     if (!region.hi) return true;
-    // Every answered call left takes effect at or after the last instant: a later one is dead.
-    node.zone.Tighten(kLast, kZero, *region.hi);
-    if (!node.zone.Close()) return false;
-    std::vector<Dbm<3>>& tried = seen_[node.Key()];
-    for (const Dbm<3>& z : tried) {
-      if (node.zone.Within(z)) return false;
+    if (clock_ == Clock::kStore) {
+      // Every answered call left takes effect at or after the last instant: a later one is dead.
+      node.zone.Tighten(kLast, kZero, Ticks(*region.hi));
+      if (!node.zone.Close()) return false;
     }
-    tried.push_back(node.zone);
+    auto [tried, added] = seen_.try_emplace(node.Key(), Tried{node.zone, {}});
+    if (!added) {
+      if (node.zone.Within(tried->second.first)) return false;
+      for (const Dbm<3>& z : tried->second.more) {
+        if (node.zone.Within(z)) return false;
+      }
+      tried->second.more.push_back(node.zone);
+    }
     ++states_;
     Frame f{std::move(node), {}, 0, region.blocking};
-    // Where a denial left holds at the last instant (sent by then, and the bucket short of its
-    // cost there), it goes next, alone, at that instant: in any order of the calls left it can
-    // be moved to the front, leaving every other call's instant and answer as they were. The
-    // zone is cut into the part where it holds and the rest, the rest tried as usual (a denial
-    // that does not hold at the last instant holds at no later one before an admission).
+    // Where a denial left holds at the first instant it can take, it goes next, alone, there: in
+    // any order of the calls left it can be moved to the front, leaving every other call's instant
+    // and answer as they were. The zone is cut into the part where it holds and the rest, the rest
+    // tried as usual (a denial that does not hold there holds nowhere before an admission).
     std::vector<Dbm<3>> rest = {f.node.zone};
     for (const size_t i : region.calls) {
       const LinearOp& op = Op(i);
-      if (!op.answer || op.answer->allowed || rest.size() > kMostPieces) continue;
-      const bool admissible = Admissible(op.cost);
-      if (admissible && f.node.full) continue;
-      const int64_t sent = Ticks(op.invoke);
+      if (rest.empty() || rest.size() > kMostPieces) break;
+      if (!op.answer || op.answer->allowed) continue;
+      const std::optional<Few<Bound, 2>> holds = DenialHolds(f.node, op);
+      if (!holds) continue;
       std::vector<Dbm<3>> left;
       for (const Dbm<3>& r : rest) {
-        Dbm<3> holds = r;
-        holds.Tighten(kZero, kLast, -sent);
-        if (admissible) holds.Tighten(kLast, kFullAt, -(Slack(op.cost) + 1));
-        if (holds.Close()) {
-          Node at = f.node;
-          at.zone = holds;
-          if (std::optional<Placed> p = Place(at, i, Effect::kDenied, *region.hi, true)) {
-            f.choices.push_back(Choice{Step{i, Effect::kDenied, true}, *std::move(p)});
-          }
-        } else {
+        // The part where each bound holds, and those where the first k hold and the next not.
+        Dbm<3> all = r;
+        for (const Bound& b : *holds) all.Tighten(b.i, b.j, b.bound);
+        if (!all.Close()) {
           left.push_back(r);
           continue;
         }
-        Dbm<3> before = r;  // the last instant before it was sent
-        before.Tighten(kLast, kZero, sent - 1);
-        if (before.Close()) left.push_back(before);
-        if (admissible) {
-          Dbm<3> token = r;  // sent by then, and a token left there
-          token.Tighten(kZero, kLast, -sent);
-          token.Tighten(kFullAt, kLast, Slack(op.cost));
-          if (token.Close()) left.push_back(token);
+        const Step step{i, Effect::kDenied, true};
+        if (std::optional<Placed> p = Place(f.node, all, step, *region.hi)) {
+          f.choices.push_back(Choice{step, *std::move(p)});
+        }
+        Dbm<3> part = r;
+        for (const Bound& b : *holds) {
+          Dbm<3> fails = part;
+          const Bound n = b.Negated();
+          fails.Tighten(n.i, n.j, n.bound);
+          if (fails.Close()) left.push_back(fails);
+          part.Tighten(b.i, b.j, b.bound);
         }
       }
       rest = std::move(left);
     }
     for (const Dbm<3>& r : rest) {
-      Node at = f.node;
-      at.zone = r;
       for (const size_t i : region.calls) {
-        for (const Effect e : EffectsOf(Op(i))) {
-          if (std::optional<Placed> p = Place(at, i, e, *region.hi)) {
-            f.choices.push_back(Choice{Step{i, e}, *std::move(p)});
+        for (const Step& step : StepsOf(i)) {
+          if (std::optional<Placed> p = Place(f.node, r, step, *region.hi)) {
+            f.choices.push_back(Choice{step, *std::move(p)});
           }
         }
       }
@@ -360,8 +465,8 @@ class ZoneSearch {
     if (!f.blocking) return;
     const Region region = RegionOf(f.node);
     bool fits = false;
-    for (const Effect e : EffectsOf(Op(*f.blocking))) {
-      fits = fits || Place(f.node, *f.blocking, e, *region.hi).has_value();
+    for (const Step& step : StepsOf(*f.blocking)) {
+      fits = fits || Place(f.node, f.node.zone, step, *region.hi).has_value();
     }
     stuck_cannot_follow_ = !fits;
   }
@@ -370,49 +475,34 @@ class ZoneSearch {
   // instant chosen in each from the last back, each where the choices after it need it.
   std::vector<LinearStep> Instants(const std::vector<Step>& steps) {
     std::vector<Placed> placed;
-    Node node;
-    node.zone = Dbm<3>::Unbounded();
-    node.zone.m[kLast][kZero] = node.zone.m[kZero][kLast] = 0;
+    Node node = Root();
     for (const Step& s : steps) {
-      std::optional<Placed> p = Place(node, s.position, s.effect, *RegionOf(node).hi, s.at_last);
+      std::optional<Placed> p = Place(node, node.zone, s, *RegionOf(node).hi);
       if (!p) break;  // not reached: each step was placed so before
       node = p->next;
       placed.push_back(*std::move(p));
     }
     std::vector<LinearStep> out(placed.size());
     std::optional<int64_t> full_at;  // F after the step being solved, as the steps after chose
-    std::optional<int64_t> last;     // and its last instant
+    std::optional<int64_t> second;   // and its second variable
     for (size_t k = placed.size(); k-- > 0;) {
       const Placed& p = placed[k];
-      const int64_t cost_ticks = Op(steps[k].position).cost * period_;
+      const Dbm<4>& m = p.instants;
       std::array<std::optional<int64_t>, 4> v{int64_t{0}, std::nullopt, std::nullopt, std::nullopt};
-      if (last && !p.last_pinned) v[kNew] = *last;
-      if (full_at && !p.next.full) {
-        switch (steps[k].effect) {
-          case Effect::kDenied:
-            v[kFullAt] = *full_at;
-            break;
-          case Effect::kAdmittedBeforeFull:
-            v[kFullAt] = *full_at - cost_ticks;
-            break;
-          case Effect::kAdmittedWhenFull:
-            v[kNew] = *full_at - cost_ticks;
-            break;
-        }
-      }
-      const bool had_full_at = p.instants.m[kFullAt][kZero] < kInf;
+      if (full_at && p.full_at_from) v[*p.full_at_from] = *full_at - p.shift;
+      if (second && p.second_from) v[*p.second_from] = *second;
       for (const int var : {int{kNew}, int{kFullAt}, int{kLast}}) {
-        if (v[var] || (var == kFullAt && !had_full_at)) continue;
+        if (v[var] || (m.m[var][kZero] >= kInf && m.m[kZero][var] >= kInf)) continue;
         int64_t lo = -kInf;
         for (int s = 0; s < 4; ++s) {
-          if (v[s] && p.instants.m[s][var] < kInf) lo = std::max(lo, *v[s] - p.instants.m[s][var]);
+          if (v[s] && m.m[s][var] < kInf) lo = std::max(lo, *v[s] - m.m[s][var]);
         }
         v[var] = lo;  // the earliest instant the zone and the choices so far allow
       }
       out[k] =
           LinearStep{sorted_[steps[k].position], Instant(Duration(origin_ + *v[kNew] * tick_))};
-      full_at = had_full_at ? v[kFullAt] : std::nullopt;
-      last = v[kLast];
+      full_at = v[kFullAt];
+      second = v[kLast];
     }
     return out;
   }
@@ -432,14 +522,23 @@ class ZoneSearch {
   }
 
   std::span<const LinearOp> ops_;
+  Clock clock_;
   int64_t budget_;
   std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
   int64_t tick_;                // the clock's resolution, ns
-  int64_t origin_ = 0;          // the first call's sending, ns: every instant is ticks from it
-  int64_t period_ = 0;          // T, ticks
-  int64_t limit_ = 0;           // B
+  int64_t origin_ = 0;          // the first call's sending, as the clock shows it, ns
+  // The history's last instant: on the client's clock, a call without an answer read its clock
+  // at some instant up to it.
+  Instant last_ = Instant::min();
+  int64_t period_ = 0;  // T, ticks
+  int64_t limit_ = 0;   // B
   bool credit_ = false;
-  std::unordered_map<std::pair<uint64_t, uint64_t>, std::vector<Dbm<3>>, PairHash> seen_;
+  // The zones tried with each set of calls placed (most sets have one).
+  struct Tried {
+    Dbm<3> first;
+    std::vector<Dbm<3>> more;
+  };
+  std::unordered_map<std::pair<uint64_t, uint64_t>, Tried, PairHash> seen_;
   std::vector<Frame> stack_;
   std::vector<Step> path_;  // the choice that led to each frame above the first
   int64_t states_ = 0;
@@ -454,20 +553,24 @@ std::optional<KeyLinearizability> CheckBucketByZones(const Policy& policy,
                                                      std::span<const LinearOp> ops,
                                                      const LinearizabilityOptions& options,
                                                      int64_t budget) {
-  const bool bucket = policy.algorithm == Algorithm::kTokenBucket ||
-                      policy.algorithm == Algorithm::kTokenBucketCredit ||
-                      policy.algorithm == Algorithm::kGcra;
-  if (!bucket || !options.instants_follow_order || options.remaining || options.retry_after ||
-      ops.empty()) {
-    return std::nullopt;
-  }
+  const bool gcra = policy.algorithm == Algorithm::kGcra;
+  const bool bucket = gcra || policy.algorithm == Algorithm::kTokenBucket ||
+                      policy.algorithm == Algorithm::kTokenBucketCredit;
+  if (!bucket || options.remaining || options.retry_after || ops.empty()) return std::nullopt;
   const int64_t tick = options.resolution.count();
-  const auto whole = [&](Instant t) { return ToUnixNanos(t) % tick == 0; };
   if (policy.window.count() % tick != 0) return std::nullopt;
-  for (const LinearOp& op : ops) {
-    if (!whole(op.invoke) || (op.answer && !whole(op.complete))) return std::nullopt;
+  const Clock clock = options.instants_follow_order ? Clock::kStore
+                      : gcra                        ? Clock::kClient
+                                                    : Clock::kClientLatest;
+  if (clock == Clock::kStore) {
+    // A call seen at a tick decided at some instant inside it, in the order of effect: exact
+    // only where the intervals hold whole ticks.
+    const auto whole = [&](Instant t) { return ToUnixNanos(t) % tick == 0; };
+    for (const LinearOp& op : ops) {
+      if (!whole(op.invoke) || (op.answer && !whole(op.complete))) return std::nullopt;
+    }
   }
-  return ZoneSearch(policy, ops, tick, budget).Run();
+  return ZoneSearch(policy, ops, clock, tick, budget).Run();
 }
 
 }  // namespace ratelab

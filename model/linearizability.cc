@@ -575,8 +575,8 @@ KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
 
 KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
                                      const LinearizabilityOptions& options) {
-  // A bucket on the store's clock is decided from the orders of its calls alone, its instants
-  // kept as zones (bucket_zones.h); otherwise the instants are tried.
+  // A bucket is decided from the orders of its calls alone, its instants kept as zones
+  // (bucket_zones.h); otherwise the instants are tried.
   if (std::optional<KeyLinearizability> r =
           CheckBucketByZones(policy, ops, options, Budget(options, ops.size()))) {
     return *std::move(r);

@@ -549,28 +549,29 @@ class ZoneSearch {
 
 }  // namespace
 
-std::optional<KeyLinearizability> CheckBucketByZones(const Policy& policy,
-                                                     std::span<const LinearOp> ops,
-                                                     const LinearizabilityOptions& options,
-                                                     int64_t budget) {
-  const bool gcra = policy.algorithm == Algorithm::kGcra;
-  const bool bucket = gcra || policy.algorithm == Algorithm::kTokenBucket ||
+bool BucketZonesApply(const Policy& policy, std::span<const LinearOp> ops,
+                      const LinearizabilityOptions& options) {
+  const bool bucket = policy.algorithm == Algorithm::kGcra ||
+                      policy.algorithm == Algorithm::kTokenBucket ||
                       policy.algorithm == Algorithm::kTokenBucketCredit;
-  if (!bucket || options.remaining || options.retry_after || ops.empty()) return std::nullopt;
+  if (!bucket || options.remaining || options.retry_after || ops.empty()) return false;
   const int64_t tick = options.resolution.count();
-  if (policy.window.count() % tick != 0) return std::nullopt;
-  const Clock clock = options.instants_follow_order ? Clock::kStore
-                      : gcra                        ? Clock::kClient
-                                                    : Clock::kClientLatest;
-  if (clock == Clock::kStore) {
-    // A call seen at a tick decided at some instant inside it, in the order of effect: exact
-    // only where the intervals hold whole ticks.
-    const auto whole = [&](Instant t) { return ToUnixNanos(t) % tick == 0; };
-    for (const LinearOp& op : ops) {
-      if (!whole(op.invoke) || (op.answer && !whole(op.complete))) return std::nullopt;
-    }
-  }
-  return ZoneSearch(policy, ops, clock, tick, budget).Run();
+  if (policy.window.count() % tick != 0) return false;
+  if (!options.instants_follow_order) return true;
+  // On the store's clock a call seen at a tick decided at some instant inside it, in the order
+  // of effect: exact only where the intervals hold whole ticks.
+  const auto whole = [&](Instant t) { return ToUnixNanos(t) % tick == 0; };
+  return std::all_of(ops.begin(), ops.end(), [&](const LinearOp& op) {
+    return whole(op.invoke) && (!op.answer || whole(op.complete));
+  });
+}
+
+KeyLinearizability CheckBucketByZones(const Policy& policy, std::span<const LinearOp> ops,
+                                      const LinearizabilityOptions& options, int64_t budget) {
+  const Clock clock = options.instants_follow_order          ? Clock::kStore
+                      : policy.algorithm == Algorithm::kGcra ? Clock::kClient
+                                                             : Clock::kClientLatest;
+  return ZoneSearch(policy, ops, clock, options.resolution.count(), budget).Run();
 }
 
 }  // namespace ratelab

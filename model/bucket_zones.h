@@ -17,7 +17,6 @@
 #define RATELAB_MODEL_BUCKET_ZONES_H_
 
 #include <cstdint>
-#include <optional>
 #include <span>
 
 #include "model/linearizability.h"
@@ -25,13 +24,15 @@
 
 namespace ratelab {
 
-// The calls of one key judged by zones, within `budget` search steps; none where the search does
-// not apply: another algorithm, Remaining or the wait compared, a period that is not a whole
-// number of the clock's ticks, or, on the store's clock, an interval's end that is not.
-std::optional<KeyLinearizability> CheckBucketByZones(const Policy& policy,
-                                                     std::span<const LinearOp> ops,
-                                                     const LinearizabilityOptions& options,
-                                                     int64_t budget);
+// Whether the calls of one key can be judged by zones: a bucket, only admissions and denials
+// compared (not Remaining nor the wait), a period that is a whole number of the clock's ticks, and,
+// on the store's clock, intervals whose ends are too.
+bool BucketZonesApply(const Policy& policy, std::span<const LinearOp> ops,
+                      const LinearizabilityOptions& options);
+
+// The calls of one key judged by zones, within `budget` search steps. Requires BucketZonesApply.
+KeyLinearizability CheckBucketByZones(const Policy& policy, std::span<const LinearOp> ops,
+                                      const LinearizabilityOptions& options, int64_t budget);
 
 }  // namespace ratelab
 

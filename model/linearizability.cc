@@ -571,16 +571,9 @@ KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
   return exact;
 }
 
-}  // namespace
-
-KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
-                                     const LinearizabilityOptions& options) {
-  // A bucket is decided from the orders of its calls alone, its instants kept as zones
-  // (bucket_zones.h); otherwise the instants are tried.
-  if (std::optional<KeyLinearizability> r =
-          CheckBucketByZones(policy, ops, options, Budget(options, ops.size()))) {
-    return *std::move(r);
-  }
+// The search over instants, for the model of `policy`.
+KeyLinearizability SearchInstants(const Policy& policy, std::span<const LinearOp> ops,
+                                  const LinearizabilityOptions& options) {
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
       return Search<FixedWindowModel>(policy, ops, options);
@@ -601,6 +594,40 @@ KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const Linea
       return Search<TokenBucketIntervalsModel>(policy, ops, options);
   }
   return {};
+}
+
+}  // namespace
+
+KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
+                                     const LinearizabilityOptions& options) {
+  const int64_t budget = Budget(options, ops.size());
+  const auto instants = [&](int64_t most) {
+    LinearizabilityOptions o = options;
+    o.max_states = most;
+    o.max_states_per_call = 0;
+    return SearchInstants(policy, ops, o);
+  };
+  if (!BucketZonesApply(policy, ops, options)) return instants(budget);
+  // A bucket is decided by either search: by zones (bucket_zones.h), from the orders of its calls
+  // alone, where a race opens it at any nanosecond of a wide span (a probe's, on the store's
+  // clock); over instants, in fewer steps, where its calls are narrow against its refills (a
+  // stress run's, on the client's clock). The one more likely to decide goes first, each with half
+  // the budget (a search can pass its budget while it tries one call's instants: the second still
+  // gets its half).
+  const bool zones_first = options.instants_follow_order;
+  const auto by = [&](bool zones, int64_t most) {
+    return zones ? CheckBucketByZones(policy, ops, options, most) : instants(most);
+  };
+  KeyLinearizability first = by(zones_first, budget / 2);
+  if (first.verdict != LinearVerdict::kUnknown) return first;
+  KeyLinearizability second = by(!zones_first, budget - budget / 2);
+  second.states += first.states;
+  // Neither decided: the lead is the longer order found.
+  if (second.verdict == LinearVerdict::kUnknown && first.order.size() > second.order.size()) {
+    first.states = second.states;
+    return first;
+  }
+  return second;
 }
 
 HistoryLinearizability CheckHistoryLinearizable(const Policy& policy, const History& history,

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/state_hash.h"
+#include "model/search_state.h"
 
 namespace ratelab {
 namespace {
@@ -137,20 +137,17 @@ class ZoneSearch {
   }
 
  private:
-  // Which calls are placed (every one of sorted position below `first`, and `ahead`), whether the
-  // bucket is full from every instant a call left can decide at, and the zone of F (unless full)
-  // and of the second variable (Clock).
+  // Which calls are placed, whether the bucket is full from every instant a call left can decide
+  // at, and the zone of F (unless full) and of the second variable (Clock).
   struct Node {
     bool full = true;
     Dbm<3> zone;
-    size_t first = 0;
-    std::vector<size_t> ahead;  // sorted positions above `first` placed, ascending
+    PlacedCalls placed;
 
     std::pair<uint64_t, uint64_t> Key() const {
       StateHash h;
       h.Add(int64_t{full});
-      h.Add(static_cast<uint64_t>(first));
-      for (const size_t a : ahead) h.Add(static_cast<uint64_t>(a));
+      placed.HashInto(h);
       return h.value();
     }
   };
@@ -192,9 +189,6 @@ class ZoneSearch {
 
   const LinearOp& Op(size_t position) const { return ops_[sorted_[position]]; }
   int64_t Ticks(Instant t) const { return FloorDiv(ToUnixNanos(t) - origin_, tick_); }
-  static bool IsPlaced(const Node& n, size_t position) {
-    return position < n.first || std::binary_search(n.ahead.begin(), n.ahead.end(), position);
-  }
   bool Admissible(int64_t cost) const { return credit_ || cost <= limit_; }
   // The most F may be ahead of a call's instant for the call to be admitted.
   int64_t Slack(int64_t cost) const { return (limit_ - (credit_ ? 1 : cost)) * period_; }
@@ -209,8 +203,8 @@ class ZoneSearch {
 
   Region RegionOf(const Node& n) const {
     Region r;
-    for (size_t i = n.first; i < sorted_.size() && (!r.hi || Op(i).invoke <= *r.hi); ++i) {
-      if (IsPlaced(n, i)) continue;
+    for (size_t i = n.placed.first; i < sorted_.size() && (!r.hi || Op(i).invoke <= *r.hi); ++i) {
+      if (n.placed.Has(i)) continue;
       if (Op(i).answer && (!r.hi || Op(i).complete < *r.hi)) {
         r.hi = Op(i).complete;
         r.blocking = i;
@@ -316,21 +310,13 @@ class ZoneSearch {
         }
       }
     }
-    n.first = from.first;
-    n.ahead = from.ahead;
-    n.ahead.insert(std::upper_bound(n.ahead.begin(), n.ahead.end(), step.position), step.position);
-    size_t drop = 0;
-    while (drop < n.ahead.size() && n.ahead[drop] == n.first) {
-      ++n.first;
-      ++drop;
-    }
-    n.ahead.erase(n.ahead.begin(), n.ahead.begin() + static_cast<ptrdiff_t>(drop));
-    if (n.first == sorted_.size()) return p;
+    n.placed = from.placed.With(step.position);
+    if (n.placed.first == sorted_.size()) return p;
     // Every call left is sent no sooner than `sent`, so decides no sooner than it (nor, but on
     // GCRA's client clock, than the second variable): where F is behind that, wherever the zone
     // is, the bucket is full from every instant left; and where the second variable is behind
     // `sent`, only `sent` matters.
-    const int64_t sent = Ticks(Op(n.first).invoke);
+    const int64_t sent = Ticks(Op(n.placed.first).invoke);
     if (!n.full &&
         ((HasSecond() && n.zone.m[kFullAt][kLast] <= 0) || n.zone.m[kFullAt][kZero] <= sent)) {
       n.full = true;

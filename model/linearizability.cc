@@ -13,9 +13,9 @@
 #include "model/fixed_window_model.h"
 #include "model/gcra_model.h"
 #include "model/named.h"
+#include "model/search_state.h"
 #include "model/sliding_counter_model.h"
 #include "model/sliding_log_model.h"
-#include "model/state_hash.h"
 #include "model/token_bucket_intervals_model.h"
 #include "model/token_bucket_model.h"
 
@@ -143,19 +143,17 @@ class LinearSearch {
 
  private:
   // Where the search is: the model's state, the earliest instant the next call can take effect
-  // at, and which calls are placed (every one of sorted position below `first`, and `ahead`).
+  // at, and which calls are placed.
   struct Node {
     State state;
     Instant real_lo{};
-    size_t first = 0;
-    std::vector<size_t> ahead;  // sorted positions above `first` placed, ascending
+    PlacedCalls placed;
 
     std::pair<uint64_t, uint64_t> Hash() const {
       StateHash h;
       HashInto(h, state);
       h.Add(real_lo);
-      h.Add(static_cast<uint64_t>(first));
-      for (const size_t a : ahead) h.Add(static_cast<uint64_t>(a));
+      placed.HashInto(h);
       return h.value();
     }
   };
@@ -176,9 +174,6 @@ class LinearSearch {
   };
 
   const LinearOp& Op(size_t position) const { return ops_[sorted_[position]]; }
-  static bool Placed(const Node& n, size_t position) {
-    return position < n.first || std::binary_search(n.ahead.begin(), n.ahead.end(), position);
-  }
 
   // Pushes the frame of `node` with its choices; true when nothing answered is left to place
   // (the calls left without an answer may never have taken effect): a linearization.
@@ -189,8 +184,8 @@ class LinearSearch {
     // The calls that can go next: those sent before every call left was answered.
     std::optional<Instant> hi;
     std::vector<size_t> region;
-    for (size_t i = f.node.first; i < sorted_.size() && (!hi || Op(i).invoke <= *hi); ++i) {
-      if (Placed(f.node, i)) continue;
+    for (size_t i = f.node.placed.first; i < sorted_.size() && (!hi || Op(i).invoke <= *hi); ++i) {
+      if (f.node.placed.Has(i)) continue;
       region.push_back(i);
       if (Op(i).answer && (!hi || Op(i).complete < *hi)) {
         hi = Op(i).complete;
@@ -470,28 +465,20 @@ class LinearSearch {
     n.state =
         After(from.state, from.state.Peek(policy_, c.seen, Op(c.op).cost), c.seen, Op(c.op).cost);
     if (options_.instants_follow_order) n.real_lo = c.real;
-    n.first = from.first;
-    n.ahead = from.ahead;
-    n.ahead.insert(std::upper_bound(n.ahead.begin(), n.ahead.end(), c.op), c.op);
-    size_t drop = 0;
-    while (drop < n.ahead.size() && n.ahead[drop] == n.first) {
-      ++n.first;
-      ++drop;
-    }
-    n.ahead.erase(n.ahead.begin(), n.ahead.begin() + static_cast<ptrdiff_t>(drop));
+    n.placed = from.placed.With(c.op);
     // What no later call can see is forgotten, so that states that differ only there are one.
     if constexpr (requires(State s) { s.Forget(policy_, Instant{}); }) {
-      if (n.first < sorted_.size()) {
+      if (n.placed.first < sorted_.size()) {
         const Instant from = options_.instants_follow_order
-                                 ? std::max(n.real_lo, Op(n.first).invoke)
-                                 : Op(n.first).invoke;
+                                 ? std::max(n.real_lo, Op(n.placed.first).invoke)
+                                 : Op(n.placed.first).invoke;
         n.state.Forget(policy_, Floor(from, options_.resolution));
       }
     }
     // Every call left was sent no sooner than the first of them: an earliest instant before
     // that holds nothing back, and is that instant (so that more states are the same).
-    if (options_.instants_follow_order && n.first < sorted_.size()) {
-      n.real_lo = std::max(n.real_lo, Op(n.first).invoke);
+    if (options_.instants_follow_order && n.placed.first < sorted_.size()) {
+      n.real_lo = std::max(n.real_lo, Op(n.placed.first).invoke);
     }
     return n;
   }

@@ -17,8 +17,8 @@ constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;  // no bound
 
 int64_t Plus(int64_t a, int64_t b) { return a >= kInf || b >= kInf ? kInf : a + b; }
 
-// The instants of a zone: x0 is zero, then F (when the bucket is full again), the instant of the
-// last call placed, and the call being placed.
+// The instants of a zone: x0 is zero, then F (when the bucket is full again), the second variable
+// (the last call's instant, or M: Clock), and the call being placed.
 enum Var { kZero = 0, kFullAt = 1, kLast = 2, kNew = 3 };
 
 // Difference bounds over N variables: m[i][j] bounds x_i - x_j from above (kInf: no bound).
@@ -543,6 +543,10 @@ bool BucketZonesApply(const Policy& policy, std::span<const LinearOp> ops,
   if (!bucket || options.remaining || options.retry_after || ops.empty()) return false;
   const int64_t tick = options.resolution.count();
   if (policy.window.count() % tick != 0) return false;
+  // F moves on by at most every cost's refill: kept far from the bounds of 64 bits.
+  Int128 refills = 0;
+  for (const LinearOp& op : ops) refills += Int128{op.cost} * policy.window.count();
+  if (refills > Int128{1} << 58) return false;
   if (!options.instants_follow_order) return true;
   // On the store's clock a call seen at a tick decided at some instant inside it, in the order
   // of effect: exact only where the intervals hold whole ticks.

@@ -25,8 +25,9 @@
 namespace ratelab {
 
 // Whether the calls of one key can be judged by zones: a bucket, only admissions and denials
-// compared (not Remaining nor the wait), a period that is a whole number of the clock's ticks, and,
-// on the store's clock, intervals whose ends are too.
+// compared (not Remaining nor the wait), a period that is a whole number of the clock's ticks,
+// costs whose refills together span less than nine years, and, on the store's clock, intervals
+// whose ends are whole ticks too.
 bool BucketZonesApply(const Policy& policy, std::span<const LinearOp> ops,
                       const LinearizabilityOptions& options);
 

@@ -296,7 +296,8 @@ TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
   }
   EXPECT_GT(yes, 10000);
   EXPECT_GT(no, 4000);
-  // Not for it: Remaining compared, or on the store's clock an interval's end between ticks.
+  // Not for it: Remaining compared, on the store's clock an interval's end between ticks, or
+  // costs whose refills would overflow.
   const std::vector<LinearOp> ops = {Answered(1, 4, true)};
   const Policy bucket = Policy::Bucket(Algorithm::kGcra, 2, Duration(4));
   LinearizabilityOptions options;
@@ -308,6 +309,9 @@ TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
   EXPECT_FALSE(BucketZonesApply(bucket, ops, options));
   options.instants_follow_order = false;
   EXPECT_TRUE(BucketZonesApply(bucket, ops, options));
+  std::vector<LinearOp> costly = ops;  // refills past 64 bits' comfort
+  costly[0].cost = int64_t{1} << 58;
+  EXPECT_FALSE(BucketZonesApply(bucket, costly, options));
 }
 
 // A budget too small for the search answers "unknown": never a verdict it has not shown.

@@ -120,7 +120,7 @@ class LinearSearch {
 
   KeyLinearizability Run() {
     const Instant start = ops_.empty() ? Instant{} : Op(0).invoke;
-    if (Enter(Node{State(), start, 0, {}})) return Done(LinearVerdict::kLinearizable);
+    if (Enter(Node{State(), start, {}})) return Done(LinearVerdict::kLinearizable);
     while (!stack_.empty()) {
       if (states_ > budget_) return Done(LinearVerdict::kUnknown);
       Frame& f = stack_.back();

@@ -15,8 +15,10 @@
 // most room to the calls after). Where a call's interval holds too many such instants (a window
 // opened at a request's own instant, on a nanosecond clock), it tries those a linearization can
 // need: whole windows and a few ticks from a call's first instant (linearizability.cc,
-// MakePoints). So a verdict is exact for a limiter with that clock resolution. A search that
-// outgrows its budget of states answers "unknown", never a verdict it has not shown.
+// MakePoints). So a verdict is exact for a limiter with that clock resolution. A bucket (token
+// bucket, GCRA) is searched a second way too, its instants kept as bounds on one another rather
+// than tried (bucket_zones.h), each way with half the budget. A search that outgrows its budget of
+// states answers "unknown", never a verdict it has not shown.
 #ifndef RATELAB_MODEL_LINEARIZABILITY_H_
 #define RATELAB_MODEL_LINEARIZABILITY_H_
 

@@ -178,8 +178,13 @@ TEST(Probe, ARacyProtocolBehindServeIsFoundOverHttpAndTheAtomicOneIsNot) {
   const ProbeResult atomic = ProbeServedBucket("kv-token-bucket-lua");
   EXPECT_GT(atomic.admitted, 5);
   EXPECT_TRUE(atomic.violations.empty()) << atomic.violations.front().ToString();
-  // Decided, though the race opens the bucket at any nanosecond of 150 ms (bucket_zones.h).
-  EXPECT_EQ(atomic.linearizability.verdict, LinearVerdict::kLinearizable)
+  // Decided, though the race opens the bucket at any nanosecond of 150 ms (bucket_zones.h), unless
+  // a loaded machine stretched the answers (testing_probe::Stretched), and never accused.
+  if (!testing_probe::Stretched(atomic)) {
+    EXPECT_EQ(atomic.linearizability.verdict, LinearVerdict::kLinearizable)
+        << atomic.linearizability.lead;
+  }
+  EXPECT_NE(atomic.linearizability.verdict, LinearVerdict::kNotLinearizable)
       << atomic.linearizability.lead;
   EXPECT_TRUE(atomic.findings.empty()) << atomic.findings.front().summary;
 }

@@ -323,16 +323,23 @@ class ZoneSearch {
       n.zone.Drop(kFullAt);
       p.full_at_from.reset();
     }
-    if (HasSecond() && n.zone.m[kLast][kZero] <= sent) {
-      n.zone.m[kLast][kZero] = sent;
-      n.zone.m[kZero][kLast] = -sent;
-      if (!n.full) {
-        n.zone.m[kFullAt][kLast] = Plus(n.zone.m[kFullAt][kZero], -sent);
-        n.zone.m[kLast][kFullAt] = Plus(n.zone.m[kZero][kFullAt], sent);
-      }
-      p.second_from.reset();
-    }
+    if (RaiseSecond(n.zone, n.full, sent)) p.second_from.reset();
     return p;
+  }
+
+  // Where the second variable is no later than `sent` (the first instant any call left was sent
+  // at) wherever `zone` is, it becomes `sent`: every call left decides no sooner, so only `sent`
+  // matters. Whether it moved.
+  bool RaiseSecond(Dbm<3>& zone, bool full, int64_t sent) const {
+    if (!HasSecond() || zone.m[kLast][kZero] > sent) return false;
+    if (zone.m[kZero][kLast] == -sent) return false;  // already there
+    zone.m[kLast][kZero] = sent;
+    zone.m[kZero][kLast] = -sent;
+    if (!full) {
+      zone.m[kFullAt][kLast] = Plus(zone.m[kFullAt][kZero], -sent);
+      zone.m[kLast][kFullAt] = Plus(zone.m[kZero][kFullAt], sent);
+    }
+    return true;
   }
 
   // The ways a call can be placed: its answer's, or (no answer) any; an admission on a token
@@ -394,38 +401,44 @@ class ZoneSearch {
     Frame f{std::move(node), {}, 0, region.blocking};
     // Where a denial left holds at the first instant it can take, it goes next, alone, there: in
     // any order of the calls left it can be moved to the front, leaving every other call's instant
-    // and answer as they were. The zone is cut into the part where it holds and the rest, the rest
-    // tried as usual (a denial that does not hold there holds nowhere before an admission).
-    std::vector<Dbm<3>> rest = {f.node.zone};
-    for (const size_t i : region.calls) {
-      const LinearOp& op = Op(i);
-      if (rest.empty() || rest.size() > kMostPieces) break;
-      if (!op.answer || op.answer->allowed) continue;
-      const std::optional<Few<Bound, 2>> holds = DenialHolds(f.node, op);
-      if (!holds) continue;
-      std::vector<Dbm<3>> left;
-      for (const Dbm<3>& r : rest) {
-        // The part where each bound holds, and those where the first k hold and the next not.
+    // and answer as they were. The zone is cut into the part where it holds and the rest (where
+    // the last instant is before it was sent, or where a token is left), each rest looked at again
+    // for the denials after it in the order sent (a denial that does not hold at its first instant
+    // holds nowhere before an admission); what no denial holds in is tried as usual.
+    const int64_t sent_first = Ticks(Op(f.node.placed.first).invoke);
+    std::vector<std::pair<Dbm<3>, size_t>> work = {{f.node.zone, 0}};  // a part, the next denial
+    std::vector<Dbm<3>> rest;
+    size_t parts = 0;
+    for (size_t w = 0; w < work.size(); ++w) {
+      auto [r, from] = work[w];
+      if (RaiseSecond(r, f.node.full, sent_first)) from = 0;  // moved up: every denial again
+      bool cut = false;
+      for (size_t k = from; k < region.calls.size() && parts < kMostParts && !cut; ++k) {
+        const size_t i = region.calls[k];
+        const LinearOp& op = Op(i);
+        if (!op.answer || op.answer->allowed) continue;
+        const std::optional<Few<Bound, 2>> holds = DenialHolds(f.node, op);
+        if (!holds) continue;
         Dbm<3> all = r;
         for (const Bound& b : *holds) all.Tighten(b.i, b.j, b.bound);
-        if (!all.Close()) {
-          left.push_back(r);
-          continue;
-        }
+        if (!all.Close()) continue;
+        cut = true;
+        ++parts;
         const Step step{i, Effect::kDenied, true};
         if (std::optional<Placed> p = Place(f.node, all, step, *region.hi)) {
           f.choices.push_back(Choice{step, *std::move(p)});
         }
+        // Where the first j bounds hold and the next does not.
         Dbm<3> part = r;
         for (const Bound& b : *holds) {
           Dbm<3> fails = part;
           const Bound n = b.Negated();
           fails.Tighten(n.i, n.j, n.bound);
-          if (fails.Close()) left.push_back(fails);
+          if (fails.Close()) work.push_back({fails, k + 1});
           part.Tighten(b.i, b.j, b.bound);
         }
       }
-      rest = std::move(left);
+      if (!cut) rest.push_back(r);
     }
     for (const Dbm<3>& r : rest) {
       for (const size_t i : region.calls) {
@@ -440,7 +453,7 @@ class ZoneSearch {
     return false;
   }
   // The most parts a zone is cut into by the denials that go alone.
-  static constexpr size_t kMostPieces = 4;
+  static constexpr size_t kMostParts = 8;
 
   // A frame whose every choice failed: the deepest such is the longest linearizable prefix.
   void Failed(const Frame& f) {
@@ -462,7 +475,10 @@ class ZoneSearch {
   std::vector<LinearStep> Instants(const std::vector<Step>& steps) {
     std::vector<Placed> placed;
     Node node = Root();
-    for (const Step& s : steps) {
+    for (Step s : steps) {
+      // Its zone as placed before, or one around it (a denial that went alone went at an instant
+      // the part it was placed from raised, which the whole zone places it at or after).
+      s.at_first = false;
       std::optional<Placed> p = Place(node, node.zone, s, *RegionOf(node).hi);
       if (!p) break;  // not reached: each step was placed so before
       node = p->next;

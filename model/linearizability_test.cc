@@ -239,10 +239,10 @@ TEST(Linearizability, TheInstantsThatCanMatterAgreeWithBruteForce) {
   EXPECT_EQ(decided, 6 * 4 * 150);
 }
 
-// A bucket is judged by zones (bucket_zones.h): its verdict is brute force's, with costs, on
-// credit, on the store's clock (at a coarser clock, where the intervals' ends fall on its ticks)
-// and on the client's (any intervals); the order it finds replays through the model, each call at
-// its instant, with the answers it got.
+// A bucket is judged by zones (bucket_zones.h): its verdict is brute force's (7 200 random
+// histories), with costs, on credit, on the store's clock (at a coarser clock, where the intervals'
+// ends fall on its ticks) and on the client's (any intervals); the order it finds replays through
+// the model, each call at its instant, with the answers it got.
 TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
   std::mt19937_64 rng(20261127);
   int yes = 0;
@@ -254,7 +254,7 @@ TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
       LinearizabilityOptions options;
       options.resolution = Duration(tick);
       options.instants_follow_order = follow;
-      for (int round = 0; round < 1500; ++round) {
+      for (int round = 0; round < 600; ++round) {
         const Policy policy =
             Policy::Bucket(algorithm, std::uniform_int_distribution<int64_t>(1, 4)(rng),
                            Duration(std::uniform_int_distribution<int64_t>(1, 4)(rng) * tick));
@@ -294,8 +294,23 @@ TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
       }
     }
   }
-  EXPECT_GT(yes, 10000);
-  EXPECT_GT(no, 4000);
+  EXPECT_GT(yes, 4000);
+  EXPECT_GT(no, 1500);
+  // Found by a longer run of the above: linearizable only where a token is left at the last
+  // instant, a part of the zone the first denial left cuts off (it must still be searched).
+  {
+    const Policy bucket = Policy::Bucket(Algorithm::kTokenBucket, 2, Duration(3));
+    LinearOp lost{At(8), At(14), 1, std::nullopt};
+    LinearOp lost_too{At(7), At(10), 1, std::nullopt};
+    const std::vector<LinearOp> ops = {
+        Answered(7, 9, false), Answered(7, 7, true), Answered(2, 6, true), lost, lost_too,
+        Answered(3, 7, true)};
+    LinearizabilityOptions options;
+    options.resolution = Duration(1);
+    EXPECT_TRUE(BruteForce(bucket, ops, options));
+    EXPECT_EQ(CheckBucketByZones(bucket, ops, options, 100'000).verdict,
+              LinearVerdict::kLinearizable);
+  }
   // Not for it: Remaining compared, on the store's clock an interval's end between ticks, or
   // costs whose refills would overflow.
   const std::vector<LinearOp> ops = {Answered(1, 4, true)};

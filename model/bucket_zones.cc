@@ -130,7 +130,7 @@ class ZoneSearch {
       Choice& c = f.choices[f.next++];
       const size_t depth = stack_.size();
       path_.push_back(c.step);
-      if (Enter(std::move(c.placed.next))) return Done(LinearVerdict::kLinearizable);
+      if (Enter(std::move(c.next))) return Done(LinearVerdict::kLinearizable);
       if (stack_.size() == depth) path_.pop_back();  // not entered: inside a zone tried before
     }
     return Done(states_ > budget_ ? LinearVerdict::kUnknown : LinearVerdict::kNotLinearizable);
@@ -168,9 +168,11 @@ class ZoneSearch {
     int64_t shift = 0;
     std::optional<int> second_from;  // none too where it was pinned to the calls left
   };
+  // A way to go on from a frame: the step, and the node it leaves (not the instants' zone, which
+  // only the order found needs, and Instants works out again: a frame keeps every choice it has).
   struct Choice {
     Step step;
-    Placed placed;
+    Node next;
   };
   struct Frame {
     Node node;
@@ -229,9 +231,6 @@ class ZoneSearch {
     const LinearOp& op = Op(step.position);
     const Effect effect = step.effect;
     if (op.answer && op.answer->allowed != (effect != Effect::kDenied)) return std::nullopt;
-    if (step.before_latest && (clock_ != Clock::kClientLatest || effect == Effect::kDenied)) {
-      return std::nullopt;
-    }
     const int64_t cost = op.cost;
     Placed p;
     Dbm<4>& m = p.instants;
@@ -426,7 +425,7 @@ class ZoneSearch {
         ++parts;
         const Step step{i, Effect::kDenied, true};
         if (std::optional<Placed> p = Place(f.node, all, step, *region.hi)) {
-          f.choices.push_back(Choice{step, *std::move(p)});
+          f.choices.push_back(Choice{step, std::move(p->next)});
         }
         // Where the first j bounds hold and the next does not.
         Dbm<3> part = r;
@@ -444,7 +443,7 @@ class ZoneSearch {
       for (const size_t i : region.calls) {
         for (const Step& step : StepsOf(i)) {
           if (std::optional<Placed> p = Place(f.node, r, step, *region.hi)) {
-            f.choices.push_back(Choice{step, *std::move(p)});
+            f.choices.push_back(Choice{step, std::move(p->next)});
           }
         }
       }

@@ -11,8 +11,8 @@ namespace {
 
 class MemoryBackend final : public KvBackend {
  public:
-  MemoryBackend(const Clock& clock, Durability durability, std::shared_ptr<LuaChunks> chunks)
-      : kv_(clock, durability, MemoryKv::kScriptBudget, std::move(chunks)) {}
+  MemoryBackend(const Clock& clock, Durability durability, std::shared_ptr<LuaCache> lua_cache)
+      : kv_(clock, durability, MemoryKv::kScriptBudget, std::move(lua_cache)) {}
   Result<KvReply> Execute(std::span<const std::string> argv) override { return kv_.Execute(argv); }
   void Restart() override { kv_.Restart(); }
   std::vector<std::string> KeysWithoutExpiry() override { return kv_.KeysWithoutExpiry(); }
@@ -36,8 +36,8 @@ class MemoryBackend final : public KvBackend {
 }  // namespace
 
 std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability,
-                                        std::shared_ptr<LuaChunks> chunks) {
-  return std::make_unique<MemoryBackend>(clock, durability, std::move(chunks));
+                                        std::shared_ptr<LuaCache> lua_cache) {
+  return std::make_unique<MemoryBackend>(clock, durability, std::move(lua_cache));
 }
 
 }  // namespace ratelab

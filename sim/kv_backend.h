@@ -41,9 +41,10 @@ class KvBackend : public Kv {
 };
 
 // MemoryKv on `clock`: the store of a run on `memory`, and of any limiter that keeps no kv state;
-// `chunks`: compiled scripts shared with the stores of other runs (LuaChunks).
+// `lua_cache`: compiled scripts and spare Lua states shared with the stores of other runs
+// (LuaCache).
 std::unique_ptr<KvBackend> OpenMemoryKv(const Clock& clock, Durability durability,
-                                        std::shared_ptr<LuaChunks> chunks = nullptr);
+                                        std::shared_ptr<LuaCache> lua_cache = nullptr);
 
 }  // namespace ratelab
 

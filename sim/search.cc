@@ -294,7 +294,7 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
         " admits with a wait, and a delayed admission's retry has no model to be judged by "
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
-  // One source for every seed, so that the embedded stores compile each script once (LuaChunks).
+  // One source for every seed, so that the embedded stores compile each script once (LuaCache).
   const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores();
   if (Status s = TryOnItsStore(subject, stores, o.base.start); !s.ok()) return s;
   if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;

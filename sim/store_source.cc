@@ -8,13 +8,14 @@ class MemoryStoreSource final : public StoreSource {
  public:
   MemoryStoreSource() : StoreSource(StoreName{}) {}
   Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability) override {
-    return OpenMemoryKv(clock, durability, chunks_);
+    return OpenMemoryKv(clock, durability, lua_cache_);
   }
 
  private:
-  // Each run's store is new, and compiles the scripts of the runs before it again: they are
-  // compiled once, for every run of this source.
-  std::shared_ptr<LuaChunks> chunks_ = std::make_shared<LuaChunks>();
+  // Each run's store is new, with a Lua state that compiles the scripts of the runs before it
+  // again: scripts are compiled once for every run of this source, and a state made once is
+  // made new again for the next store (LuaCache).
+  std::shared_ptr<LuaCache> lua_cache_ = std::make_shared<LuaCache>();
   Result<std::unique_ptr<SqlBackend>> OpenSql(Durability) override { return NoSqlStore(); }
 };
 

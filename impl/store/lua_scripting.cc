@@ -210,25 +210,42 @@ static int LuaPanic(lua_State* L) {
                            (message != nullptr ? message : "unknown error"));
 }
 
-std::optional<std::string> LuaChunks::Find(std::string_view sha) const {
+LuaCache::LuaCache() = default;
+LuaCache::~LuaCache() = default;
+
+std::optional<std::string> LuaCache::Find(std::string_view sha) const {
   std::lock_guard lock(mu_);
   const auto it = by_sha_.find(absl::string_view(sha.data(), sha.size()));
   if (it == by_sha_.end()) return std::nullopt;
   return it->second;
 }
 
-void LuaChunks::Keep(std::string sha, std::string bytecode) {
+void LuaCache::Keep(std::string sha, std::string bytecode) {
   std::lock_guard lock(mu_);
   if (bytes_ + bytecode.size() > kMostBytes) return;
   bytes_ += bytecode.size();
   by_sha_.try_emplace(std::move(sha), std::move(bytecode));
 }
 
+std::unique_ptr<LuaScripting> LuaCache::Take() {
+  std::lock_guard lock(mu_);
+  if (spare_.empty()) return nullptr;
+  std::unique_ptr<LuaScripting> state = std::move(spare_.back());
+  spare_.pop_back();
+  return state;
+}
+
+void LuaCache::GiveBack(std::unique_ptr<LuaScripting> state) {
+  state->Renew();
+  std::lock_guard lock(mu_);
+  if (spare_.size() < kMostStates) spare_.push_back(std::move(state));
+}
+
 LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap,
-                           std::shared_ptr<LuaChunks> chunks)
+                           std::shared_ptr<LuaCache> chunks)
     : dispatch_(std::move(dispatch)),
       instruction_budget_(instruction_budget),
-      chunks_(std::move(chunks)),
+      cache_(std::move(chunks)),
       memory_(memory_cap),
       L_(lua_newstate(&LuaArena::Allocate, &memory_)) {
   if (L_ == nullptr) throw std::bad_alloc();
@@ -268,6 +285,20 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
   }
   lua_setglobal(L, "redis");
   OpenRedisLuaLibraries(L);
+  memory_.Keep();
+}
+
+void LuaScripting::Renew() {
+  memory_.Restore();
+  dispatch_ = nullptr;
+  cache_ = nullptr;  // a state the cache keeps does not keep the cache
+}
+
+void LuaScripting::Serve(Dispatch dispatch, int64_t instruction_budget,
+                         std::shared_ptr<LuaCache> cache) {
+  dispatch_ = std::move(dispatch);
+  instruction_budget_ = instruction_budget;
+  cache_ = std::move(cache);
 }
 
 LuaScripting::~LuaScripting() { lua_close(L_); }
@@ -289,21 +320,20 @@ KvReply LuaScripting::Load(std::string_view body) {
         "ERR Error compiling script (new function): user_script:1: unexpected symbol near "
         "'char(27)'");
   }
-  const std::optional<std::string> compiled =
-      chunks_ != nullptr ? chunks_->Find(sha) : std::nullopt;
+  const std::optional<std::string> compiled = cache_ != nullptr ? cache_->Find(sha) : std::nullopt;
   const std::string_view chunk = compiled ? std::string_view(*compiled) : body;
   if (luaL_loadbuffer(L_, chunk.data(), chunk.size(), "@user_script") != 0) {
     std::string message = lua_tostring(L_, -1);
     lua_pop(L_, 1);
     return KvReply::Error("ERR Error compiling script (new function): " + message);
   }
-  if (chunks_ != nullptr && !compiled) {
+  if (cache_ != nullptr && !compiled) {
     std::string bytecode;
     const auto append = [](lua_State*, const void* p, size_t size, void* to) {
       static_cast<std::string*>(to)->append(static_cast<const char*>(p), size);
       return 0;
     };
-    if (lua_dump(L_, append, &bytecode) == 0) chunks_->Keep(sha, std::move(bytecode));
+    if (lua_dump(L_, append, &bytecode) == 0) cache_->Keep(sha, std::move(bytecode));
   }
   lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
   lua_insert(L_, -2);                 // scripts, function

@@ -30,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/any_invocable.h"
@@ -41,22 +42,7 @@ struct lua_Debug;
 
 namespace ratelab {
 
-// Scripts compiled once, kept as Lua bytecode for the Lua states made after: each seed of a check
-// is a new store, so a new state that compiles the same few scripts, and loading bytecode skips
-// the parser. Only what a LuaScripting compiled itself goes in (a script sent as bytecode is
-// refused, as Redis refuses it). Safe to share between threads.
-class LuaChunks {
- public:
-  std::optional<std::string> Find(std::string_view sha) const;
-  // Keeps `bytecode` under `sha` unless the chunks kept already hold kMostBytes.
-  void Keep(std::string sha, std::string bytecode);
-
- private:
-  static constexpr size_t kMostBytes = 16 << 20;
-  mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, std::string> by_sha_;
-  size_t bytes_ = 0;
-};
+class LuaCache;
 
 class LuaScripting {
  public:
@@ -70,7 +56,7 @@ class LuaScripting {
   // `memory_cap`: the bytes the Lua state may hold while a script runs.
   // `chunks`: where compiled scripts are found and kept (none: each is compiled here).
   LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = kMemoryCap,
-               std::shared_ptr<LuaChunks> chunks = nullptr);
+               std::shared_ptr<LuaCache> chunks = nullptr);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;
@@ -84,6 +70,14 @@ class LuaScripting {
               std::span<const std::string> args);
   // SCRIPT FLUSH, and what a server restart does.
   void Flush();
+
+  // Makes the state what it was when it was made: every script and global gone, the libraries
+  // as new, and its memory byte for byte what it was (LuaArena::Restore); it calls no one until
+  // Serve. What LuaCache does to a state given back.
+  void Renew();
+  // Has the state run commands through `dispatch` from now on, under `instruction_budget`, with
+  // `cache` where compiled scripts are found and kept.
+  void Serve(Dispatch dispatch, int64_t instruction_budget, std::shared_ptr<LuaCache> cache);
 
  private:
   static int RedisCall(lua_State* L);
@@ -100,8 +94,8 @@ class LuaScripting {
   int32_t NextRandom();
 
   Dispatch dispatch_;
-  const int64_t instruction_budget_;
-  std::shared_ptr<LuaChunks> chunks_;
+  int64_t instruction_budget_;
+  std::shared_ptr<LuaCache> cache_;
   // What the Lua state holds, counted by its allocator, which refuses to pass the cap while a
   // script runs (`enforce`): Lua then raises "not enough memory" in the script.
   LuaArena memory_;  // before L_, which uses it
@@ -109,6 +103,37 @@ class LuaScripting {
   int error_line_ = -1;  // the line of the script's last error, -1: unknown
   uint64_t rand48_ = 0;
   lua_State* L_;
+};
+
+// What the Lua states of many stores share: each seed of a check is a new store, so a new state
+// that compiles the same few scripts. Scripts compiled once are kept as Lua bytecode, and loading
+// bytecode skips the parser; only what a LuaScripting compiled itself goes in (a script sent as
+// bytecode is refused, as Redis refuses it). A store's state, given back when the store goes, is
+// made new (LuaScripting::Renew, a copy of its memory back in place: a fraction of the cost of
+// making one) and kept for the next store. Safe to share between threads.
+class LuaCache {
+ public:
+  LuaCache();
+  ~LuaCache();
+  LuaCache(const LuaCache&) = delete;
+  LuaCache& operator=(const LuaCache&) = delete;
+
+  std::optional<std::string> Find(std::string_view sha) const;
+  // Keeps `bytecode` under `sha` unless the chunks kept already hold kMostBytes.
+  void Keep(std::string sha, std::string bytecode);
+
+  // A state given back, as new and calling no one (LuaScripting::Serve it), or none.
+  std::unique_ptr<LuaScripting> Take();
+  // Makes `state` new (LuaScripting::Renew) and keeps it for Take, unless kMostStates are kept.
+  void GiveBack(std::unique_ptr<LuaScripting> state);
+
+ private:
+  static constexpr size_t kMostBytes = 16 << 20;
+  static constexpr size_t kMostStates = 16;
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, std::string> by_sha_;
+  size_t bytes_ = 0;
+  std::vector<std::unique_ptr<LuaScripting>> spare_;
 };
 
 // The lowercase hex SHA-1 of `text`, as Redis names scripts.

@@ -140,9 +140,9 @@ TEST_F(LuaScriptingTest, AScriptSentAsBytecodeIsRefusedAsRedisRefusesIt) {
 
 // Stores that share their compiled scripts answer as stores that compile their own, errors and
 // their lines included, and a store new to a script still says NOSCRIPT first.
-TEST(LuaChunks, AStoreLoadingAScriptCompiledByAnotherAnswersAsIfItCompiledIt) {
+TEST(LuaCache, AStoreLoadingAScriptCompiledByAnotherAnswersAsIfItCompiledIt) {
   ManualClock clock(FromUnixNanos(1'700'000'000'000'000'000));
-  const auto chunks = std::make_shared<LuaChunks>();
+  const auto chunks = std::make_shared<LuaCache>();
   const std::string script =
       "local n = redis.call('INCR', KEYS[1])\n"
       "if n > 2 then error('past ' .. ARGV[1]) end\n"
@@ -174,6 +174,94 @@ TEST(LuaChunks, AStoreLoadingAScriptCompiledByAnotherAnswersAsIfItCompiledIt) {
   }
   EXPECT_TRUE(chunks->Find(Sha1Hex(script)).has_value());
   EXPECT_FALSE(chunks->Find(Sha1Hex(bad)).has_value());  // what did not compile is not kept
+}
+
+// A state made new again (Renew) is the state just made: a script that looks at everything a
+// script can reach (every global and library table, the string metatable, the memory the state
+// holds) sees the same in both, after one that changed all of that. Twice, the second time after
+// the state served again.
+TEST(LuaScriptingRenew, AStateMadeNewAgainIsTheStateJustMade) {
+  const auto none = [](std::span<const std::string>) { return KvReply::Nil(); };
+  const std::string look = R"lua(
+local seen, out = {}, {}
+local function walk(t, path)
+  if seen[t] then return end
+  seen[t] = true
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = tostring(k) end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local v = t[k]
+    out[#out + 1] = path .. k .. '=' .. type(v)
+    if type(v) == 'table' then walk(v, path .. k .. '.') end
+  end
+end
+walk(_G, '')
+out[#out + 1] = 'string metatable ' .. tostring(getmetatable('').__index == string)
+out[#out + 1] = 'globals metatable ' .. tostring(getmetatable(_G))
+out[#out + 1] = 'memory ' .. collectgarbage('count')
+out[#out + 1] = 'random ' .. math.random(1000000)
+return out)lua";
+  const std::string scribble = R"lua(
+big = {}
+for i = 1, 2000 do big[i] = string.rep(tostring(i), 300) end
+for i = 1, 300 do _G['g' .. i] = {i} end
+string.rep = nil
+math.floor = function() return 0 end
+table.insert = nil
+cjson.encode = nil
+redis.call = nil
+getmetatable('').__index = {}
+setmetatable(_G, {__index = function() return 1 end})
+collectgarbage('stop')
+return 1)lua";
+  const auto looks = [&](LuaScripting& lua) {
+    const KvReply sha = lua.Load(look);
+    return lua.Run(sha.text, {}, {});
+  };
+  LuaScripting made(none, MemoryKv::kScriptBudget);
+  const KvReply fresh = looks(made);
+  ASSERT_EQ(fresh.type, KvReply::Type::kArray) << fresh.text;
+  ASSERT_GT(fresh.elements.size(), 100u);  // every library function, each by name
+
+  LuaScripting used(none, MemoryKv::kScriptBudget);
+  for (int round = 0; round < 2; ++round) {
+    const KvReply sha = used.Load(scribble);
+    ASSERT_EQ(used.Run(sha.text, {}, {}), KvReply::Integer(1));
+    ASSERT_NE(looks(used), fresh);
+    used.Renew();
+    used.Serve(none, MemoryKv::kScriptBudget, nullptr);
+    EXPECT_FALSE(used.Exists(sha.text)) << "round " << round;
+    EXPECT_EQ(looks(used), fresh) << "round " << round;
+  }
+}
+
+// Stores that take their states from a cache answer as stores that make their own.
+TEST(LuaCache, AStoreOnAStateGivenBackAnswersAsOnANewOne) {
+  ManualClock clock(FromUnixNanos(1'700'000'000'000'000'000));
+  const auto cache = std::make_shared<LuaCache>();
+  const std::vector<std::vector<std::string>> commands = {
+      {"EVAL", "leak = (leak or 0) + 1; return {leak, redis.call('INCR', KEYS[1])}", "1", "k"},
+      {"EVAL", "string.upper = nil; return 1", "0"},
+      {"EVAL", "return {string.upper('a'), leak}", "0"},
+  };
+  const auto run = [&](MemoryKv& kv) {
+    std::vector<KvReply> said;
+    for (const auto& argv : commands) {
+      Result<KvReply> r = kv.Execute(argv);
+      EXPECT_TRUE(r.ok()) << r.status();
+      said.push_back(r.ok() ? *r : KvReply::Nil());
+    }
+    return said;
+  };
+  MemoryKv alone(clock);
+  const std::vector<KvReply> own = run(alone);
+  EXPECT_EQ(own[0], KvReply::Array({KvReply::Integer(1), KvReply::Integer(1)}));
+  EXPECT_TRUE(own[2].is_error());  // string.upper is gone in this state
+  for (int store = 0; store < 3; ++store) {
+    MemoryKv shared(clock, Durability::kAlways, MemoryKv::kScriptBudget, cache);
+    EXPECT_EQ(run(shared), own) << "store " << store;
+  }
 }
 
 TEST(LuaScriptingBudget, EndlessLoopEndsInAnError) {

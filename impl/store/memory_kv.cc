@@ -19,22 +19,31 @@ struct MemoryKv::Command {
 };
 
 MemoryKv::MemoryKv(const Clock& clock, Durability durability, int64_t script_budget,
-                   std::shared_ptr<LuaChunks> chunks)
+                   std::shared_ptr<LuaCache> lua_cache)
     : clock_(clock),
       snapshot_(durability),
       script_budget_(script_budget),
-      chunks_(std::move(chunks)) {}
+      lua_cache_(std::move(lua_cache)) {}
 
 LuaScripting& MemoryKv::Lua() {
   if (lua_ == nullptr) {
-    lua_ = std::make_unique<LuaScripting>(
-        [this](std::span<const std::string> argv) { return Dispatch(argv, true); }, script_budget_,
-        LuaScripting::kMemoryCap, chunks_);
+    LuaScripting::Dispatch dispatch = [this](std::span<const std::string> argv) {
+      return Dispatch(argv, true);
+    };
+    if (lua_cache_ != nullptr) lua_ = lua_cache_->Take();
+    if (lua_ != nullptr) {
+      lua_->Serve(std::move(dispatch), script_budget_, lua_cache_);
+    } else {
+      lua_ = std::make_unique<LuaScripting>(std::move(dispatch), script_budget_,
+                                            LuaScripting::kMemoryCap, lua_cache_);
+    }
   }
   return *lua_;
 }
 
-MemoryKv::~MemoryKv() = default;
+MemoryKv::~MemoryKv() {
+  if (lua_ != nullptr && lua_cache_ != nullptr) lua_cache_->GiveBack(std::move(lua_));
+}
 
 Result<KvReply> MemoryKv::Execute(std::span<const std::string> argv) {
   std::lock_guard lock(mu_);

@@ -41,7 +41,7 @@
 namespace ratelab {
 
 class LuaScripting;
-class LuaChunks;
+class LuaCache;
 
 class MemoryKv final : public Kv {
  public:
@@ -49,10 +49,10 @@ class MemoryKv final : public Kv {
   static constexpr int64_t kScriptBudget = 100'000'000;
 
   // `script_budget`: the instructions a script may run (an endless loop ends in an error reply);
-  // `chunks`: compiled scripts shared with other stores (LuaChunks).
+  // `lua_cache`: compiled scripts and spare Lua states shared with other stores (LuaCache).
   explicit MemoryKv(const Clock& clock, Durability durability = Durability::kAlways,
                     int64_t script_budget = kScriptBudget,
-                    std::shared_ptr<LuaChunks> chunks = nullptr);
+                    std::shared_ptr<LuaCache> lua_cache = nullptr);
   ~MemoryKv() override;
   MemoryKv(const MemoryKv&) = delete;
   MemoryKv& operator=(const MemoryKv&) = delete;
@@ -290,7 +290,7 @@ class MemoryKv final : public Kv {
   // protocol without scripts never does): Lua().
   LuaScripting& Lua();
   int64_t script_budget_;
-  std::shared_ptr<LuaChunks> chunks_;
+  std::shared_ptr<LuaCache> lua_cache_;
   std::unique_ptr<LuaScripting> lua_;
 };
 

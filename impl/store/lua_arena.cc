@@ -98,8 +98,10 @@ void LuaArena::Restore() {
     std::memcpy(block, bytes.data(), bytes.size());
     large_.emplace(block, bytes.size());
   }
+  // Slabs made since wait for the next that are needed, a few of them.
   for (size_t i = kept_->slabs; i < slabs_.size(); ++i) {
     ASAN_UNPOISON_MEMORY_REGION(slabs_[i].get(), kSlab);
+    if (spare_slabs_.size() < kMostSpareSlabs) spare_slabs_.push_back(std::move(slabs_[i]));
   }
   slabs_.resize(kept_->slabs);
   size_t at = 0;
@@ -170,7 +172,12 @@ void* LuaArena::Get(size_t size) {
       Put(next_, fits);
       next_ += fits;
     }
-    slabs_.push_back(std::unique_ptr<char[]>(new (std::nothrow) char[kSlab]));
+    if (!spare_slabs_.empty()) {
+      slabs_.push_back(std::move(spare_slabs_.back()));
+      spare_slabs_.pop_back();
+    } else {
+      slabs_.push_back(std::unique_ptr<char[]>(new (std::nothrow) char[kSlab]));
+    }
     if (slabs_.back() == nullptr) {
       slabs_.pop_back();
       return nullptr;

@@ -87,6 +87,9 @@ class LuaArena {
     absl::flat_hash_map<void*, std::vector<char>> large;
   };
   std::unique_ptr<Kept> kept_;
+  // Slabs Restore let go, for the next Get that needs one.
+  static constexpr size_t kMostSpareSlabs = 4;
+  std::vector<std::unique_ptr<char[]>> spare_slabs_;
 };
 
 }  // namespace ratelab

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -133,6 +134,13 @@ KvReply ToReply(lua_State* L, int index) {
 
 // A Lua number as Redis 7.0 passes it to a command ("%.17g").
 std::string FormatNumber(lua_Number n) {
+  // A whole number below 2^53 (a count, an instant) is its digits under %.17g: the common case,
+  // without printf.
+  if (n == std::trunc(n) && std::fabs(n) < 9007199254740992.0 && !(n == 0 && std::signbit(n))) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, static_cast<int64_t>(n));
+    return std::string(digits, end);
+  }
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(n));
   return buf;
@@ -344,7 +352,8 @@ KvReply LuaScripting::Load(std::string_view body) {
 
 bool LuaScripting::Exists(std::string_view sha) const {
   lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
-  lua_getfield(L_, -1, std::string(sha).c_str());
+  lua_pushlstring(L_, sha.data(), sha.size());
+  lua_rawget(L_, -2);
   const bool found = lua_isfunction(L_, -1);
   lua_pop(L_, 2);
   return found;
@@ -359,7 +368,8 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
                           std::span<const std::string> args) {
   lua_State* L = L_;
   lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
-  lua_getfield(L, -1, std::string(sha).c_str());
+  lua_pushlstring(L, sha.data(), sha.size());
+  lua_rawget(L, -2);
   lua_remove(L, -2);
   if (!lua_isfunction(L, -1)) {
     lua_pop(L, 1);
@@ -379,17 +389,18 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
   lua_sethook(L, nullptr, 0, 0);
   KvReply reply;
   // Redis 7.0 says where a raised error came from: "... script: <sha>, on @user_script:3."
-  const std::string where =
-      " script: " + std::string(sha) +
-      (error_line_ >= 0 ? ", on @user_script:" + std::to_string(error_line_) + "." : "");
+  const auto where = [&] {
+    return " script: " + std::string(sha) +
+           (error_line_ >= 0 ? ", on @user_script:" + std::to_string(error_line_) + "." : "");
+  };
   if (status == 0) {
     reply = ToReply(L, -1);
   } else if (lua_istable(L, -1)) {  // an error reply raised by redis.call or error({err=...})
     const std::optional<std::string> err = StringField(L, lua_gettop(L), "err");
-    reply = KvReply::Error(err.value_or("ERR unknown error") + where);
+    reply = KvReply::Error(err.value_or("ERR unknown error") + where());
   } else {
     const char* message = lua_tostring(L, -1);
-    reply = KvReply::Error(std::string("ERR ") + (message ? message : "unknown error") + where);
+    reply = KvReply::Error(std::string("ERR ") + (message ? message : "unknown error") + where());
   }
   lua_pop(L, 2);  // the result and the handler
   // What the script left behind (tables it kept in globals aside) goes before the next one runs,

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <random>
 
 #include "impl/store/memory_kv.h"
 
@@ -92,6 +96,45 @@ TEST_F(LuaScriptingTest, NumberArgumentsAreFormattedAsRedis70Does) {
   EXPECT_EQ(Run({"GET", "a"}), KvReply::Bulk("0.10000000000000001"));
   EXPECT_EQ(Run({"GET", "b"}), KvReply::Bulk("5"));
   EXPECT_EQ(Run({"GET", "c"}), KvReply::Bulk("9007199254740992"));
+}
+
+// Whole numbers take a path of their own (no printf): they and the numbers either side of
+// where it ends print as %.17g prints them.
+TEST_F(LuaScriptingTest, EveryNumberArgumentIsFormattedAsPercent17g) {
+  std::vector<double> numbers = {0.0,
+                                 -0.0,
+                                 1.0,
+                                 -1.0,
+                                 0.5,
+                                 -2.5,
+                                 1e15,
+                                 1e16 + 2,
+                                 1e17,
+                                 1e300,
+                                 9007199254740991.0,
+                                 -9007199254740991.0,
+                                 9007199254740992.0,
+                                 -9007199254740992.0,
+                                 9007199254740994.0,
+                                 1700000000123456.0,
+                                 1e-300,
+                                 4.9e-324,
+                                 123456789.125};
+  std::mt19937_64 draw(3);
+  for (int i = 0; i < 200; ++i) {
+    numbers.push_back(static_cast<double>(static_cast<int64_t>(draw() >> (draw() % 64))) *
+                      (i % 2 == 0 ? 1 : -1));
+    numbers.push_back(
+        std::ldexp(static_cast<double>(draw() >> 11), static_cast<int>(draw() % 80) - 60));
+  }
+  const std::string sha = Run({"SCRIPT", "LOAD", "redis.call('SET', 'n', tonumber(ARGV[1]))"}).text;
+  for (const double x : numbers) {
+    char exact[64], expected[64];
+    std::snprintf(exact, sizeof exact, "%.17g", x);  // what tonumber reads back as x
+    std::snprintf(expected, sizeof expected, "%.17g", std::strtod(exact, nullptr));
+    Run({"EVALSHA", sha, "0", exact});
+    EXPECT_EQ(Run({"GET", "n"}), KvReply::Bulk(expected)) << "for " << exact;
+  }
 }
 
 TEST_F(LuaScriptingTest, CallRaisesErrorsAndPCallReturnsThem) {

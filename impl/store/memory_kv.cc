@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "impl/store/lua_scripting.h"
 #include "impl/store/memory_kv_errors.h"
 
@@ -164,14 +165,16 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"script", -2, &MemoryKv::Script},
   };
   if (argv.empty()) return KvReply::Error("ERR empty command");
-  const std::string name = absl::AsciiStrToLower(argv[0]);
-  const auto it = std::find_if(std::begin(kCommands), std::end(kCommands),
-                               [&](const Command& c) { return c.name == name; });
+  const auto it = std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) {
+    return c.name.size() == argv[0].size() &&
+           absl::EqualsIgnoreCase(absl::string_view(c.name.data(), c.name.size()), argv[0]);
+  });
   if (it == std::end(kCommands)) return kv_errors::UnknownCommand(argv);
+  const std::string_view name = it->name;
   const size_t n = argv.size();
   if ((it->arity > 0 && n != static_cast<size_t>(it->arity)) ||
       (it->arity < 0 && n < static_cast<size_t>(-it->arity))) {
-    return kv_errors::Arity(name);
+    return kv_errors::Arity(std::string(name));
   }
   if (from_script && (name == "eval" || name == "evalsha" || name == "script" || name == "wait")) {
     return KvReply::Error("ERR This Redis command is not allowed from script");

@@ -1,4 +1,6 @@
 // MemoryKv's scripting commands: EVAL, EVALSHA and SCRIPT LOAD / EXISTS / FLUSH.
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "impl/store/lua_scripting.h"
 #include "impl/store/memory_kv.h"
@@ -16,11 +18,17 @@ KvReply MemoryKv::RunScript(Args a, bool by_sha) {
   if (*numkeys > static_cast<int64_t>(a.size()) - 3) {
     return KvReply::Error("ERR Number of keys can't be greater than number of args");
   }
-  std::string sha = absl::AsciiStrToLower(a[1]);
+  // Redis takes a script's SHA-1 in either case; the cache holds it in lowercase.
+  std::string lowered;
+  std::string_view sha = a[1];
   if (!by_sha) {
     KvReply loaded = Lua().Load(a[1]);
     if (loaded.is_error()) return loaded;
-    sha = loaded.text;
+    lowered = std::move(loaded.text);
+    sha = lowered;
+  } else if (std::any_of(sha.begin(), sha.end(), absl::ascii_isupper)) {
+    lowered = absl::AsciiStrToLower(a[1]);
+    sha = lowered;
   }
   const size_t n = static_cast<size_t>(*numkeys);
   return Lua().Run(sha, a.subspan(3, n), a.subspan(3 + n));

@@ -14,9 +14,11 @@ KvScript::KvScript(std::string name_in, std::string body_in)
 
 namespace {
 
-// Adds `word` to a step's label, cut short past 48 characters.
+// How much of a word a step's label shows.
+constexpr size_t kLongest = 48;
+
+// Adds `word` to a step's label, cut short past kLongest characters.
 void AppendWord(std::string& label, std::string_view word) {
-  constexpr size_t kLongest = 48;
   if (!label.empty()) label += ' ';
   label += word.substr(0, kLongest);
   if (word.size() > kLongest) label += "...";
@@ -26,7 +28,12 @@ void AppendWord(std::string& label, std::string_view word) {
 // `argv` after those two.
 std::string ScriptLabel(std::string_view verb, const KvScript& script,
                         std::span<const std::string> argv) {
+  size_t size = verb.size() + 1 + script.name.size() + 3;
+  for (const std::string& word : argv.subspan(2)) {
+    size += 1 + std::min(word.size(), kLongest + 3);  // "..." past kLongest
+  }
   std::string label;
+  label.reserve(size);
   AppendWord(label, verb);
   AppendWord(label, script.name);
   for (const std::string& word : argv.subspan(2)) AppendWord(label, word);
@@ -49,7 +56,9 @@ Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
                              std::vector<std::string> keys, std::vector<std::string> args) {
   std::vector<std::string> argv;
   argv.reserve(3 + keys.size() + args.size());
-  argv.insert(argv.end(), {"EVALSHA", script.sha, std::to_string(keys.size())});
+  argv.emplace_back("EVALSHA");
+  argv.push_back(script.sha);
+  argv.push_back(std::to_string(keys.size()));
   argv.insert(argv.end(), std::make_move_iterator(keys.begin()),
               std::make_move_iterator(keys.end()));
   argv.insert(argv.end(), std::make_move_iterator(args.begin()),

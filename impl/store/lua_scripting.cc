@@ -425,16 +425,18 @@ int LuaScripting::RedisPCall(lua_State* L) { return Self(L).CallCommand(L, false
 
 int LuaScripting::CallCommand(lua_State* L, bool raise) {
   const int n = lua_gettop(L);
-  std::vector<std::string> argv;
-  argv.reserve(static_cast<size_t>(n));
+  // The words go in call_argv_, whose strings keep their room from call to call.
+  std::vector<std::string>& argv = call_argv_;
+  argv.resize(static_cast<size_t>(n));
   KvReply reply;
   for (int i = 1; i <= n; ++i) {
+    std::string& word = argv[static_cast<size_t>(i - 1)];
     if (lua_type(L, i) == LUA_TNUMBER) {
-      argv.push_back(FormatNumber(lua_tonumber(L, i)));
+      word = FormatNumber(lua_tonumber(L, i));
     } else if (lua_type(L, i) == LUA_TSTRING) {
       size_t len = 0;
       const char* s = lua_tolstring(L, i, &len);
-      argv.emplace_back(s, len);
+      word.assign(s, len);
     } else {
       reply = KvReply::Error("ERR Lua redis() command arguments must be strings or integers");
       break;

@@ -102,6 +102,8 @@ class LuaScripting {
   int64_t instructions_left_ = 0;
   int error_line_ = -1;  // the line of the script's last error, -1: unknown
   uint64_t rand48_ = 0;
+  // The words of the redis.call being made (a command never calls another).
+  std::vector<std::string> call_argv_;
   lua_State* L_;
 };
 

@@ -264,7 +264,7 @@ class MemoryKv final : public Kv {
   KvReply SRandMember(Args a);
   KvReply HRandField(Args a);
   // `count` distinct indexes below `size` (count < size), or with repetition (`repeat`), drawn
-  // from random_ in order.
+  // from random_ (seeded 0 at the first) in order.
   std::vector<size_t> Draw(size_t size, size_t count, bool repeat);
   // SINTER, SUNION, SDIFF: every key's set (null for a missing key), or WRONGTYPE.
   std::variant<std::vector<const StringSet*>, KvReply> SetsOf(Args a);
@@ -279,8 +279,9 @@ class MemoryKv final : public Kv {
   int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
   Map data_;
   // What SPOP, SRANDMEMBER and HRANDFIELD draw from: seeded alike in every MemoryKv, so the same
-  // commands give the same replies.
-  std::mt19937_64 random_{0};
+  // commands give the same replies; seeded at the first draw, since most stores never draw (a
+  // check makes a store a seed).
+  std::optional<std::mt19937_64> random_;
   DurableSnapshot<Map> snapshot_;  // what a restart keeps
   // A replica: following (the master's state) when `replica_follows_`, else detached with the
   // state it had then; none when neither.

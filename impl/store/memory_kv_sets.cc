@@ -179,8 +179,9 @@ KvReply CountOutOfRange() {
 std::vector<size_t> MemoryKv::Draw(size_t size, size_t count, bool repeat) {
   std::vector<size_t> out;
   std::vector<bool> taken(repeat ? 0 : size, false);
+  if (!random_) random_.emplace(0);
   while (out.size() < count) {
-    const size_t at = static_cast<size_t>(random_() % size);
+    const size_t at = static_cast<size_t>((*random_)() % size);
     if (!repeat && taken[at]) continue;
     if (!repeat) taken[at] = true;
     out.push_back(at);

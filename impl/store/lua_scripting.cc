@@ -250,10 +250,10 @@ void LuaCache::GiveBack(std::unique_ptr<LuaScripting> state) {
 }
 
 LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap,
-                           std::shared_ptr<LuaCache> chunks)
+                           std::shared_ptr<LuaCache> cache)
     : dispatch_(std::move(dispatch)),
       instruction_budget_(instruction_budget),
-      cache_(std::move(chunks)),
+      cache_(std::move(cache)),
       memory_(memory_cap),
       L_(lua_newstate(&LuaArena::Allocate, &memory_)) {
   if (L_ == nullptr) throw std::bad_alloc();

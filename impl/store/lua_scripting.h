@@ -54,9 +54,9 @@ class LuaScripting {
 
   // `instruction_budget`: what a script may run before it is ended with an error reply;
   // `memory_cap`: the bytes the Lua state may hold while a script runs.
-  // `chunks`: where compiled scripts are found and kept (none: each is compiled here).
+  // `cache`: where compiled scripts are found and kept (none: each is compiled here).
   LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t memory_cap = kMemoryCap,
-               std::shared_ptr<LuaCache> chunks = nullptr);
+               std::shared_ptr<LuaCache> cache = nullptr);
   ~LuaScripting();
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;
@@ -73,7 +73,9 @@ class LuaScripting {
 
   // Makes the state what it was when it was made: every script and global gone, the libraries
   // as new, and its memory byte for byte what it was (LuaArena::Restore); it calls no one until
-  // Serve. What LuaCache does to a state given back.
+  // Serve. What LuaCache does to a state given back. Exact because a Lua state points only into
+  // the memory its allocator gave it, at C functions, and at this object (the registry's Self),
+  // none of which moves, and the libraries here keep nothing outside it.
   void Renew();
   // Has the state run commands through `dispatch` from now on, under `instruction_budget`, with
   // `cache` where compiled scripts are found and kept.
@@ -124,7 +126,8 @@ class LuaCache {
   // Keeps `bytecode` under `sha` unless the chunks kept already hold kMostBytes.
   void Keep(std::string sha, std::string bytecode);
 
-  // A state given back, as new and calling no one (LuaScripting::Serve it), or none.
+  // A state given back, as new and calling no one (LuaScripting::Serve it), or none. The states
+  // are MemoryKv's, each capped at LuaScripting::kMemoryCap.
   std::unique_ptr<LuaScripting> Take();
   // Makes `state` new (LuaScripting::Renew) and keeps it for Take, unless kMostStates are kept.
   void GiveBack(std::unique_ptr<LuaScripting> state);

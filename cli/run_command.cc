@@ -209,7 +209,8 @@ Result<Scenario> LoadScenarioOn(const std::string& path, const std::optional<Sto
   if (Status s = CheckStoreIsUsed(*scenario, scenario->store); !s.ok()) {
     return Status(s.code(), path + ": " + std::string(s.message()));
   }
-  if (scenario->store.kind == StoreName::Kind::kMemory) return scenario;
+  // One source for the whole command, the embedded one included: a sweep's seeds then compile
+  // each script once and make each Lua state once (LuaCache).
   Result<std::shared_ptr<StoreSource>> stores = OpenStoreSource(scenario->store);
   if (!stores.ok()) {
     return Status(stores.status().code(),

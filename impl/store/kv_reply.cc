@@ -51,6 +51,13 @@ std::optional<int64_t> ParseRedisInteger(std::string_view s) {
 void PrintTo(const KvReply& r, std::ostream* os) { *os << ToString(r); }
 
 std::string FormatRedisScore(double d) {
+  // A whole number below 2^53 (a count, an instant) is its digits under %.17g: the common case,
+  // without printf.
+  if (d == std::trunc(d) && std::fabs(d) < 9007199254740992.0 && !(d == 0 && std::signbit(d))) {
+    char digits[24];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, static_cast<int64_t>(d));
+    return std::string(digits, end);
+  }
   if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", d);

@@ -46,7 +46,8 @@ void PrintTo(const KvReply& r, std::ostream* os);
 
 // Strict base-10 int64 parsing as Redis does it (no spaces, no '+', no leading zeros).
 std::optional<int64_t> ParseRedisInteger(std::string_view s);
-// A score as Redis 7.0 replies with it ("%.17g"; inf and -inf by name).
+// A double as Redis 7.0 writes it: a score in a reply, a Lua number passed to a command ("%.17g";
+// inf and -inf by name).
 std::string FormatRedisScore(double d);
 
 }  // namespace ratelab

@@ -2,7 +2,6 @@
 
 #include <openssl/evp.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -133,18 +132,7 @@ KvReply ToReply(lua_State* L, int index) {
 }
 
 // A Lua number as Redis 7.0 passes it to a command ("%.17g").
-std::string FormatNumber(lua_Number n) {
-  // A whole number below 2^53 (a count, an instant) is its digits under %.17g: the common case,
-  // without printf.
-  if (n == std::trunc(n) && std::fabs(n) < 9007199254740992.0 && !(n == 0 && std::signbit(n))) {
-    char digits[24];
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, static_cast<int64_t>(n));
-    return std::string(digits, end);
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(n));
-  return buf;
-}
+std::string FormatNumber(lua_Number n) { return FormatRedisScore(static_cast<double>(n)); }
 
 int ErrorReply(lua_State* L) {
   lua_newtable(L);

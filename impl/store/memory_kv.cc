@@ -165,9 +165,13 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"script", -2, &MemoryKv::Script},
   };
   if (argv.empty()) return KvReply::Error("ERR empty command");
+  // Compared by length and first letter before the whole name: most of the table differs there.
+  const std::string& asked = argv[0];
+  const char first =
+      asked.empty() ? '\0' : absl::ascii_tolower(static_cast<unsigned char>(asked[0]));
   const auto it = std::find_if(std::begin(kCommands), std::end(kCommands), [&](const Command& c) {
-    return c.name.size() == argv[0].size() &&
-           absl::EqualsIgnoreCase(absl::string_view(c.name.data(), c.name.size()), argv[0]);
+    return c.name.size() == asked.size() && c.name[0] == first &&
+           absl::EqualsIgnoreCase(absl::string_view(c.name.data(), c.name.size()), asked);
   });
   if (it == std::end(kCommands)) return kv_errors::UnknownCommand(argv);
   const std::string_view name = it->name;

@@ -61,15 +61,6 @@ size_t LuaArena::SlabUsed(size_t i, const char* next) const {
 
 void LuaArena::Keep() {
   auto kept = std::make_unique<Kept>();
-  // A block kept earlier and let go since is the arena's to give back now.
-  if (kept_ != nullptr) {
-    for (const auto& [block, bytes] : kept_->large) {
-      if (!large_.contains(block)) {
-        ASAN_UNPOISON_MEMORY_REGION(block, bytes.size());
-        std::free(block);
-      }
-    }
-  }
   kept->slabs = slabs_.size();
   for (size_t i = 0; i < slabs_.size(); ++i) {
     ASAN_UNPOISON_MEMORY_REGION(slabs_[i].get(), kSlab);

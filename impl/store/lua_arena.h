@@ -33,8 +33,9 @@ class LuaArena {
   // nullptr when the cap or malloc refuses.
   static void* Allocate(void* arena, void* block, size_t old_size, size_t new_size);
 
-  // Marks what the arena holds now as what Restore comes back to. Blocks held now are not given
-  // back to malloc from then on, even when freed, so that Restore finds them where they were.
+  // Marks what the arena holds now as what Restore comes back to; once an arena. Blocks held now
+  // are not given back to malloc from then on, even when freed, so that Restore finds them where
+  // they were.
   void Keep();
   // Makes the arena hold what it held at Keep, byte for byte at the same addresses, with the
   // same free blocks and the same count; blocks got since are given back. Keep must come first.

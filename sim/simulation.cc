@@ -110,6 +110,7 @@ int Simulation::PickNode(Random& random) {
 }
 
 void Simulation::Arrive(int64_t id, const Arrival& a) {
+  if (static_cast<size_t>(id) == history_.size()) MakeEvent(static_cast<size_t>(id), a);
   HistoryEvent& e = history_[static_cast<size_t>(id)];
   e.invoke = loop_.now();  // an arrival scheduled before the start arrives at the start
   // The request's own stream: the one its arrival names, or its position's.
@@ -123,6 +124,14 @@ void Simulation::Arrive(int64_t id, const Arrival& a) {
   f = std::make_unique<InFlight>(node, random, a, e.node_now, *n.executor, id, *n.protocol);
   f->task.Start();
   Finish(id);
+}
+
+void Simulation::MakeEvent(size_t i, const Arrival& a) {
+  HistoryEvent& e = history_.emplace_back();
+  e.id = static_cast<int64_t>(i);
+  e.cost = a.cost;
+  e.key = keys_[static_cast<size_t>(key_of_[i])];  // also for requests never answered
+  e.key_id = key_rank_[static_cast<size_t>(key_of_[i])];
 }
 
 void Simulation::Finish(int64_t id) {
@@ -154,35 +163,31 @@ History Simulation::Run(const std::vector<Arrival>& arrivals) {
   // Each distinct key is made once, and numbered in key order for the oracles
   // (HistoryEvent::key_id: they then need neither hash nor sort the keys).
   absl::flat_hash_map<std::pair<std::string_view, std::string_view>, int32_t> key_ids;
-  std::vector<std::string> keys;
-  std::vector<int32_t> key_of(arrivals.size());  // by arrival: its key's index in `keys`
+  keys_.clear();
+  key_of_.resize(arrivals.size());  // by arrival: its key's index in keys_
   for (size_t i = 0; i < arrivals.size(); ++i) {
     const auto [it, inserted] = key_ids.try_emplace(
         std::pair<std::string_view, std::string_view>(arrivals[i].user, arrivals[i].endpoint),
-        static_cast<int32_t>(keys.size()));
-    if (inserted) keys.push_back(LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint));
-    key_of[i] = it->second;
+        static_cast<int32_t>(keys_.size()));
+    if (inserted) keys_.push_back(LimiterKey(kScopeType, arrivals[i].user, arrivals[i].endpoint));
+    key_of_[i] = it->second;
     order[i] = i;
   }
-  std::vector<int32_t> by_key(keys.size());
-  for (size_t k = 0; k < keys.size(); ++k) by_key[k] = static_cast<int32_t>(k);
+  std::vector<int32_t> by_key(keys_.size());
+  for (size_t k = 0; k < keys_.size(); ++k) by_key[k] = static_cast<int32_t>(k);
   std::sort(by_key.begin(), by_key.end(), [&](int32_t a, int32_t b) {
-    return keys[static_cast<size_t>(a)] < keys[static_cast<size_t>(b)];
+    return keys_[static_cast<size_t>(a)] < keys_[static_cast<size_t>(b)];
   });
-  std::vector<int32_t> rank(keys.size());
+  key_rank_.resize(keys_.size());
   for (size_t r = 0; r < by_key.size(); ++r) {
-    rank[static_cast<size_t>(by_key[r])] = static_cast<int32_t>(r);
-  }
-  for (size_t i = 0; i < arrivals.size(); ++i) {
-    HistoryEvent& e = history_.emplace_back();
-    e.id = static_cast<int64_t>(i);
-    e.cost = arrivals[i].cost;
-    e.key = keys[static_cast<size_t>(key_of[i])];  // also for requests never answered
-    e.key_id = rank[static_cast<size_t>(key_of[i])];
+    key_rank_[static_cast<size_t>(by_key[r])] = static_cast<int32_t>(r);
   }
   const auto earlier = [&](size_t a, size_t b) { return arrivals[a].at < arrivals[b].at; };
   if (!std::is_sorted(order.begin(), order.end(), earlier)) {
     std::stable_sort(order.begin(), order.end(), earlier);
+    // Out of time order, every event is made now; in order (the usual case), each is made as its
+    // request arrives (Arrive), while the memory it is written to is still in the cache.
+    for (size_t i = 0; i < arrivals.size(); ++i) MakeEvent(i, arrivals[i]);
   }
   // Arrivals are already in time order: they are fed to the loop as a stream, each taking its
   // place in the (time, sequence) order when the one before it has arrived, so the event queue

@@ -83,6 +83,8 @@ class Simulation {
   struct Node;
 
   void Arrive(int64_t id, const Arrival& a);
+  // Appends arrival `i`'s history event (its id, cost and key); history_ holds arrivals 0..i-1.
+  void MakeEvent(size_t i, const Arrival& a);
   void Finish(int64_t id);
   int PickNode(Random& random);
 
@@ -96,6 +98,9 @@ class Simulation {
   // Declared after nodes_, so destroyed before the executors its coroutines refer to.
   std::vector<std::unique_ptr<InFlight>> in_flight_;
   std::vector<size_t> arrival_order_;  // indexes into the arrivals, by time
+  std::vector<std::string> keys_;      // the run's distinct keys, in the order first seen
+  std::vector<int32_t> key_of_;        // by arrival: its key's index in keys_
+  std::vector<int32_t> key_rank_;      // by index in keys_: the key's place in key order
 };
 
 }  // namespace ratelab

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <tuple>
 
 #include "impl/limiters/in_process_protocol.h"
 #include "model/oracles.h"
@@ -60,6 +61,36 @@ TEST(Simulation, EveryRequestIsAnsweredWithStepsBetweenInvokeAndComplete) {
     ++per_node[e.node];
   }
   EXPECT_EQ(per_node.size(), 3u) << "traffic is spread over the nodes";
+}
+
+// Arrivals in time order have their events made as they arrive, others all at the start: the
+// same requests, given in reverse, are the same events under their new ids.
+TEST(Simulation, ArrivalsOutOfTimeOrderAreTheSameRequestsAsInOrder) {
+  std::vector<Arrival> in_order = ManyUsers(5);
+  ASSERT_GT(in_order.size(), 1000u);
+  for (size_t i = 0; i < in_order.size(); ++i) in_order[i].stream = i + 1;  // as its position's
+  const std::vector<Arrival> reversed(in_order.rbegin(), in_order.rend());
+  const auto run = [](const std::vector<Arrival>& arrivals) {
+    Simulation sim(ThreeNodes(5), InProcess(Policy::Bucket(Algorithm::kGcra, 2, seconds(1))));
+    return sim.Run(arrivals);
+  };
+  const History a = run(in_order);
+  const History b = run(reversed);
+  ASSERT_EQ(a.size(), b.size());
+  int64_t admitted = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const HistoryEvent& e = b[b.size() - 1 - i];
+    const HistoryEvent& want = a[i];
+    ASSERT_EQ(e.id, static_cast<int64_t>(b.size() - 1 - i));
+    ASSERT_EQ(std::tie(e.key, e.key_id, e.node, e.cost, e.invoke, e.apply, e.complete, e.node_now,
+                       e.decision, e.steps, e.failure),
+              std::tie(want.key, want.key_id, want.node, want.cost, want.invoke, want.apply,
+                       want.complete, want.node_now, want.decision, want.steps, want.failure))
+        << "request " << i;
+    admitted += a[i].admitted() ? 1 : 0;
+  }
+  EXPECT_GT(admitted, 0);
+  EXPECT_LT(admitted, static_cast<int64_t>(a.size())) << "some are denied";
 }
 
 TEST(Simulation, EachKeyHasOneIdAndEachIdOneKey) {

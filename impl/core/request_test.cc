@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+
 namespace ratelab {
 namespace {
 
@@ -13,6 +16,27 @@ TEST(LimiterKey, SeparatorsInsideValuesCannotCollide) {
   // Unescaped, both would be "user:a:b:/x".
   EXPECT_NE(LimiterKey({"user", "a:b", "/x", 1, {}}), LimiterKey({"user", "a", "b:/x", 1, {}}));
   EXPECT_EQ(LimiterKey({"user", "a:b", "/x", 1, {}}), "user:a%3Ab:/x");
+}
+
+// Whatever its parts hold, a key is its three parts escaped and joined.
+TEST(LimiterKey, IsThePartsEscapedAndJoinedWhetherOrNotAnyNeedsEscaping) {
+  const std::string alphabet = std::string("ab/_-09:{}% \x7f\x80") + '\0';
+  std::mt19937_64 random(7);
+  const auto part = [&](bool plain) {
+    std::string p(random() % 20, ' ');
+    for (char& c : p) c = alphabet[random() % (plain ? 6 : alphabet.size())];
+    return p;
+  };
+  int escaped = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const bool plain = random() % 2 == 0;  // half of the keys with nothing to escape
+    const std::string a = part(plain), b = part(plain), c = part(plain);
+    const std::string want = EscapeKeyPart(a) + ":" + EscapeKeyPart(b) + ":" + EscapeKeyPart(c);
+    ASSERT_EQ(LimiterKey(a, b, c), want);
+    escaped += want.size() != a.size() + b.size() + c.size() + 2 ? 1 : 0;
+  }
+  EXPECT_GT(escaped, 500);
+  EXPECT_LT(escaped, 1500);
 }
 
 TEST(EscapeKeyPart, RemovesEveryHashTagCharacter) {

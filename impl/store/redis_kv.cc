@@ -129,16 +129,29 @@ Status RedisKv::Send(std::span<const std::span<const std::string>> commands) {
   return Flush();
 }
 
+void AppendRedisCommand(std::string& out, std::span<const std::string> argv) {
+  // "*<words>\r\n", then "$<length>\r\n<bytes>\r\n" for each word.
+  const auto append_header = [&out](char kind, size_t n) {
+    char digits[24];
+    digits[0] = kind;
+    char* end = std::to_chars(digits + 1, digits + sizeof(digits) - 2, n).ptr;
+    *end++ = '\r';
+    *end++ = '\n';
+    out.append(digits, static_cast<size_t>(end - digits));
+  };
+  append_header('*', argv.size());
+  for (const std::string& word : argv) {
+    append_header('$', word.size());
+    out.append(word);
+    out.append("\r\n", 2);
+  }
+}
+
 Status RedisKv::Queue(std::span<const std::string> argv) {
   if (Status s = Connect(); !s.ok()) return s;
-  absl::InlinedVector<const char*, 16> args;
-  absl::InlinedVector<size_t, 16> lengths;
-  for (const std::string& a : argv) {
-    args.push_back(a.data());
-    lengths.push_back(a.size());
-  }
-  if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), args.data(),
-                             lengths.data()) != REDIS_OK) {
+  command_.clear();
+  AppendRedisCommand(command_, argv);
+  if (redisAppendFormattedCommand(context_, command_.data(), command_.size()) != REDIS_OK) {
     return Fail("queueing a command");
   }
   return absl::OkStatus();

@@ -76,7 +76,13 @@ class RedisKv final : public Kv {
   RedisEndpoint endpoint_;
   RedisOptions options_;
   redisContext* context_ = nullptr;
+  std::string command_;  // the command Queue formats, its room kept from call to call
 };
+
+// Appends `argv` to `out` as a command in Redis's protocol (RESP: an array of bulk strings),
+// byte for byte what hiredis's redisFormatCommandArgv writes, without its formatting of each
+// length through a printf-like function.
+void AppendRedisCommand(std::string& out, std::span<const std::string> argv);
 
 // OK when the database `kv` is connected to (at `url`, for the message) holds no keys;
 // FailedPrecondition saying how many it holds otherwise. ratelab empties the database it runs on

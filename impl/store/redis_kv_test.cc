@@ -3,11 +3,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,35 @@ TEST(RedisUrlTest, RefusesWhatItCannotUse) {
     EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
     EXPECT_THAT(r.status().message(), HasSubstr(why)) << url;
     EXPECT_THAT(r.status().message(), HasSubstr(url));
+  }
+}
+
+// The commands RedisKv writes are hiredis's, byte for byte: words of every length (empty, long,
+// with CR, LF and NUL bytes) and counts of words (one to a hundred).
+TEST(AppendRedisCommand, WritesWhatHiredisFormats) {
+  std::mt19937_64 random(11);
+  for (int i = 0; i < 500; ++i) {
+    Argv argv(1 + random() % (i % 10 == 0 ? 100 : 12));
+    for (std::string& word : argv) {
+      word.resize(random() % 4 == 0 ? random() % 20000 : random() % 16);
+      for (char& c : word)
+        c = static_cast<char>(random() % 4 == 0 ? "\r\n\0"[random() % 3] : 'a' + random() % 26);
+    }
+    std::vector<const char*> words;
+    std::vector<size_t> lengths;
+    for (const std::string& w : argv) {
+      words.push_back(w.data());
+      lengths.push_back(w.size());
+    }
+    char* theirs = nullptr;
+    const long long n = redisFormatCommandArgv(&theirs, static_cast<int>(argv.size()), words.data(),
+                                               lengths.data());
+    ASSERT_GT(n, 0);
+    const std::string want(theirs, static_cast<size_t>(n));
+    redisFreeCommand(theirs);
+    std::string ours = "before";
+    AppendRedisCommand(ours, argv);
+    ASSERT_EQ(ours, "before" + want) << "command " << i;
   }
 }
 

@@ -342,14 +342,18 @@ class ZoneSearch {
   }
 
   // The ways a call can be placed: its answer's, or (no answer) any; an admission on a token
-  // bucket's client clock at or after M, or before it.
+  // bucket's client clock at or after M, or before it. An admission is tried at or after F (the
+  // bucket full, F pinned to its instant) before it is tried while F is ahead: the order only
+  // says which is looked at first, and on the probes' races recorded on a loaded machine it is
+  // the one that finds their order sooner (4.97 M steps to 1.52 M on the hardest, 175 163 to
+  // 79 212 on the benchmark's race).
   Few<Step, 5> StepsOf(size_t position) const {
     const LinearOp& op = Op(position);
     Few<Step, 5> out;
     const auto admitted = [&] {
       for (const bool before : {false, true}) {
         if (before && clock_ != Clock::kClientLatest) continue;
-        for (const Effect e : {Effect::kAdmittedBeforeFull, Effect::kAdmittedWhenFull}) {
+        for (const Effect e : {Effect::kAdmittedWhenFull, Effect::kAdmittedBeforeFull}) {
           out.push_back(Step{position, e, false, before});
         }
       }

@@ -79,6 +79,7 @@ set(RATELAB_SLOW_TESTS
   HttpServer.AConnectionPastItsTimeoutIsClosedAndNotBefore
   InProcessLimiter.AFullLimiterDropsItsLeastRecentlyUsedKeys
   KeyEncoding.EveryKeyOfARequestHashesToTheSlotOfItsLimiterKey
+  Linearizability.ALoadedMachinesProbeRaceIsDecidedWithinTheBudget
   Plots.GnuplotPastItsLimitIsStoppedWithItsWholeGroup
   Probe.ARetryAfterLongerOrShorterThanTheWaitIsCaught
   Probe.AnHonestRetryAfterIsRetriedEarlyAndOnTimeAndNotAccused

@@ -30,6 +30,23 @@ struct SlidingLogModel {
   auto operator<=>(const SlidingLogModel&) const = default;
 };
 
+// The same log as a sorted set keeps it (ZADD at the request's instant, ZCOUNT after it less W):
+// each entry at the instant its request brought, and a request counts every entry after its
+// instant less W, later ones included. It needs no rule for time going back, so the entries a set
+// of admissions leaves are the same in whatever order they came; where time never goes back it
+// decides as SlidingLogModel does, and like it keeps at most N units in any span of W. Not a
+// reference model: on the client's clock the linearizability search takes an order either log
+// gives (linearizability.cc).
+struct SlidingLogSortedModel {
+  // Every admission that can still change an answer: (instant, cost), in time order.
+  std::vector<std::pair<Instant, int64_t>> entries;
+
+  Decision Peek(const Policy& p, Instant now, int64_t cost) const;
+  void Admit(const Policy& p, Instant now, int64_t cost);
+  void Forget(const Policy& p, Instant now);
+  auto operator<=>(const SlidingLogSortedModel&) const = default;
+};
+
 }  // namespace ratelab
 
 #endif  // RATELAB_MODEL_SLIDING_LOG_MODEL_H_

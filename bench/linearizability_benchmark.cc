@@ -9,8 +9,8 @@
 // "one key broken" flips one answer of one key, so that key's search must exhaust its states.
 // Then the histories the commands make (BM_ShapedSearch, beside BM_ShapedReplay): a minute's
 // probe on a nanosecond server clock (the anchored window, the sliding log and both buckets), a
-// 16-thread stress run on one key (both buckets), and a probe whose first 32 requests race to open
-// a bucket (both buckets).
+// 16-thread stress run on one key (both buckets and the sliding log), and a probe whose first 32
+// requests race to open a bucket (both buckets).
 //
 // Run: build/bench/linearizability_benchmark
 #include <benchmark/benchmark.h>
@@ -25,6 +25,7 @@
 
 #include "model/linearizability.h"
 #include "model/reference_model.h"
+#include "model/sliding_log_model.h"
 
 namespace ratelab {
 namespace {
@@ -43,13 +44,14 @@ struct Workload {
 //   millisecond early as the probe widens it (a server may see its own clock's whole
 //   millisecond); 2 000 requests a user, a probe of a minute;
 // - a stress run's: 16 threads on one key with no pause between calls, each answered after 150 to
-//   450 us, at `stress`'s default policies, each decided as its script decides: the token bucket
-//   (10, filling at 100 a second) on the client's clock in milliseconds (kv-token-bucket-lua),
-//   GCRA on the client's in microseconds (kv-gcra-lua), and the sliding log (100 a second) at the
-//   millisecond each client read as it sent its call, the store taking the calls in another order
-//   (kv-sliding-log-lua, a sorted set: a window's whole allowance admitted in a few milliseconds,
-//   some after a call that read a later millisecond); 150 000 calls, what `stress --threads 16
-//   --duration 4s --users 2` sends a key.
+//   450 us, at `stress`'s default policies, each decided as its script decides, at the instant
+//   its client read as it sent it, the store taking the calls in the order of a random instant of
+//   each interval: the token bucket (10, filling at 100 a second) in milliseconds
+//   (kv-token-bucket-lua), GCRA in microseconds (kv-gcra-lua), and the sliding log (100 a
+//   second) in milliseconds (kv-sliding-log-lua, a sorted set: a window's whole allowance
+//   admitted in a few milliseconds, some after a call that read a later millisecond); 150 000
+//   calls, what `stress --threads 16 --duration 4s --users 2` sends a key, judged as `stress`
+//   judges it.
 // - a probe's race: one user, 32 connections at 10 000 requests a second, whose first requests
 //   wait 150 ms together (a store paused) and open a full bucket of 5, one per 10 ms, at any
 //   nanosecond of that wait; 5 000 requests, on the server's clock as the probe judges it.
@@ -62,6 +64,8 @@ struct Judged {
   // random instant of each interval, so that a call that read an earlier instant can be taken
   // after one that read a later; otherwise at that random instant itself.
   bool read_at_send = false;
+  // A sliding log kept as a sorted set (SlidingLogSortedModel) decides the calls, not the model.
+  bool sorted_set = false;
 };
 struct Shape {
   const char* name;
@@ -96,10 +100,10 @@ const Shape kShapes[] = {
      150'000,
      450'000,
      0,
-     {{Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(10)), 1'000'000,
-       false},
-      {Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10)), 1'000, false},
-      {Policy::Window(Algorithm::kSlidingLog, 100, std::chrono::seconds(1)), 1'000'000, false,
+     {{Policy::Bucket(Algorithm::kTokenBucket, 10, std::chrono::milliseconds(10)), 1'000'000, false,
+       true},
+      {Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10)), 1'000, false, true},
+      {Policy::Window(Algorithm::kSlidingLog, 100, std::chrono::seconds(1)), 1'000'000, false, true,
        true}}},
     {"probe, a 32-way race",
      1,
@@ -121,7 +125,9 @@ Workload MakeShapedWorkload(const Shape& shape, const Judged& judged, uint64_t s
   const Policy& policy = judged.policy;
   std::mt19937_64 rng(seed);
   Workload w{policy, {}};
-  std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+  std::unique_ptr<ReferenceModel> model =
+      judged.sorted_set ? std::make_unique<internal::PerKeyModel<SlidingLogSortedModel>>(policy)
+                        : MakeReferenceModel(policy);
   std::uniform_int_distribution<int64_t> gap(0, shape.gap_ns),
       latency(shape.latency_min_ns, shape.latency_max_ns);
   const Instant start = FromUnixNanos(int64_t{1'700'000'000} * 1'000'000'000);
@@ -231,6 +237,7 @@ void BM_ShapedSearch(benchmark::State& state) {
   LinearizabilityOptions options;  // the budget the commands give
   options.resolution = Duration(judged.resolution_ns);
   options.instants_follow_order = judged.store_clock;
+  options.read_at_send = judged.read_at_send;
   HistoryLinearizability r;
   for (auto _ : state) {
     r = CheckHistoryLinearizable(w.policy, w.history, options);

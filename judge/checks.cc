@@ -210,6 +210,8 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   LinearizabilityOptions options;
   options.resolution = std::max(resolution, Duration(1));
   options.instants_follow_order = clock == DecisionClock::kStore;
+  // On the client's clock each request carries the instant it was sent at (a history's `invoke`).
+  options.read_at_send = clock == DecisionClock::kClient;
   for (const Violation& v : already_broken) options.already_broken.insert(v.key);
   const HistoryLinearizability r = CheckHistoryLinearizable(policy, history, options);
   LinearizabilityJudgement out{r.verdict, r.keys,       r.ops, r.states, r.unknown_keys,

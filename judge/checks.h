@@ -130,7 +130,8 @@ struct LinearizabilityJudgement {
   std::optional<Violation> violation;
 };
 // `already_broken`: the keys whose promise is broken (their violations' keys), each searched
-// only briefly (LinearizabilityOptions::already_broken).
+// only briefly (LinearizabilityOptions::already_broken). On the client's `clock` each call's
+// instant is the one it was sent at (its `invoke`), as `stress` sends it.
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
                                               Duration resolution, DecisionClock clock,
                                               const std::vector<Violation>& already_broken = {});

@@ -103,9 +103,14 @@ struct Bound {
 
 class ZoneSearch {
  public:
-  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops, Clock clock, int64_t tick,
-             int64_t budget)
-      : ops_(ops), clock_(clock), budget_(budget), sorted_(ops.size()), tick_(tick) {
+  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops, Clock clock, bool read_at_send,
+             int64_t tick, int64_t budget)
+      : ops_(ops),
+        clock_(clock),
+        read_at_send_(read_at_send),
+        budget_(budget),
+        sorted_(ops.size()),
+        tick_(tick) {
     std::iota(sorted_.begin(), sorted_.end(), size_t{0});
     std::stable_sort(sorted_.begin(), sorted_.end(),
                      [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
@@ -217,10 +222,12 @@ class ZoneSearch {
   }
 
   // The instants a call can decide at: on the store's clock no later than `hi`; on the client's
-  // any its interval shows (without an answer, up to the history's last instant).
+  // any its interval shows (without an answer, up to the history's last instant), or the one it
+  // was sent at where its client read the time then.
   std::pair<int64_t, int64_t> Interval(const LinearOp& op, Instant hi) const {
     const int64_t lo = Ticks(op.invoke);
     if (clock_ == Clock::kStore) return {lo, Ticks(op.answer ? std::min(op.complete, hi) : hi)};
+    if (read_at_send_) return {lo, lo};
     return {lo, Ticks(op.answer ? op.complete : std::max(op.invoke, last_))};
   }
 
@@ -528,6 +535,7 @@ class ZoneSearch {
 
   std::span<const LinearOp> ops_;
   Clock clock_;
+  bool read_at_send_;  // on the client's clock, each call decides at the instant it was sent
   int64_t budget_;
   std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
   int64_t tick_;                // the clock's resolution, ns
@@ -580,7 +588,8 @@ KeyLinearizability CheckBucketByZones(const Policy& policy, std::span<const Line
   const Clock clock = options.instants_follow_order          ? Clock::kStore
                       : policy.algorithm == Algorithm::kGcra ? Clock::kClient
                                                              : Clock::kClientLatest;
-  return ZoneSearch(policy, ops, clock, options.resolution.count(), budget).Run();
+  return ZoneSearch(policy, ops, clock, options.read_at_send, options.resolution.count(), budget)
+      .Run();
 }
 
 }  // namespace ratelab

@@ -251,6 +251,7 @@ class LinearSearch {
     const Instant lo =
         options_.instants_follow_order ? std::max(node.real_lo, op.invoke) : op.invoke;
     const Instant up = options_.instants_follow_order ? (op.answer ? std::min(op.complete, hi) : hi)
+                       : options_.read_at_send        ? op.invoke
                        : op.answer                    ? op.complete
                                                       : std::max(op.invoke, last_);
     if (lo > up) return std::nullopt;

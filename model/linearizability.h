@@ -64,6 +64,10 @@ struct LinearizabilityOptions {
   // sending to the history's last). Either way a call answered before another was sent takes
   // effect first.
   bool instants_follow_order = true;
+  // On the client's clock: whether each call's instant is the one its client read as it sent it,
+  // its `invoke` (as `stress` sends each request the instant it sends it at), rather than any
+  // instant of its interval.
+  bool read_at_send = false;
   // The most search steps a key may take before its verdict is "unknown": a state entered (some
   // calls placed, each at an instant, and the model's state they leave), or an instant tried.
   int64_t max_states = 4'000'000;

@@ -579,6 +579,25 @@ TEST(Linearizability, ARaceToOpenABucketAtNanosecondsIsDecided) {
   }
 }
 
+// The calls of a history recorded in model/testdata/: each line sent, answered (ns from a whole
+// second), admitted (1) or denied (0), cost; each interval widened `early_ns` before its sending.
+std::vector<LinearOp> RecordedCalls(const std::string& name, int64_t early_ns) {
+  std::ifstream in(RATELAB_SOURCE_DIR "/model/testdata/" + name);
+  EXPECT_TRUE(in.is_open()) << name;
+  std::vector<LinearOp> ops;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    int64_t sent = 0, answered = 0, admitted = 0, cost = 0;
+    EXPECT_TRUE(fields >> sent >> answered >> admitted >> cost) << line;
+    Decision d;
+    d.allowed = admitted == 1;
+    const int64_t origin = int64_t{1'700'000'000} * 1'000'000'000;
+    ops.push_back(LinearOp{At(origin + sent - early_ns), At(origin + answered), cost, d});
+  }
+  return ops;
+}
+
 // A probe's race recorded from `ratelab serve` on a loaded machine (its answers' p99 25 ms, where
 // a quiet run's is 2 ms): one user, 32 connections whose first requests waited 150 ms together
 // for a paused Redis, then 10 000 a second, 4 982 calls, each widened a millisecond early as the
@@ -586,19 +605,7 @@ TEST(Linearizability, ARaceToOpenABucketAtNanosecondsIsDecided) {
 // budget the commands give (4 967 020 steps to decide with ten times that budget); now it is
 // decided within it.
 TEST(Linearizability, ALoadedMachinesProbeRaceIsDecidedWithinTheBudget) {
-  std::ifstream in(RATELAB_SOURCE_DIR "/model/testdata/probe_race_loaded.txt");
-  ASSERT_TRUE(in.is_open());
-  std::vector<LinearOp> ops;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    int64_t sent = 0, answered = 0, admitted = 0, cost = 0;
-    ASSERT_TRUE(fields >> sent >> answered >> admitted >> cost) << line;
-    Decision d;
-    d.allowed = admitted == 1;
-    const int64_t origin = int64_t{1'700'000'000} * 1'000'000'000;
-    ops.push_back(LinearOp{At(origin + sent - 999'999), At(origin + answered), cost, d});
-  }
+  const std::vector<LinearOp> ops = RecordedCalls("probe_race_loaded.txt", 999'999);
   ASSERT_EQ(ops.size(), 4982u);
   // The server's own policy.
   const Policy policy = Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::milliseconds(10));
@@ -651,19 +658,7 @@ TEST(Linearizability, AStressRunOfASortedSetLogOnTheClientsClockIsDecided) {
 // each call's interval instead, these calls take 1 011 437 steps; the recorded runs whole (140 000
 // calls a key), 1.5 M to 6 M, and one run in seven was past the budget.
 TEST(Linearizability, AStressRunOnTheClientsClockIsSearchedAtTheInstantsItsCallsWereSentAt) {
-  std::ifstream in(RATELAB_SOURCE_DIR "/model/testdata/stress_gcra_16_threads.txt");
-  ASSERT_TRUE(in.is_open());
-  std::vector<LinearOp> ops;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    int64_t sent = 0, answered = 0, admitted = 0, cost = 0;
-    ASSERT_TRUE(fields >> sent >> answered >> admitted >> cost) << line;
-    Decision d;
-    d.allowed = admitted == 1;
-    const int64_t origin = int64_t{1'700'000'000} * 1'000'000'000;
-    ops.push_back(LinearOp{At(origin + sent), At(origin + answered), cost, d});
-  }
+  const std::vector<LinearOp> ops = RecordedCalls("stress_gcra_16_threads.txt", 0);
   ASSERT_EQ(ops.size(), 5000u);
   const Policy policy = Policy::Bucket(Algorithm::kGcra, 10, std::chrono::milliseconds(10));
   LinearizabilityOptions options;  // as `stress` judges it

@@ -236,16 +236,20 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   const std::vector<LinearStep>& prefix = r.detail.order;
   const HistoryEvent& stuck = *r.events[*r.detail.stuck];
   Violation v{Invariant::kLinearizable, r.key, "", {}};
+  // On the client's clock each call decides at the instant it was sent at.
+  const bool client = clock == DecisionClock::kClient;
   v.summary =
-      "no order of the calls, each taking effect inside its [sent, answered] interval, "
-      "gives the answers they got: " +
+      std::string("no order of the calls, each taking effect inside its [sent, answered] interval") +
+      (client ? " and deciding at the instant it was sent at" : "") +
+      ", gives the answers they got: " +
       std::to_string(prefix.size()) + " of the key's " + std::to_string(r.events.size()) +
       " calls can be placed (the longest linearizable prefix; its last " +
       std::to_string(std::min(prefix.size(), kPrefixShown)) + " shown), then #" +
       std::to_string(stuck.id) + ", " + (stuck.admitted() ? "admitted" : "denied") +
       (r.detail.stuck_cannot_follow
            ? ", cannot be: after them the " + policy.ToString() + " model " +
-                 (stuck.admitted() ? "denies" : "admits") + " it wherever it falls"
+                 (stuck.admitted() ? "denies" : "admits") + " it " +
+                 (client ? "at that instant" : "wherever it falls")
            : ", the first of the calls left to be answered, cannot be placed with the calls "
              "after it in any order (" +
                  policy.ToString() + " model)");

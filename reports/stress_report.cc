@@ -132,9 +132,10 @@ std::string RenderStressText(const StressReport& r) {
   out +=
       "judged on [sent, answered] of each request, in seconds since the start: only what "
       "breaks the promise wherever each decision fell; and whether some order of the requests, "
-      "each decided inside its interval, gives every answer (allowed or denied) the policy's "
-      "model gives, which catches false denials too. Remaining and Retry-After are not judged "
-      "here.\n";
+      "each taking effect inside its interval (and deciding at the instant it was sent at, where "
+      "the limiter decides on the time its client sends), gives every answer (allowed or denied) "
+      "the policy's model gives, which catches false denials too. Remaining and Retry-After are "
+      "not judged here.\n";
   return out;
 }
 

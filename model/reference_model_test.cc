@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "model/sliding_log_model.h"
 #include "testing/time.h"
 
 namespace ratelab {
@@ -44,6 +49,54 @@ TEST(SlidingLogModel, RetryAfterIsWhenTheOldestEntryLeavesTheWindow) {
   EXPECT_EQ(d.reset, kT0 + seconds(14));
   EXPECT_FALSE(m->Decide("k", kT0 + seconds(11) - Duration(1), 1).allowed);
   EXPECT_TRUE(m->Decide("k", kT0 + seconds(11), 1).allowed);
+}
+
+// A log kept as a sorted set, with time going back: it keeps only the newest N units, and
+// answers as a log that keeps every entry does (every entry after now - W counted, later ones
+// included); and whatever order the instants come in, no span of W holds more than N units.
+TEST(SlidingLogSortedModel, AnswersAsALogOfEveryEntryAndKeepsAtMostNInAnyWindow) {
+  std::mt19937_64 rng(55);
+  for (int round = 0; round < 300; ++round) {
+    const Policy p =
+        Policy::Window(round % 2 == 0 ? Algorithm::kSlidingLog : Algorithm::kSlidingLogClosed,
+                       std::uniform_int_distribution<int64_t>(1, 4)(rng), Duration(10));
+    const Duration reach = SlidingLogReach(p);
+    SlidingLogSortedModel log;
+    std::vector<std::pair<Instant, int64_t>> every;  // every admission, in time order
+    for (int i = 0; i < 40; ++i) {
+      const Instant now(Duration(std::uniform_int_distribution<int64_t>(0, 60)(rng)));
+      const int64_t cost = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+      int64_t used = 0;
+      for (const auto& [at, c] : every) used += at > now - reach ? c : 0;
+      const Decision d = log.Peek(p, now, cost);
+      ASSERT_EQ(d.allowed, cost <= p.limit - used) << "round " << round << ", request " << i;
+      ASSERT_EQ(d.remaining, std::max<int64_t>(0, p.limit - used - (d.allowed ? cost : 0)));
+      if (!d.allowed && cost <= p.limit) {
+        // The earliest instant from which the entries left after now - W leave room.
+        int64_t still = used;
+        for (const auto& [at, c] : every) {
+          if (at <= now - reach) continue;
+          still -= c;
+          if (still <= p.limit - cost) {
+            ASSERT_EQ(d.retry_after, at + reach - now);
+            break;
+          }
+        }
+      }
+      if (!d.allowed) continue;
+      log.Admit(p, now, cost);
+      every.insert(std::upper_bound(every.begin(), every.end(), std::pair{now, cost}),
+                   std::pair{now, cost});
+      int64_t kept = 0;
+      for (const auto& e : log.entries) kept += e.second;
+      ASSERT_LT(kept - log.entries.front().second, p.limit);  // the newest N units, no more
+    }
+    for (const auto& [from, unused] : every) {
+      int64_t in_span = 0;
+      for (const auto& [at, c] : every) in_span += at >= from && at < from + reach ? c : 0;
+      ASSERT_LE(in_span, p.limit) << "round " << round;
+    }
+  }
 }
 
 TEST(SlidingCounterModel, WeighsThePreviousWindowByItsOverlap) {

@@ -80,11 +80,11 @@ Decision SlidingLogSortedModel::Peek(const Policy& p, Instant now, int64_t cost)
 void SlidingLogSortedModel::Admit(const Policy& p, Instant now, int64_t cost) {
   entries.insert(std::upper_bound(entries.begin(), entries.end(), std::pair{now, cost}),
                  std::pair{now, cost});
-  // A request at any instant counts a suffix of the entries, and one that counts more than N
-  // units is denied whatever the rest, with a wait that only the newest N + 1 units decide: the
-  // older ones change no answer, whatever instant a later request brings.
+  // A request at any instant counts a suffix of the entries, and one that counts N units or more
+  // is denied whatever the rest, with a wait that only the newest N units decide: the older ones
+  // change no answer, whatever instant a later request brings.
   size_t keep = entries.size();
-  for (int64_t units = 0; keep > 0 && units <= p.limit;) units += entries[--keep].second;
+  for (int64_t units = 0; keep > 0 && units < p.limit;) units += entries[--keep].second;
   entries.erase(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(keep));
 }
 

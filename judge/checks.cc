@@ -210,7 +210,8 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   LinearizabilityOptions options;
   options.resolution = std::max(resolution, Duration(1));
   options.instants_follow_order = clock == DecisionClock::kStore;
-  // On the client's clock each request carries the instant it was sent at (a history's `invoke`).
+  // On the client's clock each request carries the instant it was sent at (a history's `invoke`),
+  // and decides there.
   options.read_at_send = clock == DecisionClock::kClient;
   for (const Violation& v : already_broken) options.already_broken.insert(v.key);
   const HistoryLinearizability r = CheckHistoryLinearizable(policy, history, options);
@@ -236,8 +237,7 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   const std::vector<LinearStep>& prefix = r.detail.order;
   const HistoryEvent& stuck = *r.events[*r.detail.stuck];
   Violation v{Invariant::kLinearizable, r.key, "", {}};
-  // On the client's clock each call decides at the instant it was sent at.
-  const bool client = clock == DecisionClock::kClient;
+  const bool client = options.read_at_send;
   v.summary =
       std::string("no order of the calls, each taking effect inside its [sent, answered] interval") +
       (client ? " and deciding at the instant it was sent at" : "") +

@@ -265,8 +265,9 @@ TEST(Linearizability, TheInstantsThatCanMatterAgreeWithBruteForce) {
 
 // A bucket is judged by zones (bucket_zones.h): its verdict is brute force's (8 100 random
 // histories), with costs, on credit, on the store's clock (at a coarser clock, where the intervals'
-// ends fall on its ticks) and on the client's (any intervals); the order it finds replays through
-// the model, each call at its instant, with the answers it got.
+// ends fall on its ticks) and on the client's (any intervals; each call at any of its instants, or
+// at its sending); the order it finds replays through the model, each call at its instant, with
+// the answers it got.
 TEST(Linearizability, BucketZonesAgreeWithBruteForce) {
   std::mt19937_64 rng(20261127);
   int yes = 0;

@@ -21,9 +21,9 @@ namespace ratelab {
 
 using tcp = net::ip::tcp;
 
-namespace {
+using Session = HttpServer::Session;
 
-class Session;
+namespace {
 
 std::chrono::steady_clock::duration Steady(Duration d) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
@@ -33,11 +33,35 @@ std::chrono::steady_clock::duration Steady(Duration d) {
 using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
 using SteadyTime = std::chrono::steady_clock::time_point;
 
+// A BatchHandler as a LaterHandler that answers every request before it returns.
+class BatchedHandler final : public HttpServer::LaterHandler {
+ public:
+  explicit BatchedHandler(HttpServer::BatchHandler handler) : handler_(std::move(handler)) {}
+  void Take(std::span<const HttpRequest* const> requests,
+            std::span<HttpServer::Answer> answers) override {
+    std::vector<HttpResponse> out(requests.size());
+    try {
+      handler_(requests, out);
+    } catch (const std::exception&) {
+      for (HttpResponse& a : out) a = InternalError();
+    }
+    for (size_t i = 0; i < out.size(); ++i) answers[i](std::move(out[i]));
+  }
+  std::optional<Wait> Waiting() override { return std::nullopt; }
+  void Waited(bool) override {}
+
+ private:
+  HttpServer::BatchHandler handler_;
+};
+
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
-  explicit Worker(HttpServer::BatchHandler h) : handler(std::move(h)) {}
+  explicit Worker(std::unique_ptr<HttpServer::LaterHandler> h) : handler(std::move(h)) {}
+  ~Worker() {
+    // The handler's descriptor is its own to close.
+    if (store) store->release();
+  }
 
-  HttpServer::BatchHandler handler;
   // Connections whose request is read and waits for the handler, answered together once the
   // thread has taken in everything ready (AnswerReady).
   std::vector<std::shared_ptr<Session>> ready;
@@ -53,6 +77,18 @@ struct Worker {
   net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>,
                             net::io_context::executor_type>
       sweeper{ioc.get_executor()};
+  // What the handler waits for (LaterHandler::Waiting): its descriptor, as the io_context
+  // watches it, and the deadline.
+  std::optional<net::posix::basic_stream_descriptor<net::io_context::executor_type>> store;
+  int64_t store_connection = 0;
+  bool waiting = false;
+  int64_t waits = 0;  // the number of the wait armed last
+  net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>,
+                            net::io_context::executor_type>
+      deadline{ioc.get_executor()};
+  // Declared after the io_context, so destroyed before it: the answers it still holds are
+  // written (500) while the io_context can take the writes.
+  std::unique_ptr<HttpServer::LaterHandler> handler;
 
   void StopOnThread();
   // Runs the io_context until it is out of work. An exception that escapes a completion handler
@@ -64,6 +100,9 @@ struct Worker {
   // Queues `s`'s request for the handler.
   void Ready(std::shared_ptr<Session> s);
   void AnswerReady();
+  // Waits for what the handler waits for, if it does and no wait is armed; calls its Waited
+  // when the wait is over, and waits again.
+  void Await();
   // Closes every connection past its deadline, and again every `period` while the worker runs
   // or still has connections.
   void Sweep(const HttpServerOptions& options, Duration period);
@@ -106,10 +145,8 @@ struct HttpServer::State {
   }
 };
 
-namespace {
-
 // One connection: read a request, answer it, and again while it is kept alive.
-class Session : public std::enable_shared_from_this<Session> {
+class HttpServer::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Socket socket, HttpServer::State& state, Worker& worker)
       : socket_(std::move(socket)), state_(state), worker_(worker) {
@@ -220,6 +257,27 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string out_;                     // the answer being written
 };
 
+HttpServer::Answer::Answer(std::shared_ptr<Session> session) : session_(std::move(session)) {}
+
+HttpServer::Answer& HttpServer::Answer::operator=(Answer&& other) noexcept {
+  if (this != &other) {
+    if (session_) session_->Answer(InternalError());
+    session_ = std::move(other.session_);
+  }
+  return *this;
+}
+
+HttpServer::Answer::~Answer() {
+  if (session_) session_->Answer(InternalError());
+}
+
+void HttpServer::Answer::operator()(HttpResponse response) {
+  if (!session_) return;
+  std::exchange(session_, nullptr)->Answer(std::move(response));
+}
+
+namespace {
+
 void Worker::Ready(std::shared_ptr<Session> s) {
   ready.push_back(std::move(s));
   // Answered once every completion the thread has in hand has been taken in: each connection
@@ -233,15 +291,56 @@ void Worker::AnswerReady() {
   std::vector<const HttpRequest*> requests;
   requests.reserve(batch.size());
   for (const std::shared_ptr<Session>& s : batch) requests.push_back(&s->request());
-  std::vector<HttpResponse> answers(batch.size());
+  std::vector<HttpServer::Answer> answers;
+  answers.reserve(batch.size());
+  for (std::shared_ptr<Session>& s : batch) answers.emplace_back(std::move(s));
+  // An answer the handler neither gave nor kept, because it threw, is a 500 as `answers` goes.
   try {
-    handler(requests, answers);
-  } catch (const std::exception&) {
-    for (HttpResponse& a : answers) {
-      a = InternalError();
-    }
+    handler->Take(requests, answers);
+  } catch (...) {
+    Await();
+    throw;
   }
-  for (size_t i = 0; i < batch.size(); ++i) batch[i]->Answer(std::move(answers[i]));
+  Await();
+}
+
+void Worker::Await() {
+  if (waiting) return;
+  const std::optional<HttpServer::LaterHandler::Wait> wait = handler->Waiting();
+  // The descriptor stays in the io_context only while the handler waits on the same connection.
+  // One the handler may have closed is taken out now, before the thread takes in anything else:
+  // taking it out later could take out whatever was given its number since (a connection
+  // accepted, the handler's next one).
+  if (store &&
+      (!wait || store_connection != wait->connection || store->native_handle() != wait->fd)) {
+    store->release();
+    store.reset();
+  }
+  if (!wait) return;
+  if (!store) {
+    store.emplace(ioc.get_executor(), wait->fd);
+    store_connection = wait->connection;
+  }
+  waiting = true;
+  const int64_t number = ++waits;
+  deadline.expires_at(wait->deadline);
+  deadline.async_wait([this, number](beast::error_code ec) {
+    if (!ec && waiting && waits == number) store->cancel();
+  });
+  store->async_wait(net::posix::descriptor_base::wait_read, [this](beast::error_code ec) {
+    waiting = false;
+    deadline.cancel();
+    // Asio made the descriptor non-blocking to wait on it; the handler's own reads may block.
+    beast::error_code ignored;
+    store->native_non_blocking(false, ignored);
+    try {
+      handler->Waited(!ec);
+    } catch (...) {
+      Await();
+      throw;
+    }
+    Await();
+  });
 }
 
 void Worker::Run(const std::function<void(std::string_view)>& log) {
@@ -372,6 +471,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& 
   return Listen(options, std::move(batches));
 }
 
+std::unique_ptr<HttpServer::LaterHandler> HttpServer::Batched(BatchHandler handler) {
+  return std::make_unique<BatchedHandler>(std::move(handler));
+}
+
 HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
   return [handler = std::move(handler)](std::span<const HttpRequest* const> requests,
                                         std::span<HttpResponse> answers) {
@@ -387,9 +490,16 @@ HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Listen(const HttpServerOptions& options,
                                                        std::vector<BatchHandler> handlers) {
+  std::vector<std::unique_ptr<LaterHandler>> later;
+  for (BatchHandler& h : handlers) later.push_back(Batched(std::move(h)));
+  return Listen(options, std::move(later));
+}
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Listen(
+    const HttpServerOptions& options, std::vector<std::unique_ptr<LaterHandler>> handlers) {
   if (handlers.empty()) return absl::InvalidArgumentError("a server needs at least one thread");
   auto state = std::make_unique<State>(options);
-  for (BatchHandler& h : handlers) {
+  for (std::unique_ptr<LaterHandler>& h : handlers) {
     state->workers.push_back(std::make_unique<Worker>(std::move(h)));
   }
   state->acceptor.emplace(state->workers[0]->ioc);

@@ -12,13 +12,18 @@
 // It only carries requests: each is handed to a handler as an HttpRequest and its answer written
 // back. The server runs one thread a handler; connections are handed to the threads in turn,
 // and each thread's handler is called on that thread only, with the requests that thread read
-// together (a BatchHandler), or one at a time (a Handler).
+// together (a BatchHandler), or one at a time (a Handler), or with the requests read together
+// and a place for each answer, which it may fill after it returns while the thread goes on
+// reading and writing its other connections (a LaterHandler: serve on Redis, whose round to the
+// store is in flight meanwhile).
 #ifndef RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 #define RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,6 +70,46 @@ Status ParseListenAddress(std::string_view text, HttpServerOptions& options);
 
 class HttpServer {
  public:
+  class Session;  // one connection: defined where the server is implemented
+
+  // Where one request's answer goes: called once, on the thread that read the request. One
+  // destroyed without being called answers 500 (a handler that lost it, or threw).
+  class Answer {
+   public:
+    explicit Answer(std::shared_ptr<Session> session);
+    Answer(Answer&& other) noexcept = default;
+    Answer& operator=(Answer&& other) noexcept;
+    Answer(const Answer&) = delete;
+    Answer& operator=(const Answer&) = delete;
+    ~Answer();
+    void operator()(HttpResponse response);
+
+   private:
+    std::shared_ptr<Session> session_;  // none once answered
+  };
+
+  // A thread's handler that answers after it returns: Take starts deciding the requests the
+  // thread read together, and answers each through its Answer, at once or later; the thread
+  // asks Waiting what to wait for before it calls Waited, and meanwhile reads and writes its
+  // other connections, handing their requests to Take too. Called on its thread only.
+  class LaterHandler {
+   public:
+    // A descriptor to wait for, readable, until `deadline` at the latest. `connection` tells one
+    // connection from the next that has the same descriptor number.
+    struct Wait {
+      int fd = -1;
+      int64_t connection = 0;
+      std::chrono::steady_clock::time_point deadline;
+    };
+    virtual ~LaterHandler() = default;
+    virtual void Take(std::span<const HttpRequest* const> requests, std::span<Answer> answers) = 0;
+    // What to wait for now; none when nothing is. Asked after each Take and each Waited: a
+    // connection the handler closes must not be waited for after either returns.
+    virtual std::optional<Wait> Waiting() = 0;
+    // The wait is over: the descriptor is readable (true), or the deadline came first (false).
+    virtual void Waited(bool readable) = 0;
+  };
+
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
   // Answers the requests a thread read together (every connection whose request was in when the
   // thread looked), answers[i] to requests[i]: a handler that keeps several decisions in flight
@@ -73,6 +118,8 @@ class HttpServer {
                                           std::span<HttpResponse> answers)>;
   // `handler` called for each request in turn; an exception it throws is a 500.
   static BatchHandler OneByOne(Handler handler);
+  // `handler` as a LaterHandler that answers every request before Take returns.
+  static std::unique_ptr<LaterHandler> Batched(BatchHandler handler);
 
   // Listens on options.host:options.port. InvalidArgument for a host that is not an address,
   // Unavailable when the port cannot be had (in use, or not allowed).
@@ -83,6 +130,8 @@ class HttpServer {
                                                     std::vector<Handler> handlers);
   static Result<std::unique_ptr<HttpServer>> Listen(const HttpServerOptions& options,
                                                     std::vector<BatchHandler> handlers);
+  static Result<std::unique_ptr<HttpServer>> Listen(
+      const HttpServerOptions& options, std::vector<std::unique_ptr<LaterHandler>> handlers);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -2,8 +2,15 @@
 // Boost.Beast on the other end.
 #include "impl/service/http_server.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <thread>
 
@@ -365,6 +372,183 @@ TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnsw
   EXPECT_FALSE(answer.keep_alive()) << "HTTP/1.0 without keep-alive: closed after the answer";
   server.Stop();
   thread.join();
+}
+
+// A LaterHandler that holds the answers to GET /later until a pipe it waits on is readable or
+// its deadline comes, drops the answer to GET /drop, closes its pipe at GET /close (the next
+// /later opens another, as a store's client connects again), and answers anything else at once.
+class PipeHandler final : public HttpServer::LaterHandler {
+ public:
+  explicit PipeHandler(Duration deadline) : deadline_(deadline) { Open(); }
+  ~PipeHandler() override { Close(); }
+  void Take(std::span<const HttpRequest* const> requests,
+            std::span<HttpServer::Answer> answers) override {
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (requests[i]->path == "/later") {
+        if (fds_[0] < 0) Open();
+        held_.push_back(std::move(answers[i]));
+        ++held;
+      } else if (requests[i]->path == "/close") {
+        Close();
+        answers[i](HttpResponse{200, {}, "closed"});
+      } else if (requests[i]->path != "/drop") {
+        answers[i](HttpResponse{200, {}, "now"});
+      }
+    }
+  }
+  std::optional<Wait> Waiting() override {
+    if (held_.empty()) return std::nullopt;
+    return Wait{fds_[0], connection_, std::chrono::steady_clock::now() + Steady(deadline_)};
+  }
+  void Waited(bool readable) override {
+    // The descriptor is back to blocking, as the handler left it: a read of it waits.
+    waited_blocking = (fcntl(fds_[0], F_GETFL) & O_NONBLOCK) == 0;
+    char byte = 0;
+    if (readable) {
+      EXPECT_EQ(read(fds_[0], &byte, 1), 1);
+    }
+    for (HttpServer::Answer& a : held_) a(HttpResponse{200, {}, readable ? "readable" : "late"});
+    held_.clear();
+  }
+  void Wake() { EXPECT_EQ(write(fds_[1], "x", 1), 1); }
+
+  std::atomic<int> held{0};
+  std::atomic<bool> waited_blocking{false};
+
+ private:
+  static std::chrono::steady_clock::duration Steady(Duration d) {
+    return std::chrono::duration_cast<std::chrono::steady_clock::duration>(d);
+  }
+
+  void Open() {
+    EXPECT_EQ(pipe(fds_), 0);
+    ++connection_;
+  }
+  void Close() {
+    for (int& fd : fds_) {
+      if (fd >= 0) close(fd);
+      fd = -1;
+    }
+  }
+
+  Duration deadline_;
+  int fds_[2] = {-1, -1};
+  int64_t connection_ = 0;
+  std::vector<HttpServer::Answer> held_;
+};
+
+struct ServedLater {
+  PipeHandler* handler = nullptr;
+  std::unique_ptr<HttpServer> server;
+  std::thread thread;
+
+  explicit ServedLater(Duration deadline) {
+    auto h = std::make_unique<PipeHandler>(deadline);
+    handler = h.get();
+    std::vector<std::unique_ptr<HttpServer::LaterHandler>> handlers;
+    handlers.push_back(std::move(h));
+    Result<std::unique_ptr<HttpServer>> listening =
+        HttpServer::Listen(AnyPort(), std::move(handlers));
+    EXPECT_TRUE(listening.ok()) << listening.status();
+    server = *std::move(listening);
+    thread = std::thread([this] { server->Run(); });
+  }
+  ~ServedLater() {
+    server->Stop();
+    thread.join();
+  }
+};
+
+// While a request waits for its answer (serve on Redis: its round to the store is out), the
+// thread reads and answers its other connections; the answer comes once what the handler waits
+// for is readable.
+TEST(HttpServer, AHandlerThatAnswersLaterLetsItsThreadServeOtherConnectionsMeanwhile) {
+  ServedLater s(std::chrono::seconds(30));
+  std::atomic<bool> answered{false};
+  std::string body;
+  std::thread waiting([&] {
+    Client c(s.server->port());
+    body = c.Send(http::verb::get, "/later").body();
+    answered = true;
+  });
+  while (s.handler->held == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Client other(s.server->port());
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(other.Send(http::verb::get, "/now").body(), "now");
+  EXPECT_FALSE(answered);
+  s.handler->Wake();
+  waiting.join();
+  EXPECT_EQ(body, "readable");
+  EXPECT_TRUE(s.handler->waited_blocking);
+}
+
+// What the handler waits for that never comes: it is told at the deadline. An answer it drops
+// is a 500.
+TEST(HttpServer, AWaitEndsAtItsDeadlineAndAnAnswerDroppedIsA500) {
+  ServedLater s(std::chrono::milliseconds(50));
+  Client c(s.server->port());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(c.Send(http::verb::get, "/later").body(), "late");
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::milliseconds(50));
+  EXPECT_LT(took, std::chrono::seconds(5));
+  EXPECT_EQ(c.Send(http::verb::get, "/drop").result_int(), 500);
+  EXPECT_EQ(c.Send(http::verb::get, "/now").body(), "now");
+}
+
+// A handler's connection closed and opened again leaves the thread's HTTP connections served,
+// the one given the closed descriptor's number among them: the thread lets go of a descriptor
+// the handler may close as soon as the handler stops waiting on it, not when it next waits.
+TEST(HttpServer, AHandlersConnectionClosedAndOpenedAgainLeavesEveryHttpConnectionServed) {
+  ServedLater s(std::chrono::seconds(30));
+  Client c(s.server->port());
+  const auto later = [&](Client& client) {
+    std::thread wake([&] {
+      while (s.handler->held == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      s.handler->held = 0;
+      s.handler->Wake();
+    });
+    const std::string body = client.Send(http::verb::get, "/later").body();
+    wake.join();
+    return body;
+  };
+  EXPECT_EQ(later(c), "readable");
+  // A client socket made now, connected once the pipe is closed: the server's end of it is
+  // likely to get the pipe's number.
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(c.Send(http::verb::get, "/close").body(), "closed");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(s.server->port());
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  // A request on it, and the body of its answer ("" when none came within 2 s).
+  const auto get = [fd](const std::string& path) {
+    const std::string request = "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+        static_cast<ssize_t>(request.size())) {
+      return std::string();
+    }
+    std::string in;
+    while (true) {
+      const size_t end = in.find("\r\n\r\n");
+      const size_t length_at = in.find("Content-Length: ");
+      if (end != std::string::npos && length_at < end &&
+          in.size() >= end + 4 + std::stoul(in.substr(length_at + 16))) {
+        return in.substr(end + 4);
+      }
+      pollfd p{fd, POLLIN, 0};
+      char chunk[4096];
+      if (poll(&p, 1, 2000) <= 0) return std::string();
+      const ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+      if (n <= 0) return std::string();
+      in.append(chunk, static_cast<size_t>(n));
+    }
+  };
+  EXPECT_EQ(get("/now"), "now");
+  EXPECT_EQ(later(c), "readable");  // on a new pipe
+  EXPECT_EQ(get("/now"), "now");
+  close(fd);
 }
 
 TEST(HttpServer, APortInUseOrAHostThatIsNoAddressIsAClearError) {

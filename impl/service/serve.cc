@@ -1,7 +1,7 @@
 #include "impl/service/serve.h"
 
+#include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +13,7 @@
 #include "impl/limiters/sql_protocols.h"
 #include "impl/rules/postgres_rules.h"
 #include "impl/rules/rules_store.h"
+#include "impl/service/http_wire.h"
 #include "impl/service/live_rules.h"
 #include "impl/service/service.h"
 #include "impl/store/postgres_pool.h"
@@ -35,12 +36,93 @@ struct ServeThread {
   std::unique_ptr<RedisPipeline> pipeline;
   // On PostgreSQL: the thread's requests' statements run on several connections at once.
   std::unique_ptr<PostgresPool> sql;
-  // The pipeline or the pool, where the thread has one: it decides a batch of requests together.
-  DeferredExecutor* deferred = nullptr;
   LiveRules::Reader rules;
   std::unique_ptr<RulesLimiter> limiter;
   std::unique_ptr<RateLimitService> service;
   InlineExecutor executor;
+};
+
+// On one Redis server: a thread's requests decided in rounds of one pipeline each, and while a
+// round is out, the thread goes on reading and answering HTTP; what it reads meanwhile goes in
+// the next round, sent as the replies of this one are in.
+class OverlappedRounds final : public HttpServer::LaterHandler {
+ public:
+  OverlappedRounds(ServeThread& w, const Clock& clock, Duration timeout)
+      : w_(w), clock_(clock), timeout_(timeout), ctx_(*w.pipeline) {}
+
+  void Take(std::span<const HttpRequest* const> requests,
+            std::span<HttpServer::Answer> answers) override {
+    const Instant read = clock_.Now();
+    for (size_t i = 0; i < requests.size(); ++i) {
+      deciding_.push_back(
+          Deciding{w_.service->Handle(ctx_, *requests[i], read), std::move(answers[i]), read});
+      deciding_.back().task.Start();
+    }
+    AnswerDecided();
+    if (w_.pipeline->in_flight() == 0) SendRounds();
+  }
+
+  std::optional<Wait> Waiting() override {
+    if (w_.pipeline->in_flight() == 0) return std::nullopt;
+    return Wait{w_.pipeline->reply_fd(), w_.pipeline->connection(), sent_ + timeout_};
+  }
+
+  void Waited(bool readable) override {
+    if (readable) {
+      w_.pipeline->Receive();
+    } else {
+      w_.pipeline->Expire();
+    }
+    AnswerDecided();
+    SendRounds();
+  }
+
+ private:
+  struct Deciding {
+    Task<HttpResponse> task;
+    HttpServer::Answer answer;
+    Instant read;
+  };
+
+  // Sends the steps waiting as a round, until one is out whose replies are to be waited for.
+  void SendRounds() {
+    while (w_.pipeline->Send()) {
+      if (w_.pipeline->reply_fd() >= 0) {
+        sent_ = std::chrono::steady_clock::now();
+        return;
+      }
+      w_.pipeline->Receive();
+      AnswerDecided();
+    }
+  }
+
+  // Answers the requests whose decisions are done.
+  void AnswerDecided() {
+    const Instant now = clock_.Now();
+    size_t kept = 0;
+    for (Deciding& d : deciding_) {
+      if (!d.task.done()) {
+        deciding_[kept++] = std::move(d);
+        continue;
+      }
+      HttpResponse response;
+      try {
+        response = std::move(d.task.result());
+      } catch (const std::exception&) {
+        response = InternalError();
+      }
+      w_.service->metrics().Took(now - d.read);
+      d.answer(std::move(response));
+    }
+    deciding_.erase(deciding_.begin() + static_cast<ptrdiff_t>(kept), deciding_.end());
+  }
+
+  ServeThread& w_;
+  const Clock& clock_;
+  const Duration timeout_;
+  Context ctx_;
+  std::vector<Deciding> deciding_;
+  std::chrono::steady_clock::time_point sent_;  // when the round out was sent
 };
 
 bool IsPostgres(const StoreName& store) {
@@ -162,7 +244,6 @@ struct RateLimitServer::Parts {
       // Connected before the first request, so that no decision pays for it.
       if (Status s = w.sql->Open(std::chrono::seconds(10)); !s.ok()) return s;
       stores.sql = w.sql.get();
-      w.deferred = w.sql.get();
     } else {
       RedisOptions options;
       options.command_timeout = config.store_timeout;
@@ -174,7 +255,6 @@ struct RateLimitServer::Parts {
       if (auto* redis = dynamic_cast<RedisKv*>(w.kv.get())) {
         w.pipeline = std::make_unique<RedisPipeline>(*redis);
         stores.kv = w.pipeline.get();
-        w.deferred = w.pipeline.get();
       }
     }
     if (Status s = CheckStoreProtocols(stores, *rules->Latest(), config.protocols); !s.ok()) {
@@ -194,21 +274,20 @@ struct RateLimitServer::Parts {
     });
   }
 
-  // The requests read together decided together: their store steps sent round by round, one
-  // pipeline a round (RedisPipeline), or each on a connection of its own (PostgresPool).
+  // On PostgreSQL: the requests read together decided together, their store steps each on a
+  // connection of its own (PostgresPool), round by round.
   HttpServer::BatchHandler Pipelined(ServeThread& w) const {
     return [w = &w, clock = clock](std::span<const HttpRequest* const> requests,
                                    std::span<HttpResponse> answers) {
       const Instant read = clock->Now();
-      std::deque<Context> contexts;
+      Context ctx(*w->sql);
       std::vector<Task<HttpResponse>> tasks;
       tasks.reserve(requests.size());
       for (const HttpRequest* request : requests) {
-        contexts.emplace_back(*w->deferred);
-        tasks.push_back(w->service->Handle(contexts.back(), *request, read));
+        tasks.push_back(w->service->Handle(ctx, *request, read));
         tasks.back().Start();
       }
-      w->deferred->Run();
+      w->sql->Run();
       const Duration took = clock->Now() - read;
       for (size_t i = 0; i < tasks.size(); ++i) {
         if (!tasks[i].done()) throw std::logic_error("a decision was left waiting on the store");
@@ -248,7 +327,7 @@ struct RateLimitServer::Parts {
       admin_store = std::make_unique<TimedRules>(std::move(admin_store), config.store_timeout);
       admin = AdminApi{admin_store.get(), config.admin_token, {}};
     }
-    std::vector<HttpServer::BatchHandler> handlers;
+    std::vector<std::unique_ptr<HttpServer::LaterHandler>> handlers;
     for (int i = 0; i < config.threads; ++i) {
       auto w = std::make_unique<ServeThread>(*rules);
       Result<RulesLimiter::ProtocolMaker> protocols = Connect(*w);
@@ -275,7 +354,11 @@ struct RateLimitServer::Parts {
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
       w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);
-      handlers.push_back(w->deferred != nullptr ? Pipelined(*w) : OneByOne(*w));
+      if (w->pipeline) {
+        handlers.push_back(std::make_unique<OverlappedRounds>(*w, *clock, config.store_timeout));
+      } else {
+        handlers.push_back(HttpServer::Batched(w->sql ? Pipelined(*w) : OneByOne(*w)));
+      }
       workers.push_back(std::move(w));
     }
     if (config.http.max_connections == 0) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -207,6 +208,40 @@ void AStalledStoreCostsEachDecisionItsTimeout(Server& store, const StoreName& wh
 TEST(RateLimitServer, AStalledRedisCostsEachDecisionItsTimeout) {
   RATELAB_START_REDIS(redis, RedisServerOptions{});
   AStalledStoreCostsEachDecisionItsTimeout(*redis, StoreName{StoreName::Kind::kUrl, redis->url()});
+}
+
+// On Redis, a thread whose round to the store is out goes on with its HTTP: with the store
+// stalled, a decision waits for its timeout while the same thread answers another connection's
+// health check at once.
+TEST(RateLimitServer, OnRedisAThreadServesOtherConnectionsWhileItsRoundIsOut) {
+  RATELAB_START_REDIS(redis, RedisServerOptions{});
+  ServeConfig config;
+  config.rules = SeedServiceRules();
+  config.store = StoreName{StoreName::Kind::kUrl, redis->url()};
+  config.store_timeout = std::chrono::milliseconds(500);
+  config.threads = 1;
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  Client a(s.port());
+  Client b(s.port());
+  EXPECT_EQ(Hit(a, "before").first, 200);
+  ASSERT_TRUE(redis->Pause().ok());
+  std::atomic<bool> answered{false};
+  int status = 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread stalled([&] {
+    status = Hit(a, "stalled").first;
+    answered = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the hit read, its round out
+  const auto health_start = std::chrono::steady_clock::now();
+  EXPECT_EQ(b.Send(http::verb::get, "/healthz").body(), R"({"status":"ok"})");
+  EXPECT_LT(std::chrono::steady_clock::now() - health_start, std::chrono::milliseconds(100));
+  EXPECT_FALSE(answered) << "the stalled decision waits for its timeout";
+  stalled.join();
+  EXPECT_EQ(status, 503);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  ASSERT_TRUE(redis->Resume().ok());
 }
 
 TEST(RateLimitServer, AStalledPostgresqlCostsEachDecisionItsTimeout) {

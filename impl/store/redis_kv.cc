@@ -68,6 +68,7 @@ Status RedisKv::Connect() {
     return absl::UnavailableError("cannot set the command timeout on " + endpoint_.Url());
   }
   context_ = c;
+  ++connections_;
   if (endpoint_.db != 0) {
     const std::string db = std::to_string(endpoint_.db);
     const std::vector<std::string> select = {"SELECT", db};
@@ -100,6 +101,14 @@ Status RedisKv::Fail(std::string_view doing) {
   return timed_out ? absl::DeadlineExceededError(what + " (no answer in time)")
                    : absl::UnavailableError(what);
 }
+
+Status RedisKv::Abandon() {
+  Disconnect();
+  return absl::DeadlineExceededError("Redis at " + endpoint_.Url() +
+                                     ": reading a reply: no answer in time");
+}
+
+int RedisKv::fd() const { return context_ == nullptr ? -1 : context_->fd; }
 
 Result<KvReply> RedisKv::Execute(std::span<const std::string> argv) {
   const std::span<const std::string> one[] = {argv};

@@ -64,6 +64,15 @@ class RedisKv final : public Kv {
   Status Queue(std::span<const std::string> argv);
   Status Flush();
   Result<std::vector<KvReply>> Receive(size_t n);
+  // Drops the connection, whose replies to what was sent did not come in time (they would come
+  // later, out of turn), and says so: DeadlineExceeded, as a read that timed out.
+  Status Abandon();
+
+  // The connection's socket, for a caller that waits for its replies itself (-1 when none is
+  // open), and its number: one more at each connection opened, so that a new connection on the
+  // same descriptor number is told from the last.
+  int fd() const;
+  int64_t connection() const { return connections_; }
 
   const RedisEndpoint& endpoint() const { return endpoint_; }
 
@@ -77,6 +86,7 @@ class RedisKv final : public Kv {
   RedisOptions options_;
   redisContext* context_ = nullptr;
   std::string command_;  // the command Queue formats, its room kept from call to call
+  int64_t connections_ = 0;
 };
 
 // Appends `argv` to `out` as a command in Redis's protocol (RESP: an array of bulk strings),

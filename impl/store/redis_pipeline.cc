@@ -40,6 +40,15 @@ bool RedisPipeline::Send() {
   return true;
 }
 
+int RedisPipeline::reply_fd() const {
+  return sent_.empty() || !failed_.ok() || queued_ == 0 ? -1 : redis_.fd();
+}
+
+void RedisPipeline::Expire() {
+  if (failed_.ok()) failed_ = redis_.Abandon();
+  Receive();
+}
+
 void RedisPipeline::Receive() {
   if (!failed_.ok()) {
     replies_ = failed_;

@@ -39,6 +39,13 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
   void Receive();
   // Steps in the round sent and not yet received.
   size_t in_flight() const { return sent_.size(); }
+  // For a thread that waits for the round's replies itself and calls Receive once they come
+  // (serve): the descriptor they come on, and its connection's number (RedisKv::connection);
+  // -1 when none will come (the round failed to send, or asked nothing): Receive answers it at
+  // once. Expire fails the round instead, DeadlineExceeded, when they did not come in time.
+  int reply_fd() const;
+  int64_t connection() const { return redis_.connection(); }
+  void Expire();
   // Steps sent so far, and rounds: how many round trips they took.
   int64_t steps() const { return steps_; }
   int64_t rounds() const { return rounds_; }

@@ -4,6 +4,7 @@
 // clang-format off
 #include <utility>
 // clang-format on
+#include <fcntl.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -57,10 +58,6 @@ class BatchedHandler final : public HttpServer::LaterHandler {
 // One thread of the server: its io_context, its handler, and the connections it carries.
 struct Worker {
   explicit Worker(std::unique_ptr<HttpServer::LaterHandler> h) : handler(std::move(h)) {}
-  ~Worker() {
-    // The handler's descriptor is its own to close.
-    if (store) store->release();
-  }
 
   // Connections whose request is read and waits for the handler, answered together once the
   // thread has taken in everything ready (AnswerReady).
@@ -77,9 +74,10 @@ struct Worker {
   net::basic_waitable_timer<std::chrono::steady_clock, net::wait_traits<std::chrono::steady_clock>,
                             net::io_context::executor_type>
       sweeper{ioc.get_executor()};
-  // What the handler waits for (LaterHandler::Waiting): its descriptor, as the io_context
-  // watches it, and the deadline.
+  // What the handler waits for (LaterHandler::Waiting): a duplicate of its descriptor, which
+  // the io_context watches, the descriptor and connection it stands for, and the deadline.
   std::optional<net::posix::basic_stream_descriptor<net::io_context::executor_type>> store;
+  int store_fd = -1;
   int64_t store_connection = 0;
   bool waiting = false;
   int64_t waits = 0;  // the number of the wait armed last
@@ -100,9 +98,11 @@ struct Worker {
   // Queues `s`'s request for the handler.
   void Ready(std::shared_ptr<Session> s);
   void AnswerReady();
-  // Waits for what the handler waits for, if it does and no wait is armed; calls its Waited
-  // when the wait is over, and waits again.
+  // Waits for what the handler waits for, if it does and no wait is armed; calls Waited when
+  // the wait is over.
   void Await();
+  // Tells the handler the wait is over, and waits again if it says to.
+  void Waited(bool readable);
   // Closes every connection past its deadline, and again every `period` while the worker runs
   // or still has connections.
   void Sweep(const HttpServerOptions& options, Duration period);
@@ -307,40 +307,51 @@ void Worker::AnswerReady() {
 void Worker::Await() {
   if (waiting) return;
   const std::optional<HttpServer::LaterHandler::Wait> wait = handler->Waiting();
-  // The descriptor stays in the io_context only while the handler waits on the same connection.
-  // One the handler may have closed is taken out now, before the thread takes in anything else:
-  // taking it out later could take out whatever was given its number since (a connection
-  // accepted, the handler's next one).
-  if (store &&
-      (!wait || store_connection != wait->connection || store->native_handle() != wait->fd)) {
-    store->release();
+  // The thread watches a duplicate of the handler's descriptor, its own to close: the handler
+  // may close its own at any time, and its number be given to anything else (on any thread)
+  // while the thread still watches it. The duplicate is let go as soon as the handler waits on
+  // another connection, or on none, so a connection the handler closed is not kept open.
+  if (store && (!wait || store_connection != wait->connection || store_fd != wait->fd)) {
     store.reset();
   }
   if (!wait) return;
+  waiting = true;
   if (!store) {
-    store.emplace(ioc.get_executor(), wait->fd);
+    const int own = fcntl(wait->fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) {
+      // No descriptor left to watch it with: the wait is over, past its deadline.
+      net::post(ioc, [this] { Waited(false); });
+      return;
+    }
+    store.emplace(ioc.get_executor(), own);
+    store_fd = wait->fd;
     store_connection = wait->connection;
   }
-  waiting = true;
   const int64_t number = ++waits;
   deadline.expires_at(wait->deadline);
   deadline.async_wait([this, number](beast::error_code ec) {
     if (!ec && waiting && waits == number) store->cancel();
   });
-  store->async_wait(net::posix::descriptor_base::wait_read, [this](beast::error_code ec) {
-    waiting = false;
-    deadline.cancel();
-    // Asio made the descriptor non-blocking to wait on it; the handler's own reads may block.
+  store->async_wait(net::posix::descriptor_base::wait_read,
+                    [this](beast::error_code ec) { Waited(!ec); });
+}
+
+void Worker::Waited(bool readable) {
+  waiting = false;
+  deadline.cancel();
+  if (store) {
+    // Asio made the descriptor non-blocking to wait on it (a flag the handler's descriptor
+    // shares); the handler's own reads may block.
     beast::error_code ignored;
     store->native_non_blocking(false, ignored);
-    try {
-      handler->Waited(!ec);
-    } catch (...) {
-      Await();
-      throw;
-    }
+  }
+  try {
+    handler->Waited(readable);
+  } catch (...) {
     Await();
-  });
+    throw;
+  }
+  Await();
 }
 
 void Worker::Run(const std::function<void(std::string_view)>& log) {

@@ -103,8 +103,8 @@ class HttpServer {
     };
     virtual ~LaterHandler() = default;
     virtual void Take(std::span<const HttpRequest* const> requests, std::span<Answer> answers) = 0;
-    // What to wait for now; none when nothing is. Asked after each Take and each Waited: a
-    // connection the handler closes must not be waited for after either returns.
+    // What to wait for now; none when nothing is. Asked after each Take and each Waited. While
+    // the thread waits on a descriptor, Take must leave it open.
     virtual std::optional<Wait> Waiting() = 0;
     // The wait is over: the descriptor is readable (true), or the deadline came first (false).
     virtual void Waited(bool readable) = 0;

@@ -95,7 +95,9 @@ class HttpServer {
   class LaterHandler {
    public:
     // A descriptor to wait for, readable, until `deadline` at the latest. `connection` tells one
-    // connection from the next that has the same descriptor number.
+    // connection from the next that has the same descriptor number. The thread watches a
+    // duplicate of it; the handler does its own reading, with the descriptor blocking or not as
+    // it left it.
     struct Wait {
       int fd = -1;
       int64_t connection = 0;
@@ -113,7 +115,7 @@ class HttpServer {
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
   // Answers the requests a thread read together (every connection whose request was in when the
   // thread looked), answers[i] to requests[i]: a handler that keeps several decisions in flight
-  // at once (RedisPipeline) answers them in one go.
+  // at once (PostgresPool) answers them in one go.
   using BatchHandler = std::function<void(std::span<const HttpRequest* const> requests,
                                           std::span<HttpResponse> answers)>;
   // `handler` called for each request in turn; an exception it throws is a 500.

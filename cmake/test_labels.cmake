@@ -43,6 +43,7 @@ set(RATELAB_SERVER_TESTS
   RateLimitServer.CountersInPostgresqlOutliveTheServer
   RateLimitServer.CountersInRedisOutliveTheServer
   RateLimitServer.OnPostgresParallelHitsOnSeveralConnectionsAreEachCountedOnce
+  RateLimitServer.OnRedisAThreadServesOtherConnectionsWhileItsRoundIsOut
   RateLimitServer.OnRedisParallelHitsPipelinedAreEachCountedOnce
   RateLimitServer.TheAdminApiRefusesARuleTheCountersStoreCannotEnforce
   RedisCluster.*

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "impl/core/clock.h"
+#include "impl/service/http_wire.h"
 #include "impl/service/service.h"
 #include "testing/http_client.h"
 
@@ -549,6 +550,26 @@ TEST(HttpServer, AHandlersConnectionClosedAndOpenedAgainLeavesEveryHttpConnectio
   EXPECT_EQ(later(c), "readable");  // on a new pipe
   EXPECT_EQ(get("/now"), "now");
   close(fd);
+}
+
+// A header that would end its line (CR, LF) or, as a name, its name (':') is found at every
+// place of every length, sixteen bytes at a time and in the rest alike.
+TEST(HttpWire, FieldTextFindsALineBreakOrAColonAnywhere) {
+  for (size_t length = 0; length <= 40; ++length) {
+    const std::string clean(length, 'a');
+    EXPECT_TRUE(FieldText(clean, true)) << length;
+    EXPECT_TRUE(FieldText(clean, false)) << length;
+    for (size_t at = 0; at < length; ++at) {
+      for (const char c : {'\r', '\n', ':', '\0', '\x8d', 'M'}) {
+        std::string text = clean;
+        text[at] = c;
+        const bool breaks = c == '\r' || c == '\n';
+        EXPECT_EQ(FieldText(text, false), !breaks) << length << " " << at << " " << int{c};
+        EXPECT_EQ(FieldText(text, true), !breaks && c != ':')
+            << length << " " << at << " " << int{c};
+      }
+    }
+  }
 }
 
 TEST(HttpServer, APortInUseOrAHostThatIsNoAddressIsAClearError) {

@@ -1,13 +1,41 @@
 #include "impl/service/http_wire.h"
 
+#include <cstring>
 #include <vector>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace ratelab {
 
 bool FieldText(std::string_view text, bool name) {
-  bool bad = false;  // without a branch a character: headers are short, and there are several
+  // Every answer's every header goes through here (it was 7% of serve's instructions a byte at a
+  // time): sixteen bytes at a time where the machine has SSE2, the last few copied into sixteen
+  // zeros (a zero is none of the three), else a byte at a time.
+#ifdef __SSE2__
+  const __m128i cr = _mm_set1_epi8('\r');
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i colon = _mm_set1_epi8(name ? ':' : '\r');
+  const auto found = [&](const char* at) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)),
+                                     _mm_cmpeq_epi8(v, colon));
+    return _mm_movemask_epi8(hit) != 0;
+  };
+  size_t i = 0;
+  for (; i + 16 <= text.size(); i += 16) {
+    if (found(text.data() + i)) return false;
+  }
+  if (i == text.size()) return true;
+  char last[16] = {};
+  std::memcpy(last, text.data() + i, text.size() - i);
+  return !found(last);
+#else
+  bool bad = false;  // without a branch a character
   for (const char c : text) bad |= (c == '\r') | (c == '\n') | (name & (c == ':'));
   return !bad;
+#endif
 }
 
 HttpResponse InternalError() {

@@ -103,11 +103,11 @@ struct Bound {
 
 class ZoneSearch {
  public:
-  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops, Clock clock, bool read_at_send,
-             int64_t tick, int64_t budget)
+  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops,
+             const LinearizabilityOptions& options, Clock clock, int64_t tick, int64_t budget)
       : ops_(ops),
+        options_(options),
         clock_(clock),
-        read_at_send_(read_at_send),
         budget_(budget),
         sorted_(ops.size()),
         tick_(tick) {
@@ -225,10 +225,7 @@ class ZoneSearch {
   // any its interval shows (without an answer, up to the history's last instant), or the one it
   // was sent at where its client read the time then.
   std::pair<int64_t, int64_t> Interval(const LinearOp& op, Instant hi) const {
-    const int64_t lo = Ticks(op.invoke);
-    if (clock_ == Clock::kStore) return {lo, Ticks(op.answer ? std::min(op.complete, hi) : hi)};
-    if (read_at_send_) return {lo, lo};
-    return {lo, Ticks(op.answer ? op.complete : std::max(op.invoke, last_))};
+    return {Ticks(op.invoke), Ticks(LatestInstant(op, options_, hi, last_))};
   }
 
   // Call `position` placed next from `from`, in the part `zone` of its zone, as `step` says, the
@@ -534,8 +531,8 @@ class ZoneSearch {
   }
 
   std::span<const LinearOp> ops_;
+  const LinearizabilityOptions& options_;  // the instants a call can take effect at
   Clock clock_;
-  bool read_at_send_;  // on the client's clock, each call decides at the instant it was sent
   int64_t budget_;
   std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
   int64_t tick_;                // the clock's resolution, ns
@@ -588,8 +585,7 @@ KeyLinearizability CheckBucketByZones(const Policy& policy, std::span<const Line
   const Clock clock = options.instants_follow_order          ? Clock::kStore
                       : policy.algorithm == Algorithm::kGcra ? Clock::kClient
                                                              : Clock::kClientLatest;
-  return ZoneSearch(policy, ops, clock, options.read_at_send, options.resolution.count(), budget)
-      .Run();
+  return ZoneSearch(policy, ops, options, clock, options.resolution.count(), budget).Run();
 }
 
 }  // namespace ratelab

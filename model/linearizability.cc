@@ -250,10 +250,7 @@ class LinearSearch {
     if (op.invoke > hi) return std::nullopt;
     const Instant lo =
         options_.instants_follow_order ? std::max(node.real_lo, op.invoke) : op.invoke;
-    const Instant up = options_.instants_follow_order ? (op.answer ? std::min(op.complete, hi) : hi)
-                       : options_.read_at_send        ? op.invoke
-                       : op.answer                    ? op.complete
-                                                      : std::max(op.invoke, last_);
+    const Instant up = LatestInstant(op, options_, hi, last_);
     if (lo > up) return std::nullopt;
     return std::pair{lo, up};
   }
@@ -622,6 +619,13 @@ KeyLinearizability SearchInstants(const Policy& policy, std::span<const LinearOp
 }
 
 }  // namespace
+
+Instant LatestInstant(const LinearOp& op, const LinearizabilityOptions& options, Instant hi,
+                      Instant last) {
+  if (options.instants_follow_order) return op.answer ? std::min(op.complete, hi) : hi;
+  if (options.read_at_send) return op.invoke;
+  return op.answer ? op.complete : std::max(op.invoke, last);
+}
 
 KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
                                      const LinearizabilityOptions& options) {

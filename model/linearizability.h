@@ -119,6 +119,12 @@ struct KeyLinearizability {
   bool stuck_cannot_follow = false;
 };
 
+// The latest instant `op` can take effect at: on the store's clock its answer, and no later than
+// `hi` (when the calls left are answered); on the client's its sending where it decides there
+// (read_at_send), else its answer, or without one the history's `last` instant.
+Instant LatestInstant(const LinearOp& op, const LinearizabilityOptions& options, Instant hi,
+                      Instant last);
+
 // The calls of one key. Requires !policy.Problem() and a positive resolution.
 KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
                                      const LinearizabilityOptions& options);

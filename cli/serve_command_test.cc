@@ -94,6 +94,7 @@ TEST(ServeCommand, ARuleMadeThroughOneServersAdminApiIsEnforcedByAnother) {
       << "no rule yet";
   auto made = [&] {
     http::request<http::string_body> request(http::verb::post, "/ratelimit/rules", 11);
+    request.set(http::field::host, "127.0.0.1");
     request.set(http::field::authorization, "Bearer t0ken");
     request.body() = R"({"scope_type": "user", "endpoint": "/pay", "algorithm": "token-bucket",
                          "max_requests": 1, "window_seconds": 3600, "burst_size": 2})";
@@ -137,8 +138,8 @@ TEST(ServeCommand, NginxInFrontAsksItBeforeEachRequestWithTheConfigInTheDocs) {
   }
   const fs::path dir = testing_files::TempDir("serve-nginx");
   testing_files::Write(dir, "rules.yaml",
-                       "rules:\n  - {scope_type: user, endpoint: /api/*, algorithm: fixed-window, "
-                       "max_requests: 3, window_seconds: 3600}\n");
+                       "rules:\n  - {scope_type: ip, endpoint: /api/orders, algorithm: "
+                       "fixed-window, max_requests: 3, window_seconds: 3600}\n");
   ServeProcess serve({"--rules", (dir / "rules.yaml").string()}, dir / "serve.txt");
   const uint16_t listen = FreePort(), app = FreePort();
   std::string conf = testing_files::Read(fs::path(RATELAB_SOURCE_DIR) / "docs/nginx-ratelab.conf");
@@ -171,29 +172,39 @@ TEST(ServeCommand, NginxInFrontAsksItBeforeEachRequestWithTheConfigInTheDocs) {
     }
   }
   ASSERT_NE(client, nullptr) << testing_files::Read(dir / "error.log");
-  const auto get = [&](const std::string& path, const std::string& user) {
+  // Each request with identity headers of its own choosing, as a client that rotates them sends.
+  int sent = 0;
+  const auto get = [&](const std::string& path) {
     http::request<http::string_body> request(http::verb::get, path, 11);
     request.set(http::field::host, "127.0.0.1");
-    if (!user.empty()) request.set("X-User-Id", user);
+    ++sent;
+    request.set("X-User-Id", "user-" + std::to_string(sent));
+    request.set("X-Api-Key", "key-" + std::to_string(sent));
+    request.set("X-Original-URI", "/elsewhere-" + std::to_string(sent));
     http::write(client->stream, request);
     testing_http::Response response;
     http::read(client->stream, client->buffer, response);
     return response;
   };
   for (int i = 0; i < 3; ++i) {
-    const testing_http::Response r = get("/api/orders?page=" + std::to_string(i), "alice");
+    const testing_http::Response r = get("/api/orders?page=" + std::to_string(i));
     EXPECT_EQ(r.result_int(), 200) << testing_files::Read(dir / "error.log");
     EXPECT_EQ(r.body(), "the app\n");
     EXPECT_EQ(r["X-RateLimit-Remaining"], std::to_string(2 - i));
   }
-  const testing_http::Response denied = get("/api/orders", "alice");
+  const testing_http::Response denied = get("/api/orders");
   EXPECT_EQ(denied.result_int(), 429);
   EXPECT_EQ(denied.body(), "{\"error\":\"Too Many Requests\"}\n");
   EXPECT_EQ(denied["X-RateLimit-Limit"], "3");
   EXPECT_FALSE(denied["Retry-After"].empty());
   EXPECT_GT(std::stoll(std::string(denied["Retry-After"])), 0);
-  EXPECT_EQ(get("/api/orders", "bob").result_int(), 200) << "bob counts on his own";
-  const testing_http::Response other = get("/static/logo.png", "alice");
+  // Other spellings of the path, each sent on with the client's own identity headers: the app
+  // behind routes each to the same handler, and none escapes the address's limit.
+  for (const std::string path : {"/api/orders", "/api/orders#1", "/api/orders;x", "/api/orders%20",
+                                 "/api//orders/", "/api/%6Frders", "/api/x/../orders"}) {
+    EXPECT_EQ(get(path).result_int(), 429) << path;
+  }
+  const testing_http::Response other = get("/static/logo.png");
   EXPECT_EQ(other.result_int(), 200) << "no rule for /static";
   EXPECT_EQ(other.count("X-RateLimit-Limit"), 0u);
 }

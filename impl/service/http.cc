@@ -81,14 +81,47 @@ bool Unreserved(char c) {
 
 }  // namespace
 
-Result<std::string> NormalizePath(std::string_view path, const PathNormalization& how,
+namespace {
+
+// `segment` without the white space around it, raw or escaped (%20, %09): a framework that
+// trims path tokens routes "/api/search%20" as "/api/search".
+std::string_view TrimWhiteSpace(std::string_view segment) {
+  while (true) {
+    if (segment.starts_with(' ') || segment.starts_with('\t')) {
+      segment.remove_prefix(1);
+    } else if (segment.starts_with("%20") || segment.starts_with("%09")) {
+      segment.remove_prefix(3);
+    } else if (segment.ends_with(' ') || segment.ends_with('\t')) {
+      segment.remove_suffix(1);
+    } else if (segment.ends_with("%20") || segment.ends_with("%09")) {
+      segment.remove_suffix(3);
+    } else {
+      return segment;
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::string> NormalizePath(std::string_view target, const PathNormalization& how,
                                   std::string_view what) {
+  // The query and the fragment are not the path (a client may send a fragment a browser never
+  // would; the server behind cuts it).
+  const std::string_view path = target.substr(0, target.find_first_of("?#"));
   if (!IsUtf8(path)) return absl::InvalidArgumentError(std::string(what) + " is not UTF-8");
   if (!path.starts_with('/')) return std::string(path);
-  // Escapes: the unreserved decoded, the others kept with upper-case hex digits.
+  // Escapes: the unreserved decoded, the others kept with upper-case hex digits. A segment's
+  // parameters (";jsessionid=..." in "/api/search;jsessionid=1/x") are cut, as a servlet
+  // container routes them: they are no part of which path it is.
   std::string decoded;
   decoded.reserve(path.size());
   for (size_t i = 0; i < path.size(); ++i) {
+    if (path[i] == ';') {
+      const size_t slash = path.find('/', i);
+      if (slash == std::string_view::npos) break;
+      i = slash - 1;
+      continue;
+    }
     if (path[i] != '%') {
       decoded += path[i];
       continue;
@@ -109,14 +142,15 @@ Result<std::string> NormalizePath(std::string_view path, const PathNormalization
     }
     i += 2;
   }
-  // Segments: empty ones and "." dropped, ".." takes the one before it away (never past the
-  // root); a path that ended in a slash, "." or ".." keeps its trailing slash.
+  // Segments: white space around each cut, then empty ones and "." dropped, ".." takes the one
+  // before it away (never past the root); a path that ended in a slash, "." or ".." keeps its
+  // trailing slash.
   std::vector<std::string_view> segments;
   bool trailing = false;
   std::string_view rest = std::string_view(decoded).substr(1);
   while (true) {
     const size_t slash = rest.find('/');
-    const std::string_view segment = rest.substr(0, slash);
+    const std::string_view segment = TrimWhiteSpace(rest.substr(0, slash));
     trailing = segment.empty() || segment == "." || segment == "..";
     if (segment == "..") {
       if (!segments.empty()) segments.pop_back();

@@ -33,8 +33,8 @@ inline constexpr size_t kHttpBodyPadding = 64;
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
-  std::string path;    // without the query
-  std::string query;   // after '?', as sent (percent-encoded)
+  std::string path;    // without the query (and any fragment)
+  std::string query;   // after '?' up to any '#', as sent (percent-encoded)
   std::vector<HttpHeader> headers;
   std::string body;  // with kHttpBodyPadding of capacity past it, from a server
 
@@ -52,13 +52,17 @@ struct PathNormalization {
   bool case_sensitive = true;           // false: "/API/Search" is "/api/search"
   bool trailing_slash_matters = false;  // false: "/api/search/" is "/api/search"
 };
-// `path` (without its query) as it is matched and counted: escapes of unreserved characters
-// decoded ("%73" is "s") and the others' hex digits in upper case, "." and ".." segments
-// resolved (RFC 3986, 5.2.4), repeated slashes made one, then the trailing slash and case as
-// `how` says. So "/api//search", "/api/./search", "/api/x/../search" and "/api/%73earch" are all
-// "/api/search". InvalidArgument naming `what` for a bad escape or bytes that are not UTF-8.
-// Text that does not start with '/' is not a path and comes back as it was.
-Result<std::string> NormalizePath(std::string_view path, const PathNormalization& how,
+// The path of `target` (a request target, or a gateway's copy of one) as it is matched and
+// counted: the query and the fragment cut; each segment's parameters cut (";jsessionid=1", as a
+// servlet container routes "/api/search;x" to "/api/search", and "..;" to ".."); escapes of
+// unreserved characters decoded ("%73" is "s") and the others' hex digits in upper case; white
+// space around a segment cut ("%20", "%09", as a framework that trims path tokens routes it);
+// "." and ".." segments resolved (RFC 3986, 5.2.4), repeated slashes made one, then the
+// trailing slash and case as `how` says. So "/api//search", "/api/./search", "/api/x/../search",
+// "/api/%73earch", "/api/search#1", "/api/search;x" and "/api/search%20" are all "/api/search".
+// InvalidArgument naming `what` for a bad escape or bytes that are not UTF-8. Text that does not
+// start with '/' is not a path and comes back as it was (without its query and fragment).
+Result<std::string> NormalizePath(std::string_view target, const PathNormalization& how,
                                   std::string_view what);
 
 // The parameters of a query ("a=1&b=x%20y"), percent-decoded ('+' is a space), in order;

@@ -149,7 +149,10 @@ struct HttpServer::State {
 class HttpServer::Session : public std::enable_shared_from_this<Session> {
  public:
   Session(Socket socket, HttpServer::State& state, Worker& worker)
-      : socket_(std::move(socket)), state_(state), worker_(worker) {
+      : socket_(std::move(socket)),
+        buffer_(ReadBufferBytes(state.options)),
+        state_(state),
+        worker_(worker) {
     worker_.sessions.insert(this);
     state_.open.fetch_add(1, std::memory_order_relaxed);
   }
@@ -224,7 +227,7 @@ class HttpServer::Session : public std::enable_shared_from_this<Session> {
 
   // A request that could not be read: answered when it was the client's fault, then closed.
   void Failed(beast::error_code ec) {
-    if (std::optional<HttpResponse> answer = UnreadableAnswer(ec, state_.options)) {
+    if (std::optional<HttpResponse> answer = UnreadableAnswer(ec, *parser_, state_.options)) {
       return Write(*std::move(answer), false);
     }
     Close();
@@ -245,6 +248,8 @@ class HttpServer::Session : public std::enable_shared_from_this<Session> {
   }
 
   Socket socket_;
+  // What was read and the parser has not taken: at most ReadBufferBytes (buffer_overflow past
+  // it, a 400), since the parser takes a body as it comes.
   beast::flat_buffer buffer_;
   std::optional<RequestReader> parser_;  // of the request being read or answered
   HttpServer::State& state_;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
@@ -308,6 +309,153 @@ TEST(ServeBytes, AnswersEachRequestAConnectionSendsAsTheServerWould) {
   ASSERT_EQ(thrown.size(), 2u);
   EXPECT_TRUE(thrown[0].bytes.starts_with("HTTP/1.1 500 ")) << thrown[0].bytes;
   EXPECT_TRUE(thrown[1].bytes.starts_with("HTTP/1.1 200 ")) << thrown[1].bytes;
+}
+
+// What a connection holds is bounded, a chunk's size line, its extensions and the trailers
+// included (each once grew the read buffer without end: a chunk extension that never ended took
+// serve to 3 GB); what is past the bound is refused with a 400 and the connection closed.
+TEST(ServeBytes, AChunkLineOrTrailersPastTheReadBufferAreRefused) {
+  HttpServerOptions options;
+  options.max_header_bytes = 1024;
+  const auto ok = [](const HttpRequest&) { return HttpResponse{200, {}, "ok"}; };
+  const std::string head =
+      "POST /api/hit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string refused =
+      R"({"error":"a chunk's size line and extensions, or the trailers, are longer than 1024 bytes"})";
+  for (const std::string& body :
+       {"1;" + std::string(5000, 'a'), "1;a=" + std::string(1021, 'b') + "\r\nx\r\n0\r\n\r\n",
+        "1\r\nx\r\n0\r\nX-A: " + std::string(5000, 'a'),
+        "1\r\nx\r\n0;" + std::string(2000, 'e') + "\r\n\r\n"}) {
+    const std::vector<ServedExchange> served = ServeBytes(head + body, options, ok);
+    ASSERT_EQ(served.size(), 1u) << body.substr(0, 40);
+    EXPECT_TRUE(served[0].bytes.starts_with("HTTP/1.1 400 ")) << served[0].bytes;
+    EXPECT_NE(served[0].bytes.find("Connection: close\r\n"), std::string::npos);
+    EXPECT_TRUE(served[0].bytes.ends_with(refused)) << served[0].bytes;
+  }
+  // Within the bound, a chunk's extensions and the trailers are read (and the trailers dropped).
+  const std::vector<ServedExchange> fine =
+      ServeBytes(head + "1;a=" + std::string(900, 'b') +
+                     "\r\nx\r\n0\r\nX-A: " + std::string(900, 'a') + "\r\n\r\n",
+                 options, ok);
+  ASSERT_EQ(fine.size(), 1u);
+  EXPECT_TRUE(fine[0].bytes.starts_with("HTTP/1.1 200 ")) << fine[0].bytes;
+}
+
+// A field the client sends after the body is not a header of the request: a trailer
+// `X-User-Id` (or a second Host) must not stand in for one the gateway set or checked.
+TEST(ServeBytes, TrailersAreReadAndDroppedNotAddedToTheHeaders) {
+  std::vector<HttpHeader> seen;
+  std::string body;
+  const std::vector<ServedExchange> served = ServeBytes(
+      "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "2\r\nab\r\n0\r\nX-User-Id: someone-else\r\nHost: evil\r\n\r\n",
+      HttpServerOptions{}, [&](const HttpRequest& request) {
+        seen = request.headers;
+        body = request.body;
+        return HttpResponse{200, {}, "ok"};
+      });
+  ASSERT_EQ(served.size(), 1u);
+  EXPECT_TRUE(served[0].bytes.starts_with("HTTP/1.1 200 ")) << served[0].bytes;
+  EXPECT_EQ(body, "ab");
+  EXPECT_EQ(seen, (std::vector<HttpHeader>{{"Host", "x"}, {"Transfer-Encoding", "chunked"}}));
+}
+
+// What a proxy in front could read differently from serve is refused and the connection closed
+// (RFC 9112; as nginx answers): so no body is ever read as a second request on its connection.
+TEST(ServeBytes, TransferCodingsHostAndFoldedHeadersAProxyCouldReadOtherwiseAreRefused) {
+  const auto ok = [](const HttpRequest&) { return HttpResponse{200, {}, "ok"}; };
+  // The body a proxy that reads chunked would take as this request's, and serve as a second.
+  const std::string smuggled = "0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  struct Case {
+    std::string headers;
+    std::string status;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"Transfer-Encoding: xchunked\r\n", "501", "the only transfer coding served is chunked"},
+      {"Transfer-Encoding: chunked, identity\r\n", "501",
+       "the only transfer coding served is chunked"},
+      {"Transfer-Encoding: gzip, chunked\r\n", "501", "the only transfer coding served is chunked"},
+      {"Transfer-Encoding: chunked, chunked\r\n", "400",
+       "chunked is the last transfer coding, and only once"},
+      {"Transfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n", "501",
+       "the only transfer coding served is chunked"},
+      {"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", "400",
+       "the request is not HTTP/1.1"},  // Beast's own refusal
+      {"X-A: 1\r\n  2\r\n", "400", "a header is folded onto a second line (obs-fold)"},
+      {"X-A: 1\r\n\t2\r\n", "400", "a header is folded onto a second line (obs-fold)"},
+      {"Host: y\r\n", "400", "Host is sent twice"},
+  };
+  for (const Case& c : cases) {
+    const std::vector<ServedExchange> served =
+        ServeBytes("POST /api/hit HTTP/1.1\r\nHost: x\r\n" + c.headers + "\r\n" + smuggled,
+                   HttpServerOptions{}, ok);
+    ASSERT_EQ(served.size(), 1u) << c.headers;
+    EXPECT_TRUE(served[0].bytes.starts_with("HTTP/1.1 " + c.status + " ")) << served[0].bytes;
+    EXPECT_NE(served[0].bytes.find("Connection: close\r\n"), std::string::npos);
+    EXPECT_TRUE(served[0].bytes.ends_with(R"({"error":")" + c.error + R"("})")) << served[0].bytes;
+  }
+  // Chunked in any case, with white space around it, is read.
+  for (const std::string te : {"chunked", "Chunked", " CHUNKED "}) {
+    const std::vector<ServedExchange> served =
+        ServeBytes("POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:" + te + "\r\n\r\n" + smuggled,
+                   HttpServerOptions{}, ok);
+    ASSERT_EQ(served.size(), 2u) << te;
+    EXPECT_TRUE(served[0].bytes.starts_with("HTTP/1.1 200 ")) << served[0].bytes;
+  }
+  // HTTP/1.1 needs its Host; HTTP/1.0 may go without.
+  const std::vector<ServedExchange> no_host =
+      ServeBytes("GET /healthz HTTP/1.1\r\n\r\n", HttpServerOptions{}, ok);
+  ASSERT_EQ(no_host.size(), 1u);
+  EXPECT_TRUE(no_host[0].bytes.ends_with(R"({"error":"an HTTP/1.1 request has no Host"})"))
+      << no_host[0].bytes;
+  const std::vector<ServedExchange> old =
+      ServeBytes("GET /healthz HTTP/1.0\r\n\r\n", HttpServerOptions{}, ok);
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_TRUE(old[0].bytes.starts_with("HTTP/1.0 200 ")) << old[0].bytes;
+}
+
+// The process's resident memory, in bytes (Linux).
+size_t ResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  long pages = 0, resident = 0;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// The attack as it came: a chunk extension that never ends, 256 MB of it on one connection.
+// The server refuses it within its read buffer and closes the connection: its memory does not
+// grow with what the client sends, and it closes long before its read timeout.
+TEST(HttpServer, AChunkExtensionThatNeverEndsIsCutOffAtTheReadBuffer) {
+  HttpServerOptions options;
+  options.read_timeout = std::chrono::seconds(30);
+  Served s(options);
+  const size_t before = ResidentBytes();
+  Client c(s.server->port());
+  const int fd = c.stream.socket().native_handle();
+  std::atomic<size_t> sent = 0;
+  std::thread writer([&] {
+    const std::string head =
+        "POST /api/hit HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;";
+    if (send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+    const std::string run(1 << 20, 'a');
+    while (sent < (size_t{256} << 20)) {
+      const ssize_t n = send(fd, run.data(), run.size(), MSG_NOSIGNAL);
+      if (n <= 0) return;  // the server closed its end
+      sent += static_cast<size_t>(n);
+    }
+  });
+  const auto start = std::chrono::steady_clock::now();
+  ReadUntilClosed(c, std::chrono::seconds(20));  // the 400, unless a reset took it
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  writer.join();
+  EXPECT_LT(sent.load(), size_t{256} << 20) << "the server read on to the end";
+  EXPECT_LT(ResidentBytes(), before + (size_t{64} << 20));
+  Client next(s.server->port());
+  EXPECT_EQ(next.Send(http::verb::get, "/healthz", "").result_int(), 200);
 }
 
 TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {

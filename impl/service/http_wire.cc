@@ -42,25 +42,64 @@ HttpResponse InternalError() {
   return {500, {{"Content-Type", "application/json"}}, R"({"error":"internal error"})"};
 }
 
-std::optional<HttpResponse> UnreadableAnswer(beast::error_code ec,
+namespace {
+
+HttpResponse JsonError(int status, std::string_view why) {
+  return HttpResponse{
+      status, {{"Content-Type", "application/json"}}, R"({"error":")" + std::string(why) + R"("})"};
+}
+
+}  // namespace
+
+void RequestReader::Refuse(int status, std::string_view why, beast::error_code& ec) {
+  refusal_ = JsonError(status, why);
+  ec = http::error::bad_value;  // any error stops the parse; the refusal says which
+}
+
+bool RequestReader::Folded(beast::string_view name) {
+  const char* p = name.data() + name.size();
+  while (*p != '\r') ++p;  // the line's end: a value holds no CR of its own
+  return p[2] == ' ' || p[2] == '\t';
+}
+
+int RequestReader::TransferCodingRefusal(std::string_view value) {
+  int chunked = 0;
+  while (true) {
+    const size_t comma = value.find(',');
+    std::string_view coding = value.substr(0, comma);
+    while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) {
+      coding.remove_prefix(1);
+    }
+    while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) {
+      coding.remove_suffix(1);
+    }
+    if (!beast::iequals(beast::string_view(coding.data(), coding.size()), "chunked")) return 501;
+    ++chunked;
+    if (comma == std::string_view::npos) break;
+    value.remove_prefix(comma + 1);
+  }
+  return chunked == 1 ? 0 : 400;
+}
+
+std::optional<HttpResponse> UnreadableAnswer(beast::error_code ec, const RequestReader& reader,
                                              const HttpServerOptions& options) {
+  if (reader.refusal()) return *reader.refusal();
   if (ec == http::error::header_limit) {
-    return HttpResponse{431,
-                        {{"Content-Type", "application/json"}},
-                        R"({"error":"the request line and headers are larger than )" +
-                            std::to_string(options.max_header_bytes) + R"( bytes"})"};
+    return JsonError(431, "the request line and headers are larger than " +
+                              std::to_string(options.max_header_bytes) + " bytes");
   }
   if (ec == http::error::body_limit) {
-    return HttpResponse{413,
-                        {{"Content-Type", "application/json"}},
-                        R"({"error":"the body is larger than )" +
-                            std::to_string(options.max_body_bytes) + R"( bytes"})"};
+    return JsonError(
+        413, "the body is larger than " + std::to_string(options.max_body_bytes) + " bytes");
+  }
+  if (ec == http::error::buffer_overflow) {
+    return JsonError(400, "a chunk's size line and extensions, or the trailers, are longer than " +
+                              std::to_string(ReadBufferBytes(options)) + " bytes");
   }
   if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
       ec != http::error::end_of_stream && ec != http::error::partial_message &&
       ec != http::error::need_more) {
-    return HttpResponse{
-        400, {{"Content-Type", "application/json"}}, R"({"error":"the request is not HTTP/1.1"})"};
+    return JsonError(400, "the request is not HTTP/1.1");
   }
   return std::nullopt;
 }
@@ -104,21 +143,34 @@ std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerO
   const HttpServer::BatchHandler answer_one = HttpServer::OneByOne(handler);
   std::vector<ServedExchange> exchanges;
   HttpRequest request;
+  // The server's read buffer holds at most this much that the parser has not taken.
+  const size_t buffer = ReadBufferBytes(options);
   while (!bytes.empty()) {
     RequestReader parser(request, options);
     parser.eager(true);
     beast::error_code ec;
     while (!parser.is_done() && !ec) {
-      const size_t used = parser.put(net::buffer(bytes.data(), bytes.size()), ec);
+      const std::string_view held = bytes.substr(0, buffer);
+      const bool all = held.size() == bytes.size();
+      const size_t used = parser.put(net::buffer(held.data(), held.size()), ec);
       bytes.remove_prefix(used);
-      // What is left is cut short: a connection would wait for more (the parser must be given
-      // more than it was before, never the same bytes again).
-      if (ec == http::error::need_more) return exchanges;
+      if (ec == http::error::need_more) {
+        // What is left is cut short: a connection would wait for more.
+        if (all) return exchanges;
+        // A full buffer the parser can take nothing from is refused; else it is read on into.
+        if (used == 0) {
+          ec = http::error::buffer_overflow;
+          break;
+        }
+        ec = {};
+        continue;
+      }
+      // (The parser must be given more than it was before, never the same bytes again.)
       if (!ec && used == 0 && !parser.is_done()) return exchanges;
     }
     ServedExchange exchange;
     if (ec) {
-      std::optional<HttpResponse> answer = UnreadableAnswer(ec, options);
+      std::optional<HttpResponse> answer = UnreadableAnswer(ec, parser, options);
       if (!answer) return exchanges;  // closed without an answer
       exchange.method = parser.is_header_done() ? request.method : "";
       WriteAnswer(*std::move(answer), parser.version(), false, exchange.method == "HEAD",

@@ -246,14 +246,14 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
   if (!decided) {
     co_return ErrorAnswer(400, "no identity: send X-User-Id, X-Api-Key or X-Real-IP");
   }
-  // Where: the original request's path, without its query.
+  // Where: the original request's path (NormalizePath cuts its query and fragment).
   std::string_view uri_header = "X-Original-URI";
   std::optional<std::string_view> uri = request.Header(uri_header);
   if (!uri) uri = request.Header(uri_header = "X-Envoy-Original-Path");
   if (!uri || uri->empty()) {
     co_return ErrorAnswer(400, "no endpoint: send X-Original-URI (or X-Envoy-Original-Path)");
   }
-  Result<std::string> endpoint = Endpoint(uri_header, uri->substr(0, uri->find('?')));
+  Result<std::string> endpoint = Endpoint(uri_header, *uri);
   if (!endpoint.ok()) co_return BadRequest(endpoint.status());
   decided->endpoint = *std::move(endpoint);
   // A proxy that takes only 2xx, 401 and 403 from its check (nginx) asks for another status.

@@ -293,14 +293,26 @@ TEST(RateLimitService, AGatewayCountsEverySpellingOfALimitedPathAsOne) {
         "//api/search", "/api/x/../search", "/api/search/.", "/api/%73%65arch?x=1"}) {
     EXPECT_EQ(ask(uri), 429) << uri;
   }
+  // A fragment, a segment's parameters and white space around a segment: each once admitted
+  // past the limit, where the app behind routes them to the limited handler.
+  for (const std::string uri :
+       {"/api/search#1", "/api/search;x", "/api/search;jsessionid=AB12", "/api/search%20",
+        "/api/%20search%09", "/api/search/%20", "/api/x/..;/search", "/api;a=1/search?q#f"}) {
+    EXPECT_EQ(ask(uri), 429) << uri;
+  }
+  EXPECT_EQ(ask("/api/search%3Bx"), 200) << "an escaped semicolon is data, not parameters";
   EXPECT_EQ(ask("/api/search%2F"), 200) << "an escaped slash is another path, as the app sees it";
   EXPECT_EQ(ask("/API/search"), 200) << "case matters by default";
   EXPECT_EQ(ask("/api/%zzsearch"), 400);
-  // The same through the decision API.
-  EXPECT_EQ(
-      f.Send("POST", "/ratelimit/check", R"({"user_id": "mallory", "endpoint": "/api//search/"})")
-          .status,
-      429);
+  // The same through the decision API, its endpoint's query and fragment cut as a gateway's.
+  for (const std::string endpoint :
+       {"/api//search/", "/api/search?q=1", "/api/search#top", "/api/search;v=2"}) {
+    EXPECT_EQ(f.Send("POST", "/ratelimit/check",
+                     R"({"user_id": "mallory", "endpoint": ")" + endpoint + R"("})")
+                  .status,
+              429)
+        << endpoint;
+  }
 }
 
 TEST(RateLimitService, CaseAndTheTrailingSlashAreTheOperatorsChoice) {

@@ -264,6 +264,7 @@ TEST(RateLimitServer, TheAdminApiRefusesARuleTheCountersStoreCannotEnforce) {
   const auto post = [&](const std::string& algorithm) {
     boost::beast::http::request<boost::beast::http::string_body> r(http::verb::post,
                                                                    "/ratelimit/rules", 11);
+    r.set(http::field::host, "127.0.0.1");
     r.set(http::field::authorization, "Bearer t0ken");
     r.body() = R"({"scope_type": "user", "endpoint": "/pay", "algorithm": ")" + algorithm +
                R"(", "max_requests": 3, "window_seconds": 60})";
@@ -295,6 +296,7 @@ TEST(RateLimitServer, AStalledRulesStoreCostsTheAdminApiNoMoreThanItsTimeout) {
     Client c(s.port());
     boost::beast::http::request<boost::beast::http::string_body> r(http::verb::get,
                                                                    "/ratelimit/rules", 11);
+    r.set(http::field::host, "127.0.0.1");
     r.set(http::field::authorization, "Bearer t0ken-t0ken-t0ken");
     http::write(c.stream, r);
     testing_http::Response answer;

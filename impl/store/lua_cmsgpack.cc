@@ -10,6 +10,7 @@
 #include <cstring>
 #include <lua.hpp>
 #include <string>
+#include <utility>
 
 #include "impl/store/lua_libraries_internal.h"
 
@@ -192,7 +193,6 @@ class Unpacker {
 
   // Decodes one value and pushes it (nothing on an error).
   void One() {
-    luaL_checkstack(L_, 3, "cmsgpack");
     const uint8_t tag = Byte();
     if (error_ != Error::kNone) return;
     if (tag <= 0x7f) return lua_pushnumber(L_, tag);
@@ -286,18 +286,26 @@ class Unpacker {
     p_ += len;
     left_ -= len;
   }
+  // Room on Lua's stack for a level more (a table and what goes in it), or the error
+  // lua-cmsgpack raises when nesting fills the stack.
+  void Room(const char* where) {
+    if (lua_checkstack(L_, 3) == 0) luaL_error(L_, "stack overflow (%s)", where);
+  }
   void Array(uint64_t n) {
     if (error_ != Error::kNone) return;
     lua_newtable(L_);
+    Room("in function mp_decode_to_lua_array");
     for (uint64_t i = 1; i <= n; ++i) {
+      lua_pushnumber(L_, static_cast<double>(i));  // the index, under the value (as lua-cmsgpack)
       One();
       if (error_ != Error::kNone) return;
-      lua_rawseti(L_, -2, static_cast<int>(i));
+      lua_rawset(L_, -3);
     }
   }
   void Map(uint64_t n) {
     if (error_ != Error::kNone) return;
     lua_newtable(L_);
+    Room("in function mp_decode_to_lua_hash");
     for (uint64_t i = 0; i < n; ++i) {
       One();  // the key
       if (error_ != Error::kNone) return;
@@ -313,20 +321,27 @@ class Unpacker {
   Error error_ = Error::kNone;
 };
 
-// Decodes up to `limit` values (0: all) from argument 1 at `offset`; with `with_offset`, the
-// next offset (-1 at the end) comes first, as unpack_one and unpack_limit give it.
-int Unpack(lua_State* L, int limit, int64_t offset, bool with_offset) {
+// lua-cmsgpack's mp_unpack_full: decodes up to `limit` values from argument 1 at `offset`; with
+// neither (unpack), every value there is, and only them; else the next offset (-1 at the end)
+// comes first, as unpack_one and unpack_limit give it.
+int Unpack(lua_State* L, lua_Integer limit, lua_Integer offset) {
   size_t len = 0;
   const char* s = luaL_checklstring(L, 1, &len);
-  if (len == 0) return 0;
-  if (offset < 0 || static_cast<size_t>(offset) > len) {
+  const bool all = limit == 0 && offset == 0;
+  if (offset < 0 || limit < 0) {  // (the length where the limit should be, as lua-cmsgpack says)
+    return luaL_error(L, "Invalid request to unpack with offset of %d and limit of %d.",
+                      static_cast<int>(offset), static_cast<int>(len));
+  }
+  if (static_cast<size_t>(offset) > len) {
     return luaL_error(L, "Start offset %d greater than input length %d.", static_cast<int>(offset),
                       static_cast<int>(len));
   }
   const int base = lua_gettop(L);
   Unpacker u(L, s + offset, len - static_cast<size_t>(offset));
-  int count = 0;
-  while (u.left() > 0 && (limit == 0 || count < limit)) {
+  lua_Integer count = 0;
+  while (u.left() > 0 && (all || count < limit)) {
+    // (lua-cmsgpack pushes past Lua's stack here; this stops where the stack is full.)
+    if (lua_checkstack(L, 3) == 0) luaL_error(L, "stack overflow (in function mp_unpack_full)");
     u.One();
     if (u.error() == Unpacker::Error::kMissingBytes) {
       return luaL_error(L, "Missing bytes in input.");
@@ -336,17 +351,17 @@ int Unpack(lua_State* L, int limit, int64_t offset, bool with_offset) {
     }
     ++count;
   }
-  if (!with_offset) return count;
+  if (all) return static_cast<int>(count);
+  luaL_checkstack(L, 1, "in function mp_unpack_full");
   lua_pushinteger(L, u.left() == 0 ? -1 : static_cast<lua_Integer>(len - u.left()));
   lua_insert(L, base + 1);
-  return count + 1;
+  return static_cast<int>(count) + 1;
 }
 
-int CmsgpackUnpack(lua_State* L) { return Unpack(L, 0, 0, false); }
-int CmsgpackUnpackOne(lua_State* L) { return Unpack(L, 1, luaL_optinteger(L, 2, 0), true); }
+int CmsgpackUnpack(lua_State* L) { return Unpack(L, 0, 0); }
+int CmsgpackUnpackOne(lua_State* L) { return Unpack(L, 1, luaL_optinteger(L, 2, 0)); }
 int CmsgpackUnpackLimit(lua_State* L) {
-  const auto limit = static_cast<int>(luaL_checkinteger(L, 2));
-  return Unpack(L, limit, luaL_optinteger(L, 3, 0), true);
+  return Unpack(L, luaL_checkinteger(L, 2), luaL_optinteger(L, 3, 0));
 }
 
 }  // namespace
@@ -357,6 +372,15 @@ void OpenCmsgpack(lua_State* L) {
               {"unpack", CmsgpackUnpack},
               {"unpack_one", CmsgpackUnpackOne},
               {"unpack_limit", CmsgpackUnpackLimit}});
+  lua_getglobal(L, "cmsgpack");
+  for (const auto& [name, value] :
+       {std::pair{"_NAME", "cmsgpack"}, std::pair{"_VERSION", "lua-cmsgpack 0.4.0"},
+        std::pair{"_COPYRIGHT", "Copyright (C) 2012, Salvatore Sanfilippo"},
+        std::pair{"_DESCRIPTION", "MessagePack C implementation for Lua"}}) {
+    lua_pushstring(L, value);
+    lua_setfield(L, -2, name);
+  }
+  lua_pop(L, 1);
 }
 
 }  // namespace ratelab::internal

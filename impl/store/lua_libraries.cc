@@ -7,6 +7,8 @@
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "impl/store/lua_libraries_internal.h"
 
@@ -176,68 +178,230 @@ int CjsonEncode(lua_State* L) {
   return 1;
 }
 
-// Pushes `j` as lua-cjson decodes it: tables made empty and filled in the document's order, so
-// that Lua iterates them as it does in Redis.
-void Push(lua_State* L, const nlohmann::ordered_json& j, int depth) {
-  if (depth > kMostNesting) {
-    luaL_error(L, "Found too many nested data structures (%d) at character 1", depth);
-    return;
-  }
-  luaL_checkstack(L, 3, "cjson");
-  switch (j.type()) {
-    case nlohmann::ordered_json::value_t::null:
-      lua_pushlightuserdata(L, nullptr);
-      return;
-    case nlohmann::ordered_json::value_t::boolean:
-      lua_pushboolean(L, j.get<bool>());
-      return;
-    case nlohmann::ordered_json::value_t::number_integer:
-    case nlohmann::ordered_json::value_t::number_unsigned:
-    case nlohmann::ordered_json::value_t::number_float:
-      lua_pushnumber(L, j.get<double>());
-      return;
-    case nlohmann::ordered_json::value_t::string: {
-      const std::string& s = j.get_ref<const std::string&>();
-      lua_pushlstring(L, s.data(), s.size());
-      return;
-    }
-    case nlohmann::ordered_json::value_t::array: {
-      lua_newtable(L);
-      int i = 0;
-      for (const nlohmann::ordered_json& e : j) {
-        Push(L, e, depth + 1);
-        lua_rawseti(L, -2, ++i);
-      }
-      return;
-    }
-    case nlohmann::ordered_json::value_t::object:
-      lua_newtable(L);
-      for (const auto& [k, v] : j.items()) {
-        lua_pushlstring(L, k.data(), k.size());
-        Push(L, v, depth + 1);
-        lua_rawset(L, -3);
-      }
-      return;
-    default:
-      lua_pushnil(L);
-  }
+int CjsonDecode(lua_State* L);
+
+// cjson's configuration, as lua-cjson 2.1.0 gives it: each setting asked for answers its value.
+// MemoryKv keeps lua-cjson's defaults (what Redis runs with unless a script changes them); a
+// script that asks for another is told so, rather than answered as if it took effect.
+// encode_keep_buffer changes nothing a script can see, so it is kept as asked (in the state, as
+// lua-cjson keeps it until the server restarts).
+int RefuseSetting(lua_State* L, const char* name, const char* value) {
+  return luaL_error(L,
+                    "cjson.%s: ratelab's in-process Redis keeps lua-cjson's default, %s (run the "
+                    "script on a real Redis: --store redis)",
+                    name, value);
 }
+
+int CjsonDepth(lua_State* L, const char* name) {
+  if (!lua_isnoneornil(L, 1) && luaL_checknumber(L, 1) != kMostNesting) {
+    return RefuseSetting(L, name, "1000");
+  }
+  lua_pushinteger(L, kMostNesting);
+  return 1;
+}
+int CjsonEncodeMaxDepth(lua_State* L) { return CjsonDepth(L, "encode_max_depth"); }
+int CjsonDecodeMaxDepth(lua_State* L) { return CjsonDepth(L, "decode_max_depth"); }
+
+int CjsonEncodeNumberPrecision(lua_State* L) {
+  if (!lua_isnoneornil(L, 1)) {
+    const lua_Number n = luaL_checknumber(L, 1);
+    luaL_argcheck(L, n >= 1 && n <= 14 && n == static_cast<int>(n), 1,
+                  "expected integer between 1 and 14");
+    if (n != 14) return RefuseSetting(L, "encode_number_precision", "14");
+  }
+  lua_pushinteger(L, 14);
+  return 1;
+}
+
+int CjsonEncodeSparseArray(lua_State* L) {
+  if ((!lua_isnoneornil(L, 1) && lua_toboolean(L, 1)) ||
+      (!lua_isnoneornil(L, 2) && luaL_checknumber(L, 2) != 2) ||
+      (!lua_isnoneornil(L, 3) && luaL_checknumber(L, 3) != 10)) {
+    return RefuseSetting(L, "encode_sparse_array", "false, 2, 10");
+  }
+  lua_pushboolean(L, 0);
+  lua_pushinteger(L, 2);
+  lua_pushinteger(L, 10);
+  return 3;
+}
+
+// A boolean setting whose value MemoryKv keeps as lua-cjson's default.
+int CjsonFixedBoolean(lua_State* L, const char* name, bool value) {
+  if (!lua_isnoneornil(L, 1) && (lua_toboolean(L, 1) != 0) != value) {
+    return RefuseSetting(L, name, value ? "true" : "false");
+  }
+  lua_pushboolean(L, value ? 1 : 0);
+  return 1;
+}
+int CjsonEncodeInvalidNumbers(lua_State* L) {
+  return CjsonFixedBoolean(L, "encode_invalid_numbers", false);
+}
+int CjsonDecodeInvalidNumbers(lua_State* L) {
+  return CjsonFixedBoolean(L, "decode_invalid_numbers", true);
+}
+
+constexpr char kKeepBufferKey[] = "ratelab.cjson.keep_buffer";
+
+int CjsonEncodeKeepBuffer(lua_State* L) {
+  if (!lua_isnoneornil(L, 1)) {
+    lua_pushboolean(L, lua_toboolean(L, 1));
+    lua_setfield(L, LUA_REGISTRYINDEX, kKeepBufferKey);
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, kKeepBufferKey);
+  if (lua_isnil(L, -1)) lua_pushboolean(L, 1);  // lua-cjson's default
+  return 1;
+}
+
+void PushCjson(lua_State* L);
+
+int CjsonNew(lua_State* L) {
+  PushCjson(L);
+  return 1;
+}
+
+// A table of cjson's functions, as require("cjson") or cjson.new() gives it.
+void PushCjson(lua_State* L) {
+  lua_newtable(L);
+  for (const luaL_Reg& f :
+       {luaL_Reg{"encode", CjsonEncode}, luaL_Reg{"decode", CjsonDecode},
+        luaL_Reg{"encode_max_depth", CjsonEncodeMaxDepth},
+        luaL_Reg{"decode_max_depth", CjsonDecodeMaxDepth},
+        luaL_Reg{"encode_number_precision", CjsonEncodeNumberPrecision},
+        luaL_Reg{"encode_sparse_array", CjsonEncodeSparseArray},
+        luaL_Reg{"encode_invalid_numbers", CjsonEncodeInvalidNumbers},
+        luaL_Reg{"decode_invalid_numbers", CjsonDecodeInvalidNumbers},
+        luaL_Reg{"encode_keep_buffer", CjsonEncodeKeepBuffer}, luaL_Reg{"new", CjsonNew}}) {
+    lua_pushcfunction(L, f.func);
+    lua_setfield(L, -2, f.name);
+  }
+  lua_pushlightuserdata(L, nullptr);  // cjson.null: JSON's null, as decode gives it
+  lua_setfield(L, -2, "null");
+  lua_pushliteral(L, "cjson");
+  lua_setfield(L, -2, "_NAME");
+  lua_pushliteral(L, "2.1.0");
+  lua_setfield(L, -2, "_VERSION");
+}
+
+// Where lua-cjson stops on JSON nested past kMostNesting: the 1-based character at which the
+// containers open reach one more.
+size_t TooDeepAt(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMostNesting) return i + 1;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return text.size();
+}
+
+// Decodes JSON straight onto Lua's stack as lua-cjson does (tables made empty and filled in the
+// document's order, so that Lua iterates them as it does in Redis; null as cjson.null): every
+// byte of what it makes is the Lua state's, under its memory cap, and it stops at the nesting
+// lua-cjson stops at, before making anything deeper.
+class LuaJsonReader {
+ public:
+  explicit LuaJsonReader(lua_State* L) : L_(L) {}
+
+  // Why the JSON could not be read, if it could not.
+  const std::string& error() const { return error_; }
+  bool too_deep() const { return too_deep_; }
+
+  bool null() {
+    return Value([&] { lua_pushlightuserdata(L_, nullptr); });
+  }
+  bool boolean(bool b) {
+    return Value([&] { lua_pushboolean(L_, b ? 1 : 0); });
+  }
+  bool number_integer(int64_t n) {
+    return Value([&] { lua_pushnumber(L_, static_cast<double>(n)); });
+  }
+  bool number_unsigned(uint64_t n) {
+    return Value([&] { lua_pushnumber(L_, static_cast<double>(n)); });
+  }
+  bool number_float(double n, const std::string&) {
+    return Value([&] { lua_pushnumber(L_, n); });
+  }
+  bool string(std::string& text) {
+    return Value([&] { lua_pushlstring(L_, text.data(), text.size()); });
+  }
+  bool binary(nlohmann::ordered_json::binary_t&) { return false; }  // not JSON's
+  bool start_object(size_t) { return Open(kObject); }
+  bool key(std::string& text) {
+    lua_pushlstring(L_, text.data(), text.size());
+    return true;
+  }
+  bool end_object() { return Close(); }
+  bool start_array(size_t) { return Open(0); }
+  bool end_array() { return Close(); }
+  bool parse_error(size_t position, const std::string&, const nlohmann::detail::exception&) {
+    error_ = "Expected value but found invalid token at character " +
+             std::to_string(position == 0 ? 1 : position);
+    return false;
+  }
+
+ private:
+  static constexpr int64_t kObject = -1;  // in open_: an object, else the array's length
+
+  // Pushes a value and puts it where it goes: in the array or object open, or alone.
+  template <typename PushFn>
+  bool Value(PushFn push) {
+    push();
+    return Place();
+  }
+  bool Place() {
+    if (open_.empty()) return true;
+    if (open_.back() == kObject) {
+      lua_rawset(L_, -3);  // object, key, value
+    } else {
+      lua_rawseti(L_, -2, static_cast<int>(++open_.back()));
+    }
+    return true;
+  }
+  bool Open(int64_t kind) {
+    if (open_.size() >= static_cast<size_t>(kMostNesting)) {
+      too_deep_ = true;
+      return false;
+    }
+    luaL_checkstack(L_, 4, "cjson");
+    lua_newtable(L_);
+    open_.push_back(kind);
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return Place();
+  }
+
+  lua_State* L_;
+  std::vector<int64_t> open_;  // the containers open, outermost first
+  std::string error_;
+  bool too_deep_ = false;
+};
 
 int CjsonDecode(lua_State* L) {
   luaL_argcheck(L, lua_gettop(L) == 1, 1, "expected 1 argument");
   size_t n = 0;
   const char* s = luaL_checklstring(L, 1, &n);
-  nlohmann::ordered_json j;
-  std::string error;
-  try {
-    j = nlohmann::ordered_json::parse(std::string_view(s, n));
-  } catch (const nlohmann::ordered_json::parse_error& e) {
-    error = "Expected value but found invalid token at character " +
-            std::to_string(e.byte == 0 ? 1 : e.byte);
+  const std::string_view text(s, n);
+  LuaJsonReader reader(L);
+  if (nlohmann::ordered_json::sax_parse(text, &reader)) return 1;
+  if (reader.too_deep()) {
+    return luaL_error(L, "Found too many nested data structures (%d) at character %d",
+                      kMostNesting + 1, static_cast<int>(TooDeepAt(text)));
   }
-  if (!error.empty()) return luaL_error(L, "%s", error.c_str());
-  Push(L, j, 1);
-  return 1;
+  return luaL_error(L, "%s", reader.error().c_str());
 }
 
 // bit (LuaBitOp) ------------------------------------------------------------------------------
@@ -290,6 +454,9 @@ int BitToHex(lua_State* L) {
   int32_t n = lua_isnone(L, 2) ? 8 : static_cast<int32_t>(Bits(L, 2));
   const char* digits = "0123456789abcdef";
   if (n < 0) {
+    // The smallest int32 has no negation: Redis's fix of CVE-2024-31449 takes the next one up
+    // (it once wrote 2 GB before the buffer).
+    if (n == INT32_MIN) n = INT32_MIN + 1;
     n = -n;
     digits = "0123456789ABCDEF";
   }
@@ -318,11 +485,8 @@ void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> 
 
 void OpenRedisLuaLibraries(lua_State* L) {
   using internal::SetLibrary;
-  SetLibrary(L, "cjson", {{"encode", CjsonEncode}, {"decode", CjsonDecode}});
-  lua_getglobal(L, "cjson");
-  lua_pushlightuserdata(L, nullptr);  // cjson.null: JSON's null, as decode gives it
-  lua_setfield(L, -2, "null");
-  lua_pop(L, 1);
+  PushCjson(L);
+  lua_setglobal(L, "cjson");
   SetLibrary(L, "bit",
              {{"tobit", BitToBit},
               {"bnot", BitNot},

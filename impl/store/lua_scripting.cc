@@ -11,14 +11,15 @@
 #include <stdexcept>
 #include <vector>
 
+#include "impl/store/lua_budget.h"
 #include "impl/store/lua_libraries.h"
+#include "impl/store/lua_sandbox.h"
 
 namespace ratelab {
 namespace {
 
 constexpr char kSelfKey[] = "ratelab.self";
 constexpr char kScriptsKey[] = "ratelab.scripts";
-constexpr int kHookEvery = 10'000;  // instructions between budget checks
 constexpr int32_t kRand48Max = 0x7fffffff;
 
 void PushReply(lua_State* L, const KvReply& r) {
@@ -180,7 +181,32 @@ void SetArray(lua_State* L, const char* global, std::span<const std::string> val
     lua_pushlstring(L, values[i].data(), values[i].size());
     lua_rawseti(L, -2, static_cast<int>(i + 1));
   }
-  lua_setglobal(L, global);
+  SetSandboxGlobal(L, global);
+}
+
+// redis.setresp: RESP2 is what MemoryKv's replies are; RESP3's conversions are a real Redis's.
+int SetResp(lua_State* L) {
+  const int version = luaL_checkint(L, 1);
+  if (version != 2 && version != 3) {
+    lua_pushliteral(L, "RESP version must be 2 or 3.");  // (no script line: as Redis says it)
+    return lua_error(L);
+  }
+  if (version == 3) {
+    return luaL_error(L,
+                      "redis.setresp(3): ratelab's in-process Redis converts replies as RESP2 only "
+                      "(run the script on a real Redis: --store redis)");
+  }
+  return 0;
+}
+
+int ReturnFalse(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+
+void SetNumber(lua_State* L, const char* name, lua_Number n) {
+  lua_pushnumber(L, n);
+  lua_setfield(L, -2, name);
 }
 
 }  // namespace
@@ -251,10 +277,7 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
   OpenLibrary(L, luaopen_table, LUA_TABLIBNAME);
   OpenLibrary(L, luaopen_string, LUA_STRLIBNAME);
   OpenLibrary(L, luaopen_math, LUA_MATHLIBNAME);
-  for (const char* unsafe : {"loadfile", "dofile"}) {
-    lua_pushnil(L);
-    lua_setglobal(L, unsafe);
-  }
+  RegisterLuaBudget(L, &budget_);
   lua_pushlightuserdata(L, this);
   lua_setfield(L, LUA_REGISTRYINDEX, kSelfKey);
   lua_newtable(L);
@@ -274,13 +297,24 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
   SetFunction(L, "replicate_commands", ReturnTrue);
   SetFunction(L, "set_repl", Ignore);
   SetFunction(L, "log", Ignore);
+  SetFunction(L, "setresp", SetResp);
+  SetFunction(L, "breakpoint", ReturnFalse);  // no debugger attached
+  SetFunction(L, "debug", Ignore);
+  SetFunction(L, "acl_check_cmd", ReturnTrue);  // the default user may run every command
   const char* levels[] = {"LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING"};
-  for (int i = 0; i < 4; ++i) {
-    lua_pushnumber(L, i);
-    lua_setfield(L, -2, levels[i]);
-  }
+  for (int i = 0; i < 4; ++i) SetNumber(L, levels[i], i);
+  SetNumber(L, "REPL_NONE", 0);
+  SetNumber(L, "REPL_AOF", 1);
+  SetNumber(L, "REPL_REPLICA", 2);
+  SetNumber(L, "REPL_SLAVE", 2);
+  SetNumber(L, "REPL_ALL", 3);
+  // The Redis whose answers MemoryKv gives: 7.0.15, as Debian's redis-server.
+  lua_pushliteral(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
   lua_setglobal(L, "redis");
   OpenRedisLuaLibraries(L);
+  OpenRedisSandbox(L);
   memory_.Keep();
 }
 
@@ -323,6 +357,7 @@ KvReply LuaScripting::Load(std::string_view body) {
     lua_pop(L_, 1);
     return KvReply::Error("ERR Error compiling script (new function): " + message);
   }
+  SetSandboxGlobals(L_);
   if (cache_ != nullptr && !compiled) {
     std::string bytecode;
     const auto append = [](lua_State*, const void* p, size_t size, void* to) {
@@ -366,20 +401,21 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
   SetArray(L, "KEYS", keys);
   SetArray(L, "ARGV", args);
   rand48_ = 0x330E;  // redisSrand48(0), before every script
-  instructions_left_ = instruction_budget_;
-  lua_sethook(L, &LuaScripting::BudgetHook, LUA_MASKCOUNT, kHookEvery);
+  StartLuaBudget(L, instruction_budget_);
   lua_pushcfunction(L, &LuaScripting::NoteErrorLine);
   lua_insert(L, -2);  // the handler goes below the script
   error_line_ = -1;
+  error_source_.clear();
   memory_.enforce = true;
   const int status = lua_pcall(L, 0, 1, -2);
   memory_.enforce = false;
-  lua_sethook(L, nullptr, 0, 0);
+  StopLuaBudget(L);
   KvReply reply;
   // Redis 7.0 says where a raised error came from: "... script: <sha>, on @user_script:3."
   const auto where = [&] {
     return " script: " + std::string(sha) +
-           (error_line_ >= 0 ? ", on @user_script:" + std::to_string(error_line_) + "." : "");
+           (error_line_ >= 0 ? ", on " + error_source_ + ":" + std::to_string(error_line_) + "."
+                             : "");
   };
   if (status == 0) {
     reply = ToReply(L, -1);
@@ -398,13 +434,17 @@ KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> key
 }
 
 int LuaScripting::NoteErrorLine(lua_State* L) {
+  // As Redis's __redis__err__handler: the function that raised it, or its caller when that
+  // was a C function (redis.call, error).
   lua_Debug ar;
-  for (int level = 1; lua_getstack(L, level, &ar) != 0; ++level) {
-    if (lua_getinfo(L, "Sl", &ar) != 0 && ar.currentline >= 0) {
-      Self(L).error_line_ = ar.currentline;
-      break;
-    }
+  if (lua_getstack(L, 1, &ar) == 0 || lua_getinfo(L, "Sl", &ar) == 0) return 1;
+  if (std::string_view(ar.what) == "C" &&
+      (lua_getstack(L, 2, &ar) == 0 || lua_getinfo(L, "Sl", &ar) == 0)) {
+    return 1;
   }
+  LuaScripting& self = Self(L);
+  self.error_line_ = ar.currentline;
+  self.error_source_ = ar.source != nullptr ? ar.source : "";
   return 1;
 }
 
@@ -474,15 +514,6 @@ int LuaScripting::RandomSeed(lua_State* L) {
   const int32_t seed = luaL_checkint(L, 1);
   Self(L).rand48_ = (static_cast<uint64_t>(static_cast<uint32_t>(seed)) << 16) | 0x330E;
   return 0;
-}
-
-void LuaScripting::BudgetHook(lua_State* L, lua_Debug*) {
-  LuaScripting& self = Self(L);
-  self.instructions_left_ -= kHookEvery;
-  if (self.instructions_left_ < 0) {
-    luaL_error(L, "script exceeded its budget of %d instructions (an endless loop?)",
-               static_cast<int>(self.instruction_budget_));
-  }
 }
 
 }  // namespace ratelab

@@ -1,19 +1,23 @@
 // The scripting engine of MemoryKv: Redis's EVAL on Debian's Lua 5.1 (the C++ build of the
 // library, so a Lua error unwinds C++ frames properly).
 //
-// What a script sees is what Redis 7.0 gives it: KEYS and ARGV; redis.call and redis.pcall
-// (replies converted Redis-to-Lua: integer -> number, bulk -> string, nil -> false, array ->
-// table, status -> {ok=...}, error -> {err=...}); redis.error_reply, redis.status_reply,
-// redis.sha1hex, redis.log (ignored), redis.replicate_commands (returns true); the base, table,
-// string and math libraries, with math.random reseeded to 0 before every script, as Redis does,
-// so scripts are deterministic; and Redis's cjson, cmsgpack, struct and bit (lua_libraries.h).
+// What a script sees is what Redis 7.0 gives it, in Redis's sandbox (lua_sandbox.h: Redis's
+// globals only, read-only, no bytecode): KEYS and ARGV; redis.call and redis.pcall (replies
+// converted Redis-to-Lua: integer -> number, bulk -> string, nil -> false, array -> table,
+// status -> {ok=...}, error -> {err=...}); redis.error_reply, redis.status_reply,
+// redis.sha1hex, redis.log (ignored), redis.replicate_commands (returns true), redis.setresp (2
+// only), redis.breakpoint, redis.debug, redis.acl_check_cmd and the version and REPL_ constants;
+// the base, table, string and math libraries, with math.random reseeded to 0 before every
+// script, as Redis does, so scripts are deterministic; and Redis's cjson, cmsgpack, struct and
+// bit (lua_libraries.h).
 // Return values are converted Lua-to-Redis: number -> integer (truncated; NaN and what is out of
 // range give the smallest integer, as Redis's cast does on x86-64), string -> bulk, true -> 1,
 // false and nil -> nil, {err=...} -> error, {ok=...} -> status, other tables -> arrays up to
 // their first nil.
 //
-// A script runs under an instruction budget and a memory cap (what the Lua state may hold while
-// the script runs, counted by its allocator); one that exceeds either (an endless loop,
+// A script runs under a budget of steps (lua_budget.h: instructions, and what loops in C, such
+// as pattern matching; no pcall catches its end) and a memory cap (what the Lua state may hold
+// while the script runs, counted by its allocator); one that exceeds either (an endless loop,
 // string.rep("x", 1e10)) ends in an error reply instead of hanging or exhausting the harness.
 // A return value nested deeper than 1000 tables, or of more than 1,000,000 elements, is an
 // error reply too.
@@ -36,6 +40,7 @@
 #include "absl/functional/any_invocable.h"
 #include "impl/store/kv_reply.h"
 #include "impl/store/lua_arena.h"
+#include "impl/store/lua_budget.h"
 
 struct lua_State;
 struct lua_Debug;
@@ -86,8 +91,7 @@ class LuaScripting {
   static int RedisPCall(lua_State* L);
   static int Random(lua_State* L);
   static int RandomSeed(lua_State* L);
-  static void BudgetHook(lua_State* L, lua_Debug* ar);
-  // The error handler of every script: notes the script line the error was raised on (as
+  // The error handler of every script: notes the chunk and line the error was raised on (as
   // Redis 7.0's handler does), leaving the error as it is.
   static int NoteErrorLine(lua_State* L);
   static LuaScripting& Self(lua_State* L);
@@ -100,9 +104,10 @@ class LuaScripting {
   std::shared_ptr<LuaCache> cache_;
   // What the Lua state holds, counted by its allocator, which refuses to pass the cap while a
   // script runs (`enforce`): Lua then raises "not enough memory" in the script.
-  LuaArena memory_;  // before L_, which uses it
-  int64_t instructions_left_ = 0;
-  int error_line_ = -1;  // the line of the script's last error, -1: unknown
+  LuaArena memory_;           // before L_, which uses it
+  LuaBudget budget_;          // the running script's (lua_budget.h)
+  int error_line_ = -1;       // the line of the script's last error, -1: unknown
+  std::string error_source_;  // the chunk it was raised in ("@user_script")
   uint64_t rand48_ = 0;
   // The words of the redis.call being made (a command never calls another).
   std::vector<std::string> call_argv_;

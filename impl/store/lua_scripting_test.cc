@@ -241,23 +241,28 @@ local function walk(t, path)
 end
 walk(_G, '')
 out[#out + 1] = 'string metatable ' .. tostring(getmetatable('').__index == string)
-out[#out + 1] = 'globals metatable ' .. tostring(getmetatable(_G))
+out[#out + 1] = 'globals metatable ' .. type(getmetatable(_G))
 out[#out + 1] = 'memory ' .. collectgarbage('count')
 out[#out + 1] = 'random ' .. math.random(1000000)
 return out)lua";
+  // What a script may still change (the read-only globals refuse the rest: each try is made).
   const std::string scribble = R"lua(
-big = {}
+local big = {}
 for i = 1, 2000 do big[i] = string.rep(tostring(i), 300) end
-for i = 1, 300 do _G['g' .. i] = {i} end
-string.rep = nil
-math.floor = function() return 0 end
-table.insert = nil
-cjson.encode = nil
-redis.call = nil
-getmetatable('').__index = {}
-setmetatable(_G, {__index = function() return 1 end})
+local refused = 0
+local function try(f) if not pcall(f) then refused = refused + 1 end end
+for i = 1, 300 do try(function() _G['g' .. i] = {i} end) end
+try(function() string.rep = nil end)
+try(function() math.floor = function() return 0 end end)
+try(function() table.insert = nil end)
+try(function() cjson.encode = nil end)
+try(function() redis.call = nil end)
+try(function() getmetatable('').__index = {} end)
+try(function() setmetatable(_G, {__index = function() return 1 end}) end)
+try(function() rawset(string, 'x', 1) end)
+try(function() table.insert(math, 1) end)
 collectgarbage('stop')
-return 1)lua";
+return refused)lua";
   const auto looks = [&](LuaScripting& lua) {
     const KvReply sha = lua.Load(look);
     return lua.Run(sha.text, {}, {});
@@ -270,8 +275,8 @@ return 1)lua";
   LuaScripting used(none, MemoryKv::kScriptBudget);
   for (int round = 0; round < 2; ++round) {
     const KvReply sha = used.Load(scribble);
-    ASSERT_EQ(used.Run(sha.text, {}, {}), KvReply::Integer(1));
-    ASSERT_NE(looks(used), fresh);
+    ASSERT_EQ(used.Run(sha.text, {}, {}), KvReply::Integer(309));
+    ASSERT_NE(looks(used), fresh);  // its memory, and the collector stopped
     used.Renew();
     used.Serve(none, MemoryKv::kScriptBudget, nullptr);
     EXPECT_FALSE(used.Exists(sha.text)) << "round " << round;
@@ -286,7 +291,10 @@ TEST(LuaCache, AStoreOnAStateGivenBackAnswersAsOnANewOne) {
   const std::vector<std::vector<std::string>> commands = {
       {"EVAL", "leak = (leak or 0) + 1; return {leak, redis.call('INCR', KEYS[1])}", "1", "k"},
       {"EVAL", "string.upper = nil; return 1", "0"},
-      {"EVAL", "return {string.upper('a'), leak}", "0"},
+      {"EVAL", "collectgarbage('stop'); local t = {} for i = 1, 1000 do t[i] = {i} end return 1",
+       "0"},
+      {"EVAL", "return {string.upper('a'), rawget(_G, 'leak') == nil, redis.call('INCR', KEYS[1])}",
+       "1", "k"},
   };
   const auto run = [&](MemoryKv& kv) {
     std::vector<KvReply> said;
@@ -299,8 +307,14 @@ TEST(LuaCache, AStoreOnAStateGivenBackAnswersAsOnANewOne) {
   };
   MemoryKv alone(clock);
   const std::vector<KvReply> own = run(alone);
-  EXPECT_EQ(own[0], KvReply::Array({KvReply::Integer(1), KvReply::Integer(1)}));
-  EXPECT_TRUE(own[2].is_error());  // string.upper is gone in this state
+  // Neither a global nor a library can be changed: no script leaves anything for the next.
+  EXPECT_TRUE(StartsWith(own[0],
+                         "ERR user_script:1: Script attempted to access nonexistent "
+                         "global variable 'leak'"))
+      << own[0].text;
+  EXPECT_TRUE(StartsWith(own[1], "ERR user_script:1: Attempt to modify a readonly table"))
+      << own[1].text;
+  EXPECT_EQ(own[3], KvReply::Array({KvReply::Bulk("A"), KvReply::Integer(1), KvReply::Integer(1)}));
   for (int store = 0; store < 3; ++store) {
     MemoryKv shared(clock, Durability::kAlways, MemoryKv::kScriptBudget, cache);
     EXPECT_EQ(run(shared), own) << "store " << store;
@@ -376,6 +390,168 @@ TEST_F(LuaScriptingTest, MathRandomRestartsEveryScript) {
   const KvReply first = Eval(script);
   EXPECT_EQ(Eval(script), first);
   EXPECT_NE(first.elements[0], first.elements[1]);
+}
+
+}  // namespace
+}  // namespace ratelab
+namespace ratelab {
+namespace {
+
+// Redis's own fixes to its bundled libraries, as Debian's redis-server 7.0.15 answers.
+TEST_F(LuaScriptingTest, BitToHexOfTheSmallestIntegerAnswersAsRedisDoes) {
+  // Once a write two gigabytes before a stack buffer (SIGSEGV); Redis's fix of CVE-2024-31449.
+  EXPECT_EQ(Eval("return bit.tohex(65535, -2147483648)"), KvReply::Bulk("0000FFFF"));
+  EXPECT_EQ(Eval("return bit.tohex(65535, 2147483647)"), KvReply::Bulk("0000ffff"));
+  EXPECT_EQ(Eval("return bit.tohex(-1, -3)"), KvReply::Bulk("FFF"));
+}
+
+// Lua bytecode reads and writes memory as it says (CVE-2015-4335): Redis's parser reads source
+// only, and so does every way a script can compile a chunk.
+TEST_F(LuaScriptingTest, NoWayToCompileAChunkTakesBytecode) {
+  EXPECT_EQ(Eval("return tostring(loadstring(string.dump(function() return 1 end)))"),
+            KvReply::Bulk("nil"));
+  EXPECT_EQ(Eval("local f, e = loadstring(string.dump(function() return 1 end)) return e"),
+            KvReply::Bulk("[string \"\x1bLuaQ\"]:1: unexpected symbol near 'char(27)'"));
+  EXPECT_EQ(Eval("local f, e = loadstring('\\27Lua', '=chunk') return e"),
+            KvReply::Bulk("chunk:1: unexpected symbol near 'char(27)'"));
+  EXPECT_EQ(Eval("local i = 0\n"
+                 "local f, e = load(function() i = i + 1\n"
+                 "  if i == 1 then return string.dump(function() end) end end)\n"
+                 "return e"),
+            KvReply::Bulk("(load):1: unexpected symbol near 'char(27)'"));
+  // Source still compiles, and what it makes sees the same read-only globals.
+  EXPECT_EQ(Eval("return loadstring('return 6 * 7')()"), KvReply::Integer(42));
+  EXPECT_EQ(Eval("local i = 0\n"
+                 "return load(function() i = i + 1 if i == 1 then return 'return 7' end end)()"),
+            KvReply::Integer(7));
+  EXPECT_TRUE(StartsWith(Eval("loadstring('y = 2')() return 1"),
+                         "ERR [string \"y = 2\"]:1: Attempt to modify a readonly table script: "));
+  EXPECT_EQ(Eval("local f, e = load(function() return {} end) return e"),
+            KvReply::Error("ERR user_script:1: reader function must return a string"));
+}
+
+// The globals are Redis's, read-only, and so is every library: a script cannot leave anything
+// for the next one (each reply as Debian's redis-server 7.0.15 gives it).
+TEST_F(LuaScriptingTest, TheGlobalsAndLibrariesAreRedisssAndReadOnly) {
+  for (const char* gone : {"os", "io", "debug", "print", "getfenv", "setfenv", "newproxy", "dofile",
+                           "loadfile", "require", "package", "module", "undefined"}) {
+    EXPECT_TRUE(StartsWith(Eval(std::string("return ") + gone),
+                           std::string("ERR user_script:1: Script attempted to access "
+                                       "nonexistent global variable '") +
+                               gone + "'"))
+        << gone;
+  }
+  for (const char* write : {"x = 1", "KEYS = {}", "string.foo = 1", "string.upper = nil",
+                            "redis.call = nil", "math.random = nil", "cjson.null = 1",
+                            "getmetatable('').__index = nil", "local s = string s.upper = nil"}) {
+    EXPECT_TRUE(StartsWith(Eval(std::string(write) + " return 1"),
+                           "ERR user_script:1: Attempt to modify a readonly table script: "))
+        << write;
+  }
+  for (const char* write : {"rawset(_G, 'z', 1)", "rawset(string, 'z', 1)", "setmetatable(_G, nil)",
+                            "setmetatable(string, {})", "table.insert(string, 1)"}) {
+    EXPECT_TRUE(StartsWith(Eval(std::string(write) + " return 1"),
+                           "ERR Attempt to modify a readonly table script: "))
+        << write;
+  }
+  // Reading through them is as reading the tables themselves.
+  EXPECT_EQ(Eval("KEYS[1] = 'x' return KEYS[1]", {"k"}), KvReply::Bulk("x"));
+  EXPECT_EQ(Eval("return rawget(_G, 'redis') == redis and rawget(_G, 'nope') == nil"),
+            KvReply::Integer(1));
+  EXPECT_EQ(Eval("local n = 0 for k in pairs(_G) do n = n + 1 end return n"), KvReply::Integer(35));
+  EXPECT_EQ(Eval("local n = 0 for k in pairs(string) do n = n + 1 end return n"),
+            KvReply::Integer(15));
+  EXPECT_EQ(Eval("local n = 0 table.foreach(math, function() n = n + 1 end) return n"),
+            KvReply::Integer(31));
+  EXPECT_EQ(Eval("return {rawequal(string, getmetatable('').__index), getmetatable(string) == "
+                 "nil, type(getmetatable(_G).__index), #_G, ('x'):upper()}"),
+            KvReply::Array({KvReply::Integer(1), KvReply::Integer(1), KvReply::Bulk("function"),
+                            KvReply::Integer(0), KvReply::Bulk("X")}));
+  EXPECT_EQ(Eval("return {redis.REDIS_VERSION, redis.REDIS_VERSION_NUM, redis.REPL_ALL, "
+                 "tostring(redis.breakpoint())}"),
+            KvReply::Array({KvReply::Bulk("7.0.15"), KvReply::Integer(458767), KvReply::Integer(3),
+                            KvReply::Bulk("false")}));
+  // Redis's pcall gives an error reply's text, not its table.
+  EXPECT_EQ(Eval("local ok, e = pcall(redis.call, 'GET') return {tostring(ok), e}"),
+            KvReply::Array({KvReply::Bulk("false"),
+                            KvReply::Bulk("ERR Wrong number of args calling Redis command from "
+                                          "script")}));
+  // Tables a script makes are its own.
+  EXPECT_EQ(Eval("local t = setmetatable({}, {__index = _G}) rawset(t, 'a', 1) "
+                 "table.insert(t, 5) return {t.a, t[1], type(t.redis)}"),
+            KvReply::Array({KvReply::Integer(1), KvReply::Integer(5), KvReply::Bulk("table")}));
+}
+
+// The budget's end cannot be caught: each of these ran for ever (a pcall, an xpcall or a
+// coroutine catching it, load's reader looping in C), and now ends in the budget's error.
+TEST(LuaScriptingBudget, NoScriptCatchesTheEndOfItsBudget) {
+  LuaScripting lua([](std::span<const std::string>) { return KvReply::Nil(); }, 5'000'000);
+  for (const char* script : {
+           "while true do pcall(function() while true do end end) end",
+           "while true do xpcall(function() while true do end end, function(e) return e end) end",
+           "while true do coroutine.resume(coroutine.create(function() while true do end end)) end",
+           "local function f() pcall(f) pcall(f) end while true do pcall(f) end",
+           "while true do pcall(string.rep, 'x', 10) end",
+           "local n = 0 while true do load(function() n = n + 1 return 'x' end) end",
+           "return load(function() return '5' end)",
+       }) {
+    const auto start = std::chrono::steady_clock::now();
+    const KvReply r = lua.Run(lua.Load(script).text, {}, {});
+    EXPECT_TRUE(r.is_error() &&
+                r.text.find("exceeded its budget of 5000000 instructions") != std::string::npos)
+        << script << ": " << r.text;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << script;
+    EXPECT_EQ(lua.Run(lua.Load("return 1").text, {}, {}), KvReply::Integer(1)) << "and goes on";
+  }
+}
+
+// Pattern matching runs in C, where no instruction is counted: its steps are taken from the
+// budget, and a pattern nests at most 200 items deep (Lua 5.1 recursed until the stack broke).
+TEST(LuaScriptingBudget, PatternMatchingIsBoundedByTheBudget) {
+  LuaScripting lua([](std::span<const std::string>) { return KvReply::Nil(); }, 5'000'000);
+  for (const char* script : {
+           "return string.find(string.rep('a', 40), string.rep('a*', 40) .. 'b')",
+           "return string.match(string.rep('a', 5000), '.-.-.-.-b')",
+           "return string.gsub(string.rep('a', 3000), '.-.-.-b', '')",
+           "for m in string.gmatch(string.rep('a', 3000), '.-.-.-b') do end",
+           "return string.find(string.rep('a', 200000), string.rep('a', 100000) .. 'b', 1, true)",
+           "return string.find(string.rep('(', 100000), '%b()')",
+       }) {
+    const auto start = std::chrono::steady_clock::now();
+    const KvReply r = lua.Run(lua.Load(script).text, {}, {});
+    EXPECT_TRUE(r.is_error() && r.text.find("exceeded its budget") != std::string::npos)
+        << script << ": " << r.text;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << script;
+  }
+  const KvReply deep = lua.Run(
+      lua.Load("return string.find(string.rep('a', 300), string.rep('a?', 300))").text, {}, {});
+  EXPECT_TRUE(deep.is_error() && deep.text.find("pattern too complex") != std::string::npos)
+      << deep.text;
+  // What a limiter's script matches runs as before.
+  EXPECT_EQ(lua.Run(lua.Load("local a, b = string.match('user:42:/api', '^(%w+):(%d+):') "
+                             "return {a, b, (string.gsub('a.b.c', '%.', '/'))}")
+                        .text,
+                    {}, {}),
+            KvReply::Array({KvReply::Bulk("user"), KvReply::Bulk("42"), KvReply::Bulk("a/b/c")}));
+}
+
+// JSON nested past lua-cjson's limit is refused as it is read, before it is built: a decode of
+// ten million '[' once built them all outside the state's memory cap.
+TEST_F(LuaScriptingTest, CjsonRefusesNestingPastItsLimitBeforeBuildingIt) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(StartsWith(Eval("return cjson.decode(string.rep('[', 10000000))"),
+                         "ERR user_script:1: Found too many nested data structures (1001) at "
+                         "character 1001"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_TRUE(StartsWith(Eval("return cjson.decode('{\"a\":' .. string.rep('[', 1000))"),
+                         "ERR user_script:1: Found too many nested data structures (1001) at "
+                         "character 1005"));
+  EXPECT_EQ(Eval("return cjson.encode(cjson.decode(string.rep('[', 1000) .. '1' .. "
+                 "string.rep(']', 1000)))"),
+            KvReply::Bulk(std::string(1000, '[') + "1" + std::string(1000, ']')));
+  EXPECT_EQ(Eval("local t = cjson.decode('{\"a\":[1,2,{\"b\":null}],\"c\":\"d\"}') "
+                 "return {t.a[2], t.a[3].b == cjson.null, t.c}"),
+            KvReply::Array({KvReply::Integer(2), KvReply::Integer(1), KvReply::Bulk("d")}));
 }
 
 }  // namespace

@@ -180,9 +180,10 @@ int StructUnpack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   size_t len = 0;
   const char* data = luaL_checklstring(L, 2, &len);
-  const lua_Integer start = luaL_optinteger(L, 3, 1);
-  luaL_argcheck(L, start > 0, 3, "offset must be 1 or greater");
-  auto pos = static_cast<size_t>(start - 1);
+  // As struct's size_t: a negative offset is a huge one, which no data is long enough for.
+  auto pos = static_cast<size_t>(luaL_optinteger(L, 3, 1));
+  luaL_argcheck(L, pos > 0, 3, "offset must be 1 or greater");
+  pos--;
   Header h;
   int n = 0;
   while (*fmt != '\0') {

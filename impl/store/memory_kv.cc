@@ -173,11 +173,16 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
     return c.name.size() == asked.size() && c.name[0] == first &&
            absl::EqualsIgnoreCase(absl::string_view(c.name.data(), c.name.size()), asked);
   });
+  // (A script is told which command MemoryKv does not know, where Redis says "Unknown Redis
+  // command called from script": it may be one Redis has, to run on a real one.)
   if (it == std::end(kCommands)) return kv_errors::UnknownCommand(argv);
   const std::string_view name = it->name;
   const size_t n = argv.size();
   if ((it->arity > 0 && n != static_cast<size_t>(it->arity)) ||
       (it->arity < 0 && n < static_cast<size_t>(-it->arity))) {
+    if (from_script) {  // in a script's words, as Redis 7.0's scriptCall says it
+      return KvReply::Error("ERR Wrong number of args calling Redis command from script");
+    }
     return kv_errors::Arity(std::string(name));
   }
   if (from_script && (name == "eval" || name == "evalsha" || name == "script" || name == "wait")) {

@@ -379,6 +379,26 @@ Result<std::string> ReadYamlText(const std::string& path, const InputFileKind& k
   return ReadInputFile(path, kind);
 }
 
+std::optional<YAML::Mark> YamlAliasBomb(const YAML::Node& root, size_t bytes) {
+  const size_t most = std::max(kMostYamlNodes, bytes);
+  size_t seen = 0;
+  std::vector<YAML::Node> to_see = {root};
+  while (!to_see.empty()) {
+    const YAML::Node n = std::move(to_see.back());
+    to_see.pop_back();
+    if (++seen > most) return n.Mark();
+    if (n.IsSequence()) {
+      for (const YAML::Node& child : n) to_see.push_back(child);
+    } else if (n.IsMap()) {
+      for (const auto& pair : n) {
+        to_see.push_back(pair.first);
+        to_see.push_back(pair.second);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace internal
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source,

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -163,13 +164,32 @@ class YamlReader {
 // The text of the YAML file at `path`, of `kind` (ReadInputFile: a regular file, bounded, UTF-8).
 Result<std::string> ReadYamlText(const std::string& path, const InputFileKind& kind);
 
+// The most nodes a document's aliases may make it, counted as a reader walks it (each alias
+// as many times as it is used): past it, it is an alias bomb (nine aliases twelve levels deep
+// in 655 bytes are billions of nodes). A document without aliases has fewer nodes than bytes,
+// so a long one is never refused for its length.
+inline constexpr size_t kMostYamlNodes = 1'000'000;
+
+// Where a walk of `root` that expands its aliases passes max(kMostYamlNodes, `bytes`) nodes,
+// or none when it does not: the node it was at.
+std::optional<YAML::Mark> YamlAliasBomb(const YAML::Node& root, size_t bytes);
+
 // `read(root)` on `text` parsed as YAML; a syntax error reads "SOURCE:LINE:COLUMN: not YAML: ...".
-// (yaml-cpp bounds its own recursion: a document nested too deeply is such an error.)
+// (yaml-cpp bounds its own recursion: a document nested too deeply is such an error; its
+// aliases are bounded here, before anything reads it.)
 template <typename Read>
 auto ParseYaml(const std::string& text, const std::string& source, Read read)
     -> decltype(read(YAML::Node())) {
   try {
-    return read(YAML::Load(text));
+    const YAML::Node root = YAML::Load(text);
+    if (const std::optional<YAML::Mark> at = YamlAliasBomb(root, text.size())) {
+      return absl::InvalidArgumentError(
+          source + ":" + std::to_string(at->line + 1) + ":" + std::to_string(at->column + 1) +
+          ": not YAML ratelab reads: its aliases repeat what they name past " +
+          std::to_string(std::max(kMostYamlNodes, text.size())) +
+          " nodes (an alias bomb), here");
+    }
+    return read(root);
   } catch (const YAML::DeepRecursion& e) {
     // (yaml-cpp's own message for it is "bad file".)
     return absl::InvalidArgumentError(

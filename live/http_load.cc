@@ -26,6 +26,7 @@ using tcp = net::ip::tcp;
 
 // The most of an answer read: a larger one is an error of the exchange.
 constexpr uint64_t kMostAnswerBytes = 1 << 20;
+constexpr uint32_t kMostAnswerHeaderBytes = 64 << 10;
 
 bool Printable(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return c > 0x20 && c < 0x7f; });
@@ -179,10 +180,30 @@ class Connection {
     if (ec) return failed("cannot send");
     http::response_parser<http::string_body> parser;
     parser.body_limit(kMostAnswerBytes);
-    http::async_read(*stream_, buffer_, parser, [&](beast::error_code e, size_t) { ec = e; });
+    parser.header_limit(kMostAnswerHeaderBytes);
+    // The header first, then the body: read in one go, Beast 1.74 goes on past a length over the
+    // limit and reserves all of it (a server's "Content-Length: 99999999999" ended probe).
+    http::async_read_header(*stream_, buffer_, parser,
+                            [&](beast::error_code e, size_t) { ec = e; });
     Await();
+    if (!ec && !parser.is_done()) {
+      http::async_read(*stream_, buffer_, parser, [&](beast::error_code e, size_t) { ec = e; });
+      Await();
+    }
     if (ec) {
       buffer_.clear();
+      // Bytes came that are no answer probe reads: the server's fault, not the network's.
+      ex.unreadable = ec.category() == http::make_error_code(http::error::body_limit).category() &&
+                      ec != http::error::end_of_stream && ec != http::error::partial_message;
+      if (ec == http::error::body_limit) {
+        return failed("its answer's body is longer than the " + std::to_string(kMostAnswerBytes) +
+                      " bytes probe reads");
+      }
+      if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+        return failed("its answer's header is longer than the " +
+                      std::to_string(kMostAnswerHeaderBytes) + " bytes probe reads");
+      }
+      if (ex.unreadable) return failed("its answer is not HTTP/1.1");
       return failed(ec == beast::error::timeout ? "no answer in time" : "cannot read the answer");
     }
     ex.answered = shared_.clock.Now();
@@ -206,7 +227,7 @@ class Connection {
   Shared& shared_;
   net::io_context ioc_;
   std::optional<beast::tcp_stream> stream_;
-  beast::flat_buffer buffer_;
+  beast::flat_buffer buffer_{kMostAnswerHeaderBytes};  // read, not yet parsed
 };
 
 }  // namespace

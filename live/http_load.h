@@ -50,6 +50,9 @@ struct HttpExchange {
   Instant answered{};               // when the answer was read, or when it was given up
   int status = 0;                   // 0: no answer (see `error`)
   std::string error;                // why there was no answer
+  // The server answered, in a shape probe does not read (past its bounds, or not HTTP): a fault
+  // of the server's, where `error` says which.
+  bool unreadable = false;
   std::vector<HttpHeader> headers;  // the answer's that HttpLoadOptions::kept, in order
   std::string body;                 // its first kHttpLoadBodyKept bytes
   bool answered_ok() const { return status != 0; }

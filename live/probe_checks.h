@@ -18,6 +18,7 @@ enum class ProbeCheck {
   kResetBeyondModel,
   kRemainingRose,
   kRetryAfterDishonest,
+  kUnreadableAnswers,
 };
 struct ProbeCheckInfo {
   ProbeCheck id;
@@ -38,6 +39,8 @@ inline constexpr ProbeCheckInfo kProbeChecks[] = {
     {ProbeCheck::kResetBeyondModel, "reset-beyond-model"},
     {ProbeCheck::kRemainingRose, "remaining-rose"},
     {ProbeCheck::kRetryAfterDishonest, "retry-after-dishonest"},
+    // An answer past probe's bounds (1 MiB of body, 64 KiB of header) or not HTTP/1.1.
+    {ProbeCheck::kUnreadableAnswers, "unreadable-answers"},
 };
 std::string_view ProbeCheckName(ProbeCheck check);
 

@@ -45,11 +45,17 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
       case ProbeAnswer::kUnanswered:
         ++r.unanswered;
         break;
+      case ProbeAnswer::kUnreadable:
+        // Answered, but unread: whether it counted is not known, as for no answer.
+        ++r.unanswered;
+        ++answers;
+        findings.Add(ProbeCheck::kUnreadableAnswers, e.n, absl::StrCat("#", e.n, ": ", e.error));
+        break;
       case ProbeAnswer::kOther:
         ++r.other;
         break;
     }
-    if (kind == ProbeAnswer::kUnanswered) continue;
+    if (kind == ProbeAnswer::kUnanswered || kind == ProbeAnswer::kUnreadable) continue;
     ++answers;
     latencies.push_back(e.answered - e.sent);
     Decision d;

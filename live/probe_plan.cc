@@ -21,6 +21,7 @@ constexpr int64_t kRetryAfterMostTries = 100;
 }  // namespace
 
 ProbeAnswer AnswerOf(const ProbePlan& plan, const HttpExchange& e) {
+  if (e.unreadable) return ProbeAnswer::kUnreadable;
   if (!e.answered_ok()) return ProbeAnswer::kUnanswered;
   for (const std::string& text : plan.denied_bodies) {
     if (e.body.find(text) != std::string::npos) return ProbeAnswer::kDenied;

@@ -112,7 +112,7 @@ inline constexpr std::string_view kProbeHeaders[] = {
 
 // What an answer is, by `plan`: an admission (2xx, 3xx), a denial (a status or a body the plan
 // names), a server error (5xx), none (see the exchange's error), or anything else.
-enum class ProbeAnswer { kAdmitted, kDenied, kServerError, kUnanswered, kOther };
+enum class ProbeAnswer { kAdmitted, kDenied, kServerError, kUnanswered, kUnreadable, kOther };
 ProbeAnswer AnswerOf(const ProbePlan& plan, const HttpExchange& e);
 
 // Whether `plan`'s load needs an answer before it starts: boundary traffic aims at the edge it

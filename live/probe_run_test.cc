@@ -3,7 +3,11 @@
 // probed in probe_serve_test.cc).
 #include "live/probe_run.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <functional>
 #include <future>
@@ -12,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "impl/core/system_clock.h"
 #include "impl/service/http_server.h"
@@ -490,6 +495,84 @@ TEST(Probe, TheRateCapHoldsABurstToItsRate) {
     EXPECT_GE(r.exchanges[i].sent - r.exchanges[i - 3].sent, std::chrono::seconds(1)) << i;
   }
   EXPECT_LT(r.exchanges[2].sent - r.exchanges[0].sent, std::chrono::milliseconds(500));
+}
+
+}  // namespace
+}  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// A server on loopback that answers every request on a connection with `answer`, as raw bytes
+// (no HTTP server would write a length it does not send).
+class RawServer {
+ public:
+  explicit RawServer(std::string answer) : answer_(std::move(answer)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    listen(fd_, 16);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      while (true) {
+        const int c = accept(fd_, nullptr, nullptr);
+        if (c < 0) return;  // closed: the test is over
+        connections_.emplace_back([this, c] {
+          char buf[4096];
+          while (recv(c, buf, sizeof buf, 0) > 0) {
+            if (send(c, answer_.data(), answer_.size(), MSG_NOSIGNAL) < 0) break;
+          }
+          close(c);
+        });
+      }
+    });
+  }
+  ~RawServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+    for (std::thread& t : connections_) t.join();
+  }
+  std::string Url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
+
+ private:
+  std::string answer_;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::vector<std::thread> connections_;
+};
+
+// A server whose answer says a length no client should hold (or is not HTTP) once ended probe
+// (std::bad_alloc: Beast 1.74 reserved the whole length before it saw the limit): probe reads
+// at most 1 MiB of body and 64 KiB of header, and an answer past them is a finding of the server.
+TEST(Probe, AnAnswerPastWhatProbeReadsIsAFindingOfTheServer) {
+  for (const auto& [answer, why] : std::vector<std::pair<std::string, std::string>>{
+           {"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nabc",
+            "its answer's body is longer than the 1048576 bytes probe reads"},
+           {"HTTP/1.1 200 OK\r\nX-A: " + std::string(70000, 'a') + "\r\n\r\n",
+            "its answer's header is longer than the 65536 bytes probe reads"},
+           {"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nab",
+            "its answer is not HTTP/1.1"}}) {
+    SCOPED_TRACE(why);
+    RawServer server(answer);
+    ProbePlan plan = PlanFor(server.Url("/hit/{user}"));
+    plan.max_requests = 4;
+    plan.retry_after_wait = Duration::zero();
+    const SystemClock clock;
+    const Result<ProbeResult> r = RunProbe(plan, clock);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(FindingChecks(*r), std::vector<std::string>{"unreadable-answers"});
+    ASSERT_FALSE(r->findings.empty());
+    EXPECT_TRUE(absl::StrContains(r->findings.front().summary, "of 4 answers: #0: " + why))
+        << r->findings.front().summary;
+  }
 }
 
 }  // namespace

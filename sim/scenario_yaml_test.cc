@@ -317,8 +317,7 @@ std::string AliasBomb(const std::string& key) {
 TEST(ScenarioFile, AnAliasBombIsRefusedWithItsLineBeforeAnythingReadsIt) {
   const std::string bomb = AliasBomb("limiters");
   EXPECT_LT(bomb.size(), 1000u);
-  for (const auto& parse :
-       std::vector<std::function<Status(const std::string&)>>{
+  for (const auto& parse : std::vector<std::function<Status(const std::string&)>>{
            [](const std::string& text) { return ParseScenario(text, "bomb.yaml").status(); },
            [](const std::string& text) { return ParseRules(text, "bomb.yaml").status(); },
            [](const std::string& text) { return ParseLuaSpec(text, "bomb.yaml", ".").status(); }}) {
@@ -335,9 +334,9 @@ TEST(ScenarioFile, AnAliasBombIsRefusedWithItsLineBeforeAnythingReadsIt) {
   // Aliases that repeat a little are read as before.
   const Result<RuleSet> few = ParseRules(
       "defaults: &d {algorithm: fixed-window, max_requests: 5, window_seconds: 60}\n"
-      "rules:\n  - {<<: *d, scope_type: user, endpoint: /a}\n", "few.yaml");
-  EXPECT_TRUE(few.ok() || !absl::StrContains(few.status().message(), "alias bomb"))
-      << few.status();
+      "rules:\n  - {<<: *d, scope_type: user, endpoint: /a}\n",
+      "few.yaml");
+  EXPECT_TRUE(few.ok() || !absl::StrContains(few.status().message(), "alias bomb")) << few.status();
 }
 
 }  // namespace

@@ -186,8 +186,7 @@ auto ParseYaml(const std::string& text, const std::string& source, Read read)
       return absl::InvalidArgumentError(
           source + ":" + std::to_string(at->line + 1) + ":" + std::to_string(at->column + 1) +
           ": not YAML ratelab reads: its aliases repeat what they name past " +
-          std::to_string(std::max(kMostYamlNodes, text.size())) +
-          " nodes (an alias bomb), here");
+          std::to_string(std::max(kMostYamlNodes, text.size())) + " nodes (an alias bomb), here");
     }
     return read(root);
   } catch (const YAML::DeepRecursion& e) {

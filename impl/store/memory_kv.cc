@@ -17,6 +17,7 @@ struct MemoryKv::Command {
   std::string_view name;
   int arity;  // Redis's convention: n exactly n arguments (name included); -n at least n
   KvReply (MemoryKv::*run)(Args);
+  bool grows = false;  // may add to the data (Redis's "denyoom"): refused past the cap
 };
 
 MemoryKv::MemoryKv(const Clock& clock, Durability durability, int64_t script_budget,
@@ -56,27 +57,27 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
   static constexpr Command kCommands[] = {
       {"get", 2, &MemoryKv::Get},
       {"mget", -2, &MemoryKv::MGet},
-      {"set", -3, &MemoryKv::Set},
-      {"mset", -3, &MemoryKv::MSet},
-      {"msetnx", -3, &MemoryKv::MSetNx},
-      {"setnx", 3, &MemoryKv::SetNx},
+      {"set", -3, &MemoryKv::Set, true},
+      {"mset", -3, &MemoryKv::MSet, true},
+      {"msetnx", -3, &MemoryKv::MSetNx, true},
+      {"setnx", 3, &MemoryKv::SetNx, true},
       {"strlen", 2, &MemoryKv::StrLen},
       {"getrange", 4, &MemoryKv::GetRange},
-      {"append", 3, &MemoryKv::Append},
-      {"setrange", 4, &MemoryKv::SetRange},
-      {"incr", 2, &MemoryKv::Incr},
-      {"incrby", 3, &MemoryKv::IncrByCommand},
-      {"decr", 2, &MemoryKv::Decr},
-      {"decrby", 3, &MemoryKv::DecrBy},
-      {"incrbyfloat", 3, &MemoryKv::IncrByFloat},
-      {"setex", 4, &MemoryKv::SetEx},
-      {"psetex", 4, &MemoryKv::PSetEx},
-      {"getset", 3, &MemoryKv::GetSet},
+      {"append", 3, &MemoryKv::Append, true},
+      {"setrange", 4, &MemoryKv::SetRange, true},
+      {"incr", 2, &MemoryKv::Incr, true},
+      {"incrby", 3, &MemoryKv::IncrByCommand, true},
+      {"decr", 2, &MemoryKv::Decr, true},
+      {"decrby", 3, &MemoryKv::DecrBy, true},
+      {"incrbyfloat", 3, &MemoryKv::IncrByFloat, true},
+      {"setex", 4, &MemoryKv::SetEx, true},
+      {"psetex", 4, &MemoryKv::PSetEx, true},
+      {"getset", 3, &MemoryKv::GetSet, true},
       {"getdel", 2, &MemoryKv::GetDel},
       {"getex", -2, &MemoryKv::GetEx},
       {"rename", 3, &MemoryKv::Rename},
       {"renamenx", 3, &MemoryKv::RenameNx},
-      {"copy", -3, &MemoryKv::Copy},
+      {"copy", -3, &MemoryKv::Copy, true},
       {"del", -2, &MemoryKv::Del},
       {"unlink", -2, &MemoryKv::Del},
       {"exists", -2, &MemoryKv::Exists},
@@ -96,34 +97,34 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"flushall", -1, &MemoryKv::FlushAll},
       {"wait", 3, &MemoryKv::Wait},
       {"hget", 3, &MemoryKv::HGet},
-      {"hset", -4, &MemoryKv::HSet},
-      {"hsetnx", 4, &MemoryKv::HSetNx},
+      {"hset", -4, &MemoryKv::HSet, true},
+      {"hsetnx", 4, &MemoryKv::HSetNx, true},
       {"hkeys", 2, &MemoryKv::HKeys},
       {"hvals", 2, &MemoryKv::HVals},
       {"hmget", -3, &MemoryKv::HMGet},
       {"hgetall", 2, &MemoryKv::HGetAll},
-      {"hincrby", 4, &MemoryKv::HIncrBy},
-      {"hincrbyfloat", 4, &MemoryKv::HIncrByFloat},
-      {"hmset", -4, &MemoryKv::HMSet},
+      {"hincrby", 4, &MemoryKv::HIncrBy, true},
+      {"hincrbyfloat", 4, &MemoryKv::HIncrByFloat, true},
+      {"hmset", -4, &MemoryKv::HMSet, true},
       {"hdel", -3, &MemoryKv::HDel},
       {"hexists", 3, &MemoryKv::HExists},
       {"hlen", 2, &MemoryKv::HLen},
       {"hstrlen", 3, &MemoryKv::HStrLen},
-      {"lpush", -3, &MemoryKv::LPush},
-      {"rpush", -3, &MemoryKv::RPush},
+      {"lpush", -3, &MemoryKv::LPush, true},
+      {"rpush", -3, &MemoryKv::RPush, true},
       {"lpop", -2, &MemoryKv::LPop},
       {"rpop", -2, &MemoryKv::RPop},
       {"llen", 2, &MemoryKv::LLen},
       {"lindex", 3, &MemoryKv::LIndex},
       {"lrange", 4, &MemoryKv::LRange},
       {"ltrim", 4, &MemoryKv::LTrim},
-      {"lset", 4, &MemoryKv::LSet},
+      {"lset", 4, &MemoryKv::LSet, true},
       {"lrem", 4, &MemoryKv::LRem},
-      {"linsert", 5, &MemoryKv::LInsert},
-      {"lmove", 5, &MemoryKv::LMove},
-      {"rpoplpush", 3, &MemoryKv::RPopLPush},
+      {"linsert", 5, &MemoryKv::LInsert, true},
+      {"lmove", 5, &MemoryKv::LMove, true},
+      {"rpoplpush", 3, &MemoryKv::RPopLPush, true},
       {"lpos", -3, &MemoryKv::LPos},
-      {"zadd", -4, &MemoryKv::ZAdd},
+      {"zadd", -4, &MemoryKv::ZAdd, true},
       {"zrem", -3, &MemoryKv::ZRem},
       {"zremrangebyscore", 4, &MemoryKv::ZRemRangeByScore},
       {"zcard", 2, &MemoryKv::ZCard},
@@ -134,7 +135,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zrank", 3, &MemoryKv::ZRank},
       {"zrevrank", 3, &MemoryKv::ZRevRank},
       {"zremrangebyrank", 4, &MemoryKv::ZRemRangeByRank},
-      {"zincrby", 4, &MemoryKv::ZIncrBy},
+      {"zincrby", 4, &MemoryKv::ZIncrBy, true},
       {"zrangebyscore", -4, &MemoryKv::ZRangeByScore},
       {"zrevrangebyscore", -4, &MemoryKv::ZRevRangeByScore},
       {"zrangebylex", -4, &MemoryKv::ZRangeByLex},
@@ -143,7 +144,7 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
       {"zremrangebylex", 4, &MemoryKv::ZRemRangeByLex},
       {"zpopmin", -2, &MemoryKv::ZPopMin},
       {"zpopmax", -2, &MemoryKv::ZPopMax},
-      {"sadd", -3, &MemoryKv::SAdd},
+      {"sadd", -3, &MemoryKv::SAdd, true},
       {"srem", -3, &MemoryKv::SRem},
       {"scard", 2, &MemoryKv::SCard},
       {"sismember", 3, &MemoryKv::SIsMember},
@@ -188,13 +189,70 @@ KvReply MemoryKv::Dispatch(Args argv, bool from_script) {
   if (from_script && (name == "eval" || name == "evalsha" || name == "script" || name == "wait")) {
     return KvReply::Error("ERR This Redis command is not allowed from script");
   }
+  if (it->grows) {
+    // data_bound_ is at least what the data holds: counted again only when a command could take
+    // it past the cap, so that the count is paid for by as many bytes written.
+    const int64_t growth = Growth(name, argv);
+    if (data_bound_ + growth > data_cap_) {
+      data_bound_ = DataBytes();
+      if (data_bound_ + growth > data_cap_) {
+        return KvReply::Error("OOM command not allowed when used memory > 'maxmemory'.");
+      }
+    }
+    data_bound_ += growth;
+  }
   return (this->*(it->run))(argv);
+}
+
+int64_t MemoryKv::Growth(std::string_view name, Args argv) {
+  int64_t bytes = 0;
+  for (const std::string& word : argv) bytes += static_cast<int64_t>(word.size()) + kEntryBytes;
+  if (name == "setrange") {  // the string grows to the offset
+    const std::optional<int64_t> offset = ParseRedisInteger(argv[2]);
+    if (offset && *offset >= 0 && *offset <= kMostStringBytes) bytes += *offset;
+  } else if (name == "copy") {  // a copy of the source's value (looked at, not touched: an
+                                // expired source is reclaimed by the command, or not, as Redis's)
+    if (const auto it = data_.find(argv[1]); it != data_.end()) {
+      bytes += EntryBytes(argv[1], it->second);
+    }
+  }
+  return bytes;
+}
+
+int64_t MemoryKv::EntryBytes(const std::string& key, const Entry& entry) {
+  int64_t bytes = kEntryBytes + static_cast<int64_t>(key.size());
+  const auto add = [&](size_t n) { bytes += kEntryBytes + static_cast<int64_t>(n); };
+  if (const auto* str = std::get_if<std::string>(&entry.value)) {
+    bytes += static_cast<int64_t>(str->size());
+  } else if (const auto* hash = std::get_if<Hash>(&entry.value)) {
+    for (const auto& [field, value] : *hash) add(field.size() + value.size());
+  } else if (const auto* zset = std::get_if<ZSet>(&entry.value)) {
+    // (each member is held twice: by score, and by name)
+    for (const auto& [member, score] : zset->scores) add(2 * member.size() + 2 * sizeof score);
+  } else if (const auto* list = std::get_if<List>(&entry.value)) {
+    for (const std::string& element : *list) add(element.size());
+  } else if (const auto* set = std::get_if<StringSet>(&entry.value)) {
+    for (const std::string& member : set->members) add(member.size());
+  }
+  return bytes;
+}
+
+int64_t MemoryKv::DataBytes() const {
+  int64_t bytes = 0;
+  for (const auto& [key, entry] : data_) bytes += EntryBytes(key, entry);
+  return bytes;
+}
+
+void MemoryKv::SetDataCap(int64_t bytes) {
+  std::lock_guard lock(mu_);
+  data_cap_ = bytes;
 }
 
 void MemoryKv::Restart() {
   std::lock_guard lock(mu_);
   now_ms_ = FloorDiv(ToUnixNanos(clock_.Now()), 1'000'000);
   snapshot_.Restart(data_, now_ms_);
+  data_bound_ = DataBytes();
   if (lua_ != nullptr) lua_->Flush();
 }
 
@@ -211,6 +269,7 @@ void MemoryKv::FailOver() {
   detached_replica_.reset();
   replica_follows_ = true;  // the old master's place, taken by a new replica
   snapshot_.Reset(data_);
+  data_bound_ = DataBytes();
   if (lua_ != nullptr) lua_->Flush();
 }
 
@@ -395,7 +454,7 @@ KvReply MemoryKv::SetRange(Args a) {
   if (wrong) return kv_errors::WrongType();
   if (a[3].empty()) return KvReply::Integer(was == nullptr ? 0 : static_cast<int64_t>(was->size()));
   // Redis's proto-max-bulk-len: 512 MB.
-  if (*offset + static_cast<int64_t>(a[3].size()) > int64_t{512} * 1024 * 1024) {
+  if (*offset + static_cast<int64_t>(a[3].size()) > kMostStringBytes) {
     return KvReply::Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
   }
   const bool existed = was != nullptr;

@@ -47,6 +47,13 @@ class MemoryKv final : public Kv {
  public:
   // The instructions a script may run before it ends in an error reply: about a second's worth.
   static constexpr int64_t kScriptBudget = 100'000'000;
+  // What MemoryKv may hold, as a Redis run with maxmemory 512mb and noeviction: counted as the
+  // bytes of keys, values, members and fields (a sorted set's members twice), each with
+  // kEntryBytes of bookkeeping. A command that could take it past (one that adds data, by the
+  // most it could add: SETRANGE its offset, COPY its source) is refused with Redis's OOM error;
+  // reads, deletes and expiries still run.
+  static constexpr int64_t kDataCap = int64_t{512} << 20;
+  static constexpr int64_t kEntryBytes = 32;
 
   // `script_budget`: the instructions a script may run (an endless loop ends in an error reply);
   // `lua_cache`: compiled scripts and spare Lua states shared with other stores (LuaCache).
@@ -76,6 +83,8 @@ class MemoryKv final : public Kv {
   // Keys live now on the clock, and their payload: key, value, and hash fields and values, or
   // sorted-set members with 8 bytes per score.
   StateSize Usage() const;
+  // Sets the data cap (kDataCap unless told).
+  void SetDataCap(int64_t bytes);
   // Live keys with no expiry, sorted: state nothing will ever free.
   std::vector<std::string> KeysWithoutExpiry() const;
 
@@ -109,6 +118,13 @@ class MemoryKv final : public Kv {
 
   // Runs one command; `from_script` forbids the scripting commands.
   KvReply Dispatch(Args argv, bool from_script);
+  // The most command `argv` (called `name`, lower case) can add to the data.
+  int64_t Growth(std::string_view name, Args argv);
+  // What `key`'s entry holds, as the cap counts it.
+  static int64_t EntryBytes(const std::string& key, const Entry& entry);
+  // What the data holds, as the cap counts it (every entry, expired ones not yet reclaimed too).
+  int64_t DataBytes() const;
+  static constexpr int64_t kMostStringBytes = int64_t{512} << 20;  // proto-max-bulk-len
   // The live entry at `key` (expired entries are removed first), or nullptr.
   Entry* Find(const std::string& key);
   // The live entry at `key` holding T; *wrong_type when it holds another type.
@@ -278,6 +294,8 @@ class MemoryKv final : public Kv {
   mutable std::mutex mu_;
   int64_t now_ms_ = 0;  // the command's (or script's) time, fixed while it runs
   Map data_;
+  int64_t data_cap_ = kDataCap;
+  int64_t data_bound_ = 0;  // at least DataBytes(): what it was, and what was added since
   // What SPOP, SRANDMEMBER and HRANDFIELD draw from: seeded alike in every MemoryKv, so the same
   // commands give the same replies; seeded at the first draw, since most stores never draw (a
   // check makes a store a seed).

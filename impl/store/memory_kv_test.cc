@@ -358,3 +358,51 @@ TEST_F(MemoryKvTest, RangesOfMembersOfOneScore) {
 
 }  // namespace
 }  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// MemoryKv holds at most its data cap (512 MiB unless told), as a Redis with maxmemory and
+// noeviction: six SETRANGEs to 512 MB once took 3.6 GB. A command that could take it past is
+// refused with Redis's OOM error, before it runs; reads and deletes go on, and a delete makes
+// room again.
+using Words = std::vector<std::string>;
+KvReply Exec(MemoryKv& kv, const Words& argv) {
+  Result<KvReply> r = kv.Execute(argv);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : KvReply::Nil();
+}
+
+TEST(MemoryKvCap, ACommandThatCouldPassTheCapIsRefusedWithRedissOomError) {
+  ManualClock clock(FromUnixNanos(1'700'000'000'000'000'000));
+  const KvReply oom = KvReply::Error("OOM command not allowed when used memory > 'maxmemory'.");
+  {
+    MemoryKv kv(clock);
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(Exec(kv, {"SETRANGE", "big" + std::to_string(i), "536870911", "x"}), oom);
+    }
+    EXPECT_EQ(Exec(kv, {"SET", "small", "v"}), KvReply::Ok());
+    EXPECT_EQ(kv.Usage().bytes, 6);
+  }
+  MemoryKv kv(clock);
+  kv.SetDataCap(1 << 20);
+  const std::string chunk(100 << 10, 'x');
+  int stored = 0;
+  for (int i = 0; i < 20; ++i) {
+    const KvReply r = Exec(kv, {"SET", "k" + std::to_string(i), chunk});
+    if (r == oom) break;
+    ASSERT_EQ(r, KvReply::Ok());
+    ++stored;
+  }
+  EXPECT_GE(stored, 8);
+  EXPECT_LE(stored, 10);
+  EXPECT_EQ(Exec(kv, {"APPEND", "k0", chunk}), oom);
+  EXPECT_EQ(Exec(kv, {"COPY", "k0", "copy"}), oom);
+  EXPECT_EQ(Exec(kv, {"EVAL", "return redis.pcall('SADD', 's', ARGV[1])", "0", chunk}), oom);
+  EXPECT_EQ(Exec(kv, {"GET", "k0"}), KvReply::Bulk(chunk)) << "reads go on";
+  EXPECT_EQ(Exec(kv, {"DEL", "k0", "k1", "k2"}), KvReply::Integer(3));
+  EXPECT_EQ(Exec(kv, {"SET", "again", chunk}), KvReply::Ok()) << "a delete made room";
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -35,13 +35,14 @@ bool IsForbidden(const fs::path& canonical) {
   return false;
 }
 
-// Every regular file under `dir`, relative to it, the manifest aside.
+// Every file under `dir`, relative to it, the manifest aside: a symbolic link as a file of its
+// own (never followed, whatever it names).
 std::vector<std::string> FilesUnder(const fs::path& dir, std::error_code& ec) {
   std::vector<std::string> out;
   for (auto it = fs::recursive_directory_iterator(dir, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec)) continue;
-    const std::string rel = fs::relative(it->path(), dir, ec).generic_string();
+    if (!it->is_symlink(ec) && it->is_directory(ec)) continue;
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (rel != kManifestName) out.push_back(rel);
   }
   return out;
@@ -82,12 +83,33 @@ Result<OutputDir> OutputDir::Prepare(const std::string& dir, bool force,
   if (!fs::is_directory(path, ec)) {
     return absl::InvalidArgumentError(option + ": '" + dir + "' is a file, not a directory");
   }
+  // ratelab writes its files in the directory itself, never through a link to somewhere else:
+  // not with --force either (a `plots` link to another folder had its files overwritten).
+  for (const char* name : {kManifestName, "report.json", "report.html", "report.md", "junit.xml",
+                           "result.json", "plots"}) {
+    const fs::path at = path / name;
+    const bool plots = std::string_view(name) == "plots";
+    std::vector<fs::path> links;
+    if (fs::is_symlink(at, ec)) links.push_back(at);
+    if (plots && links.empty() && fs::is_directory(at, ec)) {
+      for (const fs::directory_entry& e : fs::directory_iterator(at, ec)) {
+        if (e.is_symlink(ec)) links.push_back(e.path());
+      }
+    }
+    if (!links.empty()) {
+      return absl::InvalidArgumentError(
+          option + ": '" + links.front().string() +
+          "' is a symbolic link where ratelab writes a file of its own; remove it, or give "
+          "another directory (ratelab never writes through a link, --force or not)");
+    }
+  }
   const bool has_manifest = fs::exists(path / kManifestName, ec);
   const std::set<std::string> manifest = ReadManifest(path);
   std::set<std::string> ours, theirs;
   for (const std::string& rel : FilesUnder(path, ec)) {
-    (has_manifest ? manifest.contains(rel) : LooksLikeOurs(rel)) ? ours.insert(rel)
-                                                                 : theirs.insert(rel);
+    const bool link = fs::is_symlink(path / rel, ec);  // never one of ratelab's
+    (!link && (has_manifest ? manifest.contains(rel) : LooksLikeOurs(rel))) ? ours.insert(rel)
+                                                                            : theirs.insert(rel);
   }
   if (ec) return absl::InvalidArgumentError(option + ": cannot read " + dir + ": " + ec.message());
   if (!theirs.empty() && !force) {

@@ -94,3 +94,50 @@ TEST(OutputDir, AFileIsNotADirectory) {
 
 }  // namespace
 }  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// A link where ratelab writes (a `plots` link to another folder, report.html to a file, a link
+// inside plots/) once had what it names overwritten, without --force: each is refused, forced or
+// not, and what it names is left as it was. A link elsewhere is another's file.
+TEST(OutputDir, ALinkWhereRatelabWritesIsRefusedEvenWhenForced) {
+  const fs::path elsewhere = FreshDir("elsewhere");
+  Touch(elsewhere / "precious.svg");
+  Touch(elsewhere / "notes.txt");
+  struct Case {
+    std::string link;
+    fs::path target;
+  };
+  for (const Case& c : {Case{"plots", elsewhere}, Case{"report.html", elsewhere / "notes.txt"},
+                        Case{"plots/latency.svg", elsewhere / "precious.svg"},
+                        Case{kManifestName, elsewhere / "notes.txt"}}) {
+    SCOPED_TRACE(c.link);
+    const fs::path dir = FreshDir("link");
+    fs::create_directories((dir / c.link).parent_path());
+    fs::create_symlink(c.target, dir / c.link);
+    for (const bool force : {false, true}) {
+      const Result<OutputDir> out = OutputDir::Prepare(dir.string(), force, "--out");
+      ASSERT_FALSE(out.ok());
+      EXPECT_NE(out.status().message().find("--out: '" + (dir / c.link).string() +
+                                            "' is a symbolic link where ratelab writes a file of "
+                                            "its own; remove it, or give another directory"),
+                std::string::npos)
+          << out.status();
+    }
+  }
+  const fs::path dir = FreshDir("link-elsewhere");
+  fs::create_directories(dir);
+  fs::create_symlink(elsewhere, dir / "mine");
+  const Result<OutputDir> refused = OutputDir::Prepare(dir.string(), false, "--out");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("holds 1 file(s) ratelab did not write (such as mine)"),
+            std::string::npos)
+      << refused.status();
+  EXPECT_TRUE(OutputDir::Prepare(dir.string(), true, "--out").ok());
+  std::ifstream precious(elsewhere / "precious.svg");
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(precious)), {}), "x");
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -67,17 +67,26 @@ uint64_t RunResult::history_hash() const {
   return h;
 }
 
+double RequestBytes(double key_bytes) {
+  return kRequestBytes +
+         kRequestBytesPerKeyByte * std::max(0.0, key_bytes - TrafficGenerator::kTypicalKeyBytes);
+}
+
 Status CheckRunSize(const Scenario& scenario, int64_t max_requests) {
   const double arrivals = ExpectedCount(scenario.traffic);
   const double requests = arrivals * static_cast<double>(scenario.limiters.size());
   if (requests <= static_cast<double>(max_requests)) return absl::OkStatus();
   const auto whole = [](double n) { return std::to_string(static_cast<uint64_t>(n)); };
+  const double each = RequestBytes(ExpectedKeyBytes(scenario.traffic));
+  char gb[32];
+  std::snprintf(gb, sizeof gb, "%.1f", requests * each / 1e9);
   return absl::InvalidArgumentError(
       "this run would simulate about " + whole(requests) + " requests (" + whole(arrivals) +
       " arrivals for each of " + std::to_string(scenario.limiters.size()) +
-      " limiters), over --max-requests " + std::to_string(max_requests) +
-      " (each costs about 400 bytes); make the traffic smaller (its count, per_side, duration "
-      "or gaps) or raise --max-requests");
+      " limiters), over --max-requests " + std::to_string(max_requests) + " (each costs about " +
+      whole(each) + " bytes of memory with this traffic's keys, about " + gb +
+      " GB in all); make the traffic smaller (its count, per_side, duration or gaps) or raise "
+      "--max-requests");
 }
 
 Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,

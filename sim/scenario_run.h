@@ -80,6 +80,14 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
 // about 400 bytes of history and a few microseconds, so some 8 GB and a minute on this
 // project's 24 GiB, 2-core machine.
 inline constexpr int64_t kDefaultMaxRequests = 20'000'000;
+// What a simulated request costs in memory: kRequestBytes with a generator's own keys (a
+// boundary attack of 4 million arrivals over three limiters took 4.8 GB), and about
+// kRequestBytesPerKeyByte more for each byte of user and endpoint past those (a replayed access
+// log's addresses and paths of 110 bytes took 870 bytes a request).
+inline constexpr double kRequestBytes = 400;
+inline constexpr double kRequestBytesPerKeyByte = 4;
+// About what a request whose user and endpoint hold `key_bytes` costs.
+double RequestBytes(double key_bytes);
 // OK when `scenario`'s run (its traffic, once for each limiter) is expected to simulate at most
 // `max_requests` requests; else InvalidArgument with the estimate and what to change. Checked
 // before any work, so a scenario too large is refused at once rather than run out of memory.

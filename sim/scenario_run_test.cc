@@ -105,7 +105,30 @@ TEST(CheckRunSize, RefusesAScenarioOverTheBudgetWithTheEstimate) {
   EXPECT_TRUE(CheckRunSize(demo, kDefaultMaxRequests).ok());
   const Status s = CheckRunSize(demo, 10);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("limiters), over --max-requests 10"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("limiters), over --max-requests 10 (each costs about 400 bytes of "
+                             "memory with this traffic's keys"),
+            std::string::npos)
+      << s;
+}
+
+// A replayed log's requests cost more than a generator's (their keys are its addresses and
+// paths): the refusal says what they cost, where it said 400 bytes of every request.
+TEST(CheckRunSize, SaysWhatAReplayedLogsRequestsCost) {
+  Scenario replay;
+  std::vector<Arrival> arrivals(1000);
+  for (Arrival& a : arrivals) {
+    a.user = "198.51.100.23";
+    a.endpoint = "/api/v2/customers/12345/orders/" + std::string(60, 'x') + "/items/7";
+  }
+  replay.traffic.push_back(std::make_unique<ReplayTraffic>("log", std::move(arrivals)));
+  replay.limiters.resize(3);
+  const Status s = CheckRunSize(replay, 10);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("about 3000 requests (1000 arrivals for each of 3 limiters), over "
+                             "--max-requests 10 (each costs about 800 bytes of memory with this "
+                             "traffic's keys, about 0.0 GB in all)"),
+            std::string::npos)
+      << s;
 }
 
 }  // namespace

@@ -140,6 +140,23 @@ double ExpectedCount(const std::vector<std::unique_ptr<TrafficGenerator>>& gener
   return n;
 }
 
+double ReplayTraffic::ExpectedKeyBytes() const {
+  if (arrivals_.empty()) return kTypicalKeyBytes;
+  double bytes = 0;
+  for (const Arrival& a : arrivals_)
+    bytes += static_cast<double>(a.user.size() + a.endpoint.size());
+  return bytes / static_cast<double>(arrivals_.size());
+}
+
+double ExpectedKeyBytes(const std::vector<std::unique_ptr<TrafficGenerator>>& generators) {
+  double n = 0, bytes = 0;
+  for (const auto& g : generators) {
+    n += g->ExpectedCount();
+    bytes += g->ExpectedCount() * g->ExpectedKeyBytes();
+  }
+  return n > 0 ? bytes / n : TrafficGenerator::kTypicalKeyBytes;
+}
+
 std::vector<Arrival> GenerateAll(const std::vector<std::unique_ptr<TrafficGenerator>>& generators,
                                  const Random& random) {
   std::vector<Arrival> all;

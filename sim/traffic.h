@@ -36,6 +36,10 @@ class TrafficGenerator {
   // How many arrivals Generate makes, on average over seeds, computed without making them: for
   // sizing a run before it starts.
   virtual double ExpectedCount() const = 0;
+  // The bytes of an arrival's user and endpoint, on average: what its requests' history keeps
+  // beside each (a generator's own users and "/api", unless it says otherwise).
+  virtual double ExpectedKeyBytes() const { return kTypicalKeyBytes; }
+  static constexpr double kTypicalKeyBytes = 12;
 };
 
 // `count` requests from `user`, one every `interval`, from `start`.
@@ -167,6 +171,7 @@ class ReplayTraffic final : public TrafficGenerator {
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override;
   double ExpectedCount() const override;
+  double ExpectedKeyBytes() const override;  // the log's own addresses and paths
 
  private:
   std::string source_;
@@ -181,6 +186,9 @@ class EndpointTraffic final : public TrafficGenerator {
   void Generate(Random& random, std::vector<Arrival>& out) const override;
   std::string Describe() const override { return inner_->Describe() + ", to " + endpoint_; }
   double ExpectedCount() const override { return inner_->ExpectedCount(); }
+  double ExpectedKeyBytes() const override {
+    return inner_->ExpectedKeyBytes() - 4 + static_cast<double>(endpoint_.size());
+  }
 
  private:
   std::unique_ptr<TrafficGenerator> inner_;
@@ -189,6 +197,8 @@ class EndpointTraffic final : public TrafficGenerator {
 
 // The arrivals of every generator, on average (ExpectedCount).
 double ExpectedCount(const std::vector<std::unique_ptr<TrafficGenerator>>& generators);
+// Their user and endpoint bytes, on average over every arrival (ExpectedKeyBytes).
+double ExpectedKeyBytes(const std::vector<std::unique_ptr<TrafficGenerator>>& generators);
 
 struct TrafficInfo {
   std::string_view name;

@@ -24,12 +24,19 @@ constexpr size_t kLongestLine = 1 << 20;
 constexpr size_t kStderrKept = 4096;
 
 // Waits up to about `tries` * 10 ms for `pid` to exit: its wait status, or -1 while it runs.
-int Reap(pid_t pid, int tries) {
+// It is left to be reaped (WNOWAIT): until then its process group keeps its number, so that what
+// the process left running in its group can be killed by that number, and nothing else.
+int Exited(pid_t pid, int tries) {
   for (int i = 0;; ++i) {
-    int status = 0;
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return status;
-    if (r < 0 || i >= tries) return -1;
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+      return -1;
+    }
+    if (info.si_pid == pid) {
+      if (info.si_code == CLD_EXITED) return (info.si_status & 0xff) << 8;
+      return (info.si_status & 0x7f) | (info.si_code == CLD_DUMPED ? 0x80 : 0);
+    }
+    if (i >= tries) return -1;
     usleep(10'000);
   }
 }
@@ -114,12 +121,13 @@ Result<std::unique_ptr<ExecProcess>> ExecProcess::Start(const std::vector<std::s
 
 ExecProcess::~ExecProcess() {
   shutdown(io_, SHUT_WR);  // the end of its input: it should exit
-  if (status_ == -1) status_ = Reap(pid_, 100);
-  if (status_ == -1) {
-    kill(-pid_, SIGKILL);
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &status_, 0);
-  }
+  if (status_ == -1) status_ = Exited(pid_, 100);
+  // Its group, whatever it left running in it (a child it forked, a server it started), and it
+  // if it did not exit: the group's number is still its own, since it is not reaped yet.
+  kill(-pid_, SIGKILL);
+  int reaped = 0;
+  waitpid(pid_, &reaped, 0);
+  if (status_ == -1) status_ = reaped;
   close(io_);
   if (err_ >= 0) close(err_);
 }
@@ -216,7 +224,7 @@ Result<std::string> ExecProcess::ReadLine(std::chrono::milliseconds timeout) {
 
 std::string ExecProcess::Fate() {
   if (err_ >= 0) ReadStderr();
-  if (status_ == -1) status_ = Reap(pid_, out_closed_ ? 100 : 0);
+  if (status_ == -1) status_ = Exited(pid_, out_closed_ ? 100 : 0);
   if (status_ == -1) return "is running";
   if (WIFEXITED(status_)) return "exited with status " + std::to_string(WEXITSTATUS(status_));
   if (WIFSIGNALED(status_)) {

@@ -28,7 +28,8 @@ class ExecProcess {
   // It runs in `directory` (empty: ratelab's own), where a relative path among its words is.
   static Result<std::unique_ptr<ExecProcess>> Start(const std::vector<std::string>& words,
                                                     const std::string& directory = "");
-  // Closes its stdin, waits a moment for it to exit, then kills it.
+  // Closes its stdin, waits a moment for it to exit, then kills its process group: it, if it
+  // did not exit, and whatever it left running there.
   ~ExecProcess();
   ExecProcess(const ExecProcess&) = delete;
   ExecProcess& operator=(const ExecProcess&) = delete;

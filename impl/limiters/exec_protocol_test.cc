@@ -1,8 +1,13 @@
 #include "impl/limiters/exec_protocol.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "absl/strings/match.h"
+#include "impl/limiters/exec_process.h"
 
 namespace ratelab {
 namespace {
@@ -124,6 +129,46 @@ TEST(ExecProtocol, AProgramThatCannotStartOrGreetIsSaidSo) {
       ExecSession::Start("sh -c 'read x; echo \"{\\\"id\\\":1,\\\"version\\\":9}\"'", seconds(1));
   EXPECT_TRUE(IsLimiterFailed(rude.status())) << rude.status();
   EXPECT_TRUE(absl::StrContains(rude.status().message(), "it must say \"version\":1"));
+}
+
+}  // namespace
+}  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// Whether process `pid` is gone (or a zombie, which runs nothing).
+bool Gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  if (text.empty()) return true;
+  const size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'Z';
+}
+
+// A limiter process that leaves a child running (a server it started, a worker it forked) once
+// left it running after ratelab exited: its whole process group goes with it, whether it exits
+// when its input ends or has to be killed.
+TEST(ExecProcess, WhatTheProcessLeftRunningInItsGroupEndsWithIt) {
+  const std::string dir = ::testing::TempDir();
+  for (const std::string then : {"exec cat", "trap '' TERM; cat; sleep 300"}) {
+    SCOPED_TRACE(then);
+    const std::string pid_file = dir + "/ratelab-exec-child.pid";
+    std::remove(pid_file.c_str());
+    Result<std::unique_ptr<ExecProcess>> p =
+        ExecProcess::Start({"sh", "-c", "sleep 300 & echo $! > " + pid_file + "; " + then});
+    ASSERT_TRUE(p.ok()) << p.status();
+    (*p)->Write("ping");
+    ASSERT_TRUE((*p)->Flush().ok());
+    ASSERT_EQ(*(*p)->ReadLine(milliseconds(5000)), "ping");
+    std::ifstream in(pid_file);
+    pid_t child = 0;
+    ASSERT_TRUE(in >> child);
+    EXPECT_FALSE(Gone(child));
+    p->reset();
+    for (int i = 0; i < 100 && !Gone(child); ++i) usleep(10'000);
+    EXPECT_TRUE(Gone(child)) << "the child it forked, " << child << ", still runs";
+  }
 }
 
 }  // namespace

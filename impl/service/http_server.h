@@ -9,6 +9,9 @@
 // connection's work closes that connection, and the thread goes on. An error accepting (no file
 // descriptor left, EMFILE) is retried after a pause that doubles from 10 ms to a second.
 //
+// Every connection waiting to be accepted is taken at once (up to 256 beside the first), so that
+// the requests come in as one batch even when a handler makes its thread wait.
+//
 // It only carries requests: each is handed to a handler as an HttpRequest and its answer written
 // back. The server runs one thread a handler; connections are handed to the threads in turn,
 // and each thread's handler is called on that thread only, with the requests that thread read

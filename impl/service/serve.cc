@@ -125,6 +125,59 @@ class OverlappedRounds final : public HttpServer::LaterHandler {
   std::chrono::steady_clock::time_point sent_;  // when the round out was sent
 };
 
+// On PostgreSQL: the requests read together decided together, their store steps each on a
+// connection of its own (PostgresPool), round by round. A request that needs no store (the
+// health check, the metrics, a bad request) is answered before the rounds run, so that a store
+// that stalls keeps them no waiting; the rest by the store's timeout.
+class PooledRounds final : public HttpServer::LaterHandler {
+ public:
+  PooledRounds(ServeThread& w, const Clock& clock) : w_(w), clock_(clock), ctx_(*w.sql) {}
+
+  void Take(std::span<const HttpRequest* const> requests,
+            std::span<HttpServer::Answer> answers) override {
+    const Instant read = clock_.Now();
+    std::vector<Task<HttpResponse>> tasks;
+    tasks.reserve(requests.size());
+    for (const HttpRequest* request : requests) {
+      tasks.push_back(w_.service->Handle(ctx_, *request, read));
+      tasks.back().Start();
+    }
+    // (An answer is written as it is given: Asio writes at once what the socket takes.)
+    std::vector<bool> answered(tasks.size());
+    Answer(tasks, answers, answered, read);
+    w_.sql->Run();
+    Answer(tasks, answers, answered, read);
+    for (const Task<HttpResponse>& t : tasks) {
+      if (!t.done()) throw std::logic_error("a decision was left waiting on the store");
+    }
+  }
+  std::optional<Wait> Waiting() override { return std::nullopt; }
+  void Waited(bool) override {}
+
+ private:
+  // Answers each request whose decision is done and not yet answered.
+  void Answer(std::vector<Task<HttpResponse>>& tasks, std::span<HttpServer::Answer> answers,
+              std::vector<bool>& answered, Instant read) {
+    const Instant now = clock_.Now();
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (!tasks[i].done() || answered[i]) continue;
+      answered[i] = true;
+      HttpResponse response;
+      try {
+        response = std::move(tasks[i].result());
+      } catch (const std::exception&) {
+        response = InternalError();
+      }
+      w_.service->metrics().Took(now - read);
+      answers[i](std::move(response));
+    }
+  }
+
+  ServeThread& w_;
+  const Clock& clock_;
+  Context ctx_;
+};
+
 bool IsPostgres(const StoreName& store) {
   return store.kind == StoreName::Kind::kPrivatePostgres ||
          store.kind == StoreName::Kind::kPostgresUrl;
@@ -274,29 +327,6 @@ struct RateLimitServer::Parts {
     });
   }
 
-  // On PostgreSQL: the requests read together decided together, their store steps each on a
-  // connection of its own (PostgresPool), round by round.
-  HttpServer::BatchHandler Pipelined(ServeThread& w) const {
-    return [w = &w, clock = clock](std::span<const HttpRequest* const> requests,
-                                   std::span<HttpResponse> answers) {
-      const Instant read = clock->Now();
-      Context ctx(*w->sql);
-      std::vector<Task<HttpResponse>> tasks;
-      tasks.reserve(requests.size());
-      for (const HttpRequest* request : requests) {
-        tasks.push_back(w->service->Handle(ctx, *request, read));
-        tasks.back().Start();
-      }
-      w->sql->Run();
-      const Duration took = clock->Now() - read;
-      for (size_t i = 0; i < tasks.size(); ++i) {
-        if (!tasks[i].done()) throw std::logic_error("a decision was left waiting on the store");
-        answers[i] = std::move(tasks[i].result());
-        w->service->metrics().Took(took);
-      }
-    };
-  }
-
   // Every second, the keys idle a second ago dropped; memory given back to the system when many
   // were (glibc keeps freed memory otherwise).
   void StartDropping() {
@@ -357,7 +387,8 @@ struct RateLimitServer::Parts {
       if (w->pipeline) {
         handlers.push_back(std::make_unique<OverlappedRounds>(*w, *clock, config.store_timeout));
       } else {
-        handlers.push_back(HttpServer::Batched(w->sql ? Pipelined(*w) : OneByOne(*w)));
+        handlers.push_back(w->sql ? std::make_unique<PooledRounds>(*w, *clock)
+                                  : HttpServer::Batched(OneByOne(*w)));
       }
       workers.push_back(std::move(w));
     }

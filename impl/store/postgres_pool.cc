@@ -336,8 +336,6 @@ void PostgresPool::Answer(PendingStep& step, Result<SqlReply> answer) {
 
 void PostgresPool::SendWaiting() {
   if (waiting_.empty()) return;
-  // The steps sent now are answered, connecting included, within one statement timeout.
-  round_deadline_ = Steady::now() + options_.statement_timeout;
   // Open connections first: one the server dropped fails its step and is closed, rather than
   // waiting, stale, behind a closed one that cannot connect.
   std::vector<Connection*> order;
@@ -352,8 +350,16 @@ void PostgresPool::SendWaiting() {
       ++i;
       continue;
     }
-    PendingStep* step = waiting_.front();
+    const Waiting next = waiting_.front();
     waiting_.pop_front();
+    PendingStep* step = next.step;
+    if (Steady::now() >= next.deadline) {  // its time spent waiting for a connection
+      Answer(*step, absl::DeadlineExceededError(
+                        "PostgreSQL did not answer in time (every connection was busy)"));
+      continue;
+    }
+    // Answered, connecting included, by its own deadline.
+    round_deadline_ = next.deadline;
     mode_ = Mode::kSend;
     sending_on_ = &c;
     statements_ = 0;
@@ -387,6 +393,7 @@ void PostgresPool::Receive() {
     first = std::min(first, c->deadline);
   }
   if (busy.empty()) return;
+  for (const Waiting& w : waiting_) first = std::min(first, w.deadline);  // to be answered then
   const int ready = poll(fds.data(), fds.size(), PollTimeoutMs(first));
   const Steady::time_point now = Steady::now();
   for (size_t i = 0; i < busy.size(); ++i) {

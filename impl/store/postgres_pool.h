@@ -18,7 +18,9 @@
 // statement timeout, connecting and preparing included (libpq's non-blocking calls, each waited for
 // until the call's deadline): a server that accepts and then sends nothing (a stalled one) makes
 // the step DeadlineExceeded at that deadline and its connection is dropped. (The statement may
-// still run once the server resumes: it was sent.) Not thread-safe: one per thread.
+// still run once the server resumes: it was sent.) A step's deadline runs from when it was
+// submitted, so one that waited for a connection does not wait a timeout more. Not
+// thread-safe: one per thread.
 #ifndef RATELAB_IMPL_STORE_POSTGRES_POOL_H_
 #define RATELAB_IMPL_STORE_POSTGRES_POOL_H_
 
@@ -63,7 +65,12 @@ class PostgresPool final : public Sql, public DeferredExecutor {
 
   Result<SqlReply> Execute(const SqlStatement& statement,
                            std::span<const std::string> params) override;
-  void Submit(PendingStep& step) override { waiting_.push_back(&step); }
+  // Takes `step` to run, due within the statement timeout from now: one that waits for a
+  // connection past it is answered DeadlineExceeded without being sent, so that however many
+  // decisions arrive at once, each ends within its timeout.
+  void Submit(PendingStep& step) override {
+    waiting_.push_back({&step, std::chrono::steady_clock::now() + options_.statement_timeout});
+  }
 
   struct Connection;  // one connection, and the step in flight on it (postgres_pool.cc)
 
@@ -81,14 +88,18 @@ class PostgresPool final : public Sql, public DeferredExecutor {
   std::string conninfo_;
   PostgresOptions options_;
   std::vector<std::unique_ptr<Connection>> connections_;
-  std::deque<PendingStep*> waiting_;
+  struct Waiting {
+    PendingStep* step;
+    std::chrono::steady_clock::time_point deadline;  // its answer's, from when it was submitted
+  };
+  std::deque<Waiting> waiting_;
   size_t in_flight_ = 0;
   Mode mode_ = Mode::kDirect;
   Connection* sending_on_ = nullptr;             // kSend: the step's connection
   int statements_ = 0;                           // kSend, kReplay: statements the step asked for
   bool sent_ = false;                            // kSend: its statement is in flight
   std::optional<Result<SqlReply>> sent_failed_;  // kSend: why the statement was not sent
-  std::chrono::steady_clock::time_point round_deadline_;  // kSend: when the steps sent are due
+  std::chrono::steady_clock::time_point round_deadline_;  // kSend: when the step sent is due
   Result<SqlReply> replay_ = SqlReply();                  // kReplay: the step's answer
 };
 

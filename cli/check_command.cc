@@ -127,6 +127,7 @@ class Check final : public Command {
     const Instant began = clock.Now();
     Instant last_said = began;
     const InterruptHandler interrupts;
+    search.stop = &interrupts.flag();  // a script running then ends at once
     // Every 50 seeds, and at least every few seconds when seeds are slow; Ctrl-C stops it.
     Result<SearchResult> result = Search(*subject, search, [&](uint64_t seed) {
       const Instant now = clock.Now();

@@ -4,14 +4,18 @@
 #include "cli/check_command.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "cli/cli_test_util.h"
 #include "cli/ratelab_cli.h"
 #include "testing/files.h"
+#include "testing/process.h"
 
 namespace ratelab {
 namespace {
@@ -419,6 +423,52 @@ TEST(CheckCommand, TheShardsOfASearchFindWhatTheWholeSearchFinds) {
       Ratelab({"check", "kv-fixed-window-lua", "--seed", "4", "--shard", "2/3"});
   EXPECT_EQ(both.exit, kExitBadInput);
   EXPECT_NE(both.err.find("--seed excludes --shard"), std::string::npos) << both.err;
+}
+
+}  // namespace
+}  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// SIGTERM while a slow script runs ends `check` within a second, saying it was interrupted, with
+// no finding from the run it cut short: the script ends at its next look at its budget. (A seed
+// of slow scripts ran on to its end before; a script that caught its budget's error ran for
+// ever, and the first SIGTERM was taken as a graceful stop and ignored.)
+TEST(Check, SigtermDuringASlowScriptEndsTheRunWithinASecond) {
+  const fs::path dir = testing_files::TempDir("check-sigterm");
+  // The example's fixed window, each call after a few hundred thousand instructions of busy
+  // work.
+  testing_files::Write(
+      dir, "slow.lua",
+      "local n = 0 for i = 1, 5000000 do n = n + i end\n" +
+          testing_files::Read(fs::path(RATELAB_SOURCE_DIR) / "examples/my_limiter.lua"));
+  testing_files::Write(dir, "slow.yaml",
+                       "script: slow.lua\nmodel: fixed-window\nkeys: [\"rl:{{{key}}}\"]\n"
+                       "args: [\"{limit}\", \"{window_ms}\", \"{now_ms}\"]\n"
+                       "reply: [allowed, remaining]\n");
+  const fs::path out = dir / "out.txt", err = dir / "err.txt";
+  const pid_t pid =
+      testing_process::Spawn({RATELAB_BINARY, "check", "--lua-spec", (dir / "slow.yaml").string(),
+                              "--limit", "5", "--window", "1m", "--seeds", "1..100000"},
+                             out.string(), err.string());
+  ASSERT_GT(pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // in the middle of a seed
+  const auto signalled = std::chrono::steady_clock::now();
+  kill(pid, SIGTERM);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0 &&
+         std::chrono::steady_clock::now() - signalled < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto took = std::chrono::steady_clock::now() - signalled;
+  if (took >= std::chrono::seconds(30)) kill(pid, SIGKILL);
+  const std::string said = testing_files::Read(err);
+  ASSERT_TRUE(WIFEXITED(status)) << said;
+  EXPECT_EQ(WEXITSTATUS(status), kExitInterrupted) << said;
+  EXPECT_LT(took, std::chrono::seconds(1)) << said;
+  EXPECT_NE(said.find("interrupted: nothing found in the "), std::string::npos) << said;
+  EXPECT_EQ(said.find("script stopped"), std::string::npos) << said;
 }
 
 }  // namespace

@@ -7,7 +7,8 @@ namespace ratelab {
 namespace {
 
 // A signal handler can reach nothing but a global: this flag is the one piece of process-wide
-// state in ratelab, and only an InterruptHandler sets it up and reads it. A lock-free atomic, so
+// state in ratelab, and only an InterruptHandler sets it up and reads it (or hands it to work
+// that reads it: a check's scripts, SearchOptions::stop). A lock-free atomic, so
 // that the handler may set it and any thread read it (a command may watch for it on a thread of
 // its own, as `serve` does).
 std::atomic<int> g_interrupted = 0;
@@ -40,5 +41,7 @@ InterruptHandler::~InterruptHandler() {
 }
 
 bool InterruptHandler::interrupted() const { return g_interrupted.load() != 0; }
+
+const std::atomic<int>& InterruptHandler::flag() const { return g_interrupted; }
 
 }  // namespace ratelab

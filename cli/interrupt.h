@@ -5,6 +5,7 @@
 #ifndef RATELAB_CLI_INTERRUPT_H_
 #define RATELAB_CLI_INTERRUPT_H_
 
+#include <atomic>
 #include <csignal>
 
 namespace ratelab {
@@ -18,6 +19,9 @@ class InterruptHandler {
 
   // Whether SIGINT or SIGTERM arrived since this handler was made.
   bool interrupted() const;
+  // The flag behind interrupted(), for work that looks at it where no callback can be called (a
+  // script's budget: SearchOptions::stop).
+  const std::atomic<int>& flag() const;
 
  private:
   struct sigaction old_int_ {};

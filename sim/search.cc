@@ -295,10 +295,15 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
   // One source for every seed, so that the embedded stores compile each script once (LuaCache).
-  const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores();
-  if (Status s = TryOnItsStore(subject, stores, o.base.start); !s.ok()) return s;
-  if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;
+  const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores(o.stop);
+  const auto stopped = [&] { return o.stop != nullptr && o.stop->load() != 0; };
   SearchResult result;
+  if (Status s = TryOnItsStore(subject, stores, o.base.start); !s.ok()) {
+    if (!stopped()) return s;
+    result.interrupted = true;  // the stop ended its script
+    return result;
+  }
+  if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {
     const uint64_t seed = o.seeds.at(i);
     if (progress && !progress(seed)) {
@@ -309,6 +314,12 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
     Result<CaseRun> run = RunCase(subject, drawn, seed, stores);
     if (!run.ok()) return run.status();
+    // A run the stop cut short (its scripts ended in the stop's error) is no result.
+    if (stopped()) {
+      result.interrupted = true;
+      --result.seeds_searched;
+      return result;
+    }
     if (run->failure) {
       result.failure = LimiterFailure{seed, drawn, *std::move(run->failure)};
       return result;
@@ -322,6 +333,10 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     if (!minimal.ok()) return minimal.status();
     Result<CaseRun> shown = RunCase(subject, *minimal, seed, stores);
     if (!shown.ok()) return shown.status();
+    if (stopped()) {  // the shrink cut short: what it kept is no witness
+      result.interrupted = true;
+      return result;
+    }
     Finding f{seed,
               drawn,
               *std::move(minimal),

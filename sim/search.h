@@ -9,6 +9,7 @@
 #ifndef RATELAB_SIM_SEARCH_H_
 #define RATELAB_SIM_SEARCH_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -125,6 +126,10 @@ struct SearchOptions {
   int shrink_budget = 2000;             // runs
   bool shrink_policy = false;           // may the shrink lower the limit (see Shrink)
   std::shared_ptr<StoreSource> stores;  // null: MemoryKv
+  // Once set (a user's Ctrl-C or SIGTERM), the search stops within the run it is in: a script
+  // on MemoryKv (when `stores` is null) ends at once, and no run then is judged; none: it stops
+  // only between seeds, when the progress callback says to.
+  const std::atomic<int>* stop = nullptr;
 };
 
 // What a search found: the seed, the case it drew and the case it shrank that to, with the

@@ -6,7 +6,8 @@ namespace {
 
 class MemoryStoreSource final : public StoreSource {
  public:
-  MemoryStoreSource() : StoreSource(StoreName{}) {}
+  explicit MemoryStoreSource(const std::atomic<int>* stop)
+      : StoreSource(StoreName{}), lua_cache_(std::make_shared<LuaCache>(stop)) {}
   Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability) override {
     return OpenMemoryKv(clock, durability, lua_cache_);
   }
@@ -15,13 +16,15 @@ class MemoryStoreSource final : public StoreSource {
   // Each run's store is new, with a Lua state that compiles the scripts of the runs before it
   // again: scripts are compiled once for every run of this source, and a state made once is
   // made new again for the next store (LuaCache).
-  std::shared_ptr<LuaCache> lua_cache_ = std::make_shared<LuaCache>();
+  std::shared_ptr<LuaCache> lua_cache_;
   Result<std::unique_ptr<SqlBackend>> OpenSql(Durability) override { return NoSqlStore(); }
 };
 
 }  // namespace
 
-std::shared_ptr<StoreSource> MemoryStores() { return std::make_shared<MemoryStoreSource>(); }
+std::shared_ptr<StoreSource> MemoryStores(const std::atomic<int>* stop) {
+  return std::make_shared<MemoryStoreSource>(stop);
+}
 
 Status NoSqlStore() {
   return absl::FailedPreconditionError(

@@ -13,6 +13,7 @@
 #ifndef RATELAB_SIM_STORE_SOURCE_H_
 #define RATELAB_SIM_STORE_SOURCE_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -66,8 +67,9 @@ class StoreSource {
   const std::string where_;
 };
 
-// The source of runs on MemoryKv, with no SQL store.
-std::shared_ptr<StoreSource> MemoryStores();
+// The source of runs on MemoryKv, with no SQL store. `stop`: once set (a user's Ctrl-C), a
+// script running on any of its stores ends at once (LuaBudget::stop); none: never.
+std::shared_ptr<StoreSource> MemoryStores(const std::atomic<int>* stop = nullptr);
 
 // Why a SQL protocol cannot run on a source that is not PostgreSQL.
 Status NoSqlStore();

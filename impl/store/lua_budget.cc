@@ -29,7 +29,10 @@ void RegisterLuaBudget(lua_State* L, LuaBudget* budget) {
 }
 
 void StartLuaBudget(lua_State* L, int64_t total) {
-  if (LuaBudget* budget = Budget(L)) *budget = LuaBudget{total, total};
+  if (LuaBudget* budget = Budget(L)) {
+    budget->total = budget->left = total;
+    budget->stopped = false;
+  }
   lua_sethook(L, Hook, LUA_MASKCOUNT, kHookEvery);
 }
 
@@ -39,10 +42,15 @@ void ChargeLuaBudget(lua_State* L, int64_t steps) {
   LuaBudget* budget = Budget(L);
   if (budget == nullptr) return;
   budget->left -= steps;
+  if (budget->stop != nullptr && budget->stop->load(std::memory_order_relaxed) != 0) {
+    budget->stopped = true;
+    budget->left = -1;
+  }
   if (budget->left >= 0) return;
   // From now on this thread raises at every instruction: nothing that catches the error can
   // run on.
   lua_sethook(L, Hook, LUA_MASKCOUNT, 1);
+  if (budget->stopped) luaL_error(L, "script stopped: the run was interrupted");
   luaL_error(L, "script exceeded its budget of %d instructions (an endless loop?)",
              static_cast<int>(budget->total));
 }

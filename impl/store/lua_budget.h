@@ -9,6 +9,7 @@
 #ifndef RATELAB_IMPL_STORE_LUA_BUDGET_H_
 #define RATELAB_IMPL_STORE_LUA_BUDGET_H_
 
+#include <atomic>
 #include <cstdint>
 
 struct lua_State;
@@ -18,6 +19,10 @@ namespace ratelab {
 struct LuaBudget {
   int64_t total = 0;  // what the script was given
   int64_t left = 0;   // what is left; past 0, spent
+  // Once set (a user's Ctrl-C or SIGTERM), a running script ends at its next look at the budget,
+  // as one past its budget does, saying so; none: never.
+  const std::atomic<int>* stop = nullptr;
+  bool stopped = false;  // it ended so
 };
 
 // Has `L`'s scripts take from `budget` (which outlives the state).

@@ -232,7 +232,7 @@ static int LuaPanic(lua_State* L) {
                            (message != nullptr ? message : "unknown error"));
 }
 
-LuaCache::LuaCache() = default;
+LuaCache::LuaCache(const std::atomic<int>* stop) : stop_(stop) {}
 LuaCache::~LuaCache() = default;
 
 std::optional<std::string> LuaCache::Find(std::string_view sha) const {
@@ -271,6 +271,7 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
       memory_(memory_cap),
       L_(lua_newstate(&LuaArena::Allocate, &memory_)) {
   if (L_ == nullptr) throw std::bad_alloc();
+  budget_.stop = cache_ != nullptr ? cache_->stop() : nullptr;
   lua_atpanic(L_, LuaPanic);
   lua_State* L = L_;
   OpenLibrary(L, luaopen_base, "");
@@ -329,6 +330,7 @@ void LuaScripting::Serve(Dispatch dispatch, int64_t instruction_budget,
   dispatch_ = std::move(dispatch);
   instruction_budget_ = instruction_budget;
   cache_ = std::move(cache);
+  budget_.stop = cache_ != nullptr ? cache_->stop() : nullptr;
 }
 
 LuaScripting::~LuaScripting() { lua_close(L_); }

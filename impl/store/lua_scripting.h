@@ -26,6 +26,7 @@
 #ifndef RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
 #define RATELAB_IMPL_STORE_LUA_SCRIPTING_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -122,7 +123,9 @@ class LuaScripting {
 // making one) and kept for the next store. Safe to share between threads.
 class LuaCache {
  public:
-  LuaCache();
+  // `stop`: once set (none: never), the scripts of every state of the cache end at once (a
+  // user's Ctrl-C, LuaBudget::stop).
+  explicit LuaCache(const std::atomic<int>* stop = nullptr);
   ~LuaCache();
   LuaCache(const LuaCache&) = delete;
   LuaCache& operator=(const LuaCache&) = delete;
@@ -134,12 +137,14 @@ class LuaCache {
   // A state given back, as new and calling no one (LuaScripting::Serve it), or none. The states
   // are MemoryKv's, each capped at LuaScripting::kMemoryCap.
   std::unique_ptr<LuaScripting> Take();
+  const std::atomic<int>* stop() const { return stop_; }
   // Makes `state` new (LuaScripting::Renew) and keeps it for Take, unless kMostStates are kept.
   void GiveBack(std::unique_ptr<LuaScripting> state);
 
  private:
   static constexpr size_t kMostBytes = 16 << 20;
   static constexpr size_t kMostStates = 16;
+  const std::atomic<int>* const stop_;
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, std::string> by_sha_;
   size_t bytes_ = 0;

@@ -825,6 +825,7 @@ rc::Gen<Argv> SandboxScript() {
            "return {redis.REPL_ALL, redis.REPL_NONE, redis.REPL_AOF, redis.REPL_REPLICA, "
            "redis.REPL_SLAVE, tostring(redis.breakpoint()), redis.acl_check_cmd('GET', 'x')}",
            "return redis.setresp(4)",
+           "return cmsgpack.pack({[-1e308] = 1, [1e308] = 2, [0/0 == 0/0 and 1 or 3] = 3})",
        }) {
     scripts.push_back(eval(body));
   }

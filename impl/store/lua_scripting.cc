@@ -504,7 +504,11 @@ int LuaScripting::Random(lua_State* L) {
       const int l = luaL_checkint(L, 1);
       const int u = luaL_checkint(L, 2);
       luaL_argcheck(L, l <= u, 2, "interval is empty");
-      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      // u - l + 1 in 32 bits, wrapping as Redis's int arithmetic does on x86-64 (found by
+      // fuzz/lua_script.cc: math.random(-2^31, 0) overflowed).
+      const auto span =
+          static_cast<int32_t>(static_cast<uint32_t>(u) - static_cast<uint32_t>(l) + 1u);
+      lua_pushnumber(L, std::floor(r * span) + l);
       return 1;
     }
     default:

@@ -8,12 +8,12 @@
 // redis.sha1hex, redis.log (ignored), redis.replicate_commands (returns true), redis.setresp (2
 // only), redis.breakpoint, redis.debug, redis.acl_check_cmd and the version and REPL_ constants;
 // the base, table, string and math libraries, with math.random reseeded to 0 before every
-// script, as Redis does, so scripts are deterministic; and Redis's cjson, cmsgpack, struct and
-// bit (lua_libraries.h).
-// Return values are converted Lua-to-Redis: number -> integer (truncated; NaN and what is out of
-// range give the smallest integer, as Redis's cast does on x86-64), string -> bulk, true -> 1,
-// false and nil -> nil, {err=...} -> error, {ok=...} -> status, other tables -> arrays up to
-// their first nil.
+// script, as Redis 6 did (Redis 7 seeds it once, at its start), so that every script is
+// deterministic: the same seed of a check gives the same draws; and Redis's cjson, cmsgpack, struct
+// and bit (lua_libraries.h). Return values are converted Lua-to-Redis: number -> integer
+// (truncated; NaN and what is out of range give the smallest integer, as Redis's cast does on
+// x86-64), string -> bulk, true -> 1, false and nil -> nil, {err=...} -> error, {ok=...} -> status,
+// other tables -> arrays up to their first nil.
 //
 // A script runs under a budget of steps (lua_budget.h: instructions, and what loops in C, such
 // as pattern matching; no pcall catches its end) and a memory cap (what the Lua state may hold

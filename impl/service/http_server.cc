@@ -426,7 +426,15 @@ void HttpServer::State::Accept() {
     // Every connection already waiting is taken now, not one a turn of the loop: a thread whose
     // handler waits on its store (PostgreSQL's rounds) would otherwise read one request a round,
     // each a round's wait after the last (60 decisions on a stalled store took 15 s to answer).
-    for (int taken = 0; taken < kAcceptedAtOnce; ++taken) {
+    // (Only while there is room: past the bound on connections, one a turn, each taken in by
+    // closing an idle one, so that no more descriptors are held than the bound.)
+    int room = kAcceptedAtOnce;
+    if (options.max_connections > 0) {
+      const int64_t free = static_cast<int64_t>(options.max_connections) -
+                           open.load(std::memory_order_relaxed) - 1;  // this one's
+      room = static_cast<int>(std::clamp<int64_t>(free, 0, kAcceptedAtOnce));
+    }
+    for (int taken = 0; taken < room; ++taken) {
       Worker& more_to = *workers[next];
       Socket more(more_to.ioc.get_executor());
       acceptor->accept(more, ec);  // non-blocking: would_block once none waits

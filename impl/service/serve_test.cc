@@ -253,9 +253,10 @@ TEST(RateLimitServer, AStalledPostgresqlCostsEachDecisionItsTimeout) {
 // Many decisions at once against a stalled store (60 on one thread, each on a connection of its
 // own) each end within --store-timeout of being read, however few connections the store has for
 // them (so within two of being sent: one read while the thread waited for a round is in the
-// next), and a health check sent among them waits for no more than a round: on PostgreSQL the
-// slowest once took 14.75 s against a timeout of 250 ms, the health check 14.49 s (the thread
-// took one connection a round, and a decision that waited for a connection had a timeout more).
+// next); a health check sent among them too, though it never waits on the store itself. On
+// PostgreSQL the slowest once took 14.75 s against a timeout of 250 ms, the health check 14.49 s
+// (the thread took one connection a round, and a decision that waited for a connection had a
+// timeout more).
 template <typename Server>
 void ManyDecisionsAtOnceOnAStalledStoreEachEndWithinTheTimeout(Server& store,
                                                                const StoreName& where) {
@@ -297,7 +298,7 @@ void ManyDecisionsAtOnceOnAStalledStoreEachEndWithinTheTimeout(Server& store,
   EXPECT_LT(slowest, std::chrono::milliseconds(2 * 250 + 300))
       << "the slowest of " << kDecisions << " decisions took "
       << std::chrono::duration_cast<std::chrono::milliseconds>(slowest).count() << " ms";
-  EXPECT_LT(health_took, std::chrono::milliseconds(250 + 200))
+  EXPECT_LT(health_took, std::chrono::milliseconds(2 * 250 + 200))
       << std::chrono::duration_cast<std::chrono::milliseconds>(health_took).count() << " ms";
 }
 

@@ -79,14 +79,16 @@ void AppendString(lua_State* L, int index, std::string& out) {
 // judges: n above 10 and above twice the count is "excessively sparse"), 0 for an object or an
 // empty table, -1 when it is too sparse.
 int ArrayLength(lua_State* L, int index) {
-  int64_t max = 0, count = 0;
+  // As lua-cjson keeps them: in doubles (found by fuzz/lua_script.cc: a key of 1.5e308 was cast
+  // to an integer). An array not too sparse has a length an int holds.
+  double max = 0, count = 0;
   lua_pushnil(L);
   while (lua_next(L, index) != 0) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TNUMBER) {
       const double k = lua_tonumber(L, -1);
       if (std::floor(k) == k && k >= 1) {
-        max = std::max<int64_t>(max, static_cast<int64_t>(k));
+        max = std::max(max, k);
         ++count;
         continue;
       }

@@ -22,7 +22,7 @@ std::string RunCalls(bool bounded, const std::string& script, const std::string&
   std::unique_ptr<lua_State, void (*)(lua_State*)> state(luaL_newstate(), lua_close);
   lua_State* L = state.get();
   luaL_openlibs(L);
-  if (bounded) internal::OpenBoundedPatterns(L);
+  if (bounded) internal::OpenBoundedStringLibrary(L);
   if (luaL_loadstring(L, script.c_str()) != 0)
     return "compile: " + std::string(lua_tostring(L, -1));
   lua_pushlstring(L, s.data(), s.size());

@@ -14,9 +14,9 @@ void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> 
 void OpenCmsgpack(lua_State* L);
 // Sets the global `struct` (impl/store/lua_struct.cc).
 void OpenStruct(lua_State* L);
-// Puts string.find, match, gmatch, gfind and gsub, bounded by the script's budget, in the
+// Puts string.find, match, gmatch, gfind, gsub and rep, bounded by the script's budget, in the
 // string table (impl/store/lua_patterns.cc).
-void OpenBoundedPatterns(lua_State* L);
+void OpenBoundedStringLibrary(lua_State* L);
 
 }  // namespace ratelab::internal
 

@@ -1,12 +1,14 @@
-// string.find, string.match, string.gmatch (and its old name gfind) and string.gsub for
-// MemoryKv's scripts: Lua 5.1's pattern matching, the same choices byte for byte (a pattern ends
-// at its first zero byte; '%' before a character that is not a digit in a replacement is that
-// character; '^' in gmatch is a character), with two bounds Lua 5.1's own lacks. Every step of a
-// match (each pattern item tried, each character a repetition or a balance scans, and for a
-// plain find each place compared, a step every 64 bytes) is taken from the script's budget
-// (lua_budget.h), so a pattern that backtracks without end ends the script as an endless loop does;
-// and a match nests at most kMostDepth items deep ("pattern too complex", as Lua 5.2 says), where
-// Lua 5.1 recurses until the C stack overflows.
+// string.find, string.match, string.gmatch (and its old name gfind), string.gsub and string.rep
+// for MemoryKv's scripts. The first four are Lua 5.1's pattern matching, the same choices byte
+// for byte (a pattern ends at its first zero byte; '%' before a character that is not a digit in
+// a replacement is that character; '^' in gmatch is a character), with two bounds Lua 5.1's own
+// lacks. Every step of a match (each pattern item tried, each character a repetition or a balance
+// scans; for a plain find each place compared, a step every 64 bytes, and for gsub what it
+// copies, every 8) is taken from the script's budget (lua_budget.h), so a pattern that
+// backtracks without end ends the script as an endless loop does; and a match nests at most
+// kMostDepth items deep ("pattern too complex", as Lua 5.2 says), where Lua 5.1 recurses until
+// the C stack overflows. string.rep is Lua's own, its result taken from the budget first.
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +28,8 @@ constexpr ptrdiff_t kPosition = -2;    // a position capture, "()"
 constexpr int kMostDepth = 200;
 constexpr int64_t kChargeEvery = 4096;  // steps counted before they are taken from the budget
 constexpr size_t kBytesAStep = 64;      // what a plain find compares in about an instruction's time
+constexpr size_t kCharsAStep = 8;       // what gsub copies, a character at a time, in as long
+constexpr double kMostRepBytes = 256.0 * (1 << 20);  // LuaScripting::kMemoryCap
 
 unsigned char Byte(char c) { return static_cast<unsigned char>(c); }
 
@@ -436,6 +440,9 @@ int Gmatch(lua_State* L) {
 void AddString(MatchState& ms, luaL_Buffer* b, const char* s, const char* e) {
   size_t l = 0;
   const char* news = lua_tolstring(ms.L, 3, &l);
+  // What it writes is copied in C too: a long replacement at every place of a long subject was
+  // minutes of copying under no count (found by fuzz/lua_script.cc).
+  ms.Step(1 + static_cast<int64_t>((l + static_cast<size_t>(e - s)) / kCharsAStep));
   for (size_t i = 0; i < l; i++) {
     if (news[i] != kEscape) {
       luaL_addchar(b, news[i]);
@@ -479,6 +486,7 @@ void AddValue(MatchState& ms, luaL_Buffer* b, const char* s, const char* e) {
   } else if (!lua_isstring(L, -1)) {
     luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
   }
+  ms.Step(1 + static_cast<int64_t>(lua_objlen(L, -1) / kBytesAStep));
   luaL_addvalue(b);  // the replacement
 }
 
@@ -520,9 +528,28 @@ int Gsub(lua_State* L) {
   return 2;
 }
 
+// string.rep, its result's bytes taken from the budget before Lua's own makes them: the one
+// string function whose result can be far longer than what it is given (a string of 256 MiB,
+// the state's cap, copied piece by piece, was seconds outside any count).
+int Rep(lua_State* L) {
+  size_t l = 0;
+  luaL_checklstring(L, 1, &l);
+  const lua_Integer n = luaL_checkinteger(L, 2);
+  if (n > 0 && l > 0) {
+    // (No more than a state may hold is ever made: past that, Lua's own ends in "not enough
+    // memory" once the state's cap is reached.)
+    const double bytes = std::min(static_cast<double>(l) * static_cast<double>(n), kMostRepBytes);
+    ChargeLuaBudget(L, static_cast<int64_t>(bytes / kBytesAStep));
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
 }  // namespace
 
-void OpenBoundedPatterns(lua_State* L) {
+void OpenBoundedStringLibrary(lua_State* L) {
   lua_getglobal(L, "string");
   for (const luaL_Reg& f :
        {luaL_Reg{"find", Find}, luaL_Reg{"match", MatchFunction}, luaL_Reg{"gmatch", Gmatch},
@@ -530,6 +557,9 @@ void OpenBoundedPatterns(lua_State* L) {
     lua_pushcfunction(L, f.func);
     lua_setfield(L, -2, f.name);
   }
+  lua_getfield(L, -1, "rep");  // Lua's own, called once the budget allows
+  lua_pushcclosure(L, Rep, 1);
+  lua_setfield(L, -2, "rep");
   lua_pop(L, 1);
 }
 

@@ -341,7 +341,7 @@ void SetFunctionIn(lua_State* L, int table, const char* name, lua_CFunction f) {
 }  // namespace
 
 void OpenRedisSandbox(lua_State* L) {
-  internal::OpenBoundedPatterns(L);
+  internal::OpenBoundedStringLibrary(L);
   // The base functions that must see through a stand-in, or refuse to change one, and those
   // Redis changes.
   SetFunctionIn(L, LUA_GLOBALSINDEX, "pcall", PCall);

@@ -520,6 +520,9 @@ TEST(LuaScriptingBudget, PatternMatchingIsBoundedByTheBudget) {
            "for m in string.gmatch(string.rep('a', 3000), '.-.-.-b') do end",
            "return string.find(string.rep('a', 200000), string.rep('a', 100000) .. 'b', 1, true)",
            "return string.find(string.rep('(', 100000), '%b()')",
+           // a long replacement at every place of a long subject: copied in C
+           "local s = string.rep('x', 20000) return #string.gsub(s, '', s)",
+           "local s = string.rep('x', 20000) for i = 1, 100 do s = s:rep(2):sub(1, 3e7) end",
        }) {
     const auto start = std::chrono::steady_clock::now();
     const KvReply r = lua.Run(lua.Load(script).text, {}, {});

@@ -240,7 +240,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The states of one cache, each made new for the next input as a check's stores take them
   // (LuaScripting::Renew): ten times the inputs a second of a state made each time.
   static const auto cache = std::make_shared<ratelab::LuaCache>();
-  ratelab::MemoryKv kv(clock, ratelab::Durability::kAlways, 2'000'000,  // endless loops end soon
+  ratelab::MemoryKv kv(clock, ratelab::Durability::kAlways, 200'000,  // endless loops end soon
                        cache);
   kv.SetDataCap(16 << 20);
   const std::vector<std::string> eval = {"EVAL", script, "1", "rl:{u1}", "10", "60000", "x"};

@@ -8,8 +8,12 @@ namespace {
 constexpr char kBudgetKey[] = "ratelab.budget";
 constexpr int kHookEvery = 10'000;  // instructions between two looks at the budget
 
+// (Registry entries are keyed by a constant's address, which asks Lua to intern no string.)
+void PushKey(lua_State* L) { lua_pushlightuserdata(L, const_cast<char*>(kBudgetKey)); }
+
 LuaBudget* Budget(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kBudgetKey);
+  PushKey(L);
+  lua_rawget(L, LUA_REGISTRYINDEX);
   auto* budget = static_cast<LuaBudget*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   return budget;
@@ -24,8 +28,9 @@ void Hook(lua_State* L, lua_Debug*) {
 }  // namespace
 
 void RegisterLuaBudget(lua_State* L, LuaBudget* budget) {
+  PushKey(L);
   lua_pushlightuserdata(L, budget);
-  lua_setfield(L, LUA_REGISTRYINDEX, kBudgetKey);
+  lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
 void StartLuaBudget(lua_State* L, int64_t total) {

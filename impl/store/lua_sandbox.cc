@@ -30,6 +30,18 @@ constexpr const char* kGlobals[] = {"_G",       "_VERSION",   "assert",         
 constexpr const char* kLibraries[] = {"bit",   "cjson",  "cmsgpack", "coroutine", "math",
                                       "redis", "string", "struct",   "table"};
 
+// The registry's entry `key` (a constant's address: no string for Lua to intern each run).
+void GetRegistry(lua_State* L, const char* key) {
+  lua_pushlightuserdata(L, const_cast<char*>(key));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+// Sets it to the value on top, and pops it.
+void SetRegistry(lua_State* L, const char* key) {
+  lua_pushlightuserdata(L, const_cast<char*>(key));
+  lua_insert(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
 // Raises the read-only error where a C function refused (no script line: as Redis's).
 int RefuseChange(lua_State* L) {
   lua_pushstring(L, kReadOnly);
@@ -388,9 +400,9 @@ void OpenRedisSandbox(lua_State* L) {
   PushStandIn(L, view, declared);  // the globals scripts see
   lua_pushvalue(L, -1);
   lua_setfield(L, view, "_G");
-  lua_setfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  SetRegistry(L, kGlobalsKey);
   lua_settop(L, view);
-  lua_setfield(L, LUA_REGISTRYINDEX, kGlobalsViewKey);
+  SetRegistry(L, kGlobalsViewKey);
   lua_settop(L, on_miss - 2);
 
   // The strings' metatable: getmetatable("") is a read-only stand-in whose __index is the
@@ -399,7 +411,7 @@ void OpenRedisSandbox(lua_State* L) {
   lua_getmetatable(L, -1);
   const int strings = lua_gettop(L);
   lua_newtable(L);
-  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsViewKey);
+  GetRegistry(L, kGlobalsViewKey);
   lua_getfield(L, -1, "string");
   lua_setfield(L, -3, "__index");
   lua_pop(L, 1);
@@ -416,12 +428,12 @@ void OpenRedisSandbox(lua_State* L) {
 }
 
 void SetSandboxGlobals(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  GetRegistry(L, kGlobalsKey);
   lua_setfenv(L, -2);
 }
 
 void SetSandboxGlobal(lua_State* L, const char* name) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsViewKey);
+  GetRegistry(L, kGlobalsViewKey);
   lua_insert(L, -2);
   lua_setfield(L, -2, name);
   lua_pop(L, 1);

@@ -20,6 +20,19 @@ namespace {
 
 constexpr char kSelfKey[] = "ratelab.self";
 constexpr char kScriptsKey[] = "ratelab.scripts";
+
+// The registry's table of compiled scripts, by SHA-1 (keyed by kScriptsKey's address, which asks
+// Lua to intern no string each run).
+void PushScripts(lua_State* L) {
+  lua_pushlightuserdata(L, const_cast<char*>(kScriptsKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+// Makes the table on top of the stack the scripts' table, and pops it.
+void SetScripts(lua_State* L) {
+  lua_pushlightuserdata(L, const_cast<char*>(kScriptsKey));
+  lua_insert(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+}
 constexpr int32_t kRand48Max = 0x7fffffff;
 
 void PushReply(lua_State* L, const KvReply& r) {
@@ -279,10 +292,11 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
   OpenLibrary(L, luaopen_string, LUA_STRLIBNAME);
   OpenLibrary(L, luaopen_math, LUA_MATHLIBNAME);
   RegisterLuaBudget(L, &budget_);
+  lua_pushlightuserdata(L, const_cast<char*>(kSelfKey));  // (keyed by address: no string)
   lua_pushlightuserdata(L, this);
-  lua_setfield(L, LUA_REGISTRYINDEX, kSelfKey);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, kScriptsKey);
+  SetScripts(L);
 
   lua_getglobal(L, "math");
   SetFunction(L, "random", &LuaScripting::Random);
@@ -336,7 +350,8 @@ void LuaScripting::Serve(Dispatch dispatch, int64_t instruction_budget,
 LuaScripting::~LuaScripting() { lua_close(L_); }
 
 LuaScripting& LuaScripting::Self(lua_State* L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kSelfKey);
+  lua_pushlightuserdata(L, const_cast<char*>(kSelfKey));
+  lua_rawget(L, LUA_REGISTRYINDEX);
   auto* self = static_cast<LuaScripting*>(lua_touserdata(L, -1));
   lua_pop(L, 1);
   return *self;
@@ -368,7 +383,7 @@ KvReply LuaScripting::Load(std::string_view body) {
     };
     if (lua_dump(L_, append, &bytecode) == 0) cache_->Keep(sha, std::move(bytecode));
   }
-  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  PushScripts(L_);
   lua_insert(L_, -2);                 // scripts, function
   lua_setfield(L_, -2, sha.c_str());  // scripts[sha] = function
   lua_pop(L_, 1);
@@ -376,7 +391,7 @@ KvReply LuaScripting::Load(std::string_view body) {
 }
 
 bool LuaScripting::Exists(std::string_view sha) const {
-  lua_getfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  PushScripts(L_);
   lua_pushlstring(L_, sha.data(), sha.size());
   lua_rawget(L_, -2);
   const bool found = lua_isfunction(L_, -1);
@@ -386,13 +401,13 @@ bool LuaScripting::Exists(std::string_view sha) const {
 
 void LuaScripting::Flush() {
   lua_newtable(L_);
-  lua_setfield(L_, LUA_REGISTRYINDEX, kScriptsKey);
+  SetScripts(L_);
 }
 
 KvReply LuaScripting::Run(std::string_view sha, std::span<const std::string> keys,
                           std::span<const std::string> args) {
   lua_State* L = L_;
-  lua_getfield(L, LUA_REGISTRYINDEX, kScriptsKey);
+  PushScripts(L);
   lua_pushlstring(L, sha.data(), sha.size());
   lua_rawget(L, -2);
   lua_remove(L, -2);

@@ -18,7 +18,7 @@
 // together (a BatchHandler), or one at a time (a Handler), or with the requests read together
 // and a place for each answer, which it may fill after it returns while the thread goes on
 // reading and writing its other connections (a LaterHandler: serve on Redis, whose round to the
-// store is in flight meanwhile).
+// store is in flight meanwhile, and on PostgreSQL, whose pool's calls are).
 #ifndef RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 #define RATELAB_IMPL_SERVICE_HTTP_SERVER_H_
 
@@ -117,8 +117,7 @@ class HttpServer {
 
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
   // Answers the requests a thread read together (every connection whose request was in when the
-  // thread looked), answers[i] to requests[i]: a handler that keeps several decisions in flight
-  // at once (PostgresPool) answers them in one go.
+  // thread looked), answers[i] to requests[i], all before it returns.
   using BatchHandler = std::function<void(std::span<const HttpRequest* const> requests,
                                           std::span<HttpResponse> answers)>;
   // `handler` called for each request in turn; an exception it throws is a 500.

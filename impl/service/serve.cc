@@ -42,13 +42,14 @@ struct ServeThread {
   InlineExecutor executor;
 };
 
-// On one Redis server: a thread's requests decided in rounds of one pipeline each, and while a
-// round is out, the thread goes on reading and answering HTTP; what it reads meanwhile goes in
-// the next round, sent as the replies of this one are in.
-class OverlappedRounds final : public HttpServer::LaterHandler {
+// A thread's decisions in flight on a store that answers later: each request read is started at
+// once (its store steps submitted to the store's driver), answered as soon as its decision is
+// done, and meanwhile the thread goes on reading and answering HTTP, so that a store that stalls
+// keeps no other connection of the thread waiting (a health check is answered at once).
+class LaterDecisions : public HttpServer::LaterHandler {
  public:
-  OverlappedRounds(ServeThread& w, const Clock& clock, Duration timeout)
-      : w_(w), clock_(clock), timeout_(timeout), ctx_(*w.pipeline) {}
+  LaterDecisions(ServeThread& w, const Clock& clock, Executor& store)
+      : w_(w), clock_(clock), ctx_(store) {}
 
   void Take(std::span<const HttpRequest* const> requests,
             std::span<HttpServer::Answer> answers) override {
@@ -59,42 +60,12 @@ class OverlappedRounds final : public HttpServer::LaterHandler {
       deciding_.back().task.Start();
     }
     AnswerDecided();
-    if (w_.pipeline->in_flight() == 0) SendRounds();
+    Send();
   }
 
-  std::optional<Wait> Waiting() override {
-    if (w_.pipeline->in_flight() == 0) return std::nullopt;
-    return Wait{w_.pipeline->reply_fd(), w_.pipeline->connection(), sent_ + timeout_};
-  }
-
-  void Waited(bool readable) override {
-    if (readable) {
-      w_.pipeline->Receive();
-    } else {
-      w_.pipeline->Expire();
-    }
-    AnswerDecided();
-    SendRounds();
-  }
-
- private:
-  struct Deciding {
-    Task<HttpResponse> task;
-    HttpServer::Answer answer;
-    Instant read;
-  };
-
-  // Sends the steps waiting as a round, until one is out whose replies are to be waited for.
-  void SendRounds() {
-    while (w_.pipeline->Send()) {
-      if (w_.pipeline->reply_fd() >= 0) {
-        sent_ = std::chrono::steady_clock::now();
-        return;
-      }
-      w_.pipeline->Receive();
-      AnswerDecided();
-    }
-  }
+ protected:
+  // Sends what the decisions submitted, if the store's driver is ready to.
+  virtual void Send() = 0;
 
   // Answers the requests whose decisions are done.
   void AnswerDecided() {
@@ -118,64 +89,91 @@ class OverlappedRounds final : public HttpServer::LaterHandler {
   }
 
   ServeThread& w_;
+
+ private:
+  struct Deciding {
+    Task<HttpResponse> task;
+    HttpServer::Answer answer;
+    Instant read;
+  };
+
   const Clock& clock_;
-  const Duration timeout_;
   Context ctx_;
   std::vector<Deciding> deciding_;
+};
+
+// On one Redis server: a thread's requests decided in rounds of one pipeline each; what it reads
+// while a round is out goes in the next round, sent as the replies of this one are in.
+class OverlappedRounds final : public LaterDecisions {
+ public:
+  OverlappedRounds(ServeThread& w, const Clock& clock, Duration timeout)
+      : LaterDecisions(w, clock, *w.pipeline), timeout_(timeout) {}
+
+  std::optional<Wait> Waiting() override {
+    if (w_.pipeline->in_flight() == 0) return std::nullopt;
+    return Wait{w_.pipeline->reply_fd(), w_.pipeline->connection(), sent_ + timeout_};
+  }
+
+  void Waited(bool readable) override {
+    if (readable) {
+      w_.pipeline->Receive();
+    } else {
+      w_.pipeline->Expire();
+    }
+    AnswerDecided();
+    SendRounds();
+  }
+
+ private:
+  void Send() override {
+    if (w_.pipeline->in_flight() == 0) SendRounds();
+  }
+
+  // Sends the steps waiting as a round, until one is out whose replies are to be waited for.
+  void SendRounds() {
+    while (w_.pipeline->Send()) {
+      if (w_.pipeline->reply_fd() >= 0) {
+        sent_ = std::chrono::steady_clock::now();
+        return;
+      }
+      w_.pipeline->Receive();
+      AnswerDecided();
+    }
+  }
+
+  const Duration timeout_;
   std::chrono::steady_clock::time_point sent_;  // when the round out was sent
 };
 
-// On PostgreSQL: the requests read together decided together, their store steps each on a
-// connection of its own (PostgresPool), round by round. A request that needs no store (the
-// health check, the metrics, a bad request) is answered before the rounds run, so that a store
-// that stalls keeps them no waiting; the rest by the store's timeout.
-class PooledRounds final : public HttpServer::LaterHandler {
+// On PostgreSQL: a thread's requests' statements each on a connection of its own (PostgresPool),
+// sent as the pool's connections come free, every call carried on as its connection is ready:
+// the thread watches the pool's descriptor beside its HTTP connections.
+class PooledStatements final : public LaterDecisions {
  public:
-  PooledRounds(ServeThread& w, const Clock& clock) : w_(w), clock_(clock), ctx_(*w.sql) {}
+  PooledStatements(ServeThread& w, const Clock& clock) : LaterDecisions(w, clock, *w.sql) {}
 
-  void Take(std::span<const HttpRequest* const> requests,
-            std::span<HttpServer::Answer> answers) override {
-    const Instant read = clock_.Now();
-    std::vector<Task<HttpResponse>> tasks;
-    tasks.reserve(requests.size());
-    for (const HttpRequest* request : requests) {
-      tasks.push_back(w_.service->Handle(ctx_, *request, read));
-      tasks.back().Start();
-    }
-    // (An answer is written as it is given: Asio writes at once what the socket takes.)
-    std::vector<bool> answered(tasks.size());
-    Answer(tasks, answers, answered, read);
-    w_.sql->Run();
-    Answer(tasks, answers, answered, read);
-    for (const Task<HttpResponse>& t : tasks) {
-      if (!t.done()) throw std::logic_error("a decision was left waiting on the store");
-    }
+  std::optional<Wait> Waiting() override {
+    const std::optional<std::chrono::steady_clock::time_point> until = w_.sql->deadline();
+    if (!until) return std::nullopt;
+    return Wait{w_.sql->fd(), kPool, *until};
   }
-  std::optional<Wait> Waiting() override { return std::nullopt; }
-  void Waited(bool) override {}
+
+  void Waited(bool) override {
+    w_.sql->Advance();
+    AnswerDecided();
+  }
 
  private:
-  // Answers each request whose decision is done and not yet answered.
-  void Answer(std::vector<Task<HttpResponse>>& tasks, std::span<HttpServer::Answer> answers,
-              std::vector<bool>& answered, Instant read) {
-    const Instant now = clock_.Now();
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      if (!tasks[i].done() || answered[i]) continue;
-      answered[i] = true;
-      HttpResponse response;
-      try {
-        response = std::move(tasks[i].result());
-      } catch (const std::exception&) {
-        response = InternalError();
-      }
-      w_.service->metrics().Took(now - read);
-      answers[i](std::move(response));
-    }
-  }
+  static constexpr int64_t kPool = 1;  // the pool's descriptor is its own for its whole life
 
-  ServeThread& w_;
-  const Clock& clock_;
-  Context ctx_;
+  void Send() override {
+    if (w_.sql->fd() < 0) {
+      w_.sql->Run();  // no descriptor to watch: the thread waits for the pool
+    } else {
+      w_.sql->Advance();
+    }
+    AnswerDecided();
+  }
 };
 
 bool IsPostgres(const StoreName& store) {
@@ -387,7 +385,7 @@ struct RateLimitServer::Parts {
       if (w->pipeline) {
         handlers.push_back(std::make_unique<OverlappedRounds>(*w, *clock, config.store_timeout));
       } else {
-        handlers.push_back(w->sql ? std::make_unique<PooledRounds>(*w, *clock)
+        handlers.push_back(w->sql ? std::make_unique<PooledStatements>(*w, *clock)
                                   : HttpServer::Batched(OneByOne(*w)));
       }
       workers.push_back(std::move(w));

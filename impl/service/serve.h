@@ -50,8 +50,8 @@ struct ServeConfig {
   // The longest a call to the store may take before it counts as failed.
   Duration store_timeout = std::chrono::milliseconds(250);
   int threads = 1;
-  // On PostgreSQL, each thread's connections: the requests a thread read together are decided
-  // on as many connections at once (PostgresPool). (On Redis a thread pipelines on one connection.)
+  // On PostgreSQL, each thread's connections: a thread's decisions run on as many connections at
+  // once (PostgresPool). (On Redis a thread pipelines on one connection.)
   int store_connections = 4;
   // Protocols that enforce the rules of their algorithm instead of the usual ones (on Redis or
   // PostgreSQL; --protocol).

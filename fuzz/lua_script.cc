@@ -57,7 +57,7 @@ class ScriptBuilder {
         return "tostring(" + Call(depth_ + 1) + ")";
       case 2:
         return "string.rep(" + Quoted(in_.ConsumeRandomLengthString(4)) + ", " +
-               std::to_string(in_.ConsumeIntegralInRange(0, 5000)) + ")";
+               std::to_string(in_.ConsumeIntegralInRange(0, 2000)) + ")";
       case 3:
         return in_.PickValueInArray<const char*>(
             {"\"{\\\"a\\\":[1,2,{\\\"b\\\":null}]}\"", "\"[1,2,3]\"", "\"%d+\"", "\"(%w+)=(%w*)\"",

@@ -444,8 +444,12 @@ void AddString(MatchState& ms, luaL_Buffer* b, const char* s, const char* e) {
   // minutes of copying under no count (found by fuzz/lua_script.cc).
   ms.Step(1 + static_cast<int64_t>((l + static_cast<size_t>(e - s)) / kCharsAStep));
   for (size_t i = 0; i < l; i++) {
-    if (news[i] != kEscape) {
-      luaL_addchar(b, news[i]);
+    if (news[i] != kEscape) {  // the run of text up to the next '%', copied whole
+      const void* escape = std::memchr(news + i, kEscape, l - i);
+      const size_t end =
+          escape == nullptr ? l : static_cast<size_t>(static_cast<const char*>(escape) - news);
+      luaL_addlstring(b, news + i, end - i);
+      i = end - 1;
       continue;
     }
     i++;  // skip the '%' (at the end, to the zero byte past the string, as Lua 5.1 does)

@@ -20,8 +20,13 @@ void ExpectCount(const JsonReader& r, size_t found, size_t expected, const char*
 }  // namespace
 
 void ReadSecondsFromStart(const JsonReader& r, double& seconds) {
-  constexpr double kMostSeconds = 3e10;
-  seconds = r.NumberIn(-kMostSeconds, kMostSeconds);
+  seconds = r.NumberIn(-kMostSecondsFromStart, kMostSecondsFromStart);
+}
+
+void ReadOptionalSecondsFromStart(const JsonReader& r, std::optional<double>& seconds) {
+  seconds.reset();
+  if (r.IsNull()) return;
+  ReadSecondsFromStart(r, seconds.emplace());
 }
 
 void ReadBinWidthMs(const JsonReader& r, double& width_ms) { width_ms = r.NumberIn(1e-6, 3.2e10); }

@@ -32,13 +32,22 @@
 
 namespace ratelab {
 
+// Seconds since a run's start, as a report holds them: within about 126 years either way, so
+// that any two are nanoseconds apart that an int64 holds, and so is a run's start plus any (the
+// report fuzzer found two a thousand years apart, whose difference the views took as a
+// Duration). The optional one reads null as none.
+inline constexpr double kMostSecondsFromStart = 4e9;
+void ReadSecondsFromStart(const JsonReader& r, double& seconds);
+void ReadOptionalSecondsFromStart(const JsonReader& r, std::optional<double>& seconds);
+
 // A store step of a witness's request, and when it took effect.
 struct WitnessStep {
   std::string label;  // "INCR rl:{user:u1:/api}"
   double at_s = 0;
 };
 constexpr auto JsonFields(const WitnessStep*) {
-  return std::tuple{JsonField("label", &WitnessStep::label), JsonField("at_s", &WitnessStep::at_s)};
+  return std::tuple{JsonField("label", &WitnessStep::label),
+                    JsonField("at_s", &WitnessStep::at_s, ReadSecondsFromStart)};
 }
 
 // A request of a witness: {"id", "key", "node", "cost", "at", "outcome", "invoke_s",
@@ -62,8 +71,8 @@ constexpr auto JsonFields(const WitnessEvent*) {
                     JsonField("cost", &E::cost),
                     JsonField("at", &E::at),
                     JsonField("outcome", &E::outcome),
-                    JsonField("invoke_s", &E::invoke_s),
-                    JsonField("complete_s", &E::complete_s),
+                    JsonField("invoke_s", &E::invoke_s, ReadSecondsFromStart),
+                    JsonField("complete_s", &E::complete_s, ReadOptionalSecondsFromStart),
                     JsonField("steps", &E::steps)};
 }
 
@@ -83,8 +92,6 @@ constexpr auto JsonFields(const ViolationReport*) {
 }
 
 // A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).
-// Seconds since a run's start, as a report holds them: within a thousand years either way.
-void ReadSecondsFromStart(const JsonReader& r, double& seconds);
 
 struct FaultReport {
   std::string what;

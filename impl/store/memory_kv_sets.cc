@@ -174,6 +174,16 @@ KvReply CountOutOfRange() {
       "9223372036854775807");
 }
 
+// The most elements a draw with repetition answers: what a script's reply may hold. Redis would
+// stream any count to its client (found by fuzz/lua_script.cc: SRANDMEMBER s -2^62 drew until
+// malloc failed).
+constexpr int64_t kMostDrawn = 1'000'000;
+
+KvReply TooManyDrawn() {
+  return KvReply::Error("ERR ratelab's in-process Redis draws at most " +
+                        std::to_string(kMostDrawn) + " elements at once");
+}
+
 }  // namespace
 
 std::vector<size_t> MemoryKv::Draw(size_t size, size_t count, bool repeat) {
@@ -207,6 +217,7 @@ KvReply MemoryKv::SRandMember(Args a) {
   const std::vector<std::string> members(set->members.begin(), set->members.end());
   if (!count) return KvReply::Bulk(members[Draw(members.size(), 1, false)[0]]);
   if (*count >= static_cast<int64_t>(members.size())) return SUnion(a.subspan(0, 2));
+  if (*count < -kMostDrawn) return TooManyDrawn();
   std::vector<KvReply> out;
   const bool repeat = *count < 0;
   for (size_t at : Draw(members.size(), static_cast<size_t>(repeat ? -*count : *count), repeat)) {
@@ -272,6 +283,7 @@ KvReply MemoryKv::HRandField(Args a) {
     for (size_t i = 0; i < hash->size(); ++i) picked.push_back(i);
   } else {
     const bool repeat = *count < 0;
+    if (*count < -kMostDrawn) return TooManyDrawn();
     picked = Draw(hash->size(), static_cast<size_t>(repeat ? -*count : *count), repeat);
   }
   std::vector<KvReply> out;

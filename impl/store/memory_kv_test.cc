@@ -406,3 +406,22 @@ TEST(MemoryKvCap, ACommandThatCouldPassTheCapIsRefusedWithRedissOomError) {
 
 }  // namespace
 }  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// Found by fuzz/lua_script.cc: a draw with repetition of 2^62 elements drew until malloc failed.
+TEST(MemoryKvCap, ADrawWithRepetitionAnswersAtMostAMillionElements) {
+  ManualClock clock(FromUnixNanos(1'700'000'000'000'000'000));
+  MemoryKv kv(clock);
+  ASSERT_EQ(Exec(kv, {"SADD", "s", "a", "b"}), KvReply::Integer(2));
+  ASSERT_EQ(Exec(kv, {"HSET", "h", "f", "v"}), KvReply::Integer(1));
+  const KvReply refused =
+      KvReply::Error("ERR ratelab's in-process Redis draws at most 1000000 elements at once");
+  EXPECT_EQ(Exec(kv, {"SRANDMEMBER", "s", "-4611686018427387904"}), refused);
+  EXPECT_EQ(Exec(kv, {"HRANDFIELD", "h", "-1000001"}), refused);
+  EXPECT_EQ(Exec(kv, {"SRANDMEMBER", "s", "-3"}).elements.size(), 3u);
+}
+
+}  // namespace
+}  // namespace ratelab

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -236,6 +238,9 @@ class ScriptBuilder {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
   const std::string script = ScriptBuilder(in).Build();
+  // To see the script an input builds (a crash's, to reproduce it on redis-server):
+  // RATELAB_FUZZ_PRINT=1 fuzz_lua_script CRASH_FILE.
+  if (std::getenv("RATELAB_FUZZ_PRINT") != nullptr) std::fprintf(stderr, "%s", script.c_str());
   ratelab::ManualClock clock(ratelab::FromUnixNanos(1'767'225'600'123'456'789));
   // The states of one cache, each made new for the next input as a check's stores take them
   // (LuaScripting::Renew): ten times the inputs a second of a state made each time.

@@ -826,6 +826,10 @@ rc::Gen<Argv> SandboxScript() {
            "redis.REPL_SLAVE, tostring(redis.breakpoint()), redis.acl_check_cmd('GET', 'x')}",
            "return redis.setresp(4)",
            "return cmsgpack.pack({[-1e308] = 1, [1e308] = 2, [0/0 == 0/0 and 1 or 3] = 3})",
+           // A range whose count overflows an int: Lua 5.1 wrote past its stack.
+           "return {pcall(unpack, {}, -2147483648, 2147483647)}",
+           "return {pcall(unpack, {1}, -2147483648, 4294967296.5)}",
+           "return {unpack({1, 2, 3}, 2, 3), unpack({1, 2}, 3, 2), unpack({7}, 2147483647)}",
        }) {
     scripts.push_back(eval(body));
   }

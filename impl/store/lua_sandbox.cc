@@ -1,5 +1,6 @@
 #include "impl/store/lua_sandbox.h"
 
+#include <climits>
 #include <cstring>
 #include <lua.hpp>
 #include <string>
@@ -345,6 +346,24 @@ int ErrorHandler(lua_State* L) {
   return 1;
 }
 
+// unpack as Redis's Lua has it since the fix of Lua 5.1's own: the count of a range is taken
+// without signed overflow, so unpack({}, -2^31, 2^31 - 1) is "too many results" rather than a
+// write past the stack (5.1's `e - i + 1` overflowed, and its check for that was compiled away).
+int Unpack(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  const int i = luaL_optint(L, 2, 1);
+  const int e = luaL_opt(L, luaL_checkint, 3, luaL_getn(L, 1));
+  if (i > e) return 0;
+  const unsigned count = static_cast<unsigned>(e) - static_cast<unsigned>(i);
+  if (count >= static_cast<unsigned>(INT_MAX) || !lua_checkstack(L, static_cast<int>(count + 1))) {
+    return luaL_error(L, "too many results to unpack");
+  }
+  for (unsigned k = 0; k <= count; ++k) {
+    lua_rawgeti(L, 1, static_cast<int>(static_cast<unsigned>(i) + k));
+  }
+  return static_cast<int>(count + 1);
+}
+
 void SetFunctionIn(lua_State* L, int table, const char* name, lua_CFunction f) {
   lua_pushcfunction(L, f);
   lua_setfield(L, table, name);
@@ -364,6 +383,7 @@ void OpenRedisSandbox(lua_State* L) {
   SetFunctionIn(L, LUA_GLOBALSINDEX, "next", Next);
   SetFunctionIn(L, LUA_GLOBALSINDEX, "getmetatable", GetMetatable);
   SetFunctionIn(L, LUA_GLOBALSINDEX, "setmetatable", SetMetatable);
+  SetFunctionIn(L, LUA_GLOBALSINDEX, "unpack", Unpack);
   lua_pushcfunction(L, Next);
   lua_pushcclosure(L, Pairs, 1);
   lua_setglobal(L, "pairs");

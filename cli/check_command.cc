@@ -62,6 +62,7 @@ class Check final : public Command {
     c->add_flag("--json", json_, "Print the verdict as JSON");
     AddJunitOption(*c, junit_);
     AddMaxRequestsOption(*c, max_requests_);
+    AddMaxTransitOption(*c, max_transit_);
     return c;
   }
 
@@ -85,7 +86,8 @@ class Check final : public Command {
     search.base.policy = *policy;
     search.base.durability = durability_;
     search.base.start = start_;
-    search.base.checks = checks_.value_or(DefaultChecks(*subject->info, *policy));
+    search.base.max_transit = max_transit_;
+    search.base.checks = checks_.value_or(subject->DefaultChecks());
     if (claim_) search.base.checks.push_back(CheckId::kAnyWindowCap);
     search.faults = faults_;
     search.concurrency = concurrency_;
@@ -166,15 +168,6 @@ class Check final : public Command {
   }
 
  private:
-  // The protocol's own promise; no false denials for the window algorithms; every key expires
-  // for protocols on a store.
-  static std::vector<CheckId> DefaultChecks(const ProtocolInfo& info, const Policy& policy) {
-    std::vector<CheckId> checks = {CheckId::kPromise};
-    if (!policy.IsBucket()) checks.push_back(CheckId::kFalseDenials);
-    if (info.store != StoreKind::kMemory) checks.push_back(CheckId::kKeyExpiry);
-    return checks;
-  }
-
   // The command that replays `seed` with the options the user gave.
   std::string Reproduce(uint64_t seed) const {
     std::string out = "ratelab check" + limiter_.Flags() + " --seed " + std::to_string(seed);
@@ -188,6 +181,7 @@ class Check final : public Command {
     if (claim_) out += " --claim";
     if (shrink_policy_) out += " --shrink-policy";
     if (start_ != kDefaultScenarioStart) out += " --start " + FormatUtc(start_);
+    if (max_transit_) out += " --max-transit " + FormatDuration(*max_transit_);
     return out;
   }
 
@@ -196,6 +190,7 @@ class Check final : public Command {
   std::optional<Shard> shard_;
   std::string junit_;
   int64_t max_requests_ = kDefaultMaxRequests;
+  std::optional<Duration> max_transit_;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;
   CLI::Option* nodes_option_ = nullptr;

@@ -189,6 +189,122 @@ TEST(Check, ATtlOfTwiceTheFillTimeIsShorterThanATransitWhenTheBucketFillsFast) {
   EXPECT_EQ(f.requests, 2u);
 }
 
+const std::string kScripts = std::string(RATELAB_SOURCE_DIR) + "/property-tests/scripts/";
+
+// The transit of witness request `id` in a check's JSON: from sent to its last step, in seconds.
+double TransitOf(const nlohmann::json& check, int64_t id) {
+  for (const nlohmann::json& e : check["violation"]["witness"]) {
+    if (e["id"] == id) return e["steps"].back()["at_s"].get<double>() - e["invoke_s"].get<double>();
+  }
+  ADD_FAILURE() << "no request #" << id << " in the witness";
+  return -1;
+}
+
+// The id the finding's condition names ("#3 reached it ...").
+int64_t NamedRequest(const std::string& needs) {
+  const size_t hash = needs.find('#');
+  return hash == std::string::npos ? -1 : std::stoll(needs.substr(hash + 1));
+}
+
+// A sliding log on the client's clock whose TTL, refreshed at each admission, is exactly the
+// window: a request held on its way past the key's expiry finds the log gone. The finding says
+// so, names the request and how late it was, as the witness printed shows it; the shrink leaves
+// the least transit it can (tens of milliseconds, the spread of the burst the log admitted, far
+// under the 500ms the search allows); with --max-transit 0 nothing is found, and the line says
+// what was searched.
+TEST(Check, AFindingThatNeedsALateRequestSaysHowLateWithTheLeastTransitThatBreaksIt) {
+  const std::vector<std::string> args = {
+      "check",   "--lua-spec", kScripts + "sliding_log_zset_request_id.yaml",
+      "--limit", "3",          "--window",
+      "1s",      "--seeds",    "300"};
+  std::vector<std::string> json = args;
+  json.push_back("--json");
+  CliOutcome r = Ratelab(json);
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["max_transit"], "500ms");
+  const std::string needs = j["needs"];
+  EXPECT_NE(needs.find("a request late to the store: #"), std::string::npos) << needs;
+  EXPECT_NE(needs.find("up to 500ms"), std::string::npos) << needs;
+  EXPECT_NE(needs.find("the flaw is real"), std::string::npos) << needs;
+  EXPECT_NE(needs.find("a TTL of exactly the window"), std::string::npos) << needs;
+  const double late = TransitOf(j, NamedRequest(needs));
+  EXPECT_GT(late, 0.010) << needs;  // more than ordinary latency (at most 4ms a leg)
+  EXPECT_LT(late, 0.150) << needs;  // the shrink brought it well under the bound
+  // The text says it too, under the summary.
+  r = Ratelab(args);
+  EXPECT_NE(r.out.find("\nneeds a request late to the store: #"), std::string::npos) << r.out;
+
+  std::vector<std::string> none = args;
+  none.insert(none.end(), {"--max-transit", "0"});
+  r = Ratelab(none);
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("; transit up to 0s)"), std::string::npos) << r.out;
+  none.push_back("--json");
+  r = Ratelab(none);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["max_transit"], "0s") << r.out;
+}
+
+// A GCRA on the client's clock whose TTL is exactly its time to full: a finding that needs a
+// request late by more than ordinary latency says so, and with no transit (and no faults) it
+// keeps its promise. The bound given is replayed by the reproduce command.
+TEST(Check, AGcraWhoseTtlIsItsTimeToFullNeedsTransitAndIsCleanWithout) {
+  const std::vector<std::string> args = {
+      "check",   "--lua-spec", kScripts + "gcra_client_clock_ttl_to_full.yaml",
+      "--burst", "2",          "--rate",
+      "10",      "--faults",   "none",
+      "--seeds", "300",        "--json"};
+  CliOutcome r = Ratelab(args);
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["violation"]["invariant"], "bucket-conformance");
+  const std::string needs = j["needs"];
+  ASSERT_NE(needs.find("a request late to the store: #"), std::string::npos) << r.out;
+  EXPECT_GT(TransitOf(j, NamedRequest(needs)), 0.004) << needs;
+
+  std::vector<std::string> bounded = args;
+  bounded.insert(bounded.end(), {"--max-transit", "0"});
+  r = Ratelab(bounded);
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  bounded.back() = "250ms";
+  r = Ratelab(bounded);
+  if (r.exit == kExitViolation) {
+    EXPECT_NE(
+        nlohmann::json::parse(r.out)["reproduce"].get<std::string>().find(" --max-transit 250ms"),
+        std::string::npos)
+        << r.out;
+  }
+  bounded.back() = "2h";
+  r = Ratelab(bounded);
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--max-transit: '2h' is over an hour"), std::string::npos) << r.err;
+}
+
+// The one request tried before a search runs with the policy given: a reply refused there is the
+// reply the search would have got (a limit of 7, not 1).
+TEST(Check, TheRequestTriedFirstRunsWithThePolicyGiven) {
+  const fs::path dir = ::testing::TempDir() + "/tried-first";
+  fs::create_directories(dir);
+  testing_files::Write(dir, "short.lua", "return {tonumber(ARGV[1])}\n");
+  const fs::path spec = testing_files::Write(
+      dir, "short.yaml",
+      "script: short.lua\nmodel: fixed-window\nargs: [\"{limit}\", \"{window_ms}\", "
+      "\"{now_ms}\"]\nreply: [allowed, remaining]\n");
+  const CliOutcome r =
+      Ratelab({"check", "--lua-spec", spec.string(), "--limit", "7", "--seeds", "5"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("reply [(integer) 7] has no number for 'remaining'"), std::string::npos)
+      << r.err;
+}
+
+// Every model is held to "no false denials" by default: a bucket that never admits is found.
+TEST(Check, ABucketThatNeverAdmitsIsAFalseDenialByDefault) {
+  const CheckFinding f = Check({"--lua-spec", kScripts + "token_bucket_denies_all.yaml", "--burst",
+                                "3", "--rate", "2", "--seeds", "20"});
+  EXPECT_EQ(f.invariant, "false-denials");
+  EXPECT_EQ(f.requests, 1u);
+}
+
 // Each built-in protocol's flaw, within the default seeds at the policy it is found at, with a
 // witness of at most three requests where three can show it.
 TEST(Check, EveryBuiltInFlawIsFoundWithinTheDefaultSeeds) {
@@ -300,7 +416,8 @@ TEST(Check, JunitHasACasePerCheckWithRealTimesAndTheReproduceCommand) {
       Ratelab({"check", "kv-token-bucket-hgetall-hset", "--seeds", "20", "--junit", found}).exit,
       kExitViolation);
   std::string xml = testing_files::Read(found);
-  EXPECT_NE(xml.find("<testsuite name=\"ratelab.check.kv-token-bucket-hgetall-hset\" tests=\"2\" "
+  // promise, false-denials (a bucket's too) and key-expiry
+  EXPECT_NE(xml.find("<testsuite name=\"ratelab.check.kv-token-bucket-hgetall-hset\" tests=\"3\" "
                      "failures=\"1\" errors=\"0\""),
             std::string::npos)
       << xml;

@@ -21,6 +21,14 @@ Result<Duration> ParsePositiveDuration(std::string_view text) {
   return *d;
 }
 
+Result<Duration> ParseDurationOrZero(std::string_view text) {
+  if (const std::optional<Duration> d = ParseDuration(text);
+      text == "0" || (d && d->count() == 0)) {
+    return Duration(0);
+  }
+  return ParsePositiveDuration(text);
+}
+
 namespace {
 // `text` read whole as a T in decimal digits (a sign only for a signed T), at least `least`;
 // nothing when it is not one, or out of T's range.
@@ -95,6 +103,24 @@ CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target) {
                    "The most requests a run (for check: one seed) may simulate, estimated "
                    "before it starts; more is refused (default " +
                        std::to_string(kDefaultMaxRequests) + ", about 8 GB)");
+}
+
+CLI::Option* AddMaxTransitOption(CLI::App& command, std::optional<Duration>& target) {
+  return AddParsed(
+      command, "--max-transit", target,
+      [](std::string_view text) -> Result<Duration> {
+        Result<Duration> d = ParseDurationOrZero(text);
+        if (d.ok() && *d > std::chrono::hours(1)) {
+          return absl::InvalidArgumentError("'" + std::string(text) +
+                                            "' is over an hour: no request waits that long on "
+                                            "its way to a store and is still answered");
+        }
+        return d;
+      },
+      "The longest a request may be held between its client reading the clock and its call "
+      "reaching the store (and an answer on its way back): now and then the search delays one "
+      "that long, as a pause, a retry or a queue does (default 500ms, or three windows when "
+      "that is less; 0: never; see docs/check.md)");
 }
 
 Result<SeedRange> ParseSeeds(std::string_view text) {

@@ -57,6 +57,7 @@ CLI::Option* AddChoice(CLI::App& command, const std::string& name, T& target,
 
 // The parse functions the commands share.
 Result<Duration> ParsePositiveDuration(std::string_view text);  // "10s", "1m", "500ms"
+Result<Duration> ParseDurationOrZero(std::string_view text);    // the same, or "0"
 Result<Instant> ParseStart(std::string_view text);              // "2026-01-01T00:00:00Z"
 // A seed: a whole number from 0 to 18446744073709551615, in digits ("-1" is refused, not read as
 // 2^64 - 1).
@@ -94,6 +95,9 @@ CLI::Option* AddForceFlag(CLI::App& command, bool& target);
 // Adds --max-requests, the most requests a run (or one seed's case) may simulate, into `target`
 // (initialised to its default, kDefaultMaxRequests).
 CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target);
+// --max-transit: the longest the search holds a request between its client reading the clock
+// and its call reaching the store (0 to an hour; unset: DefaultMaxTransit of the policy).
+CLI::Option* AddMaxTransitOption(CLI::App& command, std::optional<Duration>& target);
 
 // A comma-separated list of checks (`ratelab list checks`), at least one.
 Result<std::vector<CheckId>> ParseCheckList(std::string_view text);

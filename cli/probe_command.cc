@@ -27,12 +27,6 @@ namespace {
 const PolicyDefaults kProbeDefaults = {
     .limit = 10, .window = std::chrono::minutes(1), .rate = 1.0, .burst = 10};
 
-// A duration, or 0 (never).
-Result<Duration> ParseDurationOrZero(std::string_view text) {
-  if (text == "0") return Duration(0);
-  return ParsePositiveDuration(text);
-}
-
 Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0) {

@@ -69,6 +69,15 @@ TEST(ProbeCommand, SaysWhatItWillSendThenFindsTheOverAdmission) {
   std::ifstream in(junit);
   const std::string xml((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
+  // It never answered 429, so no Retry-After was retried: that check did not run, and is a
+  // skipped case with why, never a pass.
+  EXPECT_EQ(j["retry_after_checked"], false);
+  const size_t retry = xml.find("name=\"retry-after-dishonest\"");
+  ASSERT_NE(retry, std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<skipped message=\"not checked: ", retry), xml.find("<skipped", retry))
+      << xml;
+  EXPECT_NE(xml.find("<skipped", retry), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("skipped=\"0\""), std::string::npos) << xml;
 }
 
 TEST(ProbeCommand, WritesItsReportIntoADirectory) {

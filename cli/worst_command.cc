@@ -71,6 +71,7 @@ class Worst final : public Command {
               "depends on the machine's speed; --runs alone does not)");
     AddParsed(*c, "--seed", seed_, ParseSeed, "The search's seed (default 1)");
     AddStoreOption(*c, store_, std::string(kStoreHelp) + " (default memory)");
+    AddMaxTransitOption(*c, max_transit_);
     c->add_flag("--json", json_, "Print the result as JSON");
     return c;
   }
@@ -89,7 +90,13 @@ class Worst final : public Command {
           policy->ToString() + " is a window: use most-in-window");
     }
 
-    WorstReport report{subject->name, policy->ToString(), claim, WorstBound(*policy, claim), {}};
+    const Duration max_transit = max_transit_.value_or(DefaultMaxTransit(*policy));
+    WorstReport report{subject->name,
+                       policy->ToString(),
+                       claim,
+                       WorstBound(*policy, claim),
+                       FormatDuration(max_transit),
+                       {}};
     // One store for every search (a private server is started once).
     std::shared_ptr<StoreSource> stores;
     if (store_.kind != StoreName::Kind::kMemory) {
@@ -103,6 +110,7 @@ class Worst final : public Command {
     for (int concurrency : concurrencies_) {
       WorstOptions o;
       o.base.policy = *policy;
+      o.base.max_transit = max_transit;
       o.claim = claim;
       o.faults = faults_;
       o.concurrency = concurrency;
@@ -145,6 +153,7 @@ class Worst final : public Command {
     if (runs_ != kDefaultRuns) out += " --runs " + std::to_string(runs_);
     if (seed_ != 1) out += " --seed " + std::to_string(seed_);
     if (store_.kind != StoreName::Kind::kMemory) out += " --store " + store_.ToString();
+    if (max_transit_) out += " --max-transit " + FormatDuration(*max_transit_);
     return out;
   }
 
@@ -157,6 +166,7 @@ class Worst final : public Command {
   std::optional<Duration> time_;
   uint64_t seed_ = 1;
   StoreName store_;
+  std::optional<Duration> max_transit_;
   bool json_ = false;
 };
 

@@ -19,6 +19,7 @@ TEST(WorstCommand, PrintsTheWorstAtEachConcurrencyWithAWitnessAndTheCommandAgain
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["claim"], "over-bucket");
   EXPECT_EQ(j["bound"], "at most 5 + floor(span / 1s) in any span");
+  EXPECT_EQ(j["max_transit"], "500ms") << "the transit it searched under";
   ASSERT_EQ(j["searches"].size(), 2u);
   EXPECT_EQ(j["searches"][0]["value"], 0) << "one request at a time: no race";
   EXPECT_TRUE(j["searches"][0]["witness"].is_null());
@@ -37,6 +38,15 @@ TEST(WorstCommand, PrintsTheWorstAtEachConcurrencyWithAWitnessAndTheCommandAgain
       Ratelab({"worst", "kv-token-bucket-hgetall-hset", "--concurrency", "1,2", "--runs", "800"});
   EXPECT_NE(text.out.find("concurrency  worst  amplification\n"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("its bound held in every case tried"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" (over-bucket; transit up to 500ms)\n"), std::string::npos) << text.out;
+  const CliOutcome bounded = Ratelab({"worst", "kv-token-bucket-hgetall-hset", "--concurrency", "2",
+                                      "--runs", "200", "--max-transit", "20ms", "--json"});
+  ASSERT_EQ(bounded.exit, kExitOk) << bounded.err;
+  const nlohmann::json b = nlohmann::json::parse(bounded.out);
+  EXPECT_EQ(b["max_transit"], "20ms");
+  EXPECT_EQ(b["searches"][0]["reproduce"],
+            "ratelab worst kv-token-bucket-hgetall-hset --concurrency 2 --runs 200 --max-transit "
+            "20ms");
   EXPECT_EQ(text.out, Ratelab({"worst", "kv-token-bucket-hgetall-hset", "--concurrency", "1,2",
                                "--runs", "800"})
                           .out)

@@ -50,8 +50,26 @@ bool ExactlyAWindowApart(const History& exact, std::string_view key, Instant unt
 // false only if it is so either way: with the window as the model keeps it, and with it one tick
 // shorter (a closed window's edge, half open) or longer (a half-open log's, closed); or if two
 // requests of its key before it were exactly a window apart, a tie the floor did not make.
+// A bucket's token that comes due on the tick of a denial is the same tie: a limiter that counts
+// its tokens in floating point, or floors its refill, may find it a hair short. A bucket's denial
+// is false only if the model had room a tick before it too.
 Violations FalseDenials(const Judged& r) {
   std::vector<Violation> flagged = CheckFalseDenials(r.history, r.policy);
+  if (r.policy.IsBucket()) {
+    if (flagged.empty() || r.resolution <= Duration(1)) return flagged;
+    History earlier = r.history;
+    for (HistoryEvent& e : earlier) {
+      if (e.denied()) e.invoke -= r.resolution;
+    }
+    std::set<int64_t> also;
+    for (const Violation& v : CheckFalseDenials(earlier, r.policy)) {
+      if (!v.witness.empty()) also.insert(v.witness.front().id);
+    }
+    std::erase_if(flagged, [&](const Violation& v) {
+      return v.witness.empty() || !also.contains(v.witness.front().id);
+    });
+    return flagged;
+  }
   const Algorithm a = r.policy.algorithm;
   const bool closed = a == Algorithm::kAnchoredWindow || a == Algorithm::kSlidingLogClosed;
   if (flagged.empty() || r.resolution <= Duration(1) || r.policy.window <= r.resolution ||

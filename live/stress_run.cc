@@ -276,7 +276,7 @@ Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
     return absl::InvalidArgumentError("--store: " + std::string(admin.status().message()));
   if (Status s = RequireEmptyDatabase(**admin, url); !s.ok()) return s;
   // A script that cannot answer one request on this server is bad input, not a stress result.
-  const Status tried = TryOnce(plan.subject, **admin, clock.Now());
+  const Status tried = TryOnce(plan.subject, **admin, plan.policy, clock.Now());
   (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
   if (!tried.ok()) return tried;
   Result<StressResult> r = RunThreads(plan, url, clock, progress, stop);

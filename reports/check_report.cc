@@ -46,6 +46,32 @@ std::string ReplyHint(const Finding& f) {
          "spec's reply) in the order the script returns them?";
 }
 
+// The condition a finding needed, in words (Finding::transit); empty when it needed none.
+std::string Needs(const Finding& f, const std::string& clock) {
+  if (!f.transit) return "";
+  const TransitNeeded& t = *f.transit;
+  const std::string id = "#" + std::to_string(t.request);
+  std::string out = "a request late to the store: " + id + " reached it " +
+                    FormatDurationTo(t.took, 4) +
+                    " after its client read the clock (this search holds a request up to " +
+                    FormatDuration(t.allowed) +
+                    " on its way, --max-transit); the same requests with every delay shortened, " +
+                    id + "'s to " + FormatDurationTo(t.clean, 4) + ", break nothing";
+  // Transit a network, a retry or a pause gives any request, or only a long stall.
+  out += t.took <= std::chrono::milliseconds(100)
+             ? ". Transit that short is ordinary (a slow network, a retry, a pause): the flaw "
+               "is real"
+             : ". If no request of yours can take that long between reading the clock and "
+               "reaching the store, this finding does not apply: --max-transit below it says so";
+  if (clock == "client") {
+    out +=
+        ". A script that decides on its client's clock must keep a key's state for its "
+        "window plus the longest transit it allows: a TTL of exactly the window (or the time "
+        "to refill) lets a late request find the key gone";
+  }
+  return out;
+}
+
 }  // namespace
 
 CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
@@ -61,6 +87,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.start = options.base.start;
   for (CheckId c : options.base.checks) r.checks.emplace_back(CheckName(c));
   r.fault_kinds = options.faults.Sorted();
+  r.max_transit = FormatDuration(MaxTransitOf(options.base));
   r.fallback_decisions = result.fallback_decisions;
   if (result.failure) {
     r.verdict = CheckVerdict::kFailure;
@@ -91,6 +118,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
                       f.violation.summary, WitnessEvents(f.witness, start)};
   r.faults = FaultReports(f.faults, start);
   r.hint = subject.custom ? ReplyHint(f) : "";
+  r.needs = Needs(f, r.clock);
   return r;
 }
 
@@ -109,7 +137,9 @@ std::string RenderCheckText(const CheckReport& r) {
     std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
                       " seed(s) (" + r.policy + DecidedOn(r) + "; checks:";
     for (const std::string& c : r.checks) out += " " + c;
-    out += "; faults: " + r.fault_kinds + ")\n";
+    out += "; faults: " + r.fault_kinds;
+    if (!r.max_transit.empty()) out += "; transit up to " + r.max_transit;
+    out += ")\n";
     if (r.fallback_decisions > 0) {
       out += "but the limiter failed on " + std::to_string(r.fallback_decisions) +
              " request(s) and its client decided them itself (--on-script-error): nothing found "
@@ -124,7 +154,9 @@ std::string RenderCheckText(const CheckReport& r) {
                     std::to_string(r.requests) + " request(s) (from " +
                     std::to_string(r.drawn_requests) + "), " + std::to_string(r.nodes) + " node(s)";
   for (const FaultReport& f : r.faults) out += "; " + f.what;
-  out += "\n" + v.summary + "\nwitness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
+  out += "\n" + v.summary + "\n";
+  if (!r.needs.empty()) out += "needs " + r.needs + "\n";
+  out += "witness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
          view_parts::TimelineText(v, r.faults) + "reproduce: " + r.reproduce + "\n";
   if (!r.hint.empty()) out += "hint: " + r.hint + "\n";
   return out;
@@ -147,6 +179,7 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
       c.message = r.violation->summary;
       c.failure = "minimal case: " + r.policy + DecidedOn(r) + ", " + std::to_string(r.requests) +
                   " request(s), seed " + std::to_string(r.seed) + "\n" +
+                  (r.needs.empty() ? "" : "needs " + r.needs + "\n") +
                   view_parts::WitnessText(*r.violation, r.faults) + reproduce;
     }
     cases.push_back(std::move(c));

@@ -266,10 +266,17 @@ std::string RenderProbeJunit(const ProbeReport& r) {
     // Users already broken, said in the lead.
     linear.message = r.linearizable.lead;
     linear.failure = r.linearizable.lead + "\n";
+  } else if (r.linearizable.verdict == LinearVerdict::kUnknown) {
+    linear.skipped = "undecided: " + r.linearizable.lead;
   }
   cases.push_back(linear);
   for (const ProbeCheckInfo& check : kProbeChecks) {
     view_parts::JunitCase c{classname, std::string(check.name), 0, "", "", false};
+    if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
+      c.skipped = "not checked: " + (r.retry_after_note.empty()
+                                         ? std::string("no Retry-After was retried in the run")
+                                         : r.retry_after_note);
+    }
     for (const ProbeFindingReport& f : r.findings) {
       if (f.check != check.id) continue;
       c.message = f.summary;

@@ -465,6 +465,9 @@ struct CheckReport {
   Instant start{};
   std::vector<std::string> checks;  // what was checked
   std::string fault_kinds;          // the faults drawn ("crash,restart" or "none")
+  // The longest a request was held between its client reading the clock and its call reaching
+  // the store ("500ms", FormatDuration; --max-transit).
+  std::string max_transit;
   // Requests the limiter failed and its client decided itself (--on-script-error), over the
   // seeds searched.
   uint64_t fallback_decisions = 0;
@@ -478,6 +481,9 @@ struct CheckReport {
   std::optional<ViolationReport> violation;
   // For a user's script whose witness looks like a misread reply: what to look at; else empty.
   std::string hint;
+  // For a violation that needs a condition beyond ordinary traffic (a request held in transit):
+  // the condition, in words; else empty.
+  std::string needs;
   // For a failure: the limiter's own error, and the request it failed on ("request").
   std::string failure;
   std::optional<WitnessEvent> failed_request;
@@ -494,6 +500,7 @@ constexpr auto JsonFields(const CheckReport*) {
                     JsonField("start", &C::start),
                     JsonField("checks", &C::checks),
                     JsonField("fault_kinds", &C::fault_kinds),
+                    JsonField("max_transit", &C::max_transit).OrDefault(),
                     JsonField("fallback_decisions", &C::fallback_decisions).OrDefault(),
                     JsonField("seed", &C::seed),
                     JsonField("reproduce", &C::reproduce),
@@ -503,6 +510,7 @@ constexpr auto JsonFields(const CheckReport*) {
                     JsonField("faults", &C::faults),
                     JsonField("violation", &C::violation),
                     JsonField("hint", &C::hint).OrDefault(),
+                    JsonField("needs", &C::needs).OrDefault(),
                     JsonField("failure", &C::failure),
                     JsonField("request", &C::failed_request)};
 }

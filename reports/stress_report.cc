@@ -163,6 +163,9 @@ std::string RenderStressJunit(const StressReport& r) {
         r.linearizability->verdict == LinearVerdict::kNotLinearizable) {
       linear.message = r.linearizability->lead;
       linear.failure = r.linearizability->lead + "\n";
+    } else if (r.failure.empty() && linear.message.empty() &&
+               r.linearizability->verdict == LinearVerdict::kUnknown) {
+      linear.skipped = "undecided: " + r.linearizability->lead;
     }
   }
   return view_parts::JunitDocument("ratelab.stress." + r.protocol, cases, r.duration_s);

@@ -289,13 +289,18 @@ std::string AcrossSeedsIntro(const RunReport& r) {
 
 std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,
                           double seconds) {
-  int64_t failures = 0, errors = 0;
+  int64_t failures = 0, errors = 0, skipped = 0;
   std::string body;
   for (const JunitCase& c : cases) {
     body += "    <testcase classname=\"" + Escape(c.classname) + "\" name=\"" + Escape(c.name) +
             "\" time=\"" + Fixed(c.seconds, 3) + "\"";
     if (c.failure.empty() && c.message.empty()) {
-      body += "/>\n";
+      if (c.skipped.empty()) {
+        body += "/>\n";
+      } else {
+        ++skipped;
+        body += ">\n      <skipped message=\"" + Escape(c.skipped) + "\"/>\n    </testcase>\n";
+      }
       continue;
     }
     (c.error ? errors : failures) += 1;
@@ -307,8 +312,9 @@ std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>
                              std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
                              "\"";
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ratelab\"" + counts +
-         " time=\"" + Fixed(seconds, 3) + "\">\n  <testsuite name=\"" + Escape(suite) + "\"" +
-         counts + " skipped=\"0\" time=\"" + Fixed(seconds, 3) + "\">\n" + body +
+         " skipped=\"" + std::to_string(skipped) + "\" time=\"" + Fixed(seconds, 3) +
+         "\">\n  <testsuite name=\"" + Escape(suite) + "\"" + counts + " skipped=\"" +
+         std::to_string(skipped) + "\" time=\"" + Fixed(seconds, 3) + "\">\n" + body +
          "  </testsuite>\n</testsuites>\n";
 }
 

@@ -109,12 +109,15 @@ int64_t ForEachCheck(const RunReport& r, Visit visit) {
 }
 
 // A JUnit test case: passed when `failure` is empty, else failed with `message` and the text
-// `failure`; an error (the subject failed, not a verdict) when `error`.
+// `failure`; an error (the subject failed, not a verdict) when `error`; skipped, with the reason
+// `skipped`, when that is not empty and it neither failed nor erred (a check that did not run, or
+// could not decide, never passes).
 struct JunitCase {
   std::string classname, name;
   double seconds = 0;
   std::string message, failure;
   bool error = false;
+  std::string skipped = {};
 };
 // The JUnit XML document of one suite named `suite` that took `seconds`.
 std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>& cases,

@@ -75,8 +75,10 @@ WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResu
 }
 
 std::string RenderWorstText(const WorstReport& r) {
-  std::string out = absl::StrCat(r.protocol, ", ", r.policy, ": the worst found against \"",
-                                 r.bound, "\" (", std::string(WorstClaimName(r.claim)), ")\n");
+  std::string out =
+      absl::StrCat(r.protocol, ", ", r.policy, ": the worst found against \"", r.bound, "\" (",
+                   std::string(WorstClaimName(r.claim)),
+                   r.max_transit.empty() ? "" : "; transit up to " + r.max_transit, ")\n");
   // A search that reached the same breach as an earlier one (the same value, under the same
   // faults) shows no witness of its own: the earlier one's says at which concurrencies it holds.
   const auto same = [](const WorstReport::Search& a, const WorstReport::Search& b) {

@@ -22,6 +22,8 @@ struct WorstReport {
   std::string policy;
   WorstClaim claim = WorstClaim::kMostInAnyWindow;
   std::string bound;  // what the claim's bound is: "at most 5 in any 10s"
+  // The longest a request was held on its way to the store ("500ms"; --max-transit).
+  std::string max_transit;
   struct Search {
     int concurrency = 1;
     std::string faults;  // "none"
@@ -55,8 +57,11 @@ constexpr auto JsonFields(const WorstReport::Search*) {
 }
 constexpr auto JsonFields(const WorstReport*) {
   using R = WorstReport;
-  return std::tuple{JsonField("protocol", &R::protocol), JsonField("policy", &R::policy),
-                    JsonField("claim", &R::claim), JsonField("bound", &R::bound),
+  return std::tuple{JsonField("protocol", &R::protocol),
+                    JsonField("policy", &R::policy),
+                    JsonField("claim", &R::claim),
+                    JsonField("bound", &R::bound),
+                    JsonField("max_transit", &R::max_transit).OrDefault(),
                     JsonField("searches", &R::searches)};
 }
 inline nlohmann::json ToJsonValue(WorstClaim claim) { return WorstClaimName(claim); }

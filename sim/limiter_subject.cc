@@ -175,11 +175,8 @@ DecisionClock DetectScriptClock(bool calls_time, bool sends_now) {
   return calls_time || !sends_now ? DecisionClock::kStore : DecisionClock::kClient;
 }
 
-Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now) {
+Status TryOnce(const LimiterSubject& subject, Kv& kv, const Policy& policy, Instant now) {
   if (!subject.custom) return absl::OkStatus();
-  const Algorithm model = subject.info->algorithm;
-  const Policy policy = Describe(model).bucket ? Policy::Bucket(model, 1, std::chrono::seconds(1))
-                                               : Policy::Window(model, 1, std::chrono::seconds(1));
   Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {&kv, nullptr});
   if (!probe.ok()) return probe.status();
   return DecideOnce(**probe, now);
@@ -196,6 +193,12 @@ Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Insta
 
 Status LimiterSubject::CheckPolicy(const Policy& policy) const {
   return custom ? absl::OkStatus() : CheckProtocol(name, policy);
+}
+
+std::vector<CheckId> LimiterSubject::DefaultChecks() const {
+  std::vector<CheckId> checks = {CheckId::kPromise, CheckId::kFalseDenials};
+  if (info->store != StoreKind::kMemory) checks.push_back(CheckId::kKeyExpiry);
+  return checks;
 }
 
 LimiterSpec LimiterSubject::Spec(const Policy& policy) const {

@@ -9,10 +9,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "impl/core/status.h"
 #include "impl/limiters/kv_user_lua.h"
 #include "impl/limiters/protocol.h"
+#include "judge/checks.h"
 #include "model/policy.h"
 #include "sim/scenario.h"
 
@@ -76,6 +78,10 @@ struct LimiterSubject {
   Status CheckPolicy(const Policy& policy) const;
   // A limiter of it with `policy`, for a scenario.
   LimiterSpec Spec(const Policy& policy) const;
+  // What `check` holds it to unless told: its promise, no false denials (every model: a bucket
+  // that denies what its tokens allow is as wrong as a window that does), and, on a store, that
+  // every key it writes expires.
+  std::vector<CheckId> DefaultChecks() const;
   // An instance on `stores`, for real mode.
   Result<std::unique_ptr<Protocol>> Make(const Policy& policy, const Stores& stores) const;
 };
@@ -91,11 +97,12 @@ Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
 // (ResolveLimiter's first check, for a caller that reads the script only after it).
 Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool process = false);
 
-// One request of a user's script on `kv`, the store it will run on (a scratch MemoryKv, or the
-// real server the user chose, emptied by the caller) at `now`, so that a script that fails there or
-// answers in another shape than its interface says is reported before any search or stress.
-// OK for a registry protocol.
-Status TryOnce(const LimiterSubject& subject, Kv& kv, Instant now);
+// One request of a user's script with `policy` (the run's: a refusal quotes the reply the run
+// would get) on `kv`, the store it will run on (a scratch MemoryKv, or the real server the user
+// chose, emptied by the caller) at `now`, so that a script that fails there or answers in another
+// shape than its interface says is reported before any search or stress. OK for a registry
+// protocol.
+Status TryOnce(const LimiterSubject& subject, Kv& kv, const Policy& policy, Instant now);
 // One request of a user's process, with `policy`, at `now`: InvalidArgument when it refuses the
 // policy, reported before any search; OK for anything else (a failure is the search's finding).
 Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Instant now);

@@ -20,10 +20,10 @@ namespace internal {
 Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   if (!root.IsMap()) return Error(root, "a scenario must be a mapping of keys such as limiters:");
   RL_RETURN_IF_ERROR(NoDuplicateKeys(root));
-  RL_RETURN_IF_ERROR(
-      OnlyKeys(root, "the scenario",
-               {"name", "description", "seed", "start", "nodes", "latency", "buggify", "store",
-                "rules", "limiters", "claim", "traffic", "faults", "swarm", "checks"}));
+  RL_RETURN_IF_ERROR(OnlyKeys(
+      root, "the scenario",
+      {"name", "description", "seed", "start", "nodes", "latency", "buggify", "max_transit",
+       "store", "rules", "limiters", "claim", "traffic", "faults", "swarm", "checks"}));
   Scenario s;
   RL_ASSIGN(s.name, StringAt(root, "name", false, "unnamed"));
   RL_ASSIGN(s.description, StringAt(root, "description", false, "", Controls::kLines));
@@ -42,6 +42,16 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     s.buggify = Scenario::BuggifyMode::kAuto;
   } else {
     return Error(root["buggify"], "'buggify' must be off, on or auto (got '" + buggify + "')");
+  }
+  if (const YAML::Node transit = root["max_transit"]) {
+    Duration bound{};
+    RL_ASSIGN(bound, DurationAt(root, "max_transit", true));
+    if (bound < Duration(0) || bound > std::chrono::hours(1)) {
+      return Error(transit,
+                   "'max_transit' must be from 0 to 1h (no request waits that long on its "
+                   "way to a store and is still answered)");
+    }
+    s.buggify_max_delay = bound;
   }
 
   if (const YAML::Node start = root["start"]) {

@@ -25,6 +25,7 @@ nodes:
 latency:
   to_store: {base: 1ms, jitter: 2ms}
 buggify: auto
+max_transit: 250ms
 limiters:
   - {algorithm: fixed-window, limit: 5, window: 1m}
   - {algorithm: gcra, burst: 5, interval: 12s}
@@ -48,6 +49,7 @@ TEST(ScenarioFile, ReadsEverySection) {
   EXPECT_EQ(s->nodes[1].drift_ppm, 100);
   EXPECT_EQ(s->to_store.jitter, milliseconds(2));
   EXPECT_EQ(s->buggify, Scenario::BuggifyMode::kAuto);
+  EXPECT_EQ(s->buggify_max_delay, milliseconds(250));
   ASSERT_EQ(s->limiters.size(), 2u);
   EXPECT_EQ(s->limiters[1].protocol, "memory-gcra");
   EXPECT_EQ(s->limiters[1].policy, Policy::Bucket(Algorithm::kGcra, 5, seconds(12)));
@@ -90,6 +92,11 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(
       ErrorOf(std::string("limiters:\n  - {algorithm: gcra, burst: 0, interval: 1s}\n") + kTraffic),
       "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
+  EXPECT_EQ(ErrorOf(std::string("max_transit: 2h\nlimiters:\n  - {algorithm: gcra, burst: 1, "
+                                "interval: 1s}\n") +
+                    kTraffic),
+            "bad.yaml:1:14: 'max_transit' must be from 0 to 1h (no request waits that long on "
+            "its way to a store and is still answered)");
 }
 
 TEST(ScenarioFile, TheClockStartsWhereTheScenarioSays) {

@@ -25,16 +25,14 @@ constexpr std::array<std::pair<SearchFault, std::string_view>, 6> kFaultNames = 
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
 Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
 
-// The longest BUGGIFY delay of a case: three windows, so that a request now and then outlives a
-// key whose TTL is a small multiple of the window; but at most half the transit the protocols'
-// TTL pads are built to survive (kTransitAllowance), and at least ten times a step's longest
-// one-way latency (the delay scenarios keep).
-Duration BuggifyMaxDelay(const Policy& p) {
+}  // namespace
+
+Duration DefaultMaxTransit(const Policy& p) {
   const Duration round_trip = 2 * (kSearchLatencyBase + kSearchLatencyJitter);
   return std::max(5 * round_trip, std::min(3 * p.ClaimWindow(), kTransitAllowance / 2));
 }
 
-}  // namespace
+Duration MaxTransitOf(const Case& c) { return c.max_transit.value_or(DefaultMaxTransit(c.policy)); }
 
 std::string_view SearchFaultName(SearchFault fault) {
   return kFaultNames[static_cast<size_t>(fault)].second;
@@ -145,6 +143,18 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
   return c;
 }
 
+void AddKeysUsedOnce(Case& c, uint64_t seed) {
+  Random once = Random(seed).Fork(11);
+  const Duration span = Span(c.policy);
+  const uint64_t streams = c.arrivals.size();
+  for (uint64_t k = 1; k <= 2; ++k) {
+    c.arrivals.push_back({c.start + Duration(once.Uniform(0, span.count())),
+                          "once" + std::to_string(k), "/api", 1, streams + k});
+  }
+  std::stable_sort(c.arrivals.begin(), c.arrivals.end(),
+                   [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+}
+
 Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
   Scenario s;
   s.name = "check " + subject.name;
@@ -153,7 +163,7 @@ Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
   s.to_store = {kSearchLatencyBase, kSearchLatencyJitter};
   s.from_store = s.to_store;
   s.buggify = Scenario::BuggifyMode::kAuto;
-  s.buggify_max_delay = BuggifyMaxDelay(c.policy);
+  s.buggify_max_delay = MaxTransitOf(c);
   LimiterSpec spec = subject.Spec(c.policy);
   spec.durability = c.durability;
   s.limiters.push_back(std::move(spec));
@@ -224,6 +234,107 @@ bool MoveRequestsTogether(Case& c, const std::function<bool(const Case&)>& still
   return moved;
 }
 
+// The least bound on transit (to a millisecond, or a 64th of the bound) at which `c` still
+// fails, `c` failing at its own: {the greatest found clean, the least found failing}; {0, 0}
+// when it fails with no delay at all.
+std::pair<Duration, Duration> LeastTransit(const Case& c,
+                                           const std::function<bool(const Case&)>& still_fails) {
+  Duration clean{0}, fails = MaxTransitOf(c);
+  Case candidate = c;
+  candidate.max_transit = Duration(0);
+  if (fails.count() == 0 || still_fails(candidate)) return {Duration(0), Duration(0)};
+  const Duration resolution = std::max<Duration>(std::chrono::milliseconds(1), fails / 64);
+  while (fails - clean > resolution) {
+    candidate.max_transit = clean + (fails - clean) / 2;
+    if (still_fails(candidate)) {
+      fails = *candidate.max_transit;
+    } else {
+      clean = *candidate.max_transit;
+    }
+  }
+  return {clean, fails};
+}
+
+// Lowers `c`'s transit bound to the least it still fails at; then moves single requests in
+// time (earlier or later, by halves of the bound down to a millisecond) where the case then
+// still fails at three quarters of the bound, and lowers it again: a late request moved nearer
+// the edge it crosses, a burst drawn tighter, need less transit. True when the bound fell.
+bool LessTransit(Case& c, const std::function<bool(const Case&)>& still_fails) {
+  const Duration before = MaxTransitOf(c);
+  for (bool moved = true; moved;) {
+    moved = false;
+    const Duration least = LeastTransit(c, still_fails).second;
+    c.max_transit = least;
+    if (least.count() == 0) break;
+    const Duration less = least * 3 / 4;
+    for (size_t i = 0; i < c.arrivals.size() && !moved; ++i) {
+      for (Duration by = least / 2; by >= std::chrono::milliseconds(1) && !moved; by /= 2) {
+        for (const Duration shift : {by, -by}) {
+          Case candidate = c;
+          candidate.arrivals[i].at += shift;
+          if (candidate.arrivals[i].at < c.start) continue;
+          std::stable_sort(candidate.arrivals.begin(), candidate.arrivals.end(),
+                           [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
+          candidate.max_transit = less;
+          if (still_fails(candidate)) {
+            c = std::move(candidate);
+            moved = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+  return MaxTransitOf(c) < before;
+}
+
+// What the witness of `c` needed of transit (see Finding::transit), its bound lowered to the
+// least it breaks `invariant` at: nothing when it breaks it with every delay at most a step's
+// ordinary latency, or not at all.
+Result<std::optional<TransitNeeded>> TransitOf(const LimiterSubject& subject, Case& c,
+                                               uint64_t seed, Invariant invariant,
+                                               const std::shared_ptr<StoreSource>& stores) {
+  Status failure;
+  const auto run = [&](Duration bound) -> std::optional<CaseRun> {
+    Case candidate = c;
+    candidate.max_transit = bound;
+    Result<CaseRun> r = RunCase(subject, candidate, seed, stores);
+    if (!r.ok()) {
+      failure = r.status();
+      return std::nullopt;
+    }
+    return *std::move(r);
+  };
+  const auto fails = [&](const Case& candidate) {
+    if (!failure.ok()) return false;
+    const std::optional<CaseRun> r = run(MaxTransitOf(candidate));
+    return r && r->first && r->first->invariant == invariant;
+  };
+  if (!fails(c)) return failure.ok() ? Result<std::optional<TransitNeeded>>(std::nullopt) : failure;
+  const auto [clean, least] = LeastTransit(c, fails);
+  if (!failure.ok()) return failure;
+  if (least <= kSearchLatencyBase + kSearchLatencyJitter) return std::optional<TransitNeeded>();
+  c.max_transit = least;
+  const std::optional<CaseRun> broken = run(least), kept = run(clean);
+  if (!failure.ok()) return failure;
+  // The request a delay held longest: whose transit the lower bound shortened most.
+  const auto transit = [](const HistoryEvent& e) {
+    return e.steps.empty() ? Duration(0) : e.steps.back().at - e.invoke;
+  };
+  std::optional<TransitNeeded> out;
+  Duration most{-1};
+  for (const HistoryEvent& e : broken->history) {
+    const auto same = std::find_if(kept->history.begin(), kept->history.end(),
+                                   [&](const HistoryEvent& k) { return k.id == e.id; });
+    if (same == kept->history.end() || e.steps.empty()) continue;
+    if (transit(e) - transit(*same) > most) {
+      most = transit(e) - transit(*same);
+      out = TransitNeeded{e.id, transit(e), least, transit(*same)};
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
@@ -267,13 +378,14 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invari
         ++i;
       }
     }
+    if (LessTransit(c, still_fails)) progress = true;
   }
   if (!failure.ok()) return failure;
   return c;
 }
 
 Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
-                     Instant at) {
+                     const Policy& policy, Instant at) {
   // A registry protocol needs no trying; a process is tried with the run's policy
   // (TryProcessOnce).
   if (!subject.custom || subject.info->store != StoreKind::kKv) return absl::OkStatus();
@@ -282,7 +394,7 @@ Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreS
       stores ? stores->Open(clock, Durability::kAlways)
              : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
   if (!store.ok()) return store.status();
-  return TryOnce(subject, **store, at);
+  return TryOnce(subject, **store, policy, at);
 }
 
 Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
@@ -298,12 +410,15 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
   const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores(o.stop);
   const auto stopped = [&] { return o.stop != nullptr && o.stop->load() != 0; };
   SearchResult result;
-  if (Status s = TryOnItsStore(subject, stores, o.base.start); !s.ok()) {
+  if (Status s = TryOnItsStore(subject, stores, o.base.policy, o.base.start); !s.ok()) {
     if (!stopped()) return s;
     result.interrupted = true;  // the stop ended its script
     return result;
   }
   if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;
+  // One bound for every case and its shrink, whatever the shrink does to the policy.
+  Case base = o.base;
+  base.max_transit = MaxTransitOf(base);
   for (uint64_t i = 0; i < o.seeds.count(); ++i) {
     const uint64_t seed = o.seeds.at(i);
     if (progress && !progress(seed)) {
@@ -311,7 +426,8 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
       return result;
     }
     ++result.seeds_searched;
-    const Case drawn = Draw(o.base, seed, o.faults, o.concurrency);
+    Case drawn = Draw(base, seed, o.faults, o.concurrency);
+    AddKeysUsedOnce(drawn, seed);
     Result<CaseRun> run = RunCase(subject, drawn, seed, stores);
     if (!run.ok()) return run.status();
     // A run the stop cut short (its scripts ended in the stop's error) is no result.
@@ -331,6 +447,9 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     Result<Case> minimal = Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget,
                                   o.shrink_policy, stores);
     if (!minimal.ok()) return minimal.status();
+    Result<std::optional<TransitNeeded>> transit =
+        TransitOf(subject, *minimal, seed, run->first->invariant, stores);
+    if (!transit.ok()) return transit.status();
     Result<CaseRun> shown = RunCase(subject, *minimal, seed, stores);
     if (!shown.ok()) return shown.status();
     if (stopped()) {  // the shrink cut short: what it kept is no witness
@@ -343,9 +462,14 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
               shown->first ? shown->first_check : run->first_check,
               shown->first ? *shown->first : *run->first,
               {},
-              std::move(shown->faults)};
+              std::move(shown->faults),
+              {}};
     // The minimal case is the witness: every request in it is needed to break the invariant.
-    if (shown->first) f.witness = std::move(shown->history);
+    if (shown->first) {
+      f.witness = std::move(shown->history);
+      f.transit = *transit;
+      if (f.transit) f.transit->allowed = *base.max_transit;
+    }
     result.finding = std::move(f);
     return result;
   }

@@ -75,7 +75,20 @@ struct Case {
   std::vector<NodeSpec> nodes;
   std::vector<CheckId> checks;
   Instant start = kDefaultScenarioStart;  // where the virtual clock starts
+  // The longest a BUGGIFY delay holds one leg of a step (a request between its client reading
+  // the clock and its call reaching the store, or an answer on its way back); unset:
+  // DefaultMaxTransit of the policy.
+  std::optional<Duration> max_transit;
 };
+
+// Half a second, or three of the policy's windows when that is less (so that a request now and
+// then outlives a key whose TTL is a small multiple of a short window), and at least ten of a
+// step's longest one-way latency: what a garbage-collection pause, a retry or a queue in front of
+// the store holds a request for in production, and half the transit ratelab's own protocols pad
+// their TTLs for (kTransitAllowance).
+Duration DefaultMaxTransit(const Policy& policy);
+// The case's bound, or the default for its policy.
+Duration MaxTransitOf(const Case& c);
 
 // The store latency of every step of a case, each way: 1ms plus up to 3ms.
 inline constexpr Duration kSearchLatencyBase = std::chrono::milliseconds(1);
@@ -87,6 +100,11 @@ inline constexpr Duration kSearchLatencyJitter = std::chrono::milliseconds(3);
 // attack; `concurrency` nodes, node 1's clock skewed when `faults` has skew; the other faults
 // near requests (swarm.h, FaultsNearRequests).
 Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concurrency);
+// Adds to `c` two keys that see one request each, at instants drawn from `seed` over its span, from
+// random streams after its own (the requests drawn before are as they were without them): the
+// search's cases have them, so that a key written once must be freed too, and a limiter that sets
+// a key's TTL only from its second request on leaks every key used once.
+void AddKeysUsedOnce(Case& c, uint64_t seed);
 
 // The scenario that runs case `c` of `subject`: the case's traffic replayed on its nodes, steps
 // taking kSearchLatencyBase plus up to kSearchLatencyJitter each way, BUGGIFY as the seed says.
@@ -114,7 +132,10 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
 // Takes parts of `c` away while its run from `seed` still breaks `invariant`: chunks of requests
 // (halves, then quarters, down to single ones), faults one at a time, and, only when
 // `shrink_policy`, a smaller limit (when the protocol takes it): by default the witness keeps
-// the policy the limiter was given. At most `budget` runs.
+// the policy the limiter was given. Then the transit: the least bound on a leg's delay at which
+// it still breaks (halving; none at all when it needs none), and requests moved in time where
+// that lets it break at a quarter less, so that the witness shows the least transit that breaks
+// the limiter. At most `budget` runs.
 Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
                     int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores);
 
@@ -132,6 +153,17 @@ struct SearchOptions {
   const std::atomic<int>* stop = nullptr;
 };
 
+// What a finding needed of transit: the request that took longest to reach the store after its
+// client read the clock, and the bound under which the witness is clean.
+struct TransitNeeded {
+  int64_t request = 0;  // its id in the witness: the request held longest by a delay
+  Duration took{};      // from its client reading the clock to its last step reaching the store
+  Duration allowed{};   // the bound the search ran under (--max-transit)
+  // The same requests with every delay shortened alike (the bound lowered) break nothing once
+  // this request's transit is this.
+  Duration clean{};
+};
+
 // What a search found: the seed, the case it drew and the case it shrank that to, with the
 // minimal case's run (its violation, and its history: every request of it is needed).
 struct Finding {
@@ -142,6 +174,9 @@ struct Finding {
   Violation violation;
   History witness;  // the minimal case's history; empty if the shrunk case stopped failing
   std::vector<FaultWindow> faults;
+  // Set when the witness breaks its promise only with a request held in transit longer than
+  // the step's ordinary latency (a BUGGIFY delay): the finding needs that much transit.
+  std::optional<TransitNeeded> transit;
 };
 
 // A case on which the limiter answered with its own error.
@@ -176,7 +211,7 @@ using SearchProgress = std::function<bool(uint64_t seed)>;
 // A user's script that cannot answer one request at `at` on the store a search runs on (null:
 // MemoryKv) is bad input, not a finding: TryOnce there. OK for a registry protocol.
 Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
-                     Instant at);
+                     const Policy& policy, Instant at);
 
 // Searches the seeds of `options` in order and shrinks the first finding; stops at the first
 // limiter failure. Tries one request first on the store it runs on (TryOnce): a script that

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 namespace ratelab {
@@ -59,6 +60,34 @@ TEST(Draw, TheSameSeedDrawsTheSameCase) {
     sizes.insert(a.arrivals.size());
   }
   EXPECT_GT(sizes.size(), 5u) << "different seeds draw different traffic";
+}
+
+// The search's cases add two keys that see one request each, and leave the drawn requests (and
+// their random streams) as they were.
+TEST(Draw, KeysUsedOnceAreAddedBesideTheTrafficDrawn) {
+  const Case base = Base(Algorithm::kTokenBucket, 3, seconds(1));
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Case drawn = Draw(base, seed, {}, 2);
+    Case c = drawn;
+    AddKeysUsedOnce(c, seed);
+    ASSERT_EQ(c.arrivals.size(), drawn.arrivals.size() + 2);
+    std::map<std::string, int> once;
+    std::vector<Arrival> rest;
+    for (const Arrival& a : c.arrivals) {
+      if (a.user.starts_with("once")) {
+        ++once[a.user];
+        EXPECT_GT(a.stream, drawn.arrivals.size()) << "a stream after the drawn ones";
+      } else {
+        rest.push_back(a);
+      }
+    }
+    EXPECT_EQ(once, (std::map<std::string, int>{{"once1", 1}, {"once2", 1}}));
+    ASSERT_EQ(rest.size(), drawn.arrivals.size());
+    for (size_t i = 0; i < rest.size(); ++i) {
+      EXPECT_EQ(rest[i].at, drawn.arrivals[i].at);
+      EXPECT_EQ(rest[i].stream, drawn.arrivals[i].stream);
+    }
+  }
 }
 
 TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {

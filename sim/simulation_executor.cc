@@ -4,7 +4,11 @@ namespace ratelab {
 
 Duration SimulationExecutor::Leg(const Latency& l, Random& random) {
   Duration d = l.Draw(random) + extra_;
-  if (buggify_.enabled && buggify_.max_delay.count() > 0 && random.Chance(buggify_.probability)) {
+  // The chance is drawn whatever the bound, so that a bound of 0 leaves every other draw as it was.
+  if (buggify_.enabled && random.Chance(buggify_.probability) && buggify_.max_delay.count() > 0) {
+    // Uniform draws by multiply-shift: the same draw under a smaller bound is the same fraction
+    // of it, so a smaller bound scales every delay down alike (the shrink looks for the least
+    // transit a finding needs: search.h, Shrink).
     d += Duration(random.Uniform(0, buggify_.max_delay.count()));
   }
   return d;

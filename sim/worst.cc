@@ -306,7 +306,9 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
 
 Result<WorstResult> SearchWorst(const LimiterSubject& subject, const WorstOptions& options,
                                 const WorstProgress& progress) {
-  if (Status s = TryOnItsStore(subject, options.stores, options.base.start); !s.ok()) return s;
+  if (Status s = TryOnItsStore(subject, options.stores, options.base.policy, options.base.start);
+      !s.ok())
+    return s;
   if (Status s = TryProcessOnce(subject, options.base.policy, options.base.start); !s.ok()) {
     return s;
   }

@@ -225,7 +225,8 @@ int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost,
   const int64_t id =
       Write("decide", limiter,
             absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)",
-                         ToUnixNanos(now), R"(,"now_ms":)", UnixMillis(now)));
+                         ToUnixNanos(now), R"(,"now_us":)", FloorDiv(ToUnixNanos(now), 1000),
+                         R"(,"now_ms":)", UnixMillis(now)));
   decisions_[id] = limiter;
   // Written when an answer is next waited for (ReadLine writes what is queued as it waits), so
   // that the decisions of requests in flight together go in one write.

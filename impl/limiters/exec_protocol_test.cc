@@ -120,6 +120,27 @@ TEST(ExecProtocol, AProcessThatDiesAnswersGarbageOrNothingFailsTheDecisionSaying
   }
 }
 
+// A decision carries its instant three ways: nanoseconds, and whole microseconds and
+// milliseconds (floored) for a language whose numbers hold only those exactly.
+TEST(ExecProtocol, ADecisionSaysItsInstantInNanosecondsMicrosecondsAndMilliseconds) {
+  const std::string seen = ::testing::TempDir() + "/exec-lines-seen";
+  std::remove(seen.c_str());
+  Result<std::shared_ptr<ExecSession>> s = ExecSession::Start(
+      Toy("echo \"$line\" >> " + seen +
+          "; case \"$line\" in *decide*) echo "
+          "\"{\\\"id\\\":$id,\\\"allowed\\\":true}\";; *) echo \"{\\\"id\\\":$id}\";; esac"),
+      seconds(10));
+  ASSERT_TRUE(s.ok()) << s.status();
+  const int64_t limiter = (*s)->Open(Policy::Window(Algorithm::kFixedWindow, 2, seconds(10)));
+  const Result<Decision> d = DecideAt(**s, limiter, kEdge + std::chrono::nanoseconds(123456789));
+  ASSERT_TRUE(d.ok()) << d.status();
+  std::ifstream in(seen);
+  const std::string lines((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(absl::StrContains(lines, R"("now_ns":1767225600123456789,"now_us":1767225600123456,)"
+                                       R"("now_ms":1767225600123})"))
+      << lines;
+}
+
 TEST(ExecProtocol, AProgramThatCannotStartOrGreetIsSaidSo) {
   const Result<std::shared_ptr<ExecSession>> missing =
       ExecSession::Start("no-such-program-here --flag", seconds(1));

@@ -101,6 +101,14 @@ struct CheckResult {
   std::string_view name() const { return CheckName(check); }
 };
 
+// The one tie rule of every command: at a clock `resolution` coarser than a nanosecond, a window
+// or log edge on the tick of a request may have fallen either side of it (the instants judged were
+// floored), so a verdict against a windowed model holds only if it holds with the window a tick
+// shorter (a closed window's edge, as half open: anchored-window, sliding-log-closed) or longer (a
+// half-open log's, as closed: sliding-log) too. That policy, or none where no edge can tie (a
+// fixed window's edges are whole ticks either way; a bucket's tie is its own: FalseDenials).
+std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution);
+
 // Judges a history of real concurrency (`ratelab stress`, `ratelab probe`) by `policy`'s promise
 // over intervals: `judged` is `history` at the `resolution` the limiter sees time (the same
 // events, ids their positions), and each witness shows the events as they were in `history`.

@@ -122,6 +122,42 @@ TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
   EXPECT_EQ(found.broken_keys, 0);
 }
 
+// The one tie rule in the linearizability search too (stress, probe), as check gives it: a
+// library reading whole milliseconds whose anchored window ends before its last millisecond (a
+// record expired when `expiresAt - now > 0` fails) opens its next window on the tick the model's
+// closed window still holds. Judged at 1 ms, an admission on that tick is explained by the window
+// a tick shorter; one a whole 5 ms inside the window is not.
+TEST(Checks, ALinearizabilityVerdictHoldsOnlyIfItHoldsAtTheTieOfTheResolution) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  const Policy policy = Policy::Window(Algorithm::kAnchoredWindow, 1, milliseconds(10));
+  const auto history = [](Duration second) {
+    History h = {Admitted(0, microseconds(300), "decide"), Admitted(1, second, "decide")};
+    for (HistoryEvent& e : h) e.complete = e.invoke + microseconds(100);
+    return h;
+  };
+  // On the tick of the window's end (10 ms after the tick it opened on).
+  const History tie = history(microseconds(10'200));
+  EXPECT_EQ(
+      JudgeLinearizability(tie, policy, milliseconds(1), DecisionClock::kClient).verdict,
+      LinearVerdict::kLinearizable);
+  EXPECT_EQ(JudgeLinearizability(tie, policy, Duration(1), DecisionClock::kClient).verdict,
+            LinearVerdict::kNotLinearizable)
+      << "at a nanosecond there is no tie";
+  const LinearizabilityJudgement inside =
+      JudgeLinearizability(history(milliseconds(5)), policy, milliseconds(1),
+                           DecisionClock::kClient);
+  EXPECT_EQ(inside.verdict, LinearVerdict::kNotLinearizable);
+  EXPECT_TRUE(inside.violation.has_value());
+  EXPECT_EQ(TiePolicy(policy, milliseconds(1))->window, milliseconds(9));
+  EXPECT_EQ(TiePolicy(Policy::Window(Algorithm::kSlidingLog, 1, milliseconds(10)),
+                      milliseconds(1))
+                ->window,
+            milliseconds(11));
+  EXPECT_FALSE(TiePolicy(Policy::Window(Algorithm::kFixedWindow, 1, milliseconds(10)),
+                         milliseconds(1)));
+}
+
 }  // namespace
 }  // namespace ratelab
 

@@ -140,7 +140,8 @@ class ScriptBuilder {
   }
 
   std::string Call(int depth) {
-    if (depth > 2) return String();
+    // Deep enough: a plain string (String() may build a call again, one level further each time).
+    if (depth > 2) return Quoted(in_.ConsumeRandomLengthString(64));
     const int saved = depth_;
     depth_ = depth;
     std::string c;

@@ -234,6 +234,16 @@ TEST(ExecCheck, StressForgivesTheTieAtTheLimitersMillisecondAsCheckDoes) {
     EXPECT_EQ(j["linearizability"]["verdict"], "linearizable") << o.out;
     EXPECT_TRUE(j["violations"].empty()) << o.out;
   }
+  // Its text says what was searched, as check's does.
+  const CliOutcome text =
+      Ratelab({"stress", "--exec", Adapter("node/adapter.js") + " rate-limiter-flexible", "--model",
+               "anchored-window", "--limit", "5", "--window", "100ms", "--threads", "2",
+               "--duration", "500ms"});
+  EXPECT_NE(text.out.find(" request(s) from 2 thread(s), 1 user(s), "), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("(anchored-window 5 per 100ms; checks: anchored-window-cap linearizable"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(ExecCheck, TheFlagsThatDoNotGoWithExecAreRefused) {

@@ -269,7 +269,13 @@ void ExpressKeepsItsAnchoredWindow(const ExpressApp& app) {
   EXPECT_NE(r.out.find("anchored-window-cap (anchored-window 5 per 1s per user): kept"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("nothing found"), std::string::npos) << r.out;
+  // What was searched: the load, the policy and every check.
+  EXPECT_NE(r.out.find(" user(s) over "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" s (anchored-window 5 per 1s per user; checks: anchored-window-cap "
+                       "linearizable"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("nothing found in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Retry-After retried"), std::string::npos) << r.out;
   std::vector<std::string> tighter = probe;
   tighter.insert(tighter.end(), {"--limit", "2", "--retry-after-wait", "0"});

@@ -238,7 +238,20 @@ std::string RenderProbeText(const ProbeReport& r) {
   }
   absl::StrAppend(&out, "Retry-After ", r.retry_after_checked ? "retried" : "not retried",
                   r.retry_after_note.empty() ? "" : " (" + r.retry_after_note + ")", "\n");
-  if (r.clean()) absl::StrAppend(&out, "nothing found\n");
+  if (r.clean()) {
+    // What was searched: the load, the policy, and every check with whether it decided.
+    std::string checks = std::string(InvariantName(r.promise)) + " linearizable";
+    if (r.linearizable.verdict == LinearVerdict::kUnknown) checks += " (undecided)";
+    for (const ProbeCheckInfo& check : kProbeChecks) {
+      checks += " " + std::string(check.name);
+      if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
+        checks += " (not run: no Retry-After retried)";
+      }
+    }
+    absl::StrAppend(&out, "nothing found in ", r.sent, " request(s) from ", r.users,
+                    " user(s) over ", Fixed(r.load_seconds > 0 ? r.load_seconds : r.seconds, 1),
+                    " s (", r.policy, " per user; checks: ", checks, ")\n");
+  }
   absl::StrAppend(&out, kJudgedHow, "\n");
   return out;
 }

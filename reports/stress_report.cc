@@ -120,6 +120,18 @@ std::string RenderStressText(const StressReport& r) {
            ")\n";
     if (!l->lead.empty()) out += "  " + l->lead + "\n";
   }
+  if (r.violations.empty() &&
+      (!r.linearizability || r.linearizability->verdict != LinearVerdict::kNotLinearizable)) {
+    // What was searched, as check says it.
+    out +=
+        "nothing found in " + std::to_string(r.answered) + " request(s) from " +
+        std::to_string(r.threads) + " thread(s), " + std::to_string(r.users) + " user(s), " +
+        Printf("%.1f", r.duration_s) + " s (" + r.policy +
+        "; checks: " + std::string(InvariantName(r.promise)) + " linearizable" +
+        (r.linearizability && r.linearizability->verdict == LinearVerdict::kUnknown ? " (undecided)"
+                                                                                    : "") +
+        ")\n";
+  }
   for (const ViolationReport& v : r.violations) {
     out += "  [" + std::string(InvariantName(v.invariant)) + "] " + v.key + ": " + v.summary + "\n";
     for (size_t i = 0; i < v.witness.size() && i < kWitnessLinesShown; ++i) {

@@ -246,6 +246,37 @@ TEST(ExecCheck, StressForgivesTheTieAtTheLimitersMillisecondAsCheckDoes) {
       << text.out;
 }
 
+// A limiter that admits its first few requests and then nothing: whatever the linearizability
+// search decides (past its budget, on a fast library, it says "unknown"), a denial the model had
+// room for wherever every request fell is a false denial, and stress exits 1.
+TEST(ExecCheck, StressFindsADenialNoOrderExplainsWhateverTheSearchDecides) {
+  const fs::path dir = ::testing::TempDir() + "/first-five";
+  fs::create_directories(dir);
+  const fs::path toy = testing_files::Write(
+      dir, "first-five.sh",
+      "#!/bin/sh\n"
+      "# Admits the first 5 requests it is asked about, then denies every one.\n"
+      "n=0\n"
+      "while read -r line; do\n"
+      "  id=$(echo \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')\n"
+      "  case \"$line\" in\n"
+      "    *hello*) echo \"{\\\"id\\\":$id,\\\"version\\\":1,\\\"name\\\":\\\"first five\\\"}\";;\n"
+      "    *decide*) n=$((n+1)); if [ $n -le 5 ]; then a=true; else a=false; fi;\n"
+      "      echo \"{\\\"id\\\":$id,\\\"allowed\\\":$a}\";;\n"
+      "    *) echo \"{\\\"id\\\":$id}\";;\n"
+      "  esac\n"
+      "done\n");
+  fs::permissions(toy, fs::perms::owner_all);
+  const CliOutcome o =
+      Ratelab({"stress", "--exec", toy.string(), "--model", "fixed-window", "--limit", "5",
+               "--window", "100ms", "--threads", "2", "--duration", "1s", "--json"});
+  EXPECT_EQ(o.exit, kExitViolation) << o.out << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  bool found = false;
+  for (const nlohmann::json& v : j["violations"]) found |= v["check"] == "false-denials";
+  EXPECT_TRUE(found) << o.out;
+}
+
 TEST(ExecCheck, TheFlagsThatDoNotGoWithExecAreRefused) {
   const struct {
     std::vector<std::string> args;

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "model/named.h"
+#include "model/reference_model.h"
 
 namespace ratelab {
 
@@ -231,6 +234,120 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
     }
   }
   return violations;
+}
+
+namespace {
+
+// Whether placing an admission later (never after the request judged) leaves the model less room
+// at that request: true of a window, a log, a sliding counter and a bucket; not of a window
+// anchored at an admission (a later one can open a later window) or of whole-interval refills.
+bool LaterLeavesLessRoom(Algorithm a) {
+  return a == Algorithm::kFixedWindow || a == Algorithm::kSlidingLog ||
+         a == Algorithm::kSlidingLogClosed || a == Algorithm::kSlidingCounter ||
+         a == Algorithm::kTokenBucket || a == Algorithm::kGcra;
+}
+
+// Whether `policy`'s model has room for denial `d` at every instant it may have been decided at,
+// with every admission of its key that may have come before it (and every request that got no
+// answer, which may have been one), each as late as its interval lets it before that instant: the
+// least room any order leaves. `admissions` are the key's admitted and unanswered requests, in
+// invoke order; `longest`, the longest any took from sent to answered.
+bool RoomEverywhere(const std::vector<const HistoryEvent*>& admissions, const HistoryEvent& d,
+                    const Policy& policy, Duration resolution, DecisionClock clock,
+                    Duration longest) {
+  const bool client = clock == DecisionClock::kClient;
+  // What is more than a window (a bucket: its fill time) before an instant leaves it alone; a
+  // bucket starts that far back empty, which leaves it no more room than it had.
+  const Duration reach = policy.IsBucket() ? policy.limit * policy.window : 2 * policy.window;
+  const auto sent_by = [&](Instant t) {  // the admissions sent at or before t
+    return std::upper_bound(admissions.begin(), admissions.end(), t,
+                            [](Instant v, const HistoryEvent* a) { return v < a->invoke; });
+  };
+  const auto first_near = [&](Instant t) {  // the first whose interval may reach t - reach
+    return std::lower_bound(admissions.begin(), admissions.end(), t - reach - longest,
+                            [](const HistoryEvent* a, Instant v) { return a->invoke < v; });
+  };
+  std::vector<Instant> at = {d.invoke};
+  if (!client) {
+    at.push_back(d.complete);
+    for (auto it = first_near(d.invoke); it != sent_by(d.complete); ++it) {
+      for (const Instant t : {(*it)->invoke, (*it)->complete}) {
+        if (t > d.invoke && t < d.complete) at.push_back(t);
+      }
+    }
+  }
+  for (const Instant t : at) {
+    std::vector<std::pair<Instant, int64_t>> placed;
+    const Instant until = client ? d.complete : t;
+    for (auto it = first_near(t); it != sent_by(until); ++it) {
+      const HistoryEvent* a = *it;
+      // On the client's clock an admission takes effect at the instant it was sent; one sent
+      // after this request but taken first is counted here, at its instant (where a window, a
+      // log or a bucket counts it at least as much as at its own).
+      const Instant e = std::min(client ? a->invoke : (a->decision ? a->complete : t), t);
+      if (e + reach >= t) placed.push_back({e, a->cost});
+    }
+    std::sort(placed.begin(), placed.end());
+    std::unique_ptr<ReferenceModel> model = MakeReferenceModel(policy);
+    if (policy.IsBucket()) model->Admit(d.key, t - reach, policy.limit);
+    for (const auto& [e, cost] : placed) model->Admit(d.key, e, cost);
+    if (!model->Peek(d.key, t, d.cost).allowed) return false;
+    // A bucket's token due on the tick is its tie (as FalseDenials judges it): room a tick before.
+    if (policy.IsBucket() && resolution > Duration(1) &&
+        !model->Peek(d.key, t - resolution, d.cost).allowed) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool FalseDenialsJudgedOverIntervals(const Policy& policy) {
+  return LaterLeavesLessRoom(policy.algorithm);
+}
+
+std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
+                                                      const History& judged, const Policy& policy,
+                                                      Duration resolution, DecisionClock clock) {
+  if (!LaterLeavesLessRoom(policy.algorithm)) return {};
+  const std::optional<Policy> tie = TiePolicy(policy, resolution);
+  std::map<std::string_view, std::vector<const HistoryEvent*>> by_key;
+  Duration longest{0};
+  for (const HistoryEvent& e : judged) {
+    if (e.failed()) continue;
+    by_key[e.key].push_back(&e);
+    if (e.decision) longest = std::max(longest, e.complete - e.invoke);
+  }
+  std::vector<Violation> out;
+  for (auto& [key, calls] : by_key) {
+    std::stable_sort(calls.begin(), calls.end(), [](const HistoryEvent* a, const HistoryEvent* b) {
+      return a->invoke < b->invoke;
+    });
+    std::vector<const HistoryEvent*> admissions;
+    for (const HistoryEvent* e : calls) {
+      if (!e->denied()) admissions.push_back(e);
+    }
+    for (const HistoryEvent* d : calls) {
+      if (!d->denied() ||
+          !RoomEverywhere(admissions, *d, policy, resolution, clock, longest) ||
+          (tie && !RoomEverywhere(admissions, *d, *tie, resolution, clock, longest))) {
+        continue;
+      }
+      const HistoryEvent& shown = history[static_cast<size_t>(d->id)];
+      out.push_back({Invariant::kFalseDenials, std::string(key),
+                     "denied although " + policy.ToString() +
+                         " had room wherever in its interval it fell, every admission of its "
+                         "key that may have come before it taken as late as its own interval "
+                         "lets it: no order explains it" +
+                         (resolution > Duration(1)
+                              ? " (times to the limiter's " + FormatDuration(resolution) + ")"
+                              : ""),
+                     {shown}});
+      break;  // the first of each key
+    }
+  }
+  return out;
 }
 
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,

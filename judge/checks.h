@@ -115,6 +115,19 @@ std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution);
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
                                                  const Policy& policy, Duration resolution);
 
+// The denials of a history of real concurrency that no order explains on their own, whatever
+// the search of linearizability could decide: the model had room for the request wherever in its
+// interval it was decided (on the client's `clock`, at the instant it was sent), with every other
+// request of its key that may have come first taken as admitted, each as late as its interval
+// lets it (what leaves a window, a log or a bucket the least room), and so at the tie of the
+// `resolution` too (TiePolicy). The first such denial of each key; none for a model an earlier
+// admission can give more room (an anchored window). `judged` is `history` at the resolution.
+// Whether JudgeFalseDenialsOverIntervals judges `policy`'s algorithm at all.
+bool FalseDenialsJudgedOverIntervals(const Policy& policy);
+std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
+                                                      const History& judged, const Policy& policy,
+                                                      Duration resolution, DecisionClock clock);
+
 // Whether a history of real concurrency is linearizable by `policy`'s model (model/
 // linearizability.h), key by key, at the limiter's clock `resolution`, comparing whether each call
 // was allowed, on the clock it decides on: a denial or an admission that no order of the calls,

@@ -71,12 +71,18 @@ struct StressResult {
   // Whether the answers are linearizable by the policy's model (its violation, if any, is not
   // among `violations`).
   LinearizabilityJudgement linearizability;
+  // Denials no order explains on their own (JudgeFalseDenialsOverIntervals), found whatever the
+  // linearizability search could decide: a search past its budget never hides them.
+  std::vector<Violation> false_denials;
   // The first request the limiter answered with its own error (a script that failed, a reply of
   // another shape): the run stops there and is not judged.
   std::optional<HistoryEvent> failure;
 
-  // Nothing found: the promise kept and the answers linearizable (or past the search's budget).
-  bool clean() const { return violations.empty() && !linearizability.violation; }
+  // Nothing found: the promise kept, no denial no order explains, and the answers linearizable
+  // (or past the search's budget).
+  bool clean() const {
+    return violations.empty() && false_denials.empty() && !linearizability.violation;
+  }
 };
 
 // Told about once a second while the threads run: how long, how many answered.

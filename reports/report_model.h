@@ -571,8 +571,11 @@ struct StressReport {
   StressLatency latency_ms;
   BusiestKeyReport busiest_key;
   Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
-  // Every violation found: the promise's (check "promise"), then linearizability's (check
-  // "linearizable").
+  // Whether denials no order explains were judged (check "false-denials": not for a model an
+  // earlier admission can give more room, such as an anchored window).
+  bool false_denials_judged = false;
+  // Every violation found: the promise's (check "promise"), the denials' (check "false-denials"),
+  // then linearizability's (check "linearizable").
   std::vector<ViolationReport> violations;
   // Whether the answers are linearizable by the policy's model; none when the limiter failed.
   std::optional<StressLinearizability> linearizability;
@@ -593,6 +596,7 @@ constexpr auto JsonFields(const StressReport*) {
                     JsonField("latency_ms", &S::latency_ms),
                     JsonField("busiest_key", &S::busiest_key),
                     JsonField("promise", &S::promise),
+                    JsonField("false_denials_judged", &S::false_denials_judged).OrDefault(),
                     JsonField("violations", &S::violations),
                     JsonField("linearizability", &S::linearizability)};
 }

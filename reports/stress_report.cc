@@ -22,6 +22,7 @@ std::string Printf(const char* format, double v) {
 // What checked each violation.
 constexpr char kPromiseCheck[] = "promise";
 constexpr char kLinearizableCheck[] = "linearizable";
+constexpr char kFalseDenialsCheck[] = "false-denials";
 
 // The violations `check` found.
 std::vector<const ViolationReport*> Found(const StressReport& r, std::string_view check) {
@@ -66,9 +67,13 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   r.latency_ms.p99 = Ms(result.latency_p99);
   r.busiest_key = {result.busiest.key, result.busiest.admitted, result.busiest.allowed};
   r.promise = result.promise;
+  r.false_denials_judged = FalseDenialsJudgedOverIntervals(plan.policy);
   if (result.failure) r.failure = DescribeFailure(*result.failure);
   for (const Violation& v : result.violations) {
     r.violations.push_back(MakeViolationReport(kPromiseCheck, v, result.start));
+  }
+  for (const Violation& v : result.false_denials) {
+    r.violations.push_back(MakeViolationReport(kFalseDenialsCheck, v, result.start));
   }
   if (!result.failure) {
     const LinearizabilityJudgement& l = result.linearizability;
@@ -109,6 +114,10 @@ std::string RenderStressText(const StressReport& r) {
   }
   out += std::string(InvariantName(r.promise)) + ": " +
          (Found(r, kPromiseCheck).empty() ? "kept" : "BROKEN") + "\n";
+  if (!Found(r, kFalseDenialsCheck).empty()) {
+    out += "false-denials: " + std::to_string(Found(r, kFalseDenialsCheck).size()) +
+           " key(s) with a denial no order explains\n";
+  }
   if (const std::optional<StressLinearizability>& l = r.linearizability) {
     out += "linearizable: " + std::string(LinearVerdictName(l->verdict)) + " (" +
            std::to_string(l->calls) + " calls on " + std::to_string(l->keys) + " key(s); " +
@@ -127,7 +136,8 @@ std::string RenderStressText(const StressReport& r) {
         "nothing found in " + std::to_string(r.answered) + " request(s) from " +
         std::to_string(r.threads) + " thread(s), " + std::to_string(r.users) + " user(s), " +
         Printf("%.1f", r.duration_s) + " s (" + r.policy +
-        "; checks: " + std::string(InvariantName(r.promise)) + " linearizable" +
+        "; checks: " + std::string(InvariantName(r.promise)) +
+        (r.false_denials_judged ? " false-denials" : "") + " linearizable" +
         (r.linearizability && r.linearizability->verdict == LinearVerdict::kUnknown ? " (undecided)"
                                                                                     : "") +
         ")\n";
@@ -167,6 +177,9 @@ std::string RenderStressJunit(const StressReport& r) {
     cases.push_back(std::move(c));
   };
   add(std::string(InvariantName(r.promise)), Found(r, kPromiseCheck));
+  if (r.failure.empty() && r.false_denials_judged) {
+    add(kFalseDenialsCheck, Found(r, kFalseDenialsCheck));
+  }
   if (r.linearizability) {
     add(kLinearizableCheck, Found(r, kLinearizableCheck));
     // Not linearizable with no witness of its own: keys already broken, said in the lead.

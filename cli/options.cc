@@ -110,7 +110,7 @@ CLI::Option* AddMaxTransitOption(CLI::App& command, std::optional<Duration>& tar
       command, "--max-transit", target,
       [](std::string_view text) -> Result<Duration> {
         Result<Duration> d = ParseDurationOrZero(text);
-        if (d.ok() && *d > std::chrono::hours(1)) {
+        if (d.ok() && *d > kLongestMaxTransit) {
           return absl::InvalidArgumentError("'" + std::string(text) +
                                             "' is over an hour: no request waits that long on "
                                             "its way to a store and is still answered");

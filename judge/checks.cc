@@ -73,6 +73,15 @@ namespace {
 // A bucket's token that comes due on the tick of a denial is the same tie: a limiter that counts
 // its tokens in floating point, or floors its refill, may find it a hair short. A bucket's denial
 // is false only if the model had room a tick before it too.
+// The denials `CheckFalseDenials` flags in `history` under `policy`, by id.
+std::set<int64_t> FlaggedIds(const History& history, const Policy& policy) {
+  std::set<int64_t> ids;
+  for (const Violation& v : CheckFalseDenials(history, policy)) {
+    if (!v.witness.empty()) ids.insert(v.witness.front().id);
+  }
+  return ids;
+}
+
 Violations FalseDenials(const Judged& r) {
   std::vector<Violation> flagged = CheckFalseDenials(r.history, r.policy);
   if (r.policy.IsBucket()) {
@@ -81,10 +90,7 @@ Violations FalseDenials(const Judged& r) {
     for (HistoryEvent& e : earlier) {
       if (e.denied()) e.invoke -= r.resolution;
     }
-    std::set<int64_t> also;
-    for (const Violation& v : CheckFalseDenials(earlier, r.policy)) {
-      if (!v.witness.empty()) also.insert(v.witness.front().id);
-    }
+    const std::set<int64_t> also = FlaggedIds(earlier, r.policy);
     std::erase_if(flagged, [&](const Violation& v) {
       return v.witness.empty() || !also.contains(v.witness.front().id);
     });
@@ -92,10 +98,7 @@ Violations FalseDenials(const Judged& r) {
   }
   const std::optional<Policy> other = TiePolicy(r.policy, r.resolution);
   if (flagged.empty() || !other) return flagged;
-  std::set<int64_t> also;
-  for (const Violation& v : CheckFalseDenials(r.history, *other)) {
-    if (!v.witness.empty()) also.insert(v.witness.front().id);
-  }
+  const std::set<int64_t> also = FlaggedIds(r.history, *other);
   std::optional<History> exact;  // made at the first denial it has to tell
   std::erase_if(flagged, [&](const Violation& v) {
     if (v.witness.empty() || also.contains(v.witness.front().id)) return false;
@@ -270,7 +273,7 @@ bool RoomEverywhere(const std::vector<const HistoryEvent*>& admissions, const Hi
   std::vector<Instant> at = {d.invoke};
   if (!client) {
     at.push_back(d.complete);
-    for (auto it = first_near(d.invoke); it != sent_by(d.complete); ++it) {
+    for (auto it = first_near(d.invoke), end = sent_by(d.complete); it != end; ++it) {
       for (const Instant t : {(*it)->invoke, (*it)->complete}) {
         if (t > d.invoke && t < d.complete) at.push_back(t);
       }
@@ -278,8 +281,7 @@ bool RoomEverywhere(const std::vector<const HistoryEvent*>& admissions, const Hi
   }
   for (const Instant t : at) {
     std::vector<std::pair<Instant, int64_t>> placed;
-    const Instant until = client ? d.complete : t;
-    for (auto it = first_near(t); it != sent_by(until); ++it) {
+    for (auto it = first_near(t), end = sent_by(client ? d.complete : t); it != end; ++it) {
       const HistoryEvent* a = *it;
       // On the client's clock an admission takes effect at the instant it was sent; one sent
       // after this request but taken first is counted here, at its instant (where a window, a

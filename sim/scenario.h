@@ -92,6 +92,10 @@ struct FaultSpec {
 inline constexpr Instant kDefaultScenarioStart =
     FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000);
 
+// The most a scenario's max_transit, or check's and worst's --max-transit, may be: no request
+// waits longer on its way to a store and is still answered.
+inline constexpr Duration kLongestMaxTransit = std::chrono::hours(1);
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -104,7 +108,8 @@ struct Scenario {
   Latency to_store;
   Latency from_store;
   enum class BuggifyMode { kOff, kOn, kAuto } buggify = BuggifyMode::kOff;
-  // The longest a BUGGIFY delay may be; none: ten times a step's latency.
+  // The longest a BUGGIFY delay may be (at most kLongestMaxTransit); none: ten times a step's
+  // latency.
   std::optional<Duration> buggify_max_delay;
   std::vector<LimiterSpec> limiters;
   // The claim every limiter is held to by the window checks: `claim_limit` in any `claim_window`.

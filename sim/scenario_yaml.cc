@@ -46,7 +46,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   if (const YAML::Node transit = root["max_transit"]) {
     Duration bound{};
     RL_ASSIGN(bound, DurationAt(root, "max_transit", true));
-    if (bound < Duration(0) || bound > std::chrono::hours(1)) {
+    if (bound < Duration(0) || bound > kLongestMaxTransit) {
       return Error(transit,
                    "'max_transit' must be from 0 to 1h (no request waits that long on its "
                    "way to a store and is still answered)");

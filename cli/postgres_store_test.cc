@@ -92,7 +92,7 @@ TEST(PostgresStore, EachSqlProtocolsVerdict) {
   r = CheckSql({"sql-fixed-window-select-update", "--limit", "1", "--faults", "none", "--store",
                 "postgres"});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
-  EXPECT_NE(r.out.find("witness (2 request(s))"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("witness (2 request(s), +0s at "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("sql_fixed_window_select"), std::string::npos) << r.out;
   // The same seed, the same verdict and witness, on every run.
   const CliOutcome again = CheckSql({"sql-fixed-window-select-update", "--limit", "1", "--faults",
@@ -101,7 +101,7 @@ TEST(PostgresStore, EachSqlProtocolsVerdict) {
   // At the default policy (2 per 10s) within the default seeds: N + 1 in one window.
   r = CheckSql({"sql-fixed-window-select-update", "--store", "postgres"});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
-  EXPECT_NE(r.out.find("witness (3 request(s))"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("witness (3 request(s), +0s at "), std::string::npos) << r.out;
   // Without persistence, a store restart forgets the bucket.
   r = CheckSql({"sql-token-bucket", "--burst", "1", "--rate", "1", "--checks", "survives-restart",
                 "--faults", "restart", "--durability", "none", "--seeds", "20", "--store",

@@ -17,7 +17,7 @@ namespace {
 
 using Violations = Result<std::vector<Violation>>;
 
-Violations Promise(const Judged& r) { return CheckPromise(r.history, r.policy, r.resolution); }
+Violations Promise(const Judged& r) { return CheckPromise(r.history, r.policy, r.tie); }
 
 Violations AlignedWindowCap(const Judged& r) {
   return CheckAlignedWindowCap(r.history, r.claim_limit, r.claim_window);
@@ -26,7 +26,7 @@ Violations AlignedWindowCap(const Judged& r) {
 Violations AnchoredWindowCap(const Judged& r) {
   return CheckAnchoredWindowCap(
       r.history, r.claim_limit, r.claim_window,
-      r.resolution > Duration(1) ? WindowEdge::kHalfOpen : WindowEdge::kClosed);
+      r.tie > Duration(1) ? WindowEdge::kHalfOpen : WindowEdge::kClosed);
 }
 
 Violations AnyWindowCap(const Judged& r) { return r.any_window.violations; }
@@ -96,7 +96,7 @@ Violations FalseDenials(const Judged& r) {
     });
     return flagged;
   }
-  const std::optional<Policy> other = TiePolicy(r.policy, r.resolution);
+  const std::optional<Policy> other = TiePolicy(r.policy, r.tie);
   if (flagged.empty() || !other) return flagged;
   const std::set<int64_t> also = FlaggedIds(r.history, *other);
   std::optional<History> exact;  // made at the first denial it has to tell
@@ -150,11 +150,11 @@ Violations SurvivesRestart(const Judged& r) {
   Result<History> calm = r.without_restarts();
   if (!calm.ok()) return calm.status();
   std::set<std::string> broken_anyway;
-  for (const Violation& v : CheckPromise(*calm, r.policy, r.resolution)) {
+  for (const Violation& v : CheckPromise(*calm, r.policy, r.tie)) {
     broken_anyway.insert(v.key);
   }
   std::vector<Violation> out;
-  for (Violation& v : CheckPromise(r.history, r.policy, r.resolution)) {
+  for (Violation& v : CheckPromise(r.history, r.policy, r.tie)) {
     if (broken_anyway.contains(v.key)) continue;
     Instant first = Instant::max(), last = Instant::min();
     for (const HistoryEvent& e : v.witness) {
@@ -311,9 +311,10 @@ bool FalseDenialsJudgedOverIntervals(const Policy& policy) {
 
 std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
                                                       const History& judged, const Policy& policy,
-                                                      Duration resolution, DecisionClock clock) {
+                                                      Duration resolution, Duration tie_at,
+                                                      DecisionClock clock) {
   if (!LaterLeavesLessRoom(policy.algorithm)) return {};
-  const std::optional<Policy> tie = TiePolicy(policy, resolution);
+  const std::optional<Policy> tie = TiePolicy(policy, tie_at);
   std::map<std::string_view, std::vector<const HistoryEvent*>> by_key;
   Duration longest{0};
   for (const HistoryEvent& e : judged) {
@@ -353,7 +354,8 @@ std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
 }
 
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
-                                              Duration resolution, DecisionClock clock,
+                                              Duration resolution, Duration tie_at,
+                                              DecisionClock clock,
                                               const std::vector<Violation>& already_broken) {
   LinearizabilityOptions options;
   options.resolution = std::max(resolution, Duration(1));
@@ -365,7 +367,7 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   // A key no order explains by the model, but one does by its tie at the resolution (TiePolicy:
   // the window a tick shorter or longer), is given the benefit of the doubt, as check gives it:
   // it is judged no more, and the others are searched again.
-  const std::optional<Policy> tie = TiePolicy(policy, options.resolution);
+  const std::optional<Policy> tie = TiePolicy(policy, tie_at);
   std::set<std::string, std::less<>> forgiven;
   History judged;
   const History* of = &history;

@@ -61,6 +61,9 @@ struct Judged {
   // The resolution the limiter decides at (its clock's: a millisecond for a script on {now_ms}):
   // a wait it answers closer to the exact one than this is the exact one.
   Duration resolution = Duration(1);
+  // The tick a window's edge may tie with a request at (TiePolicy): the resolution, or none where
+  // the edges are whole ticks of the clock that decides (ProtocolInfo::tie).
+  Duration tie = Duration(1);
   // The history before its instants were floored to `resolution`, made when a check asks for it
   // (empty when none was floored): a tie at the resolution between requests exactly a window
   // apart there is exact, and judged as such.
@@ -103,7 +106,8 @@ struct CheckResult {
 
 // The one tie rule of every command: at a clock `resolution` coarser than a nanosecond, a window
 // or log edge on the tick of a request may have fallen either side of it (the instants judged were
-// floored), so a verdict against a windowed model holds only if it holds with the window a tick
+// floored; not so where the edges are themselves whole ticks of the clock that decides, whose
+// `resolution` here is a nanosecond: ProtocolInfo::tie), so a verdict against a windowed model holds only if it holds with the window a tick
 // shorter (a closed window's edge, as half open: anchored-window, sliding-log-closed) or longer (a
 // half-open log's, as closed: sliding-log) too. That policy, or none where no edge can tie (a
 // fixed window's edges are whole ticks either way; a bucket's tie is its own: FalseDenials).
@@ -121,12 +125,14 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
 // request of its key that may have come first taken as admitted, each as late as its interval
 // lets it (what leaves a window, a log or a bucket the least room), and so at the tie of the
 // `resolution` too (TiePolicy). The first such denial of each key; none for a model an earlier
-// admission can give more room (an anchored window). `judged` is `history` at the resolution.
+// admission can give more room (an anchored window). `judged` is `history` at the resolution;
+// `tie`, the tick a window's edge may tie at (ProtocolInfo::tie).
 // Whether JudgeFalseDenialsOverIntervals judges `policy`'s algorithm at all.
 bool FalseDenialsJudgedOverIntervals(const Policy& policy);
 std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
                                                       const History& judged, const Policy& policy,
-                                                      Duration resolution, DecisionClock clock);
+                                                      Duration resolution, Duration tie,
+                                                      DecisionClock clock);
 
 // Whether a history of real concurrency is linearizable by `policy`'s model (model/
 // linearizability.h), key by key, at the limiter's clock `resolution`, comparing whether each call
@@ -152,9 +158,11 @@ struct LinearizabilityJudgement {
 };
 // `already_broken`: the keys whose promise is broken (their violations' keys), each searched
 // only briefly (LinearizabilityOptions::already_broken). On the client's `clock` each call's
-// instant is the one it was sent at (its `invoke`), as `stress` sends it.
+// instant is the one it was sent at (its `invoke`), as `stress` sends it. `tie`: the tick a
+// window's edge may tie at (ProtocolInfo::tie).
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
-                                              Duration resolution, DecisionClock clock,
+                                              Duration resolution, Duration tie,
+                                              DecisionClock clock,
                                               const std::vector<Violation>& already_broken = {});
 
 }  // namespace ratelab

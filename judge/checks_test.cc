@@ -116,7 +116,7 @@ TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
       h, h, policy, Duration(1));
   ASSERT_FALSE(broken.empty());
   const LinearizabilityJudgement found =
-      JudgeLinearizability(h, policy, Duration(1), DecisionClock::kStore, broken);
+      JudgeLinearizability(h, policy, Duration(1), Duration(1), DecisionClock::kStore, broken);
   EXPECT_EQ(found.verdict, LinearVerdict::kNotLinearizable);
   EXPECT_TRUE(found.violation.has_value()) << "a short search finds this witness";
   EXPECT_EQ(found.broken_keys, 0);
@@ -139,13 +139,18 @@ TEST(Checks, ALinearizabilityVerdictHoldsOnlyIfItHoldsAtTheTieOfTheResolution) {
   // On the tick of the window's end (10 ms after the tick it opened on).
   const History tie = history(microseconds(10'200));
   EXPECT_EQ(
-      JudgeLinearizability(tie, policy, milliseconds(1), DecisionClock::kClient).verdict,
+      JudgeLinearizability(tie, policy, milliseconds(1), milliseconds(1), DecisionClock::kClient).verdict,
       LinearVerdict::kLinearizable);
-  EXPECT_EQ(JudgeLinearizability(tie, policy, Duration(1), DecisionClock::kClient).verdict,
+  EXPECT_EQ(JudgeLinearizability(tie, policy, Duration(1), Duration(1), DecisionClock::kClient).verdict,
             LinearVerdict::kNotLinearizable)
       << "at a nanosecond there is no tie";
+  EXPECT_EQ(JudgeLinearizability(tie, policy, milliseconds(1), Duration(1),
+                                 DecisionClock::kClient)
+                .verdict,
+            LinearVerdict::kNotLinearizable)
+      << "nor where the window's edges are whole ticks of the clock that decides";
   const LinearizabilityJudgement inside =
-      JudgeLinearizability(history(milliseconds(5)), policy, milliseconds(1),
+      JudgeLinearizability(history(milliseconds(5)), policy, milliseconds(1), milliseconds(1),
                            DecisionClock::kClient);
   EXPECT_EQ(inside.verdict, LinearVerdict::kNotLinearizable);
   EXPECT_TRUE(inside.violation.has_value());
@@ -182,6 +187,7 @@ TEST(Checks, AFalseDenialAtATieTheResolutionMadeIsForgivenAndAnExactOneIsNot) {
     f.history = AsDecided(exact, DecisionClock::kClient, milliseconds(1));
     Judged j = f.Run();
     j.resolution = milliseconds(1);
+    j.tie = milliseconds(1);
     j.exact = [&] { return exact; };
     Result<std::vector<Violation>> v = CheckOf(CheckId::kFalseDenials).judge(j);
     EXPECT_TRUE(v.ok());

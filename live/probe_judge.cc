@@ -102,7 +102,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
                  ", unknown)";
   }
   r.linearizability =
-      JudgeLinearizability(early, plan.policy, Duration(1), DecisionClock::kStore, r.violations);
+      JudgeLinearizability(early, plan.policy, Duration(1), Duration(1), DecisionClock::kStore,
+                           r.violations);
   if (r.linearizability.violation) {
     Violation& v = *r.linearizability.violation;
     for (HistoryEvent& e : v.witness) e = r.history[static_cast<size_t>(e.id)];

@@ -346,11 +346,11 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   const History judged = AtResolution(r.history, r.resolution);
   r.busiest = FindBusiestKey(judged, plan.policy);
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, r.resolution);
+  const Duration tie = plan.subject.info->tie();
   r.false_denials = JudgeFalseDenialsOverIntervals(r.history, judged, plan.policy, r.resolution,
-                                                   plan.subject.info->clock);
-  r.linearizability =
-      JudgeLinearizability(r.history, plan.policy, r.resolution, plan.subject.info->clock,
-                           r.violations);
+                                                   tie, plan.subject.info->clock);
+  r.linearizability = JudgeLinearizability(r.history, plan.policy, r.resolution, tie,
+                                           plan.subject.info->clock, r.violations);
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include "reports/check_report.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "reports/run_report.h"
 #include "reports/timeline.h"
@@ -74,6 +75,41 @@ std::string Needs(const Finding& f, const std::string& clock) {
 
 }  // namespace
 
+std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy& policy,
+                                    const ViolationReport& v, Instant start) {
+  const Result<CheckId> check = ParseCheck(v.check);
+  if (!check.ok() || *check == CheckId::kKeyExpiry || *check == CheckId::kSurvivesRestart) {
+    return std::nullopt;
+  }
+  const LimiterSpec spec = subject.Spec(policy);
+  const ProtocolInfo& info = *spec.Info();
+  const Duration resolution = std::max(info.time_resolution, Duration(1));
+  const History printed = HistoryOf(v.witness, start);
+  const History h = AsDecided(printed, info.clock, resolution);
+  const AnyWindowReport any = CheckAnyWindowCap(h, policy.limit, policy.ClaimWindow());
+  const std::vector<NeverFreed> none;
+  const std::vector<FaultWindow> no_restarts;
+  const std::function<Result<History>()> same = [&]() -> Result<History> { return h; };
+  const Judged judged{
+      .history = h,
+      .policy = policy,
+      .claim_limit = policy.limit,
+      .claim_window = policy.ClaimWindow(),
+      .any_window = any,
+      .never_expire = none,
+      .restarts = no_restarts,
+      .without_restarts = same,
+      .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1),
+      .resolution = resolution,
+      .tie = info.tie(),
+      .exact = [&] { return AsDecided(printed, info.clock, Duration(1)); }};
+  const Result<std::vector<Violation>> found = CheckOf(*check).judge(judged);
+  if (!found.ok()) return false;
+  return std::any_of(found->begin(), found->end(), [&](const Violation& w) {
+    return w.invariant == v.invariant && w.key == v.key;
+  });
+}
+
 CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
                             const SearchResult& result, const std::string& reproduce) {
   CheckReport r;
@@ -116,6 +152,11 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.violation =
       ViolationReport{std::string(CheckName(f.check)), f.violation.invariant, f.violation.key,
                       f.violation.summary, WitnessEvents(f.witness, start)};
+  if (BreaksAsPrinted(subject, f.minimal.policy, *r.violation, start) == false) {
+    r.violation->summary +=
+        " (the witness as printed, judged again on its own, does not break it: replay the seed "
+        "to see the whole run)";
+  }
   r.faults = FaultReports(f.faults, start);
   r.hint = subject.custom ? ReplyHint(f) : "";
   r.needs = Needs(f, r.clock);
@@ -156,7 +197,17 @@ std::string RenderCheckText(const CheckReport& r) {
   for (const FaultReport& f : r.faults) out += "; " + f.what;
   out += "\n" + v.summary + "\n";
   if (!r.needs.empty()) out += "needs " + r.needs + "\n";
-  out += "witness (" + std::to_string(v.witness.size()) + " request(s)):\n" +
+  // Where +0s is, to the microsecond: a reader judging the witness again on a clock's ticks
+  // needs the instants, not only their offsets.
+  const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, r.faults);
+  const std::string zero =
+      rows.empty()
+          ? ""
+          : ", +0s at " +
+                FormatInstantTo(r.start + std::chrono::round<Duration>(
+                                              std::chrono::duration<double>(rows.front().at_s)),
+                                6);
+  out += "witness (" + std::to_string(v.witness.size()) + " request(s)" + zero + "):\n" +
          view_parts::TimelineText(v, r.faults) + "reproduce: " + r.reproduce + "\n";
   if (!r.hint.empty()) out += "hint: " + r.hint + "\n";
   return out;

@@ -1,7 +1,9 @@
 #include "reports/run_report.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "reports/metrics.h"
 
@@ -63,6 +65,53 @@ std::vector<WitnessEvent> WitnessEvents(const std::vector<HistoryEvent>& events,
     out.push_back(std::move(w));
   }
   return out;
+}
+
+namespace {
+
+Instant FromStart(double seconds, Instant start) {
+  return start + Duration(std::llround(seconds * 1e9));
+}
+
+// The decision an outcome names (DescribeOutcome's inverse), or none: no answer, or failed.
+std::optional<Decision> DecisionOf(std::string_view outcome) {
+  const auto after = [&](std::string_view prefix) -> std::optional<Duration> {
+    if (!outcome.starts_with(prefix)) return std::nullopt;
+    const std::string_view d = outcome.substr(prefix.size());
+    return d == "never" ? std::optional<Duration>(kNever) : ParseDuration(d);
+  };
+  Decision d;
+  d.allowed = outcome.starts_with("admitted");
+  if (!d.allowed && !outcome.starts_with("denied")) return std::nullopt;
+  d.fallback = outcome.ends_with(" by the client: the limiter failed");
+  if (const std::optional<Duration> wait = after("admitted, to go after ")) d.wait = *wait;
+  if (const std::optional<Duration> retry = after("denied, retry after ")) d.retry_after = *retry;
+  return d;
+}
+
+}  // namespace
+
+History HistoryOf(const std::vector<WitnessEvent>& witness, Instant start) {
+  History h;
+  h.reserve(witness.size());
+  for (const WitnessEvent& w : witness) {
+    HistoryEvent e;
+    e.id = w.id;
+    e.key = w.key;
+    e.node = static_cast<int>(w.node);
+    e.cost = w.cost;
+    e.invoke = FromStart(w.invoke_s, start);
+    if (w.complete_s) e.complete = FromStart(*w.complete_s, start);
+    for (const WitnessStep& s : w.steps) e.steps.push_back({s.label, FromStart(s.at_s, start)});
+    e.apply = ParseInstant(w.at).value_or(e.steps.empty() ? e.invoke : e.steps.back().at);
+    if (w.outcome.starts_with("failed: ")) {
+      e.failure = w.outcome.substr(8);
+    } else {
+      e.decision = DecisionOf(w.outcome);
+    }
+    h.push_back(std::move(e));
+  }
+  return h;
 }
 
 std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, Instant start) {

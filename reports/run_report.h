@@ -20,6 +20,10 @@ RunReport MakeRunReport(const RunResult& run);
 
 // Witness events for `events`, times relative to `start`.
 std::vector<WitnessEvent> WitnessEvents(const std::vector<HistoryEvent>& events, Instant start);
+// The history a witness prints, read back (WitnessEvents' inverse for what the checks judge): each
+// request's instants from `start` to the nanosecond, its steps, cost and outcome (admitted, with
+// its wait; denied, with its Retry-After; no answer; the client's own decision; failed).
+History HistoryOf(const std::vector<WitnessEvent>& witness, Instant start);
 // A run's faults, times relative to `start`.
 std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, Instant start);
 // The report of a violation that check `check` found, its witness relative to `start`.

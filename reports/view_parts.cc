@@ -149,9 +149,8 @@ std::string OnClock(const RunReport& r, double at_s) {
 }
 
 std::string Offset(double seconds) {
-  const double unit = std::abs(seconds) < 1 ? 1e-6 : 1e-3;
-  const auto d = std::chrono::round<Duration>(
-      std::chrono::duration<double>(std::round(seconds / unit) * unit));
+  const auto d =
+      std::chrono::round<Duration>(std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));
   return d == Duration::zero() ? "0" : FormatDuration(d);
 }
 

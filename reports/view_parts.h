@@ -35,8 +35,8 @@ Instant ShownStart(const RunReport& r);
 // "2026-03-14 09:00:01.500" (the report must have its start).
 std::string OnClock(const RunReport& r, double at_s);
 
-// A span of seconds, short: to the microsecond under a second, to the millisecond above ("0",
-// "412us", "1.5s").
+// A span of seconds, to the microsecond at any length ("0", "412us", "1.009519s"): a witness's
+// instants as finely as a limiter on the store's or a script's clock tells them apart.
 std::string Offset(double seconds);
 
 // Appends `item`, what check `check` broke, to `broke`; the claim's goes first.

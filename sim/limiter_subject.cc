@@ -106,6 +106,8 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
       s.resolution ? Resolution{*s.resolution, "as given by --resolution or the spec"}
                    : ScriptResolution(names, custom->clock, calls_time);
   custom->time_resolution = resolution.finest;
+  // A window kept as a key's time to live opens and closes on the store's milliseconds.
+  custom->edges_on_ticks = !s.resolution && custom->clock == DecisionClock::kStore && !calls_time;
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };

@@ -263,6 +263,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
         .without_restarts = without_restarts,
         .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1),
         .resolution = std::max(Duration(1), resolution),
+        .tie = spec.Info()->tie(),
         // The same before its instants were floored: which ties the floor made.
         .exact = resolution > Duration(1) ? std::function<History()>([&] {
           return AsDecided(o.history, clock, Duration(1));

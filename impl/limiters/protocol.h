@@ -4,6 +4,7 @@
 #ifndef RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 #define RATELAB_IMPL_LIMITERS_PROTOCOL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -83,6 +84,16 @@ struct ProtocolInfo {
   // It waits for a replica (WAIT): only a store with one can answer it (MemoryKv models one; a
   // private or given redis-server has none).
   bool needs_replica = false;
+  // Its windows' edges are whole ticks of `time_resolution` on the clock that decides (a window
+  // kept as a key's time to live: the store opens it and expires it by the millisecond, and keeps
+  // the key through its expiry's own millisecond), so a request on an edge's tick is judged where
+  // the store put it; otherwise the edge may tie with it there (TiePolicy).
+  bool edges_on_ticks = false;
+  // The tick a window's edge may tie with a request at: the resolution, or none (a nanosecond)
+  // where the edges are whole ticks.
+  Duration tie() const {
+    return edges_on_ticks ? Duration(1) : std::max(time_resolution, Duration(1));
+  }
 };
 // Every protocol ratelab implements, for `ratelab list` and for scenarios.
 std::span<const ProtocolInfo> Protocols();

@@ -80,6 +80,33 @@ TEST(ProbeCommand, SaysWhatItWillSendThenFindsTheOverAdmission) {
   EXPECT_EQ(xml.find("skipped=\"0\""), std::string::npos) << xml;
 }
 
+// The denials no order explains are judged for a model whose room a later admission can only
+// shrink (a fixed window), and skipped, with why, for one an earlier admission can grow.
+TEST(ProbeCommand, FalseDenialsAreJudgedWhereTheModelAllowsAndSkippedWithWhyWhereNot) {
+  AdmitsAll server;
+  const auto junit_of = [&](const std::string& model) {
+    const std::string junit = ::testing::TempDir() + "/probe-fd-" + model + ".xml";
+    const CliOutcome r = Ratelab({"probe", server.url(), "--model", model, "--limit", "2",
+                                  "--window", "1m", "--max-requests", "6", "--max-rps", "200",
+                                  "--retry-after-wait", "0", "--junit", junit});
+    EXPECT_EQ(r.exit, kExitViolation) << r.err;
+    std::ifstream in(junit);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  const std::string fixed = junit_of("fixed-window");
+  const size_t at = fixed.find("name=\"false-denials\"");
+  ASSERT_NE(at, std::string::npos) << fixed;
+  EXPECT_EQ(fixed.find("/>", at), fixed.find(">", at) - 1) << "judged, and passed: " << fixed;
+  const std::string anchored = junit_of("anchored-window");
+  const size_t skipped = anchored.find("name=\"false-denials\"");
+  ASSERT_NE(skipped, std::string::npos) << anchored;
+  EXPECT_EQ(anchored.find("<skipped message=\"not checked: an earlier admission can give this "
+                          "model more room",
+                          skipped),
+            anchored.find("<skipped", skipped))
+      << anchored;
+}
+
 TEST(ProbeCommand, WritesItsReportIntoADirectory) {
   AdmitsAll server;
   const std::string dir = ::testing::TempDir() + "/probe-report";

@@ -1,5 +1,5 @@
-// The checks a probe makes of what only HTTP shows (beside the promise and linearizability),
-// one table of them.
+// The checks a probe makes beside the promise and linearizability: the denials no order explains
+// on their own, and what only HTTP shows; one table of them.
 #ifndef RATELAB_LIVE_PROBE_CHECKS_H_
 #define RATELAB_LIVE_PROBE_CHECKS_H_
 
@@ -7,8 +7,9 @@
 
 namespace ratelab {
 
-// The checks of what only HTTP shows.
+// The checks beside the promise and linearizability.
 enum class ProbeCheck {
+  kFalseDenials,  // a denial the model had room for wherever it fell (as stress judges it)
   kServerErrors,
   kRetryAfterMissing,
   kRetryAfterTooLong,
@@ -29,6 +30,7 @@ struct ProbeCheckInfo {
 };
 // Every check, in the enum's order (the order reports list them in), with its name.
 inline constexpr ProbeCheckInfo kProbeChecks[] = {
+    {ProbeCheck::kFalseDenials, "false-denials"},
     {ProbeCheck::kServerErrors, "server-errors"},
     // RFC 6585: a 429 MAY include Retry-After.
     {ProbeCheck::kRetryAfterMissing, "retry-after-missing", "retry-after"},

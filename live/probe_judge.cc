@@ -82,9 +82,6 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
       CheckRemainingNeverRises(r.exchanges, answers_of_user, findings);
     }
   }
-  for (ProbeFinding& f : findings.Take(answers)) {
-    (Required(plan, f.check) ? r.findings : r.notes).push_back(std::move(f));
-  }
   r.latency_p50 = Percentile(latencies, 50);
   r.latency_p99 = Percentile(latencies, 99);
   r.promise = PromiseInvariant(plan.policy.algorithm);
@@ -109,6 +106,32 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
     for (HistoryEvent& e : v.witness) e = r.history[static_cast<size_t>(e.id)];
     v.summary += " (its clock to the nanosecond or to the " + FormatDuration(kProbeResolution) +
                  ", unknown)";
+  }
+  // A denial no order explains on its own, whatever the search of linearizability decided (it
+  // may run out of budget): the model had room wherever the decision fell, with every admission
+  // that may have come first as late as its interval lets it, on either clock (the tie of its
+  // coarser one forgiven). The first of each user.
+  const std::vector<Violation> false_denials =
+      JudgeFalseDenialsOverIntervals(r.history, early, plan.policy, kProbeResolution,
+                                     kProbeResolution, DecisionClock::kStore);
+  if (!false_denials.empty()) {
+    const Violation& first = false_denials.front();
+    ProbeFinding f{ProbeCheck::kFalseDenials, "", {}};
+    for (const Violation& v : false_denials) {
+      if (f.exchanges.size() < 3) {
+        f.exchanges.push_back(r.exchanges[static_cast<size_t>(v.witness.front().id)].n);
+      }
+    }
+    // Its clock's resolution is unknown, not the 1ms judged at.
+    const std::string why = first.summary.substr(0, first.summary.find(" (times to the limiter's"));
+    f.summary = absl::StrCat(false_denials.size(), " user(s) with a denial no order explains: #",
+                             f.exchanges.front(), " (", first.key, ") ", why,
+                             " (its clock to the nanosecond or to the ",
+                             FormatDuration(kProbeResolution), ", unknown)");
+    r.findings.push_back(std::move(f));  // first in name order, as the rest follow
+  }
+  for (ProbeFinding& f : findings.Take(answers)) {
+    (Required(plan, f.check) ? r.findings : r.notes).push_back(std::move(f));
   }
   return r;
 }

@@ -150,6 +150,7 @@ ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   for (const ProbeFinding& f : r.notes) out.notes.push_back(report(f));
   out.retry_after_checked = r.retry_after_checked;
   out.retry_after_note = r.retry_after_note;
+  out.false_denials_judged = FalseDenialsJudgedOverIntervals(r.policy);
   return out;
 }
 
@@ -172,6 +173,19 @@ std::string OptionalNote(ProbeCheck check) {
   return "optional: --require " +
          std::string(RowOf<ProbeCheckInfo>(kProbeChecks, check).required_as) +
          " makes it a finding";
+}
+
+// Why `check` did not run in `r`, or empty when it did.
+std::string NotRun(const ProbeReport& r, ProbeCheck check) {
+  if (check == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
+    return r.retry_after_note.empty() ? std::string("no Retry-After was retried in the run")
+                                      : r.retry_after_note;
+  }
+  if (check == ProbeCheck::kFalseDenials && !r.false_denials_judged) {
+    return "an earlier admission can give this model more room, so a denial is judged by "
+           "linearizability alone";
+  }
+  return "";
 }
 
 }  // namespace
@@ -246,6 +260,8 @@ std::string RenderProbeText(const ProbeReport& r) {
       checks += " " + std::string(check.name);
       if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
         checks += " (not run: no Retry-After retried)";
+      } else if (const std::string why = NotRun(r, check.id); !why.empty()) {
+        checks += " (not run: " + why + ")";
       }
     }
     absl::StrAppend(&out, "nothing found in ", r.sent, " request(s) from ", r.users,
@@ -285,10 +301,8 @@ std::string RenderProbeJunit(const ProbeReport& r) {
   cases.push_back(linear);
   for (const ProbeCheckInfo& check : kProbeChecks) {
     view_parts::JunitCase c{classname, std::string(check.name), 0, "", "", false};
-    if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
-      c.skipped = "not checked: " + (r.retry_after_note.empty()
-                                         ? std::string("no Retry-After was retried in the run")
-                                         : r.retry_after_note);
+    if (const std::string why = NotRun(r, check.id); !why.empty()) {
+      c.skipped = "not checked: " + why;
     }
     for (const ProbeFindingReport& f : r.findings) {
       if (f.check != check.id) continue;
@@ -319,6 +333,8 @@ view_parts::Rows CheckRows(const ProbeReport& r) {
     std::string verdict = "kept";
     if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
       verdict = "not checked (" + r.retry_after_note + ")";
+    } else if (const std::string why = NotRun(r, check.id); !why.empty()) {
+      verdict = "not checked (" + why + ")";
     }
     for (const ProbeFindingReport& f : r.findings) {
       if (f.check == check.id) verdict = "broken: " + f.summary;

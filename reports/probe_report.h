@@ -106,6 +106,9 @@ struct ProbeReport {
   std::vector<ProbeFindingReport> notes;
   bool retry_after_checked = false;
   std::string retry_after_note;
+  // Whether the denials no order explains were judged: not for a model an earlier admission can
+  // give more room (FalseDenialsJudgedOverIntervals), nor in a report written before they were.
+  bool false_denials_judged = false;
 
   // Nothing found: the promise kept, the answers linearizable (or unknown), no finding.
   bool clean() const { return violations.empty() && !linearizable.violation && findings.empty(); }
@@ -136,7 +139,8 @@ constexpr auto JsonFields(const ProbeReport*) {
                     JsonField("findings", &R::findings),
                     JsonField("notes", &R::notes).OrDefault(),
                     JsonField("retry_after_checked", &R::retry_after_checked),
-                    JsonField("retry_after_note", &R::retry_after_note)};
+                    JsonField("retry_after_note", &R::retry_after_note),
+                    JsonField("false_denials_judged", &R::false_denials_judged).OrDefault()};
 }
 
 // The enums of a probe report, by name.

@@ -192,6 +192,7 @@ class Probe final : public Command {
         user_prefix_.empty()
             ? "probe-" + std::to_string(ToUnixNanos(clock.Now()) / 1'000'000'000) + "-"
             : user_prefix_;
+    plan_.fresh_users = user_prefix_.empty();
     if (Status s = CheckProbePlan(plan_); !s.ok()) return s;
     std::optional<OutputDir> dir;
     if (!out_.empty()) {

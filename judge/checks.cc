@@ -74,23 +74,25 @@ namespace {
 // its tokens in floating point, or floors its refill, may find it a hair short. A bucket's denial
 // is false only if the model had room a tick before it too.
 // The denials `CheckFalseDenials` flags in `history` under `policy`, by id.
-std::set<int64_t> FlaggedIds(const History& history, const Policy& policy) {
+std::set<int64_t> FlaggedIds(const History& history, const Policy& policy,
+                             Duration wait_tolerance) {
   std::set<int64_t> ids;
-  for (const Violation& v : CheckFalseDenials(history, policy)) {
+  for (const Violation& v : CheckFalseDenials(history, policy, wait_tolerance)) {
     if (!v.witness.empty()) ids.insert(v.witness.front().id);
   }
   return ids;
 }
 
 Violations FalseDenials(const Judged& r) {
-  std::vector<Violation> flagged = CheckFalseDenials(r.history, r.policy);
+  const Duration wait_tolerance = std::max(r.resolution, r.wait_unit);
+  std::vector<Violation> flagged = CheckFalseDenials(r.history, r.policy, wait_tolerance);
   if (r.policy.IsBucket()) {
     if (flagged.empty() || r.resolution <= Duration(1)) return flagged;
     History earlier = r.history;
     for (HistoryEvent& e : earlier) {
       if (e.denied()) e.invoke -= r.resolution;
     }
-    const std::set<int64_t> also = FlaggedIds(earlier, r.policy);
+    const std::set<int64_t> also = FlaggedIds(earlier, r.policy, wait_tolerance);
     std::erase_if(flagged, [&](const Violation& v) {
       return v.witness.empty() || !also.contains(v.witness.front().id);
     });
@@ -98,7 +100,7 @@ Violations FalseDenials(const Judged& r) {
   }
   const std::optional<Policy> other = TiePolicy(r.policy, r.tie);
   if (flagged.empty() || !other) return flagged;
-  const std::set<int64_t> also = FlaggedIds(r.history, *other);
+  const std::set<int64_t> also = FlaggedIds(r.history, *other, wait_tolerance);
   std::optional<History> exact;  // made at the first denial it has to tell
   std::erase_if(flagged, [&](const Violation& v) {
     if (v.witness.empty() || also.contains(v.witness.front().id)) return false;
@@ -226,10 +228,15 @@ Result<CheckId> ParseCheck(std::string_view name) {
 // sizes, so spans up to 2B (at least 64) emission intervals are searched, which keeps the search
 // near linear in the admissions.
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
-                                                 const Policy& policy, Duration resolution) {
+                                                 const Policy& policy, Duration resolution,
+                                                 Duration tie_at, bool fresh) {
   const Duration horizon = std::max<int64_t>(64, 2 * policy.limit) * policy.window;
+  // A closed window's edge on the tick of a request may have fallen before it: judged a tick
+  // shorter (TiePolicy), as check judges it.
+  const std::optional<Policy> tie = TiePolicy(policy, tie_at);
+  const Policy& by = tie && tie->window < policy.window ? *tie : policy;
   std::vector<Violation> violations =
-      *CheckOf(CheckId::kPromise).judge_over_intervals(judged, policy, horizon);
+      *CheckOf(CheckId::kPromise).judge_over_intervals(judged, by, horizon, fresh);
   for (Violation& v : violations) {
     for (HistoryEvent& e : v.witness) e = history[static_cast<size_t>(e.id)];
     if (resolution > Duration(1)) {

@@ -58,6 +58,9 @@ struct Judged {
   const std::function<Result<History>()>& without_restarts;
   // The unit the limiter's Retry-After comes in: whole seconds over HTTP.
   Duration retry_after_unit = Duration(1);
+  // The unit an admission's wait comes in (a script's wait_s: whole seconds, perhaps rounded up):
+  // a wait longer than the model's by less than it, or than the resolution, is the model's.
+  Duration wait_unit = Duration(1);
   // The resolution the limiter decides at (its clock's: a millisecond for a script on {now_ms}):
   // a wait it answers closer to the exact one than this is the exact one.
   Duration resolution = Duration(1);
@@ -80,10 +83,10 @@ struct CheckInfo {
   // Judges a history of real concurrency (ratelab stress), where a decision took effect
   // somewhere in [invoke, complete] and the store's order is unknown, reporting only what is
   // broken wherever each fell; nullptr when the check needs the order, and nullopt when it
-  // cannot judge this policy so (see CheckPromiseOverIntervals for `horizon`).
+  // cannot judge this policy so (see CheckPromiseOverIntervals for `horizon` and `fresh`).
   std::optional<std::vector<Violation>> (*judge_over_intervals)(const History& h,
                                                                 const Policy& policy,
-                                                                Duration horizon);
+                                                                Duration horizon, bool fresh);
   // Judges by the limiter's own policy (Judged::policy), not only the scenario's claim: no use
   // for a limiter by rules, whose policy is each rule's.
   bool by_policy;
@@ -115,9 +118,12 @@ std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution);
 
 // Judges a history of real concurrency (`ratelab stress`, `ratelab probe`) by `policy`'s promise
 // over intervals: `judged` is `history` at the `resolution` the limiter sees time (the same
-// events, ids their positions), and each witness shows the events as they were in `history`.
+// events, ids their positions), and each witness shows the events as they were in `history`. A
+// closed window is judged a tick of `tie_at` shorter (TiePolicy; ProtocolInfo::tie). `fresh`:
+// no key of it saw traffic before it (CheckPromiseOverIntervals).
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
-                                                 const Policy& policy, Duration resolution);
+                                                 const Policy& policy, Duration resolution,
+                                                 Duration tie_at, bool fresh);
 
 // The denials of a history of real concurrency that no order explains on their own, whatever
 // the search of linearizability could decide: the model had room for the request wherever in its

@@ -113,7 +113,7 @@ TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
     h.back().complete = h.back().invoke + std::chrono::milliseconds(1);
   }
   const std::vector<Violation> broken = JudgePromiseOverIntervals(
-      h, h, policy, Duration(1));
+      h, h, policy, Duration(1), Duration(1), false);
   ASSERT_FALSE(broken.empty());
   const LinearizabilityJudgement found =
       JudgeLinearizability(h, policy, Duration(1), Duration(1), DecisionClock::kStore, broken);

@@ -93,7 +93,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   // that a run never calls the same admissions broken and linearizable.
   History early = r.history;
   for (HistoryEvent& e : early) e.invoke -= kProbeResolution - Duration(1);
-  r.violations = JudgePromiseOverIntervals(r.history, early, plan.policy, Duration(1));
+  r.violations = JudgePromiseOverIntervals(r.history, early, plan.policy, Duration(1), Duration(1),
+                                           plan.fresh_users);
   for (Violation& v : r.violations) {
     v.summary += " (its clock to the nanosecond or to the " + FormatDuration(kProbeResolution) +
                  ", unknown)";

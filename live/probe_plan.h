@@ -66,6 +66,9 @@ struct ProbePlan {
   uint64_t seed = 1;                   // poisson: its gaps and users
   int users = 1;                       // the users requests are for (boundary: the first only)
   std::string user_prefix = "probe-";  // {user} is the prefix and the user's number
+  // Its users saw no traffic before the run (the prefix names the run's start): a window of theirs
+  // opens at their first admission, not in one left open before.
+  bool fresh_users = false;
   int concurrency = 4;
   Duration duration = std::chrono::seconds(10);
   int64_t max_requests = 1000;

@@ -3,6 +3,7 @@
 // them was answered inside the span it is counted in: then wherever the decisions fell, they
 // fell inside it.
 #include <algorithm>
+#include <set>
 
 #include "model/oracles.h"
 #include "model/oracles_internal.h"
@@ -110,11 +111,58 @@ std::vector<Violation> Spans(const History& h, Invariant invariant, Duration rea
   return out;
 }
 
+// An anchored window opens at the first admission after the last window closed. At a key's first
+// request, or after a quiet spell in which every window that may have opened has closed (every
+// earlier admission, or request that may have been one, answered more than W before the next was
+// sent), the next window opens no earlier than that next request was sent, at `m`, and so runs at
+// least through m + W: every admission sent since and answered by then is in that one window,
+// wherever each decision fell. More of them than the limit break the promise itself.
+std::vector<Violation> AnchoredFromAQuietStart(const History& h, int64_t limit, Duration window,
+                                               bool fresh) {
+  std::vector<Violation> out;
+  const std::string bound =
+      "all in the one window the first of them opened (the key quiet before "
+      "them), limit " +
+      std::to_string(limit) + " per " + FormatDuration(window);
+  const auto may_count = [](const HistoryEvent& e) { return e.admitted() || e.unanswered(); };
+  for (const auto& [key, grouped] : internal::GroupByKey(h, may_count)) {
+    Events events(grouped.begin(), grouped.end());
+    std::stable_sort(events.begin(), events.end(), internal::InvokeOrder);
+    // The latest instant a window opened by the requests before may still be open: one opened
+    // before the history, unseen, closes within W of its start (of the key's first request).
+    Instant open_until = fresh ? Instant::min() : events.front()->invoke + window;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i]->invoke > open_until) {
+        const Instant end = events[i]->invoke + window;
+        Events inside;
+        int64_t used = 0;
+        for (size_t j = i; j < events.size() && events[j]->invoke <= end; ++j) {
+          if (events[j]->admitted() && events[j]->complete <= end) {
+            inside.push_back(events[j]);
+            used += events[j]->cost;
+          }
+        }
+        if (used > limit) {
+          out.push_back(Report(PromiseInvariant(Algorithm::kAnchoredWindow), key,
+                               FirstBreach(std::move(inside), [&](Duration) { return limit; }),
+                               bound));
+          break;  // the first of each key
+        }
+      }
+      // One with no answer may have been admitted at any instant since it was sent.
+      const Instant answered = events[i]->admitted() ? events[i]->complete : Instant::max();
+      open_until = std::max(
+          open_until, answered >= Instant::max() - window ? Instant::max() : answered + window);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h,
                                                                 const Policy& policy,
-                                                                Duration horizon) {
+                                                                Duration horizon, bool fresh) {
   const int64_t limit = policy.limit;
   const Duration window = policy.window;
   switch (policy.algorithm) {
@@ -145,7 +193,22 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
                        (owed > 0 ? " + " + std::to_string(owed) + " on credit" : ""),
                    [&](Duration span) { return policy.BucketBound(span) + owed; });
     }
-    case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindow: {
+      // The one window a quiet key's next admission opens; past that, windows open at least W
+      // apart, so any span of W (closed) meets at most two: 2N.
+      std::vector<Violation> out = AnchoredFromAQuietStart(h, limit, window, fresh);
+      std::set<std::string_view> found;
+      for (const Violation& v : out) found.insert(v.key);
+      for (Violation& v :
+           Spans(h, PromiseInvariant(policy.algorithm), window,
+                 "limit " + std::to_string(limit) + " per " + FormatDuration(window) +
+                     " allows at most " + std::to_string(2 * limit) +
+                     " in any span of that length (two anchored windows)",
+                 [&](Duration) { return 2 * limit; })) {
+        if (!found.contains(v.key)) out.push_back(std::move(v));
+      }
+      return out;
+    }
     case Algorithm::kSlidingCounterAnchored:
       // Windows open at least W apart, so any span of W (closed) meets at most two: 2N.
       return Spans(h, PromiseInvariant(policy.algorithm), window,

@@ -63,8 +63,13 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
 // lost after its steps reached the store counts as admitted (it may have consumed). A store that
 // took a request after a newer one (a retry after NOSCRIPT, a slow node) decided it on the newer
 // state: a denial is flagged only when the model, replayed in the store's order too (each
-// request still at its own instant), also has room.
-std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy);
+// request still at its own instant), also has room. An admission made to wait (a pacer's,
+// Decision::wait; judged at its instant plus the wait, as AsDecided puts it) is flagged when it
+// waited more than `wait_tolerance` longer than the model needed: the model had room for it that
+// much earlier, with every admission before it as replayed (a key with a lost request before it,
+// which may have held a slot until an unknown instant, is not judged so).
+std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy,
+                                         Duration wait_tolerance = Duration(1));
 
 // The longest run of one key's denials (in invoke order, nothing answered between them) that
 // CheckFalseDenials' replay flags, every one: its length is the witness's size; nullopt when no
@@ -109,10 +114,12 @@ Invariant PromiseInvariant(Algorithm algorithm);
 // The buckets' spans are searched up to `horizon` long (over-admission from races shows within
 // a short span); the work is about the admissions times those within `horizon` of each. The
 // anchored window's windows move with the unknown instants, so it is held to what any two of
-// them allow: 2N in any span of W.
+// them allow, 2N in any span of W, and to N in the one window a quiet key's next admission opens:
+// after a spell in which every window that may have opened has closed, or, where the keys are
+// `fresh` (no traffic before `h`), at a key's first request.
 std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h,
                                                                 const Policy& policy,
-                                                                Duration horizon);
+                                                                Duration horizon, bool fresh);
 
 // Every event of `h`, by key in key order, each key's in (invoke, id) order: the order the
 // oracles read a history in, for other readers (the reports' metrics). Linear with the

@@ -177,6 +177,34 @@ TEST(FalseDenialsOracle, ADenialAfterTheStoreTookALateRequestIsJudgedInTheStores
   EXPECT_EQ(CheckFalseDenials(h, p).size(), 1u);
 }
 
+// A pacer's admission, judged (as AsDecided puts it) at its decision's instant plus its wait: one
+// token a second; the first admitted at 0s, the second decided at 0.1s. Its wait of 0.9s is the
+// model's; 1.9s is a second longer than needed, a false denial for that second, unless its waits
+// come in whole seconds that it may round up.
+TEST(FalseDenialsOracle, AWaitLongerThanTheModelNeedsIsFlagged) {
+  const Policy p = Policy::Bucket(Algorithm::kTokenBucket, 1, seconds(1));
+  const auto paced = [&](Duration wait) {
+    HistoryEvent second = SentAndStored(1, milliseconds(100), milliseconds(100), true);
+    second.decision->wait = wait;
+    second.invoke += wait;
+    return History{SentAndStored(0, seconds(0), seconds(0), true), second};
+  };
+  EXPECT_TRUE(CheckFalseDenials(paced(milliseconds(900)), p).empty());
+  const std::vector<Violation> v = CheckFalseDenials(paced(milliseconds(1'900)), p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].witness.front().id, 1);
+  EXPECT_NE(v[0].summary.find("made to wait 1.9s at 12:00:00.100 although token-bucket burst 1, "
+                              "one per 1s had room for it after 900ms: 1s longer than needed"),
+            std::string::npos)
+      << v[0].summary;
+  EXPECT_TRUE(CheckFalseDenials(paced(milliseconds(1'900)), p, seconds(1)).empty());
+  // A request lost before it may have held the pacer's slot for as long: not judged.
+  History lost = paced(milliseconds(1'900));
+  lost.insert(lost.begin() + 1, SentAndStored(2, milliseconds(50), milliseconds(50), true));
+  lost[1].decision.reset();
+  EXPECT_TRUE(CheckFalseDenials(lost, p).empty());
+}
+
 TEST(RetryAfterOracle, AWaitIsJudgedInTheStoresOrderToo) {
   // Burst 2, one per 10s: sent at 0s, the first request reached the store at 2s, after the one
   // sent at 1s. In the store's order the bucket was empty at 1s, and at 9.5s holds 0.85 tokens:
@@ -387,7 +415,8 @@ History AnsweredAfter(History h, Duration latency) {
 TEST(IntervalOracles, InstantAnswersAreJudgedLikeThePointOracles) {
   const Policy window = Policy::Window(Algorithm::kFixedWindow, 2, seconds(1));
   const History h = At({milliseconds(100), milliseconds(200), milliseconds(300)});
-  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, window, seconds(10));
+  std::optional<std::vector<Violation>> v =
+      CheckPromiseOverIntervals(h, window, seconds(10), false);
   ASSERT_TRUE(v.has_value());
   ASSERT_EQ(v->size(), 1u);
   EXPECT_EQ((*v)[0].witness.size(), 3u);
@@ -402,16 +431,16 @@ TEST(IntervalOracles, AnAnswerThatCrossesTheWindowEdgeMayBelongToTheNextWindow) 
       AnsweredAfter(At({milliseconds(900), milliseconds(950), milliseconds(990)}), milliseconds(5));
   EXPECT_EQ(CheckAlignedWindowCap(h, 2, seconds(1)).size(), 1u) << "judged at invoke";
   h.back().complete = kT0 + milliseconds(1001);
-  EXPECT_TRUE(CheckPromiseOverIntervals(h, window, seconds(10))->empty());
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, window, seconds(10), false)->empty());
 }
 
 TEST(IntervalOracles, TheLogCountsOnlySetsAnsweredWithinLessThanW) {
   const Policy log = Policy::Window(Algorithm::kSlidingLog, 2, seconds(1));
   History h =
       AnsweredAfter(At({milliseconds(0), milliseconds(500), milliseconds(990)}), milliseconds(10));
-  EXPECT_TRUE(CheckPromiseOverIntervals(h, log, seconds(10))->empty()) << "span exactly W";
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, log, seconds(10), false)->empty()) << "span exactly W";
   h.back().complete -= Duration(1);
-  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, log, seconds(10));
+  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, log, seconds(10), false);
   ASSERT_EQ(v->size(), 1u);
   EXPECT_EQ((*v)[0].invariant, Invariant::kAnyWindowCap);
   EXPECT_EQ((*v)[0].witness.size(), 3u);
@@ -421,33 +450,66 @@ TEST(IntervalOracles, TwoRacersSpendingOneTokenAreABreachUnlessTheirAnswersTookL
   // Burst 1, one token a second: two admissions answered within 2ms of each other break it.
   const Policy bucket = Policy::Bucket(Algorithm::kTokenBucket, 1, seconds(1));
   History h = AnsweredAfter(At({milliseconds(0), milliseconds(1)}), milliseconds(1));
-  std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, bucket, seconds(10));
+  std::optional<std::vector<Violation>> v =
+      CheckPromiseOverIntervals(h, bucket, seconds(10), false);
   ASSERT_EQ(v->size(), 1u);
   EXPECT_EQ((*v)[0].summary,
             "2 admitted, each sent and answered within [12:00:00.000, 12:00:00.002] (span 2ms), "
             "bucket allows at most 1 + span / 1s");
   // An answer a second late: the second decision may have come with the next token.
   h.back().complete = kT0 + seconds(1) + milliseconds(1);
-  EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, seconds(10))->empty());
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, seconds(10), false)->empty());
   // Spans longer than the horizon are not searched.
   h.back().complete = kT0 + milliseconds(2);
-  EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, Duration(1))->empty());
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, bucket, Duration(1), false)->empty());
 }
 
 TEST(IntervalOracles, TheAnchoredWindowIsHeldToTwoWindowsInAnySpanOfW) {
   const Policy anchored = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
   // Two windows' worth across an edge, wherever the windows opened: 4 in 10s can be right.
   History h = At({seconds(0), seconds(1), seconds(9), seconds(10)});
-  EXPECT_TRUE(CheckPromiseOverIntervals(h, anchored, seconds(1))->empty());
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, anchored, seconds(1), false)->empty());
   // A fifth within the same 10s is a breach wherever each decision fell.
   History five = At({seconds(0), seconds(1), seconds(5), seconds(9), seconds(10)});
-  const std::vector<Violation> v = *CheckPromiseOverIntervals(five, anchored, seconds(1));
+  const std::vector<Violation> v = *CheckPromiseOverIntervals(five, anchored, seconds(1), false);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].invariant, Invariant::kAnchoredWindowCap);
   EXPECT_EQ(v[0].witness.size(), 5u);
   // Answered later than W after the first was sent: they may have fallen in three windows.
   five.back().complete = kT0 + seconds(10) + Duration(1);
-  EXPECT_TRUE(CheckPromiseOverIntervals(five, anchored, seconds(1))->empty());
+  EXPECT_TRUE(CheckPromiseOverIntervals(five, anchored, seconds(1), false)->empty());
+}
+
+// A key quiet before (no traffic before the history, or every window it may have opened closed):
+// its next window opens no earlier than its next request was sent, and holds every admission
+// answered within W of that.
+TEST(IntervalOracles, TheAnchoredWindowAQuietKeyOpensIsHeldToTheLimit) {
+  const Policy anchored = Policy::Window(Algorithm::kAnchoredWindow, 2, seconds(10));
+  const History four = At({seconds(0), seconds(1), seconds(9), seconds(10)});
+  EXPECT_TRUE(CheckPromiseOverIntervals(four, anchored, seconds(1), false)->empty())
+      << "a window opened before the history may have held the first";
+  std::vector<Violation> v = *CheckPromiseOverIntervals(four, anchored, seconds(1), true);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].invariant, Invariant::kAnchoredWindowCap);
+  EXPECT_EQ(v[0].witness.size(), 3u);
+  EXPECT_NE(v[0].summary.find("3 admitted, each sent and answered within [12:00:00.000, "
+                              "12:00:09.000]"),
+            std::string::npos)
+      << v[0].summary;
+  // Answered after the window its first request opened at the earliest: it may be the next's.
+  History late = AnsweredAfter(At({seconds(0), seconds(1), seconds(9)}), Duration(0));
+  late[2].complete = kT0 + seconds(10) + Duration(1);
+  EXPECT_TRUE(CheckPromiseOverIntervals(late, anchored, seconds(1), true)->empty());
+  // After a quiet spell longer than W, unseen history or not: the same three from 20s on.
+  History later = At({seconds(0), seconds(20), seconds(21), seconds(29)});
+  v = *CheckPromiseOverIntervals(later, anchored, seconds(1), false);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].witness.front().invoke, kT0 + seconds(20));
+  // A request with no answer may have been admitted at any instant since: no quiet after it.
+  History lost = later;
+  lost[0].decision.reset();
+  lost[0].steps.push_back({"EVALSHA", lost[0].invoke});
+  EXPECT_TRUE(CheckPromiseOverIntervals(lost, anchored, seconds(1), false)->empty());
 }
 
 TEST(MostAdmittedBetween, IsWhatACorrectLimiterCanReach) {

@@ -75,12 +75,35 @@ std::vector<Flagged> Replay(const History& h, const Policy& policy, bool lenient
     while (hi != a.begin()) {
       const HistoryEvent* f = *--hi;
       if (f->invoke < d.invoke - longest) break;
-      if (end(f) >= d.invoke) return true;
+      if (f != &d && end(f) >= d.invoke) return true;
     }
     return false;
   };
+  // Keys with a request lost before: it may have held a pacer's slot until an unknown instant.
+  std::unordered_set<std::string_view> lost;
   for (const HistoryEvent* e : events) {
+    if (!e->decision) lost.insert(e->key);
     if (!e->decision || e->decision->allowed) {
+      // An admission made to wait: judged against the least wait the model needed, from the
+      // instant it was decided (its forwarding's less the wait) to the first the model has room.
+      if (e->decision && e->decision->wait > Duration(0) && !lost.contains(e->key) &&
+          !(first_only && reported.contains(e->key)) && !(lenient && overlaps_an_admission(*e))) {
+        const Instant decided = e->invoke - e->decision->wait;
+        Decision expected;
+        expected.allowed = model->Peek(e->key, e->invoke, e->cost).allowed;
+        if (expected.allowed && !model->Peek(e->key, decided, e->cost).allowed) {
+          Instant lo = decided, hi = e->invoke;  // no room at lo, room at hi
+          while (hi - lo > Duration(1)) {
+            const Instant mid = lo + (hi - lo) / 2;
+            (model->Peek(e->key, mid, e->cost).allowed ? hi : lo) = mid;
+          }
+          expected.wait = hi - decided;
+        }
+        if (std::optional<std::string> why = judge(*e, expected)) {
+          out.push_back({e, *std::move(why)});
+          reported.insert(e->key);
+        }
+      }
       model->Admit(e->key, e->invoke, e->cost);
       continue;
     }
@@ -197,11 +220,20 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
 
 }  // namespace
 
-std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy) {
+std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy,
+                                         Duration wait_tolerance) {
   std::vector<Violation> out = ReplayDenials(
       h, policy, /*lenient=*/true,
       [&](const HistoryEvent& e, const Decision& expected) -> std::optional<std::string> {
         if (!expected.allowed) return std::nullopt;
+        if (e.admitted()) {  // made to wait
+          const Duration waited = e.decision->wait;
+          if (waited - expected.wait <= wait_tolerance) return std::nullopt;
+          return "made to wait " + FormatDuration(waited) + " at " +
+                 FormatInstantTo(e.invoke - waited, 3) + " although " + policy.ToString() +
+                 " had room for it after " + FormatDuration(expected.wait) + ": " +
+                 FormatDuration(waited - expected.wait) + " longer than needed";
+        }
         const std::string room = CreditOf(policy) == BucketCredit::kOneToken
                                      ? "a token left, which admits this request of cost " +
                                            std::to_string(e.cost) + " on credit"

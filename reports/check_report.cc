@@ -100,6 +100,7 @@ std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy&
       .restarts = no_restarts,
       .without_restarts = same,
       .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1),
+      .wait_unit = info.wait_unit,
       .resolution = resolution,
       .tie = info.tie(),
       .exact = [&] { return AsDecided(printed, info.clock, Duration(1)); }};

@@ -108,6 +108,12 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   custom->time_resolution = resolution.finest;
   // A window kept as a key's time to live opens and closes on the store's milliseconds.
   custom->edges_on_ticks = !s.resolution && custom->clock == DecisionClock::kStore && !calls_time;
+  // The unit its waits come in, as its reply names them.
+  for (const std::string& f : script->reply) {
+    if (f == "wait_s") custom->wait_unit = std::chrono::seconds(1);
+    if (f == "wait_ms") custom->wait_unit = std::chrono::milliseconds(1);
+    if (f == "wait_us") custom->wait_unit = std::chrono::microseconds(1);
+  }
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };

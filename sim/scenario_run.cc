@@ -262,6 +262,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
         .restarts = restarts,
         .without_restarts = without_restarts,
         .retry_after_unit = spec.via_http ? Duration(std::chrono::seconds(1)) : Duration(1),
+        .wait_unit = spec.Info()->wait_unit,
         .resolution = std::max(Duration(1), resolution),
         .tie = spec.Info()->tie(),
         // The same before its instants were floored: which ties the floor made.

@@ -191,14 +191,27 @@ void ExecSession::HandQueued() {
   queued_.clear();
 }
 
-int64_t ExecSession::Open(const Policy& policy) {
+namespace {
+
+// `now` as decide and open send it: in nanoseconds, microseconds and milliseconds since the epoch.
+std::string NowFields(Instant now) {
+  return absl::StrCat(R"(,"now_ns":)", ToUnixNanos(now), R"(,"now_us":)",
+                      FloorDiv(ToUnixNanos(now), 1000), R"(,"now_ms":)", UnixMillis(now));
+}
+
+}  // namespace
+
+int64_t ExecSession::Open(const Policy& policy, std::optional<Instant> now) {
   std::unique_lock lock(mu_);
   if (!failed_.ok()) {
     TakeProcess(lock);                 // a thread reading the failed process lets go of it
     if (!failed_.ok()) (void)Greet();  // unless another started it again meanwhile
   }
   const int64_t limiter = next_id_;
-  setups_[Write("open", limiter, R"(,"policy":)" + PolicyJson(policy).dump())] = limiter;
+  if (now) latest_[limiter] = *now;
+  setups_[Write("open", limiter,
+                R"(,"policy":)" + PolicyJson(policy).dump() + (now ? NowFields(*now) : ""))] =
+      limiter;
   return limiter;
 }
 
@@ -224,9 +237,7 @@ int64_t ExecSession::Send(int64_t limiter, const std::string& key, int64_t cost,
   now = latest = std::max(latest, now);
   const int64_t id =
       Write("decide", limiter,
-            absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, R"(,"now_ns":)",
-                         ToUnixNanos(now), R"(,"now_us":)", FloorDiv(ToUnixNanos(now), 1000),
-                         R"(,"now_ms":)", UnixMillis(now)));
+            absl::StrCat(R"(,"key":)", json(key).dump(), R"(,"cost":)", cost, NowFields(now)));
   decisions_[id] = limiter;
   // Written when an answer is next waited for (ReadLine writes what is queued as it waits), so
   // that the decisions of requests in flight together go in one write.

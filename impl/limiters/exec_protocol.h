@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,9 @@ class ExecSession {
   const std::string& command() const { return command_; }
   const ExecHello& hello() const { return hello_; }
 
-  // A new limiter with `policy` in the process (started again if it had failed): its number.
-  int64_t Open(const Policy& policy);
+  // A new limiter with `policy` in the process (started again if it had failed), made at `now`
+  // when given (sent as decide sends it, and no decision of it is sent earlier): its number.
+  int64_t Open(const Policy& policy, std::optional<Instant> now = std::nullopt);
   // Tells limiter `limiter` to forget its state.
   void Restart(int64_t limiter);
   void Close(int64_t limiter);
@@ -130,7 +132,8 @@ class ExecProtocol final : public Protocol {
       : session_(std::move(session)),
         policy_(policy),
         clock_(clock),
-        limiter_(session_->Open(policy)) {}
+        limiter_(session_->Open(
+            policy, clock != nullptr ? std::optional<Instant>(clock->Now()) : std::nullopt)) {}
   ~ExecProtocol() override { session_->Close(limiter_); }
 
   Task<Result<Decision>> Decide(Context& ctx, const Request& request) override;

@@ -139,6 +139,18 @@ TEST(ExecProtocol, ADecisionSaysItsInstantInNanosecondsMicrosecondsAndMillisecon
   EXPECT_TRUE(absl::StrContains(lines, R"("now_ns":1767225600123456789,"now_us":1767225600123456,)"
                                        R"("now_ms":1767225600123})"))
       << lines;
+  // A limiter made at an instant says it (a library whose state starts then), and none of its
+  // decisions goes before it; one made with no clock says none.
+  const int64_t made =
+      (*s)->Open(Policy::Window(Algorithm::kFixedWindow, 2, seconds(10)), kEdge + seconds(5));
+  ASSERT_TRUE(DecideAt(**s, made, kEdge).ok());
+  std::ifstream again(seen);
+  const std::string all((std::istreambuf_iterator<char>(again)), {});
+  EXPECT_TRUE(absl::StrContains(all, R"("window_ns":10000000000},"now_ns":1767225605000000000,)"
+                                     R"("now_us":1767225605000000,"now_ms":1767225605000})"))
+      << all;
+  EXPECT_TRUE(absl::StrContains(all, R"("window_ns":10000000000}})")) << all;
+  EXPECT_TRUE(absl::StrContains(all, R"("key":"k","cost":1,"now_ns":1767225605000000000,)")) << all;
 }
 
 TEST(ExecProtocol, AProgramThatCannotStartOrGreetIsSaidSo) {

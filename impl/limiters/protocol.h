@@ -89,6 +89,9 @@ struct ProtocolInfo {
   // the key through its expiry's own millisecond), so a request on an edge's tick is judged where
   // the store put it; otherwise the edge may tie with it there (TiePolicy).
   bool edges_on_ticks = false;
+  // The unit its admissions' waits come in (a script's wait_s: whole seconds, which it may round
+  // up): a wait less than this longer than the model's is the model's.
+  Duration wait_unit = Duration(1);
   // The tick a window's edge may tie with a request at: the resolution, or none (a nanosecond)
   // where the edges are whole ticks.
   Duration tie() const {

@@ -48,12 +48,6 @@ bool ExactlyAWindowApart(const History& exact, std::string_view key, Instant unt
                      [&](Instant t) { return sent.contains(t + window); });
 }
 
-// At a resolution coarser than a nanosecond the instants judged were floored, so two of them a
-// whole window apart may have been a little less or a little more: a window (or a log's entry)
-// that ends on the edge may have ended just before the later one or just after it. A denial is
-// false only if it is so either way: with the window as the model keeps it, and with it one tick
-// shorter (a closed window's edge, half open) or longer (a half-open log's, closed); or if two
-// requests of its key before it were exactly a window apart, a tie the floor did not make.
 }  // namespace
 
 std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution) {
@@ -70,9 +64,6 @@ std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution) {
 
 namespace {
 
-// A bucket's token that comes due on the tick of a denial is the same tie: a limiter that counts
-// its tokens in floating point, or floors its refill, may find it a hair short. A bucket's denial
-// is false only if the model had room a tick before it too.
 // The denials `CheckFalseDenials` flags in `history` under `policy`, by id.
 std::set<int64_t> FlaggedIds(const History& history, const Policy& policy,
                              Duration wait_tolerance) {
@@ -83,6 +74,15 @@ std::set<int64_t> FlaggedIds(const History& history, const Policy& policy,
   return ids;
 }
 
+// At a resolution coarser than a nanosecond the instants judged were floored, so two of them a
+// whole window apart may have been a little less or a little more: a window (or a log's entry)
+// that ends on the edge may have ended just before the later one or just after it. A denial is
+// false only if it is so either way: with the window as the model keeps it, and with it one tick
+// shorter (a closed window's edge, half open) or longer (a half-open log's, closed); or if two
+// requests of its key before it were exactly a window apart, a tie the floor did not make.
+// A bucket's token that comes due on the tick of a denial is the same tie: a limiter that counts
+// its tokens in floating point, or floors its refill, may find it a hair short. A bucket's denial
+// is false only if the model had room a tick before it too.
 Violations FalseDenials(const Judged& r) {
   const Duration wait_tolerance = std::max(r.resolution, r.wait_unit);
   std::vector<Violation> flagged = CheckFalseDenials(r.history, r.policy, wait_tolerance);

@@ -231,6 +231,15 @@ TEST(Check, AFindingThatNeedsALateRequestSaysHowLateWithTheLeastTransitThatBreak
   const double late = TransitOf(j, NamedRequest(needs));
   EXPECT_GT(late, 0.010) << needs;  // more than ordinary latency (at most 4ms a leg)
   EXPECT_LT(late, 0.150) << needs;  // the shrink brought it well under the bound
+  // It says which key the late request found gone, when, and which request set its time to
+  // live: the window, 1s, by an earlier request of the witness.
+  const std::string key = j["violation"]["key"];
+  const std::string gone = "; the key rl:" + key + " was gone, ";
+  ASSERT_NE(needs.find(gone), std::string::npos) << needs;
+  EXPECT_NE(needs.find("before: its time to live of 1s, set by #"), std::string::npos) << needs;
+  const int64_t setter = std::stoll(needs.substr(needs.find(", set by #") + 10));
+  EXPECT_LT(setter, NamedRequest(needs)) << needs;
+  EXPECT_GT(TransitOf(j, setter), 0) << "the setter is a request of the witness";
   // The text says it too, under the summary.
   r = Ratelab(args);
   EXPECT_NE(r.out.find("\nneeds a request late to the store: #"), std::string::npos) << r.out;

@@ -29,7 +29,7 @@ constexpr ValueName kValueNames[] = {
     {"concurrency", "N"},   {"seeds", "N|A..B"},
     {"limit", "N"},         {"burst", "N"},
     {"window", "DURATION"}, {"resolution", "DURATION"},
-    {"faults", "KINDS"},
+    {"faults", "KINDS"},    {"window-offset", "TEMPLATE"},
 };
 
 std::string ValueNameOf(const std::string& option) {

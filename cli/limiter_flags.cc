@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "impl/limiters/window_offset.h"
+
 namespace ratelab {
 
 void LimiterFlags::Add(CLI::App& command, const std::string& protocol_help,
@@ -27,6 +29,18 @@ Result<LimiterSubject> LimiterFlags::Subject() const {
 Result<Policy> LimiterFlags::PolicyOf(const LimiterSubject& subject) const {
   Result<Policy> p = PolicyFromFlags(subject.name, subject.info->algorithm, policy, defaults);
   if (!p.ok()) return p.status();
+  if (!subject.window_offset.empty()) {
+    if (policy.window_offset) {
+      return absl::InvalidArgumentError(
+          "--window-offset: the spec gives the window offset (window_offset: " +
+          subject.window_offset + "); give it in one place");
+    }
+    p = WithWindowOffset(*std::move(p), subject.window_offset);
+    if (!p.ok()) {
+      return absl::InvalidArgumentError("the spec's window_offset: " +
+                                        std::string(p.status().message()));
+    }
+  }
   if (Status s = subject.CheckPolicy(*p); !s.ok()) return s;
   return p;
 }

@@ -12,6 +12,12 @@
 
 namespace ratelab {
 
+std::string QuoteWord(const std::string& word) {
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 Result<Duration> ParsePositiveDuration(std::string_view text) {
   const std::optional<Duration> d = ParseDuration(text);
   if (!d || d->count() <= 0) {

@@ -55,6 +55,10 @@ CLI::Option* AddChoice(CLI::App& command, const std::string& name, T& target,
       help);
 }
 
+// `word` as one word of a shell's command line, for a reproduce line: in single quotes, each of
+// its own written '\''.
+std::string QuoteWord(const std::string& word);
+
 // The parse functions the commands share.
 Result<Duration> ParsePositiveDuration(std::string_view text);  // "10s", "1m", "500ms"
 Result<Duration> ParseDurationOrZero(std::string_view text);    // the same, or "0"

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/options.h"
+#include "impl/limiters/window_offset.h"
 
 namespace ratelab {
 
@@ -22,6 +23,7 @@ std::string PolicyFlags::Flags() const {
   if (window) out += " --window " + FormatDuration(*window);
   if (rate) out += " --rate " + nlohmann::json(*rate).dump();
   if (burst) out += " --burst " + std::to_string(*burst);
+  if (window_offset) out += " --window-offset " + QuoteWord(*window_offset);
   return out;
 }
 
@@ -32,6 +34,11 @@ void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults&
   AddParsed(command, "--window", flags.window, ParsePositiveDuration,
             "Window algorithms: W, e.g. 10s, 1m, 500ms (default " +
                 FormatDuration(defaults.window) + ")");
+  command.add_option(
+      "--window-offset", flags.window_offset,
+      "fixed-window, sliding-counter: where each key's aligned windows start, for a limiter that "
+      "spreads its keys' resets: a duration, or a template over the key that gives one, e.g. "
+      "'{key_crc32 % window_ms}ms' (default: at multiples of the window since the epoch)");
   command.add_option(
       "--rate", flags.rate,
       "Bucket algorithms: tokens per second (default " + Number(defaults.rate) + ")");
@@ -66,6 +73,14 @@ Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const
   }
   if (std::optional<std::string> problem = policy.Problem()) {
     return absl::InvalidArgumentError(*problem);
+  }
+  if (flags.window_offset) {
+    Result<Policy> offset = WithWindowOffset(policy, *flags.window_offset);
+    if (!offset.ok()) {
+      return absl::InvalidArgumentError("--window-offset: " +
+                                        std::string(offset.status().message()));
+    }
+    return offset;
   }
   return policy;
 }

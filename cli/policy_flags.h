@@ -1,5 +1,6 @@
 // The flags that give a protocol its policy, shared by the commands that take one: --limit and
-// --window for the window algorithms, --rate and --burst for the buckets.
+// --window for the window algorithms (and --window-offset for the aligned ones), --rate and
+// --burst for the buckets.
 #ifndef RATELAB_CLI_POLICY_FLAGS_H_
 #define RATELAB_CLI_POLICY_FLAGS_H_
 
@@ -23,8 +24,12 @@ struct PolicyFlags {
   std::optional<Duration> window;
   std::optional<double> rate;  // tokens per second
   std::optional<int64_t> burst;
+  // Where each key's aligned windows start: a template over the key
+  // (impl/limiters/window_offset.h).
+  std::optional<std::string> window_offset;
 
-  // " --limit N --window W --rate R --burst B", of those given, for a reproduce line.
+  // " --limit N --window W --rate R --burst B --window-offset 'O'", of those given, for a
+  // reproduce line.
   std::string Flags() const;
 };
 
@@ -36,13 +41,15 @@ struct PolicyDefaults {
   int64_t burst;
 };
 
-// Adds --limit, --window, --rate and --burst to `command`, each help naming its default.
+// Adds --limit, --window, --window-offset, --rate and --burst to `command`, each help naming its
+// default.
 void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults);
 
 // The policy `flags` give protocol `name`, whose algorithm is `algorithm`: InvalidArgument
 // naming the flag when they give the other family's flags, a rate out of (0, 1000000] per
-// second, or a policy the algorithm refuses. A rate becomes an emission interval in whole
-// microseconds (what the Lua protocols can express).
+// second, a window offset the algorithm has no use for or that gives no duration, or a policy the
+// algorithm refuses. A rate becomes an emission interval in whole microseconds (what the Lua
+// protocols can express).
 Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const PolicyFlags& flags,
                                const PolicyDefaults& defaults);
 

@@ -25,13 +25,6 @@ Result<Algorithm> ModelOf(std::string_view flag, const std::string& model) {
   return *algorithm;
 }
 
-// `word` as one word of a shell's command line: in single quotes, each of its own written '\''.
-std::string QuoteWord(const std::string& word) {
-  std::string out = "'";
-  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace
 
 Result<std::optional<UserProcess>> UserScriptFlags::Process() const {
@@ -109,14 +102,13 @@ std::string UserScriptFlags::Flags() const {
     return " --exec " + QuoteWord(*exec) + " --model " + model +
            (exec_timeout ? " --exec-timeout " + FormatDuration(*exec_timeout) : "");
   }
-  const auto quoted = [](const std::string& s) { return "'" + s + "'"; };
-  return " --lua " + lua.value_or("") + " --model " + model + " --keys " + quoted(keys) +
-         " --args " + quoted(args) + " --reply " + quoted(reply) +
-         (decide.empty() ? "" : " --decide " + quoted(decide)) +
+  return " --lua " + lua.value_or("") + " --model " + model + " --keys " + QuoteWord(keys) +
+         " --args " + QuoteWord(args) + " --reply " + QuoteWord(reply) +
+         (decide.empty() ? "" : " --decide " + QuoteWord(decide)) +
          (clock ? " --clock " + std::string(ScriptClockName(*clock)) : "") +
          (resolution ? " --resolution " + FormatDuration(*resolution) : "") + on_error_flag + [&] {
            std::string out;
-           for (const std::string& command : setup) out += " --setup " + quoted(command);
+           for (const std::string& command : setup) out += " --setup " + QuoteWord(command);
            return out;
          }();
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_replace.h"
 #include "cli/cli_test_util.h"
 #include "cli/exit_codes.h"
+#include "impl/limiters/window_offset.h"
 #include "sim/search.h"
 #include "testing/files.h"
 
@@ -286,6 +287,59 @@ TEST(CheckLua, AScriptsInterfaceCanLiveInASpecBesideIt) {
 // The script corpus (property-tests/scripts/): a file of it.
 std::string Corpus(const std::string& name) {
   return std::string(RATELAB_SOURCE_DIR) + "/property-tests/scripts/" + name;
+}
+
+TEST(CheckLua, AWindowOffsetPerKeyIsJudgedAtTheKeysOwnEdges) {
+  // The corpus's spread fixed window: each key's windows of 10s start at its CRC-32 modulo the
+  // window, as its client sends it. Judged there (its spec's window_offset, or the flag: one
+  // place or the other), nothing; judged at the epoch's edges, it is accused of windows it does
+  // not keep.
+  const std::vector<std::string> policy = {"--limit", "3", "--window", "10s", "--seeds", "100"};
+  const auto check = [&](const std::string& spec, std::vector<std::string> more) {
+    std::vector<std::string> args = {"check", "--lua-spec", Corpus(spec)};
+    args.insert(args.end(), policy.begin(), policy.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return Ratelab(args);
+  };
+  CliOutcome r = check("fixed_window_key_offset.yaml", {});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  EXPECT_NE(r.out.find("fixed-window 3 per 10s, each key's windows from {key_crc32 % "
+                       "window_ms}ms"),
+            std::string::npos)
+      << r.out;
+  r = check("fixed_window_key_offset_at_epoch.yaml", {"--json"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["violation"]["invariant"], "aligned-window-cap");
+  r = check("fixed_window_key_offset_at_epoch.yaml",
+            {"--window-offset", "{key_crc32 % window_ms}ms"});
+  EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
+  r = check("fixed_window_key_offset.yaml", {"--window-offset", "1s"});
+  EXPECT_EQ(r.exit, kExitBadInput);
+  EXPECT_NE(r.err.find("--window-offset: the spec gives the window offset"), std::string::npos)
+      << r.err;
+
+  // Sent one more than its limit, it over-admits in the key's own window, which the finding
+  // names: from the key's offset past a multiple of 10s, and its reproduce line carries it.
+  const auto dir = testing_files::TempDir("offset");
+  const auto over = testing_files::Write(
+      dir, "over.yaml",
+      "script: " + Corpus("fixed_window_key_offset.lua") +
+          "\nmodel: fixed-window\nargs: ['{limit+1}', '{window_ms}', '{now_ms}', "
+          "'{key_crc32}']\nreply: [allowed, remaining]\n");
+  r = Ratelab({"check", "--lua-spec", over.string(), "--limit", "3", "--window", "10s",
+               "--window-offset", "{key_crc32 % window_ms}ms", "--json"});
+  ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::string key = j["violation"]["key"];
+  const int64_t offset_ms = KeyCrc32(key) % 10'000;
+  char start[16];
+  std::snprintf(start, sizeof start, "%01d.%03d, ", static_cast<int>(offset_ms / 1000),
+                static_cast<int>(offset_ms % 1000));
+  EXPECT_NE(j["violation"]["summary"].get<std::string>().find(start), std::string::npos)
+      << j["violation"]["summary"] << " (key " << key << ", offset " << offset_ms << "ms)";
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--window-offset '{key_crc32 % window_ms}ms'"),
+            std::string::npos)
+      << j["reproduce"];
 }
 
 TEST(CheckLua, AServerClockScriptIsJudgedWhenTheStoreRanIt) {

@@ -20,7 +20,7 @@ using Violations = Result<std::vector<Violation>>;
 Violations Promise(const Judged& r) { return CheckPromise(r.history, r.policy, r.tie); }
 
 Violations AlignedWindowCap(const Judged& r) {
-  return CheckAlignedWindowCap(r.history, r.claim_limit, r.claim_window);
+  return CheckAlignedWindowCap(r.history, r.claim_limit, r.claim_window, r.policy.offset);
 }
 
 Violations AnchoredWindowCap(const Judged& r) {
@@ -228,8 +228,8 @@ Result<CheckId> ParseCheck(std::string_view name) {
 // sizes, so spans up to 2B (at least 64) emission intervals are searched, which keeps the search
 // near linear in the admissions.
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
-                                                 const Policy& policy, Duration resolution,
-                                                 Duration tie_at, bool fresh) {
+                                                 const Policy& policy, Duration tie_at,
+                                                 bool fresh) {
   const Duration horizon = std::max<int64_t>(64, 2 * policy.limit) * policy.window;
   // A closed window's edge on the tick of a request may have fallen before it: judged a tick
   // shorter (TiePolicy), as check judges it.
@@ -239,9 +239,6 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
       *CheckOf(CheckId::kPromise).judge_over_intervals(judged, by, horizon, fresh);
   for (Violation& v : violations) {
     for (HistoryEvent& e : v.witness) e = history[static_cast<size_t>(e.id)];
-    if (resolution > Duration(1)) {
-      v.summary += " (times to the limiter's " + FormatDuration(resolution) + ")";
-    }
   }
   return violations;
 }
@@ -349,10 +346,7 @@ std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
                      "denied although " + policy.ToString() +
                          " had room wherever in its interval it fell, every admission of its "
                          "key that may have come before it taken as late as its own interval "
-                         "lets it: no order explains it" +
-                         (resolution > Duration(1)
-                              ? " (times to the limiter's " + FormatDuration(resolution) + ")"
-                              : ""),
+                         "lets it: no order explains it",
                      {shown}});
       break;  // the first of each key
     }

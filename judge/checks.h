@@ -117,13 +117,13 @@ struct CheckResult {
 std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution);
 
 // Judges a history of real concurrency (`ratelab stress`, `ratelab probe`) by `policy`'s promise
-// over intervals: `judged` is `history` at the `resolution` the limiter sees time (the same
+// over intervals: `judged` is `history` at the resolution the limiter sees time (the same
 // events, ids their positions), and each witness shows the events as they were in `history`. A
 // closed window is judged a tick of `tie_at` shorter (TiePolicy; ProtocolInfo::tie). `fresh`:
 // no key of it saw traffic before it (CheckPromiseOverIntervals).
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
-                                                 const Policy& policy, Duration resolution,
-                                                 Duration tie_at, bool fresh);
+                                                 const Policy& policy, Duration tie_at,
+                                                 bool fresh);
 
 // The denials of a history of real concurrency that no order explains on their own, whatever
 // the search of linearizability could decide: the model had room for the request wherever in its
@@ -133,12 +133,12 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
 // `resolution` too (TiePolicy). The first such denial of each key; none for a model an earlier
 // admission can give more room (an anchored window). `judged` is `history` at the resolution;
 // `tie`, the tick a window's edge may tie at (ProtocolInfo::tie).
-// Whether JudgeFalseDenialsOverIntervals judges `policy`'s algorithm at all.
-bool FalseDenialsJudgedOverIntervals(const Policy& policy);
 std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
                                                       const History& judged, const Policy& policy,
                                                       Duration resolution, Duration tie,
                                                       DecisionClock clock);
+// Whether JudgeFalseDenialsOverIntervals judges `policy`'s algorithm at all.
+bool FalseDenialsJudgedOverIntervals(const Policy& policy);
 
 // Whether a history of real concurrency is linearizable by `policy`'s model (model/
 // linearizability.h), key by key, at the limiter's clock `resolution`, comparing whether each call

@@ -112,8 +112,7 @@ TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
     h.push_back(Admitted(i, seconds(i), "decide"));
     h.back().complete = h.back().invoke + std::chrono::milliseconds(1);
   }
-  const std::vector<Violation> broken = JudgePromiseOverIntervals(
-      h, h, policy, Duration(1), Duration(1), false);
+  const std::vector<Violation> broken = JudgePromiseOverIntervals(h, h, policy, Duration(1), false);
   ASSERT_FALSE(broken.empty());
   const LinearizabilityJudgement found =
       JudgeLinearizability(h, policy, Duration(1), Duration(1), DecisionClock::kStore, broken);

@@ -93,8 +93,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   // that a run never calls the same admissions broken and linearizable.
   History early = r.history;
   for (HistoryEvent& e : early) e.invoke -= kProbeResolution - Duration(1);
-  r.violations = JudgePromiseOverIntervals(r.history, early, plan.policy, Duration(1), Duration(1),
-                                           plan.fresh_users);
+  r.violations =
+      JudgePromiseOverIntervals(r.history, early, plan.policy, Duration(1), plan.fresh_users);
   for (Violation& v : r.violations) {
     v.summary += " (its clock to the nanosecond or to the " + FormatDuration(kProbeResolution) +
                  ", unknown)";
@@ -124,9 +124,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
       }
     }
     // Its clock's resolution is unknown, not the 1ms judged at.
-    const std::string why = first.summary.substr(0, first.summary.find(" (times to the limiter's"));
     f.summary = absl::StrCat(false_denials.size(), " user(s) with a denial no order explains: #",
-                             f.exchanges.front(), " (", first.key, ") ", why,
+                             f.exchanges.front(), " (", first.key, ") ", first.summary,
                              " (its clock to the nanosecond or to the ",
                              FormatDuration(kProbeResolution), ", unknown)");
     r.findings.push_back(std::move(f));  // first in name order, as the rest follow

@@ -348,11 +348,19 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   const Duration tie = plan.subject.info->tie();
   // Its stores start empty (a given Redis's database must be), so every key is fresh.
   r.violations =
-      JudgePromiseOverIntervals(r.history, judged, plan.policy, r.resolution, tie, true);
+      JudgePromiseOverIntervals(r.history, judged, plan.policy, tie, true);
   r.false_denials = JudgeFalseDenialsOverIntervals(r.history, judged, plan.policy, r.resolution,
                                                    tie, plan.subject.info->clock);
   r.linearizability = JudgeLinearizability(r.history, plan.policy, r.resolution, tie,
                                            plan.subject.info->clock, r.violations);
+  // Its findings were judged at the times the limiter saw.
+  if (r.resolution > Duration(1)) {
+    for (std::vector<Violation>* found : {&r.violations, &r.false_denials}) {
+      for (Violation& v : *found) {
+        v.summary += " (times to the limiter's " + FormatDuration(r.resolution) + ")";
+      }
+    }
+  }
   return r;
 }
 

@@ -60,16 +60,19 @@ auto Admitted() {
   return [](const HistoryEvent& e) { return e.admitted(); };
 }
 
-std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration window) {
+std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration window,
+                                      const WindowOffset& offset) {
   std::vector<Violation> out;
   const std::string bound = "all in one aligned window, limit " + std::to_string(limit) + " per " +
                             FormatDuration(window);
   for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+    const Duration shift = offset ? offset.of(key) : Duration(0);
+    const auto index_of = [&](Instant t) { return AlignedWindowIndex(t - shift, window); };
     for (size_t i = 0; i < events.size();) {
-      const int64_t index = AlignedWindowIndex(events[i]->invoke, window);
+      const int64_t index = index_of(events[i]->invoke);
       Events inside;
-      for (; i < events.size() && AlignedWindowIndex(events[i]->invoke, window) == index; ++i) {
-        if (AlignedWindowIndex(events[i]->complete, window) == index) inside.push_back(events[i]);
+      for (; i < events.size() && index_of(events[i]->invoke) == index; ++i) {
+        if (index_of(events[i]->complete) == index) inside.push_back(events[i]);
       }
       Events witness = FirstBreach(std::move(inside), [&](Duration) { return limit; });
       if (!witness.empty()) {
@@ -168,7 +171,7 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
-      return AlignedWindows(h, limit, window);
+      return AlignedWindows(h, limit, window, policy.offset);
     case Algorithm::kSlidingLog:
     case Algorithm::kSlidingLogClosed:
       // A span shorter than W (at most W when closed): answered before s + W, so by s + W - 1ns.
@@ -225,6 +228,12 @@ int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to) {
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
+      // Windows offset per key (where, this does not know) meet a span in at most this many:
+      // one, and one more for each edge in (from, to].
+      if (policy.offset) {
+        return policy.limit *
+               (span / policy.window + 1 + (span % policy.window != Duration(0) ? 1 : 0));
+      }
       return policy.limit *
              (AlignedWindowIndex(to, policy.window) - AlignedWindowIndex(from, policy.window) + 1);
     case Algorithm::kSlidingLog:

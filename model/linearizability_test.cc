@@ -580,6 +580,40 @@ TEST(Linearizability, ARaceToOpenABucketAtNanosecondsIsDecided) {
   }
 }
 
+TEST(Linearizability, AKeysWindowsAreSearchedFromItsOffset) {
+  // One per 10s, key k's windows from 3s: admitted at 11s, then at 14s (its next window, [13s,
+  // 23s)) is linearizable there; at the epoch's edges both are in [10s, 20s).
+  Policy policy = Policy::Window(Algorithm::kFixedWindow, 1, std::chrono::seconds(10));
+  policy.offset = {"3s", [](std::string_view) { return Duration(std::chrono::seconds(3)); }};
+  History h;
+  for (int64_t s : {11, 14}) {
+    HistoryEvent e;
+    e.id = static_cast<int64_t>(h.size());
+    e.key = "k";
+    e.invoke = e.apply = At(s * 1'000'000'000);
+    e.complete = e.invoke + std::chrono::milliseconds(1);
+    e.decision = Decision{.allowed = true};
+    h.push_back(e);
+  }
+  LinearizabilityOptions options;
+  options.resolution = Duration(1);
+  const HistoryLinearizability r = CheckHistoryLinearizable(policy, h, options);
+  EXPECT_EQ(r.verdict, LinearVerdict::kLinearizable);
+  Policy at_epoch = policy;
+  at_epoch.offset = {};
+  const HistoryLinearizability accused = CheckHistoryLinearizable(at_epoch, h, options);
+  EXPECT_EQ(accused.verdict, LinearVerdict::kNotLinearizable);
+  // Admitted at 13s and at 14s, both in [13s, 23s): not linearizable, and the order found is
+  // told on the key's own clock, not the search's.
+  h[0].invoke = h[0].apply = At(13'000'000'000);
+  h[0].complete = h[0].invoke + std::chrono::milliseconds(1);
+  const HistoryLinearizability broken = CheckHistoryLinearizable(policy, h, options);
+  EXPECT_EQ(broken.verdict, LinearVerdict::kNotLinearizable);
+  ASSERT_EQ(broken.detail.order.size(), 1u);
+  EXPECT_GE(broken.detail.order.front().at, h[0].invoke);
+  EXPECT_LE(broken.detail.order.front().at, h[0].complete);
+}
+
 // The calls of a history recorded in model/testdata/: each line sent, answered (ns from a whole
 // second), admitted (1) or denied (0), cost; each interval widened `early_ns` before its sending.
 std::vector<LinearOp> RecordedCalls(const std::string& name, int64_t early_ns) {

@@ -12,7 +12,7 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy, Dura
   switch (policy.algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
-      return CheckAlignedWindowCap(h, policy.limit, policy.window);
+      return CheckAlignedWindowCap(h, policy.limit, policy.window, policy.offset);
     case Algorithm::kSlidingLog:
       return CheckAnyWindowCap(h, policy.limit, policy.window).violations;
     case Algorithm::kSlidingLogClosed:

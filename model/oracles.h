@@ -21,8 +21,10 @@
 
 namespace ratelab {
 
-// At most `limit` units admitted per key in each aligned window [kW, (k+1)W).
-std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window);
+// At most `limit` units admitted per key in each aligned window [kW, (k+1)W), or with an
+// `offset`, [offset(key) + kW, offset(key) + (k+1)W).
+std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window,
+                                             const WindowOffset& offset = {});
 
 // Whether a span of length W includes its far end: [s, s + W) or [s, s + W].
 enum class WindowEdge { kHalfOpen, kClosed };
@@ -128,8 +130,9 @@ std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h);
 
 // The most `policy` lets one key be admitted between `from` and `to` (for a run's summary: a
 // correct limiter never exceeds it, whatever the traffic): B + floor(span / T) for the buckets,
-// N per aligned window touched for the fixed window and the counter, N per W started for the
-// logs; -1 for the anchored window and the anchored counter.
+// N per aligned window touched for the fixed window and the counter (N per window any offset can
+// make touch it, with a window offset), N per W started for the logs; -1 for the anchored window
+// and the anchored counter.
 int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to);
 
 }  // namespace ratelab

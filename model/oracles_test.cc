@@ -526,6 +526,56 @@ TEST(MostAdmittedBetween, IsWhatACorrectLimiterCanReach) {
             23);
 }
 
+// `a`, then `b`'s events numbered after it.
+History Then(History a, const History& b) {
+  for (HistoryEvent e : b) {
+    e.id = static_cast<int64_t>(a.size());
+    a.push_back(e);
+  }
+  return a;
+}
+
+// Key "u"'s windows of 10s start 3s after the epoch's: [3s, 13s), [13s, 23s), ...
+const WindowOffset kThreeSeconds{"3s", [](std::string_view) { return Duration(seconds(3)); }};
+
+TEST(WindowOffset, AKeysAlignedWindowsStartAtItsOffset) {
+  // Two in [3s, 13s) and two in [13s, 23s): at the offset, within 2 per window; at the epoch's
+  // edges, four in [10s, 20s).
+  const History h = At({seconds(11), seconds(12), seconds(13), seconds(14)});
+  EXPECT_TRUE(CheckAlignedWindowCap(h, 2, seconds(10), kThreeSeconds).empty());
+  EXPECT_EQ(CheckAlignedWindowCap(h, 2, seconds(10)).size(), 1u);
+  Policy p = Policy::Window(Algorithm::kFixedWindow, 2, seconds(10));
+  p.offset = kThreeSeconds;
+  EXPECT_TRUE(CheckPromise(h, p).empty());
+  EXPECT_TRUE(CheckPromiseOverIntervals(h, p, seconds(1), true)->empty());
+  // Three in [13s, 23s): the window named is the key's own.
+  const History over = At({seconds(13), seconds(14), seconds(22)});
+  const std::vector<Violation> v = CheckPromise(over, p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].summary, "3 admitted in window [12:00:13.000, 12:00:23.000), limit 2 per 10s");
+  EXPECT_EQ(CheckPromiseOverIntervals(over, p, seconds(1), true)->size(), 1u);
+  // The model opens the key's next window at its offset too: a denial at 12s, with two
+  // admitted since 3s, is right; one at 13s is false.
+  const History denied_at_12 = Then(At({seconds(4), seconds(5)}), At({seconds(12)}, false));
+  EXPECT_TRUE(CheckFalseDenials(denied_at_12, p).empty());
+  const History denied_at_13 = Then(At({seconds(4), seconds(5)}), At({seconds(13)}, false));
+  EXPECT_EQ(CheckFalseDenials(denied_at_13, p).size(), 1u);
+  Policy at_epoch = p;
+  at_epoch.offset = {};
+  EXPECT_EQ(CheckFalseDenials(denied_at_12, at_epoch).size(), 1u) << "[10s, 20s) was empty";
+  // A run's summary bound holds whatever the offsets: 2 in each of the three windows of 10s
+  // any offset can make [0.5s, 20.5s] touch, or the four [0.5s, 21s] may.
+  EXPECT_EQ(MostAdmittedBetween(p, kT0 + milliseconds(500), kT0 + milliseconds(20'500)), 6);
+  EXPECT_EQ(MostAdmittedBetween(p, kT0 + milliseconds(500), kT0 + seconds(21)), 8);
+  EXPECT_EQ(p.ToString(), "fixed-window 2 per 10s, each key's windows from 3s");
+  EXPECT_FALSE(p.Problem().has_value());
+  Policy bucket = Policy::Bucket(Algorithm::kGcra, 2, seconds(1));
+  bucket.offset = kThreeSeconds;
+  EXPECT_EQ(bucket.Problem(),
+            "a window offset (3s) shifts aligned windows: fixed-window's and sliding-counter's, "
+            "not gcra's");
+}
+
 TEST(KeyIds, GroupingByTheSimulatorsKeyIdsIsGroupingByKey) {
   // Three keys, interleaved, each over its cap; ids sparse, in key order.
   History h;

@@ -79,6 +79,11 @@ std::optional<std::string> Policy::Problem() const {
     return "burst * interval must be under 146 years (a bucket that never refills; got burst " +
            std::to_string(limit) + " and interval " + FormatDuration(window) + ")";
   }
+  if (offset && !Aligned()) {
+    return "a window offset (" + offset.text +
+           ") shifts aligned windows: fixed-window's and sliding-counter's, not " +
+           std::string(AlgorithmName(algorithm)) + "'s";
+  }
   return std::nullopt;
 }
 
@@ -87,7 +92,8 @@ std::string Policy::ToString() const {
   if (IsBucket()) {
     return name + " burst " + std::to_string(limit) + ", one per " + FormatDuration(window);
   }
-  return name + " " + std::to_string(limit) + " per " + FormatDuration(window);
+  return name + " " + std::to_string(limit) + " per " + FormatDuration(window) +
+         (offset ? ", each key's windows from " + offset.text : "");
 }
 
 }  // namespace ratelab

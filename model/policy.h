@@ -8,6 +8,7 @@
 #define RATELAB_MODEL_POLICY_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,16 +48,39 @@ std::optional<Algorithm> AlgorithmNamed(std::string_view name);
 // Every algorithm's name, for an error: "fixed-window, sliding-log, ... or token-bucket-intervals".
 std::string AlgorithmChoices();
 
+// Where one key's aligned windows start, for a limiter that spreads its keys' resets over the
+// window (a common way: `offset = hash(key) % window`): that key's windows are
+// [of(key) + kW, of(key) + (k+1)W). Unset: at the epoch, every key's alike.
+struct WindowOffset {
+  std::string
+      text;  // as its user wrote it, "{key_crc32 % window_ms}ms": what names and compares it
+  std::function<Duration(std::string_view key)> of;
+
+  explicit operator bool() const { return of != nullptr; }
+  bool operator==(const WindowOffset& o) const { return text == o.text; }
+};
+
 struct Policy {
   Algorithm algorithm = Algorithm::kFixedWindow;
   int64_t limit = 0;  // N, or the burst B for bucket algorithms
   Duration window{};  // W, or the emission interval T for bucket algorithms
+  // The fixed window's and the sliding counter's: where each key's aligned windows start.
+  WindowOffset offset = {};
 
   static Policy Window(Algorithm a, int64_t limit, Duration window) { return {a, limit, window}; }
   static Policy Bucket(Algorithm a, int64_t burst, Duration interval) {
     return {a, burst, interval};
   }
   bool IsBucket() const { return Describe(algorithm).bucket; }
+  // Whether its windows are aligned to a grid (fixed window, sliding counter), which `offset`
+  // shifts per key.
+  bool Aligned() const {
+    return algorithm == Algorithm::kFixedWindow || algorithm == Algorithm::kSlidingCounter;
+  }
+  // Where `key`'s aligned windows start relative to the epoch: 0 without an offset.
+  Duration OffsetOf(std::string_view key) const {
+    return offset && Aligned() ? offset.of(key) : Duration(0);
+  }
   // The window of the claim "limit in any window" this policy makes: W, or for a bucket the time
   // it takes to fill, B * T.
   Duration ClaimWindow() const { return IsBucket() ? limit * window : window; }
@@ -75,7 +99,8 @@ struct Policy {
 
   // Empty when usable; otherwise what is wrong, e.g. "limit must be at least 1 (got 0)".
   std::optional<std::string> Problem() const;
-  // "fixed-window 5 per 1m", "gcra burst 10, one per 100ms".
+  // "fixed-window 5 per 1m", "gcra burst 10, one per 100ms", "fixed-window 5 per 1m, each key's
+  // windows from {key_crc32 % window_ms}ms".
   std::string ToString() const;
 
   bool operator==(const Policy&) const = default;

@@ -61,7 +61,8 @@ namespace internal {
 // A model made of one independent `State` per key. `State` provides
 //   Decision Peek(const Policy&, Instant now, int64_t cost) const;
 //   void Admit(const Policy&, Instant now, int64_t cost);
-// where a default-constructed State is a key never seen.
+// where a default-constructed State is a key never seen. A key whose aligned windows start at an
+// offset (Policy::offset) is its State on a clock that much behind, its reset that much ahead.
 template <typename State>
 class PerKeyModel final : public ReferenceModel {
  public:
@@ -69,13 +70,15 @@ class PerKeyModel final : public ReferenceModel {
 
   Decision Peek(std::string_view key, Instant now, int64_t cost) const override {
     auto it = states_.find(key);
-    return it == states_.end() ? State().Peek(policy(), now, cost)
-                               : it->second.Peek(policy(), now, cost);
+    return it == states_.end() ? PeekAt(Keyed{State(), policy().OffsetOf(key)}, now, cost)
+                               : PeekAt(it->second, now, cost);
   }
   void Admit(std::string_view key, Instant now, int64_t cost) override {
     auto it = states_.find(key);
-    if (it == states_.end()) it = states_.emplace(std::string(key), State()).first;
-    it->second.Admit(policy(), now, cost);
+    if (it == states_.end()) {
+      it = states_.emplace(std::string(key), Keyed{State(), policy().OffsetOf(key)}).first;
+    }
+    it->second.state.Admit(policy(), now - it->second.offset, cost);
   }
   void Clear() override { states_.clear(); }
   std::unique_ptr<ReferenceModel> Clone() const override {
@@ -83,7 +86,17 @@ class PerKeyModel final : public ReferenceModel {
   }
 
  private:
-  std::map<std::string, State, std::less<>> states_;
+  struct Keyed {
+    State state;
+    Duration offset{};  // Policy::OffsetOf the key, found once
+  };
+  Decision PeekAt(const Keyed& k, Instant now, int64_t cost) const {
+    Decision d = k.state.Peek(policy(), now - k.offset, cost);
+    d.reset += k.offset;
+    return d;
+  }
+
+  std::map<std::string, Keyed, std::less<>> states_;
 };
 
 }  // namespace internal

@@ -26,20 +26,23 @@ int DigitsApart(Instant a, Instant b) {
 }
 }  // namespace
 
-std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window) {
+std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window,
+                                             const WindowOffset& offset) {
   std::vector<Violation> out;
   for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+    const Duration shift = offset ? offset.of(key) : Duration(0);
+    const auto index_of = [&](Instant t) { return AlignedWindowIndex(t - shift, window); };
     size_t first = 0;  // first event of the current window
     int64_t used = 0;
     for (size_t i = 0; i < events.size(); ++i) {
-      const int64_t index = AlignedWindowIndex(events[i]->invoke, window);
-      if (AlignedWindowIndex(events[first]->invoke, window) != index) {
+      const int64_t index = index_of(events[i]->invoke);
+      if (index_of(events[first]->invoke) != index) {
         first = i;
         used = 0;
       }
       used += events[i]->cost;
       if (used > limit) {
-        const Instant start = AlignedWindowStart(index, window);
+        const Instant start = AlignedWindowStart(index, window) + shift;
         out.push_back({Invariant::kAlignedWindowCap, std::string(key),
                        std::to_string(used) + " admitted in window " +
                            Span(start, start + window, ")") + ", limit " + std::to_string(limit) +

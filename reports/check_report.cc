@@ -55,9 +55,15 @@ std::string Needs(const Finding& f, const std::string& clock) {
   std::string out = "a request late to the store: " + id + " reached it " +
                     FormatDurationTo(t.took, 4) +
                     " after its client read the clock (this search holds a request up to " +
-                    FormatDuration(t.allowed) +
-                    " on its way, --max-transit); the same requests with every delay shortened, " +
-                    id + "'s to " + FormatDurationTo(t.clean, 4) + ", break nothing";
+                    FormatDuration(t.allowed) + " on its way, --max-transit)";
+  if (t.gone) {
+    out += "; the key " + t.gone->key + " was gone, " + FormatDurationTo(t.gone->before, 4) +
+           " before: its time to live of " + FormatDurationTo(t.gone->ttl, 4) +
+           (t.gone->set_by >= 0 ? ", set by #" + std::to_string(t.gone->set_by) : "") +
+           ", ran out at " + FormatInstantTo(t.gone->gone_from, 3);
+  }
+  out += "; the same requests with every delay shortened, " + id + "'s to " +
+         FormatDurationTo(t.clean, 4) + ", break nothing";
   // Transit a network, a retry or a pause gives any request, or only a long stall.
   out += t.took <= std::chrono::milliseconds(100)
              ? ". Transit that short is ordinary (a slow network, a retry, a pause): the flaw "

@@ -258,9 +258,7 @@ std::string RenderProbeText(const ProbeReport& r) {
     if (r.linearizable.verdict == LinearVerdict::kUnknown) checks += " (undecided)";
     for (const ProbeCheckInfo& check : kProbeChecks) {
       checks += " " + std::string(check.name);
-      if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
-        checks += " (not run: no Retry-After retried)";
-      } else if (const std::string why = NotRun(r, check.id); !why.empty()) {
+      if (const std::string why = NotRun(r, check.id); !why.empty()) {
         checks += " (not run: " + why + ")";
       }
     }
@@ -331,9 +329,7 @@ view_parts::Rows CheckRows(const ProbeReport& r) {
   rows.push_back({"linearizable", LinearizableVerdict(r)});
   for (const ProbeCheckInfo& check : kProbeChecks) {
     std::string verdict = "kept";
-    if (check.id == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
-      verdict = "not checked (" + r.retry_after_note + ")";
-    } else if (const std::string why = NotRun(r, check.id); !why.empty()) {
+    if (const std::string why = NotRun(r, check.id); !why.empty()) {
       verdict = "not checked (" + why + ")";
     }
     for (const ProbeFindingReport& f : r.findings) {

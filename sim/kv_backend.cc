@@ -17,6 +17,8 @@ class MemoryBackend final : public KvBackend {
   void Restart() override { kv_.Restart(); }
   std::vector<std::string> KeysWithoutExpiry() override { return kv_.KeysWithoutExpiry(); }
   StateSize Usage() override { return kv_.Usage(); }
+  void KeepLapses() override { kv_.KeepLapses(); }
+  std::vector<KeyLapse> Lapses() override { return kv_.lapses(); }
   Status OnReplica(ReplicaEvent event) override {
     switch (event) {
       case ReplicaEvent::kDetach:

@@ -14,6 +14,7 @@
 #include "impl/store/durability.h"
 #include "impl/store/kv.h"
 #include "impl/store/lua_scripting.h"
+#include "impl/store/memory_kv.h"
 
 namespace ratelab {
 
@@ -35,6 +36,10 @@ class KvBackend : public Kv {
     return absl::UnimplementedError(
         "a failover needs the store MemoryKv (store memory), whose replica is modelled");
   }
+  // From now on, keeps each key found expired (MemoryKv::KeepLapses); a real server keeps none.
+  virtual void KeepLapses() {}
+  // The keys found expired since KeepLapses, in the order found.
+  virtual std::vector<KeyLapse> Lapses() { return {}; }
   // The first failure of the store itself (a server that died, a lost connection), which makes
   // the run's history worthless: OK if none. Store faults the simulation injects are not these.
   virtual Status failure() const { return absl::OkStatus(); }

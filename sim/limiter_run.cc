@@ -36,12 +36,13 @@ void LimiterRun::StoreSet::Restart() {
 
 LimiterRun::LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
                        const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
-                       StoreSource& kv_source, const RulePlan* rules)
+                       StoreSource& kv_source, const RulePlan* rules, bool keep_lapses)
     : sim_(config, nullptr), stores_(sim_.clock(), spec.durability, kv_source, spec.Info()->store) {
   if (!stores_.status.ok()) {
     status_ = stores_.status;
     return;
   }
+  if (keep_lapses) stores_.kv->KeepLapses();
   handles_.kv = stores_.faulty_kv.get();
   handles_.clock = &sim_.clock();
   handles_.sql = stores_.faulty_sql.get();

@@ -24,10 +24,11 @@ class LimiterRun {
   // Runs `spec` on `arrivals` with `faults` (their `at` counted from config.start), its kv store
   // from `kv_source`. A limiter that keeps no kv state gets an (unused) MemoryKv rather than a
   // real server. A limiter by rules enforces on each node the rules `rules` says the node has
-  // learned by then (required for it, unused otherwise).
+  // learned by then (required for it, unused otherwise). `keep_lapses`: the kv store keeps each
+  // key it finds expired (Lapses), for a short run.
   LimiterRun(const SimulationConfig& config, const LimiterSpec& spec,
              const std::vector<FaultSpec>& faults, const std::vector<Arrival>& arrivals,
-             StoreSource& kv_source, const RulePlan* rules = nullptr);
+             StoreSource& kv_source, const RulePlan* rules = nullptr, bool keep_lapses = false);
   LimiterRun(const LimiterRun&) = delete;
   LimiterRun& operator=(const LimiterRun&) = delete;
 
@@ -43,6 +44,11 @@ class LimiterRun {
   // expired before the last statement that reached the store and were still there after it
   // ("row of TABLE for K"): a protocol that sweeps expired rows as it goes leaves none.
   std::vector<NeverFreed> NeverExpire();
+  // The keys the kv store found expired, when the run kept them (MemoryKv's; none on a real
+  // server).
+  std::vector<KeyLapse> Lapses() {
+    return stores_.kv ? stores_.kv->Lapses() : std::vector<KeyLapse>{};
+  }
 
  private:
   // The stores, and the link the nodes reach them by (cut by outages and restarts).

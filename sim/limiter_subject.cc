@@ -122,6 +122,7 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   subject.info = custom.get();
   subject.custom = std::move(custom);
   subject.resolution_why = resolution.why;
+  subject.window_offset = s.window_offset;
   subject.delays_admissions =
       std::any_of(script->reply.begin(), script->reply.end(),
                   [](const std::string& f) { return f.starts_with("wait_"); });

@@ -41,6 +41,9 @@ struct UserScript {
   // Commands its library runs for a key before the key's first request (--setup), each words of
   // templates separated by spaces.
   std::vector<std::string> setup = {};
+  // Where each key's aligned windows start (a spec's `window_offset`, a template over the key:
+  // impl/limiters/window_offset.h); empty: at the epoch, unless the policy's flags say.
+  std::string window_offset = {};
 };
 
 // "server" (the store's clock) or "client", as --clock and a spec's `clock` take it.
@@ -70,6 +73,8 @@ struct LimiterSubject {
   std::string resolution_why;
   // For a script whose reply names a wait (wait_ms, wait_us, wait_s): it admits with a delay.
   bool delays_admissions = false;
+  // For a script whose spec says where its keys' windows start (UserScript::window_offset).
+  std::string window_offset;
 
   // A user's limiter process (--exec): its state in the process's memory.
   bool IsProcess() const { return custom != nullptr && info->store == StoreKind::kMemory; }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "impl/limiters/window_offset.h"
 #include "sim/internal/scenario_reader.h"
 
 namespace ratelab {
@@ -16,9 +17,9 @@ class LuaSpecReader : public internal::YamlReader {
 
   Result<UserScript> Read(const YAML::Node& root, const std::string& dir) const {
     RL_RETURN_IF_ERROR(NoDuplicateKeys(root));
-    RL_RETURN_IF_ERROR(OnlyKeys(
-        root, "a Lua spec",
-        {"script", "model", "keys", "args", "reply", "decide", "clock", "resolution", "setup"}));
+    RL_RETURN_IF_ERROR(OnlyKeys(root, "a Lua spec",
+                                {"script", "model", "keys", "args", "reply", "decide", "clock",
+                                 "resolution", "setup", "window_offset"}));
     UserScript s;
     std::string script;
     RL_ASSIGN(script, StringAt(root, "script", true));
@@ -56,6 +57,17 @@ class LuaSpecReader : public internal::YamlReader {
       RL_ASSIGN(s.resolution, DurationAt(root, "resolution", true));
       if (*s.resolution <= Duration(0)) {
         return Error(root["resolution"], "'resolution' must be a positive duration, e.g. 1s");
+      }
+    }
+    if (root["window_offset"]) {
+      RL_ASSIGN(s.window_offset, StringAt(root, "window_offset", true));
+      // Its names and shape, on a policy of the model's: the run's is not known yet.
+      const Policy some = Describe(s.model).bucket
+                              ? Policy::Bucket(s.model, 1, std::chrono::seconds(1))
+                              : Policy::Window(s.model, 1, std::chrono::seconds(1));
+      if (Result<WindowOffset> offset = ParseWindowOffset(s.window_offset, some); !offset.ok()) {
+        return Error(root["window_offset"],
+                     "'window_offset': " + std::string(offset.status().message()));
       }
     }
     return s;

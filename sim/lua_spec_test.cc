@@ -45,6 +45,12 @@ TEST(LuaSpec, ReadsTheInterfaceAsListsOrAsTheFlagsWouldTakeIt) {
       "spec.yaml", ".");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->setup, (std::vector<std::string>{"HSET c:{key} rate {rate_per_s}", "PING"}));
+
+  s = ParseLuaSpec(
+      "script: l.lua\nmodel: fixed-window\nwindow_offset: '{key_crc32 % window_ms}ms'\n",
+      "spec.yaml", ".");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->window_offset, "{key_crc32 % window_ms}ms");
 }
 
 TEST(LuaSpec, MistakesAreLocated) {
@@ -56,7 +62,14 @@ TEST(LuaSpec, MistakesAreLocated) {
   EXPECT_EQ(error("model: gcra\n"), "spec.yaml:1:1: missing 'script'");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nreplies: [allowed]\n"),
             "spec.yaml:3:1: unknown key 'replies' in a Lua spec (expected one of: script, model, "
-            "keys, args, reply, decide, clock, resolution, setup)");
+            "keys, args, reply, decide, clock, resolution, setup, window_offset)");
+  EXPECT_EQ(error("script: l.lua\nmodel: fixed-window\nwindow_offset: '{now_ms}ms'\n"),
+            "spec.yaml:3:16: 'window_offset': '{now_ms}ms' uses {now_ms}: an offset is the key's "
+            "and the policy's, the same for each of the key's requests (it may use {key_crc32}, "
+            "{limit}, {burst}, {window_ms}, {window_s}, {rate_per_s}, {period_s})");
+  EXPECT_EQ(error("script: l.lua\nmodel: sliding-log\nwindow_offset: 1s\n"),
+            "spec.yaml:3:16: 'window_offset': a window offset shifts aligned windows: "
+            "fixed-window's and sliding-counter's, not sliding-log's");
   EXPECT_EQ(error("script: l.lua\nmodel: gcra\nresolution: 0s\n"),
             "spec.yaml:3:13: 'resolution' must be a positive duration, e.g. 1s");
   EXPECT_NE(error("script: l.lua\nmodel: gcra\nresolution: often\n").find("spec.yaml:3:13:"),

@@ -119,6 +119,9 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   // Swarm mode: each seed also draws a few faults of its own (see swarm.h).
   bool swarm = false;
+  // Each limiter's kv store keeps the keys it finds expired (LimiterOutcome::lapses): for a
+  // search's short runs, whose findings say which key a late request found gone.
+  bool keep_lapses = false;
   // What every limiter's history is held to (checks.h, `ratelab list checks`); the claim's
   // any-window-cap always among them.
   std::vector<CheckId> checks = {CheckId::kPromise, CheckId::kAnyWindowCap};

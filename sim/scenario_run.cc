@@ -216,7 +216,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     if (progress) progress(spec.DisplayName(), c.limiters.size(), scenario.limiters.size());
     // Scenarios built in code have not been through the reader's checks.
     if (Status s = spec.Check(); !s.ok()) return s;
-    LimiterRun run(config, spec, faults, arrivals, kv_source, plan);
+    LimiterRun run(config, spec, faults, arrivals, kv_source, plan, scenario.keep_lapses);
     if (!run.status().ok()) return run.status();
     LimiterOutcome o;
     o.name = spec.DisplayName();
@@ -226,6 +226,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     o.by_rules = spec.by_rules;
     o.history = run.history();
     o.state = run.State();
+    o.lapses = run.Lapses();
     o.offered = static_cast<int64_t>(o.history.size());
     for (const HistoryEvent& e : o.history) {
       o.admitted += e.admitted();

@@ -10,6 +10,7 @@
 
 #include "impl/core/state_size.h"
 #include "impl/core/status.h"
+#include "impl/store/memory_kv.h"
 #include "judge/checks.h"
 #include "model/history.h"
 #include "model/policy.h"
@@ -32,6 +33,9 @@ struct LimiterOutcome {
   // The most one key had admitted in any span of the claim's window.
   int64_t max_in_any_window = 0;
   std::vector<CheckResult> checks;  // in the scenario's order
+  // The kv keys found expired, in the order found, when the scenario kept them
+  // (Scenario::keep_lapses).
+  std::vector<KeyLapse> lapses;
   // The state left at the end of the run: in process memory (summed over the nodes) and in the
   // limiter's store (live keys).
   StateSize state;

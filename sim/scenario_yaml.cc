@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "impl/limiters/protocol.h"
+#include "impl/limiters/window_offset.h"
 #include "model/oracles.h"
 #include "sim/internal/scenario_reader.h"
 #include "sim/limiter_subject.h"
@@ -192,10 +193,10 @@ Status ScenarioReader::ReadStore(const YAML::Node& n, Scenario& s) {
 }
 
 Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
-  RL_RETURN_IF_ERROR(
-      OnlyKeys(n, "a limiter",
-               {"name", "protocol", "algorithm", "limit", "window", "burst", "interval",
-                "on_store_error", "breaker", "durability", "via", "exec", "exec_timeout"}));
+  RL_RETURN_IF_ERROR(OnlyKeys(
+      n, "a limiter",
+      {"name", "protocol", "algorithm", "limit", "window", "burst", "interval", "window_offset",
+       "on_store_error", "breaker", "durability", "via", "exec", "exec_timeout"}));
   LimiterSpec spec;
   if (s.rules && (n["exec"] || n["exec_timeout"])) {
     return Error(n["exec"] ? n["exec"] : n["exec_timeout"],
@@ -221,6 +222,16 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
       RL_ASSIGN(spec.policy.window, DurationAt(n, "window", true));
     }
     if (std::optional<std::string> problem = spec.policy.Problem()) return Error(n, *problem);
+    if (n["window_offset"]) {
+      std::string offset;
+      RL_ASSIGN(offset, StringAt(n, "window_offset", true));
+      Result<Policy> shifted = WithWindowOffset(spec.policy, offset);
+      if (!shifted.ok()) {
+        return Error(n["window_offset"],
+                     "'window_offset': " + std::string(shifted.status().message()));
+      }
+      spec.policy = *std::move(shifted);
+    }
     if (n["exec"] || n["exec_timeout"]) {
       RL_RETURN_IF_ERROR(ReadProcess(n, spec));
     } else {

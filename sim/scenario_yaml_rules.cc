@@ -61,7 +61,7 @@ Status ScenarioReader::ReadRulesSection(const YAML::Node& n, Scenario& s) const 
 
 Status ScenarioReader::ReadRulesLimiter(const YAML::Node& n, LimiterSpec& spec,
                                         const Scenario& s) const {
-  for (const char* key : {"algorithm", "limit", "window", "burst", "interval"}) {
+  for (const char* key : {"algorithm", "limit", "window", "burst", "interval", "window_offset"}) {
     if (n[key]) {
       return Error(n[key], std::string("'") + key +
                                "': in a scenario with rules, each rule sets its own policy; a "

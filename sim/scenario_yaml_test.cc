@@ -71,27 +71,25 @@ std::string ErrorOf(const std::string& text) {
 
 constexpr char kTraffic[] = "traffic:\n  - {type: burst, user: u, at: 1s, count: 3}\n";
 
+// The error for a scenario of one limiter, `fields` its flow mapping's, and kTraffic.
+std::string LimiterError(const std::string& fields) {
+  return ErrorOf("limiters:\n  - {" + fields + "}\n" + kTraffic);
+}
+
 TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
-  EXPECT_EQ(
-      ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limitt: 5, window: 1m}\n") +
-              kTraffic),
-      "bad.yaml:2:31: unknown key 'limitt' in a limiter (expected one of: name, protocol, "
-      "algorithm, limit, window, burst, interval, on_store_error, breaker, durability, via, exec, "
-      "exec_timeout)");
-  EXPECT_EQ(
-      ErrorOf(std::string("limiters:\n  - {algorithm: fixed-window, limit: 5, window: 1 min}\n") +
-              kTraffic),
-      "bad.yaml:2:49: 'window' is not a duration: '1 min' (expected a number and a unit "
-      "among h, m, s, ms, us, ns)");
-  EXPECT_EQ(
-      ErrorOf(std::string("limiters:\n  - {algorithm: leaky-bucket, limit: 5, window: 1m}\n") +
-              kTraffic),
-      "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
-      "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-      "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
-  EXPECT_EQ(
-      ErrorOf(std::string("limiters:\n  - {algorithm: gcra, burst: 0, interval: 1s}\n") + kTraffic),
-      "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
+  EXPECT_EQ(LimiterError("algorithm: fixed-window, limitt: 5, window: 1m"),
+            "bad.yaml:2:31: unknown key 'limitt' in a limiter (expected one of: name, protocol, "
+            "algorithm, limit, window, burst, interval, window_offset, on_store_error, breaker, "
+            "durability, via, exec, exec_timeout)");
+  EXPECT_EQ(LimiterError("algorithm: fixed-window, limit: 5, window: 1 min"),
+            "bad.yaml:2:49: 'window' is not a duration: '1 min' (expected a number and a unit "
+            "among h, m, s, ms, us, ns)");
+  EXPECT_EQ(LimiterError("algorithm: leaky-bucket, limit: 5, window: 1m"),
+            "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
+            "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
+            "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
+  EXPECT_EQ(LimiterError("algorithm: gcra, burst: 0, interval: 1s"),
+            "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
   EXPECT_EQ(ErrorOf(std::string("max_transit: 2h\nlimiters:\n  - {algorithm: gcra, burst: 1, "
                                 "interval: 1s}\n") +
                     kTraffic),
@@ -223,24 +221,39 @@ TEST(ScenarioFile, ErrorsInStoresAndFailurePolicies) {
                                 "limiters:\n  - {algorithm: gcra, burst: 1, interval: 1s}\n") +
                     kTraffic),
             "bad.yaml:1:21: unknown durability 'sometimes' (expected none, everysec or always)");
-  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: "
-                                "1, interval: 1s, on_store_error: shrug}\n") +
-                    kTraffic),
+  EXPECT_EQ(LimiterError("protocol: kv-gcra-lua, algorithm: gcra, burst: "
+                         "1, interval: 1s, on_store_error: shrug"),
             "bad.yaml:2:86: unknown failure policy 'shrug' (expected error, fail-open, "
             "fail-closed or circuit-breaker)");
-  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: "
-                                "1, interval: 1s, breaker: {threshold: 2}}\n") +
-                    kTraffic),
+  EXPECT_EQ(LimiterError("protocol: kv-gcra-lua, algorithm: gcra, burst: "
+                         "1, interval: 1s, breaker: {threshold: 2}"),
             "bad.yaml:2:79: 'breaker' needs on_store_error: circuit-breaker");
-  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: gcra, burst: "
-                                "1, interval: 1500ns}\n") +
-                    kTraffic),
+  EXPECT_EQ(LimiterError("protocol: kv-gcra-lua, algorithm: gcra, burst: "
+                         "1, interval: 1500ns"),
             "bad.yaml:2:16: kv-gcra-lua works in whole microseconds; the interval 1.5us is not "
             "one");
-  EXPECT_EQ(ErrorOf(std::string("limiters:\n  - {protocol: kv-gcra-lua, algorithm: sliding-log, "
-                                "limit: 1, window: 1s}\n") +
-                    kTraffic),
+  EXPECT_EQ(LimiterError("protocol: kv-gcra-lua, algorithm: sliding-log, "
+                         "limit: 1, window: 1s"),
             "bad.yaml:2:16: protocol 'kv-gcra-lua' implements gcra, not sliding-log");
+}
+
+TEST(ScenarioFile, ALimitersWindowsStartWhereItsWindowOffsetSays) {
+  Result<Scenario> s =
+      ParseScenario(std::string("limiters:\n  - {algorithm: fixed-window, limit: 2, window: 10s, "
+                                "window_offset: '{key_crc32 % window_ms}ms'}\n") +
+                        kTraffic,
+                    "good.yaml");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->limiters[0].policy.offset.text, "{key_crc32 % window_ms}ms");
+  EXPECT_EQ(s->limiters[0].policy.OffsetOf("user:u1:/api"), milliseconds(1181));
+  EXPECT_EQ(LimiterError("algorithm: gcra, burst: 1, interval: 1s, "
+                         "window_offset: 1s"),
+            "bad.yaml:2:62: 'window_offset': a window offset shifts aligned windows: "
+            "fixed-window's and sliding-counter's, not gcra's");
+  EXPECT_EQ(LimiterError("algorithm: fixed-window, limit: 1, window: 1s, "
+                         "window_offset: '{now_ms}'")
+                .substr(0, 50),
+            "bad.yaml:2:68: 'window_offset': '{now_ms}' uses {n");
 }
 
 TEST(ScenarioFile, ReplayErrorsNameTheLogLine) {

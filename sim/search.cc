@@ -172,6 +172,7 @@ Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
   s.traffic.push_back(std::make_unique<ReplayTraffic>("the case", c.arrivals));
   s.faults = c.faults;
   s.checks = c.checks;
+  s.keep_lapses = true;
   return s;
 }
 
@@ -187,6 +188,7 @@ Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t s
   if (const HistoryEvent* failed = outcome.FirstFailure()) out.failure = *failed;
   out.history = std::move(outcome.history);
   out.faults = std::move(run->faults);
+  out.lapses = std::move(outcome.lapses);
   for (CheckResult& check : outcome.checks) {
     if (!check.violations.empty()) {
       out.first = std::move(check.violations.front());
@@ -288,6 +290,41 @@ bool LessTransit(Case& c, const std::function<bool(const Case&)>& still_fails) {
   return MaxTransitOf(c) < before;
 }
 
+// The key request `id` of `run` found expired when it reached the store, and who set its time to
+// live: a lapse the store noted in the millisecond of one of its steps, of a key holding its
+// limiter key; the setter, the last request with a step of that key in the millisecond the time
+// to live was set. None when the store noted none (a real server), or the request found none.
+std::optional<TransitNeeded::Gone> FoundGone(const CaseRun& run, int64_t id) {
+  const auto e = std::find_if(run.history.begin(), run.history.end(),
+                              [&](const HistoryEvent& x) { return x.id == id; });
+  if (e == run.history.end()) return std::nullopt;
+  const auto holds = [](const std::string& kv_key, const HistoryEvent& x) {
+    return !x.key.empty() && kv_key.find(x.key) != std::string::npos;
+  };
+  for (const KeyLapse& lapse : run.lapses) {
+    if (!holds(lapse.key, *e)) continue;
+    const auto then = std::find_if(e->steps.begin(), e->steps.end(), [&](const StepRecord& s) {
+      return UnixMillis(s.at) == lapse.found_ms;
+    });
+    if (then == e->steps.end()) continue;
+    const Instant gone_from = FromUnixMillis(lapse.expire_ms + 1);
+    TransitNeeded::Gone gone{lapse.key, gone_from, then->at - gone_from,
+                             std::chrono::milliseconds(lapse.expire_ms - lapse.set_ms), -1};
+    Instant latest = Instant::min();
+    for (const HistoryEvent& x : run.history) {
+      if (x.id == id || x.key != e->key) continue;
+      for (const StepRecord& s : x.steps) {
+        if (UnixMillis(s.at) == lapse.set_ms && s.at >= latest) {
+          latest = s.at;
+          gone.set_by = x.id;
+        }
+      }
+    }
+    return gone;
+  }
+  return std::nullopt;
+}
+
 // What the witness of `c` needed of transit (see Finding::transit), its bound lowered to the
 // least it breaks `invariant` at: nothing when it breaks it with every delay at most a step's
 // ordinary latency, or not at all.
@@ -329,9 +366,10 @@ Result<std::optional<TransitNeeded>> TransitOf(const LimiterSubject& subject, Ca
     if (same == kept->history.end() || e.steps.empty()) continue;
     if (transit(e) - transit(*same) > most) {
       most = transit(e) - transit(*same);
-      out = TransitNeeded{e.id, transit(e), least, transit(*same)};
+      out = TransitNeeded{e.id, transit(e), least, transit(*same), std::nullopt};
     }
   }
+  if (out) out->gone = FoundGone(*broken, out->request);
   return out;
 }
 

@@ -20,6 +20,7 @@
 
 #include "impl/core/status.h"
 #include "impl/store/durability.h"
+#include "impl/store/memory_kv.h"
 #include "judge/checks.h"
 #include "model/history.h"
 #include "model/policy.h"
@@ -119,6 +120,8 @@ struct CaseRun {
   // The first request the limiter answered with its own error (a script that failed, a reply
   // of another shape), if any: its verdicts cannot be trusted then.
   std::optional<HistoryEvent> failure;
+  // The kv keys found expired, in the order found (MemoryKv's; none on a real server).
+  std::vector<KeyLapse> lapses;
 };
 // Runs `c` from `seed` on `stores` (null: MemoryKv). An error when the run could not be made
 // (a real store that failed).
@@ -162,6 +165,18 @@ struct TransitNeeded {
   // The same requests with every delay shortened alike (the bound lowered) break nothing once
   // this request's transit is this.
   Duration clean{};
+  // The key it found gone, when it did (on MemoryKv): the store key, the instant it was gone
+  // from (the millisecond after its expiry's, which the store keeps it through), how long before
+  // the request reached it, its time to live, and the request that set that (-1: none of the
+  // witness).
+  struct Gone {
+    std::string key;
+    Instant gone_from{};
+    Duration before{};
+    Duration ttl{};
+    int64_t set_by = -1;
+  };
+  std::optional<Gone> gone;
 };
 
 // What a search found: the seed, the case it drew and the case it shrank that to, with the

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_split.h"
 #include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/window_offset.h"
 
 namespace ratelab {
 
@@ -139,9 +140,9 @@ ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
                                       const Request& request, int64_t request_id) {
   const int64_t ns = ToUnixNanos(request.now);
   const double window = static_cast<double>(policy.window.count());
-  const int64_t index = FloorDiv(ns, policy.window.count());
   const auto whole = [](int64_t v) { return static_cast<double>(v); };
   if (p == "key") return LimiterKey(request);
+  if (p == "key_crc32") return whole(KeyCrc32(LimiterKey(request)));
   if (p == "limit" || p == "burst") return whole(policy.limit);
   if (p == "window_ms") return window / 1e6;
   if (p == "window_s" || p == "period_s") return window / 1e9;
@@ -152,9 +153,13 @@ ScriptTemplate::Value UserScriptValue(std::string_view p, const Policy& policy,
   if (p == "now_us") return whole(FloorDiv(ns, 1000));
   if (p == "now_s") return whole(FloorDiv(ns, 1'000'000'000));
   if (p == "now_s_float") return static_cast<double>(ns) / 1e9;
+  // The key's aligned window, which its window offset shifts.
+  const int64_t offset = policy.OffsetOf(LimiterKey(request)).count();
+  const int64_t index = FloorDiv(ns - offset, policy.window.count());
   if (p == "window_index") return whole(index);
-  if (p == "window_start_ms") return whole(index * policy.window.count()) / 1e6;
-  return whole(index * policy.window.count()) / 1e9;  // window_start_s
+  const int64_t start = index * policy.window.count() + offset;
+  if (p == "window_start_ms") return whole(start) / 1e6;
+  return whole(start) / 1e9;  // window_start_s
 }
 
 Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,

@@ -12,15 +12,16 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> kNames = {
-    "key",          "limit",           "burst",          "window_ms",
-    "window_s",     "rate_per_s",      "period_s",       "cost",
-    "now_ms",       "now_us",          "now_s",          "now_s_float",
-    "window_index", "window_start_ms", "window_start_s", "request_id"};
+constexpr std::array<std::string_view, 17> kNames = {
+    "key",         "key_crc32",    "limit",           "burst",
+    "window_ms",   "window_s",     "rate_per_s",      "period_s",
+    "cost",        "now_ms",       "now_us",          "now_s",
+    "now_s_float", "window_index", "window_start_ms", "window_start_s",
+    "request_id"};
 
-std::string AllNames() {
+std::string AllNames(std::span<const std::string_view> names) {
   std::string out;
-  for (std::string_view n : kNames) out += (out.empty() ? "{" : " {") + std::string(n) + "}";
+  for (std::string_view n : names) out += (out.empty() ? "{" : " {") + std::string(n) + "}";
   return out;
 }
 
@@ -47,7 +48,13 @@ std::span<const std::string_view> ScriptTemplate::Names() { return kNames; }
 
 bool ScriptTemplate::IsName(std::string_view text) { return NameLike(text); }
 
-Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text) {
+Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text) { return Parse(text, kNames); }
+
+Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text,
+                                             std::span<const std::string_view> names) {
+  const auto known = [&](std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
   ScriptTemplate t;
   std::string literal;
   const auto where = [&] { return " in '" + std::string(text) + "'"; };
@@ -72,9 +79,9 @@ Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text) {
     if (inside.empty()) return absl::InvalidArgumentError("an empty {}" + where());
     std::optional<Expression> expression;
     if (NameLike(inside)) {
-      if (std::find(kNames.begin(), kNames.end(), inside) == kNames.end()) {
+      if (!known(inside)) {
         return absl::InvalidArgumentError("unknown placeholder '{" + std::string(inside) + "}'" +
-                                          where() + " (expected " + AllNames() + ")");
+                                          where() + " (expected " + AllNames(names) + ")");
       }
       t.names_.emplace_back(inside);
     } else {
@@ -82,9 +89,7 @@ Result<ScriptTemplate> ScriptTemplate::Parse(std::string_view text) {
         return absl::InvalidArgumentError("bad expression '{" + std::string(inside) + "}'" +
                                           where() + ": " + std::string(why));
       };
-      Result<Expression> e = Expression::Parse(inside, [](std::string_view name) {
-        return std::find(kNames.begin(), kNames.end(), name) != kNames.end();
-      });
+      Result<Expression> e = Expression::Parse(inside, known);
       if (!e.ok()) return bad(std::string(e.status().message()));
       if (std::find(e->names().begin(), e->names().end(), "key") != e->names().end()) {
         return bad("'key' is text, not a number");

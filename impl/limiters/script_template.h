@@ -5,11 +5,13 @@
 //                 {(burst-1)*1000}; the result is written as JavaScript would (shortest decimal),
 //   {{ and }}     are a literal brace, for a key's own hash tag: "rl:{{{key}}}" -> "rl:{u1}".
 //
-// Names: key (text; not in arithmetic), limit, burst, window_ms, window_s, rate_per_s, period_s,
-// cost, now_ms, now_us, now_s (whole units since the epoch), now_s_float (fractional seconds, as
-// time.time() gives), window_index (floor(now / window)), window_start_ms, window_start_s (the
-// aligned window's start), request_id (a number no other request of the run has, the same in
-// every run of a seed: for a member a library would make unique with a GUID or random bytes).
+// Names: key (text; not in arithmetic), key_crc32 (the key's CRC-32, for a library that spreads
+// its keys' windows by it), limit, burst, window_ms, window_s, rate_per_s, period_s, cost, now_ms,
+// now_us, now_s (whole units since the epoch), now_s_float (fractional seconds, as time.time()
+// gives), window_index (floor((now - the key's window offset) / window)), window_start_ms,
+// window_start_s (the aligned window's start), request_id (a number no other request of the run
+// has, the same in every run of a seed: for a member a library would make unique with a GUID or
+// random bytes).
 #ifndef RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
 #define RATELAB_IMPL_LIMITERS_SCRIPT_TEMPLATE_H_
 
@@ -35,6 +37,9 @@ class ScriptTemplate {
   // Reads `text`; InvalidArgument naming what is wrong (an unknown name, an unmatched brace, a
   // bad expression) and where.
   static Result<ScriptTemplate> Parse(std::string_view text);
+  // The same, of a template that may use only `names` (of Names()).
+  static Result<ScriptTemplate> Parse(std::string_view text,
+                                      std::span<const std::string_view> names);
 
   // The text with every placeholder replaced, `lookup` giving each name's value.
   std::string Expand(const Lookup& lookup) const;

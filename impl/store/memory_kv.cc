@@ -319,6 +319,9 @@ MemoryKv::Entry* MemoryKv::Find(const std::string& key) {
   auto it = data_.find(key);
   if (it == data_.end()) return nullptr;
   if (it->second.expire_ms >= 0 && now_ms_ > it->second.expire_ms) {
+    if (keep_lapses_) {
+      lapses_.push_back({key, it->second.expire_ms, it->second.expiry_set_ms, now_ms_});
+    }
     MarkDirty(key);
     data_.erase(it);
     return nullptr;
@@ -497,9 +500,11 @@ KvReply MemoryKv::Set(Args a) {
   }
   if ((nx && e != nullptr) || (xx && e == nullptr)) return old;
   const int64_t kept = (keep_ttl && e != nullptr) ? e->expire_ms : -1;
+  const int64_t kept_set = (keep_ttl && e != nullptr) ? e->expiry_set_ms : -1;
   Entry& w = Write(a[1]);
   w.value = a[2];
   w.expire_ms = expire_ms >= 0 ? expire_ms : kept;
+  w.expiry_set_ms = expire_ms >= 0 ? now_ms_ : kept_set;
   return get ? old : KvReply::Ok();
 }
 
@@ -550,6 +555,7 @@ KvReply MemoryKv::SetExpiring(Args a, int64_t unit_ms, const char* name) {
   Entry& w = Write(a[1]);
   w.value = a[3];
   w.expire_ms = when;
+  w.expiry_set_ms = now_ms_;
   return KvReply::Ok();
 }
 
@@ -614,7 +620,9 @@ KvReply MemoryKv::GetEx(Args a) {
   if (expire_ms && (option == "EXAT" || option == "PXAT") && *expire_ms <= now_ms_) {
     Erase(a[1]);
   } else if (expire_ms) {
-    Write(a[1]).expire_ms = *expire_ms;
+    Entry& w = Write(a[1]);
+    w.expire_ms = *expire_ms;
+    w.expiry_set_ms = now_ms_;
   } else if (option == "PERSIST") {
     Write(a[1]).expire_ms = -1;
   }
@@ -733,7 +741,9 @@ KvReply MemoryKv::ExpireIn(Args a, int64_t unit_ms, bool absolute, const char* n
   if (when <= now_ms_) {
     Erase(a[1]);
   } else {
-    Write(a[1]).expire_ms = when;
+    Entry& w = Write(a[1]);
+    w.expire_ms = when;
+    w.expiry_set_ms = now_ms_;
   }
   return KvReply::Integer(1);
 }

@@ -43,6 +43,17 @@ namespace ratelab {
 class LuaScripting;
 class LuaCache;
 
+// A key found expired when a command next touched it: its time to live had run out at
+// `expire_ms` (it lived through that millisecond), set at `set_ms`; found gone at `found_ms`
+// (unix ms). What a finding that needs a late request says of the key it found gone.
+struct KeyLapse {
+  std::string key;
+  int64_t expire_ms = 0;
+  int64_t set_ms = 0;
+  int64_t found_ms = 0;
+  bool operator==(const KeyLapse&) const = default;
+};
+
 class MemoryKv final : public Kv {
  public:
   // The instructions a script may run before it ends in an error reply: about a second's worth.
@@ -87,6 +98,10 @@ class MemoryKv final : public Kv {
   void SetDataCap(int64_t bytes);
   // Live keys with no expiry, sorted: state nothing will ever free.
   std::vector<std::string> KeysWithoutExpiry() const;
+  // From now on, keeps each key found expired (a search's short run: the log grows with them).
+  void KeepLapses() { keep_lapses_ = true; }
+  // The keys found expired since KeepLapses, in the order they were found.
+  const std::vector<KeyLapse>& lapses() const { return lapses_; }
 
  private:
   using Args = std::span<const std::string>;
@@ -111,7 +126,8 @@ class MemoryKv final : public Kv {
   };
   struct Entry {
     std::variant<std::string, Hash, ZSet, List, StringSet> value;
-    int64_t expire_ms = -1;  // unix ms; -1: none
+    int64_t expire_ms = -1;      // unix ms; -1: none
+    int64_t expiry_set_ms = -1;  // unix ms the expiry was set at (KeyLapse)
   };
   using Map = absl::flat_hash_map<std::string, Entry>;
   struct Command;
@@ -304,6 +320,8 @@ class MemoryKv final : public Kv {
   // A replica: following (the master's state) when `replica_follows_`, else detached with the
   // state it had then; none when neither.
   bool replica_follows_ = true;
+  bool keep_lapses_ = false;
+  std::vector<KeyLapse> lapses_;
   std::optional<Map> detached_replica_;
   // The Lua state, made when the first script needs it (a run of an in-process limiter or of a
   // protocol without scripts never does): Lua().

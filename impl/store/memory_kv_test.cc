@@ -71,6 +71,30 @@ TEST_F(MemoryKvTest, ExpireReadsItsOptionsBeforeItsTime) {
             KvReply::Error("ERR value is not an integer or out of range"));
 }
 
+// A key found expired is noted, once kept: when its time to live ran out, when it was set (SET
+// KEEPTTL keeps that too), and when a command found it gone; none before KeepLapses.
+TEST_F(MemoryKvTest, AKeyFoundExpiredIsNotedWithWhenItsTtlWasSet) {
+  const int64_t t0 = UnixMillis(clock_.Now());
+  Run({"SET", "early", "v", "PX", "10"});
+  clock_.Advance(milliseconds(20));
+  EXPECT_EQ(Run({"GET", "early"}), KvReply::Nil());
+  EXPECT_TRUE(kv_.lapses().empty()) << "not kept yet";
+  kv_.KeepLapses();
+  Run({"SET", "k", "v", "PX", "100"});
+  clock_.Advance(milliseconds(30));
+  Run({"SET", "k", "w", "KEEPTTL"});
+  clock_.Advance(milliseconds(70));
+  EXPECT_EQ(Run({"GET", "k"}), Bulk("w")) << "it lives through its expiry's millisecond";
+  clock_.Advance(milliseconds(1));
+  EXPECT_EQ(Run({"GET", "k"}), KvReply::Nil());
+  Run({"SET", "p", "1"});
+  Run({"PEXPIRE", "p", "5"});
+  clock_.Advance(milliseconds(6));
+  EXPECT_EQ(Run({"EXISTS", "p"}), Int(0));
+  EXPECT_EQ(kv_.lapses(), (std::vector<KeyLapse>{{"k", t0 + 120, t0 + 20, t0 + 121},
+                                                 {"p", t0 + 126, t0 + 121, t0 + 127}}));
+}
+
 TEST_F(MemoryKvTest, SmallSortedSetsStoreMinusZeroAsZero) {
   Run({"ZADD", "small", "-0", "m"});
   EXPECT_EQ(Run({"ZSCORE", "small", "m"}), Bulk("0"));

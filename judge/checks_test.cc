@@ -162,6 +162,32 @@ TEST(Checks, ALinearizabilityVerdictHoldsOnlyIfItHoldsAtTheTieOfTheResolution) {
                          milliseconds(1)));
 }
 
+// A bucket of one token, one per 10ms, on a millisecond clock: the token taken at 0 is due again
+// on the tick of 10ms, where a limiter that counts it in floating point may find it a hair short.
+// A denial there is its tie, forgiven as check forgives it; one a tick later is not.
+TEST(Checks, ABucketsDenialOnTheTickItsTokenCameDueIsItsTie) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  const Policy policy = Policy::Bucket(Algorithm::kTokenBucket, 1, milliseconds(10));
+  const auto history = [](Duration denied_at) {
+    History h = {Admitted(0, Duration(0), "decide"), Admitted(1, denied_at, "decide")};
+    h[1].decision->allowed = false;
+    for (HistoryEvent& e : h) e.complete = e.invoke + microseconds(100);
+    return h;
+  };
+  const auto verdict = [&](const History& h, Duration resolution) {
+    return JudgeLinearizability(h, policy, resolution, resolution, DecisionClock::kClient).verdict;
+  };
+  EXPECT_EQ(verdict(history(milliseconds(10)), milliseconds(1)), LinearVerdict::kLinearizable);
+  EXPECT_EQ(verdict(history(microseconds(10'500)), milliseconds(1)),
+            LinearVerdict::kLinearizable)
+      << "the same tick";
+  EXPECT_EQ(verdict(history(milliseconds(11)), milliseconds(1)), LinearVerdict::kNotLinearizable)
+      << "a whole tick after the token came due";
+  EXPECT_EQ(verdict(history(milliseconds(10)), Duration(1)), LinearVerdict::kNotLinearizable)
+      << "at a nanosecond there is no tie";
+}
+
 }  // namespace
 }  // namespace ratelab
 

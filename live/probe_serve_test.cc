@@ -154,8 +154,8 @@ TEST(Probe, ServeWithEachAlgorithmOnEachStoreIsNotAccused) {
       EXPECT_TRUE(r.violations.empty()) << what << ": " << r.violations.front().ToString();
       EXPECT_TRUE(r.findings.empty()) << what << ": " << r.findings.front().summary;
       if (const std::optional<Violation>& v = r.linearizability.violation) {
-        // Except seed 003's token bucket (serve's on Redis), whose floating-point refill can
-        // leave 0.9999999999999999 of a token (see
+        // Except seed 003's token bucket (serve's on Redis), which takes tokens away from a
+        // request whose clock reads earlier than the last writer's (see
         // Stress.TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency).
         const bool float_refill =
             algorithm == Algorithm::kTokenBucket && store.kind == StoreName::Kind::kUrl;

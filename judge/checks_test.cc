@@ -126,14 +126,21 @@ TEST(Checks, AKeyAlreadyBrokenStillGetsItsWitnessFromAShortSearch) {
 // record expired when `expiresAt - now > 0` fails) opens its next window on the tick the model's
 // closed window still holds. Judged at 1 ms, an admission on that tick is explained by the window
 // a tick shorter; one a whole 5 ms inside the window is not.
+// Two calls of one key, at `first` and `second`, each answered 100us later; the second
+// admitted or denied.
+History TwoCalls(Duration first, Duration second, bool second_admitted) {
+  History h = {Admitted(0, first, "decide"), Admitted(1, second, "decide")};
+  h[1].decision->allowed = second_admitted;
+  for (HistoryEvent& e : h) e.complete = e.invoke + std::chrono::microseconds(100);
+  return h;
+}
+
 TEST(Checks, ALinearizabilityVerdictHoldsOnlyIfItHoldsAtTheTieOfTheResolution) {
   using std::chrono::microseconds;
   using std::chrono::milliseconds;
   const Policy policy = Policy::Window(Algorithm::kAnchoredWindow, 1, milliseconds(10));
   const auto history = [](Duration second) {
-    History h = {Admitted(0, microseconds(300), "decide"), Admitted(1, second, "decide")};
-    for (HistoryEvent& e : h) e.complete = e.invoke + microseconds(100);
-    return h;
+    return TwoCalls(microseconds(300), second, true);
   };
   // On the tick of the window's end (10 ms after the tick it opened on).
   const History tie = history(microseconds(10'200));
@@ -169,12 +176,7 @@ TEST(Checks, ABucketsDenialOnTheTickItsTokenCameDueIsItsTie) {
   using std::chrono::microseconds;
   using std::chrono::milliseconds;
   const Policy policy = Policy::Bucket(Algorithm::kTokenBucket, 1, milliseconds(10));
-  const auto history = [](Duration denied_at) {
-    History h = {Admitted(0, Duration(0), "decide"), Admitted(1, denied_at, "decide")};
-    h[1].decision->allowed = false;
-    for (HistoryEvent& e : h) e.complete = e.invoke + microseconds(100);
-    return h;
-  };
+  const auto history = [](Duration denied_at) { return TwoCalls(Duration(0), denied_at, false); };
   const auto verdict = [&](const History& h, Duration resolution) {
     return JudgeLinearizability(h, policy, resolution, resolution, DecisionClock::kClient).verdict;
   };

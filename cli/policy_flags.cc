@@ -36,9 +36,10 @@ void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults&
                 FormatDuration(defaults.window) + ")");
   command.add_option(
       "--window-offset", flags.window_offset,
-      "fixed-window, sliding-counter: where each key's aligned windows start, for a limiter that "
-      "spreads its keys' resets: a duration, or a template over the key that gives one, e.g. "
-      "'{key_crc32 % window_ms}ms' (default: at multiples of the window since the epoch)");
+      "Aligned windows (fixed-window, sliding-counter): where each key's windows start, for a "
+      "limiter that spreads its keys' resets: a duration, or a template over the key that gives "
+      "one, e.g. '{key_crc32 % window_ms}ms' (default: at multiples of the window since the "
+      "epoch)");
   command.add_option(
       "--rate", flags.rate,
       "Bucket algorithms: tokens per second (default " + Number(defaults.rate) + ")");

@@ -65,8 +65,32 @@ std::string Lost(const LimiterReport& l) {
          std::to_string(l.admitted) + " against " + std::to_string(*l.metrics.exact_admitted) + ")";
 }
 
-// What a pick keeps or gives up.
+// The same over every seed of a comparison over seeds, for the sentences that speak for all of
+// them (the picks, the one to quote): the median over the seeds, and the worst with its seed and
+// its window; OverAdmission on one run.
+std::string OverAdmissionEverySeed(const RunReport& r, const LimiterReport& l) {
+  const LimiterSpreadReport* s = SpreadOf(r, l.name);
+  if (s == nullptr) return OverAdmission(r, l);
+  const double most = s->max_in_any_window.worst;
+  return "over-admits a median of " + Short(s->over_admitted.median) + " over the " +
+         std::to_string(r.across_seeds->count) + " seeds (worst " + Short(s->over_admitted.worst) +
+         ", in seed " + std::to_string(s->over_admitted.worst_seed) + "): up to " + Short(most) +
+         " in one " + r.claim.window + " window, " +
+         Fixed(r.claim.limit > 0 ? most / static_cast<double>(r.claim.limit) : 0, 2) +
+         "x the limit";
+}
+
+// What a pick keeps or gives up: over seeds, in every seed.
 std::string Trade(const RunReport& r, const LimiterReport& l) {
+  if (const LimiterSpreadReport* spread = SpreadOf(r, l.name)) {
+    std::string s =
+        KeptEverywhere(l, r) ? "keeps the claim in every seed" : OverAdmissionEverySeed(r, l);
+    if (spread->false_denials.worst > 0) {
+      s += "; denies a median of " + Short(spread->false_denials.median) +
+           " the claim had room for (worst " + Short(spread->false_denials.worst) + ")";
+    }
+    return s;
+  }
   std::string s = l.ClaimBroken() == 0 ? "keeps the claim" : OverAdmission(r, l);
   if (l.metrics.false_denials > 0) {
     const std::string lost = Lost(l);
@@ -202,6 +226,14 @@ std::vector<Pick> Picks(const RunReport& r) {
     const GoalStanding s = Stand(g, r);
     if (s.best == nullptr) continue;
     const LimiterReport& best = *s.best;
+    if (!s.tied.empty()) {
+      // Limiters with the very same number: none is ahead, whatever the seeds say.
+      Limiters all = {&best};
+      all.insert(all.end(), s.tied.begin(), s.tied.end());
+      picks.push_back(
+          {g.goal, kNoDifference, Names(all) + " tie, each with " + g.because(best), ""});
+      continue;
+    }
     if (s.next) {
       picks.push_back({g.goal, kNoDifference,
                        best.name + " " + g.because(best) + " against " + (*s.next)->name + " " +
@@ -222,8 +254,6 @@ std::vector<Pick> Picks(const RunReport& r) {
       continue;
     }
     std::string because = g.because(best);
-    if (!s.tied.empty())
-      because += (s.tied.size() == 1 ? ", as does " : ", as do ") + Names(s.tied);
     if (held) because += "; ahead in every one of the " + seeds + " seeds";
     picks.push_back({g.goal, best.name, std::move(because), Trade(r, best)});
   }
@@ -251,14 +281,24 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
   const auto least_state = [](const Limiters& ls) { return Best(ls, StatePerKey); };
   if (!kept.empty()) {
     const LimiterReport& x = *least_state(kept);
+    // Those that keep it with the very same state tie: the sentence names each.
+    std::vector<std::string> tied;
+    for (const LimiterReport* l : kept) {
+      if (StatePerKey(*l) == StatePerKey(x)) tied.push_back(l->name);
+    }
+    std::string names;
+    for (size_t i = 0; i < tied.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == tied.size() ? " or " : ", ") + tied[i];
+    }
     std::string s =
-        "Pick " + x.name + " because it keeps the claim " + Claim(r) + " per key" +
+        "Pick " + names + " because " + (tied.size() == 1 ? "it keeps" : "each keeps") +
+        " the claim " + Claim(r) + " per key" +
         (r.across_seeds ? " (in all " + std::to_string(r.across_seeds->count) + " seeds)" : "") +
         (StatePerKey(x) > 0 ? " with " + Bytes(x) : "");
     const LimiterReport& lean = *least_state(answered);
-    if (&lean != &x && lean.ClaimBroken() > 0 && StatePerKey(lean) < StatePerKey(x)) {
+    if (&lean != &x && !KeptEverywhere(lean, r) && StatePerKey(lean) < StatePerKey(x)) {
       s += ", unless admitting past the claim is acceptable: " + lean.name + " keeps " +
-           Bytes(lean) + " and " + OverAdmission(r, lean);
+           Bytes(lean) + " and " + OverAdmissionEverySeed(r, lean);
     }
     return s + ".";
   }

@@ -78,12 +78,11 @@ TEST(Advice, OnTheDemoNamesTheOnlyKeeperItsCostAndThePickForEachGoal) {
   EXPECT_THAT(Joined(a.summary),
               HasSubstr("memory-token-bucket and memory-gcra admitted 43 each (up to 9 in one 1m "
                         "window); memory-fixed-window admitted 21"));
-  // 209 against 205 is within what another seed moves: no pick, and it says so.
+  // The token bucket and GCRA admit the same 209: a tie, no pick, and it names both.
   ASSERT_NE(PickFor(a, "admit the most"), nullptr);
   EXPECT_EQ(PickFor(a, "admit the most")->limiter, "no meaningful difference");
   EXPECT_EQ(PickFor(a, "admit the most")->because,
-            "memory-token-bucket 209 of 241 admitted against memory-fixed-window 205 of 241 "
-            "admitted: within 5%");
+            "memory-token-bucket and memory-gcra tie, each with 209 of 241 admitted");
   // One sentence to quote: the keeper, and the trade a reader may prefer.
   EXPECT_THAT(a.quote, StartsWith("Pick memory-sliding-log because it keeps the claim 5 in any 1m "
                                   "per key with 163.5 bytes of state per key, growing with the "
@@ -101,6 +100,23 @@ TEST(Advice, OnTheDemoNamesTheOnlyKeeperItsCostAndThePickForEachGoal) {
               HasSubstr("So the buckets over-admit more (43) than memory-fixed-window (21)"));
   EXPECT_THAT(Joined(ExplainCosts(r)), HasSubstr("the number in brackets is n"));
   EXPECT_THAT(Joined(ExplainCosts(r)), HasSubstr("latency does not tell the limiters apart"));
+}
+
+// Two limiters that keep the claim with the same state: the sentence to quote names both, and
+// no pick is made between them, for the claim or for state.
+TEST(Advice, KeepersThatTieAreNamedTogetherAndNeitherIsPicked) {
+  RunReport r = ReportOf(
+      {Limiter("a", Algorithm::kSlidingLog, 40, 0), Limiter("b", Algorithm::kSlidingLog, 40, 0)});
+  for (LimiterReport& l : r.limiters) l.metrics.state_bytes_per_key = 16;
+  const Advice a = Advise(r);
+  EXPECT_THAT(a.quote, StartsWith("Pick a or b because each keeps the claim 5 in any 1m per key "
+                                  "with 16 bytes of state per key"));
+  ASSERT_NE(PickFor(a, "keep the claim exactly"), nullptr);
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "no meaningful difference");
+  EXPECT_EQ(
+      PickFor(a, "keep the claim exactly")->because,
+      "a and b tie, each with 16 bytes of state per key, growing with the limit as a log does");
+  EXPECT_EQ(PickFor(a, "keep the least state"), nullptr) << "their states do not differ";
 }
 
 TEST(Advice, SentencesFollowTheNumbers) {
@@ -181,6 +197,8 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
   counter.name = "counter";
   counter.seeds_over_claim = 1;
   counter.picked = std::vector<GoalSeeds>{{"admit the most", 3}, {"keep the least state", 4}};
+  counter.over_admitted = {1, 4, 2};
+  counter.max_in_any_window = {5, 8, 2};
   r.across_seeds = SeedsSpreadReport{1, 4, 4, {log, counter}};
   a = Advise(r);
   EXPECT_EQ(PickFor(a, "admit the most")->limiter, "no meaningful difference");
@@ -193,6 +211,16 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
   EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "log");
   EXPECT_THAT(a.quote, StartsWith("Pick log because it keeps the claim 5 in any 1m per key (in "
                                   "all 4 seeds) with 160 bytes of state per key"));
+  // What the sentence and the picks say of every seed is over every seed, not the seed shown
+  // (in which the counter kept the claim): its median, and its worst.
+  EXPECT_THAT(a.quote, HasSubstr("unless admitting past the claim is acceptable: counter keeps 24 "
+                                 "bytes of state per key and over-admits a median of 1 over the 4 "
+                                 "seeds (worst 4, in seed 2): up to 8 in one 1m window, 1.60x the "
+                                 "limit."));
+  EXPECT_EQ(PickFor(a, "keep the least state")->but,
+            "over-admits a median of 1 over the 4 seeds (worst 4, in seed 2): up to 8 in one 1m "
+            "window, 1.60x the limit");
+  EXPECT_EQ(PickFor(a, "keep the claim exactly")->but, "keeps the claim in every seed");
   EXPECT_THAT(a.how_picked, HasSubstr("in every one of the 4 seeds"));
 
   // Kept in the seed shown but not in every seed: the quote names who came closest over them.

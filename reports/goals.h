@@ -37,12 +37,12 @@ std::span<const Goal> Goals();
 
 // What one run says of one goal (over seeds, a goal among those that kept the claim counts only
 // those that kept it in every seed): nothing (no limiter qualifies, or they do not differ), a best
-// too close to the next to pick (`next` set), or a pick (`next` empty).
+// that ties with others (`tied`) or is too close to the next to pick (`next` set), or a pick.
 struct GoalStanding {
   const LimiterReport* best = nullptr;  // null: the goal says nothing on this run
   std::optional<const LimiterReport*> next;
-  Limiters tied;  // those with the best's very cost, beside it
-  bool picked() const { return best != nullptr && !next; }
+  Limiters tied;  // those with the best's very cost, beside it: no pick among them
+  bool picked() const { return best != nullptr && !next && tied.empty(); }
 };
 GoalStanding Stand(const Goal& g, const RunReport& r);
 

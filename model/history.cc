@@ -29,6 +29,16 @@ class Fnv1a {
 
 }  // namespace
 
+uint64_t TrafficHash(const History& h) {
+  Fnv1a f;
+  for (const HistoryEvent& e : h) {
+    f.Bytes(e.key);
+    f.Int(e.cost);
+    f.Time(e.invoke);
+  }
+  return f.value();
+}
+
 uint64_t HistoryHash(const History& h) {
   Fnv1a f;
   for (const HistoryEvent& e : h) {

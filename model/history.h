@@ -97,6 +97,9 @@ using History = std::vector<HistoryEvent>;
 // A stable 64-bit hash (FNV-1a) of every field of every event, in order: two runs with the
 // same hash made the same history. Independent of platform and of pointer values.
 uint64_t HistoryHash(const History& h);
+// The same of what was offered alone (each request's key, cost and sending instant, in order):
+// two runs with the same hash were given the same traffic, whatever became of it.
+uint64_t TrafficHash(const History& h);
 
 // Whose clock a limiter decides on: the client's (the `now` it sends with each request: a
 // decision as of `invoke`), or the store's, when the store runs the request (a script that reads

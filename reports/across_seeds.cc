@@ -49,8 +49,13 @@ void CountSeed(uint64_t seed, uint64_t& seeds, uint64_t& first) {
 
 }  // namespace
 
-void SeedsSpread::Add(const RunReport& run) {
+void SeedsSpread::Add(const RunReport& run, std::optional<uint64_t> traffic) {
   ++count_;
+  if (traffic) {
+    traffics_.insert(*traffic);
+  } else {
+    traffic_counted_ = false;
+  }
   for (const LimiterReport& l : run.limiters) {
     auto it = std::find_if(limiters_.begin(), limiters_.end(),
                            [&](const Limiter& known) { return known.name == l.name; });
@@ -94,6 +99,7 @@ void SeedsSpread::Add(const RunReport& run) {
 
 SeedsSpreadReport SeedsSpread::Finish(uint64_t first, uint64_t last) const {
   SeedsSpreadReport out{first, last, count_, {}};
+  out.traffics = traffic_counted_ ? traffics_.size() : 0;
   for (const Limiter& l : limiters_) {
     LimiterSpreadReport s;
     s.name = l.name;
@@ -128,7 +134,7 @@ Result<RunReport> CompareAcrossSeeds(const Scenario& scenario, uint64_t first, u
     Result<RunResult> run = RunScenario(scenario, seed);
     if (!run.ok()) return run.status();
     RunReport report = MakeRunReport(*run);
-    spread.Add(report);
+    spread.Add(report, run->traffic_hash());
     if (!shown || (!FoundSomething(*shown) && FoundSomething(report))) {
       report.reproduce = reproduce(seed);
       shown = std::move(report);

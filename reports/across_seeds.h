@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,9 @@ namespace ratelab {
 // Gathers the reports of a comparison's seeds, one at a time, in any order.
 class SeedsSpread {
  public:
-  void Add(const RunReport& run);
+  // `traffic`: the run's TrafficHash (RunResult::traffic_hash), counted to tell whether the seeds
+  // gave different traffic; none: not counted.
+  void Add(const RunReport& run, std::optional<uint64_t> traffic = std::nullopt);
   // The limiters of the first report added, in its order, over every report added; `first` and
   // `last` name the range the seeds were drawn from.
   SeedsSpreadReport Finish(uint64_t first, uint64_t last) const;
@@ -39,6 +43,8 @@ class SeedsSpread {
   };
   std::vector<Limiter> limiters_;
   uint64_t count_ = 0;
+  std::set<uint64_t> traffics_;
+  bool traffic_counted_ = true;  // every run added came with its traffic
 };
 
 // Whether a run broke a check or had a limiter fail: the run a comparison shows in full.

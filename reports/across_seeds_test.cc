@@ -76,6 +76,18 @@ RunReport TwoLimiters(uint64_t seed, int64_t a_admitted) {
   return r;
 }
 
+TEST(SeedsSpread, CountsTheTrafficsTheSeedsGave) {
+  SeedsSpread same, different, unknown;
+  for (uint64_t seed : {1, 2, 3}) {
+    same.Add(Seed(seed, 0, 0), 7);
+    different.Add(Seed(seed, 0, 0), seed % 2);
+    unknown.Add(Seed(seed, 0, 0));
+  }
+  EXPECT_EQ(same.Finish(1, 3).traffics, 1u);
+  EXPECT_EQ(different.Finish(1, 3).traffics, 2u);
+  EXPECT_EQ(unknown.Finish(1, 3).traffics, 0u) << "not counted";
+}
+
 TEST(SeedsSpread, CountsTheSeedsInWhichEachLimiterWasPickedForAGoal) {
   SeedsSpread spread;
   spread.Add(TwoLimiters(1, 60));  // a, well ahead

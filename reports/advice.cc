@@ -205,6 +205,22 @@ std::string Denials(const Limiters& answered) {
   return s;
 }
 
+// Whether every seed of a comparison over seeds gave the same traffic: its seeds are then runs of
+// one traffic, evidence of nothing beyond it.
+bool OneTraffic(const RunReport& r) {
+  return r.across_seeds && r.across_seeds->traffics == 1 && r.across_seeds->count > 1;
+}
+// ", all of one traffic" where that is so: beside every "in every one of the N seeds".
+std::string OfOneTraffic(const RunReport& r) { return OneTraffic(r) ? ", all of one traffic" : ""; }
+
+// Whether `l`'s algorithm is a window that only approximates the claim of N in any W: one that
+// keeps it on some traffic, and breaks it on traffic shaped against it (the fixed window across
+// an edge, the sliding counter, the anchored windows); a log keeps it on any.
+bool ApproximatesTheClaim(const LimiterReport& l) {
+  if (!l.algorithm || Describe(*l.algorithm).bucket) return false;
+  return *l.algorithm != Algorithm::kSlidingLog && *l.algorithm != Algorithm::kSlidingLogClosed;
+}
+
 // A pick's limiter when no limiter is meaningfully ahead.
 constexpr char kNoDifference[] = "no meaningful difference";
 
@@ -254,7 +270,7 @@ std::vector<Pick> Picks(const RunReport& r) {
       continue;
     }
     std::string because = g.because(best);
-    if (held) because += "; ahead in every one of the " + seeds + " seeds";
+    if (held) because += "; ahead in every one of the " + seeds + " seeds" + OfOneTraffic(r);
     picks.push_back({g.goal, best.name, std::move(because), Trade(r, best)});
   }
   return picks;
@@ -290,11 +306,19 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
     for (size_t i = 0; i < tied.size(); ++i) {
       names += (i == 0 ? "" : i + 1 == tied.size() ? " or " : ", ") + tied[i];
     }
-    std::string s =
-        "Pick " + names + " because " + (tied.size() == 1 ? "it keeps" : "each keeps") +
-        " the claim " + Claim(r) + " per key" +
-        (r.across_seeds ? " (in all " + std::to_string(r.across_seeds->count) + " seeds)" : "") +
-        (StatePerKey(x) > 0 ? " with " + Bytes(x) : "");
+    std::string s = "Pick " + names + " because " + (tied.size() == 1 ? "it keeps" : "each keeps") +
+                    " the claim " + Claim(r) + " per key" +
+                    (r.across_seeds ? " (in all " + std::to_string(r.across_seeds->count) +
+                                          " seeds" + OfOneTraffic(r) + ")"
+                                    : "") +
+                    (StatePerKey(x) > 0 ? " with " + Bytes(x) : "");
+    // A window that only approximates the claim kept it on this traffic, not on every traffic.
+    if (tied.size() == 1 && ApproximatesTheClaim(x)) {
+      s += ", though only on this traffic: " + std::string(AlgorithmName(*x.algorithm)) +
+           " does not promise the claim, and traffic shaped against it goes past it (ratelab "
+           "worst " +
+           x.protocol + " measures how far)";
+    }
     const LimiterReport& lean = *least_state(answered);
     if (&lean != &x && !KeptEverywhere(lean, r) && StatePerKey(lean) < StatePerKey(x)) {
       s += ", unless admitting past the claim is acceptable: " + lean.name + " keeps " +
@@ -361,6 +385,13 @@ std::vector<std::string> AcrossSeeds(const RunReport& r) {
   }
   if (kept.empty() && over.empty()) first += "no limiter answered without failing";
   std::vector<std::string> out = {first + "."};
+  if (OneTraffic(r)) {
+    out.push_back("Every one of the " + std::to_string(s.count) +
+                  " seeds gave the same traffic (the scenario draws none of it at random: only "
+                  "latencies, routing and faults differ from seed to seed), so what held in "
+                  "every seed held on this one traffic, not on " +
+                  std::to_string(s.count) + " different ones.");
+  }
   if (!failed.empty()) {
     out.push_back("Failed (answered with their own error): " + view_parts::Listed(failed) + ".");
   }

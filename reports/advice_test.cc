@@ -189,6 +189,13 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
   EXPECT_EQ(PickFor(a, "admit the most")->limiter, "counter");
   EXPECT_EQ(PickFor(a, "keep the claim exactly")->limiter, "counter");
   EXPECT_THAT(a.how_picked, HasSubstr("in this run, which is one seed's traffic"));
+  // The counter only approximates the claim: kept on this traffic, and the sentence says so.
+  r.limiters[1].protocol = "memory-sliding-counter";
+  EXPECT_EQ(Advise(r).quote,
+            "Pick counter because it keeps the claim 5 in any 1m per key with 24 bytes of state "
+            "per key, though only on this traffic: sliding-counter does not promise the claim, "
+            "and traffic shaped against it goes past it (ratelab worst memory-sliding-counter "
+            "measures how far).");
 
   // Over 4 seeds: the counter led on admissions in 3 and broke the claim in one.
   LimiterSpreadReport log, counter;
@@ -221,6 +228,17 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
             "over-admits a median of 1 over the 4 seeds (worst 4, in seed 2): up to 8 in one 1m "
             "window, 1.60x the limit");
   EXPECT_EQ(PickFor(a, "keep the claim exactly")->but, "keeps the claim in every seed");
+  // Seeds that all gave the same traffic are runs of one traffic, and every sentence of the
+  // seeds says so.
+  r.across_seeds->traffics = 1;
+  a = Advise(r);
+  EXPECT_THAT(a.quote, StartsWith("Pick log because it keeps the claim 5 in any 1m per key (in "
+                                  "all 4 seeds, all of one traffic)"));
+  EXPECT_EQ(PickFor(a, "keep the least state")->because,
+            "24 bytes of state per key; ahead in every one of the 4 seeds, all of one traffic");
+  EXPECT_THAT(Joined(a.across_seeds), HasSubstr("Every one of the 4 seeds gave the same traffic"));
+  r.across_seeds->traffics = 4;
+  EXPECT_THAT(Joined(Advise(r).across_seeds), Not(HasSubstr("gave the same traffic")));
   EXPECT_THAT(a.how_picked, HasSubstr("in every one of the 4 seeds"));
 
   // Kept in the seed shown but not in every seed: the quote names who came closest over them.

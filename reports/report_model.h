@@ -332,16 +332,20 @@ constexpr auto JsonFields(const LimiterSpreadReport*) {
                     JsonField("picked", &L::picked).OrDefault()};
 }
 
-// A comparison over seeds (compare --seeds): {"first", "last", "count", "limiters"}; `count` is
-// less than last - first + 1 when the runs were interrupted.
+// A comparison over seeds (compare --seeds): {"first", "last", "count", "limiters", "traffics"};
+// `count` is less than last - first + 1 when the runs were interrupted.
 struct SeedsSpreadReport {
   uint64_t first = 0, last = 0, count = 0;
   std::vector<LimiterSpreadReport> limiters;
+  // How many different traffics the seeds gave (a scenario that draws nothing of its traffic at
+  // random gives one, whatever the seed); 0: not counted (a report written before it was).
+  uint64_t traffics = 0;
 };
 constexpr auto JsonFields(const SeedsSpreadReport*) {
   using S = SeedsSpreadReport;
   return std::tuple{JsonField("first", &S::first), JsonField("last", &S::last),
-                    JsonField("count", &S::count), JsonField("limiters", &S::limiters)};
+                    JsonField("count", &S::count), JsonField("limiters", &S::limiters),
+                    JsonField("traffics", &S::traffics).OrDefault()};
 }
 
 struct RunReport {

@@ -71,6 +71,11 @@ struct RunResult {
   int64_t failure_count() const;
   // A hash of every limiter's history, in order: the run's fingerprint.
   uint64_t history_hash() const;
+  // A hash of the traffic the limiters were offered (the same for each: TrafficHash of the
+  // first's history); 0 without limiters.
+  uint64_t traffic_hash() const {
+    return limiters.empty() ? 0 : TrafficHash(limiters.front().history);
+  }
 };
 
 // Told before each limiter's simulation starts: its name, its index and how many there are.

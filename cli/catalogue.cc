@@ -52,14 +52,16 @@ std::string RenderCatalogue(const std::string& section) {
   sections.emplace_back(
       "backends",
       std::vector<Entry>{
-          {"memory", "MemoryKv and MemoryDocs, embedded in this process; no server (the default)"},
+          {"memory",
+           "an in-memory Redis and document store, embedded in this process; no server (the "
+           "default)"},
           {"redis", "a private redis-server that ratelab starts on a unix socket, on virtual time"},
           {"redis://host:port/db", "a running Redis over TCP (its database must be empty)"},
           {"unix:///path.sock?db=N", "a running Redis over a unix socket (the same)"},
           {"redis-cluster://host:port,...", "a running Redis Cluster, routed by slot (the same)"},
           {"postgres",
            "for the SQL protocols: a private PostgreSQL server that ratelab starts on a unix "
-           "socket (kv protocols on MemoryKv)"},
+           "socket (kv protocols on the in-memory store)"},
           {"postgresql://user@host/db",
            "an existing PostgreSQL database, for the SQL protocols "
            "(ratelab keeps to its schema `ratelab`; its tables must "

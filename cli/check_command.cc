@@ -101,7 +101,8 @@ class Check final : public Command {
     if (store_.kind != StoreName::Kind::kMemory) {
       if (search.faults.contains(SearchFault::kFailover)) {
         return absl::InvalidArgumentError(
-            "--faults failover needs --store memory: only MemoryKv models a replica (the one "
+            "--faults failover needs --store memory: only the in-memory store models a replica "
+            "(the one "
             "at " +
             store_.ToString() + " has none ratelab can fail over to)");
       }

@@ -293,7 +293,7 @@ TEST(Stress, RefusesWhatItCannotRun) {
       {{"no-such-protocol"}, "unknown protocol 'no-such-protocol'"},
       {{"memory-gcra"}, "memory-gcra keeps its state in memory"},
       {{"docs-check-then-consume"}, "keeps its state in docs"},
-      {{"kv-gcra-lua", "--store", "memory"}, "MemoryKv is a single-threaded simulation"},
+      {{"kv-gcra-lua", "--store", "memory"}, "the in-memory store is a single-threaded simulation"},
       {{"kv-gcra-lua", "--store", "mongodb://x"}, "--store:"},
       {{"kv-gcra-lua", "--threads", "0"}, "--threads must be between 1 and 256"},
       {{"kv-gcra-lua", "--duration", "soon"}, "--duration: 'soon' is not a duration"},

@@ -197,14 +197,14 @@ Status CheckStressPlan(const StressPlan& plan) {
   if (store == StoreKind::kKv && (postgres || plan.store.kind == StoreName::Kind::kMemory)) {
     return refuse("--store " + plan.store.ToString() +
                   (plan.store.kind == StoreName::Kind::kMemory
-                       ? ": MemoryKv is a single-threaded simulation; stress needs a real Redis "
+                       ? ": the in-memory store is a single-threaded simulation; stress needs a real Redis "
                          "(--store redis, or its URL)"
                        : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
   }
   if (plan.subject.info->needs_replica) {
     return refuse(plan.subject.name +
                   " waits for a replica (WAIT), and the Redis stress runs on has none: its every "
-                  "admission would fail (check it on MemoryKv, whose replica is modelled)");
+                  "admission would fail (check it on the in-memory store, whose replica is modelled)");
   }
   if (plan.subject.delays_admissions) {
     return refuse(plan.subject.name +

@@ -135,7 +135,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     if (info != nullptr && info->needs_replica && !kv_source.memory()) {
       return absl::InvalidArgumentError(
           spec.DisplayName() + " waits for a replica (WAIT), and the store " + kv_source.where() +
-          " has none: run it on MemoryKv (store memory), whose replica is modelled");
+          " has none: run it on the in-memory store (store: memory), whose replica is modelled");
     }
     has_store = has_store || (info != nullptr && info->store != StoreKind::kMemory);
     has_kv = has_kv || (info != nullptr && info->store == StoreKind::kKv);

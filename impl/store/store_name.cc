@@ -15,7 +15,7 @@ struct NamedStore {
   std::string_view words;
 };
 constexpr NamedStore kNamedStores[] = {
-    {StoreName::Kind::kMemory, "memory", "MemoryKv"},
+    {StoreName::Kind::kMemory, "memory", "the in-memory store"},
     {StoreName::Kind::kPrivateRedis, "redis", "a private redis-server"},
     {StoreName::Kind::kPrivatePostgres, "postgres", "a private PostgreSQL server"},
 };

@@ -213,12 +213,18 @@ bool OneTraffic(const RunReport& r) {
 // ", all of one traffic" where that is so: beside every "in every one of the N seeds".
 std::string OfOneTraffic(const RunReport& r) { return OneTraffic(r) ? ", all of one traffic" : ""; }
 
-// Whether `l`'s algorithm is a window that only approximates the claim of N in any W: one that
-// keeps it on some traffic, and breaks it on traffic shaped against it (the fixed window across
-// an edge, the sliding counter, the anchored windows); a log keeps it on any.
-bool ApproximatesTheClaim(const LimiterReport& l) {
-  if (!l.algorithm || Describe(*l.algorithm).bucket) return false;
-  return *l.algorithm != Algorithm::kSlidingLog && *l.algorithm != Algorithm::kSlidingLogClosed;
+// Whether `l` only approximates the claim of N in any W: a window of the claim's own N per W that
+// keeps it on some traffic and breaks it on traffic shaped against it (the fixed window's 2N
+// across an edge, the sliding counter's and the anchored windows' 2N - 1), where N is at least 2;
+// a log keeps it on any. Judged only where its policy is the claim's (a looser claim may be one
+// it promises).
+bool ApproximatesTheClaim(const RunReport& r, const LimiterReport& l) {
+  if (!l.algorithm || Describe(*l.algorithm).bucket || r.claim.limit < 2) return false;
+  if (*l.algorithm == Algorithm::kSlidingLog || *l.algorithm == Algorithm::kSlidingLogClosed) {
+    return false;
+  }
+  return l.policy == std::string(AlgorithmName(*l.algorithm)) + " " +
+                         std::to_string(r.claim.limit) + " per " + r.claim.window;
 }
 
 // A pick's limiter when no limiter is meaningfully ahead.
@@ -313,7 +319,7 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
                                     : "") +
                     (StatePerKey(x) > 0 ? " with " + Bytes(x) : "");
     // A window that only approximates the claim kept it on this traffic, not on every traffic.
-    if (tied.size() == 1 && ApproximatesTheClaim(x)) {
+    if (tied.size() == 1 && ApproximatesTheClaim(r, x)) {
       s += ", though only on this traffic: " + std::string(AlgorithmName(*x.algorithm)) +
            " does not promise the claim, and traffic shaped against it goes past it (ratelab "
            "worst " +

@@ -196,6 +196,10 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
             "per key, though only on this traffic: sliding-counter does not promise the claim, "
             "and traffic shaped against it goes past it (ratelab worst memory-sliding-counter "
             "measures how far).");
+  // Held to a claim looser than twice its own limit, it promises the claim: no such word.
+  r.limiters[1].policy = "sliding-counter 2 per 1m";
+  EXPECT_THAT(Advise(r).quote, Not(HasSubstr("though only on this traffic")));
+  r.limiters[1].policy = "sliding-counter 5 per 1m";
 
   // Over 4 seeds: the counter led on admissions in 3 and broke the claim in one.
   LimiterSpreadReport log, counter;

@@ -308,12 +308,9 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
     for (const LimiterReport* l : kept) {
       if (StatePerKey(*l) == StatePerKey(x)) tied.push_back(l->name);
     }
-    std::string names;
-    for (size_t i = 0; i < tied.size(); ++i) {
-      names += (i == 0 ? "" : i + 1 == tied.size() ? " or " : ", ") + tied[i];
-    }
-    std::string s = "Pick " + names + " because " + (tied.size() == 1 ? "it keeps" : "each keeps") +
-                    " the claim " + Claim(r) + " per key" +
+    std::string s = "Pick " + view_parts::Listed(tied, " or ") + " because " +
+                    (tied.size() == 1 ? "it keeps" : "each keeps") + " the claim " + Claim(r) +
+                    " per key" +
                     (r.across_seeds ? " (in all " + std::to_string(r.across_seeds->count) +
                                           " seeds" + OfOneTraffic(r) + ")"
                                     : "") +

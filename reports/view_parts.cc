@@ -160,10 +160,10 @@ std::string Sentences(const std::vector<std::string>& sentences) {
   return s;
 }
 
-std::string Listed(const std::vector<std::string>& items) {
+std::string Listed(const std::vector<std::string>& items, std::string_view last) {
   std::string s;
   for (size_t i = 0; i < items.size(); ++i) {
-    s += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    s += (i == 0 ? "" : i + 1 == items.size() ? std::string(last) : ", ") + items[i];
   }
   return s;
 }

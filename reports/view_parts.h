@@ -44,7 +44,7 @@ void AddBroken(std::vector<std::string>& broke, std::string_view check, std::str
 // Sentences one after another, a space between each.
 std::string Sentences(const std::vector<std::string>& sentences);
 // "a", "a and b", "a, b and c".
-std::string Listed(const std::vector<std::string>& items);
+std::string Listed(const std::vector<std::string>& items, std::string_view last = " and ");
 // What a check is called in a table header: "claim: 5 in any 1m", "own promise", "key-expiry".
 std::string CheckTitle(const RunReport& r, const std::string& name);
 // What a check is called in a sentence: "the claim", "own promise", "key-expiry".

@@ -62,9 +62,7 @@ class LuaSpecReader : public internal::YamlReader {
     if (root["window_offset"]) {
       RL_ASSIGN(s.window_offset, StringAt(root, "window_offset", true));
       // Its names and shape, on a policy of the model's: the run's is not known yet.
-      const Policy some = Describe(s.model).bucket
-                              ? Policy::Bucket(s.model, 1, std::chrono::seconds(1))
-                              : Policy::Window(s.model, 1, std::chrono::seconds(1));
+      const Policy some{s.model, 1, std::chrono::seconds(1)};
       if (Result<WindowOffset> offset = ParseWindowOffset(s.window_offset, some); !offset.ok()) {
         return Error(root["window_offset"],
                      "'window_offset': " + std::string(offset.status().message()));

@@ -61,6 +61,7 @@ class Check final : public Command {
               "Where the virtual clock starts, a UTC instant (default 2026-01-01T00:00:00Z)");
     c->add_flag("--json", json_, "Print the verdict as JSON");
     AddJunitOption(*c, junit_);
+    out_.Add(*c);
     AddMaxRequestsOption(*c, max_requests_);
     AddMaxTransitOption(*c, max_transit_);
     return c;
@@ -81,6 +82,8 @@ class Check final : public Command {
       return absl::InvalidArgumentError("--nodes must be between 1 and 64");
     }
     if (Status s = CheckCaseSize(*policy, max_requests_); !s.ok()) return s;
+    Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the search
+    if (!out_dir.ok()) return out_dir.status();
 
     SearchOptions search;
     search.base.policy = *policy;
@@ -141,12 +144,21 @@ class Check final : public Command {
       return !interrupts.interrupted();
     });
     if (!result.ok()) return result.status();
+    const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     if (result->interrupted) {
       err << "interrupted: nothing found in the " << result->seeds_searched
           << " seed(s) searched before the signal (of " << search.seeds.count() << ")\n";
+      // CI still learns that the checks did not run through: each skipped, with why.
+      if (!junit_.empty()) {
+        const CheckReport report = MakeCheckReport(*subject, search, *result, "");
+        if (Status s = WriteTextFile(
+                junit_, RenderInterruptedCheckJunit(report, search.seeds.count(), seconds));
+            !s.ok()) {
+          return s;
+        }
+      }
       return kExitInterrupted;
     }
-    const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
     const bool found = result->finding || result->failure;
     char took[32];
     std::snprintf(took, sizeof took, "%.3f s", seconds);
@@ -164,6 +176,11 @@ class Check final : public Command {
     out << (json_ ? JsonText(ToJson(report)) : RenderCheckText(report));
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderCheckJunit(report, seconds)); !s.ok()) return s;
+    }
+    if (*out_dir) {
+      if (Status s = SayReport(WriteCheckReport(report, **out_dir, seconds), err); !s.ok()) {
+        return s;
+      }
     }
     return ExitOf(report.verdict);
   }
@@ -190,6 +207,7 @@ class Check final : public Command {
   SeedRange seeds_{1, 200};
   std::optional<Shard> shard_;
   std::string junit_;
+  OptionalReportDir out_;
   int64_t max_requests_ = kDefaultMaxRequests;
   std::optional<Duration> max_transit_;
   std::optional<uint64_t> seed_;

@@ -576,7 +576,8 @@ TEST(Check, SigtermDuringASlowScriptEndsTheRunWithinASecond) {
   const fs::path out = dir / "out.txt", err = dir / "err.txt";
   const pid_t pid =
       testing_process::Spawn({RATELAB_BINARY, "check", "--lua-spec", (dir / "slow.yaml").string(),
-                              "--limit", "5", "--window", "1m", "--seeds", "1..100000"},
+                              "--limit", "5", "--window", "1m", "--seeds", "1..100000", "--junit",
+                              (dir / "junit.xml").string()},
                              out.string(), err.string());
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // in the middle of a seed
@@ -595,6 +596,40 @@ TEST(Check, SigtermDuringASlowScriptEndsTheRunWithinASecond) {
   EXPECT_LT(took, std::chrono::seconds(1)) << said;
   EXPECT_NE(said.find("interrupted: nothing found in the "), std::string::npos) << said;
   EXPECT_EQ(said.find("script stopped"), std::string::npos) << said;
+  // CI learns the search did not run through: each check skipped, with why; none passed.
+  const std::string junit = testing_files::Read(dir / "junit.xml");
+  EXPECT_NE(junit.find("skipped=\"3\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<skipped message=\"interrupted after "), std::string::npos) << junit;
+  EXPECT_NE(junit.find(" of 100000 seed(s), nothing found in those"), std::string::npos) << junit;
+}
+
+// --out writes a page a reviewer reads: the verdict, the witness drawn and tabled, what was
+// searched and the command that replays it; beside it the Markdown, JSON and JUnit.
+TEST(Check, OutWritesAPageWithTheVerdictTheWitnessDrawnAndWhatWasSearched) {
+  const fs::path dir = testing_files::TempDir("check-out");
+  const CliOutcome r = Ratelab({"check", "kv-sliding-counter", "--seeds", "50", "--out",
+                                (dir / "report").string()});
+  ASSERT_EQ(r.exit, kExitViolation) << r.err;
+  EXPECT_NE(r.err.find("report: " + (dir / "report" / "report.html").string()), std::string::npos)
+      << r.err;
+  const std::string html = testing_files::Read(dir / "report" / "report.html");
+  EXPECT_NE(html.find("<p class=\"verdict bad\"><b>VIOLATION of "), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"witness\""), std::string::npos);
+  EXPECT_NE(html.find("class=\"timeline\""), std::string::npos);
+  EXPECT_NE(html.find("<h2>What was searched</h2>"), std::string::npos);
+  EXPECT_NE(html.find("ratelab check kv-sliding-counter --seed "), std::string::npos);
+  for (const char* file : {"report.md", "report.json", "junit.xml"}) {
+    EXPECT_TRUE(fs::exists(dir / "report" / file)) << file;
+  }
+  // Nothing found is a page too, saying what was searched.
+  const CliOutcome clean = Ratelab({"check", "kv-token-bucket-lua", "--seeds", "5", "--out",
+                                    (dir / "clean").string()});
+  ASSERT_EQ(clean.exit, kExitOk) << clean.err;
+  const std::string page = testing_files::Read(dir / "clean" / "report.html");
+  EXPECT_NE(page.find("<p class=\"verdict good\"><b>Nothing found in 5 seed(s)"),
+            std::string::npos);
+  EXPECT_EQ(page.find("<svg class=\"witness\""), std::string::npos);
+  EXPECT_NE(page.find("<td>faults drawn</td>"), std::string::npos);
 }
 
 }  // namespace

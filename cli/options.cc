@@ -104,6 +104,27 @@ CLI::Option* AddForceFlag(CLI::App& command, bool& target) {
       "Write into --out even when it holds files ratelab did not write (they are kept)");
 }
 
+void OptionalReportDir::Add(CLI::App& command) {
+  command.add_option("--out", dir,
+                     "Also write the report into this directory: report.html (the verdict, each "
+                     "witness drawn and tabled, what was searched), report.md, report.json and "
+                     "junit.xml");
+  AddForceFlag(command, force);
+}
+
+Result<std::optional<OutputDir>> OptionalReportDir::Prepare() const {
+  if (dir.empty()) return std::optional<OutputDir>();
+  Result<OutputDir> prepared = OutputDir::Prepare(dir, force, "--out");
+  if (!prepared.ok()) return prepared.status();
+  return std::optional<OutputDir>(*std::move(prepared));
+}
+
+Status SayReport(const Result<std::string>& html, std::ostream& err) {
+  if (!html.ok()) return html.status();
+  err << "report: " << std::filesystem::absolute(*html).string() << "\n";
+  return absl::OkStatus();
+}
+
 CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target) {
   return AddParsed(command, "--max-requests", target, ParsePositiveInteger,
                    "The most requests a run (for check: one seed) may simulate, estimated "

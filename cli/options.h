@@ -17,6 +17,7 @@
 #include "impl/store/store_name.h"
 #include "judge/checks.h"
 #include "model/time.h"
+#include "reports/output_dir.h"
 
 namespace ratelab {
 
@@ -95,6 +96,19 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& 
 
 // Adds --force: write into --out beside files ratelab did not write (reports/output_dir.h).
 CLI::Option* AddForceFlag(CLI::App& command, bool& target);
+
+// --out DIR and --force, for a command that writes its report directory only when asked (check,
+// stress, worst): made ready before any work, written after.
+struct OptionalReportDir {
+  std::string dir;
+  bool force = false;
+  void Add(CLI::App& command);
+  // The directory made ready; none without --out; or why not.
+  Result<std::optional<OutputDir>> Prepare() const;
+};
+// Says on `err` where report.html is (`html`, what a Write*Report returned), or returns why it
+// could not be written.
+Status SayReport(const Result<std::string>& html, std::ostream& err);
 
 // Adds --max-requests, the most requests a run (or one seed's case) may simulate, into `target`
 // (initialised to its default, kDefaultMaxRequests).

@@ -53,6 +53,7 @@ class Stress final : public Command {
         ->capture_default_str();
     c->add_flag("--json", json_, "Print the result as JSON");
     AddJunitOption(*c, junit_);
+    out_.Add(*c);
     return c;
   }
 
@@ -75,6 +76,8 @@ class Stress final : public Command {
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
     if (Status s = CheckStressPlan(plan_); !s.ok()) return s;
+    Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the load
+    if (!out_dir.ok()) return out_dir.status();
 
     err << "stress " << plan_.subject.name << " (" << plan_.policy.ToString() << ") on "
         << (plan_.subject.IsProcess() ? "its own process" : plan_.store.Describe()) << ": "
@@ -102,6 +105,9 @@ class Stress final : public Command {
     if (!junit_.empty()) {
       if (Status s = WriteTextFile(junit_, RenderStressJunit(report)); !s.ok()) return s;
     }
+    if (*out_dir) {
+      if (Status s = SayReport(WriteStressReport(report, **out_dir), err); !s.ok()) return s;
+    }
     if (result->interrupted) return kExitInterrupted;
     return ExitOf(VerdictOf(report));
   }
@@ -118,6 +124,7 @@ class Stress final : public Command {
   CLI::Option* store_option_ = nullptr;
   bool json_ = false;
   std::string junit_;
+  OptionalReportDir out_;
 };
 
 }  // namespace

@@ -73,6 +73,11 @@ class Worst final : public Command {
     AddStoreOption(*c, store_, std::string(kStoreHelp) + " (default memory)");
     AddMaxTransitOption(*c, max_transit_);
     c->add_flag("--json", json_, "Print the result as JSON");
+    c->add_option("--junit", junit_,
+                  "Also write the searches to this file as JUnit XML, for CI: a case per "
+                  "concurrency, each skipped with what it measured (a measure, not a verdict), "
+                  "an error where the limiter failed");
+    out_.Add(*c);
     return c;
   }
 
@@ -82,6 +87,8 @@ class Worst final : public Command {
     Result<Policy> policy = limiter_.PolicyOf(*subject);
     if (!policy.ok()) return policy.status();
     if (Status s = CheckCaseSize(*policy, kDefaultMaxRequests); !s.ok()) return s;
+    Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the searches
+    if (!out_dir.ok()) return out_dir.status();
     const WorstClaim claim = claim_.value_or(DefaultWorstClaim(*policy));
     if (claim == WorstClaim::kOverBucket && !policy->IsBucket()) {
       return absl::InvalidArgumentError(
@@ -117,6 +124,7 @@ class Worst final : public Command {
       o.seed = seed_;
       o.runs = runs_;
       o.stores = stores;
+      report.start = o.base.start;
       const Instant began = clock.Now();
       Instant last_said = began;
       Result<WorstResult> result = SearchWorst(*subject, o, [&](int64_t runs, int64_t best) {
@@ -139,6 +147,12 @@ class Worst final : public Command {
       if (interrupts.interrupted()) break;
     }
     out << (json_ ? JsonText(ToJson(report)) : RenderWorstText(report));
+    if (!junit_.empty()) {
+      if (Status s = WriteTextFile(junit_, RenderWorstJunit(report)); !s.ok()) return s;
+    }
+    if (*out_dir) {
+      if (Status s = SayReport(WriteWorstReport(report, **out_dir), err); !s.ok()) return s;
+    }
     if (interrupts.interrupted()) return kExitInterrupted;
     return failed ? kExitLimiterFailed : kExitOk;
   }
@@ -168,6 +182,8 @@ class Worst final : public Command {
   StoreName store_;
   std::optional<Duration> max_transit_;
   bool json_ = false;
+  std::string junit_;
+  OptionalReportDir out_;
 };
 
 }  // namespace

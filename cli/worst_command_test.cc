@@ -126,5 +126,28 @@ TEST(WorstCommand, RefusesWhatItCannotDo) {
   EXPECT_NE(r.err.find("unknown claim 'worst'"), std::string::npos) << r.err;
 }
 
+// A measure, not a verdict: --junit skips each search's case with what it measured, never passes
+// it; --out draws each search's witness on a page of its own.
+TEST(WorstCommand, JunitSkipsEachMeasureAndOutDrawsItsWitness) {
+  const fs::path dir = testing_files::TempDir("worst-out");
+  fs::create_directories(dir);
+  const CliOutcome r =
+      Ratelab({"worst", "memory-fixed-window", "--concurrency", "1,2", "--runs", "300", "--junit",
+               (dir / "junit.xml").string(), "--out", (dir / "report").string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  const std::string junit = testing_files::Read(dir / "junit.xml");
+  EXPECT_NE(junit.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"2\""),
+            std::string::npos)
+      << junit;
+  EXPECT_NE(junit.find("<skipped message=\"a measure, not a verdict: against &quot;at most 5 in "
+                       "any 10s&quot;, 10 admitted"),
+            std::string::npos)
+      << junit;
+  const std::string html = testing_files::Read(dir / "report" / "report.html");
+  EXPECT_NE(html.find("A measure, not a verdict: against"), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"witness\""), std::string::npos);
+  EXPECT_NE(html.find("<h2>Concurrency 2, faults none</h2>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ratelab

@@ -53,7 +53,7 @@ Violation Report(Invariant invariant, std::string_view key, const Events& witnes
           std::to_string(used) + " admitted, each sent and answered within [" +
               FormatInstantTo(from, 6) + ", " + FormatInstantTo(to, 6) + "] (span " +
               FormatDurationTo(to - from, 6) + "), " + bound,
-          internal::Copy(witness, 0, witness.size())};
+          internal::Copy(witness, 0, witness.size()), Violation::Window{from, to, true}};
 }
 
 auto Admitted() {
@@ -77,6 +77,8 @@ std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration 
       Events witness = FirstBreach(std::move(inside), [&](Duration) { return limit; });
       if (!witness.empty()) {
         out.push_back(Report(PromiseInvariant(Algorithm::kFixedWindow), key, witness, bound));
+        const Instant start = AlignedWindowStart(index, window) + shift;
+        out.back().window = Violation::Window{start, start + window};
         break;
       }
     }

@@ -3,6 +3,7 @@
 #define RATELAB_MODEL_VIOLATION_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,14 @@ struct Violation {
   std::string summary;
   // The events that show it, in time order (copies: a violation outlives its history).
   std::vector<HistoryEvent> witness;
+  // For a promise that counts admissions in a window: the one the witness's admissions fell in,
+  // [from, to) or, where `closed`, [from, to]; for a promise over any span of a length (or judged
+  // over intervals), the span they fell in; none for other promises.
+  struct Window {
+    Instant from{}, to{};
+    bool closed = false;
+  };
+  std::optional<Window> window = std::nullopt;
 
   // The summary followed by one line per witness event:
   //   "  00:00:59.400  #17 key=u1 node=0 cost=1 admitted".

@@ -43,11 +43,11 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
       used += events[i]->cost;
       if (used > limit) {
         const Instant start = AlignedWindowStart(index, window) + shift;
-        out.push_back({Invariant::kAlignedWindowCap, std::string(key),
-                       std::to_string(used) + " admitted in window " +
-                           Span(start, start + window, ")") + ", limit " + std::to_string(limit) +
-                           " per " + FormatDuration(window),
-                       internal::Copy(events, first, i + 1)});
+        out.push_back(
+            {Invariant::kAlignedWindowCap, std::string(key),
+             std::to_string(used) + " admitted in window " + Span(start, start + window, ")") +
+                 ", limit " + std::to_string(limit) + " per " + FormatDuration(window),
+             internal::Copy(events, first, i + 1), Violation::Window{start, start + window}});
         break;
       }
     }
@@ -145,7 +145,8 @@ std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Dur
                        std::to_string(w.used) + " admitted in the window " + opened + " " +
                            Span(*w.start, *w.start + window, close, digits) + ", limit " +
                            std::to_string(limit) + " per " + FormatDuration(window),
-                       internal::Copy(events, first, i + 1)});
+                       internal::Copy(events, first, i + 1),
+                       Violation::Window{*w.start, *w.start + window, *close == ']'}});
         break;
       }
     }
@@ -193,7 +194,8 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
                  FormatDurationTo(events[i]->invoke - events[from]->invoke, 3) +
                  (closed ? " <= " : " < ") + FormatDuration(window) + "), limit " +
                  std::to_string(limit) + " per " + FormatDuration(window),
-             internal::Copy(events, from, i + 1)});
+             internal::Copy(events, from, i + 1),
+             Violation::Window{events[from]->invoke, events[i]->invoke, true}});
         reported = true;
       }
     }

@@ -6,10 +6,13 @@
 #include "reports/run_report.h"
 #include "reports/timeline.h"
 #include "reports/view_parts.h"
+#include "reports/witness_page.h"
 
 namespace ratelab {
 
 namespace {
+
+using view_parts::Offset;
 
 // ", decided on the server's clock, judged to 1ms (the store expires keys by the millisecond)",
 // for a user's script; ", decided at the instant it is sent, ..." for a user's process.
@@ -157,8 +160,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.reproduce = reproduce;
   // The minimal case is the witness: every request in it is needed to break the invariant.
   r.violation =
-      ViolationReport{std::string(CheckName(f.check)), f.violation.invariant, f.violation.key,
-                      f.violation.summary, WitnessEvents(f.witness, start)};
+      MakeViolationReport(CheckName(f.check), f.violation, start, WitnessEvents(f.witness, start));
   if (BreaksAsPrinted(subject, f.minimal.policy, *r.violation, start) == false) {
     r.violation->summary +=
         " (the witness as printed, judged again on its own, does not break it: replay the seed "
@@ -249,11 +251,75 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
   return view_parts::JunitDocument("ratelab.check." + r.protocol, cases, seconds);
 }
 
+std::string RenderInterruptedCheckJunit(const CheckReport& r, uint64_t seeds, double seconds) {
+  const std::string classname = "check." + r.protocol;
+  std::vector<view_parts::JunitCase> cases;
+  for (const std::string& check : r.checks) {
+    cases.push_back({classname, check, seconds, "", "", false,
+                     "interrupted after " + std::to_string(r.seeds_searched) + " of " +
+                         std::to_string(seeds) +
+                         " seed(s), nothing found in those: the search did not run through"});
+  }
+  return view_parts::JunitDocument("ratelab.check." + r.protocol, cases, seconds);
+}
+
+std::string RenderCheckHtml(const CheckReport& r) {
+  WitnessPage page;
+  page.title = "ratelab check: " + r.protocol;
+  page.text = RenderCheckText(r);
+  const std::string searched = std::to_string(r.seeds_searched) + " seed(s)";
+  if (r.failed_request) {
+    page.verdict =
+        "FAILED: the limiter answered a request with an error instead of a decision, "
+        "so nothing it decided can be trusted";
+    page.bad = true;
+    const WitnessEvent& e = *r.failed_request;
+    page.sentences = {r.failure, "Request #" + std::to_string(e.id) + " (" + e.key + ", node " +
+                                     std::to_string(e.node) + ", sent " + Offset(e.invoke_s) +
+                                     " after the start), seed " + std::to_string(r.seed) + "."};
+  } else if (!r.violation) {
+    page.verdict = "Nothing found in " + searched;
+    if (r.fallback_decisions > 0) {
+      page.sentences.push_back(
+          "But the limiter failed on " + std::to_string(r.fallback_decisions) +
+          " request(s) and its client decided them itself (--on-script-error): nothing found "
+          "holds for the limiter as its client runs it.");
+    }
+  } else {
+    const ViolationReport& v = *r.violation;
+    page.verdict = "VIOLATION of " + std::string(InvariantName(v.invariant)) + ", found by seed " +
+                   std::to_string(r.seed) + " (" + searched + " searched)";
+    page.bad = true;
+    page.sentences.push_back("Minimal case: " + r.policy + DecidedOn(r) + ", " +
+                             std::to_string(r.requests) + " request(s) (shrunk from " +
+                             std::to_string(r.drawn_requests) + "), " + std::to_string(r.nodes) +
+                             " node(s)" + (r.faults.empty() ? "" : ", with faults") + ".");
+    if (!r.needs.empty()) page.sentences.push_back("It needs " + r.needs + ".");
+    if (!r.hint.empty()) page.sentences.push_back("Hint: " + r.hint);
+    page.shown.push_back({"The witness", {}, &v, r.faults, "node", r.start, ""});
+  }
+  page.searched = {{"what", "searched"}, {"limiter", r.protocol}, {"policy", r.policy}};
+  if (!r.clock.empty()) page.searched.push_back({"clock", DecidedOn(r).substr(10)});
+  page.searched.push_back({"seeds", searched + (r.shard.empty() ? "" : ", shard " + r.shard)});
+  std::string checks;
+  for (const std::string& c : r.checks) checks += (checks.empty() ? "" : ", ") + c;
+  page.searched.push_back({"checks", checks});
+  page.searched.push_back({"faults drawn", r.fault_kinds});
+  if (!r.max_transit.empty()) {
+    page.searched.push_back({"transit", "a request held up to " + r.max_transit +
+                                            " between its client reading the clock and its call "
+                                            "reaching the store"});
+  }
+  page.reproduce = r.reproduce;
+  return RenderWitnessPage(page);
+}
+
 Result<std::string> WriteCheckReport(const CheckReport& r, const OutputDir& dir, double seconds) {
-  return view_parts::WriteViews(
-      view_parts::TextViews("ratelab check: " + r.protocol, RenderCheckText(r), JsonText(ToJson(r)),
-                            RenderCheckJunit(r, seconds)),
-      dir);
+  const std::string title = "ratelab check: " + r.protocol;
+  const std::string text = RenderCheckText(r);
+  return view_parts::WriteViews({RenderCheckHtml(r), view_parts::TextMarkdown(title, text),
+                                 JsonText(ToJson(r)), RenderCheckJunit(r, seconds)},
+                                dir);
 }
 
 }  // namespace ratelab

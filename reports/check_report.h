@@ -34,8 +34,14 @@ std::string RenderCheckText(const CheckReport& report);
 // replays it (an error when the limiter failed); `seconds`, how long the search took, is each
 // case's time, the checks being judged together on the same search.
 std::string RenderCheckJunit(const CheckReport& report, double seconds);
-// Writes into `dir` report.html and report.md (the text view), report.json and junit.xml (each
-// case taking `seconds`): the path of report.html, or why not.
+// For CI, a search stopped (Ctrl-C) after report.seeds_searched of `seeds`: a case per check,
+// each skipped with why, none passed.
+std::string RenderInterruptedCheckJunit(const CheckReport& report, uint64_t seeds, double seconds);
+// For a design review: the verdict, the witness drawn and tabled, what was searched and the
+// command that replays it.
+std::string RenderCheckHtml(const CheckReport& report);
+// Writes into `dir` report.html (RenderCheckHtml), report.md (the text view), report.json and
+// junit.xml (each case taking `seconds`): the path of report.html, or why not.
 Result<std::string> WriteCheckReport(const CheckReport& report, const OutputDir& dir,
                                      double seconds);
 

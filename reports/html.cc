@@ -8,6 +8,8 @@
 #include "reports/timeline.h"
 #include "reports/view_parts.h"
 #include "reports/views.h"
+#include "reports/witness_page.h"
+#include "reports/witness_picture.h"
 
 namespace ratelab {
 
@@ -40,44 +42,18 @@ std::string ClockDate(const RunReport& r, double at_s) {
          view_parts::Zone(r);
 }
 
-// One row per request: when it was sent (the scenario's clock, and since the witness began), its
-// store steps when it took several, what it got.
+// What it broke, the witness drawn, and a row per request: when it was sent (the scenario's clock,
+// and since the witness began), its store steps when it took several, what it got.
 std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
   // The summary's times are UTC's, whatever zone the table shows.
   std::string s = "<p class=\"summary\"><b>" + Escape(std::string(InvariantName(v.invariant))) +
                   "</b> on key <code>" + Escape(v.key) + "</code>: " + Escape(v.summary) +
                   (r.utc_offset ? " (times in UTC)" : "") + "</p>\n";
-  const std::vector<RequestRow> rows = WitnessRequests(v.witness, r.faults);
-  if (rows.empty()) return s;
-  const bool steps = std::any_of(rows.begin(), rows.end(),
-                                 [](const RequestRow& row) { return !row.steps.empty(); });
-  s += "<table class=\"timeline\">\n<tr><th>request</th><th>sent (" +
-       Escape(ClockDate(r, rows.front().sent_s)) + ")</th><th>+</th><th>node</th>" +
-       (steps ? "<th>store steps (+ since sent)</th>" : "") + "<th>outcome</th></tr>\n";
-  for (const RequestRow& row : rows) {
-    const bool admitted = row.outcome.rfind("admitted", 0) == 0;
-    const bool denied = row.outcome.rfind("denied", 0) == 0;
-    s += std::string("<tr") +
-         (admitted ? " class=\"good\""
-          : denied ? " class=\"bad\""
-                   : "") +
-         "><td>" + (row.id < 0 ? std::string() : "#" + std::to_string(row.id)) + "</td><td>" +
-         ClockTime(r, row.sent_s) + "</td><td>+" + Offset(row.sent_s - rows.front().sent_s) +
-         "</td><td>" + Escape(row.node) + "</td>";
-    if (steps) {
-      s += "<td>";
-      for (size_t i = 0; i < row.steps.size(); ++i) {
-        s += (i == 0 ? "" : "<br>") + std::string("+") + Offset(row.steps[i].at_s - row.sent_s) +
-             " " + Escape(row.steps[i].label);
-      }
-      s += "</td>";
-    }
-    std::string outcome = row.outcome;
-    if (row.id >= 0 && row.key != v.key) outcome += " (key " + row.key + ")";
-    if (row.id >= 0 && row.cost != 1) outcome += " (cost " + std::to_string(row.cost) + ")";
-    s += "<td>" + Escape(outcome) + "</td></tr>\n";
-  }
-  return s + "</table>\n";
+  if (v.witness.empty()) return s;
+  return s + "<figure>" + WitnessSvg(PictureOf(v, r.faults, "node", r.start)) + "</figure>\n" +
+         HtmlWitnessTable(
+             v, r.faults, [&](double at_s) { return ClockTime(r, at_s); },
+             ClockDate(r, v.witness.front().invoke_s));
 }
 
 std::string Paragraphs(const std::vector<std::string>& texts, const char* cls) {

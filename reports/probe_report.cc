@@ -11,6 +11,7 @@
 #include "live/probe_findings.h"
 #include "model/named.h"
 #include "reports/view_parts.h"
+#include "reports/witness_picture.h"
 
 namespace ratelab {
 
@@ -62,6 +63,10 @@ ProbeViolationReport ViolationReportOf(const ProbeResult& result, const Violatio
   ProbeViolationReport out{v.invariant, v.key, v.summary, {}};
   for (const HistoryEvent& e : v.witness) {
     out.witness.push_back(ExchangeReport(result, result.exchanges[static_cast<size_t>(e.id)].n));
+  }
+  if (v.window) {
+    out.window = WindowReport{Seconds(v.window->from - result.start),
+                              Seconds(v.window->to - result.start), v.window->closed};
   }
   return out;
 }
@@ -368,10 +373,45 @@ view_parts::Rows WitnessRows(const std::vector<ProbeExchangeReport>& exchanges) 
   return rows;
 }
 
-// Each violation shown (at most a few) and each finding: a title and the exchanges that show it.
-std::vector<std::pair<std::string, std::vector<ProbeExchangeReport>>> Witnesses(
-    const ProbeReport& r) {
-  std::vector<std::pair<std::string, std::vector<ProbeExchangeReport>>> out;
+// A violation's exchanges drawn: a lane per user, each a bar from sent to answered (the interval
+// its decision fell in), 2xx and 3xx admitted, 429 denied.
+WitnessPicture PictureOf(const ProbeViolationReport& v) {
+  WitnessPicture p;
+  p.window = v.window;
+  p.caption = "The witness of " + std::string(InvariantName(v.invariant)) + " for user " + v.user +
+              ": " + std::to_string(v.witness.size()) + " exchange(s).";
+  for (const ProbeExchangeReport& e : v.witness) {
+    if (e.error == "not recorded") continue;
+    PictureRequest r;
+    r.lane = "user " + e.user;
+    r.label = absl::StrCat("#", e.n);
+    r.sent_s = e.sent_s;
+    if (e.status != 0) r.answered_s = e.answered_s;
+    r.outcome = e.status >= 200 && e.status < 400 ? PictureRequest::Outcome::kAdmitted
+                : e.status == 429                 ? PictureRequest::Outcome::kDenied
+                                                  : PictureRequest::Outcome::kOther;
+    const double zero = v.witness.front().sent_s;
+    r.words = absl::StrCat("#", e.n, " (user ", e.user, "): sent ", SignedOffset(e.sent_s - zero),
+                           e.status != 0 ? ", answered " + SignedOffset(e.answered_s - zero) : "",
+                           ": ", Outcome(e));
+    if (const std::string headers = ShownHeaders(e, "; "); !headers.empty()) {
+      r.words += " (" + headers + ")";
+    }
+    p.requests.push_back(std::move(r));
+  }
+  MarkFor(v.invariant, p);
+  return p;
+}
+
+// Each violation shown (at most a few) and each finding: a title, the exchanges that show it,
+// and for a violation its picture.
+struct ProbeWitness {
+  std::string title;
+  std::vector<ProbeExchangeReport> exchanges;
+  std::string svg;
+};
+std::vector<ProbeWitness> Witnesses(const ProbeReport& r) {
+  std::vector<ProbeWitness> out;
   const std::vector<const ProbeViolationReport*> all = AllViolations(r);
   for (size_t i = 0; i < all.size() && i < view_parts::kShownViolations; ++i) {
     const ProbeViolationReport& v = *all[i];
@@ -379,10 +419,10 @@ std::vector<std::pair<std::string, std::vector<ProbeExchangeReport>>> Witnesses(
         v.witness.begin(), v.witness.begin() + std::min(v.witness.size(), kWitnessShown));
     out.push_back(
         {absl::StrCat(std::string(InvariantName(v.invariant)), ", user ", v.user, ": ", v.summary),
-         std::move(shown)});
+         std::move(shown), WitnessSvg(PictureOf(v))});
   }
   for (const ProbeFindingReport& f : r.findings) {
-    out.push_back({std::string(ProbeCheckName(f.check)) + ": " + f.summary, f.exchanges});
+    out.push_back({std::string(ProbeCheckName(f.check)) + ": " + f.summary, f.exchanges, ""});
   }
   return out;
 }
@@ -405,9 +445,9 @@ std::string RenderProbeMarkdown(const ProbeReport& r) {
   std::string s = "## " + Title(r) + "\n\n**" + VerdictSentence(r) + "**\n\n";
   s += view_parts::MarkdownTable(SummaryRows(r), 2) + "\n";
   s += view_parts::MarkdownTable(CheckRows(r), 2) + "\n";
-  for (const auto& [title, exchanges] : Witnesses(r)) {
-    s += "<details><summary>" + view_parts::Escape(title) + "</summary>\n\n";
-    s += view_parts::MarkdownTable(WitnessRows(exchanges), 6) + "\n</details>\n\n";
+  for (const ProbeWitness& w : Witnesses(r)) {
+    s += "<details><summary>" + view_parts::Escape(w.title) + "</summary>\n\n";
+    s += view_parts::MarkdownTable(WitnessRows(w.exchanges), 6) + "\n</details>\n\n";
   }
   return s + kJudgedHow + "\n";
 }
@@ -421,9 +461,10 @@ std::string RenderProbeHtml(const ProbeReport& r) {
   s += "<h2>Checks</h2>\n" + view_parts::HtmlTable(CheckRows(r));
   const auto witnesses = Witnesses(r);
   if (!witnesses.empty()) s += "<h2>Witnesses</h2>\n";
-  for (const auto& [what, exchanges] : witnesses) {
-    s += "<h3>" + view_parts::Escape(what) + "</h3>\n" +
-         view_parts::HtmlTable(WitnessRows(exchanges));
+  for (const ProbeWitness& w : witnesses) {
+    s += "<h3>" + view_parts::Escape(w.title) + "</h3>\n" +
+         (w.svg.empty() ? "" : "<figure>" + w.svg + "</figure>\n") +
+         view_parts::HtmlTable(WitnessRows(w.exchanges));
   }
   s += "<p class=\"explain\">" + view_parts::Escape(kJudgedHow) + "</p>\n";
   return s + "</body>\n</html>\n";

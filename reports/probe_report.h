@@ -50,11 +50,15 @@ struct ProbeViolationReport {
   std::string user;
   std::string summary;
   std::vector<ProbeExchangeReport> witness;
+  // The span (or window) the admissions fell in; none for other promises, or in a report
+  // written before it was kept.
+  std::optional<WindowReport> window = std::nullopt;
 };
 constexpr auto JsonFields(const ProbeViolationReport*) {
   using V = ProbeViolationReport;
   return std::tuple{JsonField("invariant", &V::invariant), JsonField("user", &V::user),
-                    JsonField("summary", &V::summary), JsonField("witness", &V::witness)};
+                    JsonField("summary", &V::summary), JsonField("witness", &V::witness),
+                    JsonField("window", &V::window).OrDefault()};
 }
 
 struct ProbeLinearizableReport {

@@ -76,19 +76,33 @@ constexpr auto JsonFields(const WitnessEvent*) {
                     JsonField("steps", &E::steps)};
 }
 
-// {"check", "invariant", "key", "summary", "witness": [WitnessEvent]}
+// The window a witness's admissions fell in (Violation::Window): {"from_s", "to_s", "closed"}.
+struct WindowReport {
+  double from_s = 0, to_s = 0;
+  bool closed = false;
+};
+constexpr auto JsonFields(const WindowReport*) {
+  return std::tuple{JsonField("from_s", &WindowReport::from_s, ReadSecondsFromStart),
+                    JsonField("to_s", &WindowReport::to_s, ReadSecondsFromStart),
+                    JsonField("closed", &WindowReport::closed)};
+}
+
+// {"check", "invariant", "key", "summary", "witness": [WitnessEvent], "window": WindowReport}
 struct ViolationReport {
   std::string check;  // what found it: a check ("promise"), a worst-case claim, "linearizable"
   Invariant invariant = Invariant::kAnyWindowCap;  // what it broke
   std::string key;
   std::string summary;
   std::vector<WitnessEvent> witness;
+  // The window its admissions fell in, for a promise that counts them in one; none otherwise, or
+  // in a report written before it was kept.
+  std::optional<WindowReport> window = std::nullopt;
 };
 constexpr auto JsonFields(const ViolationReport*) {
   using V = ViolationReport;
-  return std::tuple{JsonField("check", &V::check), JsonField("invariant", &V::invariant),
-                    JsonField("key", &V::key), JsonField("summary", &V::summary),
-                    JsonField("witness", &V::witness)};
+  return std::tuple{JsonField("check", &V::check),     JsonField("invariant", &V::invariant),
+                    JsonField("key", &V::key),         JsonField("summary", &V::summary),
+                    JsonField("witness", &V::witness), JsonField("window", &V::window).OrDefault()};
 }
 
 // A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).

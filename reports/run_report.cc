@@ -127,8 +127,17 @@ std::string DescribeFailure(const HistoryEvent& e) {
          ", sent at " + FormatInstant(e.invoke) + "): " + e.failure;
 }
 
+ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start,
+                                    std::vector<WitnessEvent> witness) {
+  std::optional<WindowReport> window;
+  if (v.window)
+    window = WindowReport{Seconds(v.window->from, start), Seconds(v.window->to, start),
+                          v.window->closed};
+  return {std::string(check), v.invariant, v.key, v.summary, std::move(witness), window};
+}
+
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start) {
-  return {std::string(check), v.invariant, v.key, v.summary, WitnessEvents(v.witness, start)};
+  return MakeViolationReport(check, v, start, WitnessEvents(v.witness, start));
 }
 
 uint64_t LimiterReport::ClaimBroken() const {

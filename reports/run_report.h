@@ -28,6 +28,9 @@ History HistoryOf(const std::vector<WitnessEvent>& witness, Instant start);
 std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, Instant start);
 // The report of a violation that check `check` found, its witness relative to `start`.
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start);
+// The same with the witness given (a search's minimal case, rather than the violation's own).
+ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start,
+                                    std::vector<WitnessEvent> witness);
 
 // A request the limiter failed on, in words: "#17 (KEY, node 2, sent at 12:00:01.000): ERROR".
 std::string DescribeFailure(const HistoryEvent& e);

@@ -6,6 +6,7 @@
 
 #include "reports/run_report.h"
 #include "reports/view_parts.h"
+#include "reports/witness_page.h"
 
 namespace ratelab {
 
@@ -196,10 +197,68 @@ std::string RenderStressJunit(const StressReport& r) {
   return view_parts::JunitDocument("ratelab.stress." + r.protocol, cases, r.duration_s);
 }
 
+std::string RenderStressHtml(const StressReport& r) {
+  WitnessPage page;
+  page.title = "ratelab stress: " + r.protocol;
+  page.text = RenderStressText(r);
+  const CheckVerdict verdict = VerdictOf(r);
+  page.bad = verdict != CheckVerdict::kNone;
+  if (verdict == CheckVerdict::kFailure) {
+    page.verdict =
+        "FAILED: the limiter answered a request with an error instead of a decision, "
+        "so nothing it decided can be trusted; not judged";
+    page.sentences = {r.failure};
+  } else {
+    std::vector<std::string> broken;
+    if (!Found(r, kPromiseCheck).empty()) broken.push_back(std::string(InvariantName(r.promise)));
+    if (!Found(r, kFalseDenialsCheck).empty()) broken.emplace_back(kFalseDenialsCheck);
+    if (r.linearizability && r.linearizability->verdict == LinearVerdict::kNotLinearizable) {
+      broken.emplace_back(kLinearizableCheck);
+    }
+    page.verdict = broken.empty()
+                       ? "Nothing found in " + std::to_string(r.answered) + " request(s) from " +
+                             std::to_string(r.threads) + " thread(s)"
+                       : "BROKEN: " + view_parts::Listed(broken);
+    page.sentences = {
+        std::to_string(r.answered) + " answered (" + Printf("%.0f", r.per_second) +
+            " a second): " + std::to_string(r.admitted) + " admitted, " + std::to_string(r.denied) +
+            " denied; latency from sent to answered p50 " + Printf("%.3f", r.latency_ms.p50) +
+            " ms, p99 " + Printf("%.3f", r.latency_ms.p99) + " ms.",
+        "Real concurrency: each decision took effect at an unknown instant between its request's "
+        "send and its answer, so each is drawn as that interval, and no seed replays it: run it "
+        "again to look for the race."};
+    if (r.linearizability && !r.linearizability->lead.empty()) {
+      page.sentences.push_back(r.linearizability->lead);
+    }
+  }
+  size_t shown = 0;
+  for (const ViolationReport& v : r.violations) {
+    if (++shown > view_parts::kShownViolations) break;
+    page.shown.push_back({std::string(InvariantName(v.invariant)) + " on key " + v.key,
+                          {},
+                          &v,
+                          {},
+                          "thread",
+                          std::nullopt,
+                          ""});
+  }
+  page.searched = {
+      {"what", "searched"},
+      {"limiter", r.protocol},
+      {"store", r.store},
+      {"policy", r.policy},
+      {"load", std::to_string(r.threads) + " thread(s), " + std::to_string(r.users) + " user(s), " +
+                   Printf("%.1f", r.duration_s) + " s"},
+      {"checks", std::string(InvariantName(r.promise)) +
+                     (r.false_denials_judged ? ", false-denials" : "") + ", linearizable"}};
+  return RenderWitnessPage(page);
+}
+
 Result<std::string> WriteStressReport(const StressReport& r, const OutputDir& dir) {
+  const std::string title = "ratelab stress: " + r.protocol;
   return view_parts::WriteViews(
-      view_parts::TextViews("ratelab stress: " + r.protocol, RenderStressText(r),
-                            JsonText(ToJson(r)), RenderStressJunit(r)),
+      {RenderStressHtml(r), view_parts::TextMarkdown(title, RenderStressText(r)),
+       JsonText(ToJson(r)), RenderStressJunit(r)},
       dir);
 }
 

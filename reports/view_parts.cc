@@ -357,6 +357,8 @@ code, pre { background: #f6f6f6; padding: .1em .3em; }
 pre { padding: .6em; overflow-x: auto; }
 figure { margin: 1.5em 0; } figcaption { color: #555; font-size: .9em; }
 figure svg { width: 100%; height: auto; }
+.verdict { padding: .4em .6em; font-size: 1.1em; } .verdict.good { background: #e6f4e6; }
+.verdict.bad { background: #fbe3e3; }
 .summary { margin-bottom: .2em; }
 nav.contents { font-size: .9em; margin: .5em 0 1em; }
 summary { cursor: pointer; } summary h3 { display: inline; font-size: 1.05em; }

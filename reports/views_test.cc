@@ -89,7 +89,9 @@ TEST(Report, HtmlIsWellFormedSelfContainedAndEmbedsEveryPlot) {
   EXPECT_EQ(CheckTags(html), "");
   const std::vector<Plot> plots = PlotScripts(data);
   ASSERT_GE(plots.size(), 3u);
-  EXPECT_EQ(Count(html, "<svg"), plots.size());
+  // Every plot, and a picture of each witness shown.
+  EXPECT_EQ(Count(html, "<svg"), plots.size() + Count(html, "<svg class=\"witness\""));
+  EXPECT_EQ(Count(html, "<svg class=\"witness\""), Count(html, "class=\"timeline\""));
   for (const Plot& p : plots) {
     const size_t figure = html.find("<figure id=\"plot-" + p.name + "\">");
     ASSERT_NE(figure, std::string::npos) << p.name;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "reports/run_report.h"
 #include "reports/view_parts.h"
+#include "reports/witness_page.h"
 
 namespace ratelab {
 
@@ -146,6 +147,8 @@ std::string RenderWorstText(const WorstReport& r) {
 }
 
 std::string RenderWorstJunit(const WorstReport& r) {
+  // A measure, not a verdict: each search's case is skipped with what it measured, never passed
+  // (an error where the limiter failed).
   const std::string classname = "worst." + r.protocol;
   std::vector<view_parts::JunitCase> cases;
   for (const WorstReport::Search& s : r.searches) {
@@ -155,6 +158,9 @@ std::string RenderWorstJunit(const WorstReport& r) {
     if (s.failure) {
       c.message = *s.failure;
       c.error = true;
+    } else {
+      c.skipped = absl::StrCat("a measure, not a verdict: against \"", r.bound, "\", ",
+                               ValueText(r, s), " (reproduce: ", s.reproduce, ")");
     }
     cases.push_back(std::move(c));
   }
@@ -174,7 +180,65 @@ std::string RenderWorstMarkdown(const WorstReport& r) {
 }
 
 std::string RenderWorstHtml(const WorstReport& r) {
-  return view_parts::TextHtml(WorstTitle(r), RenderWorstText(r));
+  WitnessPage page;
+  page.title = WorstTitle(r);
+  page.text = RenderWorstText(r);
+  const auto worst = std::max_element(
+      r.searches.begin(), r.searches.end(),
+      [](const WorstReport::Search& a, const WorstReport::Search& b) { return a.value < b.value; });
+  page.verdict = "A measure, not a verdict: against \"" + r.bound + "\"";
+  if (worst != r.searches.end()) {
+    page.verdict += ", the worst found is " + ValueText(r, *worst) + " at concurrency " +
+                    std::to_string(worst->concurrency);
+    page.bad = worst->shown.has_value();
+  }
+  page.sentences.push_back(
+      "Each search drives the limiter with the traffic that pushes it "
+      "furthest past its claim, at most that many requests in flight, and "
+      "shrinks the best case it found; the witness is that case.");
+  std::vector<int64_t> drawn;  // the values whose witness is shown already
+  for (const WorstReport::Search& s : r.searches) {
+    WitnessPage::Shown shown{absl::StrCat("Concurrency ", s.concurrency, ", faults ", s.faults),
+                             {},
+                             nullptr,
+                             {},
+                             "node",
+                             r.start,
+                             s.reproduce};
+    if (s.failure) {
+      shown.sentences = {
+          "FAILED: the limiter answered a request with an error instead of a "
+          "decision; not judged. " +
+          *s.failure};
+    } else {
+      shown.sentences = {absl::StrCat(
+          ValueText(r, s), "; first reached at run ", s.found_at_run, " of ", s.runs,
+          s.stopped ? ", stopped by --duration before its runs were done" : "",
+          s.shown ? absl::StrCat("; the best case, shrunk, has ", s.requests, " request(s)")
+                  : "; its bound held in every case tried")};
+      if (s.shown && std::find(drawn.begin(), drawn.end(), s.value) == drawn.end()) {
+        shown.violation = &*s.shown;
+        drawn.push_back(s.value);
+      } else if (s.shown) {
+        shown.sentences.push_back("The same measure as a search above, whose witness is drawn.");
+      }
+    }
+    page.shown.push_back(std::move(shown));
+  }
+  page.searched = {{"what", "searched"},
+                   {"limiter", r.protocol},
+                   {"policy", r.policy},
+                   {"measure", std::string(WorstClaimName(r.claim)) + ": " + r.bound}};
+  if (!r.max_transit.empty()) {
+    page.searched.push_back({"transit", "a request held up to " + r.max_transit +
+                                            " between its client reading the clock and its call "
+                                            "reaching the store"});
+  }
+  for (const WorstReport::Search& s : r.searches) {
+    page.searched.push_back({absl::StrCat("concurrency ", s.concurrency),
+                             absl::StrCat(s.runs, " run(s), faults ", s.faults)});
+  }
+  return RenderWitnessPage(page);
 }
 
 Result<std::string> WriteWorstReport(const WorstReport& r, const OutputDir& dir) {

@@ -40,6 +40,9 @@ struct WorstReport {
     std::optional<std::string> failure;
   };
   std::vector<Search> searches;  // by concurrency, as asked
+  // The searches' start, from which each witness's `_s` fields count ("start": FormatUtc); none
+  // in a report written before it was kept.
+  std::optional<Instant> start = std::nullopt;
 };
 constexpr auto JsonFields(const WorstReport::Search*) {
   using S = WorstReport::Search;
@@ -62,7 +65,8 @@ constexpr auto JsonFields(const WorstReport*) {
                     JsonField("claim", &R::claim),
                     JsonField("bound", &R::bound),
                     JsonField("max_transit", &R::max_transit).OrDefault(),
-                    JsonField("searches", &R::searches)};
+                    JsonField("searches", &R::searches),
+                    JsonField("start", &R::start).OrDefault()};
 }
 inline nlohmann::json ToJsonValue(WorstClaim claim) { return WorstClaimName(claim); }
 inline void ReadJsonValue(const JsonReader& r, WorstClaim& claim) {

@@ -1,0 +1,140 @@
+#include "reports/witness_picture.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <sstream>
+
+#include "model/oracles.h"
+#include "reports/run_report.h"
+
+namespace ratelab {
+namespace {
+
+using std::chrono::milliseconds;
+
+const Instant kStart = *ParseInstant("2026-01-01T12:00:00Z");
+
+HistoryEvent Answered(int64_t id, int node, Duration sent, bool admitted) {
+  HistoryEvent e;
+  e.id = id;
+  e.key = "user:<u1>&/api";
+  e.node = node;
+  e.invoke = e.apply = kStart + sent;
+  e.complete = e.invoke + milliseconds(2);
+  e.decision = Decision{admitted, 1, 0, {}, {}};
+  return e;
+}
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The SVG parses as XML (as a browser reads an inline <svg> it is fed as a file), and its root
+// is an <svg>.
+void ExpectWellFormed(const std::string& svg) {
+  std::istringstream in(svg);
+  boost::property_tree::ptree tree;
+  ASSERT_NO_THROW(boost::property_tree::read_xml(in, tree)) << svg;
+  EXPECT_EQ(tree.count("svg"), 1u);
+}
+
+TEST(WitnessPicture, DrawsEachRequestInItsNodesLaneWithTheWindowItBrokeMarked) {
+  // Three admitted in one aligned window of 1s with a limit of 2, from two nodes, and a denial.
+  const History h = {
+      Answered(0, 1, milliseconds(100), true), Answered(1, 2, milliseconds(300), true),
+      Answered(2, 1, milliseconds(500), false), Answered(3, 2, milliseconds(700), true)};
+  const std::vector<Violation> found = CheckAlignedWindowCap(h, 2, std::chrono::seconds(1), {});
+  ASSERT_EQ(found.size(), 1u);
+  ViolationReport v = MakeViolationReport("promise", found.front(), kStart);
+  ASSERT_TRUE(v.window.has_value());
+  EXPECT_DOUBLE_EQ(v.window->from_s, 0);
+  EXPECT_DOUBLE_EQ(v.window->to_s, 1);
+  v.witness.insert(v.witness.begin() + 2, WitnessEvents({h[2]}, kStart).front());
+
+  const std::string svg = WitnessSvg(PictureOf(v, {}, "node", kStart));
+  ExpectWellFormed(svg);
+  EXPECT_EQ(Count(svg, "class=\"bar\""), 4u);
+  EXPECT_EQ(Count(svg, "class=\"bar\" fill=\"#2e7d32\" stroke=\"#111\""), 3u)
+      << "the admissions marked";
+  EXPECT_EQ(Count(svg, "class=\"window\""), 1u);
+  EXPECT_NE(svg.find(">node 1</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">node 2</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">#3</text>"), std::string::npos);
+  // A tooltip in words, the key escaped; the window's edges as offsets from the first request.
+  EXPECT_NE(svg.find("#2 (user:&lt;u1&gt;&amp;/api, node 1, cost 1): sent +400ms, answered "
+                     "+402ms: denied"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<title>[-100ms, +900ms)</title>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("the window they fell in"), std::string::npos);
+  // A tick where each decision took effect.
+  EXPECT_EQ(Count(svg, "stroke=\"#000\""), 4u);
+}
+
+TEST(WitnessPicture, TwoHundredRequestsAreAllDrawnUnlabelledWithinAFewScreens) {
+  History h;
+  for (int i = 0; i < 200; ++i) h.push_back(Answered(i, i % 4, milliseconds(5 * i), true));
+  const std::vector<Violation> found = CheckAlignedWindowCap(h, 10, std::chrono::seconds(10), {});
+  ASSERT_EQ(found.size(), 1u);
+  ViolationReport v = MakeViolationReport("promise", found.front(), kStart);
+  v.witness = WitnessEvents(h, kStart);
+  const std::string svg = WitnessSvg(PictureOf(v, {}, "node", kStart));
+  ExpectWellFormed(svg);
+  EXPECT_EQ(Count(svg, "class=\"bar\""), 200u);
+  EXPECT_EQ(Count(svg, ">#1</text>"), 0u) << "no labels at 200";
+  const size_t at = svg.find("height=\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_LT(std::stod(svg.substr(at + 8)), 2000);
+}
+
+TEST(WitnessPicture, ANonLinearizableKeyNumbersTheClosestOrderAndMarksTheCallItCannotPlace) {
+  ViolationReport v;
+  v.invariant = Invariant::kLinearizable;
+  v.key = "k";
+  v.witness =
+      WitnessEvents({Answered(4, 1, milliseconds(0), true), Answered(7, 2, milliseconds(1), true),
+                     Answered(5, 1, milliseconds(3), false)},
+                    kStart);
+  const std::string svg = WitnessSvg(PictureOf(v, {}, "thread", std::nullopt));
+  ExpectWellFormed(svg);
+  EXPECT_NE(svg.find(">1: #4</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">2: #7</text>"), std::string::npos);
+  EXPECT_NE(svg.find("font-weight=\"bold\">#5</text>"), std::string::npos);
+  EXPECT_EQ(Count(svg, "class=\"bar\" fill=\"#c62828\" stroke=\"#111\""), 1u)
+      << "only the call no order places";
+  EXPECT_EQ(Count(svg, "stroke=\"#111\""), 2u) << "it, and its swatch in the legend";
+  EXPECT_NE(svg.find("the call no order places"), std::string::npos);
+  EXPECT_EQ(Count(svg, "stroke=\"#000\""), 0u) << "no instant of effect without a start";
+  EXPECT_NE(svg.find(">thread 2</text>"), std::string::npos);
+}
+
+TEST(WitnessPicture, AFaultOverTheRequestsIsDrawnBehindThem) {
+  ViolationReport v;
+  v.invariant = Invariant::kFalseDenials;
+  v.key = "k";
+  v.witness = WitnessEvents({Answered(0, 1, milliseconds(0), false)}, kStart);
+  const std::string svg =
+      WitnessSvg(PictureOf(v, {{"store partitioned", 0.001, 0.5}, {"later", 9, 10}}, "node", {}));
+  ExpectWellFormed(svg);
+  EXPECT_EQ(Count(svg, "class=\"fault\""), 1u);
+  EXPECT_NE(svg.find("store partitioned: +1ms to +500ms"), std::string::npos) << svg;
+  EXPECT_TRUE(WitnessSvg({}).empty());
+}
+
+TEST(WitnessPicture, ALongLaneNameKeepsItsEndBesideThePlotAndIsWholeInItsTooltip) {
+  WitnessPicture p;
+  p.requests.push_back({"user probe-1795987030-0", "#0", 0, 0.001, std::nullopt,
+                        PictureRequest::Outcome::kAdmitted, true, "#0"});
+  const std::string svg = WitnessSvg(p);
+  ExpectWellFormed(svg);
+  EXPECT_NE(svg.find(">...1795987030-0</text>\n<title>user probe-1795987030-0</title>"),
+            std::string::npos)
+      << svg;
+}
+
+}  // namespace
+}  // namespace ratelab

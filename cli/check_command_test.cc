@@ -574,11 +574,10 @@ TEST(Check, SigtermDuringASlowScriptEndsTheRunWithinASecond) {
                        "args: [\"{limit}\", \"{window_ms}\", \"{now_ms}\"]\n"
                        "reply: [allowed, remaining]\n");
   const fs::path out = dir / "out.txt", err = dir / "err.txt";
-  const pid_t pid =
-      testing_process::Spawn({RATELAB_BINARY, "check", "--lua-spec", (dir / "slow.yaml").string(),
-                              "--limit", "5", "--window", "1m", "--seeds", "1..100000", "--junit",
-                              (dir / "junit.xml").string()},
-                             out.string(), err.string());
+  const pid_t pid = testing_process::Spawn(
+      {RATELAB_BINARY, "check", "--lua-spec", (dir / "slow.yaml").string(), "--limit", "5",
+       "--window", "1m", "--seeds", "1..100000", "--junit", (dir / "junit.xml").string()},
+      out.string(), err.string());
   ASSERT_GT(pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // in the middle of a seed
   const auto signalled = std::chrono::steady_clock::now();
@@ -607,8 +606,8 @@ TEST(Check, SigtermDuringASlowScriptEndsTheRunWithinASecond) {
 // searched and the command that replays it; beside it the Markdown, JSON and JUnit.
 TEST(Check, OutWritesAPageWithTheVerdictTheWitnessDrawnAndWhatWasSearched) {
   const fs::path dir = testing_files::TempDir("check-out");
-  const CliOutcome r = Ratelab({"check", "kv-sliding-counter", "--seeds", "50", "--out",
-                                (dir / "report").string()});
+  const CliOutcome r =
+      Ratelab({"check", "kv-sliding-counter", "--seeds", "50", "--out", (dir / "report").string()});
   ASSERT_EQ(r.exit, kExitViolation) << r.err;
   EXPECT_NE(r.err.find("report: " + (dir / "report" / "report.html").string()), std::string::npos)
       << r.err;
@@ -622,8 +621,8 @@ TEST(Check, OutWritesAPageWithTheVerdictTheWitnessDrawnAndWhatWasSearched) {
     EXPECT_TRUE(fs::exists(dir / "report" / file)) << file;
   }
   // Nothing found is a page too, saying what was searched.
-  const CliOutcome clean = Ratelab({"check", "kv-token-bucket-lua", "--seeds", "5", "--out",
-                                    (dir / "clean").string()});
+  const CliOutcome clean =
+      Ratelab({"check", "kv-token-bucket-lua", "--seeds", "5", "--out", (dir / "clean").string()});
   ASSERT_EQ(clean.exit, kExitOk) << clean.err;
   const std::string page = testing_files::Read(dir / "clean" / "report.html");
   EXPECT_NE(page.find("<p class=\"verdict good\"><b>Nothing found in 5 seed(s)"),

@@ -136,8 +136,7 @@ TEST(WorstCommand, JunitSkipsEachMeasureAndOutDrawsItsWitness) {
                (dir / "junit.xml").string(), "--out", (dir / "report").string()});
   ASSERT_EQ(r.exit, kExitOk) << r.err;
   const std::string junit = testing_files::Read(dir / "junit.xml");
-  EXPECT_NE(junit.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"2\""),
-            std::string::npos)
+  EXPECT_NE(junit.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"2\""), std::string::npos)
       << junit;
   EXPECT_NE(junit.find("<skipped message=\"a measure, not a verdict: against &quot;at most 5 in "
                        "any 10s&quot;, 10 admitted"),

@@ -358,8 +358,7 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
     for (std::vector<Violation>* found : {&r.violations, &r.false_denials}) {
       for (Violation& v : *found) {
         v.summary += " (times to the limiter's " + FormatDuration(r.resolution) + ")";
-        // The span judged, [a, b] of times cut to the resolution, holds instants of [a, b + it).
-        if (v.window) v.window = Violation::Window{v.window->from, v.window->to + r.resolution};
+        UncutWindow(v, r.resolution);  // its witness is printed uncut
       }
     }
   }

@@ -53,7 +53,7 @@ Violation Report(Invariant invariant, std::string_view key, const Events& witnes
           std::to_string(used) + " admitted, each sent and answered within [" +
               FormatInstantTo(from, 6) + ", " + FormatInstantTo(to, 6) + "] (span " +
               FormatDurationTo(to - from, 6) + "), " + bound,
-          internal::Copy(witness, 0, witness.size()), Violation::Window{from, to, true}};
+          internal::Copy(witness, 0, witness.size()), Violation::Window{from, to, true, true}};
 }
 
 auto Admitted() {

@@ -2,6 +2,12 @@
 
 namespace ratelab {
 
+void UncutWindow(Violation& v, Duration resolution) {
+  if (v.window && v.window->closed && resolution > Duration(1)) {
+    v.window = Violation::Window{v.window->from, v.window->to + resolution, false, v.window->span};
+  }
+}
+
 std::string DescribeOutcome(const HistoryEvent& e) {
   if (e.failed()) return "failed: " + e.failure;
   if (!e.decision) return "no answer";

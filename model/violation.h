@@ -25,6 +25,7 @@ struct Violation {
   struct Window {
     Instant from{}, to{};
     bool closed = false;
+    bool span = false;  // the span the admissions covered, not a window of the limiter's
   };
   std::optional<Window> window = std::nullopt;
 
@@ -32,6 +33,11 @@ struct Violation {
   //   "  00:00:59.400  #17 key=u1 node=0 cost=1 admitted".
   std::string ToString() const;
 };
+
+// `v`'s window judged on instants cut to `resolution` (a limiter that sees whole milliseconds), as
+// instants before the cut, where a witness printed uncut falls: a closed [a, b] of cut instants
+// holds those of [a, b + resolution); a half-open one, its edges on ticks, the same instants.
+void UncutWindow(Violation& v, Duration resolution);
 
 // What came of a request: "admitted", "denied, retry after 2s", "no answer", "failed: ...", or
 // "admitted by the client: the limiter failed" (a client's fallback).

@@ -195,7 +195,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
                  (closed ? " <= " : " < ") + FormatDuration(window) + "), limit " +
                  std::to_string(limit) + " per " + FormatDuration(window),
              internal::Copy(events, from, i + 1),
-             Violation::Window{events[from]->invoke, events[i]->invoke, true}});
+             Violation::Window{events[from]->invoke, events[i]->invoke, true, true}});
         reported = true;
       }
     }

@@ -65,8 +65,9 @@ ProbeViolationReport ViolationReportOf(const ProbeResult& result, const Violatio
     out.witness.push_back(ExchangeReport(result, result.exchanges[static_cast<size_t>(e.id)].n));
   }
   if (v.window) {
-    out.window = WindowReport{Seconds(v.window->from - result.start),
-                              Seconds(v.window->to - result.start), v.window->closed};
+    out.window =
+        WindowReport{Seconds(v.window->from - result.start), Seconds(v.window->to - result.start),
+                     v.window->closed, v.window->span};
   }
   return out;
 }
@@ -75,8 +76,31 @@ std::string Outcome(const ProbeExchangeReport& e) {
   return e.status != 0 ? absl::StrCat(e.status) : "no answer (" + e.error.value_or("") + ")";
 }
 
+// `value` with each quoted string longer than a dozen characters (a RateLimit header's policy
+// id, a UUID the server repeats in every answer) cut to its first eight, "..." after them: the
+// rows stay readable; report.json has them whole.
+std::string CutQuoted(std::string_view value) {
+  constexpr size_t kLongest = 12, kKept = 8;
+  std::string out;
+  for (size_t i = 0; i < value.size();) {
+    const size_t open = value.find('"', i);
+    const size_t close = open == std::string_view::npos ? open : value.find('"', open + 1);
+    if (close == std::string_view::npos) {
+      out += value.substr(i);
+      break;
+    }
+    out += value.substr(i, open + 1 - i);
+    const std::string_view quoted = value.substr(open + 1, close - open - 1);
+    out += quoted.size() > kLongest ? std::string(quoted.substr(0, kKept)) + "..."
+                                    : std::string(quoted);
+    out += '"';
+    i = close + 1;
+  }
+  return out;
+}
+
 // The headers of `e` a probe reads, "Name: value" each in the probe's order, joined by `between`
-// (Date only where a Retry-After is a date).
+// (Date only where a Retry-After is a date), long quoted ids cut (CutQuoted).
 std::string ShownHeaders(const ProbeExchangeReport& e, std::string_view between) {
   std::string out;
   for (std::string_view name : kProbeHeaders) {
@@ -88,7 +112,7 @@ std::string ShownHeaders(const ProbeExchangeReport& e, std::string_view between)
       if (retry == e.headers.end() || WholeNumber(retry->second)) continue;
     }
     absl::StrAppend(&out, out.empty() ? "" : std::string(between), std::string(name), ": ",
-                    it->second);
+                    CutQuoted(it->second));
   }
   return out;
 }

@@ -76,15 +76,18 @@ constexpr auto JsonFields(const WitnessEvent*) {
                     JsonField("steps", &E::steps)};
 }
 
-// The window a witness's admissions fell in (Violation::Window): {"from_s", "to_s", "closed"}.
+// The window a witness's admissions fell in (Violation::Window): {"from_s", "to_s", "closed",
+// "span"}.
 struct WindowReport {
   double from_s = 0, to_s = 0;
   bool closed = false;
+  bool span = false;  // the span the admissions covered, not a window of the limiter's
 };
 constexpr auto JsonFields(const WindowReport*) {
   return std::tuple{JsonField("from_s", &WindowReport::from_s, ReadSecondsFromStart),
                     JsonField("to_s", &WindowReport::to_s, ReadSecondsFromStart),
-                    JsonField("closed", &WindowReport::closed)};
+                    JsonField("closed", &WindowReport::closed),
+                    JsonField("span", &WindowReport::span)};
 }
 
 // {"check", "invariant", "key", "summary", "witness": [WitnessEvent], "window": WindowReport}

@@ -319,14 +319,43 @@ std::string JunitDocument(const std::string& suite, const std::vector<JunitCase>
 
 std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
   const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, faults);
-  std::string out;
-  for (const TimelineRow& r : rows) {
-    const std::string offset = Offset(r.at_s - rows.front().at_s);
-    std::string when = "+" + (offset == "0" ? "0s" : offset);
-    when.resize(std::max<size_t>(when.size() + 1, 15), ' ');
-    const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
-    out += "  " + when + who + r.what + "\n";
+  if (rows.empty()) return "";
+  const double zero = rows.front().at_s;
+  const auto when = [&](double at_s) {
+    const double d = at_s - zero;
+    const std::string offset = Offset(std::abs(d));
+    return (d < 0 && offset != "0" ? "-" : "+") + (offset == "0" ? "0s" : offset);
+  };
+  const auto line = [](std::string at, const std::string& text) {
+    at.resize(std::max<size_t>(at.size() + 1, 15), ' ');
+    return "  " + at + text + "\n";
+  };
+  // The window (or span) the witness broke, its edges among the rows on the same offsets.
+  std::string opens, closes;
+  if (v.window) {
+    const std::string what = v.window->span ? "span" : "window";
+    opens = "---- the " + what + " [" + when(v.window->from_s) + ", " + when(v.window->to_s) +
+            (v.window->closed ? "]" : ")") + " they fell in begins";
+    closes = "---- the " + what + " ends";
   }
+  std::string out;
+  bool opened = opens.empty(), closed = closes.empty();
+  for (const TimelineRow& r : rows) {
+    if (!opened && v.window->from_s <= r.at_s) {
+      out += line(when(v.window->from_s), opens);
+      opened = true;
+    }
+    const bool past =
+        v.window && (v.window->closed ? r.at_s > v.window->to_s : r.at_s >= v.window->to_s);
+    if (opened && !closed && past) {
+      out += line(when(v.window->to_s), closes);
+      closed = true;
+    }
+    const std::string who = r.id < 0 ? "" : "#" + std::to_string(r.id) + " " + r.node + "  ";
+    out += line(when(r.at_s), who + r.what);
+  }
+  if (!opened) out += line(when(v.window->from_s), opens);
+  if (!closed) out += line(when(v.window->to_s), closes);
   return out;
 }
 

@@ -257,10 +257,7 @@ void MarkFor(Invariant invariant, WitnessPicture& p) {
                          "closest)"
              : denials ? "the denials no order explains"
                        : "the admissions that break it";
-  const bool windowed = invariant == Invariant::kAlignedWindowCap ||
-                        invariant == Invariant::kAnchoredWindowCap ||
-                        invariant == Invariant::kAnchoredGridCap;
-  p.window_words = windowed ? "the window they fell in" : "the span they fell in";
+  p.window_words = p.window && p.window->span ? "the span they fell in" : "the window they fell in";
   for (size_t i = 0; i < p.requests.size(); ++i) {
     PictureRequest& r = p.requests[i];
     const bool last = i + 1 == p.requests.size();

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "model/oracles.h"
+#include "reports/probe_report.h"
 #include "reports/run_report.h"
+#include "reports/view_parts.h"
 
 namespace ratelab {
 namespace {
@@ -75,6 +77,43 @@ TEST(WitnessPicture, DrawsEachRequestInItsNodesLaneWithTheWindowItBrokeMarked) {
   EXPECT_EQ(Count(svg, "stroke=\"#000\""), 4u);
 }
 
+// The text timeline marks the window's edges among its rows, on the same offsets as the rows.
+TEST(WitnessTimelineText, MarksTheWindowsEdgesOnTheRowsOffsets) {
+  const History h = {Answered(0, 1, milliseconds(100), true),
+                     Answered(1, 2, milliseconds(300), true),
+                     Answered(2, 2, milliseconds(1200), true)};
+  const std::vector<Violation> found = CheckAlignedWindowCap(h, 1, std::chrono::seconds(1), {});
+  ASSERT_EQ(found.size(), 1u);
+  const std::string text =
+      view_parts::TimelineText(MakeViolationReport("promise", found.front(), kStart), {});
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "  -100ms         ---- the window [-100ms, +900ms) they fell in begins");
+  EXPECT_LT(text.find("#1 node 2  admitted"), text.find("  +900ms         ---- the window ends"))
+      << text;
+  EXPECT_EQ(text.find("#2"), std::string::npos) << "not of the witness";
+}
+
+// A closed span judged on instants cut to the millisecond holds the uncut ones of the next
+// millisecond too; a half-open window's edges on ticks hold the same instants either way.
+TEST(WitnessTimelineText, AWindowJudgedOnCutInstantsIsWidenedToTheUncutOnes) {
+  Violation span{Invariant::kAnyWindowCap,
+                 "k",
+                 "",
+                 {},
+                 Violation::Window{kStart, kStart + milliseconds(5), true, true}};
+  UncutWindow(span, milliseconds(1));
+  EXPECT_EQ(span.window->to, kStart + milliseconds(6));
+  EXPECT_FALSE(span.window->closed);
+  EXPECT_TRUE(span.window->span);
+  Violation window{Invariant::kAlignedWindowCap,
+                   "k",
+                   "",
+                   {},
+                   Violation::Window{kStart, kStart + milliseconds(5)}};
+  UncutWindow(window, milliseconds(1));
+  EXPECT_EQ(window.window->to, kStart + milliseconds(5));
+}
+
 TEST(WitnessPicture, TwoHundredRequestsAreAllDrawnUnlabelledWithinAFewScreens) {
   History h;
   for (int i = 0; i < 200; ++i) h.push_back(Answered(i, i % 4, milliseconds(5 * i), true));
@@ -134,6 +173,34 @@ TEST(WitnessPicture, ALongLaneNameKeepsItsEndBesideThePlotAndIsWholeInItsTooltip
   EXPECT_NE(svg.find(">...1795987030-0</text>\n<title>user probe-1795987030-0</title>"),
             std::string::npos)
       << svg;
+}
+
+// probe's witness: a lane per user, each exchange the interval its decision fell in, the span
+// marked; its rows cut the long policy id a RateLimit header repeats.
+TEST(ProbeWitness, IsDrawnAndItsRowsCutTheRepeatedPolicyId) {
+  ProbeReport r;
+  r.url = "http://127.0.0.1:1/api";
+  r.method = "POST";
+  ProbeViolationReport v{
+      Invariant::kAnyWindowCap, "u0", "6 admitted", {}, WindowReport{0, 3.5, true, true}};
+  for (int i = 0; i < 6; ++i) {
+    v.witness.push_back({i,
+                         "u0",
+                         0.5 * i,
+                         0.5 * i + 0.004,
+                         200,
+                         std::nullopt,
+                         {{"RateLimit-Policy", "\"f0264186-c874-5728-b799-0a1230bac88f\";q=5;w=4"},
+                          {"RateLimit", "\"f0264186-c874-5728-b799-0a1230bac88f\";r=2;t=2"}}});
+  }
+  r.violations.push_back(v);
+  const std::string html = RenderProbeHtml(r);
+  EXPECT_NE(html.find("<svg class=\"witness\""), std::string::npos);
+  EXPECT_EQ(Count(html, "class=\"bar\""), 6u);
+  EXPECT_NE(html.find(">user u0</text>"), std::string::npos);
+  const std::string text = RenderProbeText(r);
+  EXPECT_NE(text.find("RateLimit-Policy: \"f0264186...\";q=5;w=4"), std::string::npos) << text;
+  EXPECT_EQ(text.find("c874-5728"), std::string::npos) << text;
 }
 
 }  // namespace

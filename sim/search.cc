@@ -504,6 +504,8 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
               {}};
     // The minimal case is the witness: every request in it is needed to break the invariant.
     if (shown->first) {
+      // The witness is printed as it ran, its window as judged: uncut to match.
+      UncutWindow(f.violation, subject.Spec(f.minimal.policy).Info()->time_resolution);
       f.witness = std::move(shown->history);
       f.transit = *transit;
       if (f.transit) f.transit->allowed = *base.max_transit;

@@ -134,11 +134,14 @@ class Check final : public Command {
     Instant last_said = began;
     const InterruptHandler interrupts;
     search.stop = &interrupts.flag();  // a script running then ends at once
-    // Every 50 seeds, and at least every few seconds when seeds are slow; Ctrl-C stops it.
+    // Every 50 seeds, and at least every few seconds when seeds are slow; Ctrl-C stops it. Counted
+    // in the seeds this search runs (a shard's, a range's), the seed in hand beside them.
     Result<SearchResult> result = Search(*subject, search, [&](uint64_t seed) {
       const Instant now = clock.Now();
-      if (seed % 50 == 0 || now - last_said >= std::chrono::seconds(3)) {
-        err << "progress: " << seed << "/" << search.seeds.last << " seeds, nothing yet\n";
+      const uint64_t done = (seed - search.seeds.first) / search.seeds.step + 1;
+      if (done % 50 == 0 || now - last_said >= std::chrono::seconds(3)) {
+        err << "progress: " << done << "/" << search.seeds.count() << " seeds (seed " << seed
+            << "), nothing yet\n";
         last_said = now;
       }
       return !interrupts.interrupted();

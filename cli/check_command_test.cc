@@ -602,6 +602,15 @@ TEST(Check, SigtermDuringASlowScriptEndsTheRunWithinASecond) {
   EXPECT_NE(junit.find(" of 100000 seed(s), nothing found in those"), std::string::npos) << junit;
 }
 
+// A shard's progress counts its own seeds, not the range's.
+TEST(Check, AShardsProgressCountsItsOwnSeeds) {
+  const CliOutcome r =
+      Ratelab({"check", "kv-token-bucket-lua", "--seeds", "1..400", "--shard", "2/4"});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  EXPECT_NE(r.err.find("progress: 50/100 seeds (seed 198), nothing yet"), std::string::npos)
+      << r.err;
+}
+
 // --out writes a page a reviewer reads: the verdict, the witness drawn and tabled, what was
 // searched and the command that replays it; beside it the Markdown, JSON and JUnit.
 TEST(Check, OutWritesAPageWithTheVerdictTheWitnessDrawnAndWhatWasSearched) {

@@ -123,10 +123,13 @@ TEST(ProbeCommand, WritesItsReportIntoADirectory) {
     return std::string((std::istreambuf_iterator<char>(in)), {});
   };
   const std::string md = read("report.md");
-  EXPECT_NE(md.find("**The promise was BROKEN, the answers are NOT linearizable, and 0 check(s) "
-                    "of the answers failed.**"),
+  // The checks that failed, named, as many as JUnit's failed cases.
+  EXPECT_NE(md.find("**2 checks failed: aligned-window-cap (the promise) and linearizable.**"),
             std::string::npos)
       << md;
+  const std::string junit = read("junit.xml");
+  EXPECT_NE(junit.find("failures=\"2\""), std::string::npos) << junit;
+  EXPECT_NE(read("report.html").find("<svg class=\"witness\""), std::string::npos);
   // The third admission in the window: no order explains it.
   EXPECT_NE(md.find("| linearizable | not linearizable ("), std::string::npos) << md;
   EXPECT_NE(md.find("<details><summary>linearizable, user probe-"), std::string::npos) << md;

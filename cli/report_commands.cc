@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
@@ -244,6 +245,7 @@ class Demo final : public Command {
                   kSeedsHelp)
         ->excludes(seed);
     out_.Add(*c, kOutHelp);
+    c->add_flag("--json", json_, "Print report.json instead of the text");
     return c;
   }
 
@@ -268,26 +270,31 @@ class Demo final : public Command {
     const uint64_t seed = spread ? spread->seed : *seed_;
     Result<RunResult> c = RunWithProgress(DemoScenario(), seed, err);
     if (!c.ok()) return c.status();
-    out << "ratelab demo, "
-        << (spread ? "seeds " + std::to_string(spread->across_seeds->first) + ".." +
-                         std::to_string(spread->across_seeds->last) + " (seed " +
-                         std::to_string(seed) + " in full)"
-                   : "seed " + std::to_string(seed))
-        << ": every algorithm in process, on the same traffic, compared against the claim \""
-        << c->limit << " in any " << FormatDuration(c->window) << "\"\n\ntraffic:\n";
-    for (const std::string& line : c->traffic) out << "  - " << line << "\n";
-    out << "\n" << RenderVerdictTable(*c) << "\n";
+    // With --json, stdout holds report.json alone; where the report went goes to stderr.
+    std::ostringstream discarded;
+    std::ostream& text = json_ ? discarded : out;
+    text << "ratelab demo, "
+         << (spread ? "seeds " + std::to_string(spread->across_seeds->first) + ".." +
+                          std::to_string(spread->across_seeds->last) + " (seed " +
+                          std::to_string(seed) + " in full)"
+                    : "seed " + std::to_string(seed))
+         << ": every algorithm in process, on the same traffic, compared against the claim \""
+         << c->limit << " in any " << FormatDuration(c->window) << "\"\n\ntraffic:\n";
+    for (const std::string& line : c->traffic) text << "  - " << line << "\n";
+    text << "\n" << RenderVerdictTable(*c) << "\n";
     const std::string witnesses = RenderWitnesses(*c);
-    if (!witnesses.empty()) out << "first witness of each broken claim:\n" << witnesses << "\n";
-    out << "Reading it: \"own promise\" is what the algorithm guarantees (aligned windows for the\n"
+    if (!witnesses.empty()) text << "first witness of each broken claim:\n" << witnesses << "\n";
+    text
+        << "Reading it: \"own promise\" is what the algorithm guarantees (aligned windows for the\n"
            "fixed window and the counter, any window for the log, burst plus rate for the "
            "buckets);\nthe last column holds every limiter to the claim above. The fixed window "
            "keeps its\npromise yet admits twice the limit across a window edge.\n\n";
-    if (spread) out << RenderSpreadTable(*spread) << "\n";
+    if (spread) text << RenderSpreadTable(*spread) << "\n";
     const std::string reproduce = ReproduceCommand("demo", "", seed);
-    out << "reproduce: " << reproduce << "\n";
+    text << "reproduce: " << reproduce << "\n";
     const RunReport report = spread ? *std::move(spread) : ReportOf(*c, reproduce);
-    if (Status s = Write(report, *dir, out, err); !s.ok()) return s;
+    if (Status s = Write(report, *dir, json_ ? err : out, err); !s.ok()) return s;
+    if (json_) out << JsonText(ToJson(report));
     return kExitOk;
   }
 
@@ -295,6 +302,7 @@ class Demo final : public Command {
   std::optional<uint64_t> seed_;
   std::optional<SeedRange> seeds_;
   ReportOut out_;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -92,6 +92,18 @@ TEST(Compare, AReplayedLogsWitnessesAndPlotsKeepItsDatesAndItsZone) {
   EXPECT_EQ(j["start"], "2026-03-13T23:00:00Z");  // midnight in the log's zone
 }
 
+// demo --json, as compare --json: stdout holds report.json alone, where it went is on stderr.
+TEST(Demo, JsonPrintsReportJsonAloneAndSaysWhereTheReportWentOnStderr) {
+  const fs::path dir = testing_files::TempDir("demo-json");
+  const CliOutcome r = Ratelab({"demo", "--seed", "3", "--json", "--out", dir.string()});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["verdict"], "violation");
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_EQ(r.out, testing_files::Read(dir / "report.json"));
+  EXPECT_NE(r.err.find("report: "), std::string::npos) << r.err;
+}
+
 TEST(Report, RebuildsTheSameViewsFromReportJson) {
   const fs::path first = TempDir("first"), again = TempDir("again");
   ASSERT_EQ(Ratelab({"compare", ExampleScenario("store-outage"), "--out", first.string()}).exit,

@@ -2,6 +2,8 @@
 // same bytes for the same options, and clear errors for what it cannot do.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -146,6 +148,50 @@ TEST(WorstCommand, JunitSkipsEachMeasureAndOutDrawsItsWitness) {
   EXPECT_NE(html.find("A measure, not a verdict: against"), std::string::npos);
   EXPECT_NE(html.find("<svg class=\"witness\""), std::string::npos);
   EXPECT_NE(html.find("<h2>Concurrency 2, faults none</h2>"), std::string::npos);
+}
+
+// docs/worst.md quotes figures of runs at the defaults: each held to a run here, so that the page
+// says what the command prints.
+TEST(WorstCommand, TheFiguresDocsWorstQuotesAreTheOnesARunGives) {
+  std::string page = testing_files::Read(fs::path(RATELAB_SOURCE_DIR) / "docs/worst.md");
+  std::replace(page.begin(), page.end(), '\n', ' ');
+  const auto worst = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "worst");
+    args.push_back("--json");
+    const CliOutcome r = Ratelab(args);
+    EXPECT_EQ(r.exit, kExitOk) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto most = [](const nlohmann::json& j) {
+    int64_t m = 0;
+    for (const nlohmann::json& s : j["searches"]) m = std::max<int64_t>(m, s["value"]);
+    return m;
+  };
+  const auto fixed = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return std::string(buf);
+  };
+  EXPECT_NE(page.find("the fixed window's 2N (" +
+                      std::to_string(most(worst({"memory-fixed-window"}))) + ")"),
+            std::string::npos);
+  EXPECT_NE(page.find("the sliding counter's 2N - 1 (" +
+                      std::to_string(most(worst({"memory-sliding-counter"}))) + ":"),
+            std::string::npos);
+  EXPECT_EQ(most(worst({"memory-anchored-window"})), 9) << "the anchored window's 2N - 1";
+  const nlohmann::json racy = worst({"kv-token-bucket-hgetall-hset"});
+  ASSERT_EQ(racy["searches"].size(), 4u);
+  const nlohmann::json& s = racy["searches"];
+  EXPECT_EQ(s[0]["value"], 0) << "nothing from one client";
+  const std::string quoted = fixed(s[1]["amplification"]) + "x what the bound allows from two (" +
+                             s[1]["value"].dump() + " over it), " + fixed(s[2]["amplification"]) +
+                             "x from four and " + fixed(s[3]["amplification"]) + "x from eight";
+  EXPECT_NE(page.find(quoted), std::string::npos) << "docs/worst.md should say: " << quoted;
+  const nlohmann::json streak =
+      worst({"kv-sliding-log-zset", "--measure", "false-denials", "--concurrency", "1"});
+  const std::string denials = streak["searches"][0]["value"].dump();
+  EXPECT_NE(page.find(denials + " false denials in a row from one client"), std::string::npos)
+      << "docs/worst.md should say: " << denials << " false denials in a row";
 }
 
 }  // namespace

@@ -163,11 +163,15 @@ OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, const st
   return r;
 }
 
+int ProbeUsersSent(const ProbePlan& plan) {
+  return plan.traffic == ProbeTraffic::kBoundary ? 1 : plan.users;
+}
+
 std::string DescribeProbePlan(const ProbePlan& plan) {
   std::string out = absl::StrCat("probe: ", plan.method, " ", plan.url, "\n");
   for (const HttpHeader& h : plan.headers) absl::StrAppend(&out, "  ", h.name, ": ", h.value, "\n");
   if (!plan.body.empty()) absl::StrAppend(&out, "  body: ", plan.body, "\n");
-  const int users = plan.traffic == ProbeTraffic::kBoundary ? 1 : plan.users;
+  const int users = ProbeUsersSent(plan);
   absl::StrAppend(&out, "  as ", users, " user(s) {user} = ", ProbeUser(plan, 0),
                   users > 1 ? absl::StrCat(" .. ", ProbeUser(plan, users - 1)) : "", ", on ",
                   plan.concurrency, " connection(s)\n");

@@ -96,6 +96,8 @@ Status CheckProbePlan(const ProbePlan& plan);
 
 // What the probe will send, in a few lines, for the user to read before it starts.
 std::string DescribeProbePlan(const ProbePlan& plan);
+// The users the plan's requests are for: --users, but one for the boundary traffic.
+int ProbeUsersSent(const ProbePlan& plan);
 
 // The n-th request of `plan`, for `user` (its label).
 OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, const std::string& user,

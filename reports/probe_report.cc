@@ -149,7 +149,7 @@ ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
   out.url = plan.url;
   out.method = plan.method;
   out.traffic = plan.traffic;
-  out.users = plan.users;
+  out.users = ProbeUsersSent(plan);
   out.connections = plan.concurrency;
   out.policy = r.policy.ToString();
   out.promise = r.promise;
@@ -453,14 +453,28 @@ std::vector<ProbeWitness> Witnesses(const ProbeReport& r) {
 
 std::string Title(const ProbeReport& r) { return "ratelab probe: " + r.method + " " + r.url; }
 
+// The verdict in a sentence, naming each check that failed: the same as JUnit's failed cases.
 std::string VerdictSentence(const ProbeReport& r) {
   if (r.clean()) {
     return "Nothing found: the promise was kept, the answers are linearizable (or the search "
            "could not tell), and no check of the answers failed.";
   }
-  return absl::StrCat(r.violations.empty() ? "The promise was kept" : "The promise was BROKEN",
-                      r.linearizable.violation ? ", the answers are NOT linearizable" : "",
-                      ", and ", r.findings.size(), " check(s) of the answers failed.");
+  std::vector<std::string> failed;
+  if (!r.violations.empty()) {
+    failed.push_back(std::string(InvariantName(r.promise)) + " (the promise)");
+  }
+  if (r.linearizable.verdict == LinearVerdict::kNotLinearizable)
+    failed.emplace_back("linearizable");
+  for (const ProbeCheckInfo& check : kProbeChecks) {
+    for (const ProbeFindingReport& f : r.findings) {
+      if (f.check == check.id) {
+        failed.emplace_back(check.name);
+        break;
+      }
+    }
+  }
+  return absl::StrCat(failed.size(), failed.size() == 1 ? " check" : " checks",
+                      " failed: ", view_parts::Listed(failed), ".");
 }
 
 }  // namespace

@@ -52,7 +52,8 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
                  std::to_string(bound) +
                  (credit == BucketCredit::kOneToken ? ", the last admitted counting 1 on credit"
                                                     : ""),
-             internal::Copy(events, last_full, i + 1)});
+             internal::Copy(events, last_full, i + 1), std::nullopt,
+             Violation::Bucket{burst, interval}});
         break;
       }
     }

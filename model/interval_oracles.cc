@@ -192,11 +192,13 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
           if (e.admitted()) owed = std::max(owed, e.cost - 1);
         }
       }
-      return Spans(h, PromiseInvariant(policy.algorithm), horizon,
-                   "bucket allows at most " + std::to_string(limit) + " + span / " +
-                       FormatDuration(window) +
-                       (owed > 0 ? " + " + std::to_string(owed) + " on credit" : ""),
-                   [&](Duration span) { return policy.BucketBound(span) + owed; });
+      std::vector<Violation> out = Spans(
+          h, PromiseInvariant(policy.algorithm), horizon,
+          "bucket allows at most " + std::to_string(limit) + " + span / " + FormatDuration(window) +
+              (owed > 0 ? " + " + std::to_string(owed) + " on credit" : ""),
+          [&](Duration span) { return policy.BucketBound(span) + owed; });
+      for (Violation& v : out) v.bucket = Violation::Bucket{limit, window};
+      return out;
     }
     case Algorithm::kAnchoredWindow: {
       // The one window a quiet key's next admission opens; past that, windows open at least W

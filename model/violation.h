@@ -28,6 +28,13 @@ struct Violation {
     bool span = false;  // the span the admissions covered, not a window of the limiter's
   };
   std::optional<Window> window = std::nullopt;
+  // For a bucket's promise: the bucket the witness overdrew (`burst` tokens, one back every
+  // `interval`), whose level a view can draw behind the witness; none for other promises.
+  struct Bucket {
+    int64_t burst = 0;
+    Duration interval{};
+  };
+  std::optional<Bucket> bucket = std::nullopt;
 
   // The summary followed by one line per witness event:
   //   "  00:00:59.400  #17 key=u1 node=0 cost=1 admitted".

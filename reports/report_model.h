@@ -90,7 +90,18 @@ constexpr auto JsonFields(const WindowReport*) {
                     JsonField("span", &WindowReport::span)};
 }
 
-// {"check", "invariant", "key", "summary", "witness": [WitnessEvent], "window": WindowReport}
+// The bucket a witness overdrew (Violation::Bucket): {"burst", "interval_ms"}.
+struct BucketReport {
+  int64_t burst = 0;
+  double interval_ms = 0;
+};
+constexpr auto JsonFields(const BucketReport*) {
+  return std::tuple{JsonField("burst", &BucketReport::burst),
+                    JsonField("interval_ms", &BucketReport::interval_ms)};
+}
+
+// {"check", "invariant", "key", "summary", "witness": [WitnessEvent], "window": WindowReport,
+// "bucket": BucketReport}
 struct ViolationReport {
   std::string check;  // what found it: a check ("promise"), a worst-case claim, "linearizable"
   Invariant invariant = Invariant::kAnyWindowCap;  // what it broke
@@ -100,12 +111,19 @@ struct ViolationReport {
   // The window its admissions fell in, for a promise that counts them in one; none otherwise, or
   // in a report written before it was kept.
   std::optional<WindowReport> window = std::nullopt;
+  // The bucket it overdrew, for a bucket's promise; none otherwise, or in a report written before
+  // it was kept.
+  std::optional<BucketReport> bucket = std::nullopt;
 };
 constexpr auto JsonFields(const ViolationReport*) {
   using V = ViolationReport;
-  return std::tuple{JsonField("check", &V::check),     JsonField("invariant", &V::invariant),
-                    JsonField("key", &V::key),         JsonField("summary", &V::summary),
-                    JsonField("witness", &V::witness), JsonField("window", &V::window).OrDefault()};
+  return std::tuple{JsonField("check", &V::check),
+                    JsonField("invariant", &V::invariant),
+                    JsonField("key", &V::key),
+                    JsonField("summary", &V::summary),
+                    JsonField("witness", &V::witness),
+                    JsonField("window", &V::window).OrDefault(),
+                    JsonField("bucket", &V::bucket).OrDefault()};
 }
 
 // A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).

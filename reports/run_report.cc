@@ -130,10 +130,16 @@ std::string DescribeFailure(const HistoryEvent& e) {
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start,
                                     std::vector<WitnessEvent> witness) {
   std::optional<WindowReport> window;
-  if (v.window)
+  if (v.window) {
     window = WindowReport{Seconds(v.window->from, start), Seconds(v.window->to, start),
-                          v.window->closed};
-  return {std::string(check), v.invariant, v.key, v.summary, std::move(witness), window};
+                          v.window->closed, v.window->span};
+  }
+  std::optional<BucketReport> bucket;
+  if (v.bucket) {
+    bucket = BucketReport{v.bucket->burst,
+                          std::chrono::duration<double, std::milli>(v.bucket->interval).count()};
+  }
+  return {std::string(check), v.invariant, v.key, v.summary, std::move(witness), window, bucket};
 }
 
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start) {

@@ -80,7 +80,7 @@ std::string Line(double x1, double y1, double x2, double y2, const std::string& 
 }
 
 // The legend: a swatch and its words per item, wrapping onto a second row.
-std::string Legend(const WitnessPicture& p, bool effects) {
+std::string Legend(const WitnessPicture& p, bool effects, bool level) {
   struct Item {
     std::string swatch, words;
   };
@@ -102,6 +102,11 @@ std::string Legend(const WitnessPicture& p, bool effects) {
   }
   if (!p.faults.empty()) {
     items.push_back({Rect(0, -10, 14, 12, " fill=\"#f59e0b\" fill-opacity=\"0.25\""), "a fault"});
+  }
+  if (level) {
+    items.push_back({Line(0, -4, 14, -4, " stroke=\"#7e22ce\" stroke-width=\"1.5\""),
+                     "the bucket's level, " + std::to_string(p.bucket->burst) +
+                         " tokens at most (dashed: empty), as these admissions leave it"});
   }
   std::string s = "<g class=\"legend\" font-size=\"11\">\n";
   double x = 4, y = 14;
@@ -182,7 +187,43 @@ std::string WitnessSvg(const WitnessPicture& p) {
       "viewBox=\"0 0 " +
       Px(kWidth) + " " + Px(height) + "\" width=\"" + Px(kWidth) + "\" height=\"" + Px(height) +
       "\" font-family=\"sans-serif\">\n<title>" + Escape(p.caption) + "</title>\n";
-  s += Legend(p, effects);
+  // The bucket's level over the admissions, where each took effect at a known instant: (time,
+  // tokens) from full at the first, rising at one token an interval up to the burst, each
+  // admission taking its cost.
+  std::vector<std::pair<double, double>> level;
+  if (p.bucket && p.bucket->burst > 0 && p.bucket->interval_ms > 0) {
+    std::vector<const PictureRequest*> admitted;
+    bool known = true;
+    for (const PictureRequest* r : requests) {
+      if (r->outcome != PictureRequest::Outcome::kAdmitted) continue;
+      admitted.push_back(r);
+      known = known && r->effect_s.has_value();
+    }
+    std::stable_sort(admitted.begin(), admitted.end(),
+                     [](const PictureRequest* a, const PictureRequest* b) {
+                       return *a->effect_s < *b->effect_s;
+                     });
+    if (known && !admitted.empty()) {
+      const double full = static_cast<double>(p.bucket->burst);
+      const double interval_s = p.bucket->interval_ms / 1e3;
+      double t = *admitted.front()->effect_s, tokens = full;
+      level.emplace_back(t, tokens);
+      for (const PictureRequest* r : admitted) {
+        const double at = *r->effect_s;
+        if (tokens + (at - t) / interval_s >= full) {
+          if (tokens < full) level.emplace_back(t + (full - tokens) * interval_s, full);
+          tokens = full;
+        } else {
+          tokens += (at - t) / interval_s;
+        }
+        level.emplace_back(at, tokens);
+        tokens -= static_cast<double>(r->cost);
+        level.emplace_back(at, tokens);
+        t = at;
+      }
+    }
+  }
+  s += Legend(p, effects, !level.empty());
   // Behind the bars: the faults, then the window.
   for (const FaultReport& f : p.faults) {
     if (f.to_s < lo || f.from_s > hi) continue;
@@ -204,6 +245,22 @@ std::string WitnessSvg(const WitnessPicture& p) {
     s += Line(
         x1, kLegend, x1, plot_bottom,
         std::string(" stroke=\"#1d4ed8\"") + (p.window->closed ? "" : " stroke-dasharray=\"4 3\""));
+  }
+  if (!level.empty()) {
+    double lowest = 0;
+    for (const auto& [at, tokens] : level) lowest = std::min(lowest, tokens);
+    const double full = static_cast<double>(p.bucket->burst);
+    const auto y_of = [&](double tokens) {
+      return plot_bottom - 2 - (tokens - lowest) / (full - lowest) * (plot_bottom - kLegend - 4);
+    };
+    std::string points;
+    for (const auto& [at, tokens] : level) {
+      points += (points.empty() ? "" : " ") + Px(x_of(at)) + "," + Px(y_of(tokens));
+    }
+    s += "<polyline class=\"level\" points=\"" + points +
+         "\" fill=\"none\" stroke=\"#7e22ce\" stroke-width=\"1.5\" stroke-opacity=\"0.8\"/>\n";
+    s += Line(kLeft, y_of(0), kLeft + kPlot, y_of(0),
+              " stroke=\"#7e22ce\" stroke-dasharray=\"2 3\" stroke-opacity=\"0.6\"");
   }
   // The lanes, their names, and the axis with its ticks.
   for (size_t i = 0; i < lanes.size(); ++i) {
@@ -272,6 +329,7 @@ WitnessPicture PictureOf(const ViolationReport& v, const std::vector<FaultReport
                          const std::string& lane_word, std::optional<Instant> start) {
   WitnessPicture p;
   p.window = v.window;
+  p.bucket = v.bucket;
   p.caption = "The witness of " + std::string(InvariantName(v.invariant)) + " on key " + v.key +
               ": " + std::to_string(v.witness.size()) + " request(s).";
   double from = 0, to = 0;
@@ -281,6 +339,7 @@ WitnessPicture PictureOf(const ViolationReport& v, const std::vector<FaultReport
     r.label = "#" + std::to_string(e.id);
     r.sent_s = e.invoke_s;
     r.answered_s = e.complete_s;
+    r.cost = e.cost;
     if (start && e.complete_s) {
       if (const std::optional<Instant> at = ParseInstant(e.at)) {
         r.effect_s = static_cast<double>((*at - *start).count()) / 1e9;

@@ -26,6 +26,7 @@ struct PictureRequest {
   Outcome outcome = Outcome::kOther;
   bool marked = false;  // one of the requests that break the promise
   std::string words;    // its tooltip: "#17, node 1, sent +12ms, answered +13ms: admitted"
+  int64_t cost = 1;
 };
 
 struct WitnessPicture {
@@ -35,6 +36,10 @@ struct WitnessPicture {
   std::string window_words;            // the legend's words for it: "the window they fell in"
   std::vector<FaultReport> faults;     // those that overlap the requests
   std::string marked;                  // the legend's words for the marked requests
+  // The bucket the witness overdrew: its level drawn behind the requests, as the admitted ones
+  // alone leave it (full at the first, each taking its cost where it took effect), where each
+  // took effect at a known instant.
+  std::optional<BucketReport> bucket;
 };
 
 // The picture as an <svg> element, with its legend; empty when it has no requests.

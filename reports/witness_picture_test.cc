@@ -114,6 +114,35 @@ TEST(WitnessTimelineText, AWindowJudgedOnCutInstantsIsWidenedToTheUncutOnes) {
   EXPECT_EQ(window.window->to, kStart + milliseconds(5));
 }
 
+// A bucket's witness draws the bucket's level behind it: full at the first admission, each taking
+// its cost, below empty where the promise broke; over any span, the span is said to be one.
+TEST(WitnessPicture, ABucketsWitnessDrawsItsLevelAndAnySpanIsCalledASpan) {
+  const History h = {Answered(0, 1, milliseconds(0), true), Answered(1, 2, milliseconds(100), true),
+                     Answered(2, 1, milliseconds(200), true)};
+  const std::vector<Violation> found = CheckBucketConformance(h, 2, std::chrono::seconds(1));
+  ASSERT_EQ(found.size(), 1u);
+  const ViolationReport v = MakeViolationReport("promise", found.front(), kStart);
+  ASSERT_TRUE(v.bucket.has_value());
+  EXPECT_EQ(v.bucket->burst, 2);
+  EXPECT_DOUBLE_EQ(v.bucket->interval_ms, 1000);
+  const std::string svg = WitnessSvg(PictureOf(v, {}, "node", kStart));
+  ExpectWellFormed(svg);
+  EXPECT_EQ(Count(svg, "<polyline class=\"level\""), 1u);
+  EXPECT_NE(svg.find("level, 2 tokens at most"), std::string::npos);
+  // Without the instants of effect (stress, probe), no level: where each fell is unknown.
+  EXPECT_EQ(Count(WitnessSvg(PictureOf(v, {}, "thread", std::nullopt)), "<polyline"), 0u);
+
+  const AnyWindowReport any = CheckAnyWindowCap(h, 2, std::chrono::seconds(1));
+  ASSERT_EQ(any.violations.size(), 1u);
+  const ViolationReport spanned = MakeViolationReport("claim", any.violations.front(), kStart);
+  ASSERT_TRUE(spanned.window.has_value());
+  EXPECT_TRUE(spanned.window->span);
+  EXPECT_NE(view_parts::TimelineText(spanned, {}).find("---- the span [+0s, +200ms]"),
+            std::string::npos);
+  EXPECT_NE(WitnessSvg(PictureOf(spanned, {}, "node", kStart)).find("the span they fell in"),
+            std::string::npos);
+}
+
 TEST(WitnessPicture, TwoHundredRequestsAreAllDrawnUnlabelledWithinAFewScreens) {
   History h;
   for (int i = 0; i < 200; ++i) h.push_back(Answered(i, i % 4, milliseconds(5 * i), true));

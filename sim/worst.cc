@@ -288,6 +288,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
       if (v.empty()) break;
       m.shown = std::move(v.front());
       m.shown->invariant = Invariant::kOverBucket;
+      m.shown->bucket = Violation::Bucket{policy.limit, policy.window};  // the one it overdrew
       const auto [span, text] = span_of(*m.shown);
       m.allowed = policy.limit + span / policy.window;
       m.shown->summary = std::to_string(units(*m.shown)) + " admitted in " + text + ", " +

@@ -44,9 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                         ratelab::RenderWorstHtml);
   ReadBackAndView<ratelab::CheckReport>(
       j, ratelab::CheckReportFromJson, ratelab::RenderCheckText,
-      [](const ratelab::CheckReport& r) { return ratelab::RenderCheckJunit(r, 0); });
+      [](const ratelab::CheckReport& r) { return ratelab::RenderCheckJunit(r, 0); },
+      ratelab::RenderCheckHtml);
   ReadBackAndView<ratelab::StressReport>(j, ratelab::StressReportFromJson,
-                                         ratelab::RenderStressText, ratelab::RenderStressJunit);
+                                         ratelab::RenderStressText, ratelab::RenderStressJunit,
+                                         ratelab::RenderStressHtml);
   if (const ratelab::Result<ratelab::AnyReport> any = ratelab::ReadAnyReport(j);
       !any.ok() && any.status().message().empty()) {
     __builtin_trap();

@@ -199,11 +199,11 @@ std::string WitnessSvg(const WitnessPicture& p) {
       admitted.push_back(r);
       known = known && r->effect_s.has_value();
     }
-    std::stable_sort(admitted.begin(), admitted.end(),
-                     [](const PictureRequest* a, const PictureRequest* b) {
-                       return *a->effect_s < *b->effect_s;
-                     });
     if (known && !admitted.empty()) {
+      std::stable_sort(admitted.begin(), admitted.end(),
+                       [](const PictureRequest* a, const PictureRequest* b) {
+                         return *a->effect_s < *b->effect_s;
+                       });
       const double full = static_cast<double>(p.bucket->burst);
       const double interval_s = p.bucket->interval_ms / 1e3;
       double t = *admitted.front()->effect_s, tokens = full;

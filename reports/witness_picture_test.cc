@@ -131,6 +131,11 @@ TEST(WitnessPicture, ABucketsWitnessDrawsItsLevelAndAnySpanIsCalledASpan) {
   EXPECT_NE(svg.find("level, 2 tokens at most"), std::string::npos);
   // Without the instants of effect (stress, probe), no level: where each fell is unknown.
   EXPECT_EQ(Count(WitnessSvg(PictureOf(v, {}, "thread", std::nullopt)), "<polyline"), 0u);
+  // Nor where one admission's instant is unknown (a report whose "at" is not an instant).
+  ViolationReport unknown = v;
+  unknown.witness[1].at = "not an instant";
+  unknown.witness[1].steps.clear();
+  EXPECT_EQ(Count(WitnessSvg(PictureOf(unknown, {}, "node", kStart)), "<polyline"), 0u);
 
   const AnyWindowReport any = CheckAnyWindowCap(h, 2, std::chrono::seconds(1));
   ASSERT_EQ(any.violations.size(), 1u);

@@ -83,6 +83,9 @@ void SeedsSpread::Add(const RunReport& run, std::optional<uint64_t> traffic) {
     add(to.max_in_any_window, static_cast<double>(l.max_in_any_window));
     add(to.steps_per_decision, l.metrics.steps_per_decision);
     if (l.metrics.latency_ms) add(to.latency_p99_ms, l.metrics.latency_ms->p99);
+    if (l.metrics.state_bytes_per_key) {
+      add(to.state_bytes_per_key, *l.metrics.state_bytes_per_key);
+    }
   }
   for (const Goal& g : Goals()) {
     const GoalStanding standing = Stand(g, run);
@@ -112,6 +115,7 @@ SeedsSpreadReport SeedsSpread::Finish(uint64_t first, uint64_t last) const {
     s.max_in_any_window = SpreadOf(l.max_in_any_window);
     s.steps_per_decision = SpreadOf(l.steps_per_decision);
     if (!l.latency_p99_ms.empty()) s.latency_p99_ms = SpreadOf(l.latency_p99_ms);
+    if (!l.state_bytes_per_key.empty()) s.state_bytes_per_key = SpreadOf(l.state_bytes_per_key);
     s.picked = l.picked;
     out.limiters.push_back(std::move(s));
   }

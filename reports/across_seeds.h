@@ -38,7 +38,7 @@ class SeedsSpread {
     std::vector<CheckSeeds> checks;
     uint64_t seeds_over_claim = 0, seeds_failed = 0, first_failed_seed = 0;
     std::vector<Sample> over_admitted, false_denials, max_in_any_window, steps_per_decision,
-        latency_p99_ms;
+        latency_p99_ms, state_bytes_per_key;
     std::vector<GoalSeeds> picked;  // in the goals' order
   };
   std::vector<Limiter> limiters_;

@@ -232,6 +232,18 @@ TEST(Advice, OverSeedsPicksOnlyWhatLedInEverySeedAndSaysSo) {
             "over-admits a median of 1 over the 4 seeds (worst 4, in seed 2): up to 8 in one 1m "
             "window, 1.60x the limit");
   EXPECT_EQ(PickFor(a, "keep the claim exactly")->but, "keeps the claim in every seed");
+  // Where the seeds measured each limiter's state, the sentence gives its median over them too,
+  // with its worst where that differs.
+  r.across_seeds->limiters[0].state_bytes_per_key = SpreadReport{150, 170, 3};
+  r.across_seeds->limiters[1].state_bytes_per_key = SpreadReport{24, 24, 1};
+  a = Advise(r);
+  EXPECT_THAT(a.quote, StartsWith("Pick log because it keeps the claim 5 in any 1m per key (in "
+                                  "all 4 seeds) with a median of 150 bytes of state per key over "
+                                  "the 4 seeds (worst 170)"));
+  EXPECT_THAT(a.quote, HasSubstr("counter keeps a median of 24 bytes of state per key over the 4 "
+                                 "seeds and over-admits a median of 1"));
+  r.across_seeds->limiters[0].state_bytes_per_key.reset();
+  r.across_seeds->limiters[1].state_bytes_per_key.reset();
   // Seeds that all gave the same traffic are runs of one traffic, and every sentence of the
   // seeds says so.
   r.across_seeds->traffics = 1;

@@ -349,6 +349,9 @@ struct LimiterSpreadReport {
   uint64_t first_failed_seed = 0;  // when seeds_failed > 0
   SpreadReport over_admitted, false_denials, max_in_any_window, steps_per_decision;
   std::optional<SpreadReport> latency_p99_ms;  // none when no decision took time
+  // Bytes of state per key; none where no run measured it, or in a report written before it was
+  // kept.
+  std::optional<SpreadReport> state_bytes_per_key = std::nullopt;
   // The goals it was picked for in some seed; none in a report written before they were counted.
   std::optional<std::vector<GoalSeeds>> picked;
 };
@@ -364,7 +367,8 @@ constexpr auto JsonFields(const LimiterSpreadReport*) {
                     JsonField("max_in_any_window", &L::max_in_any_window),
                     JsonField("steps_per_decision", &L::steps_per_decision),
                     JsonField("latency_p99_ms", &L::latency_p99_ms),
-                    JsonField("picked", &L::picked).OrDefault()};
+                    JsonField("picked", &L::picked).OrDefault(),
+                    JsonField("state_bytes_per_key", &L::state_bytes_per_key).OrDefault()};
 }
 
 // A comparison over seeds (compare --seeds): {"first", "last", "count", "limiters", "traffics"};

@@ -299,7 +299,11 @@ std::string RenderCheckHtml(const CheckReport& r) {
     page.shown.push_back({"The witness", {}, &v, r.faults, "node", r.start, ""});
   }
   page.searched = {{"what", "searched"}, {"limiter", r.protocol}, {"policy", r.policy}};
-  if (!r.clock.empty()) page.searched.push_back({"clock", DecidedOn(r).substr(10)});
+  if (!r.clock.empty()) {
+    // DecidedOn's words after ", decided ": "on the client's clock, judged to 1ms (...)".
+    constexpr std::string_view kLead = ", decided ";
+    page.searched.push_back({"clock", DecidedOn(r).substr(kLead.size())});
+  }
   page.searched.push_back({"seeds", searched + (r.shard.empty() ? "" : ", shard " + r.shard)});
   std::string checks;
   for (const std::string& c : r.checks) checks += (checks.empty() ? "" : ", ") + c;

@@ -154,5 +154,21 @@ TEST(CliDocs, TheManPageIsRoffGroffReadsWithoutAWarning) {
   EXPECT_NE(out.find("ratelab compare [OPTIONS] scenario"), std::string::npos) << out;
 }
 
+// The README quotes the demo's verdict table of seed 1: it is the table the demo prints.
+TEST(CliDocs, TheReadmesDemoTableIsTheOneTheDemoPrints) {
+  const std::string readme = testing_files::Read(fs::path(RATELAB_SOURCE_DIR) / "README.md");
+  const size_t from = readme.find("```\nlimiter ");
+  ASSERT_NE(from, std::string::npos) << "the README's demo table";
+  const size_t to = readme.find("```", from + 4);
+  ASSERT_NE(to, std::string::npos);
+  const std::string table = readme.substr(from + 4, to - from - 4);
+  const CliOutcome demo =
+      Ratelab({"demo", "--seed", "1", "--out", testing_files::TempDir("readme-demo").string()});
+  ASSERT_EQ(demo.exit, 0) << demo.err;
+  EXPECT_NE(demo.out.find(table), std::string::npos) << "README.md quotes:\n"
+                                                     << table << "the demo prints:\n"
+                                                     << demo.out;
+}
+
 }  // namespace
 }  // namespace ratelab

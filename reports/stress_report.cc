@@ -238,7 +238,7 @@ std::string RenderStressHtml(const StressReport& r) {
                           {},
                           &v,
                           {},
-                          "thread",
+                          "node",
                           std::nullopt,
                           ""});
   }

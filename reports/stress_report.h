@@ -21,8 +21,8 @@ std::string RenderStressText(const StressReport& report);
 // For CI: a test case for the promise and one for linearizability, with the run's time; each failed
 // with its first violation's witness, or an error when the limiter failed.
 std::string RenderStressJunit(const StressReport& report);
-// For a design review: the verdict, each violation's witness drawn (a lane per thread, each
-// request the interval its decision fell in) and tabled, what was run.
+// For a design review: the verdict, each violation's witness drawn (a lane per node, each thread
+// being one; each request the interval its decision fell in) and tabled, what was run.
 std::string RenderStressHtml(const StressReport& report);
 // Writes into `dir` report.html (RenderStressHtml), report.md (the text view), report.json and
 // junit.xml: the path of report.html, or why not.

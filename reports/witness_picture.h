@@ -1,5 +1,5 @@
 // A witness drawn, for the HTML page of every command that finds one (compare and run, check,
-// stress, probe, worst): SVG in the page, no script and no network. A lane per node, thread or
+// stress, probe, worst): SVG in the page, no script and no network. A lane per node or
 // user; each request a bar from sent to answered, admitted and denied apart, with a tick at the
 // instant its decision took effect where that is known (else the bar is the interval in which
 // it may have); the window the broken promise counts in marked behind them, the faults too; the

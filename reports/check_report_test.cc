@@ -150,5 +150,21 @@ TEST(CheckReport, EveryWitnessOfARandomFlawedScriptBreaksItsPromiseAsPrinted) {
   EXPECT_GE(judged, kScripts / 3) << "too few findings to say anything of their witnesses";
 }
 
+// A check's page read from a file whose instants the clock cannot hold (its start in 2200, a
+// request 126 years on) gives that request's offset instead of overflowing the clock.
+TEST(CheckReport, APagesInstantPastTheClocksRangeIsGivenAsAnOffset) {
+  CheckReport r;
+  r.protocol = "p";
+  r.verdict = CheckVerdict::kViolation;
+  r.start = *ParseInstant("2200-01-01T00:00:00Z");
+  ViolationReport v;
+  v.key = "k";
+  v.witness.push_back(WitnessEvent{0, "k", 1, 1, "", "admitted", 3.9e9, 3.9e9 + 1, {}});
+  r.violation = v;
+  const std::string html = RenderCheckHtml(r);
+  EXPECT_NE(html.find(" from the start</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<svg class=\"witness\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ratelab

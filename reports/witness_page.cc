@@ -76,6 +76,10 @@ std::string RenderWitnessPage(const WitnessPage& page) {
       if (shown.start) {
         const Instant start = *shown.start;
         clock = [start](double at_s) {
+          // A report read from a file may put an instant past what the clock can hold (its start
+          // in 2200, a request 126 years on): then the offset from the start instead.
+          const double ns = static_cast<double>(ToUnixNanos(start)) + at_s * 1e9;
+          if (!(ns > -9e18 && ns < 9e18)) return "+" + Offset(at_s) + " from the start";
           return FormatInstantTo(
               start + std::chrono::round<Duration>(std::chrono::duration<double>(at_s)), 6);
         };

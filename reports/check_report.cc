@@ -209,13 +209,9 @@ std::string RenderCheckText(const CheckReport& r) {
   // Where +0s is, to the microsecond: a reader judging the witness again on a clock's ticks
   // needs the instants, not only their offsets.
   const std::vector<TimelineRow> rows = WitnessTimeline(v.witness, r.faults);
-  const std::string zero =
-      rows.empty()
-          ? ""
-          : ", +0s at " +
-                FormatInstantTo(r.start + std::chrono::round<Duration>(
-                                              std::chrono::duration<double>(rows.front().at_s)),
-                                6);
+  const std::optional<Instant> first =
+      rows.empty() ? std::nullopt : view_parts::AfterStart(r.start, rows.front().at_s);
+  const std::string zero = first ? ", +0s at " + FormatInstantTo(*first, 6) : "";
   out += "witness (" + std::to_string(v.witness.size()) + " request(s)" + zero + "):\n" +
          view_parts::TimelineText(v, r.faults) + "reproduce: " + r.reproduce + "\n";
   if (!r.hint.empty()) out += "hint: " + r.hint + "\n";

@@ -148,6 +148,12 @@ std::string OnClock(const RunReport& r, double at_s) {
                                            std::chrono::duration<double>(at_s)));
 }
 
+std::optional<Instant> AfterStart(Instant start, double seconds) {
+  const double ns = static_cast<double>(ToUnixNanos(start)) + seconds * 1e9;
+  if (!(ns > -9e18 && ns < 9e18)) return std::nullopt;
+  return start + std::chrono::round<Duration>(std::chrono::duration<double>(seconds));
+}
+
 std::string Offset(double seconds) {
   const auto d =
       std::chrono::round<Duration>(std::chrono::duration<double>(std::round(seconds * 1e6) / 1e6));

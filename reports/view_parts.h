@@ -4,6 +4,7 @@
 #define RATELAB_REPORTS_VIEW_PARTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ Instant ShownStart(const RunReport& r);
 // The scenario's clock `at_s` after the run's start, in the report's zone, to the millisecond:
 // "2026-03-14 09:00:01.500" (the report must have its start).
 std::string OnClock(const RunReport& r, double at_s);
+
+// `start` plus `seconds`, to the nanosecond; none where that is past what an Instant holds (a
+// report read from a file may start in 2200 and put a request 126 years on).
+std::optional<Instant> AfterStart(Instant start, double seconds);
 
 // A span of seconds, to the microsecond at any length ("0", "412us", "1.009519s"): a witness's
 // instants as finely as a limiter on the store's or a script's clock tells them apart.

@@ -76,12 +76,9 @@ std::string RenderWitnessPage(const WitnessPage& page) {
       if (shown.start) {
         const Instant start = *shown.start;
         clock = [start](double at_s) {
-          // A report read from a file may put an instant past what the clock can hold (its start
-          // in 2200, a request 126 years on): then the offset from the start instead.
-          const double ns = static_cast<double>(ToUnixNanos(start)) + at_s * 1e9;
-          if (!(ns > -9e18 && ns < 9e18)) return "+" + Offset(at_s) + " from the start";
-          return FormatInstantTo(
-              start + std::chrono::round<Duration>(std::chrono::duration<double>(at_s)), 6);
+          // Past what the clock holds (AfterStart): the offset from the start instead.
+          const std::optional<Instant> at = view_parts::AfterStart(start, at_s);
+          return at ? FormatInstantTo(*at, 6) : "+" + Offset(at_s) + " from the start";
         };
       }
       s += HtmlWitnessTable(*v, shown.faults, clock, "UTC");

@@ -165,9 +165,12 @@ class Climb {
         if (!c.arrivals.empty())
           c.arrivals.erase(c.arrivals.begin() + static_cast<int64_t>(pick()));
         break;
-      case 3:  // add one
-        Add(c, AnyTime(), AnyUser(c));
+      case 3: {  // add one, its user drawn before its time (the order one compiler gave them as
+                 // arguments, whose order another may reverse: drawn apart, every build the same)
+        const std::string user = AnyUser(c);
+        Add(c, AnyTime(), user);
         break;
+      }
       case 4: {  // a burst, at a random time or just before an edge
         const Instant at = random_.Chance(0.5) ? NearAnEdge() : AnyTime();
         const std::string user = AnyUser(c);

@@ -176,12 +176,10 @@ std::string RenderCheckText(const CheckReport& r) {
   if (r.failed_request) {
     const WitnessEvent& e = *r.failed_request;
     return r.protocol + ": FAILED (seed " + std::to_string(r.seed) + ", " +
-           std::to_string(r.seeds_searched) +
-           " seed(s) searched): the limiter answered a request with an error instead of a "
-           "decision, so nothing it decided can be trusted\n  " +
-           r.failure + "\nrequest #" + std::to_string(e.id) + " (" + e.key + ", node " +
-           std::to_string(e.node) + ", sent at " + std::to_string(e.invoke_s) + " s), " + r.policy +
-           "\nreproduce: " + r.reproduce + "\n";
+           std::to_string(r.seeds_searched) + " seed(s) searched): " + view_parts::kLimiterFailed +
+           ", so nothing it decided can be trusted\n  " + r.failure + "\nrequest #" +
+           std::to_string(e.id) + " (" + e.key + ", node " + std::to_string(e.node) + ", sent at " +
+           std::to_string(e.invoke_s) + " s), " + r.policy + "\nreproduce: " + r.reproduce + "\n";
   }
   if (!r.violation) {
     std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
@@ -265,9 +263,8 @@ std::string RenderCheckHtml(const CheckReport& r) {
   page.text = RenderCheckText(r);
   const std::string searched = std::to_string(r.seeds_searched) + " seed(s)";
   if (r.failed_request) {
-    page.verdict =
-        "FAILED: the limiter answered a request with an error instead of a decision, "
-        "so nothing it decided can be trusted";
+    page.verdict = std::string("FAILED: ") + view_parts::kLimiterFailed +
+                   ", so nothing it decided can be trusted";
     page.bad = true;
     const WitnessEvent& e = *r.failed_request;
     page.sentences = {r.failure, "Request #" + std::to_string(e.id) + " (" + e.key + ", node " +
@@ -305,11 +302,7 @@ std::string RenderCheckHtml(const CheckReport& r) {
   for (const std::string& c : r.checks) checks += (checks.empty() ? "" : ", ") + c;
   page.searched.push_back({"checks", checks});
   page.searched.push_back({"faults drawn", r.fault_kinds});
-  if (!r.max_transit.empty()) {
-    page.searched.push_back({"transit", "a request held up to " + r.max_transit +
-                                            " between its client reading the clock and its call "
-                                            "reaching the store"});
-  }
+  if (!r.max_transit.empty()) page.searched.push_back(TransitSearched(r.max_transit));
   page.reproduce = r.reproduce;
   return RenderWitnessPage(page);
 }

@@ -56,14 +56,6 @@ std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
              ClockDate(r, v.witness.front().invoke_s));
 }
 
-std::string Paragraphs(const std::vector<std::string>& texts, const char* cls) {
-  std::string s;
-  for (const std::string& t : texts) {
-    s += std::string("<p class=\"") + cls + "\">" + Escape(t) + "</p>\n";
-  }
-  return s;
-}
-
 // SVG from gnuplot, made fit to sit inline beside others: no XML prolog, its ids prefixed with
 // the plot's name so two plots' ids cannot clash.
 std::string InlineSvg(const std::string& name, std::string svg) {
@@ -203,7 +195,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
        (r.buggify ? ", BUGGIFY on (rare step delays made common)" : "") + ".</p>\n";
 
   s += Heading(kVerdicts) + HtmlTable(view_parts::VerdictRows(r));
-  s += Paragraphs(ExplainVerdicts(r), "explain");
+  s += view_parts::Paragraphs(ExplainVerdicts(r), "explain");
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;
     s += "<p class=\"bad\"><b>" + Escape(l.name) + " FAILED</b>: " + std::to_string(l.failed) +
@@ -218,7 +210,7 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
   const std::string same_costs = view_parts::TakeSameColumns(costs, 1);
   s += Heading(kCosts) + HtmlTable(costs) +
        (same_costs.empty() ? "" : "<p>" + Escape(same_costs) + "</p>\n");
-  s += Paragraphs(ExplainCosts(r), "explain");
+  s += view_parts::Paragraphs(ExplainCosts(r), "explain");
   if (!r.faults.empty()) {
     Rows rows = {{"fault", "limiter", "offered", "admitted", "denied", "unanswered"}};
     for (const LimiterReport& l : r.limiters) {

@@ -95,10 +95,8 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
 
 std::string RenderStressText(const StressReport& r) {
   if (!r.failure.empty()) {
-    return r.protocol +
-           ": FAILED: the limiter answered a request with an error instead of a "
-           "decision, so nothing it decided can be trusted; not judged. " +
-           r.failure + "\n";
+    return r.protocol + ": FAILED: " + view_parts::kLimiterFailed +
+           ", so nothing it decided can be trusted; not judged. " + r.failure + "\n";
   }
   std::string out = "answered   " + std::to_string(r.answered) + " (" +
                     Printf("%.0f", r.per_second) + "/s): " + std::to_string(r.admitted) +
@@ -204,9 +202,8 @@ std::string RenderStressHtml(const StressReport& r) {
   const CheckVerdict verdict = VerdictOf(r);
   page.bad = verdict != CheckVerdict::kNone;
   if (verdict == CheckVerdict::kFailure) {
-    page.verdict =
-        "FAILED: the limiter answered a request with an error instead of a decision, "
-        "so nothing it decided can be trusted; not judged";
+    page.verdict = std::string("FAILED: ") + view_parts::kLimiterFailed +
+                   ", so nothing it decided can be trusted; not judged";
     page.sentences = {r.failure};
   } else {
     std::vector<std::string> broken;

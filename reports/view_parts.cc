@@ -439,6 +439,13 @@ ReportViews TextViews(const std::string& title, const std::string& text, std::st
   return {TextHtml(title, text), TextMarkdown(title, text), std::move(json), std::move(junit)};
 }
 
+std::string Paragraphs(const std::vector<std::string>& texts, const std::string& cls) {
+  const std::string open = cls.empty() ? "<p>" : "<p class=\"" + cls + "\">";
+  std::string s;
+  for (const std::string& t : texts) s += open + Escape(t) + "</p>\n";
+  return s;
+}
+
 std::string HtmlTable(const Rows& rows) {
   std::string s = "<table>\n<tr>";
   for (const std::string& h : rows[0]) s += "<th>" + Escape(h) + "</th>";

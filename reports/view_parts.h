@@ -13,6 +13,10 @@
 
 namespace ratelab::view_parts {
 
+// What every view says of a limiter that failed rather than decide.
+inline constexpr char kLimiterFailed[] =
+    "the limiter answered a request with an error instead of a decision";
+
 // How many violations of one check of one limiter the HTML and Markdown show (all are in the
 // JSON).
 inline constexpr size_t kShownViolations = 3;
@@ -82,6 +86,8 @@ Result<std::string> WriteViews(const ReportViews& views, const OutputDir& dir);
 // and the Markdown section, beside its JSON and JUnit.
 ReportViews TextViews(const std::string& title, const std::string& text, std::string json,
                       std::string junit);
+// Each of `texts` as an HTML paragraph, of the class `cls` where it is not empty.
+std::string Paragraphs(const std::vector<std::string>& texts, const std::string& cls = "");
 // `rows` (header first) as an HTML table; a cell "kept" shown good, one starting "broken" bad.
 std::string HtmlTable(const Rows& rows);
 // A Markdown table cell: `v` with each '|' escaped.

@@ -49,24 +49,23 @@ std::string HtmlWitnessTable(const ViolationReport& v, const std::vector<FaultRe
 
 namespace {
 
-std::string Paragraphs(const std::vector<std::string>& texts) {
-  std::string s;
-  for (const std::string& t : texts) s += "<p>" + Escape(t) + "</p>\n";
-  return s;
-}
-
 std::string Command(const std::string& command) {
   return "<pre><code>" + Escape(command) + "</code></pre>\n";
 }
 
 }  // namespace
 
+std::vector<std::string> TransitSearched(const std::string& max_transit) {
+  return {"transit", "a request held up to " + max_transit +
+                         " between its client reading the clock and its call reaching the store"};
+}
+
 std::string RenderWitnessPage(const WitnessPage& page) {
   std::string s = view_parts::HtmlPageStart(page.title) + "<h1>" + Escape(page.title) + "</h1>\n" +
                   "<p class=\"verdict " + (page.bad ? "bad" : "good") + "\"><b>" +
-                  Escape(page.verdict) + "</b></p>\n" + Paragraphs(page.sentences);
+                  Escape(page.verdict) + "</b></p>\n" + view_parts::Paragraphs(page.sentences);
   for (const WitnessPage::Shown& shown : page.shown) {
-    s += "<h2>" + Escape(shown.heading) + "</h2>\n" + Paragraphs(shown.sentences);
+    s += "<h2>" + Escape(shown.heading) + "</h2>\n" + view_parts::Paragraphs(shown.sentences);
     if (const ViolationReport* v = shown.violation) {
       s += "<p class=\"summary\"><b>" + Escape(std::string(InvariantName(v->invariant))) +
            "</b> on key <code>" + Escape(v->key) + "</code>: " + Escape(v->summary) + "</p>\n";

@@ -44,6 +44,10 @@ struct WitnessPage {
 };
 std::string RenderWitnessPage(const WitnessPage& page);
 
+// The row of "What was searched" that says how late a request may reach the store
+// (`max_transit`, --max-transit: "500ms").
+std::vector<std::string> TransitSearched(const std::string& max_transit);
+
 }  // namespace ratelab
 
 #endif  // RATELAB_REPORTS_WITNESS_PAGE_H_

@@ -154,6 +154,13 @@ std::string WitnessSvg(const WitnessPicture& p) {
   const auto x_of = [&](double s) {
     return kLeft + (std::clamp(s, lo, hi) - lo) / (hi - lo) * kPlot;
   };
+  // A bar's left and right: sent to answered (to the plot's end when never answered), at least
+  // kMinBar wide.
+  const auto extent_of = [&](const PictureRequest& r) {
+    const double x0 = x_of(r.sent_s);
+    return std::pair{x0,
+                     std::max(r.answered_s ? x_of(*r.answered_s) : kLeft + kPlot, x0 + kMinBar)};
+  };
 
   // Lanes in the order they first send; in each, a bar goes in the first row it fits.
   const bool labelled = requests.size() <= kMostLabelled;
@@ -164,8 +171,7 @@ std::string WitnessSvg(const WitnessPicture& p) {
     if (std::find(lanes.begin(), lanes.end(), r->lane) == lanes.end()) lanes.push_back(r->lane);
     const size_t lane = std::find(lanes.begin(), lanes.end(), r->lane) - lanes.begin();
     std::vector<double>& rows = rows_of[r->lane];
-    const double x0 = x_of(r->sent_s);
-    const double x1 = std::max(r->answered_s ? x_of(*r->answered_s) : kLeft + kPlot, x0 + kMinBar);
+    const auto [x0, x1] = extent_of(*r);
     const double used = x1 + (labelled ? 4 + r->label.size() * kCharWidth : 0) + 2;
     size_t row = 0;
     while (row < rows.size() && rows[row] > x0) ++row;
@@ -288,11 +294,17 @@ std::string WitnessSvg(const WitnessPicture& p) {
   for (size_t i = 0; i < requests.size(); ++i) {
     const PictureRequest& r = *requests[i];
     const double top = lane_top[place[i].first] + place[i].second * kRow + (kRow - kBar) / 2;
-    const double x0 = x_of(r.sent_s);
-    const double x1 = std::max(r.answered_s ? x_of(*r.answered_s) : kLeft + kPlot, x0 + kMinBar);
+    const auto [x0, x1] = extent_of(r);
+    // One stroke: the mark's where marked, else grey and dashed where never answered (an
+    // element may name an attribute once).
     std::string attrs = std::string(" class=\"bar\" fill=\"") + FillOf(r.outcome) + "\"";
-    if (!r.answered_s) attrs += " stroke-dasharray=\"3 2\" stroke=\"#555\"";
-    attrs += r.marked ? " stroke=\"#111\" stroke-width=\"1\"" : " fill-opacity=\"0.55\"";
+    if (r.marked) {
+      attrs += " stroke=\"#111\" stroke-width=\"1\"";
+    } else {
+      attrs += " fill-opacity=\"0.55\"";
+      if (!r.answered_s) attrs += " stroke=\"#555\"";
+    }
+    if (!r.answered_s) attrs += " stroke-dasharray=\"3 2\"";
     s += "<g>" + Rect(x0, top, x1 - x0, kBar, attrs) + "<title>" + Escape(r.words) + "</title>";
     if (r.effect_s) {
       const double x = x_of(*r.effect_s);

@@ -183,6 +183,15 @@ TEST(WitnessPicture, ANonLinearizableKeyNumbersTheClosestOrderAndMarksTheCallItC
   EXPECT_NE(svg.find("the call no order places"), std::string::npos);
   EXPECT_EQ(Count(svg, "stroke=\"#000\""), 0u) << "no instant of effect without a start";
   EXPECT_NE(svg.find(">thread 2</text>"), std::string::npos);
+  // A marked call never answered (as a report read from a file may say) is still one element
+  // with one stroke: well-formed.
+  v.witness.back().complete_s.reset();
+  v.witness.back().outcome = "no answer";
+  const std::string unanswered = WitnessSvg(PictureOf(v, {}, "thread", std::nullopt));
+  ExpectWellFormed(unanswered);
+  EXPECT_NE(unanswered.find("stroke=\"#111\" stroke-width=\"1\" stroke-dasharray=\"3 2\""),
+            std::string::npos)
+      << unanswered;
 }
 
 TEST(WitnessPicture, AFaultOverTheRequestsIsDrawnBehindThem) {

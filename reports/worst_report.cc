@@ -99,10 +99,8 @@ std::string RenderWorstText(const WorstReport& r) {
       continue;
     }
     if (s.failure) {
-      absl::StrAppend(&out,
-                      "FAILED: the limiter answered a request with an error instead of a "
-                      "decision; not judged. ",
-                      *s.failure, "\n");
+      absl::StrAppend(&out, "FAILED: ", view_parts::kLimiterFailed, "; not judged. ", *s.failure,
+                      "\n");
       continue;
     }
     absl::StrAppend(&out, ValueText(r, s), "\n  first reached at run ", s.found_at_run, " of ",
@@ -207,9 +205,7 @@ std::string RenderWorstHtml(const WorstReport& r) {
                              s.reproduce};
     if (s.failure) {
       shown.sentences = {
-          "FAILED: the limiter answered a request with an error instead of a "
-          "decision; not judged. " +
-          *s.failure};
+          absl::StrCat("FAILED: ", view_parts::kLimiterFailed, "; not judged. ", *s.failure)};
     } else {
       shown.sentences = {absl::StrCat(
           ValueText(r, s), "; first reached at run ", s.found_at_run, " of ", s.runs,
@@ -229,11 +225,7 @@ std::string RenderWorstHtml(const WorstReport& r) {
                    {"limiter", r.protocol},
                    {"policy", r.policy},
                    {"measure", std::string(WorstClaimName(r.claim)) + ": " + r.bound}};
-  if (!r.max_transit.empty()) {
-    page.searched.push_back({"transit", "a request held up to " + r.max_transit +
-                                            " between its client reading the clock and its call "
-                                            "reaching the store"});
-  }
+  if (!r.max_transit.empty()) page.searched.push_back(TransitSearched(r.max_transit));
   for (const WorstReport::Search& s : r.searches) {
     page.searched.push_back({absl::StrCat("concurrency ", s.concurrency),
                              absl::StrCat(s.runs, " run(s), faults ", s.faults)});

@@ -20,8 +20,6 @@ namespace ratelab {
 
 namespace {
 
-const PolicyDefaults kCheckDefaults = {
-    .limit = 2, .window = std::chrono::seconds(10), .rate = 1.0, .burst = 1};
 const SearchFaults kDefaultFaults = {SearchFault::kCrash, SearchFault::kRestart};
 
 class Check final : public Command {
@@ -62,7 +60,7 @@ class Check final : public Command {
     c->add_flag("--json", json_, "Print the verdict as JSON");
     AddJunitOption(*c, junit_);
     out_.Add(*c);
-    AddMaxRequestsOption(*c, max_requests_);
+    AddMaxSimulatedOption(*c, max_simulated_);
     AddMaxTransitOption(*c, max_transit_);
     return c;
   }
@@ -81,7 +79,7 @@ class Check final : public Command {
     if (concurrency_ < 1 || concurrency_ > 64) {
       return absl::InvalidArgumentError("--nodes must be between 1 and 64");
     }
-    if (Status s = CheckCaseSize(*policy, max_requests_); !s.ok()) return s;
+    if (Status s = CheckCaseSize(*policy, max_simulated_); !s.ok()) return s;
     Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the search
     if (!out_dir.ok()) return out_dir.status();
 
@@ -206,12 +204,12 @@ class Check final : public Command {
     return out;
   }
 
-  LimiterFlags limiter_{kCheckDefaults};
+  LimiterFlags limiter_{kDefaultPolicy};
   SeedRange seeds_{1, 200};
   std::optional<Shard> shard_;
   std::string junit_;
   OptionalReportDir out_;
-  int64_t max_requests_ = kDefaultMaxRequests;
+  int64_t max_simulated_ = kDefaultMaxSimulated;
   std::optional<Duration> max_transit_;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;

@@ -508,17 +508,37 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       // Sized before any work: a limit of a billion is never searched forever.
       {{"check", "kv-fixed-window-lua", "--limit", "1000000000"},
        "a limit (or burst) of 1000000000 makes each seed's case about 24000000002 requests, "
-       "over --max-requests 20000000"},
-      {{"check", "kv-fixed-window-lua", "--limit", "1000", "--max-requests", "1000"},
-       "over --max-requests 1000"},
-      {{"check", "kv-fixed-window-lua", "--max-requests", "0"},
-       "--max-requests: '0' is not a whole number of at least 1"},
+       "over --max-simulated 20000000"},
+      {{"check", "kv-fixed-window-lua", "--limit", "1000", "--max-simulated", "1000"},
+       "over --max-simulated 1000"},
+      {{"check", "kv-fixed-window-lua", "--max-simulated", "0"},
+       "--max-simulated: '0' is not a whole number of at least 1"},
+      // The bound's old name is probe's bound on what it sends: refused with where it went.
+      {{"check", "kv-fixed-window-lua", "--max-requests", "1000"},
+       "--max-requests: this command simulates its requests; their bound is --max-simulated "
+       "(--max-requests is probe's bound on the requests it sends)"},
+      {{"worst", "kv-fixed-window-lua", "--limit", "1000", "--max-simulated", "1000"},
+       "over --max-simulated 1000"},
   };
   for (const auto& [args, expected] : cases) {
     CliOutcome r = Ratelab(args);
     EXPECT_EQ(r.exit, kExitBadInput) << args[1] << " " << expected;
     EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
   }
+}
+
+// Every command that takes a policy holds a limiter to the same one when its flags are left out.
+TEST(CheckCommand, EveryCommandHasTheOneDefaultPolicy) {
+  for (const char* command : {"check", "worst", "stress", "probe"}) {
+    const CliOutcome help = Ratelab({command, "--help"});
+    EXPECT_NE(help.out.find("N per window (default 2)"), std::string::npos) << command;
+    EXPECT_NE(help.out.find("W, e.g. 10s, 1m, 500ms (default 10s)"), std::string::npos) << command;
+    EXPECT_NE(help.out.find("tokens per second (default 1)"), std::string::npos) << command;
+    EXPECT_NE(help.out.find("capacity (default 1)"), std::string::npos) << command;
+  }
+  // And it is the policy a run is held to: check's reproduce line and JSON name it.
+  const CliOutcome check = Ratelab({"check", "memory-fixed-window", "--seeds", "1", "--json"});
+  EXPECT_NE(check.out.find("2 per 10s"), std::string::npos) << check.out;
 }
 
 // The shards of a search search its seeds between them, and the lowest seed any of them finds

@@ -16,7 +16,7 @@ class App;
 namespace ratelab {
 
 // Names every value an option of `app` or of its commands takes after the option: --seed SEED,
-// --max-requests MAX-REQUESTS (CLI11 would print TEXT or INT).
+// --max-simulated MAX-REQUESTS (CLI11 would print TEXT or INT).
 void NameOptionValues(CLI::App& app);
 
 // A bash completion function for `ratelab`: its commands, each command's options, the commands

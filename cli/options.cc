@@ -125,11 +125,23 @@ Status SayReport(const Result<std::string>& html, std::ostream& err) {
   return absl::OkStatus();
 }
 
-CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target) {
-  return AddParsed(command, "--max-requests", target, ParsePositiveInteger,
-                   "The most requests a run (for check: one seed) may simulate, estimated "
-                   "before it starts; more is refused (default " +
-                       std::to_string(kDefaultMaxRequests) + ", about 8 GB)");
+CLI::Option* AddMaxSimulatedOption(CLI::App& command, int64_t& target) {
+  // The name this bound had before it was told apart from probe's --max-requests (the most
+  // requests probe sends to a live service): refused with where it went, not "not expected".
+  command
+      .add_option_function<std::string>(
+          "--max-requests",
+          [](const std::string&) {
+            throw CLI::ValidationError(
+                "--max-requests: this command simulates its requests; their bound is "
+                "--max-simulated (--max-requests is probe's bound on the requests it sends)");
+          },
+          "")
+      ->group("");
+  return AddParsed(command, "--max-simulated", target, ParsePositiveInteger,
+                   "The most requests a run (for check and worst: one seed's case) may simulate, "
+                   "estimated before it starts; more is refused (default " +
+                       std::to_string(kDefaultMaxSimulated) + ", about 8 GB)");
 }
 
 CLI::Option* AddMaxTransitOption(CLI::App& command, std::optional<Duration>& target) {

@@ -110,9 +110,10 @@ struct OptionalReportDir {
 // could not be written.
 Status SayReport(const Result<std::string>& html, std::ostream& err);
 
-// Adds --max-requests, the most requests a run (or one seed's case) may simulate, into `target`
-// (initialised to its default, kDefaultMaxRequests).
-CLI::Option* AddMaxRequestsOption(CLI::App& command, int64_t& target);
+// Adds --max-simulated, the most requests a run (or one seed's case) may simulate, into `target`
+// (initialised to its default, kDefaultMaxSimulated). The simulating commands' bound; probe's
+// --max-requests is the most requests it sends.
+CLI::Option* AddMaxSimulatedOption(CLI::App& command, int64_t& target);
 // --max-transit: the longest the search holds a request between its client reading the clock
 // and its call reaching the store (0 to an hour; unset: DefaultMaxTransit of the policy).
 CLI::Option* AddMaxTransitOption(CLI::App& command, std::optional<Duration>& target);

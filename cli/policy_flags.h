@@ -41,6 +41,13 @@ struct PolicyDefaults {
   int64_t burst;
 };
 
+// The policy every command that takes these flags holds a limiter to when they are left out:
+// 2 per 10s for the window algorithms, a bucket of 1 refilling one a second. One default, so that
+// a limiter checked, measured, stressed and probed is held to the same promise; a small one, as
+// the bugs a limit shows a smaller one shows too, with fewer requests in each witness.
+inline constexpr PolicyDefaults kDefaultPolicy = {
+    .limit = 2, .window = std::chrono::seconds(10), .rate = 1.0, .burst = 1};
+
 // Adds --limit, --window, --window-offset, --rate and --burst to `command`, each help naming its
 // default.
 void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults);

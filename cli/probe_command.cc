@@ -24,9 +24,6 @@ namespace ratelab {
 
 namespace {
 
-const PolicyDefaults kProbeDefaults = {
-    .limit = 10, .window = std::chrono::minutes(1), .rate = 1.0, .burst = 10};
-
 Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0) {
@@ -123,7 +120,7 @@ class Probe final : public Command {
                   "fixed-window (windows aligned to the clock), anchored-window (each user's "
                   "first request opens its window), sliding-log, token-bucket, gcra")
         ->required();
-    AddPolicyFlags(*c, policy_, kProbeDefaults);
+    AddPolicyFlags(*c, policy_, kDefaultPolicy);
     c->add_option_function<std::vector<std::string>>(
          "--require",
          [this](const std::vector<std::string>& names) {
@@ -183,7 +180,7 @@ class Probe final : public Command {
       return absl::InvalidArgumentError("unknown algorithm '" + model_ + "' (expected " +
                                         AlgorithmChoices() + ")");
     }
-    Result<Policy> policy = PolicyFromFlags("--model " + model_, *model, policy_, kProbeDefaults);
+    Result<Policy> policy = PolicyFromFlags("--model " + model_, *model, policy_, kDefaultPolicy);
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
     plan_.window_given = policy_.window.has_value();

@@ -90,14 +90,14 @@ class Compare final : public Command {
     c->add_flag("--json", json_, "Print report.json instead of the text");
     AddJunitOption(*c, junit_);
     AddStoreOption(*c, store_, kStoreHelp);
-    AddMaxRequestsOption(*c, max_requests_);
+    AddMaxSimulatedOption(*c, max_simulated_);
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
     if (!scenario.ok()) return scenario.status();
-    if (Status s = CheckRunSize(*scenario, max_requests_); !s.ok()) return s;
+    if (Status s = CheckRunSize(*scenario, max_simulated_); !s.ok()) return s;
     Result<OutputDir> dir = out_.Prepare();
     if (!dir.ok()) return dir.status();
     if (seeds_) return AcrossSeeds(*scenario, *dir, out, err);
@@ -154,7 +154,7 @@ class Compare final : public Command {
   bool json_ = false;
   std::string junit_;
   bool strict_ = false;
-  int64_t max_requests_ = kDefaultMaxRequests;
+  int64_t max_simulated_ = kDefaultMaxSimulated;
   std::optional<StoreName> store_;
 };
 

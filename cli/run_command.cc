@@ -53,14 +53,14 @@ class RunScenarioCommand final : public Command {
     c->add_flag("--json", json_, "Print the result as JSON instead of a table");
     AddJunitOption(*c, junit_);
     AddStoreOption(*c, store_, kStoreHelp);
-    AddMaxRequestsOption(*c, max_requests_);
+    AddMaxSimulatedOption(*c, max_simulated_);
     return c;
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
     Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
     if (!scenario.ok()) return scenario.status();
-    if (Status s = CheckRunSize(*scenario, max_requests_); !s.ok()) return s;
+    if (Status s = CheckRunSize(*scenario, max_simulated_); !s.ok()) return s;
     if (jobs_ < 1 || jobs_ > 256)
       return absl::InvalidArgumentError("--jobs must be between 1 and 256");
     if (!out_.empty()) {
@@ -182,7 +182,7 @@ class RunScenarioCommand final : public Command {
   int jobs_ = 1;
   std::string out_;
   bool force_ = false;
-  int64_t max_requests_ = kDefaultMaxRequests;
+  int64_t max_simulated_ = kDefaultMaxSimulated;
   std::optional<OutputDir> out_dir_;  // --out, checked before the run
   std::string junit_;
   bool json_ = false;

@@ -283,11 +283,11 @@ TEST(RunCommand, BadInputExitsTwoWithALocatedError) {
     r = Ratelab({command, huge});
     EXPECT_EQ(r.exit, kExitBadInput) << command;
     EXPECT_NE(r.err.find("this run would simulate about 40000000 requests (20000000 arrivals for "
-                         "each of 2 limiters), over --max-requests 20000000"),
+                         "each of 2 limiters), over --max-simulated 20000000"),
               std::string::npos)
         << r.err;
   }
-  EXPECT_EQ(Ratelab({"run", huge, "--max-requests", "10"}).exit, kExitBadInput);
+  EXPECT_EQ(Ratelab({"run", huge, "--max-simulated", "10"}).exit, kExitBadInput);
   // Numbers are what they say: no negative seed read as 2^64 - 1, no sweep too large to keep.
   r = Ratelab({"run", ExampleScenario("clock-skew"), "--seed", "-1"});
   EXPECT_EQ(r.exit, kExitBadInput);

@@ -14,9 +14,6 @@ namespace ratelab {
 
 namespace {
 
-const PolicyDefaults kStressDefaults = {
-    .limit = 100, .window = std::chrono::seconds(1), .rate = 100.0, .burst = 10};
-
 // A duration the parser reads ("3s", "1m").
 Result<Duration> ParseAnyDuration(std::string_view text) {
   if (std::optional<Duration> d = ParseDuration(text)) return *d;
@@ -119,7 +116,7 @@ class Stress final : public Command {
     return plan;
   }
 
-  LimiterFlags limiter_{kStressDefaults};
+  LimiterFlags limiter_{kDefaultPolicy};
   StressPlan plan_ = WithPrivateRedis();
   CLI::Option* store_option_ = nullptr;
   bool json_ = false;

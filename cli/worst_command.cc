@@ -22,9 +22,6 @@ namespace ratelab {
 
 namespace {
 
-const PolicyDefaults kWorstDefaults = {
-    .limit = 5, .window = std::chrono::seconds(10), .rate = 1.0, .burst = 5};
-
 // "1,2,4,8": each between 1 and 64.
 Result<std::vector<int>> ParseConcurrencies(std::string_view text) {
   std::vector<int> out;
@@ -72,6 +69,7 @@ class Worst final : public Command {
     AddParsed(*c, "--seed", seed_, ParseSeed, "The search's seed (default 1)");
     AddStoreOption(*c, store_, std::string(kStoreHelp) + " (default memory)");
     AddMaxTransitOption(*c, max_transit_);
+    AddMaxSimulatedOption(*c, max_simulated_);
     c->add_flag("--json", json_, "Print the result as JSON");
     c->add_option("--junit", junit_,
                   "Also write the searches to this file as JUnit XML, for CI: a case per "
@@ -86,7 +84,7 @@ class Worst final : public Command {
     if (!subject.ok()) return subject.status();
     Result<Policy> policy = limiter_.PolicyOf(*subject);
     if (!policy.ok()) return policy.status();
-    if (Status s = CheckCaseSize(*policy, kDefaultMaxRequests); !s.ok()) return s;
+    if (Status s = CheckCaseSize(*policy, max_simulated_); !s.ok()) return s;
     Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the searches
     if (!out_dir.ok()) return out_dir.status();
     const WorstClaim claim = claim_.value_or(DefaultWorstClaim(*policy));
@@ -172,7 +170,7 @@ class Worst final : public Command {
   }
 
   static constexpr int64_t kDefaultRuns = 3000;
-  LimiterFlags limiter_{kWorstDefaults};
+  LimiterFlags limiter_{kDefaultPolicy};
   std::optional<WorstClaim> claim_;
   std::vector<int> concurrencies_ = {1, 2, 4, 8};
   SearchFaults faults_;
@@ -181,6 +179,7 @@ class Worst final : public Command {
   uint64_t seed_ = 1;
   StoreName store_;
   std::optional<Duration> max_transit_;
+  int64_t max_simulated_ = kDefaultMaxSimulated;
   bool json_ = false;
   std::string junit_;
   OptionalReportDir out_;

@@ -20,7 +20,7 @@ TEST(WorstCommand, PrintsTheWorstAtEachConcurrencyWithAWitnessAndTheCommandAgain
   ASSERT_EQ(r.exit, kExitOk) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["claim"], "over-bucket");
-  EXPECT_EQ(j["bound"], "at most 5 + floor(span / 1s) in any span");
+  EXPECT_EQ(j["bound"], "at most 1 + floor(span / 1s) in any span");
   EXPECT_EQ(j["max_transit"], "500ms") << "the transit it searched under";
   ASSERT_EQ(j["searches"].size(), 2u);
   EXPECT_EQ(j["searches"][0]["value"], 0) << "one request at a time: no race";
@@ -140,8 +140,8 @@ TEST(WorstCommand, JunitSkipsEachMeasureAndOutDrawsItsWitness) {
   const std::string junit = testing_files::Read(dir / "junit.xml");
   EXPECT_NE(junit.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"2\""), std::string::npos)
       << junit;
-  EXPECT_NE(junit.find("<skipped message=\"a measure, not a verdict: against &quot;at most 5 in "
-                       "any 10s&quot;, 10 admitted"),
+  EXPECT_NE(junit.find("<skipped message=\"a measure, not a verdict: against &quot;at most 2 in "
+                       "any 10s&quot;, 4 admitted"),
             std::string::npos)
       << junit;
   const std::string html = testing_files::Read(dir / "report" / "report.html");
@@ -178,7 +178,7 @@ TEST(WorstCommand, TheFiguresDocsWorstQuotesAreTheOnesARunGives) {
   EXPECT_NE(page.find("the sliding counter's 2N - 1 (" +
                       std::to_string(most(worst({"memory-sliding-counter"}))) + ":"),
             std::string::npos);
-  EXPECT_EQ(most(worst({"memory-anchored-window"})), 9) << "the anchored window's 2N - 1";
+  EXPECT_EQ(most(worst({"memory-anchored-window"})), 3) << "the anchored window's 2N - 1";
   const nlohmann::json racy = worst({"kv-token-bucket-hgetall-hset"});
   ASSERT_EQ(racy["searches"].size(), 4u);
   const nlohmann::json& s = racy["searches"];

@@ -72,10 +72,10 @@ double RequestBytes(double key_bytes) {
          kRequestBytesPerKeyByte * std::max(0.0, key_bytes - TrafficGenerator::kTypicalKeyBytes);
 }
 
-Status CheckRunSize(const Scenario& scenario, int64_t max_requests) {
+Status CheckRunSize(const Scenario& scenario, int64_t max_simulated) {
   const double arrivals = ExpectedCount(scenario.traffic);
   const double requests = arrivals * static_cast<double>(scenario.limiters.size());
-  if (requests <= static_cast<double>(max_requests)) return absl::OkStatus();
+  if (requests <= static_cast<double>(max_simulated)) return absl::OkStatus();
   const auto whole = [](double n) { return std::to_string(static_cast<uint64_t>(n)); };
   const double each = RequestBytes(ExpectedKeyBytes(scenario.traffic));
   char gb[32];
@@ -83,10 +83,10 @@ Status CheckRunSize(const Scenario& scenario, int64_t max_requests) {
   return absl::InvalidArgumentError(
       "this run would simulate about " + whole(requests) + " requests (" + whole(arrivals) +
       " arrivals for each of " + std::to_string(scenario.limiters.size()) +
-      " limiters), over --max-requests " + std::to_string(max_requests) + " (each costs about " +
+      " limiters), over --max-simulated " + std::to_string(max_simulated) + " (each costs about " +
       whole(each) + " bytes of memory with this traffic's keys, about " + gb +
       " GB in all); make the traffic smaller (its count, per_side, duration or gaps) or raise "
-      "--max-requests");
+      "--max-simulated");
 }
 
 Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,

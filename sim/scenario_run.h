@@ -85,10 +85,10 @@ using RunProgress = std::function<void(const std::string& limiter, size_t index,
 Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
                               const RunProgress& progress = nullptr);
 
-// The most simulated requests one run takes unless told otherwise (--max-requests): each costs
+// The most simulated requests one run takes unless told otherwise (--max-simulated): each costs
 // about 400 bytes of history and a few microseconds, so some 8 GB and a minute on this
 // project's 24 GiB, 2-core machine.
-inline constexpr int64_t kDefaultMaxRequests = 20'000'000;
+inline constexpr int64_t kDefaultMaxSimulated = 20'000'000;
 // What a simulated request costs in memory: kRequestBytes with a generator's own keys (a
 // boundary attack of 4 million arrivals over three limiters took 4.8 GB), and about
 // kRequestBytesPerKeyByte more for each byte of user and endpoint past those (a replayed access
@@ -98,9 +98,9 @@ inline constexpr double kRequestBytesPerKeyByte = 4;
 // About what a request whose user and endpoint hold `key_bytes` costs.
 double RequestBytes(double key_bytes);
 // OK when `scenario`'s run (its traffic, once for each limiter) is expected to simulate at most
-// `max_requests` requests; else InvalidArgument with the estimate and what to change. Checked
+// `max_simulated` requests; else InvalidArgument with the estimate and what to change. Checked
 // before any work, so a scenario too large is refused at once rather than run out of memory.
-Status CheckRunSize(const Scenario& scenario, int64_t max_requests);
+Status CheckRunSize(const Scenario& scenario, int64_t max_simulated);
 
 }  // namespace ratelab
 

@@ -102,10 +102,10 @@ TEST(Sweep, OnSeveralThreadsGivesWhatOneThreadGives) {
 // Sized before any work: the estimate counts each limiter's traffic.
 TEST(CheckRunSize, RefusesAScenarioOverTheBudgetWithTheEstimate) {
   const Scenario demo = DemoScenario();
-  EXPECT_TRUE(CheckRunSize(demo, kDefaultMaxRequests).ok());
+  EXPECT_TRUE(CheckRunSize(demo, kDefaultMaxSimulated).ok());
   const Status s = CheckRunSize(demo, 10);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("limiters), over --max-requests 10 (each costs about 400 bytes of "
+  EXPECT_NE(s.message().find("limiters), over --max-simulated 10 (each costs about 400 bytes of "
                              "memory with this traffic's keys"),
             std::string::npos)
       << s;
@@ -125,7 +125,7 @@ TEST(CheckRunSize, SaysWhatAReplayedLogsRequestsCost) {
   const Status s = CheckRunSize(replay, 10);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("about 3000 requests (1000 arrivals for each of 3 limiters), over "
-                             "--max-requests 10 (each costs about 800 bytes of memory with this "
+                             "--max-simulated 10 (each costs about 800 bytes of memory with this "
                              "traffic's keys, about 0.0 GB in all)"),
             std::string::npos)
       << s;

@@ -90,18 +90,18 @@ std::string SearchFaults::Sorted() const {
   return sorted.ToString();
 }
 
-Status CheckCaseSize(const Policy& policy, int64_t max_requests) {
+Status CheckCaseSize(const Policy& policy, int64_t max_simulated) {
   // Draw's most: two users, each with Poisson arrivals 3N per window over three windows, a
   // burst of N + 1 and a boundary attack of 2N.
   const double n = static_cast<double>(policy.limit);
   const double requests = 2 * (9 * n + (n + 1) + 2 * n);
-  if (requests <= static_cast<double>(max_requests)) return absl::OkStatus();
+  if (requests <= static_cast<double>(max_simulated)) return absl::OkStatus();
   return absl::InvalidArgumentError(
       "a limit (or burst) of " + std::to_string(policy.limit) + " makes each seed's case about " +
-      std::to_string(static_cast<uint64_t>(requests)) + " requests, over --max-requests " +
-      std::to_string(max_requests) +
+      std::to_string(static_cast<uint64_t>(requests)) + " requests, over --max-simulated " +
+      std::to_string(max_simulated) +
       " (each costs about 400 bytes); search a smaller limit (the bugs a limit shows, a smaller "
-      "one shows too) or raise --max-requests");
+      "one shows too) or raise --max-simulated");
 }
 
 Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concurrency) {

@@ -215,9 +215,9 @@ struct SearchResult {
 };
 
 // OK when one seed's case for `policy` (its traffic grows with the limit or burst) is expected
-// to simulate at most `max_requests` requests; else InvalidArgument with the estimate and what to
+// to simulate at most `max_simulated` requests; else InvalidArgument with the estimate and what to
 // change. A limit of a billion is refused at once rather than searched forever.
-Status CheckCaseSize(const Policy& policy, int64_t max_requests);
+Status CheckCaseSize(const Policy& policy, int64_t max_simulated);
 
 // Told before each seed is run; answers whether to go on (false: the search stops there,
 // interrupted, with what it found so far: nothing).

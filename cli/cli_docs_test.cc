@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 #include <set>
@@ -168,6 +169,57 @@ TEST(CliDocs, TheReadmesDemoTableIsTheOneTheDemoPrints) {
   EXPECT_NE(demo.out.find(table), std::string::npos) << "README.md quotes:\n"
                                                      << table << "the demo prints:\n"
                                                      << demo.out;
+}
+
+// Every sentence of a report the docs quote is one a run prints: the run named beside it, its
+// report.md searched for the quote (line breaks and a block quote's marks read as spaces).
+TEST(CliDocs, TheSentencesTheDocsQuoteAreTheOnesARunPrints) {
+  struct Quote {
+    const char* page;
+    const char* sentence;
+    std::vector<std::string> args;  // the run, written to --out
+  };
+  const std::vector<std::string> twenty_seeds = {"compare", "examples/scenario.yaml", "--seeds",
+                                                 "20"};
+  const Quote quotes[] = {
+      {"README.md",
+       "Pick memory-sliding-log because it keeps the claim 10 in any 10s per key with 474.7 bytes "
+       "of state per key, growing with the limit as a log does, unless admitting past the claim "
+       "is acceptable: memory-fixed-window keeps 16 bytes of state per key and over-admits 80: up "
+       "to 20 in one 10s window, 2.00x the limit.",
+       {"compare", "examples/scenario.yaml"}},
+      {"docs/reports.md",
+       "memory-fixed-window and memory-token-bucket tie, each with 16 bytes of state per key",
+       twenty_seeds},
+      {"docs/reports.md", "over-admits a median of 76 over the 20 seeds (worst 87, in seed 17)",
+       twenty_seeds},
+      {"docs/reports.md",
+       "a median of 462.5 bytes of state per key over the 20 seeds (worst 486.9)", twenty_seeds},
+      {"docs/reports.md", "in all 20 seeds, all of one traffic",
+       {"compare", "scenarios/boundary-attack.yaml", "--seeds", "20"}},
+  };
+  const auto flat = [](std::string text) {
+    for (size_t at = text.find("\n> "); at != std::string::npos; at = text.find("\n> ", at)) {
+      text.replace(at, 3, " ");
+    }
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+  };
+  int run = 0;
+  for (const Quote& q : quotes) {
+    EXPECT_NE(flat(Read(fs::path(RATELAB_SOURCE_DIR) / q.page)).find(q.sentence),
+              std::string::npos)
+        << q.page << " no longer quotes: " << q.sentence;
+    const fs::path out = TempDir("quoted-" + std::to_string(run++));
+    std::vector<std::string> args = q.args;
+    args[1] = (fs::path(RATELAB_SOURCE_DIR) / args[1]).string();
+    args.insert(args.end(), {"--out", out.string(), "--force"});
+    const CliOutcome r = Ratelab(args);
+    ASSERT_LE(r.exit, 1) << r.err;
+    EXPECT_NE(flat(Read(out / "report.md")).find(q.sentence), std::string::npos)
+        << q.page << " quotes a sentence `" << args[0] << " " << q.args[1]
+        << "` no longer writes: " << q.sentence;
+  }
 }
 
 }  // namespace

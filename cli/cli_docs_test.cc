@@ -195,7 +195,8 @@ TEST(CliDocs, TheSentencesTheDocsQuoteAreTheOnesARunPrints) {
        twenty_seeds},
       {"docs/reports.md",
        "a median of 462.5 bytes of state per key over the 20 seeds (worst 486.9)", twenty_seeds},
-      {"docs/reports.md", "in all 20 seeds, all of one traffic",
+      {"docs/reports.md",
+       "in all 20 seeds, all of one traffic",
        {"compare", "scenarios/boundary-attack.yaml", "--seeds", "20"}},
   };
   const auto flat = [](std::string text) {
@@ -207,8 +208,7 @@ TEST(CliDocs, TheSentencesTheDocsQuoteAreTheOnesARunPrints) {
   };
   int run = 0;
   for (const Quote& q : quotes) {
-    EXPECT_NE(flat(Read(fs::path(RATELAB_SOURCE_DIR) / q.page)).find(q.sentence),
-              std::string::npos)
+    EXPECT_NE(flat(Read(fs::path(RATELAB_SOURCE_DIR) / q.page)).find(q.sentence), std::string::npos)
         << q.page << " no longer quotes: " << q.sentence;
     const fs::path out = TempDir("quoted-" + std::to_string(run++));
     std::vector<std::string> args = q.args;

@@ -137,7 +137,8 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
   r = Ratelab({"run", ExampleScenario("clock-skew"), "--store", url});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
   EXPECT_NE(r.out.find("kv-fixed-window-lua: [any-window-cap]"), std::string::npos) << r.out;
-  r = Ratelab({"stress", "kv-token-bucket-hgetall-hset", "--duration", "2s", "--store", url});
+  r = Ratelab({"stress", "kv-token-bucket-hgetall-hset", "--burst", "10", "--rate", "100",
+               "--duration", "2s", "--store", url});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
   r = Ratelab({"stress", "kv-sliding-log-lua", "--users", "6", "--duration", "1s", "--store", url});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;

@@ -87,14 +87,43 @@ std::map<std::string, std::set<std::string>> Broken(const std::string& scenario)
 
 TEST(RunCommand, StoreOutageShowsWhatEachFailurePolicyCosts) {
   const auto broken = Broken("store-outage");
-  // Each admits past the claim: a fixed window does, at its edges. Failing open, it also breaks
-  // its own promise; failing closed, it denies what it had room for.
+  // The scenario gives no claim, so each is held to its own promise (and the false denials it
+  // checks): failing open, or through an open breaker, a fixed window admits past its own
+  // window during the outage; failing closed, it denies what it had room for.
   EXPECT_EQ(broken.at("kv-fixed-window-lua (fail-open)"),
-            std::set<std::string>({"aligned-window-cap", "any-window-cap"}));
+            std::set<std::string>({"aligned-window-cap"}));
   EXPECT_EQ(broken.at("kv-fixed-window-lua (fail-closed)"),
-            std::set<std::string>({"false-denials", "any-window-cap"}));
+            std::set<std::string>({"false-denials"}));
   EXPECT_EQ(broken.at("kv-fixed-window-lua (circuit-breaker)"),
-            std::set<std::string>({"aligned-window-cap", "any-window-cap"}));
+            std::set<std::string>({"aligned-window-cap"}));
+}
+
+// Without a claim, each limiter is held to its own promise, and every view says so: the exit
+// status, the verdict table (no claim column), the report's sentences and report.json.
+TEST(RunCommand, AScenarioWithoutAClaimHoldsEachLimiterToItsOwnPromise) {
+  const std::string path =
+      testing_files::Write(::testing::TempDir(), "no-claim.yaml",
+                           "limiters:\n"
+                           "  - {algorithm: token-bucket, burst: 3, interval: 100ms}\n"
+                           "  - {algorithm: fixed-window, limit: 3, window: 300ms}\n"
+                           "traffic:\n  - {type: constant, user: u, interval: 20ms, count: 50}\n");
+  const CliOutcome run = Ratelab({"run", path});
+  EXPECT_EQ(run.exit, kExitOk) << run.out << run.err;
+  EXPECT_NE(run.out.find("own promise"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("3 in any 300ms"), std::string::npos) << "no claim column: " << run.out;
+  const std::string out = ::testing::TempDir() + "/no-claim-report";
+  const CliOutcome compare = Ratelab({"compare", path, "--out", out, "--force"});
+  ASSERT_EQ(compare.exit, kExitOk) << compare.err;
+  const std::string md = testing_files::Read(out + "/report.md");
+  EXPECT_NE(md.find("The scenario gives no claim, so each limiter is held to its own promise"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("All 2 limiters kept their own promises on every key."), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("To keep its own promise"), std::string::npos) << md;
+  EXPECT_EQ(md.find("the claim"), std::string::npos) << "no claim to speak of: " << md;
+  const nlohmann::json j = nlohmann::json::parse(testing_files::Read(out + "/report.json"));
+  EXPECT_EQ(j["claim"]["not_given"], true);
 }
 
 TEST(RunCommand, StoreRestartKeepsCountsOnlyWithDurabilityAlways) {

@@ -90,7 +90,9 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   RATELAB_REQUIRE_REDIS_SERVER();
   const std::string junit = ::testing::TempDir() + "/stress-junit.xml";
   const CliOutcome r = Stress(
-      {"kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "2s", "--junit", junit});
+      // A bucket that refills often, so that the race has many tokens to spend twice.
+      {"kv-token-bucket-hgetall-hset", "--burst", "10", "--rate", "100", "--threads", "4",
+       "--duration", "2s", "--junit", junit});
   ASSERT_EQ(r.exit, kExitViolation) << r.out << r.err;
   // For CI too: the protocol against its promise, failed with the witness.
   const std::string xml = testing_files::Read(junit);
@@ -112,7 +114,7 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
     ASSERT_EQ(j["violations"].size(), 2u) << j["linearizability"];
     EXPECT_EQ(j["violations"][1]["invariant"], "linearizable");
     EXPECT_NE(j["violations"][1]["summary"].get<std::string>().find(
-                  "token-bucket burst 1, one per 1s model"),
+                  "token-bucket burst 10, one per 10ms model"),
               std::string::npos)
         << j["violations"][1]["summary"];
   }
@@ -120,8 +122,8 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
   EXPECT_EQ(j["linearizability"]["verdict"], "not linearizable") << j["linearizability"];
   const nlohmann::json& v = j["violations"][0];
   EXPECT_EQ(v["invariant"], "bucket-conformance");
-  // The default bucket of 1: two admissions answered within a span too short for another token.
-  EXPECT_GE(v["witness"].size(), 2u);
+  // Burst 10: eleven admissions answered within a span too short for another token.
+  EXPECT_GE(v["witness"].size(), 11u);
   EXPECT_LE(v["witness"].size(), 20u);
   for (const nlohmann::json& e : v["witness"]) {
     ASSERT_EQ(e["steps"].size(), 3u) << e;  // HGETALL, HSET, EXPIRE
@@ -136,11 +138,11 @@ TEST(Stress, TheReadThenWriteTokenBucketSpendsTheSameTokensTwice) {
 // commands).
 TEST(Stress, SaysOneAnswerEveryWay) {
   RATELAB_REQUIRE_REDIS_SERVER();
-  ExpectOneAnswer(
-      "stress, a read-then-write bucket",
-      SayBoth({"stress", "kv-token-bucket-hgetall-hset", "--threads", "4", "--duration", "2s"},
-              ::testing::TempDir() + "/stress-b.xml"),
-      true);
+  ExpectOneAnswer("stress, a read-then-write bucket",
+                  SayBoth({"stress", "kv-token-bucket-hgetall-hset", "--burst", "10", "--rate",
+                           "100", "--threads", "4", "--duration", "2s"},
+                          ::testing::TempDir() + "/stress-b.xml"),
+                  true);
   ExpectOneAnswer("stress, the atomic fixed window",
                   SayBoth({"stress", "kv-fixed-window-lua", "--threads", "2", "--duration", "1s",
                            "--users", "2"},

@@ -73,7 +73,7 @@ void SeedsSpread::Add(const RunReport& run, std::optional<uint64_t> traffic) {
       }
       if (c.violations > 0) CountSeed(run.seed, check->seeds, check->first_seed);
     }
-    to.seeds_over_claim += l.ClaimBroken() > 0;
+    to.seeds_over_claim += l.ClaimBroken(run.claim) > 0;
     if (l.failed > 0) CountSeed(run.seed, to.seeds_failed, to.first_failed_seed);
     const auto add = [&](std::vector<Sample>& samples, double value) {
       samples.push_back({run.seed, value});

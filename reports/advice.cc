@@ -17,6 +17,11 @@ namespace {
 
 using view_parts::Claim;
 using view_parts::Fixed;
+using view_parts::HeldTo;
+using view_parts::Yardstick;
+
+// What a keeper kept, as a noun: "the claim", or "its own promise" where the scenario gave none.
+std::string Kept(const RunReport& r) { return r.claim.not_given ? "its own promise" : "the claim"; }
 
 // How many keys broke the check `name`, if the run had it.
 std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
@@ -97,26 +102,26 @@ std::string BytesEverySeed(const RunReport& r, const LimiterReport& l) {
 std::string Trade(const RunReport& r, const LimiterReport& l) {
   if (const LimiterSpreadReport* spread = SpreadOf(r, l.name)) {
     std::string s =
-        KeptEverywhere(l, r) ? "keeps the claim in every seed" : OverAdmissionEverySeed(r, l);
+        KeptEverywhere(l, r) ? "keeps " + Kept(r) + " in every seed" : OverAdmissionEverySeed(r, l);
     if (spread->false_denials.worst > 0) {
-      s += "; denies a median of " + Short(spread->false_denials.median) +
-           " the claim had room for (worst " + Short(spread->false_denials.worst) + ")";
+      s += "; denies a median of " + Short(spread->false_denials.median) + " " + Yardstick(r) +
+           " had room for (worst " + Short(spread->false_denials.worst) + ")";
     }
     return s;
   }
-  std::string s = l.ClaimBroken() == 0 ? "keeps the claim" : OverAdmission(r, l);
+  std::string s = l.ClaimBroken(r.claim) == 0 ? "keeps " + Kept(r) : OverAdmission(r, l);
   if (l.metrics.false_denials > 0) {
     const std::string lost = Lost(l);
-    s += lost.empty()
-             ? "; denies " + std::to_string(l.metrics.false_denials) + " the claim had room for"
-             : "; admits " + lost + " than an exact limiter";
+    s += lost.empty() ? "; denies " + std::to_string(l.metrics.false_denials) + " " + Yardstick(r) +
+                            " had room for"
+                      : "; admits " + lost + " than an exact limiter";
   }
   return s;
 }
 
 // The first sentence: who kept the claim.
 std::string Verdict(const RunReport& r, const Limiters& answered, const Limiters& kept) {
-  const std::string claim = "the claim " + Claim(r) + " per key";
+  const std::string claim = HeldTo(r);
   if (r.limiters.size() == 1) {
     const LimiterReport& l = r.limiters[0];
     if (!Answered(l)) {
@@ -124,35 +129,41 @@ std::string Verdict(const RunReport& r, const Limiters& answered, const Limiters
              " (it answered with its own error), so nothing can be concluded about " + claim +
              " until that is fixed.";
     }
-    if (l.ClaimBroken() == 0) {
-      return l.name + " kept " + claim + " on every key: at most " +
-             std::to_string(l.max_in_any_window) + " admitted in any " + r.claim.window + ".";
+    if (l.ClaimBroken(r.claim) == 0) {
+      return l.name + " kept " + claim + " on every key" +
+             (r.claim.not_given ? "."
+                                : ": at most " + std::to_string(l.max_in_any_window) +
+                                      " admitted in any " + r.claim.window + ".");
     }
-    return l.name + " broke " + claim + " for " + Count(l.ClaimBroken(), "key", "keys") + ". It " +
-           OverAdmission(r, l) + ".";
+    return l.name + " broke " + claim + " for " + Count(l.ClaimBroken(r.claim), "key", "keys") +
+           ". It " + OverAdmission(r, l) + ".";
   }
   const std::string of = std::to_string(r.limiters.size()) + " limiters";
   if (kept.empty()) {
     if (answered.empty()) return "All " + of + " failed, so nothing can be concluded.";
-    const LimiterReport* closest = Best(answered, [](const LimiterReport& l) {
+    const LimiterReport* closest = Best(answered, r.claim, [](const LimiterReport& l) {
       return static_cast<double>(l.metrics.over_admitted);
     });
     return "None of the " + of + " kept " + claim + " on every key. The closest, " + closest->name +
            ", " + OverAdmission(r, *closest) + ".";
   }
-  if (kept.size() == r.limiters.size()) return "All " + of + " kept " + claim + " on every key.";
+  if (kept.size() == r.limiters.size()) {
+    return "All " + of + " kept " + (r.claim.not_given ? "their own promises" : claim) +
+           " on every key.";
+  }
   return "Of the " + of + ", " + (kept.size() == 1 ? "only " : "") + Names(kept) + " kept " +
          claim + " on every key.";
 }
 
 // What keeping the claim costs: the state and steps of those that kept it, beside the leanest.
-std::string KeepersCost(const Limiters& answered, const Limiters& kept, bool latency) {
-  const LimiterReport* keeper = Best(kept, StatePerKey);
+std::string KeepersCost(const RunReport& r, const Limiters& answered, const Limiters& kept,
+                        bool latency) {
+  const LimiterReport* keeper = Best(kept, r.claim, StatePerKey);
   std::string s = (kept.size() == 1 ? "It" : "The leanest of them, " + keeper->name + ",") +
                   " keeps " + Short(StatePerKey(*keeper)) + " bytes of state per key and takes " +
                   Fixed(keeper->metrics.steps_per_decision, 2) + " store steps per decision";
   if (latency && P99(*keeper)) s += " (p99 latency " + Fixed(*P99(*keeper), 3) + " ms)";
-  const LimiterReport* leanest = Best(answered, StatePerKey);
+  const LimiterReport* leanest = Best(answered, r.claim, StatePerKey);
   if (StatePerKey(*leanest) > 0 && StatePerKey(*keeper) > 1.05 * StatePerKey(*leanest)) {
     s += ": " + Fixed(StatePerKey(*keeper) / StatePerKey(*leanest), 1) + " times the " +
          Short(StatePerKey(*leanest)) + " bytes of " + leanest->name + ", which does not";
@@ -180,7 +191,7 @@ std::string OverAdmitters(const RunReport& r, Limiters over) {
                     " window)");
     i += same.size();
   }
-  std::string s = "Past the claim, ";
+  std::string s = "Past " + Yardstick(r) + ", ";
   for (size_t i = 0; i < parts.size(); ++i) {
     s += (i == 0 ? "" : i + 1 == parts.size() ? "; and " : "; ") + parts[i];
   }
@@ -189,14 +200,14 @@ std::string OverAdmitters(const RunReport& r, Limiters over) {
 
 // Who denied what the claim had room for: first what users lose (admissions short of the exact
 // limiter of the claim on the same traffic), then the request-by-request count apart.
-std::string Denials(const Limiters& answered) {
+std::string Denials(const RunReport& r, const Limiters& answered) {
   Limiters denying;
   for (const LimiterReport* l : answered) {
     if (l->metrics.false_denials > 0) denying.push_back(l);
   }
   if (denying.empty()) {
-    return answered.size() == 1 ? "It denied no request the claim had room for."
-                                : "None denied a request the claim had room for.";
+    return answered.size() == 1 ? "It denied no request " + Yardstick(r) + " had room for."
+                                : "None denied a request " + Yardstick(r) + " had room for.";
   }
   std::string s;
   for (size_t i = 0; i < denying.size(); ++i) {
@@ -204,15 +215,15 @@ std::string Denials(const Limiters& answered) {
     const std::string lost = Lost(l);
     s += (i == 0 ? "" : " ") + l.name;
     if (!lost.empty()) {
-      s += " admitted " + lost +
-           " than an exact limiter of the claim would have on the same "
-           "traffic; request by request, it";
+      s += " admitted " + lost + " than an exact limiter of " +
+           (r.claim.not_given ? Claim(r) : "the claim") +
+           " would have on the same traffic; request by request, it";
     }
-    s += " denied " + Count(l.metrics.false_denials, "request", "requests") +
-         " at a moment the claim had room for them (its false denials: " +
-         Percent(l.metrics.false_denials, l.offered) + " of the " + std::to_string(l.offered) +
-         " it was offered" + (lost.empty() ? "; an exact limiter would have admitted them" : "") +
-         ").";
+    s += " denied " + Count(l.metrics.false_denials, "request", "requests") + " at a moment " +
+         Yardstick(r) +
+         " had room for them (its false denials: " + Percent(l.metrics.false_denials, l.offered) +
+         " of the " + std::to_string(l.offered) + " it was offered" +
+         (lost.empty() ? "; an exact limiter would have admitted them" : "") + ").";
   }
   if (answered.size() > denying.size()) s += " The others denied none.";
   return s;
@@ -232,7 +243,9 @@ std::string OfOneTraffic(const RunReport& r) { return OneTraffic(r) ? ", all of 
 // a log keeps it on any. Judged only where its policy is the claim's (a looser claim may be one
 // it promises).
 bool ApproximatesTheClaim(const RunReport& r, const LimiterReport& l) {
-  if (!l.algorithm || Describe(*l.algorithm).bucket || r.claim.limit < 2) return false;
+  if (r.claim.not_given || !l.algorithm || Describe(*l.algorithm).bucket || r.claim.limit < 2) {
+    return false;
+  }
   if (*l.algorithm == Algorithm::kSlidingLog || *l.algorithm == Algorithm::kSlidingLogClosed) {
     return false;
   }
@@ -259,18 +272,20 @@ std::vector<Pick> Picks(const RunReport& r) {
   std::vector<Pick> picks;
   for (const Goal& g : Goals()) {
     const GoalStanding s = Stand(g, r);
+    // The goal as the report says it: where no claim was given, keeping one is keeping each
+    // limiter's own promise.
+    const std::string goal = g.among_kept && r.claim.not_given ? "keep its own promise" : g.goal;
     if (s.best == nullptr) continue;
     const LimiterReport& best = *s.best;
     if (!s.tied.empty()) {
       // Limiters with the very same number: none is ahead, whatever the seeds say.
       Limiters all = {&best};
       all.insert(all.end(), s.tied.begin(), s.tied.end());
-      picks.push_back(
-          {g.goal, kNoDifference, Names(all) + " tie, each with " + g.because(best), ""});
+      picks.push_back({goal, kNoDifference, Names(all) + " tie, each with " + g.because(best), ""});
       continue;
     }
     if (s.next) {
-      picks.push_back({g.goal, kNoDifference,
+      picks.push_back({goal, kNoDifference,
                        best.name + " " + g.because(best) + " against " + (*s.next)->name + " " +
                            g.because(**s.next) + ": within " + Short(100 * kMeaningful) + "%",
                        ""});
@@ -281,7 +296,7 @@ std::vector<Pick> Picks(const RunReport& r) {
         g.tolerance < 0 ? std::nullopt : SeedsPicked(r, best.name, g.goal);
     const std::string seeds = held ? std::to_string(r.across_seeds->count) : "";
     if (held && *held < r.across_seeds->count) {
-      picks.push_back({g.goal, kNoDifference,
+      picks.push_back({goal, kNoDifference,
                        best.name + " " + g.because(best) + " in seed " + std::to_string(r.seed) +
                            ", but it was ahead in only " + std::to_string(*held) + " of the " +
                            seeds + " seeds",
@@ -290,9 +305,15 @@ std::vector<Pick> Picks(const RunReport& r) {
     }
     std::string because = g.because(best);
     if (held) because += "; ahead in every one of the " + seeds + " seeds" + OfOneTraffic(r);
-    picks.push_back({g.goal, best.name, std::move(because), Trade(r, best)});
+    picks.push_back({goal, best.name, std::move(because), Trade(r, best)});
   }
   return picks;
+}
+
+// The goal of keeping what each limiter is held to, in words: "to keep the claim exactly", or
+// "to keep its own promise" where the scenario gave no claim.
+std::string KeepGoal(const RunReport& r) {
+  return r.claim.not_given ? "to keep its own promise" : "to keep the claim exactly";
 }
 
 // How the picks were decided: over every seed of a comparison, or on this one run.
@@ -302,18 +323,18 @@ std::string HowPicked(const RunReport& r) {
   if (r.across_seeds && !r.across_seeds->limiters.empty() &&
       r.across_seeds->limiters.front().picked) {
     return ahead + " in every one of the " + std::to_string(r.across_seeds->count) +
-           " seeds, otherwise there is no meaningful difference; to keep the claim exactly, the "
-           "one with the least state of those that kept it in every seed.";
+           " seeds, otherwise there is no meaningful difference; " + KeepGoal(r) +
+           ", the one with the least state of those that kept it in every seed.";
   }
   return ahead +
          " in this run, which is one seed's traffic (--seeds tells whether each pick "
-         "holds on other traffic); to keep the claim exactly, the one with the least "
-         "state of those that kept it.";
+         "holds on other traffic); " +
+         KeepGoal(r) + ", the one with the least state of those that kept it.";
 }
 
 // The recommendation in one sentence a reviewer can quote: "Pick X because Y, unless Z."
 std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& kept) {
-  const auto least_state = [](const Limiters& ls) { return Best(ls, StatePerKey); };
+  const auto least_state = [&](const Limiters& ls) { return Best(ls, r.claim, StatePerKey); };
   if (!kept.empty()) {
     const LimiterReport& x = *least_state(kept);
     // Those that keep it with the very same state tie: the sentence names each.
@@ -322,8 +343,7 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
       if (StatePerKey(*l) == StatePerKey(x)) tied.push_back(l->name);
     }
     std::string s = "Pick " + view_parts::Listed(tied, " or ") + " because " +
-                    (tied.size() == 1 ? "it keeps" : "each keeps") + " the claim " + Claim(r) +
-                    " per key" +
+                    (tied.size() == 1 ? "it keeps " : "each keeps ") + HeldTo(r) +
                     (r.across_seeds ? " (in all " + std::to_string(r.across_seeds->count) +
                                           " seeds" + OfOneTraffic(r) + ")"
                                     : "") +
@@ -336,7 +356,9 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
            x.protocol + " measures how far)";
     }
     const LimiterReport& lean = *least_state(answered);
-    if (&lean != &x && !KeptEverywhere(lean, r) && StatePerKey(lean) < StatePerKey(x)) {
+    // Where no claim was given, the leaner one broke its own promise: a defect, not a trade-off.
+    if (!r.claim.not_given && &lean != &x && !KeptEverywhere(lean, r) &&
+        StatePerKey(lean) < StatePerKey(x)) {
       s += ", unless admitting past the claim is acceptable: " + lean.name + " keeps " +
            BytesEverySeed(r, lean) + " and " + OverAdmissionEverySeed(r, lean);
     }
@@ -362,6 +384,10 @@ std::string Quote(const RunReport& r, const Limiters& answered, const Limiters& 
                                     std::to_string(r.across_seeds->count) + " seeds, a median of " +
                                     Short(over_seeds->over_admitted.median) + " too many"
                               : "it " + OverAdmission(r, *closest);
+  if (r.claim.not_given) {
+    return "Pick none as they are: every limiter broke its own promise; the closest to " +
+           Claim(r) + " is " + closest->name + " (" + how + ").";
+  }
   return "Pick " + closest->name + " because it comes closest to the claim " + Claim(r) + " (" +
          how + "), unless the claim must hold exactly: none of these keeps it" +
          (over_seeds != nullptr ? " in every seed" : "") + ", and a sliding log would.";
@@ -392,11 +418,15 @@ std::vector<std::string> AcrossSeeds(const RunReport& r) {
                       ".." + std::to_string(s.first + s.count - 1) + ", ";
   if (!kept.empty()) {
     first += view_parts::Listed(kept) + (kept.size() == 1 ? " kept " : " each kept ") +
-             "the claim " + Claim(r) + " in every seed";
+             (r.claim.not_given ? "its own promise" : "the claim " + Claim(r)) + " in every seed";
   }
   if (!over.empty()) {
-    first += std::string(kept.empty() ? "every limiter admitted past the claim " + Claim(r) + ": "
-                                      : "; admitted past it: ") +
+    const std::string past = r.claim.not_given
+                                 ? "every limiter broke its own promise: "
+                                 : "every limiter admitted past the claim " + Claim(r) + ": ";
+    first += std::string(kept.empty()        ? past
+                         : r.claim.not_given ? "; broke its own promise: "
+                                             : "; admitted past it: ") +
              view_parts::Listed(over);
   }
   if (kept.empty() && over.empty()) first += "no limiter answered without failing";
@@ -430,15 +460,15 @@ Advice Advise(const RunReport& r) {
   for (const LimiterReport& l : r.limiters) {
     if (!Answered(l)) continue;
     answered.push_back(&l);
-    (l.ClaimBroken() == 0 ? kept : over).push_back(&l);
+    (l.ClaimBroken(r.claim) == 0 ? kept : over).push_back(&l);
   }
   if (r.across_seeds && r.across_seeds->count > 0) a.across_seeds = AcrossSeeds(r);
   a.summary.push_back(Verdict(r, answered, kept));
   const bool several = r.limiters.size() > 1;
   if (several && !kept.empty())
-    a.summary.push_back(KeepersCost(answered, kept, LatencyIsReal(answered)));
+    a.summary.push_back(KeepersCost(r, answered, kept, LatencyIsReal(answered)));
   if (several && !kept.empty() && !over.empty()) a.summary.push_back(OverAdmitters(r, over));
-  if (!answered.empty()) a.summary.push_back(Denials(answered));
+  if (!answered.empty()) a.summary.push_back(Denials(r, answered));
   for (const LimiterReport& l : r.limiters) {
     if (const uint64_t broken = PromiseBroken(l); broken > 0) {
       a.summary.push_back(
@@ -474,18 +504,21 @@ std::vector<std::string> ExplainVerdicts(const RunReport& r) {
   const std::string limit = std::to_string(r.claim.limit), window = r.claim.window;
   std::vector<std::string> out = {
       "Own promise: what the limiter's algorithm guarantees (per aligned window for the fixed "
-      "window, in any window for the log, a burst and then a steady rate for the buckets). "
-      "Claim: every limiter held to " +
-          Claim(r) + ".",
+      "window, in any window for the log, a burst and then a steady rate for the buckets). " +
+          (r.claim.not_given ? "Claim: the scenario gives none, so each limiter is held to its "
+                               "own promise alone, and the measures are against " +
+                                   Claim(r) + ", the first limiter's."
+                             : "Claim: every limiter held to " + Claim(r) + "."),
       "Max in any " + window + " / limit: the most one key had admitted in any " + window +
           " window, and that over " + limit + ". Over-admitted: admissions that made the " +
           window + " window ending at them hold more than " + limit +
-          " for their key. False denials: denials the claim had room for (that window held fewer "
-          "than " +
-          limit + " of the limiter's admissions), which an exact limiter would have admitted."};
+          " for their key. False denials: denials " + Yardstick(r) +
+          " had room for (that window held fewer than " + limit +
+          " of the limiter's admissions), which an exact limiter would have admitted."};
   Limiters buckets, windows;
   for (const LimiterReport& l : r.limiters) {
-    if (!l.algorithm || !Answered(l) || PromiseBroken(l) > 0 || l.ClaimBroken() == 0) continue;
+    const bool past = r.claim.not_given ? l.metrics.over_admitted > 0 : l.ClaimBroken(r.claim) > 0;
+    if (!l.algorithm || !Answered(l) || PromiseBroken(l) > 0 || !past) continue;
     if (Describe(*l.algorithm).bucket) {
       buckets.push_back(&l);
     } else if (*l.algorithm == Algorithm::kFixedWindow ||
@@ -522,8 +555,8 @@ std::vector<std::string> ExplainVerdicts(const RunReport& r) {
   if (!buckets.empty() && !windows.empty() && over(buckets) > over(windows)) {
     out.push_back("So the buckets over-admit more (" + std::to_string(over(buckets)) + ") than " +
                   Names(windows) + " (" + std::to_string(over(windows)) +
-                  "): any busy key brings a bucket past the claim, while a window is passed only "
-                  "by traffic on both sides of its edge.");
+                  "): any busy key brings a bucket past " + Yardstick(r) +
+                  ", while a window is passed only by traffic on both sides of its edge.");
   }
   return out;
 }

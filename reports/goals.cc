@@ -25,10 +25,10 @@ std::string Bytes(const LimiterReport& l) {
                                                     : "");
 }
 
-const LimiterReport* Best(const Limiters& ls,
+const LimiterReport* Best(const Limiters& ls, const ClaimReport& claim,
                           const std::function<double(const LimiterReport&)>& cost) {
   const auto rank = [&](const LimiterReport& l) {
-    return std::tuple(cost(l), l.ClaimBroken() > 0, l.metrics.over_admitted,
+    return std::tuple(cost(l), l.ClaimBroken(claim) > 0, l.metrics.over_admitted,
                       l.metrics.false_denials);
   };
   const LimiterReport* best = nullptr;
@@ -97,7 +97,7 @@ const LimiterSpreadReport* SpreadOf(const RunReport& r, const std::string& name)
 }
 
 bool KeptEverywhere(const LimiterReport& l, const RunReport& r) {
-  if (l.ClaimBroken() > 0) return false;
+  if (l.ClaimBroken(r.claim) > 0) return false;
   if (!r.across_seeds) return true;
   const LimiterSpreadReport* s = SpreadOf(r, l.name);
   return s != nullptr && s->seeds_over_claim == 0 && s->seeds_failed == 0;
@@ -110,7 +110,7 @@ GoalStanding Stand(const Goal& g, const RunReport& r) {
   }
   GoalStanding s;
   if (among.empty() || (g.tolerance >= 0 && !Differ(among, g.cost, g.tolerance))) return s;
-  s.best = Best(among, g.cost);
+  s.best = Best(among, r.claim, g.cost);
   for (const LimiterReport* l : among) {
     if (l != s.best && g.cost(*l) == g.cost(*s.best)) s.tied.push_back(l);
   }

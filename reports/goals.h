@@ -55,9 +55,10 @@ bool KeptEverywhere(const LimiterReport& l, const RunReport& r);
 // Whether a limiter answered every request it was sent (did not fail).
 inline bool Answered(const LimiterReport& l) { return l.failed == 0; }
 
-// The one of `ls` with the least `cost`; ties go to the one that keeps the claim, then
-// over-admits least, then denies least without need, then comes first.
-const LimiterReport* Best(const Limiters& ls,
+// The one of `ls` with the least `cost`; ties go to the one that keeps what it is held to
+// (`claim`, or its own promise where none was given), then over-admits least, then denies least
+// without need, then comes first.
+const LimiterReport* Best(const Limiters& ls, const ClaimReport& claim,
                           const std::function<double(const LimiterReport&)>& cost);
 
 // Helpers of the goals' numbers, shared with the advice.

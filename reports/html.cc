@@ -181,8 +181,11 @@ std::string RenderHtml(const RunReport& r, const std::map<std::string, std::stri
     s += Heading(kAcrossSeeds) + "<p>" + Escape(view_parts::AcrossSeedsIntro(r)) + "</p>\n" +
          HtmlTable(spread) + (same.empty() ? "" : "<p>" + Escape(same) + "</p>\n");
   }
-  s += Heading(kScenario) + "<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
-       "</b> per key, on the same traffic:</p>\n<ul>\n";
+  s += Heading(kScenario) +
+       (r.claim.not_given
+            ? "<p>" + Escape(view_parts::NoClaimSentence(r)) + " On the same traffic:</p>\n<ul>\n"
+            : "<p>Every limiter is held to the claim <b>" + Escape(Claim(r)) +
+                  "</b> per key, on the same traffic:</p>\n<ul>\n");
   for (const std::string& t : r.traffic) s += "<li>" + Escape(t) + "</li>\n";
   s += "</ul>\n";
   if (!r.faults.empty()) {

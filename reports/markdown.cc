@@ -51,7 +51,9 @@ std::string RenderMarkdown(const RunReport& r) {
          (same.empty() ? "" : "\n" + same + "\n") + "\n#### Seed " + std::to_string(r.seed) +
          "\n\n";
   }
-  s += "Every limiter held to the claim **" + view_parts::Claim(r) + "** per key:\n\n" +
+  s += (r.claim.not_given
+            ? view_parts::NoClaimSentence(r) + "\n\n"
+            : "Every limiter held to the claim **" + view_parts::Claim(r) + "** per key:\n\n") +
        view_parts::MarkdownTable(verdicts, 2);
 
   s += "\n<details><summary>Details: every check, costs, findings</summary>\n\n";

@@ -32,6 +32,7 @@ faults:
   - {type: crash, node: 1, at: 20s, down_for: 5s}
   - {type: store-outage, at: 50s, for: 15s}
   - {type: clock-jump, node: 0, at: 80s, by: 2s}
+claim: {limit: 3, window: 10s}
 checks: [promise, any-window-cap]
 )";
 

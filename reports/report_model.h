@@ -221,6 +221,8 @@ constexpr auto JsonFields(const SeriesReport*) {
                     JsonField("peak_in_window", &S::peak_in_window)};
 }
 
+struct ClaimReport;
+
 struct LimiterReport {
   std::string name;
   std::string protocol;
@@ -239,9 +241,10 @@ struct LimiterReport {
   int64_t failed = 0;
   std::string failure;
 
-  // The keys on which it broke the claim: its claim check's (any-window-cap), or, in a report
-  // written before every run judged the claim, one when any admission was past it.
-  uint64_t ClaimBroken() const;
+  // The keys on which it broke what it was held to: the claim check's (any-window-cap); where the
+  // scenario gave no claim, its own promise's; in a report written before every run judged the
+  // claim, one when any admission was past it.
+  uint64_t ClaimBroken(const ClaimReport& claim) const;
 };
 inline nlohmann::json ToJsonValue(Algorithm a) { return std::string(AlgorithmName(a)); }
 inline void ReadJsonValue(const JsonReader& r, Algorithm& a) {
@@ -271,11 +274,16 @@ struct ClaimReport {
   int64_t limit = 0;
   std::string window;  // "1m"
   double window_ms = 0;
+  // The scenario gave no claim: each limiter was held to its own promise alone, and `limit` in
+  // any `window` (the first limiter's) is only the yardstick of the measures ("not_given"; false
+  // in a report written before it was).
+  bool not_given = false;
 };
 constexpr auto JsonFields(const ClaimReport*) {
   return std::tuple{JsonField("limit", &ClaimReport::limit),
                     JsonField("window", &ClaimReport::window),
-                    JsonField("window_ms", &ClaimReport::window_ms)};
+                    JsonField("window_ms", &ClaimReport::window_ms),
+                    JsonField("not_given", &ClaimReport::not_given).OrDefault()};
 }
 
 struct BinsReport {

@@ -146,11 +146,13 @@ ViolationReport MakeViolationReport(std::string_view check, const Violation& v, 
   return MakeViolationReport(check, v, start, WitnessEvents(v.witness, start));
 }
 
-uint64_t LimiterReport::ClaimBroken() const {
+uint64_t LimiterReport::ClaimBroken(const ClaimReport& claim) const {
+  const std::string_view held_to =
+      claim.not_given ? std::string_view("promise") : InvariantName(Invariant::kAnyWindowCap);
   for (const CheckCount& c : checks) {
-    if (c.name == InvariantName(Invariant::kAnyWindowCap)) return c.violations;
+    if (c.name == held_to) return c.violations;
   }
-  return metrics.over_admitted > 0 ? 1 : 0;
+  return claim.not_given || metrics.over_admitted == 0 ? 0 : 1;
 }
 
 RunReport MakeRunReport(const RunResult& c) {
@@ -163,7 +165,7 @@ RunReport MakeRunReport(const RunResult& c) {
   r.buggify = c.buggify;
   r.start = c.start;
   r.utc_offset = c.utc_offset;
-  r.claim = {c.limit, FormatDuration(c.window), Millis(c.window)};
+  r.claim = {c.limit, FormatDuration(c.window), Millis(c.window), !c.claim_given};
   r.traffic = c.traffic;
   r.faults = FaultReports(c.faults, c.start);
   r.notes = c.notes;

@@ -49,7 +49,7 @@ std::string SpreadCell(const SpreadReport& s, int digits) {
 // What a limiter broke over the seeds: "broke the claim in 20 of 20 seeds; own promise in 1 (first:
 // seed 4)", "FAILED in 2 of 20 seeds (first: seed 3)", or "kept the claim and every check". The
 // claim is a check like any other (any-window-cap, which every scenario judges), named first.
-std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count) {
+std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count, bool claim_given) {
   const auto in = [&](uint64_t seeds, uint64_t first) {
     return " in " + std::to_string(seeds) + " of " + std::to_string(count) + " seeds" +
            (seeds == count ? "" : " (first: seed " + std::to_string(first) + ")");
@@ -61,7 +61,7 @@ std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count) {
   }
   std::string s = l.seeds_failed == 0 ? "" : "FAILED" + in(l.seeds_failed, l.first_failed_seed);
   if (!broke.empty()) s += (s.empty() ? "broke " : "; broke ") + Listed(broke);
-  return s.empty() ? "kept the claim and every check" : s;
+  return s.empty() ? (claim_given ? "kept the claim and every check" : "kept every check") : s;
 }
 
 }  // namespace
@@ -133,6 +133,20 @@ std::string Title(const RunReport& r) {
 
 std::string Claim(const RunReport& r) {
   return std::to_string(r.claim.limit) + " in any " + r.claim.window;
+}
+
+std::string HeldTo(const RunReport& r) {
+  return r.claim.not_given ? "its own promise" : "the claim " + Claim(r) + " per key";
+}
+
+std::string Yardstick(const RunReport& r) { return r.claim.not_given ? Claim(r) : "the claim"; }
+
+std::string NoClaimSentence(const RunReport& r) {
+  if (!r.claim.not_given) return "";
+  return "The scenario gives no claim, so each limiter is held to its own promise; over-admitted, "
+         "false denials and the most in any " +
+         r.claim.window + " are measured against " + Claim(r) +
+         " (the first limiter's), to compare them by.";
 }
 
 std::string Zone(const RunReport& r) {
@@ -271,9 +285,9 @@ Rows SpreadRows(const RunReport& r, bool with_latency) {
                 "store steps per decision"}};
   if (with_latency) rows[0].push_back("latency p99 (ms)");
   for (const LimiterSpreadReport& l : seeds.limiters) {
-    rows.push_back({l.name, SeedsVerdict(l, seeds.count), SpreadCell(l.over_admitted, 0),
-                    SpreadCell(l.false_denials, 0), SpreadCell(l.max_in_any_window, 0),
-                    SpreadCell(l.steps_per_decision, 2)});
+    rows.push_back({l.name, SeedsVerdict(l, seeds.count, !r.claim.not_given),
+                    SpreadCell(l.over_admitted, 0), SpreadCell(l.false_denials, 0),
+                    SpreadCell(l.max_in_any_window, 0), SpreadCell(l.steps_per_decision, 2)});
     if (with_latency) {
       rows.back().push_back(l.latency_p99_ms ? SpreadCell(*l.latency_p99_ms, 3) : "n/a");
     }
@@ -287,7 +301,8 @@ std::string AcrossSeedsIntro(const RunReport& r) {
   return "The scenario run from each of the seeds " + std::to_string(seeds.first) + ".." +
          std::to_string(last) +
          (last < seeds.last ? " (interrupted before " + std::to_string(seeds.last) + ")" : "") +
-         ", every limiter held to the claim " + Claim(r) +
+         (r.claim.not_given ? ", each limiter held to its own promise"
+                            : ", every limiter held to the claim " + Claim(r)) +
          ". Each number is the median over the seeds, then the worst and the first seed that gave "
          "it; --seed SEED shows that seed's run in full.";
 }

@@ -31,6 +31,14 @@ std::string Fixed(double v, int digits);
 std::string Title(const RunReport& r);
 // "5 in any 1m".
 std::string Claim(const RunReport& r);
+// What each limiter was held to, in a sentence: "the claim 5 in any 1m per key", or "its own
+// promise" where the scenario gave no claim.
+std::string HeldTo(const RunReport& r);
+// What the measures (over-admitted, false denials, max in any W) are against, as a noun: "the
+// claim", or "5 in any 1m" where the scenario gave none (the first limiter's, a yardstick).
+std::string Yardstick(const RunReport& r);
+// Where the scenario gave no claim, the sentence that says so; else empty.
+std::string NoClaimSentence(const RunReport& r);
 // The zone the report's times are shown in: "UTC", or "UTC+01:00" (RunReport::utc_offset).
 std::string Zone(const RunReport& r);
 // The run's start on the clock of the report's zone, which its times are shown on (the report

@@ -115,6 +115,10 @@ struct Scenario {
   // The claim every limiter is held to by the window checks: `claim_limit` in any `claim_window`.
   int64_t claim_limit = 0;
   Duration claim_window{};
+  // Whether the scenario gave its claim. When it did not, each limiter is held to its own promise
+  // alone (no any-window-cap), and the claim above is only the yardstick the report's measures
+  // use: the first limiter's N in any W (a bucket's B in any B·T).
+  bool claim_given = true;
   std::vector<std::unique_ptr<TrafficGenerator>> traffic;
   std::vector<FaultSpec> faults;
   // Swarm mode: each seed also draws a few faults of its own (see swarm.h).

@@ -116,6 +116,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
               {},
               scenario.claim_limit,
               scenario.claim_window,
+              scenario.claim_given,
               {},
               {},
               {}};

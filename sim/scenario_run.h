@@ -60,6 +60,7 @@ struct RunResult {
   std::vector<std::string> traffic;    // one line per generator
   int64_t limit = 0;                   // the claim: `limit` in any `window`
   Duration window{};
+  bool claim_given = true;  // Scenario::claim_given: else only the measures' yardstick
   std::vector<LimiterOutcome> limiters;
   // Every fault of the run, scheduled or drawn by swarm mode, in words.
   std::vector<FaultWindow> faults;

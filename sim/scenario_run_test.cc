@@ -100,6 +100,64 @@ TEST(Sweep, OnSeveralThreadsGivesWhatOneThreadGives) {
 }
 
 // Sized before any work: the estimate counts each limiter's traffic.
+// A scenario without a claim holds each limiter to its own promise (docs/scenarios.md), for
+// every model: the exact in-process limiter of each keeps it on steady traffic, a boundary
+// attack and a burst, and nothing else is judged, whatever N in any W its traffic passes.
+TEST(ScenarioWithoutAClaim, HoldsEveryModelToItsOwnPromiseAlone) {
+  for (const AlgorithmInfo& a : Algorithms()) {
+    const std::string policy = a.bucket ? "burst: 3, interval: 100ms" : "limit: 3, window: 300ms";
+    const std::string text = "limiters:\n  - {algorithm: " + std::string(a.name) + ", " + policy +
+                             "}\n"
+                             "traffic:\n"
+                             "  - {type: constant, user: steady, interval: 20ms, count: 60}\n"
+                             "  - {type: boundary-attack, user: edge, edge: 600ms, spread: 50ms, "
+                             "per_side: 3}\n"
+                             "  - {type: burst, user: burst, at: 450ms, count: 8}\n";
+    Result<Scenario> scenario = ParseScenario(text, "no-claim.yaml");
+    ASSERT_TRUE(scenario.ok()) << a.name << ": " << scenario.status();
+    EXPECT_FALSE(scenario->claim_given) << a.name;
+    EXPECT_EQ(scenario->checks, std::vector<CheckId>{CheckId::kPromise}) << a.name;
+    Result<RunResult> run = RunScenario(*scenario, 1);
+    ASSERT_TRUE(run.ok()) << a.name << ": " << run.status();
+    EXPECT_FALSE(run->claim_given);
+    EXPECT_EQ(run->violation_count(), 0) << a.name << " broke its own promise";
+    ASSERT_EQ(run->limiters.size(), 1u);
+    EXPECT_EQ(run->limiters[0].checks.size(), 1u) << a.name << ": only its own promise";
+  }
+}
+
+// The case: an exact token bucket of 3 refilling one every 100ms, a request every 20ms.
+// It keeps its promise; 3 in any 300ms (what the scenario reader held it to without a claim) it
+// passes, which is no violation of anything it promised. With that claim given, it is one.
+TEST(ScenarioWithoutAClaim, ABucketIsNotHeldToItsBurstOverBurstIntervals) {
+  const std::string limiter =
+      "limiters:\n  - {algorithm: token-bucket, burst: 3, interval: 100ms}\n"
+      "traffic:\n  - {type: constant, user: u, interval: 20ms, count: 50}\n";
+  Result<Scenario> own = ParseScenario(limiter, "own.yaml");
+  ASSERT_TRUE(own.ok()) << own.status();
+  Result<RunResult> kept = RunScenario(*own, 1);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->violation_count(), 0);
+  Result<Scenario> claimed =
+      ParseScenario("claim: {limit: 3, window: 300ms}\n" + limiter, "claimed.yaml");
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  EXPECT_TRUE(claimed->claim_given);
+  Result<RunResult> broke = RunScenario(*claimed, 1);
+  ASSERT_TRUE(broke.ok()) << broke.status();
+  EXPECT_FALSE(Violations(broke->limiters[0], "any-window-cap").empty())
+      << "a claim given is a check: the bucket's refills pass 3 in any 300ms";
+  EXPECT_TRUE(Violations(broke->limiters[0], "promise").empty());
+
+  // The claim's check without a claim to hold them to is refused, saying what to do.
+  Result<Scenario> refused =
+      ParseScenario(limiter + "checks: [promise, any-window-cap]\n", "refused.yaml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "any-window-cap holds every limiter to the scenario's claim, and it gives none"),
+            std::string::npos)
+      << refused.status();
+}
+
 TEST(CheckRunSize, RefusesAScenarioOverTheBudgetWithTheEstimate) {
   const Scenario demo = DemoScenario();
   EXPECT_TRUE(CheckRunSize(demo, kDefaultMaxSimulated).ok());

@@ -100,10 +100,13 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
                  "missing 'claim': a scenario with rules needs the claim its limiters are "
                  "held to ({limit: N, window: W})");
   } else {
-    // The first window limiter's promise; for buckets, the burst over burst intervals.
+    // No claim: each limiter is held to its own promise. The first limiter's N in any W (for a
+    // bucket, its burst over burst intervals) is kept as the yardstick of the report's measures.
     const Policy& p = s.limiters.front().policy;
     s.claim_limit = p.limit;
     s.claim_window = p.IsBucket() ? p.limit * p.window : p.window;
+    s.claim_given = false;
+    s.checks = {CheckId::kPromise};
   }
   if (s.claim_window.count() <= 0)
     return Error(root["claim"], "the claim's window must be positive");
@@ -119,10 +122,16 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   }
   if (s.rules) s.checks = {CheckId::kAnyWindowCap};
   if (const YAML::Node checks = root["checks"]) RL_RETURN_IF_ERROR(ReadChecks(checks, s));
-  // The claim is a check like any other: a limiter that admits past it broke it, whatever else
-  // the scenario checks, and every verdict, JUnit case and exit status says so.
-  if (std::find(s.checks.begin(), s.checks.end(), CheckId::kAnyWindowCap) == s.checks.end()) {
-    s.checks.push_back(CheckId::kAnyWindowCap);
+  // A claim given is a check like any other: a limiter that admits past it broke it, whatever
+  // else the scenario checks, and every verdict, JUnit case and exit status says so.
+  const bool claim_checked =
+      std::find(s.checks.begin(), s.checks.end(), CheckId::kAnyWindowCap) != s.checks.end();
+  if (s.claim_given && !claim_checked) s.checks.push_back(CheckId::kAnyWindowCap);
+  if (!s.claim_given && claim_checked) {
+    return Error(root["checks"],
+                 "any-window-cap holds every limiter to the scenario's claim, and it gives none: "
+                 "add one (claim: {limit: N, window: W}), or leave the check out to hold each "
+                 "limiter to its own promise");
   }
   for (size_t i = 0; i < s.faults.size(); ++i) {
     if (s.faults[i].kind == FaultSpec::Kind::kListenDown &&

@@ -26,7 +26,9 @@ Violations AlignedWindowCap(const Judged& r) {
 Violations AnchoredWindowCap(const Judged& r) {
   return CheckAnchoredWindowCap(
       r.history, r.claim_limit, r.claim_window,
-      r.tie > Duration(1) ? WindowEdge::kHalfOpen : WindowEdge::kClosed);
+      r.tie > Duration(1) || r.policy.algorithm == Algorithm::kAnchoredWindowHalfOpen
+          ? WindowEdge::kHalfOpen
+          : WindowEdge::kClosed);
 }
 
 Violations AnyWindowCap(const Judged& r) { return r.any_window.violations; }
@@ -54,7 +56,7 @@ std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution) {
   const Algorithm a = policy.algorithm;
   const bool closed = a == Algorithm::kAnchoredWindow || a == Algorithm::kSlidingLogClosed;
   if (resolution <= Duration(1) || policy.window <= resolution ||
-      (!closed && a != Algorithm::kSlidingLog)) {
+      (!closed && a != Algorithm::kSlidingLog && a != Algorithm::kAnchoredWindowHalfOpen)) {
     return std::nullopt;
   }
   Policy other = policy;

@@ -36,6 +36,7 @@ Counted CountedBy(Algorithm algorithm) {
       return Counted::kInTheLog;
     case Algorithm::kFixedWindow:
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen:
       return Counted::kInTheResetsWindow;
     default:
       return Counted::kNone;
@@ -245,7 +246,8 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
 // Whether the model's allowance comes back whole at the window's end and never before it (so a
 // Remaining may rise only at the reset the server names).
 bool RisesOnlyAtTheReset(Algorithm algorithm) {
-  return algorithm == Algorithm::kFixedWindow || algorithm == Algorithm::kAnchoredWindow;
+  return algorithm == Algorithm::kFixedWindow || algorithm == Algorithm::kAnchoredWindow ||
+         algorithm == Algorithm::kAnchoredWindowHalfOpen;
 }
 
 // One user's Remaining is never above what the model's limit leaves after the admissions that

@@ -5,14 +5,14 @@
 namespace ratelab {
 
 AnchoredWindowModel AnchoredWindowModel::At(const Policy& p, Instant now) const {
-  if (start && now <= *start + p.window) return *this;
+  if (start && now <= *start + p.AnchoredReach()) return *this;
   return AnchoredWindowModel{now, 0};
 }
 
 Decision AnchoredWindowModel::Peek(const Policy& p, Instant now, int64_t cost) const {
   const AnchoredWindowModel s = At(p, now);
   // The first instant after the window: a request then opens a new one.
-  return CountedWindowDecision(p, s.count, *s.start + p.window + Duration(1), now, cost);
+  return CountedWindowDecision(p, s.count, *s.start + p.AnchoredReach() + Duration(1), now, cost);
 }
 
 void AnchoredWindowModel::Admit(const Policy& p, Instant now, int64_t cost) {
@@ -21,7 +21,7 @@ void AnchoredWindowModel::Admit(const Policy& p, Instant now, int64_t cost) {
 }
 
 void AnchoredWindowModel::Forget(const Policy& p, Instant now) {
-  if (start && now > *start + p.window) *this = AnchoredWindowModel{};
+  if (start && now > *start + p.AnchoredReach()) *this = AnchoredWindowModel{};
 }
 
 }  // namespace ratelab

@@ -3,6 +3,8 @@
 // request at exactly start + W still falls in it, as seed 004's `timestamp < now - window` has
 // it); the first admitted request after that opens the next one. Windows are not aligned to
 // the clock, and up to 2N fit across the edge between two of them.
+// The half-open convention (anchored-window-half-open) ends the window before start + W: a
+// request then opens the next one (Policy::AnchoredReach).
 #ifndef RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_
 #define RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_
 

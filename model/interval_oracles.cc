@@ -200,10 +200,11 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
       for (Violation& v : out) v.bucket = Violation::Bucket{limit, window};
       return out;
     }
-    case Algorithm::kAnchoredWindow: {
-      // The one window a quiet key's next admission opens; past that, windows open at least W
-      // apart, so any span of W (closed) meets at most two: 2N.
-      std::vector<Violation> out = AnchoredFromAQuietStart(h, limit, window, fresh);
+    case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen: {
+      // The one window a quiet key's next admission opens (through its last instant); past that,
+      // windows open at least W apart, so any span of W (closed) meets at most two: 2N.
+      std::vector<Violation> out = AnchoredFromAQuietStart(h, limit, policy.AnchoredReach(), fresh);
       std::set<std::string_view> found;
       for (const Violation& v : out) found.insert(v.key);
       for (Violation& v :
@@ -217,6 +218,7 @@ std::optional<std::vector<Violation>> CheckPromiseOverIntervals(const History& h
       return out;
     }
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       // Windows open at least W apart, so any span of W (closed) meets at most two: 2N.
       return Spans(h, PromiseInvariant(policy.algorithm), window,
                    "limit " + std::to_string(limit) + " per " + FormatDuration(window) +
@@ -251,7 +253,9 @@ int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to) {
     case Algorithm::kTokenBucketCredit:  // requests of cost 1, as stress sends
       return policy.BucketBound(span);
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen:
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       return -1;
   }
   return -1;

@@ -604,6 +604,7 @@ KeyLinearizability SearchInstants(const Policy& policy, std::span<const LinearOp
       return Search<SlidingLogModel>(policy, ops, options);
     case Algorithm::kSlidingCounter:
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       return Search<SlidingCounterModel>(policy, ops, options);
     case Algorithm::kTokenBucket:
     case Algorithm::kTokenBucketCredit:
@@ -611,6 +612,7 @@ KeyLinearizability SearchInstants(const Policy& policy, std::span<const LinearOp
     case Algorithm::kGcra:
       return Search<GcraModel>(policy, ops, options);
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen:
       return Search<AnchoredWindowModel>(policy, ops, options);
     case Algorithm::kTokenBucketIntervals:
       return Search<TokenBucketIntervalsModel>(policy, ops, options);

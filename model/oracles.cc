@@ -24,7 +24,10 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy, Dura
       return CheckBucketConformance(h, policy.limit, policy.window, CreditOf(policy));
     case Algorithm::kAnchoredWindow:
       return CheckAnchoredWindowCap(h, policy.limit, policy.window, closed);
+    case Algorithm::kAnchoredWindowHalfOpen:
+      return CheckAnchoredWindowCap(h, policy.limit, policy.window, WindowEdge::kHalfOpen);
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       return CheckAnchoredGridCap(h, policy.limit, policy.window);
   }
   return {};
@@ -44,8 +47,10 @@ Invariant PromiseInvariant(Algorithm algorithm) {
     case Algorithm::kTokenBucketCredit:
       return Invariant::kBucketConformance;
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen:
       return Invariant::kAnchoredWindowCap;
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       return Invariant::kAnchoredGridCap;
   }
   return Invariant::kAnyWindowCap;

@@ -13,7 +13,7 @@ constexpr int64_t kMaxLimit = int64_t{1} << 40;
 // About 146 years in nanoseconds: a larger window or interval is surely a unit mistake.
 constexpr int64_t kMaxWindowNanos = int64_t{1} << 62;
 
-constexpr std::array<AlgorithmInfo, 10> kAlgorithms = {{
+constexpr std::array<AlgorithmInfo, 12> kAlgorithms = {{
     {Algorithm::kFixedWindow, "fixed-window",
      "N per aligned window of W; up to 2N across a window edge", false, false},
     {Algorithm::kSlidingLog, "sliding-log",
@@ -49,6 +49,14 @@ constexpr std::array<AlgorithmInfo, 10> kAlgorithms = {{
      "left, on credit: the tokens it lacks are owed, and the next requests wait them off (Guava's "
      "RateLimiter); with cost 1, the token bucket",
      true, false},
+    {Algorithm::kAnchoredWindowHalfOpen, "anchored-window-half-open",
+     "anchored window whose next window opens at start + W, not after it: a window is [start, "
+     "start + W), as the fixed window of Python's limits on its in-memory store has it",
+     false, false},
+    {Algorithm::kSlidingCounterAnchoredFloored, "sliding-counter-anchored-floored",
+     "sliding-counter-anchored whose weighted count of the previous window is rounded down before "
+     "it is compared (Symfony's sliding window): up to one more than the exact counter admits",
+     false, false},
 }};
 }  // namespace
 

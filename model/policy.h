@@ -30,6 +30,8 @@ enum class Algorithm {
   kSlidingCounterAnchored,  // the counter's windows start at the key's first request
   kTokenBucketIntervals,    // whole tokens, one per full interval since the last refill
   kTokenBucketCredit,       // any cost admitted while a token is left, the rest owed
+  kAnchoredWindowHalfOpen,  // the anchored window's next opens at start + W: [start, start + W)
+  kSlidingCounterAnchoredFloored,  // the anchored counter's weighted count rounded down
 };
 
 struct AlgorithmInfo {
@@ -72,6 +74,16 @@ struct Policy {
     return {a, burst, interval};
   }
   bool IsBucket() const { return Describe(algorithm).bucket; }
+  // Whether its sliding counter's windows follow on from the key's first request.
+  bool AnchoredCounter() const {
+    return algorithm == Algorithm::kSlidingCounterAnchored ||
+           algorithm == Algorithm::kSlidingCounterAnchoredFloored;
+  }
+  // The anchored window's last instant, as an offset from its start: W for the closed convention
+  // (a request at exactly start + W still falls in it), W less a nanosecond for the half-open one.
+  Duration AnchoredReach() const {
+    return algorithm == Algorithm::kAnchoredWindowHalfOpen ? window - Duration(1) : window;
+  }
   // Whether its windows are aligned to a grid (fixed window, sliding counter), which `offset`
   // shifts per key.
   bool Aligned() const {
@@ -88,8 +100,9 @@ struct Policy {
   // any wait can be: the claim's window, or two windows for a sliding counter (an admission
   // weighs on the window after its own too).
   Duration LongestRestore() const {
-    const bool counter =
-        algorithm == Algorithm::kSlidingCounter || algorithm == Algorithm::kSlidingCounterAnchored;
+    const bool counter = algorithm == Algorithm::kSlidingCounter ||
+                         algorithm == Algorithm::kSlidingCounterAnchored ||
+                         algorithm == Algorithm::kSlidingCounterAnchoredFloored;
     return counter ? 2 * window : ClaimWindow();
   }
   // The most a conforming limiter may admit in any span of length `span` (closed interval):

@@ -30,10 +30,12 @@ std::unique_ptr<ReferenceModel> MakeReferenceModel(const Policy& policy) {
     case Algorithm::kGcra:
       return std::make_unique<internal::PerKeyModel<GcraModel>>(policy);
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen:
       return std::make_unique<internal::PerKeyModel<AnchoredWindowModel>>(policy);
     case Algorithm::kSlidingLogClosed:
       return std::make_unique<internal::PerKeyModel<SlidingLogModel>>(policy);
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       return std::make_unique<internal::PerKeyModel<SlidingCounterModel>>(policy);
     case Algorithm::kTokenBucketIntervals:
       return std::make_unique<internal::PerKeyModel<TokenBucketIntervalsModel>>(policy);

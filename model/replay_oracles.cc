@@ -200,7 +200,7 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
 // so make a later denial less justified.
 bool AdmissionsAnchor(const Policy& policy) {
   return policy.algorithm == Algorithm::kAnchoredWindow ||
-         policy.algorithm == Algorithm::kSlidingCounterAnchored;
+         policy.algorithm == Algorithm::kAnchoredWindowHalfOpen || policy.AnchoredCounter();
 }
 
 template <typename Judge>

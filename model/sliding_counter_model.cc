@@ -6,7 +6,7 @@ namespace ratelab {
 
 SlidingCounterModel SlidingCounterModel::At(const Policy& p, Instant now) const {
   constexpr int64_t kUnseen = std::numeric_limits<int64_t>::min();
-  if (p.algorithm == Algorithm::kSlidingCounterAnchored) {
+  if (p.AnchoredCounter()) {
     if (window_index == kUnseen) return SlidingCounterModel{0, 0, 0, now};
     const int64_t index =
         std::max(FloorDiv((now - origin).count(), p.window.count()), window_index);
@@ -32,12 +32,15 @@ Decision SlidingCounterModel::Peek(const Policy& p, Instant now, int64_t cost) c
   auto weighted = [&](int64_t current_units) {
     return Int128{s.previous} * (w - elapsed) + Int128{current_units} * w;
   };
+  // The floored convention rounds the previous window's weighted count down: a fraction of a
+  // unit short of the next whole one is no unit, so each comparison has W - 1 (scaled) to spare.
+  const Int128 slack = FloorsTheWeight(p) ? Int128{w - 1} : Int128{0};
 
   Decision d;
   d.limit = p.limit;
-  d.allowed = cost <= p.limit && weighted(s.current + cost) <= capacity;
+  d.allowed = cost <= p.limit && weighted(s.current + cost) <= capacity + slack;
   const int64_t current_after = s.current + (d.allowed ? cost : 0);
-  const Int128 room = capacity - weighted(current_after);
+  const Int128 room = capacity - weighted(current_after) + slack;
   d.remaining = room <= 0 ? 0 : static_cast<int64_t>(room / w);
   if (current_after > 0) {
     d.reset = start + 2 * p.window;
@@ -52,13 +55,13 @@ Decision SlidingCounterModel::Peek(const Policy& p, Instant now, int64_t cost) c
     return d;
   }
   // Later in this window: need previous * (W - e) <= (N - current - cost) * W.
-  const Int128 room_now = Int128{p.limit - s.current - cost} * w;
+  const Int128 room_now = Int128{p.limit - s.current - cost} * w + slack;
   Instant at;
   if (room_now >= 0 && s.previous > 0 && room_now / s.previous > 0) {
     at = start + Duration(w - static_cast<int64_t>(room_now / s.previous));
   } else {
     // The next window, where this window's count becomes the previous one.
-    const Int128 room_next = Int128{p.limit - cost} * w;
+    const Int128 room_next = Int128{p.limit - cost} * w + slack;
     const Int128 k = s.current == 0 ? Int128{w} : room_next / s.current;
     if (k >= w) {
       at = start + p.window;

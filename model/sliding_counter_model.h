@@ -8,6 +8,10 @@
 // request instead of the epoch, [origin + kW, origin + (k+1)W); a request that finds a whole
 // window empty behind the current one starts them afresh at its own instant, as a script whose
 // state lapses (a key's time to live of 2W) does.
+// The floored convention (sliding-counter-anchored-floored, Symfony's sliding window) rounds the
+// previous window's weighted count down before it is compared: admits when
+//   floor(previous * (W - elapsed) / W) + current + cost <= N,
+// which is the exact comparison with W - 1 to spare (scaled by W).
 #ifndef RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_
 #define RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_
 
@@ -18,6 +22,11 @@
 #include "model/policy.h"
 
 namespace ratelab {
+
+// Whether `p`'s counter rounds the previous window's weighted count down.
+inline bool FloorsTheWeight(const Policy& p) {
+  return p.algorithm == Algorithm::kSlidingCounterAnchoredFloored;
+}
 
 struct SlidingCounterModel {
   int64_t window_index = std::numeric_limits<int64_t>::min();  // min: never seen

@@ -42,6 +42,14 @@ RC_GTEST_PROP(InProcessLimiter, SlidingCounterAnchoredMatchesModel, ()) {
   MatchesReference(Algorithm::kSlidingCounterAnchored, MakeInProcessSubject, MakeModelSubject,
                    TimeOrder::kNonDecreasing);
 }
+RC_GTEST_PROP(InProcessLimiter, AnchoredWindowHalfOpenMatchesModel, ()) {
+  MatchesReference(Algorithm::kAnchoredWindowHalfOpen, MakeInProcessSubject, MakeModelSubject,
+                   TimeOrder::kNonDecreasing);
+}
+RC_GTEST_PROP(InProcessLimiter, SlidingCounterAnchoredFlooredMatchesModel, ()) {
+  MatchesReference(Algorithm::kSlidingCounterAnchoredFloored, MakeInProcessSubject,
+                   MakeModelSubject, TimeOrder::kNonDecreasing);
+}
 RC_GTEST_PROP(InProcessLimiter, TokenBucketIntervalsMatchesModel, ()) {
   MatchesReference(Algorithm::kTokenBucketIntervals, MakeInProcessSubject, MakeModelSubject,
                    TimeOrder::kNonDecreasing);

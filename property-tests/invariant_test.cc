@@ -40,6 +40,18 @@ RC_GTEST_PROP(SlidingCounterAnchored, NeverAboveLimitInAWindowOfItsGrid, ()) {
 RC_GTEST_PROP(SlidingCounterAnchored, NeverAboveTwiceTheLimitInAnyWindow, ()) {
   AnyWindowAtMost(Algorithm::kSlidingCounterAnchored, 2, MakeInProcessSubject);
 }
+RC_GTEST_PROP(AnchoredWindowHalfOpen, NeverAboveLimitInAHalfOpenWindow, ()) {
+  KeepsItsPromise(Algorithm::kAnchoredWindowHalfOpen, MakeInProcessSubject);
+}
+RC_GTEST_PROP(AnchoredWindowHalfOpen, NeverAboveTwiceTheLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kAnchoredWindowHalfOpen, 2, MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingCounterAnchoredFloored, NeverAboveLimitInAWindowOfItsGrid, ()) {
+  KeepsItsPromise(Algorithm::kSlidingCounterAnchoredFloored, MakeInProcessSubject);
+}
+RC_GTEST_PROP(SlidingCounterAnchoredFloored, NeverAboveTwiceTheLimitInAnyWindow, ()) {
+  AnyWindowAtMost(Algorithm::kSlidingCounterAnchoredFloored, 2, MakeInProcessSubject);
+}
 RC_GTEST_PROP(TokenBucketIntervals, ConformsToBurstPlusRate, ()) {
   ConformsToBucket(Algorithm::kTokenBucketIntervals, MakeInProcessSubject);
 }

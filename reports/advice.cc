@@ -522,7 +522,8 @@ std::vector<std::string> ExplainVerdicts(const RunReport& r) {
     if (Describe(*l.algorithm).bucket) {
       buckets.push_back(&l);
     } else if (*l.algorithm == Algorithm::kFixedWindow ||
-               *l.algorithm == Algorithm::kAnchoredWindow) {
+               *l.algorithm == Algorithm::kAnchoredWindow ||
+               *l.algorithm == Algorithm::kAnchoredWindowHalfOpen) {
       windows.push_back(&l);
     }
   }

@@ -109,7 +109,8 @@ TEST(RunReport, AFileThatIsNotAReportIsRefusedWithThePathOfTheProblem) {
   EXPECT_EQ(error_of([](nlohmann::json& j) { j["limiters"][3]["algorithm"] = "leaky"; }),
             "limiters[3].algorithm: unknown algorithm 'leaky' (expected fixed-window, sliding-log, "
             "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-            "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
+            "sliding-counter-anchored, token-bucket-intervals, token-bucket-credit, "
+            "anchored-window-half-open or sliding-counter-anchored-floored)");
   // What a violation broke is one of the invariants, by name.
   size_t broken = 0;
   while (good["limiters"][broken]["violations"].empty()) ++broken;

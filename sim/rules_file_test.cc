@@ -52,7 +52,8 @@ TEST(RulesFile, ErrorsPointAtTheField) {
   EXPECT_EQ(RulesFileError("rules:\n  - scope_type: user\n    algorithm: leaky\n"),
             "rules.yaml:3:16: unknown algorithm 'leaky' (expected fixed-window, sliding-log, "
             "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-            "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
+            "sliding-counter-anchored, token-bucket-intervals, token-bucket-credit, "
+            "anchored-window-half-open or sliding-counter-anchored-floored)");
   EXPECT_EQ(RulesFileError("rules:\n  - scope_type: user\n    window: 60\n"),
             "rules.yaml:3:5: unknown key 'window' in a rule (expected one of: rule_id, scope_type, "
             "scope_value, endpoint, algorithm, max_requests, window_seconds, burst_size)");

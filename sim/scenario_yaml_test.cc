@@ -87,7 +87,8 @@ TEST(ScenarioFile, ErrorsNameFileLineColumnAndWhatWasExpected) {
   EXPECT_EQ(LimiterError("algorithm: leaky-bucket, limit: 5, window: 1m"),
             "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
             "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-            "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
+            "sliding-counter-anchored, token-bucket-intervals, token-bucket-credit, "
+            "anchored-window-half-open or sliding-counter-anchored-floored)");
   EXPECT_EQ(LimiterError("algorithm: gcra, burst: 0, interval: 1s"),
             "bad.yaml:2:30: 'burst' must be between 1 and 1099511627776 (got 0)");
   EXPECT_EQ(ErrorOf(std::string("max_transit: 2h\nlimiters:\n  - {algorithm: gcra, burst: 1, "
@@ -169,7 +170,8 @@ TEST(ScenarioFile, DuplicateKeysAndNamesAndOutOfRangeNumbersSayWhatIsWrong) {
   EXPECT_EQ(ErrorOf("limiters:\n  - {algorithm: leaky-bucket, limit: 1, window: 1s}\n" + traffic),
             "bad.yaml:2:17: unknown algorithm 'leaky-bucket' (expected fixed-window, sliding-log, "
             "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
-            "sliding-counter-anchored, token-bucket-intervals or token-bucket-credit)");
+            "sliding-counter-anchored, token-bucket-intervals, token-bucket-credit, "
+            "anchored-window-half-open or sliding-counter-anchored-floored)");
 }
 
 TEST(ScenarioFile, StoreNamesWhereTheKvProtocolsRun) {

@@ -47,7 +47,8 @@ class AnchoredWindow {
     int64_t start = kUnseen;
     int64_t count = 0;
   };
-  explicit AnchoredWindow(const Policy& p) : limit_(p.limit), window_(p.window.count()) {}
+  // `window_` is the window's reach: W, or W less a nanosecond for the half-open convention.
+  explicit AnchoredWindow(const Policy& p) : limit_(p.limit), window_(p.AnchoredReach().count()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   bool Idle(const State& s, int64_t t) const { return s.start == kUnseen || t > s.start + window_; }
   static int64_t ExtraBytes(const State&) { return 0; }
@@ -90,7 +91,9 @@ class SlidingCounter {
   explicit SlidingCounter(const Policy& p)
       : limit_(p.limit),
         window_(p.window.count()),
-        anchored_(p.algorithm == Algorithm::kSlidingCounterAnchored) {}
+        anchored_(p.AnchoredCounter()),
+        slack_(p.algorithm == Algorithm::kSlidingCounterAnchoredFloored ? p.window.count() - 1
+                                                                        : 0) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   // Both the current window and the one before it are past.
   bool Idle(const State& s, int64_t t) const {
@@ -105,6 +108,8 @@ class SlidingCounter {
   int64_t limit_;
   int64_t window_;
   bool anchored_;
+  // What the floored convention spares each comparison (scaled by W): W - 1, else 0.
+  int64_t slack_;
 };
 
 // Whole tokens, one per full interval since the last refill (token-bucket-intervals).

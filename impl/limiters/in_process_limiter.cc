@@ -88,10 +88,12 @@ std::unique_ptr<InProcessLimiter> MakeInProcessLimiter(const Policy& policy, siz
     case Algorithm::kGcra:
       return std::make_unique<ShardedLimiter<internal::Gcra>>(policy, max_keys);
     case Algorithm::kAnchoredWindow:
+    case Algorithm::kAnchoredWindowHalfOpen:
       return std::make_unique<ShardedLimiter<internal::AnchoredWindow>>(policy, max_keys);
     case Algorithm::kSlidingLogClosed:
       return std::make_unique<ShardedLimiter<internal::SlidingLog>>(policy, max_keys);
     case Algorithm::kSlidingCounterAnchored:
+    case Algorithm::kSlidingCounterAnchoredFloored:
       return std::make_unique<ShardedLimiter<internal::SlidingCounter>>(policy, max_keys);
     case Algorithm::kTokenBucketIntervals:
       return std::make_unique<ShardedLimiter<internal::TokenBucketIntervals>>(policy, max_keys);

@@ -25,12 +25,12 @@ Decision SlidingCounter::Decide(State& s, Instant now, int64_t cost) const {
   const Int128 capacity = Int128{limit_} * window_;
 
   Decision d{.limit = limit_};
-  if (cost <= limit_ && fading + Int128{r.current + cost} * window_ <= capacity) {
+  if (cost <= limit_ && fading + Int128{r.current + cost} * window_ <= capacity + slack_) {
     r.current += cost;
     s = r;
     d.allowed = true;
   }
-  const Int128 room = capacity - fading - Int128{r.current} * window_;
+  const Int128 room = capacity - fading - Int128{r.current} * window_ + slack_;
   d.remaining = room <= 0 ? 0 : static_cast<int64_t>(room / window_);
   const int64_t reset = r.current > 0 ? start + 2 * window_ : r.previous > 0 ? start + window_ : t;
   d.reset = FromUnixNanos(reset);
@@ -40,13 +40,13 @@ Decision SlidingCounter::Decide(State& s, Instant now, int64_t cost) const {
     return d;
   }
   // Later in this window, if the previous window fades enough before it ends...
-  const Int128 spare_now = Int128{limit_ - r.current - cost} * window_;
+  const Int128 spare_now = Int128{limit_ - r.current - cost} * window_ + slack_;
   if (spare_now > 0 && r.previous > 0 && spare_now / r.previous > 0) {
     d.retry_after = Duration(start + window_ - static_cast<int64_t>(spare_now / r.previous) - t);
     return d;
   }
   // ...else in the next one, where this window's count fades in turn.
-  const Int128 spare_next = Int128{limit_ - cost} * window_;
+  const Int128 spare_next = Int128{limit_ - cost} * window_ + slack_;
   const Int128 fade = r.current == 0 ? Int128{window_} : spare_next / r.current;
   int64_t at = start + 2 * window_;
   if (fade >= window_) {

@@ -104,6 +104,43 @@ const std::vector<Fixture>& Corpus() {
        // In one window nothing is weighed, so the exact counter agrees throughout.
        Algorithm::kSlidingCounterAnchored,
        SIZE_MAX},
+      {"golang/time rate/rate_test.go TestLimiterBurst3 "
+       "(0e9765cccd655efb9fdab0fc6cafe025144d46de)",
+       "a bucket refilled in fractions of a token, a cost above what is left denied, a cost above "
+       "the burst never admitted, a cost of 0 always (token-bucket)",
+       Policy::Bucket(Algorithm::kTokenBucket, 3, milliseconds(100)),
+       {{milliseconds(0), 2, true, std::nullopt},
+        {milliseconds(0), 2, false, std::nullopt},
+        {milliseconds(0), 1, true, std::nullopt},
+        {milliseconds(0), 1, false, std::nullopt},
+        {milliseconds(100), 4, false, std::nullopt},  // more than the burst: never
+        {milliseconds(200), 1, true, std::nullopt},
+        {milliseconds(300), 1, true, std::nullopt},
+        {milliseconds(400), 1, true, std::nullopt},
+        {milliseconds(400), 1, true, std::nullopt},
+        {milliseconds(400), 1, false, std::nullopt},
+        {milliseconds(400), 1, false, std::nullopt},
+        {milliseconds(900), 3, true, std::nullopt},
+        {milliseconds(900), 0, true, std::nullopt}},
+       // On credit (Guava's convention), the second 2 is admitted while one token is left.
+       Algorithm::kTokenBucketCredit,
+       1},
+      {"golang/time rate/rate_test.go TestLimiterBurst1 "
+       "(0e9765cccd655efb9fdab0fc6cafe025144d46de)",
+       "a bucket of 1 (token-bucket)",
+       Policy::Bucket(Algorithm::kTokenBucket, 1, milliseconds(100)),
+       {{milliseconds(0), 1, true, std::nullopt},
+        {milliseconds(0), 1, false, std::nullopt},
+        {milliseconds(0), 1, false, std::nullopt},
+        {milliseconds(100), 1, true, std::nullopt},
+        {milliseconds(100), 1, false, std::nullopt},
+        {milliseconds(100), 1, false, std::nullopt},
+        {milliseconds(200), 2, false, std::nullopt},  // "burst size is 1, so n=2 always fails"
+        {milliseconds(200), 1, true, std::nullopt},
+        {milliseconds(200), 1, false, std::nullopt}},
+       // GCRA keeps the same promise and answers alike: no neighbour differs here.
+       Algorithm::kGcra,
+       SIZE_MAX},
   };
   return kCorpus;
 }

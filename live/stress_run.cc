@@ -353,6 +353,9 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
                                                    tie, plan.subject.info->clock);
   r.linearizability = JudgeLinearizability(r.history, plan.policy, r.resolution, tie,
                                            plan.subject.info->clock, r.violations);
+  for (std::vector<Violation>* found : {&r.violations, &r.false_denials}) {
+    for (Violation& v : *found) SetGrid(v, plan.policy);
+  }
   // Its findings were judged at the times the limiter saw.
   if (r.resolution > Duration(1)) {
     for (std::vector<Violation>* found : {&r.violations, &r.false_denials}) {

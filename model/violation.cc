@@ -2,6 +2,11 @@
 
 namespace ratelab {
 
+void SetGrid(Violation& v, const Policy& policy) {
+  if (!policy.Aligned()) return;
+  v.grid = Violation::Grid{FromUnixNanos(0) + policy.OffsetOf(v.key), policy.window};
+}
+
 void UncutWindow(Violation& v, Duration resolution) {
   if (v.window && v.window->closed && resolution > Duration(1)) {
     v.window = Violation::Window{v.window->from, v.window->to + resolution, false, v.window->span};

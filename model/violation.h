@@ -9,6 +9,7 @@
 
 #include "model/history.h"
 #include "model/invariant.h"
+#include "model/policy.h"
 
 namespace ratelab {
 
@@ -35,6 +36,13 @@ struct Violation {
     Duration interval{};
   };
   std::optional<Bucket> bucket = std::nullopt;
+  // Where the limiter's own aligned windows begin (a fixed window's, a sliding counter's), for a
+  // view to draw behind the witness: at `origin` + k * `period`; none for other limiters.
+  struct Grid {
+    Instant origin{};
+    Duration period{};
+  };
+  std::optional<Grid> grid = std::nullopt;
 
   // The summary followed by one line per witness event:
   //   "  00:00:59.400  #17 key=u1 node=0 cost=1 admitted".
@@ -45,6 +53,10 @@ struct Violation {
 // instants before the cut, where a witness printed uncut falls: a closed [a, b] of cut instants
 // holds those of [a, b + resolution); a half-open one, its edges on ticks, the same instants.
 void UncutWindow(Violation& v, Duration resolution);
+
+// Sets `v.grid` to the aligned windows of `policy` for `v`'s key (its offset taken), where
+// `policy`'s windows are aligned; leaves it unset otherwise.
+void SetGrid(Violation& v, const Policy& policy);
 
 // What came of a request: "admitted", "denied, retry after 2s", "no answer", "failed: ...", or
 // "admitted by the client: the limiter failed" (a client's fallback).

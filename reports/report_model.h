@@ -102,6 +102,17 @@ constexpr auto JsonFields(const BucketReport*) {
 
 // {"check", "invariant", "key", "summary", "witness": [WitnessEvent], "window": WindowReport,
 // "bucket": BucketReport}
+// Where the limiter's own aligned windows begin (Violation::Grid): {"first_s", "period_ms"}, the
+// first edge at or after the report's start and the window's length.
+struct GridReport {
+  double first_s = 0;
+  double period_ms = 0;
+};
+constexpr auto JsonFields(const GridReport*) {
+  return std::tuple{JsonField("first_s", &GridReport::first_s, ReadSecondsFromStart),
+                    JsonField("period_ms", &GridReport::period_ms)};
+}
+
 struct ViolationReport {
   std::string check;  // what found it: a check ("promise"), a worst-case claim, "linearizable"
   Invariant invariant = Invariant::kAnyWindowCap;  // what it broke
@@ -114,6 +125,9 @@ struct ViolationReport {
   // The bucket it overdrew, for a bucket's promise; none otherwise, or in a report written before
   // it was kept.
   std::optional<BucketReport> bucket = std::nullopt;
+  // The limiter's own aligned windows, where it has them; none otherwise, or in a report written
+  // before they were kept.
+  std::optional<GridReport> grid = std::nullopt;
 };
 constexpr auto JsonFields(const ViolationReport*) {
   using V = ViolationReport;
@@ -123,7 +137,8 @@ constexpr auto JsonFields(const ViolationReport*) {
                     JsonField("summary", &V::summary),
                     JsonField("witness", &V::witness),
                     JsonField("window", &V::window).OrDefault(),
-                    JsonField("bucket", &V::bucket).OrDefault()};
+                    JsonField("bucket", &V::bucket).OrDefault(),
+                    JsonField("grid", &V::grid).OrDefault()};
 }
 
 // A fault of a run: {"what", "from_s", "to_s"} (an instant fault has from_s == to_s).

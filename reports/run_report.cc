@@ -139,7 +139,15 @@ ViolationReport MakeViolationReport(std::string_view check, const Violation& v, 
     bucket = BucketReport{v.bucket->burst,
                           std::chrono::duration<double, std::milli>(v.bucket->interval).count()};
   }
-  return {std::string(check), v.invariant, v.key, v.summary, std::move(witness), window, bucket};
+  std::optional<GridReport> grid;
+  if (v.grid && v.grid->period > Duration(0)) {
+    // The first edge at or after the start: an offset the report's seconds can hold exactly.
+    const int64_t k = -FloorDiv((v.grid->origin - start).count(), v.grid->period.count());
+    grid = GridReport{Seconds(v.grid->origin + k * v.grid->period, start),
+                      std::chrono::duration<double, std::milli>(v.grid->period).count()};
+  }
+  return {std::string(check), v.invariant, v.key,  v.summary,
+          std::move(witness), window,      bucket, grid};
 }
 
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start) {

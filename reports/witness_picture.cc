@@ -79,8 +79,22 @@ std::string Line(double x1, double y1, double x2, double y2, const std::string& 
          "\"" + attrs + "/>\n";
 }
 
+constexpr char kGridStroke[] = " stroke=\"#6b7280\" stroke-dasharray=\"2 3\"";
+
+// The edges of `grid` in [lo, hi]: none where there are more than kMostGridEdges.
+std::vector<double> GridEdges(const std::optional<GridReport>& grid, double lo, double hi) {
+  if (!grid || grid->period_ms <= 0) return {};
+  const double period = grid->period_ms / 1000.0;
+  const double first = std::ceil((lo - grid->first_s) / period);
+  const double last = std::floor((hi - grid->first_s) / period);
+  if (!(last >= first) || last - first + 1 > static_cast<double>(kMostGridEdges)) return {};
+  std::vector<double> out;
+  for (double k = first; k <= last; ++k) out.push_back(grid->first_s + k * period);
+  return out;
+}
+
 // The legend: a swatch and its words per item, wrapping onto a second row.
-std::string Legend(const WitnessPicture& p, bool effects, bool level) {
+std::string Legend(const WitnessPicture& p, bool effects, bool level, bool grid) {
   struct Item {
     std::string swatch, words;
   };
@@ -102,6 +116,9 @@ std::string Legend(const WitnessPicture& p, bool effects, bool level) {
   }
   if (!p.faults.empty()) {
     items.push_back({Rect(0, -10, 14, 12, " fill=\"#f59e0b\" fill-opacity=\"0.25\""), "a fault"});
+  }
+  if (grid) {
+    items.push_back({Line(7, -12, 7, 2, kGridStroke), "where the limiter's own windows begin"});
   }
   if (level) {
     items.push_back({Line(0, -4, 14, -4, " stroke=\"#7e22ce\" stroke-width=\"1.5\""),
@@ -229,8 +246,9 @@ std::string WitnessSvg(const WitnessPicture& p) {
       }
     }
   }
-  s += Legend(p, effects, !level.empty());
-  // Behind the bars: the faults, then the window.
+  const std::vector<double> edges = GridEdges(p.grid, lo, hi);
+  s += Legend(p, effects, !level.empty(), !edges.empty());
+  // Behind the bars: the faults, the window, then the limiter's own window edges.
   for (const FaultReport& f : p.faults) {
     if (f.to_s < lo || f.from_s > hi) continue;
     const double x0 = x_of(f.from_s), x1 = std::max(x_of(f.to_s), x0 + 2);
@@ -251,6 +269,13 @@ std::string WitnessSvg(const WitnessPicture& p) {
     s += Line(
         x1, kLegend, x1, plot_bottom,
         std::string(" stroke=\"#1d4ed8\"") + (p.window->closed ? "" : " stroke-dasharray=\"4 3\""));
+  }
+  // Over the window's edges, where one of the limiter's falls on them.
+  for (double edge : edges) {
+    s += Line(x_of(edge), kLegend, x_of(edge), plot_bottom,
+              std::string(" class=\"grid\"") + kGridStroke) +
+         "<title>" + Escape("a window of the limiter's begins at " + Signed(edge - zero)) +
+         "</title>\n";
   }
   if (!level.empty()) {
     double lowest = 0;
@@ -342,6 +367,7 @@ WitnessPicture PictureOf(const ViolationReport& v, const std::vector<FaultReport
   WitnessPicture p;
   p.window = v.window;
   p.bucket = v.bucket;
+  p.grid = v.grid;
   p.caption = "The witness of " + std::string(InvariantName(v.invariant)) + " on key " + v.key +
               ": " + std::to_string(v.witness.size()) + " request(s).";
   double from = 0, to = 0;

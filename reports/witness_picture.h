@@ -40,7 +40,13 @@ struct WitnessPicture {
   // alone leave it (full at the first, each taking its cost where it took effect), where each
   // took effect at a known instant.
   std::optional<BucketReport> bucket;
+  // The limiter's own aligned windows, whose edges are drawn (dashed) where they fall in the
+  // picture's span, up to kMostGridEdges of them.
+  std::optional<GridReport> grid;
 };
+
+// The most edges of the limiter's own windows a picture draws; a span that holds more draws none.
+inline constexpr size_t kMostGridEdges = 60;
 
 // The picture as an <svg> element, with its legend; empty when it has no requests.
 std::string WitnessSvg(const WitnessPicture& picture);

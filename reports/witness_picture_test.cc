@@ -77,6 +77,39 @@ TEST(WitnessPicture, DrawsEachRequestInItsNodesLaneWithTheWindowItBrokeMarked) {
   EXPECT_EQ(Count(svg, "stroke=\"#000\""), 4u);
 }
 
+// A fixed window's boundary burst: the limiter's own window edges are drawn behind the span that
+// broke N in any W, so the picture shows the edge the 2N straddle; too many edges draw none.
+TEST(WitnessPicture, DrawsTheLimitersOwnWindowEdgesWhereItHasThem) {
+  const History h = {
+      Answered(0, 1, milliseconds(800), true), Answered(1, 1, milliseconds(900), true),
+      Answered(2, 1, milliseconds(1100), true), Answered(3, 1, milliseconds(1200), true)};
+  std::vector<Violation> found = CheckAnyWindowCap(h, 2, std::chrono::seconds(1)).violations;
+  ASSERT_FALSE(found.empty());
+  SetGrid(found.front(), Policy::Window(Algorithm::kFixedWindow, 2, std::chrono::seconds(1)));
+  ASSERT_TRUE(found.front().grid.has_value());
+  const ViolationReport v = MakeViolationReport("any-window-cap", found.front(), kStart);
+  ASSERT_TRUE(v.grid.has_value());
+  EXPECT_DOUBLE_EQ(v.grid->first_s, 0) << "the start is on an edge of the epoch's 1s grid";
+  EXPECT_DOUBLE_EQ(v.grid->period_ms, 1000);
+  const std::string svg = WitnessSvg(PictureOf(v, {}, "node", kStart));
+  ExpectWellFormed(svg);
+  EXPECT_EQ(Count(svg, "class=\"grid\""), 1u) << "the edge at 1s, between the pairs: " << svg;
+  EXPECT_NE(svg.find("a window of the limiter&#39;s begins at +200ms"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("where the limiter&#39;s own windows begin"), std::string::npos);
+
+  ViolationReport dense = v;
+  dense.grid->period_ms = 1;  // hundreds of edges in the span: none drawn, nor in the legend
+  const std::string none = WitnessSvg(PictureOf(dense, {}, "node", kStart));
+  EXPECT_EQ(Count(none, "class=\"grid\""), 0u);
+  EXPECT_EQ(none.find("own windows begin"), std::string::npos);
+
+  // A limiter without aligned windows has none.
+  Violation bucket = found.front();
+  bucket.grid.reset();
+  SetGrid(bucket, Policy::Bucket(Algorithm::kGcra, 2, milliseconds(500)));
+  EXPECT_FALSE(bucket.grid.has_value());
+}
+
 // The text timeline marks the window's edges among its rows, on the same offsets as the rows.
 TEST(WitnessTimelineText, MarksTheWindowsEdgesOnTheRowsOffsets) {
   const History h = {Answered(0, 1, milliseconds(100), true),

@@ -275,6 +275,7 @@ Result<RunResult> RunScenario(const Scenario& scenario, uint64_t seed,
     for (CheckId check : scenario.checks) {
       Result<std::vector<Violation>> violations = CheckOf(check).judge(judged_run);
       if (!violations.ok()) return violations.status();
+      for (Violation& v : *violations) SetGrid(v, spec.policy);
       o.checks.push_back({check, *std::move(violations)});
     }
     if (plan != nullptr && spec.by_rules && plan->change_count() > 0) {

@@ -276,6 +276,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
       if (v.empty()) break;
       m.shown = std::move(v.front());
       m.shown->invariant = Invariant::kMostInWindow;
+      SetGrid(*m.shown, policy);
       m.shown->summary = std::to_string(units(*m.shown)) + " admitted in " +
                          span_of(*m.shown).second + ", " + std::to_string(policy.limit) +
                          " allowed in any " + FormatDuration(w);

@@ -22,23 +22,15 @@ struct ValueName {
   std::string_view option, value;
 };
 constexpr ValueName kValueNames[] = {
-    {"out", "DIR"},
-    {"junit", "FILE"},
-    {"lua", "FILE"},
-    {"lua-spec", "FILE"},
-    {"max-requests", "N"},
-    {"max-simulated", "N"},
-    {"jobs", "N"},
-    {"threads", "N"},
-    {"users", "N"},
-    {"concurrency", "N"},
-    {"seeds", "N|A..B"},
-    {"limit", "N"},
-    {"burst", "N"},
-    {"window", "DURATION"},
-    {"resolution", "DURATION"},
-    {"faults", "KINDS"},
-    {"window-offset", "TEMPLATE"},
+    {"out", "DIR"},         {"junit", "FILE"},
+    {"requests", "FILE"},   {"lua", "FILE"},
+    {"lua-spec", "FILE"},   {"max-requests", "N"},
+    {"max-simulated", "N"}, {"jobs", "N"},
+    {"threads", "N"},       {"users", "N"},
+    {"concurrency", "N"},   {"seeds", "N|A..B"},
+    {"limit", "N"},         {"burst", "N"},
+    {"window", "DURATION"}, {"resolution", "DURATION"},
+    {"faults", "KINDS"},    {"window-offset", "TEMPLATE"},
 };
 
 std::string ValueNameOf(const std::string& option) {

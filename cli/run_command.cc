@@ -52,6 +52,11 @@ class RunScenarioCommand final : public Command {
     AddForceFlag(*c, force_);
     c->add_flag("--json", json_, "Print the result as JSON instead of a table");
     AddJunitOption(*c, junit_);
+    c->add_option("--requests", requests_,
+                  "Also write every request of the run to this file, one JSON object a line "
+                  "(each limiter's: sent, answered, outcome, remaining, reset, Retry-After), "
+                  "to compare request by request")
+        ->excludes(seeds);
     AddStoreOption(*c, store_, kStoreHelp);
     AddMaxSimulatedOption(*c, max_simulated_);
     return c;
@@ -79,6 +84,12 @@ class RunScenarioCommand final : public Command {
     Result<RunResult> c = RunScenario(scenario, seed);
     if (!c.ok()) return c.status();
     const double seconds = std::chrono::duration<double>(clock.Now() - began).count();
+    if (!requests_.empty()) {
+      std::ofstream log(requests_, std::ios::binary | std::ios::trunc);
+      if (!log || !WriteRequestLog(*c, log)) {
+        return absl::InvalidArgumentError("--requests: cannot write " + requests_);
+      }
+    }
     const std::string reproduce = ReproduceCommand("run", scenario_, c->seed, store_);
     if (out_dir_ || json_ || !junit_.empty()) {  // the report's metrics cost a pass or two
       RunReport report = MakeRunReport(*c);
@@ -185,6 +196,7 @@ class RunScenarioCommand final : public Command {
   int64_t max_simulated_ = kDefaultMaxSimulated;
   std::optional<OutputDir> out_dir_;  // --out, checked before the run
   std::string junit_;
+  std::string requests_;  // --requests: where every request of the run is written
   bool json_ = false;
   std::optional<StoreName> store_;
 };

@@ -126,6 +126,42 @@ TEST(RunCommand, AScenarioWithoutAClaimHoldsEachLimiterToItsOwnPromise) {
   EXPECT_EQ(j["claim"]["not_given"], true);
 }
 
+// --requests writes every request with its decision: what a replay of another project's test
+// compares request by request.
+TEST(RunCommand, RequestsWritesEveryRequestWithItsDecision) {
+  const std::string path = testing_files::Write(
+      ::testing::TempDir(), "three.yaml",
+      "start: 2026-01-01T00:00:00Z\n"
+      "limiters:\n  - {algorithm: fixed-window, limit: 2, window: 10s}\n"
+      "traffic:\n  - {type: constant, user: u, start: 1s, interval: 1s, count: 3}\n");
+  const std::string log = ::testing::TempDir() + "/three.jsonl";
+  const CliOutcome r = Ratelab({"run", path, "--requests", log});
+  ASSERT_EQ(r.exit, kExitOk) << r.err;
+  std::istringstream lines(testing_files::Read(log));
+  std::vector<nlohmann::json> requests;
+  for (std::string line; std::getline(lines, line);)
+    requests.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0]["limiter"], "memory-fixed-window");
+  EXPECT_EQ(requests[0]["key"], "user:u:/api");
+  EXPECT_EQ(requests[0]["outcome"], "admitted");
+  EXPECT_EQ(requests[0]["remaining"], 1);
+  EXPECT_DOUBLE_EQ(requests[0]["sent_s"].get<double>(), 1);
+  EXPECT_DOUBLE_EQ(requests[0]["reset_s"].get<double>(), 10);
+  EXPECT_EQ(requests[1]["remaining"], 0);
+  EXPECT_EQ(requests[2]["outcome"], "denied");
+  EXPECT_DOUBLE_EQ(requests[2]["retry_after_s"].get<double>(), 7)
+      << "at 3s, the window ends at 10s";
+  EXPECT_EQ(requests[2]["cost"], 1);
+
+  EXPECT_EQ(Ratelab({"run", path, "--seeds", "3", "--requests", log}).exit, kExitBadInput)
+      << "one run's requests, not a sweep's";
+  const CliOutcome unwritable = Ratelab({"run", path, "--requests", "/no-such-dir/x.jsonl"});
+  EXPECT_EQ(unwritable.exit, kExitBadInput);
+  EXPECT_NE(unwritable.err.find("--requests: cannot write /no-such-dir/x.jsonl"), std::string::npos)
+      << unwritable.err;
+}
+
 TEST(RunCommand, StoreRestartKeepsCountsOnlyWithDurabilityAlways) {
   const auto broken = Broken("store-restart");
   EXPECT_FALSE(broken.at("kv-gcra-lua (durability none)").empty());

@@ -122,6 +122,37 @@ std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, In
   return out;
 }
 
+bool WriteRequestLog(const RunResult& run, std::ostream& out) {
+  for (const LimiterOutcome& o : run.limiters) {
+    for (const HistoryEvent& e : o.history) {
+      nlohmann::json j = {{"limiter", o.name}, {"id", e.id},
+                          {"key", e.key},      {"node", e.node},
+                          {"cost", e.cost},    {"sent_s", Seconds(e.invoke, run.start)}};
+      j["answered_s"] =
+          e.unanswered() ? nlohmann::json() : nlohmann::json(Seconds(e.complete, run.start));
+      j["outcome"] = e.failed()       ? "failed"
+                     : e.unanswered() ? "unanswered"
+                     : e.admitted()   ? "admitted"
+                                      : "denied";
+      if (e.decision) {
+        const Decision& d = *e.decision;
+        j["remaining"] = d.remaining;
+        j["reset_s"] = Seconds(d.reset, run.start);
+        // A denial's wait; none (null) where no wait admits it.
+        j["retry_after_s"] =
+            d.allowed ? nlohmann::json(0.0)
+            : d.retry_after == kNever
+                ? nlohmann::json()
+                : nlohmann::json(std::chrono::duration<double>(d.retry_after).count());
+        j["wait_s"] = std::chrono::duration<double>(d.wait).count();
+      }
+      if (e.failed()) j["failure"] = e.failure;
+      out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    }
+  }
+  return static_cast<bool>(out.flush());
+}
+
 std::string DescribeFailure(const HistoryEvent& e) {
   return "#" + std::to_string(e.id) + " (" + e.key + ", node " + std::to_string(e.node) +
          ", sent at " + FormatInstant(e.invoke) + "): " + e.failure;

@@ -5,6 +5,7 @@
 #define RATELAB_REPORTS_RUN_REPORT_H_
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@ ViolationReport MakeViolationReport(std::string_view check, const Violation& v, 
 // The same with the witness given (a search's minimal case, rather than the violation's own).
 ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start,
                                     std::vector<WitnessEvent> witness);
+
+// Every request of `run`, one JSON object a line (JSON Lines), each limiter's in the order it was
+// sent: {"limiter", "id", "key", "node", "cost", "sent_s", "answered_s" (null: never answered),
+// "outcome" ("admitted", "denied", "unanswered", "failed"), and for a decision "remaining",
+// "reset_s", "retry_after_s" (a denial's; null when no wait admits it), "wait_s"; for a failure,
+// "failure"}, times in seconds from the run's start. What a replay of another project's test
+// compares request by request (docs/scenarios.md). False when `out` could not be written.
+bool WriteRequestLog(const RunResult& run, std::ostream& out);
 
 // A request the limiter failed on, in words: "#17 (KEY, node 2, sent at 12:00:01.000): ERROR".
 std::string DescribeFailure(const HistoryEvent& e);

@@ -82,7 +82,8 @@ std::vector<std::string> WithFlagsRenamed(std::vector<std::string> args, std::os
 
 int RunRatelab(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CLI::App app(kDescription, "ratelab");
-  app.set_version_flag("--version", std::string("ratelab ") + RATELAB_VERSION);
+  app.set_version_flag(
+      "--version", std::string("ratelab ") + RATELAB_VERSION + " (commit " + RATELAB_COMMIT + ")");
   app.require_subcommand(0, 1);
 
   std::unique_ptr<Command> commands[] = {ListCommand(),  DemoCommand(),  CompareCommand(),

@@ -55,8 +55,7 @@ class RunScenarioCommand final : public Command {
     c->add_option("--requests", requests_,
                   "Also write every request of the run to this file, one JSON object a line "
                   "(each limiter's: sent, answered, outcome, remaining, reset, Retry-After), "
-                  "to compare request by request")
-        ->excludes(seeds);
+                  "to compare request by request (one run: not with --seeds)");
     AddStoreOption(*c, store_, kStoreHelp);
     AddMaxSimulatedOption(*c, max_simulated_);
     return c;
@@ -66,6 +65,10 @@ class RunScenarioCommand final : public Command {
     Result<Scenario> scenario = LoadScenarioOn(scenario_, store_);
     if (!scenario.ok()) return scenario.status();
     if (Status s = CheckRunSize(*scenario, max_simulated_); !s.ok()) return s;
+    if (seeds_ && !requests_.empty()) {
+      return absl::InvalidArgumentError(
+          "--requests writes the requests of one run: give --seed N, not --seeds");
+    }
     if (jobs_ < 1 || jobs_ > 256)
       return absl::InvalidArgumentError("--jobs must be between 1 and 256");
     if (!out_.empty()) {

@@ -154,8 +154,11 @@ TEST(RunCommand, RequestsWritesEveryRequestWithItsDecision) {
       << "at 3s, the window ends at 10s";
   EXPECT_EQ(requests[2]["cost"], 1);
 
-  EXPECT_EQ(Ratelab({"run", path, "--seeds", "3", "--requests", log}).exit, kExitBadInput)
-      << "one run's requests, not a sweep's";
+  const CliOutcome sweep = Ratelab({"run", path, "--seeds", "3", "--requests", log});
+  EXPECT_EQ(sweep.exit, kExitBadInput) << "one run's requests, not a sweep's";
+  EXPECT_NE(sweep.err.find("--requests writes the requests of one run: give --seed N, not --seeds"),
+            std::string::npos)
+      << sweep.err;
   const CliOutcome unwritable = Ratelab({"run", path, "--requests", "/no-such-dir/x.jsonl"});
   EXPECT_EQ(unwritable.exit, kExitBadInput);
   EXPECT_NE(unwritable.err.find("--requests: cannot write /no-such-dir/x.jsonl"), std::string::npos)

@@ -32,9 +32,22 @@ constexpr char kDirPrefix[] = "ratelab-redis-";
 // Databases a private server offers: one per limiter of a scenario.
 constexpr int kDatabases = 256;
 
+// The shim preloaded into a private server to put it on virtual time: where
+// RATELAB_VIRTUAL_TIME_SHIM says, else found beside the running binary, where a build tree keeps
+// it (impl/, from a binary at the tree's top or in a folder of its own) or an installed package
+// does (../lib/ratelab/ from /usr/bin): no path of the tree it was built in is compiled in.
 std::string ShimPath() {
   if (const char* p = getenv("RATELAB_VIRTUAL_TIME_SHIM"); p != nullptr && *p != '\0') return p;
-  return RATELAB_VIRTUAL_TIME_SHIM_PATH;
+  constexpr char kShim[] = "libratelab_virtual_time.so";
+  std::error_code ec;
+  const fs::path dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return kShim;
+  const fs::path installed = dir / ".." / "lib" / "ratelab" / kShim;
+  for (const fs::path& candidate :
+       {dir / kShim, dir / "impl" / kShim, dir / ".." / "impl" / kShim}) {
+    if (fs::exists(candidate, ec)) return candidate.lexically_normal().string();
+  }
+  return installed.lexically_normal().string();
 }
 
 }  // namespace
@@ -96,7 +109,8 @@ Result<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptions optio
     server->clock_ = *std::move(clock);
     if (access(ShimPath().c_str(), R_OK) != 0) {
       return absl::NotFoundError("the virtual time shim " + ShimPath() +
-                                 " is missing (build the target ratelab_virtual_time)");
+                                 " is missing (build the target ratelab_virtual_time, or set "
+                                 "RATELAB_VIRTUAL_TIME_SHIM to where it is)");
     }
   }
   if (Status s = server->Launch(); !s.ok()) return s;

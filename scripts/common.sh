@@ -5,13 +5,21 @@ set -euo pipefail
 RATELAB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RATELAB_BUILD="${RATELAB_BUILD:-$RATELAB_ROOT/build}"
 
-# Everything the build and the test suite use, by Debian package name.
-RATELAB_PACKAGES=(
-  build-essential cmake ninja-build pkg-config clang-format
+# What the main job needs, by Debian package name: building ratelab (its tests and benchmarks
+# off) and what `ratelab demo` runs (gnuplot draws the report's plots). scripts/demo installs
+# these alone.
+RATELAB_DEMO_PACKAGES=(
+  build-essential cmake ninja-build pkg-config
   libabsl-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev
-  liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev
+  liblua5.1-0-dev libssl-dev libhiredis-dev libpqxx-dev libboost-dev
+  gnuplot-nox
+)
+# Everything the build and the test suite use: the above, the test and benchmark libraries, the
+# servers the tests start, and the toolchains of the adapters' libraries.
+RATELAB_PACKAGES=(
+  "${RATELAB_DEMO_PACKAGES[@]}" clang-format
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-  gnuplot-nox redis-server redis-tools groff-base postgresql libboost-dev nginx-light wrk curl
+  redis-server redis-tools groff-base postgresql nginx-light wrk curl
   python3-limits golang-go golang-golang-x-time-dev libguava-java openjdk-17-jdk-headless
 )
 # What scripts/sanitize and scripts/fuzz add: clang and its sanitizer and libFuzzer runtimes.

@@ -215,8 +215,7 @@ std::string Denials(const RunReport& r, const Limiters& answered) {
     const std::string lost = Lost(l);
     s += (i == 0 ? "" : " ") + l.name;
     if (!lost.empty()) {
-      s += " admitted " + lost + " than an exact limiter of " +
-           (r.claim.not_given ? Claim(r) : "the claim") +
+      s += " admitted " + lost + " than an exact limiter of " + Yardstick(r) +
            " would have on the same traffic; request by request, it";
     }
     s += " denied " + Count(l.metrics.false_denials, "request", "requests") + " at a moment " +

@@ -93,7 +93,7 @@ TEST(Check, SeedZeroWithAUniqueIndexHoldsPerWindowButNotAcrossAnEdgeOrSkewedCloc
   f = Check(
       {"docs-fixed-window-unique", "--checks", "promise", "--faults", "skew", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "aligned-window-cap") << "app servers disagree on the minute";
-  // No TTL in seed 000: its documents stay forever.
+  // No TTL in the MongoDB per-minute design: its documents stay forever.
   f = Check({"docs-fixed-window-unique", "--seeds", "5"});
   EXPECT_EQ(f.invariant, "key-expiry");
   EXPECT_NE(f.summary.find("no TTL index"), std::string::npos) << f.summary;

@@ -1,5 +1,5 @@
-// `ratelab serve`, as a user runs it: the binary listening on loopback, answering seed 001's and
-// seed 003's APIs over HTTP, and stopping gracefully on SIGTERM.
+// `ratelab serve`, as a user runs it: the binary listening on loopback, answering the hit-counter
+// API's and the limit service's APIs over HTTP, and stopping gracefully on SIGTERM.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>

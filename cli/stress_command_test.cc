@@ -155,7 +155,7 @@ TEST(Stress, TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency) {
   for (const std::string protocol :
        {"kv-token-bucket-lua", "kv-gcra-lua", "kv-fixed-window-lua", "kv-sliding-log-lua"}) {
     const CliOutcome r = Stress({protocol, "--threads", "4", "--duration", "1s", "--users", "2"});
-    // Seed 003's token bucket adds its refill in floating point, a tenth of a token a
+    // The limit service's token bucket adds its refill in floating point, a tenth of a token a
     // millisecond, so ten milliseconds can give 0.9999999999999999 of a token: a request the
     // exact bucket admits is denied ("retry after 1ms") on the tick its token came due, which is
     // forgiven as the bucket's tie. But it does not clamp its elapsed time at zero, so a request

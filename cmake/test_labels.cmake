@@ -84,7 +84,7 @@ set(RATELAB_SLOW_TESTS
   Plots.GnuplotPastItsLimitIsStoppedWithItsWholeGroup
   Probe.ARetryAfterLongerOrShorterThanTheWaitIsCaught
   Probe.AnHonestRetryAfterIsRetriedEarlyAndOnTimeAndNotAccused
-  Probe.ServeKeepsSeed001sPromiseOverHttp
+  Probe.ServeKeepsTheHitCountersPromiseOverHttp
   Probe.TheBoundaryTrafficFindsTheFixedWindowsDoubleAndNotTheSlidingLogs
   Probe.TheRateCapHoldsABurstToItsRate
   ScriptCorpus.EveryScriptGetsTheVerdictItsEntryExpects

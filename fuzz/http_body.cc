@@ -1,8 +1,8 @@
 // The bodies the rate-limit service reads (impl/service/service.h): the input is a request body,
 // read by both JSON readers (impl/service/json_body.h), which must agree on it, then sent to
-// every endpoint that reads a body: seed 003's decision API, seed 001's hit, and the admin API's
-// rule writes (on a read-only store, which refuses a write only after reading the rule). Each
-// answers, and never with a 5xx: whatever a body holds is the client's fault.
+// every endpoint that reads a body: the limit service's decision API, the hit-counter API's hit,
+// and the admin API's rule writes (on a read-only store, which refuses a write only after reading
+// the rule). Each answers, and never with a 5xx: whatever a body holds is the client's fault.
 #include <cstddef>
 #include <cstdint>
 #include <string>

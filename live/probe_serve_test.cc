@@ -24,7 +24,7 @@ using testing_probe::PlanFor;
 using testing_probe::FindingChecks;
 using testing_probe::Probe;
 
-TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
+TEST(Probe, ServeKeepsTheHitCountersPromiseOverHttp) {
   ServeConfig config;
   config.rules = SeedServiceRules();
   config.http.port = 0;
@@ -51,7 +51,7 @@ TEST(Probe, ServeKeepsSeed001sPromiseOverHttp) {
   serving.join();
 }
 
-// `ratelab serve` with `config` on a free port, probed by `plan` on seed 003's decision API.
+// `ratelab serve` with `config` on a free port, probed by `plan` on the limit service's decision API.
 // `at_start`, when given, runs once serve listens, just before the probe's first request.
 ProbeResult ProbeServe(ServeConfig config, ProbePlan plan,
                        const std::function<void()>& at_start = {}) {
@@ -154,7 +154,7 @@ TEST(Probe, ServeWithEachAlgorithmOnEachStoreIsNotAccused) {
       EXPECT_TRUE(r.violations.empty()) << what << ": " << r.violations.front().ToString();
       EXPECT_TRUE(r.findings.empty()) << what << ": " << r.findings.front().summary;
       if (const std::optional<Violation>& v = r.linearizability.violation) {
-        // Except seed 003's token bucket (serve's on Redis), which takes tokens away from a
+        // Except the limit service's token bucket (serve's on Redis), which takes tokens away from a
         // request whose clock reads earlier than the last writer's (see
         // Stress.TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency).
         const bool float_refill =

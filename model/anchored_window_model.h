@@ -1,10 +1,10 @@
-// Anchored window (seed 004's window "from the first request"): a window of W opens at a request
-// that finds none open and holds at most N units. It stays open through start + W inclusive (a
-// request at exactly start + W still falls in it, as seed 004's `timestamp < now - window` has
-// it); the first admitted request after that opens the next one. Windows are not aligned to
-// the clock, and up to 2N fit across the edge between two of them.
-// The half-open convention (anchored-window-half-open) ends the window before start + W: a
-// request then opens the next one (Policy::AnchoredReach).
+// Anchored window (the check-then-consume helper's window "from the first request"): a window of W
+// opens at a request that finds none open and holds at most N units. It stays open through start +
+// W inclusive (a request at exactly start + W still falls in it, as the check-then-consume helper's
+// `timestamp < now - window` has it); the first admitted request after that opens the next one.
+// Windows are not aligned to the clock, and up to 2N fit across the edge between two of them. The
+// half-open convention (anchored-window-half-open) ends the window before start + W: a request then
+// opens the next one (Policy::AnchoredReach).
 #ifndef RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_
 #define RATELAB_MODEL_ANCHORED_WINDOW_MODEL_H_
 

@@ -4,8 +4,8 @@
 // favours clarity over speed (std::map, exact integer arithmetic, no concurrency) and depends on
 // nothing in impl/. Not thread-safe.
 //
-// A denial changes nothing: only admissions move a key's state (contrast seed 002's sliding log
-// and counter, which count denied requests too).
+// A denial changes nothing: only admissions move a key's state (contrast the common Redis recipes'
+// sliding log and counter, which count denied requests too).
 //
 // Time: calls for one key are expected in non-decreasing `now`. A request that arrives with an
 // earlier `now` than the key's latest admission is evaluated at the key's latest instant (window

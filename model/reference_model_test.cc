@@ -100,7 +100,8 @@ TEST(SlidingLogSortedModel, AnswersAsALogOfEveryEntryAndKeepsAtMostNInAnyWindow)
 }
 
 TEST(SlidingCounterModel, WeighsThePreviousWindowByItsOverlap) {
-  // Seed 002's example at limit 100: 70 in the previous window, 35 so far, halfway through.
+  // The common Redis recipes' example at limit 100: 70 in the previous window, 35 so far, halfway
+  // through.
   auto m = MakeReferenceModel(Policy::Window(Algorithm::kSlidingCounter, 100, minutes(1)));
   for (int i = 0; i < 70; ++i) ASSERT_TRUE(m->Decide("u", kT0 + seconds(1), 1).allowed);
   for (int i = 0; i < 35; ++i) {
@@ -124,7 +125,7 @@ TEST(SlidingCounterModel, RetryAfterWaitsForThePreviousWindowToFade) {
 }
 
 TEST(TokenBucketModel, RefillsOneTokenPerInterval) {
-  // Seed 002's bucket: capacity 100, 10 per second.
+  // The common Redis recipes' bucket: capacity 100, 10 per second.
   auto m = MakeReferenceModel(Policy::Bucket(Algorithm::kTokenBucket, 100, milliseconds(100)));
   for (int i = 0; i < 50; ++i) ASSERT_TRUE(m->Decide("u", kT0, 1).allowed);
   Decision d = m->Decide("u", kT0 + seconds(10), 100);

@@ -2,14 +2,13 @@
 // overlaps (now - W, now], plus the current window's count. Admits when
 //   previous * (W - elapsed) / W + current + cost <= N,
 // evaluated exactly as previous * (W - elapsed) + (current + cost) * W <= N * W.
-// Only admitted units are counted (seed 002's version also counts denials; that is a protocol
-// of its own, not this model).
-// The anchored convention (sliding-counter-anchored) lays its windows from the key's first
-// request instead of the epoch, [origin + kW, origin + (k+1)W); a request that finds a whole
-// window empty behind the current one starts them afresh at its own instant, as a script whose
-// state lapses (a key's time to live of 2W) does.
-// The floored convention (sliding-counter-anchored-floored, Symfony's sliding window) rounds the
-// previous window's weighted count down before it is compared: admits when
+// Only admitted units are counted (the common Redis recipes' version also counts denials; that is a
+// protocol of its own, not this model). The anchored convention (sliding-counter-anchored) lays its
+// windows from the key's first request instead of the epoch, [origin + kW, origin + (k+1)W); a
+// request that finds a whole window empty behind the current one starts them afresh at its own
+// instant, as a script whose state lapses (a key's time to live of 2W) does. The floored convention
+// (sliding-counter-anchored-floored, Symfony's sliding window) rounds the previous window's
+// weighted count down before it is compared: admits when
 //   floor(previous * (W - elapsed) / W) + current + cost <= N,
 // which is the exact comparison with W - 1 to spare (scaled by W).
 #ifndef RATELAB_MODEL_SLIDING_COUNTER_MODEL_H_

@@ -1,5 +1,5 @@
-// Rules that change during a run, and how the change reaches the nodes (seed 003: each decider
-// keeps a cache of the rules, refreshed by PostgreSQL's NOTIFY).
+// Rules that change during a run, and how the change reaches the nodes (the limit service: each
+// decider keeps a cache of the rules, refreshed by PostgreSQL's NOTIFY).
 //
 // A scenario's `rules:` gives the rules in force at the start and the changes an operator makes
 // later (each puts one rule: it replaces the rule with the same target, keeping that rule's id, or

@@ -148,14 +148,17 @@ TEST(ScenarioWithoutAClaim, ABucketIsNotHeldToItsBurstOverBurstIntervals) {
       << "a claim given is a check: the bucket's refills pass 3 in any 300ms";
   EXPECT_TRUE(Violations(broke->limiters[0], "promise").empty());
 
-  // The claim's check without a claim to hold them to is refused, saying what to do.
-  Result<Scenario> refused =
-      ParseScenario(limiter + "checks: [promise, any-window-cap]\n", "refused.yaml");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find(
-                "any-window-cap holds every limiter to the scenario's claim, and it gives none"),
-            std::string::npos)
-      << refused.status();
+  // A check of the claim without a claim to hold them to is refused, saying what to do.
+  for (const char* check : {"any-window-cap", "aligned-window-cap", "anchored-window-cap"}) {
+    Result<Scenario> refused =
+        ParseScenario(limiter + "checks: [promise, " + std::string(check) + "]\n", "refused.yaml");
+    ASSERT_FALSE(refused.ok()) << check;
+    EXPECT_NE(
+        refused.status().message().find(
+            std::string(check) + " holds every limiter to the scenario's claim, and it gives none"),
+        std::string::npos)
+        << refused.status();
+  }
 }
 
 TEST(CheckRunSize, RefusesAScenarioOverTheBudgetWithTheEstimate) {

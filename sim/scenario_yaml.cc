@@ -127,11 +127,16 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
   const bool claim_checked =
       std::find(s.checks.begin(), s.checks.end(), CheckId::kAnyWindowCap) != s.checks.end();
   if (s.claim_given && !claim_checked) s.checks.push_back(CheckId::kAnyWindowCap);
-  if (!s.claim_given && claim_checked) {
-    return Error(root["checks"],
-                 "any-window-cap holds every limiter to the scenario's claim, and it gives none: "
-                 "add one (claim: {limit: N, window: W}), or leave the check out to hold each "
-                 "limiter to its own promise");
+  if (!s.claim_given) {
+    for (CheckId check :
+         {CheckId::kAnyWindowCap, CheckId::kAlignedWindowCap, CheckId::kAnchoredWindowCap}) {
+      if (std::find(s.checks.begin(), s.checks.end(), check) == s.checks.end()) continue;
+      return Error(root["checks"],
+                   std::string(CheckOf(check).name) +
+                       " holds every limiter to the scenario's claim, and it gives none: add one "
+                       "(claim: {limit: N, window: W}), or leave the check out to hold each "
+                       "limiter to its own promise");
+    }
   }
   for (size_t i = 0; i < s.faults.size(); ++i) {
     if (s.faults[i].kind == FaultSpec::Kind::kListenDown &&

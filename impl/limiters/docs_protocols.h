@@ -3,23 +3,27 @@
 // milliseconds; the seeds' one minute is the policy's window). Every request counts 1, whatever
 // its cost, as in the seeds.
 //
-//   docs-fixed-window-upsert   seed 000 read with an upsert and no unique index:
+//   docs-fixed-window-upsert   the MongoDB per-minute design read with an upsert and no unique
+//   index:
 //                              findOneAndUpdate({userId, minute, count: {$lt: N}}, {$inc: {count:
 //                              1}}, {upsert: true}). Once count reaches N the filter misses, the
 //                              upsert inserts a second document for the same minute, and every
 //                              request is admitted from then on.
-//   docs-fixed-window-unique   seed 000 with a unique index on (userId, minute): the upsert that
+//   docs-fixed-window-unique   the MongoDB per-minute design with a unique index on (userId,
+//   minute): the upsert that
 //                              would create a second document fails with E11000, which becomes
 //                              a 429. Correct per window; up to 2N across a window edge, and
 //                              app servers whose clocks disagree disagree on `minute`. No TTL:
 //                              every document stays forever.
-//   docs-fixed-window-retry    seed 001: conditional increment; if nothing matched, read the
+//   docs-fixed-window-retry    the retried increment: conditional increment; if nothing matched,
+//   read the
 //                              document (429 if full), else insert {count: 1}; on E11000 retry
 //                              the increment once, 429 if it still misses. Unique index on
 //                              (userId, windowStart) and the TTL index the seed suggests (three
 //                              hours, at least two windows) are ensured at startup. Correct
 //                              under concurrency; 2N across a window edge.
-//   docs-check-then-consume    seed 004: checkLimit (findOne), then consumeLimit (updateOne $set
+//   docs-check-then-consume    the check-then-consume helper: checkLimit (findOne), then
+//   consumeLimit (updateOne $set
 //                              with upsert) as separate commands: two concurrent requests both
 //                              read the last token and both spend it. The window starts at the
 //                              first request after the last one ended (anchored-window). Its
@@ -50,7 +54,7 @@ class DocsProtocol : public Protocol {
   bool indexes_ensured_ = false;
 };
 
-// Seed 000, either reading.
+// The MongoDB per-minute design, either reading.
 class DocsFixedWindowMinute final : public DocsProtocol {
  public:
   DocsFixedWindowMinute(Docs& docs, const Policy& policy, bool unique_index)

@@ -1,5 +1,6 @@
-// What a limiter does when its store fails (seed 002: "fail open ... add a circuit breaker";
-// seed 003: "either blocks all traffic (fail-closed) or allows all traffic (fail-open)").
+// What a limiter does when its store fails (the common Redis recipes: "fail open ... add a circuit
+// breaker"; the limit service: "either blocks all traffic (fail-closed) or allows all traffic
+// (fail-open)").
 //
 // GuardedProtocol wraps any protocol with one of:
 //   error            the store's error reaches the caller (no decision: the request fails);

@@ -40,7 +40,8 @@ class FixedWindowCounter {
   int64_t window_;
 };
 
-// Seed 004's window from the first request (see model/anchored_window_model.h).
+// The check-then-consume helper's window from the first request (see
+// model/anchored_window_model.h).
 class AnchoredWindow {
  public:
   struct State {

@@ -1,8 +1,8 @@
 // kv-fixed-window-lua: an aligned fixed window in one Lua script on a Kv store (best practice;
-// the correct form of seed 002's INCR + PEXPIRE). One key per (limiter key, window); the script
-// reads the count, admits only if the request fits, increments and sets the expiry in one atomic
-// step, so a crash cannot leave a key without one and a denial consumes nothing. Still a fixed
-// window: up to 2N across a window edge.
+// the correct form of the common Redis recipes' INCR + PEXPIRE). One key per (limiter key, window);
+// the script reads the count, admits only if the request fits, increments and sets the expiry in
+// one atomic step, so a crash cannot leave a key without one and a denial consumes nothing. Still a
+// fixed window: up to 2N across a window edge.
 #ifndef RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_
 #define RATELAB_IMPL_LIMITERS_KV_FIXED_WINDOW_LUA_H_
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/kv_redis_recipes.h"
 
 namespace ratelab {
 

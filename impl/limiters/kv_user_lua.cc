@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_split.h"
-#include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/kv_redis_recipes.h"
 #include "impl/limiters/window_offset.h"
 
 namespace ratelab {

@@ -32,9 +32,9 @@ class Protocol {
   virtual ~Protocol() = default;
   // Decides `request`. The request and the context must outlive the task.
   virtual Task<Result<Decision>> Decide(Context& ctx, const Request& request) = 0;
-  // What `request` would be answered now, with nothing recorded (seed 001's GET /api/usage):
-  // `remaining` is what the key may still be admitted now, before the request rather than after
-  // it. Unimplemented for a protocol that cannot read its state without spending.
+  // What `request` would be answered now, with nothing recorded (the hit-counter API's GET
+  // /api/usage): `remaining` is what the key may still be admitted now, before the request rather
+  // than after it. Unimplemented for a protocol that cannot read its state without spending.
   virtual Task<Result<Decision>> Peek(Context&, const Request&) {
     co_return absl::UnimplementedError("this limiter cannot read a count without spending one");
   }

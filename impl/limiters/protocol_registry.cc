@@ -7,7 +7,7 @@
 #include "impl/limiters/kv_fixed_window_lua.h"
 #include "impl/limiters/kv_gcra_lua.h"
 #include "impl/limiters/kv_lua_limiters.h"
-#include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/kv_redis_recipes.h"
 #include "impl/limiters/protocol.h"
 #include "impl/limiters/sql_protocols.h"
 
@@ -36,7 +36,7 @@ std::unique_ptr<Protocol> MakeKvGcraLua(const Policy& policy, const Stores& s) {
   return std::make_unique<KvGcraLua>(*s.kv, policy);
 }
 
-// The seed 002 protocols and the Lua log count whole milliseconds (Date.now()).
+// The common Redis recipes' protocols and the Lua log count whole milliseconds (Date.now()).
 Status CheckWholeMillisecondWindow(const Policy& policy) {
   if (policy.window.count() % 1'000'000 == 0) return absl::OkStatus();
   return absl::InvalidArgumentError("this protocol works in whole milliseconds; the window " +

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "impl/limiters/expression.h"
-#include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/kv_redis_recipes.h"
 
 namespace ratelab {
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/kv_redis_recipes.h"
 
 namespace ratelab {
 namespace {

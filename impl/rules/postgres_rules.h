@@ -1,8 +1,8 @@
-// Seed 003's rules store on PostgreSQL: the table ratelab.rules (rules.h's fields, one column
-// each, with CHECK constraints that refuse what FindProblem refuses, each named after its field),
-// a trigger that NOTIFYs every change on the channel ratelab_rules (the changed rule_id, or "*"
-// after a TRUNCATE), PostgresRules to read and write the rules, and RulesCache, a decider's copy
-// that LISTENs.
+// The limit service's rules store on PostgreSQL: the table ratelab.rules (rules.h's fields, one
+// column each, with CHECK constraints that refuse what FindProblem refuses, each named after its
+// field), a trigger that NOTIFYs every change on the channel ratelab_rules (the changed rule_id, or
+// "*" after a TRUNCATE), PostgresRules to read and write the rules, and RulesCache, a decider's
+// copy that LISTENs.
 //
 // Notifications are lost while a listener is disconnected: RulesCache, on finding its connection
 // gone, connects again, LISTENs, and only then reads every rule again, so that no change made

@@ -1,8 +1,8 @@
-// Rate-limit rules, as seed 003 keeps them in PostgreSQL and seed 004 writes them in code: whom a
-// rule limits (a scope type and a value, or "*" for each value on its own), where (an endpoint,
-// exact or a wildcard) and how (an algorithm, max_requests per window_seconds, and for a bucket
-// its burst_size). One `Rule` type; its fields carry the same names in the rules table, in YAML
-// and in JSON (kRuleFields).
+// Rate-limit rules, as the limit service keeps them in PostgreSQL and the check-then-consume helper
+// writes them in code: whom a rule limits (a scope type and a value, or "*" for each value on its
+// own), where (an endpoint, exact or a wildcard) and how (an algorithm, max_requests per
+// window_seconds, and for a bucket its burst_size). One `Rule` type; its fields carry the same
+// names in the rules table, in YAML and in JSON (kRuleFields).
 //
 // Validation names the field at fault. Matching follows the seeds: for each scope a request
 // carries (and the global scope, which every request has), the most specific rule applies

@@ -1,10 +1,10 @@
-// A limiter that decides by rules (seed 003's rate-limiting service): for each request it matches
-// the rules in force (RuleSet::Match: one rule per scope the request carries, and the global
-// scope) and asks, most restrictive first, the protocol that enforces each one, on the rule's own
-// key ("scope_type:scope_value:endpoint" of the request). The first denial is the answer, and the
-// rules after it are not asked (nothing is spent on them); when every rule admits, the answer is
-// the most restrictive rule's, with the least `remaining` of all. A request no rule matches is
-// admitted without a step (limit and remaining 0).
+// A limiter that decides by rules (the limit service's rate-limiting service): for each request it
+// matches the rules in force (RuleSet::Match: one rule per scope the request carries, and the
+// global scope) and asks, most restrictive first, the protocol that enforces each one, on the
+// rule's own key ("scope_type:scope_value:endpoint" of the request). The first denial is the
+// answer, and the rules after it are not asked (nothing is spent on them); when every rule admits,
+// the answer is the most restrictive rule's, with the least `remaining` of all. A request no rule
+// matches is admitted without a step (limit and remaining 0).
 //
 // The rules are read afresh at every decision, from wherever the caller keeps them (a RulesCache
 // for real, a node's copy in the simulator), so a changed rule takes effect at the next request.

@@ -166,7 +166,8 @@ TEST(Rules, ExactEndpointBeforeWildcardAndOwnValueBeforeAny) {
 }
 
 TEST(Rules, CompositeKeysPerDimensionMostRestrictiveFirst) {
-  // Seed 002: one rule per dimension, each its own counter; seed 004: per user and site-wide.
+  // The common Redis recipes: one rule per dimension, each its own counter; the check-then-consume
+  // helper: per user and site-wide.
   Result<RuleSet> set = RuleSet::Make({
       WindowRule(ScopeType::kIp, "*", "/login", 20, 60),
       WindowRule(ScopeType::kApiKey, "*", "/login", 600, 60),

@@ -1,6 +1,6 @@
 // The headers that tell an HTTP client where it stands, on every answer the service gives:
 //
-//   X-RateLimit-Limit      the rule's limit (a bucket's burst)             seed 002
+//   X-RateLimit-Limit      the rule's limit (a bucket's burst)             the Redis recipes
 //   X-RateLimit-Remaining  what the key could still spend now
 //   X-RateLimit-Reset      when its full allowance is back: unix seconds, rounded up
 //   Retry-After            on a denial: whole seconds, rounded up, so never earlier than the

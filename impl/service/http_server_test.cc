@@ -62,7 +62,7 @@ HttpServerOptions AnyPort() {
   return options;
 }
 
-TEST(HttpServer, TenParallelHitsFiveOkFiveRejectedAsSeed001sTestSays) {
+TEST(HttpServer, TenParallelHitsFiveOkFiveRejectedAsTheHitCountersTestSays) {
   Served s;
   const uint16_t port = s.server->port();
   std::vector<int> statuses(10);
@@ -91,7 +91,7 @@ TEST(HttpServer, AKeptAliveConnectionCarriesRequestsAndTheHeadersComeThrough) {
   EXPECT_EQ(sixth.result_int(), 429);
   EXPECT_EQ(sixth.body(), R"({"error":"Rate limit exceeded","limit":5})");
   EXPECT_FALSE(sixth["Retry-After"].empty());
-  // Seed 003's "2 requests, 1 token": the decision API over the default token bucket.
+  // The limit service's "2 requests, 1 token": the decision API over the default token bucket.
   const auto check = c.Send(http::verb::post, "/ratelimit/check?x=1",
                             R"({"user_id": "u_42", "endpoint": "/api/messages"})");
   EXPECT_EQ(check.result_int(), 200) << "the query is not part of the path";

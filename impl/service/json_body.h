@@ -1,5 +1,6 @@
-// A request body's JSON object, read for the few string members a decision needs (seed 003's
-// {"user_id", "endpoint", "scope"}, seed 001's {"userId"}) without building a document.
+// A request body's JSON object, read for the few string members a decision needs (the limit
+// service's
+// {"user_id", "endpoint", "scope"}, the hit-counter API's {"userId"}) without building a document.
 //
 // simdjson reads it (its parse costs a tenth of building an nlohmann document, which cost more
 // than the decision); what simdjson refuses is read again by nlohmann's parser, whose verdict

@@ -45,7 +45,7 @@ class Running {
   std::thread thread_;
 };
 
-// Seed 001's hit for `user`: its status and the count it reports (0 on a 429).
+// The hit-counter API's hit for `user`: its status and the count it reports (0 on a 429).
 std::pair<int, int64_t> Hit(Client& c, const std::string& user) {
   const auto answer = c.Send(http::verb::post, "/api/hit", R"({"userId": ")" + user + R"("})");
   const nlohmann::json body = nlohmann::json::parse(answer.body(), nullptr, false);
@@ -54,8 +54,8 @@ std::pair<int, int64_t> Hit(Client& c, const std::string& user) {
 
 const ManualClock kMidMinute(FromUnixNanos(int64_t{1'767'225'630} * 1'000'000'000));
 
-// Seed 001's test: ten parallel hits of one user, five ok and five rejected; and the metrics
-// count them all.
+// The hit-counter API's own test: ten parallel hits of one user, five ok and five rejected; and the
+// metrics count them all.
 void TenParallelHitsFiveOk(const Running& s) {
   std::vector<int> statuses(10);
   std::vector<std::thread> clients;
@@ -112,7 +112,7 @@ TEST(RateLimitServer, OnPostgresParallelHitsOnSeveralConnectionsAreEachCountedOn
   TenParallelHitsFiveOk(s);
 }
 
-// Seed 001's usage of `user`: the count it reports.
+// The hit-counter API's usage of `user`: the count it reports.
 int64_t Usage(Client& c, const std::string& user) {
   const auto answer = c.Send(http::verb::get, "/api/usage/" + user);
   EXPECT_EQ(answer.result_int(), 200) << answer.body();

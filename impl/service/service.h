@@ -4,14 +4,17 @@
 // decision -> headers through a RulesLimiter (impl/rules/rules_limiter.h); the rules are never
 // read from their store on the request path.
 //
-//   POST /ratelimit/check   seed 003's decision API: {"user_id", "endpoint", "scope"} answered
+//   POST /ratelimit/check   the limit service's decision API: {"user_id", "endpoint", "scope"}
+//   answered
 //                           200 {"allowed": true, "remaining", "limit", "reset"} or
 //                           429 {"allowed": false, "remaining": 0, "limit", "retry_after"}
 //                           (reset in unix seconds, retry_after in whole seconds, rounded up)
-//   POST /api/hit           seed 001's API: {"userId"}, decided on the endpoint /api/hit, answered
+//   POST /api/hit           the hit-counter API's API: {"userId"}, decided on the endpoint
+//   /api/hit, answered
 //                           200 {userId, minute, count, limit, status: "ok"} or
 //                           429 {error: "Rate limit exceeded", limit}
-//   GET  /api/usage/ID      seed 001's read of user ID's count (percent-decoded), spending
+//   GET  /api/usage/ID      the hit-counter API's read of user ID's count (percent-decoded),
+//   spending
 //                           nothing: 200 {userId, minute, count, limit} with the rate-limit
 //                           headers; 501 when the rule's protocol cannot read its count so (only
 //                           fixed windows on Redis and PostgreSQL can; in process, all can)
@@ -25,8 +28,9 @@
 //                           takes only 2xx, 401 and 403 from its check), no body, the headers
 //                           for the gateway to pass on (docs/nginx-ratelab.conf)
 //
-// Seed 003's admin API, on when the service is given a rules store and a token, every call with
-// "Authorization: Bearer TOKEN" (401 without one, 403 with another; compared in constant time):
+// The limit service's admin API, on when the service is given a rules store and a token, every call
+// with "Authorization: Bearer TOKEN" (401 without one, 403 with another; compared in constant
+// time):
 //
 //   GET    /ratelimit/rules       200 {"rules": [...]}, filtered by ?scope_type=&scope_value=
 //                                 &endpoint=&algorithm= (each an exact match)
@@ -70,9 +74,9 @@
 
 namespace ratelab {
 
-// The seeds' own policies, for a service given no rules: seed 001's 5 requests a minute per user
-// on /api/hit (a fixed window), and seed 003's 100 a minute per user and endpoint elsewhere (a
-// token bucket of 100, refilled at 100 a minute).
+// The designs' own policies, for a service given no rules: the hit-counter API's 5 requests a
+// minute per user on /api/hit (a fixed window), and the limit service's 100 a minute per user and
+// endpoint elsewhere (a token bucket of 100, refilled at 100 a minute).
 RuleSet SeedServiceRules();
 // How a service reads what its callers send. An identity longer than `max_key_bytes` (a user
 // id, an API key, an address, an endpoint: what a counter's key is made of) is a 400 naming it,

@@ -1,5 +1,5 @@
 // The service seen as a protocol, so that the simulator judges what a client of `ratelab serve`
-// sees: each request is sent to seed 003's decision API (POST /ratelimit/check) through
+// sees: each request is sent to the limit service's decision API (POST /ratelimit/check) through
 // RateLimitService::Handle, the very function `serve` calls, and decided as an HTTP client reads
 // the answer: 200 admits and 429 denies; X-RateLimit-Limit and -Remaining, X-RateLimit-Reset
 // (unix seconds) and Retry-After (whole seconds) give the rest. A 400 is the request's fault

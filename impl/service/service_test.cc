@@ -21,7 +21,7 @@ using service_testing::kToken;
 using service_testing::MakeRule;
 using std::chrono::seconds;
 
-TEST(RateLimitService, Seed003sDecisionApiAnswersAsTheSeedShows) {
+TEST(RateLimitService, TheDecisionApiAnswersAsTheLimitServiceShows) {
   Fixture f({MakeRule(ScopeType::kUser, "/api/messages", Algorithm::kFixedWindow, 2, 60)});
   const std::string ask = R"({"user_id": "u_42", "endpoint": "/api/messages", "scope": "user"})";
   HttpResponse r = f.Send("POST", "/ratelimit/check", ask, kMidnight + seconds(37));
@@ -77,7 +77,7 @@ TEST(RateLimitService, TwoRequestsOneTokenOnlyOneSucceeds) {
   EXPECT_EQ(f.Send("POST", "/ratelimit/check", ask).status, 429);
 }
 
-TEST(RateLimitService, Seed001sHitCountsFiveAMinuteAndTheNextMinuteStartsAgain) {
+TEST(RateLimitService, TheHitCounterCountsFiveAMinuteAndTheNextMinuteStartsAgain) {
   Fixture f({MakeRule(ScopeType::kUser, "/api/hit", Algorithm::kFixedWindow, 5, 60)});
   const std::string hit = R"({"userId": "user_1"})";
   for (int i = 1; i <= 5; ++i) {
@@ -98,7 +98,7 @@ TEST(RateLimitService, Seed001sHitCountsFiveAMinuteAndTheNextMinuteStartsAgain) 
 }
 
 // GET /api/usage/ID reads the count without spending, for every in-process algorithm.
-TEST(RateLimitService, Seed001sUsageReadsTheCountWithoutSpending) {
+TEST(RateLimitService, TheHitCountersUsageReadsTheCountWithoutSpending) {
   Fixture f({MakeRule(ScopeType::kUser, "/api/hit", Algorithm::kFixedWindow, 5, 60)});
   const Instant at = kMidnight + seconds(10);
   const auto usage = [&](const std::string& id) {

@@ -1,4 +1,4 @@
-#include "impl/limiters/kv_seed002.h"
+#include "impl/limiters/kv_redis_recipes.h"
 
 #include <algorithm>
 #include <charconv>

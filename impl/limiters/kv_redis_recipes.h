@@ -1,7 +1,8 @@
-// Seed 002's four Redis limiters, as written there: the JavaScript becomes coroutines step for
-// step, one Step per Redis command (a pipeline's or a Promise.all's commands are separate steps:
-// other clients' commands can run between them, as on a real server). Numbers that JavaScript
-// keeps as doubles are doubles here too. Each is a faithful reproduction with its flaw:
+// The common Redis recipes' four limiters, as those recipes write them: the JavaScript becomes
+// coroutines step for step, one Step per Redis command (a pipeline's or a Promise.all's commands
+// are separate steps: other clients' commands can run between them, as on a real server). Numbers
+// that JavaScript keeps as doubles are doubles here too. Each is a faithful reproduction with its
+// flaw:
 //
 //   kv-fixed-window-incr-pexpire   INCR, then PEXPIRE when the count is 1. A crash between the
 //                                  two leaves a key that never expires (and nothing ever sets
@@ -15,9 +16,9 @@
 //   kv-token-bucket-hgetall-hset   HGETALL, compute, HSET, EXPIRE: read and write are separate
 //                                  steps, so concurrent requests both spend the same token.
 //
-// The seed's functions take no cost: every request counts 1, whatever its cost.
-#ifndef RATELAB_IMPL_LIMITERS_KV_SEED002_H_
-#define RATELAB_IMPL_LIMITERS_KV_SEED002_H_
+// The recipes' functions take no cost: every request counts 1, whatever its cost.
+#ifndef RATELAB_IMPL_LIMITERS_KV_REDIS_RECIPES_H_
+#define RATELAB_IMPL_LIMITERS_KV_REDIS_RECIPES_H_
 
 #include <cstdint>
 #include <string>
@@ -66,4 +67,4 @@ std::string JsNumber(double x);
 
 }  // namespace ratelab
 
-#endif  // RATELAB_IMPL_LIMITERS_KV_SEED002_H_
+#endif  // RATELAB_IMPL_LIMITERS_KV_REDIS_RECIPES_H_

@@ -26,7 +26,7 @@ struct Shipped {
 // Each adapter, with the model its library is held to (adapters/README.md argues each).
 const Shipped kShipped[] = {
     {Adapter("python/limits_adapter.py"), "sliding-log-closed", "limits 2.8.0"},
-    {Adapter("python/limits_adapter.py"), "anchored-window", "limits 2.8.0"},
+    {Adapter("python/limits_adapter.py"), "anchored-window-half-open", "limits 2.8.0"},
     {Adapter("node/adapter.js") + " rate-limiter-flexible", "anchored-window",
      "rate-limiter-flexible 11.4.0"},
     {Adapter("node/adapter.js") + " limiter", "token-bucket", "limiter 4.1.0"},

@@ -6,7 +6,10 @@ protocol of docs/exec-protocol.md on stdin and stdout.
 
 The strategy follows --model (override it with --strategy):
   sliding-log-closed  MovingWindowRateLimiter: an entry counts while now - W <= its time
-  anchored-window     FixedWindowRateLimiter: a window opens at a key's first hit, for W
+  anchored-window-half-open  FixedWindowRateLimiter: a window opens at a key's first hit and is
+                             gone at exactly W after it (anchored-window, whose window still
+                             holds that instant, is taken too: at a 1 us clock they differ only
+                             at that tie, which ratelab forgives)
 and --strategy fixed-window-elastic-expiry runs FixedWindowElasticExpiryRateLimiter, whose
 window moves on with every hit, denied ones too.
 
@@ -42,7 +45,8 @@ STRATEGIES = {
     "fixed-window": FixedWindowRateLimiter,
     "fixed-window-elastic-expiry": FixedWindowElasticExpiryRateLimiter,
 }
-BY_MODEL = {"sliding-log-closed": "moving-window", "anchored-window": "fixed-window"}
+BY_MODEL = {"sliding-log-closed": "moving-window", "anchored-window-half-open": "fixed-window",
+            "anchored-window": "fixed-window"}
 
 
 def new_storage():
@@ -60,7 +64,7 @@ class Limiter:
         if policy["algorithm"] not in BY_MODEL and strategy is None:
             raise ValueError("limits has no %s; it has the moving window (--model "
                              "sliding-log-closed) and a window opened by a key's first hit "
-                             "(--model anchored-window)" % policy["algorithm"])
+                             "(--model anchored-window-half-open)" % policy["algorithm"])
         if window_ns % 1_000_000_000 != 0:
             raise ValueError("limits counts windows in whole seconds (the window is %d ns)"
                              % window_ns)

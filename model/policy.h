@@ -79,6 +79,13 @@ struct Policy {
     return algorithm == Algorithm::kSlidingCounterAnchored ||
            algorithm == Algorithm::kSlidingCounterAnchoredFloored;
   }
+  // What a sliding counter's comparisons spare, scaled by W (in nanoseconds): W - 1 for the
+  // floored convention, whose weighted count of the previous window is rounded down before it is
+  // compared (floor(previous * (W - e) / W) + current + cost <= N is the exact comparison with
+  // W - 1 to spare), else 0.
+  int64_t CounterSlack() const {
+    return algorithm == Algorithm::kSlidingCounterAnchoredFloored ? window.count() - 1 : 0;
+  }
   // The anchored window's last instant, as an offset from its start: W for the closed convention
   // (a request at exactly start + W still falls in it), W less a nanosecond for the half-open one.
   Duration AnchoredReach() const {

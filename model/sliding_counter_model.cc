@@ -34,7 +34,7 @@ Decision SlidingCounterModel::Peek(const Policy& p, Instant now, int64_t cost) c
   };
   // The floored convention rounds the previous window's weighted count down: a fraction of a
   // unit short of the next whole one is no unit, so each comparison has W - 1 (scaled) to spare.
-  const Int128 slack = FloorsTheWeight(p) ? Int128{w - 1} : Int128{0};
+  const Int128 slack{p.CounterSlack()};
 
   Decision d;
   d.limit = p.limit;

@@ -22,11 +22,6 @@
 
 namespace ratelab {
 
-// Whether `p`'s counter rounds the previous window's weighted count down.
-inline bool FloorsTheWeight(const Policy& p) {
-  return p.algorithm == Algorithm::kSlidingCounterAnchoredFloored;
-}
-
 struct SlidingCounterModel {
   int64_t window_index = std::numeric_limits<int64_t>::min();  // min: never seen
   int64_t previous = 0;

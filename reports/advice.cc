@@ -267,13 +267,19 @@ std::optional<uint64_t> SeedsPicked(const RunReport& r, const std::string& name,
   return 0;
 }
 
+// The goal of keeping what each limiter is held to, in words: "keep the claim exactly", or
+// "keep its own promise" where the scenario gave no claim.
+std::string KeepGoal(const RunReport& r) {
+  return r.claim.not_given ? "keep its own promise" : "keep the claim exactly";
+}
+
 std::vector<Pick> Picks(const RunReport& r) {
   std::vector<Pick> picks;
   for (const Goal& g : Goals()) {
     const GoalStanding s = Stand(g, r);
     // The goal as the report says it: where no claim was given, keeping one is keeping each
     // limiter's own promise.
-    const std::string goal = g.among_kept && r.claim.not_given ? "keep its own promise" : g.goal;
+    const std::string goal = g.among_kept ? KeepGoal(r) : g.goal;
     if (s.best == nullptr) continue;
     const LimiterReport& best = *s.best;
     if (!s.tied.empty()) {
@@ -309,12 +315,6 @@ std::vector<Pick> Picks(const RunReport& r) {
   return picks;
 }
 
-// The goal of keeping what each limiter is held to, in words: "to keep the claim exactly", or
-// "to keep its own promise" where the scenario gave no claim.
-std::string KeepGoal(const RunReport& r) {
-  return r.claim.not_given ? "to keep its own promise" : "to keep the claim exactly";
-}
-
 // How the picks were decided: over every seed of a comparison, or on this one run.
 std::string HowPicked(const RunReport& r) {
   const std::string ahead = "A limiter is picked for a goal only when it is at least " +
@@ -322,13 +322,13 @@ std::string HowPicked(const RunReport& r) {
   if (r.across_seeds && !r.across_seeds->limiters.empty() &&
       r.across_seeds->limiters.front().picked) {
     return ahead + " in every one of the " + std::to_string(r.across_seeds->count) +
-           " seeds, otherwise there is no meaningful difference; " + KeepGoal(r) +
+           " seeds, otherwise there is no meaningful difference; to " + KeepGoal(r) +
            ", the one with the least state of those that kept it in every seed.";
   }
   return ahead +
          " in this run, which is one seed's traffic (--seeds tells whether each pick "
          "holds on other traffic); " +
-         KeepGoal(r) + ", the one with the least state of those that kept it.";
+         "to " + KeepGoal(r) + ", the one with the least state of those that kept it.";
 }
 
 // The recommendation in one sentence a reviewer can quote: "Pick X because Y, unless Z."
@@ -420,13 +420,13 @@ std::vector<std::string> AcrossSeeds(const RunReport& r) {
              (r.claim.not_given ? "its own promise" : "the claim " + Claim(r)) + " in every seed";
   }
   if (!over.empty()) {
-    const std::string past = r.claim.not_given
-                                 ? "every limiter broke its own promise: "
-                                 : "every limiter admitted past the claim " + Claim(r) + ": ";
-    first += std::string(kept.empty()        ? past
-                         : r.claim.not_given ? "; broke its own promise: "
-                                             : "; admitted past it: ") +
-             view_parts::Listed(over);
+    // Past what each was held to: the claim, or (none given) its own promise.
+    const std::string all = r.claim.not_given
+                                ? "every limiter broke its own promise: "
+                                : "every limiter admitted past the claim " + Claim(r) + ": ";
+    const std::string some =
+        r.claim.not_given ? "; broke its own promise: " : "; admitted past it: ";
+    first += (kept.empty() ? all : some) + view_parts::Listed(over);
   }
   if (kept.empty() && over.empty()) first += "no limiter answered without failing";
   std::vector<std::string> out = {first + "."};

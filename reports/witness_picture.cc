@@ -93,6 +93,44 @@ std::vector<double> GridEdges(const std::optional<GridReport>& grid, double lo, 
   return out;
 }
 
+// The bucket's level over `p`'s admissions, where each took effect at a known instant: (time,
+// tokens) from full at the first, rising at one token an interval up to the burst, each
+// admission taking its cost; none without a bucket, or where an admission's instant is unknown.
+std::vector<std::pair<double, double>> BucketLevel(const WitnessPicture& p) {
+  if (!p.bucket || p.bucket->burst <= 0 || p.bucket->interval_ms <= 0) return {};
+  std::vector<const PictureRequest*> admitted;
+  for (const PictureRequest& r : p.requests) {
+    if (r.outcome != PictureRequest::Outcome::kAdmitted) continue;
+    if (!r.effect_s) return {};
+    admitted.push_back(&r);
+  }
+  if (admitted.empty()) return {};
+  // In the order they took effect, those at one instant in the order they were sent.
+  std::stable_sort(admitted.begin(), admitted.end(),
+                   [](const PictureRequest* a, const PictureRequest* b) {
+                     return std::pair(*a->effect_s, a->sent_s) < std::pair(*b->effect_s, b->sent_s);
+                   });
+  const double full = static_cast<double>(p.bucket->burst);
+  const double interval_s = p.bucket->interval_ms / 1e3;
+  std::vector<std::pair<double, double>> level;
+  double t = *admitted.front()->effect_s, tokens = full;
+  level.emplace_back(t, tokens);
+  for (const PictureRequest* r : admitted) {
+    const double at = *r->effect_s;
+    if (tokens + (at - t) / interval_s >= full) {
+      if (tokens < full) level.emplace_back(t + (full - tokens) * interval_s, full);
+      tokens = full;
+    } else {
+      tokens += (at - t) / interval_s;
+    }
+    level.emplace_back(at, tokens);
+    tokens -= static_cast<double>(r->cost);
+    level.emplace_back(at, tokens);
+    t = at;
+  }
+  return level;
+}
+
 // The legend: a swatch and its words per item, wrapping onto a second row.
 std::string Legend(const WitnessPicture& p, bool effects, bool level, bool grid) {
   struct Item {
@@ -210,42 +248,7 @@ std::string WitnessSvg(const WitnessPicture& p) {
       "viewBox=\"0 0 " +
       Px(kWidth) + " " + Px(height) + "\" width=\"" + Px(kWidth) + "\" height=\"" + Px(height) +
       "\" font-family=\"sans-serif\">\n<title>" + Escape(p.caption) + "</title>\n";
-  // The bucket's level over the admissions, where each took effect at a known instant: (time,
-  // tokens) from full at the first, rising at one token an interval up to the burst, each
-  // admission taking its cost.
-  std::vector<std::pair<double, double>> level;
-  if (p.bucket && p.bucket->burst > 0 && p.bucket->interval_ms > 0) {
-    std::vector<const PictureRequest*> admitted;
-    bool known = true;
-    for (const PictureRequest* r : requests) {
-      if (r->outcome != PictureRequest::Outcome::kAdmitted) continue;
-      admitted.push_back(r);
-      known = known && r->effect_s.has_value();
-    }
-    if (known && !admitted.empty()) {
-      std::stable_sort(admitted.begin(), admitted.end(),
-                       [](const PictureRequest* a, const PictureRequest* b) {
-                         return *a->effect_s < *b->effect_s;
-                       });
-      const double full = static_cast<double>(p.bucket->burst);
-      const double interval_s = p.bucket->interval_ms / 1e3;
-      double t = *admitted.front()->effect_s, tokens = full;
-      level.emplace_back(t, tokens);
-      for (const PictureRequest* r : admitted) {
-        const double at = *r->effect_s;
-        if (tokens + (at - t) / interval_s >= full) {
-          if (tokens < full) level.emplace_back(t + (full - tokens) * interval_s, full);
-          tokens = full;
-        } else {
-          tokens += (at - t) / interval_s;
-        }
-        level.emplace_back(at, tokens);
-        tokens -= static_cast<double>(r->cost);
-        level.emplace_back(at, tokens);
-        t = at;
-      }
-    }
-  }
+  const std::vector<std::pair<double, double>> level = BucketLevel(p);
   const std::vector<double> edges = GridEdges(p.grid, lo, hi);
   s += Legend(p, effects, !level.empty(), !edges.empty());
   // Behind the bars: the faults, the window, then the limiter's own window edges.

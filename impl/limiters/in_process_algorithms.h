@@ -93,8 +93,7 @@ class SlidingCounter {
       : limit_(p.limit),
         window_(p.window.count()),
         anchored_(p.AnchoredCounter()),
-        slack_(p.algorithm == Algorithm::kSlidingCounterAnchoredFloored ? p.window.count() - 1
-                                                                        : 0) {}
+        slack_(p.CounterSlack()) {}
   Decision Decide(State& s, Instant now, int64_t cost) const;
   // Both the current window and the one before it are past.
   bool Idle(const State& s, int64_t t) const {
@@ -109,8 +108,7 @@ class SlidingCounter {
   int64_t limit_;
   int64_t window_;
   bool anchored_;
-  // What the floored convention spares each comparison (scaled by W): W - 1, else 0.
-  int64_t slack_;
+  int64_t slack_;  // Policy::CounterSlack
 };
 
 // Whole tokens, one per full interval since the last refill (token-bucket-intervals).

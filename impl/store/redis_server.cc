@@ -107,8 +107,9 @@ Result<std::unique_ptr<RedisServer>> RedisServer::Start(RedisServerOptions optio
         VirtualClock::Create(server->dir_ + "/" + kClockName, *server->options_.virtual_clock);
     if (!clock.ok()) return clock.status();
     server->clock_ = *std::move(clock);
-    if (access(ShimPath().c_str(), R_OK) != 0) {
-      return absl::NotFoundError("the virtual time shim " + ShimPath() +
+    server->shim_ = ShimPath();  // found once: every launch, a restart's too, preloads it
+    if (access(server->shim_.c_str(), R_OK) != 0) {
+      return absl::NotFoundError("the virtual time shim " + server->shim_ +
                                  " is missing (build the target ratelab_virtual_time, or set "
                                  "RATELAB_VIRTUAL_TIME_SHIM to where it is)");
     }
@@ -157,7 +158,7 @@ Status RedisServer::Launch() {
     }
   }
   if (clock_ != nullptr) {
-    env_strings.push_back("LD_PRELOAD=" + ShimPath());
+    env_strings.push_back("LD_PRELOAD=" + shim_);
     env_strings.push_back("RATELAB_VIRTUAL_CLOCK=" + clock_->path());
   }
   const Result<pid_t> pid = SpawnLogged(std::move(args), &env_strings, dir_ + "/" + kLogName);

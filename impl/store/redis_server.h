@@ -104,6 +104,7 @@ class RedisServer {
   RedisServerOptions options_;
   std::string dir_;
   std::unique_ptr<VirtualClock> clock_;
+  std::string shim_;  // the virtual-time shim preloaded with `clock_` (ShimPath)
   pid_t pid_ = -1;
 };
 

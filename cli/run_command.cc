@@ -2,7 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -90,7 +92,8 @@ class RunScenarioCommand final : public Command {
     if (!requests_.empty()) {
       std::ofstream log(requests_, std::ios::binary | std::ios::trunc);
       if (!log || !WriteRequestLog(*c, log)) {
-        return absl::InvalidArgumentError("--requests: cannot write " + requests_);
+        return absl::InvalidArgumentError("--requests: cannot write " + requests_ + ": " +
+                                          std::strerror(errno));
       }
     }
     const std::string reproduce = ReproduceCommand("run", scenario_, c->seed, store_);

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ratelab::Result<ratelab::Scenario> scenario =
       ratelab::ParseScenario(text, "fuzz.yaml", ratelab::LimiterProcesses::kRefuse);
   if (scenario.ok()) {
-    (void)ratelab::CheckRunSize(*scenario, ratelab::kDefaultMaxRequests);
+    (void)ratelab::CheckRunSize(*scenario, ratelab::kDefaultMaxSimulated);
   } else if (scenario.status().message().empty()) {
     __builtin_trap();  // an error must say what is wrong
   }

@@ -8,6 +8,7 @@
 #   /usr/share/bash-completion/completions/ratelab   `ratelab completion`
 #   /usr/share/doc/ratelab/                          README.md and docs/
 #   /usr/share/ratelab/{examples,scenarios,adapters}/
+#   /usr/share/ratelab/ci/                          ratelab-ci, the CI step; the GitLab template
 include(GNUInstallDirs)
 
 # The man page and the completion come from the binary's own option tables.
@@ -30,7 +31,7 @@ install(FILES ${generated}/ratelab.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bas
         RENAME ratelab)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY examples scenarios DESTINATION ${CMAKE_INSTALL_DATADIR}/ratelab
+install(DIRECTORY examples scenarios ci DESTINATION ${CMAKE_INSTALL_DATADIR}/ratelab
         USE_SOURCE_PERMISSIONS)
 # The adapters' sources and their lock file, not what building them left (bin/, classes/,
 # node_modules/).

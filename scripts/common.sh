@@ -19,7 +19,7 @@ RATELAB_DEMO_PACKAGES=(
 RATELAB_PACKAGES=(
   "${RATELAB_DEMO_PACKAGES[@]}" clang-format
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-  redis-server redis-tools groff-base postgresql nginx-light wrk curl
+  redis-server redis-tools groff-base postgresql nginx-light wrk curl file python3-yaml
   python3-limits golang-go golang-golang-x-time-dev libguava-java openjdk-17-jdk-headless
 )
 # What scripts/sanitize and scripts/fuzz add: clang and its sanitizer and libFuzzer runtimes.

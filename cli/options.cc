@@ -196,23 +196,4 @@ Result<Instant> ParseStart(std::string_view text) {
   return *at;
 }
 
-Result<std::vector<CheckId>> ParseCheckList(std::string_view text) {
-  if (text.empty()) {
-    return absl::InvalidArgumentError("name at least one check (see ratelab list checks)");
-  }
-  std::vector<CheckId> out;
-  for (const std::string& name : std::vector<std::string>(absl::StrSplit(std::string(text), ','))) {
-    Result<CheckId> check = ParseCheck(name);
-    if (!check.ok()) return check.status();
-    out.push_back(*check);
-  }
-  return out;
-}
-
-std::string FormatCheckList(const std::vector<CheckId>& checks) {
-  std::string out;
-  for (CheckId c : checks) out += (out.empty() ? "" : ",") + std::string(CheckName(c));
-  return out;
-}
-
 }  // namespace ratelab

@@ -118,11 +118,6 @@ CLI::Option* AddMaxSimulatedOption(CLI::App& command, int64_t& target);
 // and its call reaching the store (0 to an hour; unset: DefaultMaxTransit of the policy).
 CLI::Option* AddMaxTransitOption(CLI::App& command, std::optional<Duration>& target);
 
-// A comma-separated list of checks (`ratelab list checks`), at least one.
-Result<std::vector<CheckId>> ParseCheckList(std::string_view text);
-// The checks as ParseCheckList reads them.
-std::string FormatCheckList(const std::vector<CheckId>& checks);
-
 // The --store help of the simulating commands.
 inline constexpr char kStoreHelp[] =
     "Where the kv protocols keep their state: memory (MemoryKv), redis (a private redis-server "

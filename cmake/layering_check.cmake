@@ -12,6 +12,7 @@
 #   live           -> sim                   (stress and probe: real threads, sockets, servers)
 #   reports        -> live
 #   cli            -> reports
+#   api            -> reports               (the C++ API's library: ratelab/check.h)
 #
 # The simulator and the judges talk to no real server: sim/ and judge/ may not include the
 # headers of the Redis and PostgreSQL clients and servers, the rules' store on PostgreSQL, or
@@ -32,6 +33,7 @@ set(below_sim "${below_impl/service};judge;sim")
 set(below_live "${below_sim};live")
 set(below_reports "${below_live};reports")
 set(below_cli "${below_reports};cli")
+set(below_api "${below_reports};api")
 set(below_testing "${below_impl/rules};testing")
 set(below_property-tests "${below_reports};property-tests;testing")
 set(below_bench "${below_reports};bench;testing")
@@ -39,7 +41,7 @@ set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service judge sim live reports cli testing
+foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service judge sim live reports cli api testing
               property-tests bench fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})
@@ -60,7 +62,7 @@ foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service j
       else()
         string(REGEX REPLACE "/.*" "" target_layer "${header}")
       endif()
-      if(NOT target_layer MATCHES "^(model|impl/.*|judge|sim|live|reports|cli|testing|property-tests|bench|fuzz)$")
+      if(NOT target_layer MATCHES "^(model|impl/.*|judge|sim|live|reports|cli|api|testing|property-tests|bench|fuzz)$")
         continue()
       endif()
       list(FIND allowed "${target_layer}" at)

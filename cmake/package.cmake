@@ -9,7 +9,10 @@
 #   /usr/share/doc/ratelab/                          README.md and docs/
 #   /usr/share/ratelab/{examples,scenarios,adapters}/
 #   /usr/share/ratelab/ci/                          ratelab-ci, the CI step; the GitLab template
-include(GNUInstallDirs)
+#   /usr/include/ratelab/{check,gtest}.h             the C++ API (docs/cpp-api.md)
+#   /usr/lib/libratelab_check.so*                    its library
+#   /usr/lib/cmake/ratelab/                          find_package(ratelab CONFIG): ratelab::check
+include(CMakePackageConfigHelpers)
 
 # The man page and the completion come from the binary's own option tables.
 set(generated ${PROJECT_BINARY_DIR}/generated)
@@ -23,6 +26,21 @@ add_custom_command(OUTPUT ${generated}/ratelab.bash
 add_custom_target(ratelab_docs ALL DEPENDS ${generated}/ratelab.1.gz ${generated}/ratelab.bash)
 
 install(TARGETS ratelab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The C++ API: its library, its headers, and the CMake package that finds them.
+install(TARGETS ratelab_check EXPORT ratelabTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES api/ratelab/check.h api/ratelab/gtest.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ratelab)
+set(cmake_package ${CMAKE_INSTALL_LIBDIR}/cmake/ratelab)
+install(EXPORT ratelabTargets NAMESPACE ratelab:: DESTINATION ${cmake_package})
+file(WRITE ${generated}/ratelabConfig.cmake
+     "include(\"\${CMAKE_CURRENT_LIST_DIR}/ratelabTargets.cmake\")\n")
+# 0.x: a minor version may break the API (docs/cpp-api.md).
+write_basic_package_version_file(${generated}/ratelabConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${generated}/ratelabConfig.cmake ${generated}/ratelabConfigVersion.cmake
+        DESTINATION ${cmake_package})
 # The shim a private redis-server is started with, to run on virtual time, where the binary looks
 # for it (../lib/ratelab from /usr/bin).
 install(TARGETS ratelab_virtual_time LIBRARY DESTINATION lib/ratelab)

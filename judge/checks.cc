@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/str_split.h"
 #include "model/named.h"
 #include "model/reference_model.h"
 
@@ -220,7 +221,8 @@ std::string_view CheckName(CheckId id) { return CheckOf(id).name; }
 Result<CheckId> ParseCheck(std::string_view name) {
   if (const std::optional<CheckId> id = Named(Checks(), name)) return *id;
   std::string expected;
-  for (const CheckInfo& c : kChecks) expected += (expected.empty() ? "" : ", ") + std::string(c.name);
+  for (const CheckInfo& c : kChecks)
+    expected += (expected.empty() ? "" : ", ") + std::string(c.name);
   return absl::InvalidArgumentError("unknown check '" + std::string(name) + "' (expected one of " +
                                     expected + "; the boundary-burst ratio is always reported)");
 }
@@ -315,10 +317,9 @@ bool FalseDenialsJudgedOverIntervals(const Policy& policy) {
   return LaterLeavesLessRoom(policy.algorithm);
 }
 
-std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
-                                                      const History& judged, const Policy& policy,
-                                                      Duration resolution, Duration tie_at,
-                                                      DecisionClock clock) {
+std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history, const History& judged,
+                                                      const Policy& policy, Duration resolution,
+                                                      Duration tie_at, DecisionClock clock) {
   if (!LaterLeavesLessRoom(policy.algorithm)) return {};
   const std::optional<Policy> tie = TiePolicy(policy, tie_at);
   std::map<std::string_view, std::vector<const HistoryEvent*>> by_key;
@@ -338,13 +339,13 @@ std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
       if (!e->denied()) admissions.push_back(e);
     }
     for (const HistoryEvent* d : calls) {
-      if (!d->denied() ||
-          !RoomEverywhere(admissions, *d, policy, resolution, clock, longest) ||
+      if (!d->denied() || !RoomEverywhere(admissions, *d, policy, resolution, clock, longest) ||
           (tie && !RoomEverywhere(admissions, *d, *tie, resolution, clock, longest))) {
         continue;
       }
       const HistoryEvent& shown = history[static_cast<size_t>(d->id)];
-      out.push_back({Invariant::kFalseDenials, std::string(key),
+      out.push_back({Invariant::kFalseDenials,
+                     std::string(key),
                      "denied although " + policy.ToString() +
                          " had room wherever in its interval it fell, every admission of its "
                          "key that may have come before it taken as late as its own interval "
@@ -410,8 +411,9 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   r.keys = all_keys;
   r.ops = all_ops;
   r.states = states;
-  LinearizabilityJudgement out{r.verdict, r.keys,       r.ops, r.states, r.unknown_keys,
-                               r.broken_keys_cut_short, "",    std::nullopt};
+  LinearizabilityJudgement out{r.verdict, r.keys,         r.ops,
+                               r.states,  r.unknown_keys, r.broken_keys_cut_short,
+                               "",        std::nullopt};
   // A key whose promise is broken has no order of its calls that is the model's, witness found
   // or not.
   if (r.broken_keys_cut_short > 0 && r.verdict != LinearVerdict::kNotLinearizable) {
@@ -434,10 +436,11 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   Violation v{Invariant::kLinearizable, r.key, "", {}};
   const bool client = options.read_at_send;
   v.summary =
-      std::string("no order of the calls, each taking effect inside its [sent, answered] interval") +
+      std::string(
+          "no order of the calls, each taking effect inside its [sent, answered] interval") +
       (client ? " and deciding at the instant it was sent at" : "") +
-      ", gives the answers they got: " +
-      std::to_string(prefix.size()) + " of the key's " + std::to_string(r.events.size()) +
+      ", gives the answers they got: " + std::to_string(prefix.size()) + " of the key's " +
+      std::to_string(r.events.size()) +
       " calls can be placed (the longest linearizable prefix; its last " +
       std::to_string(std::min(prefix.size(), kPrefixShown)) + " shown), then #" +
       std::to_string(stuck.id) + ", " + (stuck.admitted() ? "admitted" : "denied") +
@@ -454,6 +457,25 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   }
   v.witness.push_back(stuck);
   out.violation = std::move(v);
+  return out;
+}
+
+Result<std::vector<CheckId>> ParseCheckList(std::string_view text) {
+  if (text.empty()) {
+    return absl::InvalidArgumentError("name at least one check (see ratelab list checks)");
+  }
+  std::vector<CheckId> out;
+  for (const std::string& name : std::vector<std::string>(absl::StrSplit(std::string(text), ','))) {
+    Result<CheckId> check = ParseCheck(name);
+    if (!check.ok()) return check.status();
+    out.push_back(*check);
+  }
+  return out;
+}
+
+std::string FormatCheckList(const std::vector<CheckId>& checks) {
+  std::string out;
+  for (CheckId c : checks) out += (out.empty() ? "" : ",") + std::string(CheckName(c));
   return out;
 }
 

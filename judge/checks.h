@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "impl/core/status.h"
-#include "model/never_freed.h"
 #include "model/history.h"
 #include "model/linearizability.h"
+#include "model/never_freed.h"
 #include "model/oracles.h"
 #include "model/policy.h"
 #include "model/violation.h"
@@ -99,6 +99,10 @@ const CheckInfo& CheckOf(CheckId id);
 std::string_view CheckName(CheckId id);
 // The check named `name`, or InvalidArgument naming the checks there are.
 Result<CheckId> ParseCheck(std::string_view name);
+// A comma-separated list of checks (`ratelab list checks`), at least one.
+Result<std::vector<CheckId>> ParseCheckList(std::string_view text);
+// The checks as ParseCheckList reads them.
+std::string FormatCheckList(const std::vector<CheckId>& checks);
 
 // The result of one check of one limiter.
 struct CheckResult {
@@ -110,10 +114,11 @@ struct CheckResult {
 // The one tie rule of every command: at a clock `resolution` coarser than a nanosecond, a window
 // or log edge on the tick of a request may have fallen either side of it (the instants judged were
 // floored; not so where the edges are themselves whole ticks of the clock that decides, whose
-// `resolution` here is a nanosecond: ProtocolInfo::tie), so a verdict against a windowed model holds only if it holds with the window a tick
-// shorter (a closed window's edge, as half open: anchored-window, sliding-log-closed) or longer (a
-// half-open log's, as closed: sliding-log) too. That policy, or none where no edge can tie (a
-// fixed window's edges are whole ticks either way; a bucket's tie is its own: FalseDenials).
+// `resolution` here is a nanosecond: ProtocolInfo::tie), so a verdict against a windowed model
+// holds only if it holds with the window a tick shorter (a closed window's edge, as half open:
+// anchored-window, sliding-log-closed) or longer (a half-open log's, as closed: sliding-log) too.
+// That policy, or none where no edge can tie (a fixed window's edges are whole ticks either way; a
+// bucket's tie is its own: FalseDenials).
 std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution);
 
 // Judges a history of real concurrency (`ratelab stress`, `ratelab probe`) by `policy`'s promise
@@ -122,8 +127,7 @@ std::optional<Policy> TiePolicy(const Policy& policy, Duration resolution);
 // closed window is judged a tick of `tie_at` shorter (TiePolicy; ProtocolInfo::tie). `fresh`:
 // no key of it saw traffic before it (CheckPromiseOverIntervals).
 std::vector<Violation> JudgePromiseOverIntervals(const History& history, const History& judged,
-                                                 const Policy& policy, Duration tie_at,
-                                                 bool fresh);
+                                                 const Policy& policy, Duration tie_at, bool fresh);
 
 // The denials of a history of real concurrency that no order explains on their own, whatever
 // the search of linearizability could decide: the model had room for the request wherever in its
@@ -133,10 +137,9 @@ std::vector<Violation> JudgePromiseOverIntervals(const History& history, const H
 // `resolution` too (TiePolicy). The first such denial of each key; none for a model an earlier
 // admission can give more room (an anchored window). `judged` is `history` at the resolution;
 // `tie`, the tick a window's edge may tie at (ProtocolInfo::tie).
-std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history,
-                                                      const History& judged, const Policy& policy,
-                                                      Duration resolution, Duration tie,
-                                                      DecisionClock clock);
+std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history, const History& judged,
+                                                      const Policy& policy, Duration resolution,
+                                                      Duration tie, DecisionClock clock);
 // Whether JudgeFalseDenialsOverIntervals judges `policy`'s algorithm at all.
 bool FalseDenialsJudgedOverIntervals(const Policy& policy);
 

@@ -139,34 +139,31 @@ TEST(Checks, ALinearizabilityVerdictHoldsOnlyIfItHoldsAtTheTieOfTheResolution) {
   using std::chrono::microseconds;
   using std::chrono::milliseconds;
   const Policy policy = Policy::Window(Algorithm::kAnchoredWindow, 1, milliseconds(10));
-  const auto history = [](Duration second) {
-    return TwoCalls(microseconds(300), second, true);
-  };
+  const auto history = [](Duration second) { return TwoCalls(microseconds(300), second, true); };
   // On the tick of the window's end (10 ms after the tick it opened on).
   const History tie = history(microseconds(10'200));
   EXPECT_EQ(
-      JudgeLinearizability(tie, policy, milliseconds(1), milliseconds(1), DecisionClock::kClient).verdict,
+      JudgeLinearizability(tie, policy, milliseconds(1), milliseconds(1), DecisionClock::kClient)
+          .verdict,
       LinearVerdict::kLinearizable);
-  EXPECT_EQ(JudgeLinearizability(tie, policy, Duration(1), Duration(1), DecisionClock::kClient).verdict,
-            LinearVerdict::kNotLinearizable)
+  EXPECT_EQ(
+      JudgeLinearizability(tie, policy, Duration(1), Duration(1), DecisionClock::kClient).verdict,
+      LinearVerdict::kNotLinearizable)
       << "at a nanosecond there is no tie";
-  EXPECT_EQ(JudgeLinearizability(tie, policy, milliseconds(1), Duration(1),
-                                 DecisionClock::kClient)
+  EXPECT_EQ(JudgeLinearizability(tie, policy, milliseconds(1), Duration(1), DecisionClock::kClient)
                 .verdict,
             LinearVerdict::kNotLinearizable)
       << "nor where the window's edges are whole ticks of the clock that decides";
-  const LinearizabilityJudgement inside =
-      JudgeLinearizability(history(milliseconds(5)), policy, milliseconds(1), milliseconds(1),
-                           DecisionClock::kClient);
+  const LinearizabilityJudgement inside = JudgeLinearizability(
+      history(milliseconds(5)), policy, milliseconds(1), milliseconds(1), DecisionClock::kClient);
   EXPECT_EQ(inside.verdict, LinearVerdict::kNotLinearizable);
   EXPECT_TRUE(inside.violation.has_value());
   EXPECT_EQ(TiePolicy(policy, milliseconds(1))->window, milliseconds(9));
-  EXPECT_EQ(TiePolicy(Policy::Window(Algorithm::kSlidingLog, 1, milliseconds(10)),
-                      milliseconds(1))
+  EXPECT_EQ(TiePolicy(Policy::Window(Algorithm::kSlidingLog, 1, milliseconds(10)), milliseconds(1))
                 ->window,
             milliseconds(11));
-  EXPECT_FALSE(TiePolicy(Policy::Window(Algorithm::kFixedWindow, 1, milliseconds(10)),
-                         milliseconds(1)));
+  EXPECT_FALSE(
+      TiePolicy(Policy::Window(Algorithm::kFixedWindow, 1, milliseconds(10)), milliseconds(1)));
 }
 
 // A bucket of one token, one per 10ms, on a millisecond clock: the token taken at 0 is due again
@@ -181,8 +178,7 @@ TEST(Checks, ABucketsDenialOnTheTickItsTokenCameDueIsItsTie) {
     return JudgeLinearizability(h, policy, resolution, resolution, DecisionClock::kClient).verdict;
   };
   EXPECT_EQ(verdict(history(milliseconds(10)), milliseconds(1)), LinearVerdict::kLinearizable);
-  EXPECT_EQ(verdict(history(microseconds(10'500)), milliseconds(1)),
-            LinearVerdict::kLinearizable)
+  EXPECT_EQ(verdict(history(microseconds(10'500)), milliseconds(1)), LinearVerdict::kLinearizable)
       << "the same tick";
   EXPECT_EQ(verdict(history(milliseconds(11)), milliseconds(1)), LinearVerdict::kNotLinearizable)
       << "a whole tick after the token came due";

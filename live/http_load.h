@@ -47,9 +47,9 @@ struct HttpExchange {
   int64_t n = 0;      // its number, from 0: what make(n) was asked
   std::string label;  // its request's
   Instant sent{};
-  Instant answered{};               // when the answer was read, or when it was given up
-  int status = 0;                   // 0: no answer (see `error`)
-  std::string error;                // why there was no answer
+  Instant answered{};  // when the answer was read, or when it was given up
+  int status = 0;      // 0: no answer (see `error`)
+  std::string error;   // why there was no answer
   // The server answered, in a shape probe does not read (past its bounds, or not HTTP): a fault
   // of the server's, where `error` says which.
   bool unreadable = false;

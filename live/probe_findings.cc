@@ -49,7 +49,9 @@ constexpr size_t kMostCounted = 10'000;
 
 }  // namespace
 
-std::string_view ProbeCheckName(ProbeCheck check) { return NameOf<ProbeCheckInfo>(kProbeChecks, check); }
+std::string_view ProbeCheckName(ProbeCheck check) {
+  return NameOf<ProbeCheckInfo>(kProbeChecks, check);
+}
 
 void ProbeFindings::Add(ProbeCheck check, int64_t n, std::string example) {
   Entry& e = entries_[ProbeCheckName(check)];
@@ -188,7 +190,8 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit")) {
     Result<std::vector<RateLimitField>> r = ParseAnyRateLimit(*value);
     if (!r.ok()) {
-      findings.Add(ProbeCheck::kHeaderSyntax, e.n, absl::StrCat(at, "RateLimit: ", r.status().message()));
+      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
+                   absl::StrCat(at, "RateLimit: ", r.status().message()));
     } else if (!r->empty()) {
       if (!remaining) remaining = r->front().remaining;
       check_reset("RateLimit's t", r->front().reset);
@@ -287,7 +290,8 @@ void CheckRemainingAgainstAdmissions(const Policy& policy,
       absl::StrAppend(&which, i == 0 ? " (#" : ", #", before[i]);
     }
     if (!which.empty()) absl::StrAppend(&which, before.size() > kExamples ? ", ...)" : ")");
-    findings.Add(ProbeCheck::kRemainingAboveModel, eb.n,
+    findings.Add(
+        ProbeCheck::kRemainingAboveModel, eb.n,
         absl::StrCat("#", eb.n, " says ", b.remaining, " remain",
                      b.admitted ? " after an admission" : "", ", but the model's limit ",
                      policy.limit,

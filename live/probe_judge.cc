@@ -99,9 +99,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
     v.summary += " (its clock to the nanosecond or to the " + FormatDuration(kProbeResolution) +
                  ", unknown)";
   }
-  r.linearizability =
-      JudgeLinearizability(early, plan.policy, Duration(1), Duration(1), DecisionClock::kStore,
-                           r.violations);
+  r.linearizability = JudgeLinearizability(early, plan.policy, Duration(1), Duration(1),
+                                           DecisionClock::kStore, r.violations);
   if (r.linearizability.violation) {
     Violation& v = *r.linearizability.violation;
     for (HistoryEvent& e : v.witness) e = r.history[static_cast<size_t>(e.id)];
@@ -112,9 +111,8 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
   // may run out of budget): the model had room wherever the decision fell, with every admission
   // that may have come first as late as its interval lets it, on either clock (the tie of its
   // coarser one forgiven). The first of each user.
-  const std::vector<Violation> false_denials =
-      JudgeFalseDenialsOverIntervals(r.history, early, plan.policy, kProbeResolution,
-                                     kProbeResolution, DecisionClock::kStore);
+  const std::vector<Violation> false_denials = JudgeFalseDenialsOverIntervals(
+      r.history, early, plan.policy, kProbeResolution, kProbeResolution, DecisionClock::kStore);
   if (!false_denials.empty()) {
     const Violation& first = false_denials.front();
     ProbeFinding f{ProbeCheck::kFalseDenials, "", {}};

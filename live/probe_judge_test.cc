@@ -55,9 +55,9 @@ std::vector<HttpHeader> Honest(int64_t remaining) {
 TEST(JudgeProbe, AnHonestWindowIsCleanAndItsAnswersCounted) {
   std::vector<HttpHeader> denial = Honest(0);
   denial.push_back({"Retry-After", "60"});
-  const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(1)),
-                                                   Answer(1, "u", 10, 200, Honest(0)),
-                                                   Answer(2, "u", 20, 429, denial)});
+  const ProbeResult r = Judge(
+      FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(1)), Answer(1, "u", 10, 200, Honest(0)),
+                           Answer(2, "u", 20, 429, denial)});
   EXPECT_TRUE(r.clean());
   EXPECT_EQ(r.admitted, 2);
   EXPECT_EQ(r.denied, 1);
@@ -81,13 +81,13 @@ TEST(JudgeProbe, AServerOnWholeMillisecondsOfItsOwnClockIsNotBrokenAndLinearizab
     e.answered = e.sent + std::chrono::microseconds(50);
     return e;
   };
-  const ProbeResult r = Judge(plan, {at(0, std::chrono::microseconds(50)),
-                                     at(1, std::chrono::microseconds(99'150))});
+  const ProbeResult r =
+      Judge(plan, {at(0, std::chrono::microseconds(50)), at(1, std::chrono::microseconds(99'150))});
   EXPECT_TRUE(r.violations.empty()) << r.violations.front().ToString();
   EXPECT_EQ(r.linearizability.verdict, LinearVerdict::kLinearizable);
   // A millisecond more than any clock allows is still broken, and not linearizable.
-  const ProbeResult early = Judge(plan, {at(0, std::chrono::microseconds(50)),
-                                         at(1, std::chrono::microseconds(98'000))});
+  const ProbeResult early =
+      Judge(plan, {at(0, std::chrono::microseconds(50)), at(1, std::chrono::microseconds(98'000))});
   ASSERT_FALSE(early.violations.empty());
   EXPECT_NE(early.violations.front().summary.find("(its clock to the nanosecond or to the 1ms"),
             std::string::npos)
@@ -103,23 +103,21 @@ TEST(JudgeProbe, ThreeAdmissionsInAWindowOfTwoBreakThePromise) {
   EXPECT_EQ(r.violations.front().witness.size(), 3u);
   EXPECT_FALSE(r.clean());
   // Another user's admission is no part of it.
-  const ProbeResult two_users = Judge(
-      FixedWindowOfTwo(),
-      {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200), Answer(2, "v", 20, 200)});
+  const ProbeResult two_users =
+      Judge(FixedWindowOfTwo(),
+            {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200), Answer(2, "v", 20, 200)});
   EXPECT_TRUE(two_users.violations.empty()) << two_users.violations.front().ToString();
 }
 
 TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
   ProbePlan plan = FixedWindowOfTwo();
   plan.required = {ProbeCheck::kRetryAfterMissing};
-  const ProbeResult r = Judge(
-      plan,
-      {Answer(0, "u", 0, 200, {{"X-RateLimit-Remaining", "many"}}),
-       Answer(1, "v", 10, 200, {{"X-RateLimit-Remaining", "5"}}),
-       Answer(2, "w", 20, 429, {}),
-       Answer(3, "x", 30, 429, {{"Retry-After", "60000"}}),
-       Answer(4, "y", 40, 200, {{"X-RateLimit-Reset", "1600000000"}}),
-       Answer(5, "z", 50, 200, {{"X-RateLimit-Reset", "3600"}})});
+  const ProbeResult r =
+      Judge(plan, {Answer(0, "u", 0, 200, {{"X-RateLimit-Remaining", "many"}}),
+                   Answer(1, "v", 10, 200, {{"X-RateLimit-Remaining", "5"}}),
+                   Answer(2, "w", 20, 429, {}), Answer(3, "x", 30, 429, {{"Retry-After", "60000"}}),
+                   Answer(4, "y", 40, 200, {{"X-RateLimit-Reset", "1600000000"}}),
+                   Answer(5, "z", 50, 200, {{"X-RateLimit-Reset", "3600"}})});
   // w and x are denied their first request, which the model had room for.
   EXPECT_EQ(FindingChecks(r),
             (std::vector<std::string>{"false-denials", "header-syntax", "remaining-above-model",
@@ -199,20 +197,19 @@ TEST(JudgeProbe, ARetryAfterDateIsJudgedLikeSeconds) {
     return Answer(n, "u" + std::to_string(n), 20, 429, headers);
   };
   ProbePlan plan = FixedWindowOfTwo();  // never waits more than 61 s
-  ProbeResult r =
-      Judge(plan, {denial(0, {{"Retry-After", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
-                   denial(1, {{"Retry-After", "Tue, 14 Nov 2023 22:14:24 GMT"}}),
-                   denial(2, {{"Retry-After", "Tue, 14 Nov 2023 22:15:20 GMT"},
-                              {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
-                   denial(3, {{"Retry-After", "Tue, 14 Nov 2023 22:16:20 GMT"},
-                              {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
-                   denial(4, {{"Retry-After", "soon"}}),
-                   denial(5, {{"Retry-After", "99999999999999999"}})});
+  ProbeResult r = Judge(plan, {denial(0, {{"Retry-After", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
+                               denial(1, {{"Retry-After", "Tue, 14 Nov 2023 22:14:24 GMT"}}),
+                               denial(2, {{"Retry-After", "Tue, 14 Nov 2023 22:15:20 GMT"},
+                                          {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
+                               denial(3, {{"Retry-After", "Tue, 14 Nov 2023 22:16:20 GMT"},
+                                          {"Date", "Tue, 14 Nov 2023 22:14:20 GMT"}}),
+                               denial(4, {{"Retry-After", "soon"}}),
+                               denial(5, {{"Retry-After", "99999999999999999"}})});
   EXPECT_EQ(r.history[0].decision->retry_after, std::chrono::seconds(60));
   EXPECT_EQ(r.history[2].decision->retry_after, std::chrono::seconds(60));
   // Each user's only request denied is a false denial too.
-  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"false-denials", "header-syntax",
-                                                        "retry-after-too-long"}));
+  EXPECT_EQ(FindingChecks(r),
+            (std::vector<std::string>{"false-denials", "header-syntax", "retry-after-too-long"}));
   for (const ProbeFinding& f : r.findings) {
     if (f.check == ProbeCheck::kRetryAfterTooLong) {
       EXPECT_EQ(f.exchanges, (std::vector<int64_t>{1, 3, 5})) << f.summary;
@@ -224,8 +221,8 @@ TEST(JudgeProbe, ARetryAfterDateIsJudgedLikeSeconds) {
 }
 
 TEST(JudgeProbe, ARemainingThatRisesBeforeItsResetIsFound) {
-  const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(0)),
-                                                   Answer(1, "u", 10, 200, Honest(1))});
+  const ProbeResult r = Judge(
+      FixedWindowOfTwo(), {Answer(0, "u", 0, 200, Honest(0)), Answer(1, "u", 10, 200, Honest(1))});
   EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"remaining-rose"}));
   EXPECT_EQ(r.findings.front().exchanges, (std::vector<int64_t>{1}));
 }
@@ -233,9 +230,8 @@ TEST(JudgeProbe, ARemainingThatRisesBeforeItsResetIsFound) {
 TEST(JudgeProbe, ServerErrorsUnansweredAndOtherStatusesAreNeverAdmissions) {
   HttpExchange lost = Answer(2, "u", 20, 0);
   lost.error = "timed out";
-  const ProbeResult r = Judge(
-      FixedWindowOfTwo(),
-      {Answer(0, "u", 0, 502), Answer(1, "u", 10, 404), lost, Answer(3, "u", 30, 200)});
+  const ProbeResult r = Judge(FixedWindowOfTwo(), {Answer(0, "u", 0, 502), Answer(1, "u", 10, 404),
+                                                   lost, Answer(3, "u", 30, 200)});
   EXPECT_EQ(r.admitted, 1);
   EXPECT_EQ(r.denied, 0);
   EXPECT_EQ(r.server_errors, 1);
@@ -265,7 +261,8 @@ TEST(JudgeProbe, ThePolicyIsLearntFromTheFirstAnswerThatStatesIt) {
   EXPECT_EQ(r.policy, Policy::Window(Algorithm::kFixedWindow, 10, std::chrono::seconds(30)));
   // A limit without its window is held to the window given (--window), and refused without one:
   // a minute is no more likely than a second.
-  const std::vector<HttpExchange> limit_only = {Answer(0, "u", 0, 200, {{"X-RateLimit-Limit", "7"}})};
+  const std::vector<HttpExchange> limit_only = {
+      Answer(0, "u", 0, 200, {{"X-RateLimit-Limit", "7"}})};
   const Result<ProbeResult> no_window = JudgeProbe(plan, limit_only);
   ASSERT_FALSE(no_window.ok());
   EXPECT_EQ(no_window.status().message(),

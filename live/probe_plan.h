@@ -110,10 +110,11 @@ std::string ProbeUser(const ProbePlan& plan, int64_t i);
 inline constexpr Duration kProbeResolution = std::chrono::milliseconds(1);
 
 // The answer's headers a probe reads (and keeps: every other is dropped as it arrives).
-inline constexpr std::string_view kProbeHeaders[] = {
-    "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset",   "RateLimit-Policy",
-    "RateLimit",         "RateLimit-Limit",       "RateLimit-Remaining", "RateLimit-Reset",
-    "Retry-After",       "Date"};
+inline constexpr std::string_view kProbeHeaders[] = {"X-RateLimit-Limit",   "X-RateLimit-Remaining",
+                                                     "X-RateLimit-Reset",   "RateLimit-Policy",
+                                                     "RateLimit",           "RateLimit-Limit",
+                                                     "RateLimit-Remaining", "RateLimit-Reset",
+                                                     "Retry-After",         "Date"};
 
 // What an answer is, by `plan`: an admission (2xx, 3xx), a denial (a status or a body the plan
 // names), a server error (5xx), none (see the exchange's error), or anything else.

@@ -243,9 +243,9 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   const Duration elapsed = clock.Now() - start;
   if (exchanges.empty()) return absl::UnavailableError("no request was sent");
   // (An answer probe could not read is the server's, and a finding.)
-  const auto answered =
-      std::find_if(exchanges.begin(), exchanges.end(),
-                   [](const HttpExchange& e) { return e.answered_ok() || e.unreadable; });
+  const auto answered = std::find_if(exchanges.begin(), exchanges.end(), [](const HttpExchange& e) {
+    return e.answered_ok() || e.unreadable;
+  });
   if (answered == exchanges.end()) {
     return absl::UnavailableError(
         absl::StrCat("not one of ", exchanges.size(),
@@ -258,9 +258,9 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   r.start = start;
   r.load_elapsed = elapsed;
   r.interrupted = interrupted;
-  const bool unreadable = std::any_of(r.findings.begin(), r.findings.end(), [](const ProbeFinding& f) {
-    return f.check == ProbeCheck::kUnreadableAnswers;
-  });
+  const bool unreadable =
+      std::any_of(r.findings.begin(), r.findings.end(),
+                  [](const ProbeFinding& f) { return f.check == ProbeCheck::kUnreadableAnswers; });
   if (r.admitted + r.denied == 0 && !unreadable) {
     std::map<int, int64_t> statuses;
     for (const HttpExchange& e : r.exchanges) {

@@ -28,9 +28,9 @@
 namespace ratelab {
 namespace {
 
+using testing_probe::FindingChecks;
 using testing_probe::kLimit;
 using testing_probe::PlanFor;
-using testing_probe::FindingChecks;
 using testing_probe::Probe;
 
 // A server on a thread of the test's, answering with `handler`, stopped at the end.
@@ -73,7 +73,6 @@ enum class Lie {
   kRemainingStuck,  // X-RateLimit-Remaining says limit - 1 after every admission
   kDeniesEarly,     // denies the last request of each window's allowance
 };
-
 
 // A fixed window of kLimit a minute per user (the path's last segment), on the system clock,
 // answering as `lie` says.
@@ -139,7 +138,6 @@ void AwayFromAMinutesEdge() {
   }
 }
 
-
 // One user asking one request at a time, clear of a minute's edge: each answer follows from the
 // ones before it.
 ProbePlan OneUserPlanFor(const std::string& url) {
@@ -178,8 +176,9 @@ HttpServer::Handler Workers(const Policy& policy, int workers, bool headers) {
 
 // Two workers each counting alone are caught at the policy each enforces, with headers and
 // without, whatever the model; one worker alone is not accused, its denials are found false when
-// it is held to a looser promise, and its answers are decided linearizable (never "unknown": a window opened, or a bucket refilled, at a request's own
-// instant is placed among its interval's nanoseconds exactly).
+// it is held to a looser promise, and its answers are decided linearizable (never "unknown": a
+// window opened, or a bucket refilled, at a request's own instant is placed among its interval's
+// nanoseconds exactly).
 void TwoWorkersAreCaughtAndOneIsNot(const Policy& policy) {
   SCOPED_TRACE(policy.ToString());
   const auto plan_for = [&](const Fixture& server) {
@@ -244,7 +243,8 @@ TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnAFixedWindow) {
 }
 
 TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnASlidingLog) {
-  TwoWorkersAreCaughtAndOneIsNot(Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)));
+  TwoWorkersAreCaughtAndOneIsNot(
+      Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(1)));
 }
 
 TEST(Probe, TwoWorkersEachCountingAloneAreCaughtOnABucket) {
@@ -330,7 +330,8 @@ TEST(Probe, ARemainingThatRisesBeforeTheResetIsCaught) {
   ProbePlan plan = OneUserPlanFor(forgetful.Url("/hit/{user}"));
   const ProbeResult r = Probe(plan);
   // Its Remaining after a lost count is above what the admissions before it leave, too.
-  EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"remaining-above-model", "remaining-rose"}));
+  EXPECT_EQ(FindingChecks(r),
+            (std::vector<std::string>{"remaining-above-model", "remaining-rose"}));
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_NE(r.findings[1].summary.find("more than the 0 #"), std::string::npos)
       << r.findings[1].summary;
@@ -441,7 +442,8 @@ TEST(Probe, ARetryAfterLongerOrShorterThanTheWaitIsCaught) {
   Fixture longer(AnchoredLimiter(2));
   ProbeResult r = Probe(AnchoredPlan(longer.Url("/{user}")));
   // 4 s is also longer than a window of 2 s ever makes anyone wait.
-  ASSERT_EQ(FindingChecks(r), (std::vector<std::string>{"retry-after-too-long", "retry-after-dishonest"}));
+  ASSERT_EQ(FindingChecks(r),
+            (std::vector<std::string>{"retry-after-too-long", "retry-after-dishonest"}));
   EXPECT_NE(r.findings.back().summary.find("was admitted"), std::string::npos)
       << r.findings.back().summary;
   EXPECT_EQ(r.findings.back().exchanges.size(), 2u);

@@ -29,8 +29,7 @@ Duration Seconds(double s) {
 
 // Boundary traffic: the limit spread over `spread` just before the edge could be, and again just
 // after it surely is: all of it in a span the window's length holds, with half a second to spare.
-Result<std::unique_ptr<TrafficGenerator>> BoundaryLoad(const ProbePlan& plan,
-                                                       const Policy& policy,
+Result<std::unique_ptr<TrafficGenerator>> BoundaryLoad(const ProbePlan& plan, const Policy& policy,
                                                        const std::optional<ProbeEdge>& edge) {
   if (!edge) return absl::InternalError("boundary traffic without the window's edge");
   if (policy.IsBucket()) return absl::InternalError("boundary traffic on a bucket model");
@@ -48,8 +47,9 @@ Result<std::unique_ptr<TrafficGenerator>> BoundaryLoad(const ProbePlan& plan,
   }
   if (edge->latest + spread > plan.duration) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "the server's window ends ", FormatDuration(edge->latest), " after the start, but --duration is ",
-        FormatDuration(plan.duration), ": boundary traffic needs --duration ",
+        "the server's window ends ", FormatDuration(edge->latest),
+        " after the start, but --duration is ", FormatDuration(plan.duration),
+        ": boundary traffic needs --duration ",
         FormatDuration(std::chrono::ceil<std::chrono::seconds>(edge->latest + 2 * spread)),
         " or more"));
   }
@@ -67,11 +67,13 @@ Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy
       // One request every 1/rate, the users in turn: each user's every users/rate.
       const Duration gap = Seconds(1 / plan.max_per_second);
       const int64_t total = std::min<int64_t>(
-          most, static_cast<int64_t>(std::chrono::duration<double>(plan.duration).count() * plan.max_per_second) + 1);
+          most, static_cast<int64_t>(std::chrono::duration<double>(plan.duration).count() *
+                                     plan.max_per_second) +
+                    1);
       for (int64_t user = 0; user < std::min<int64_t>(plan.users, total); ++user) {
-        load.push_back(std::make_unique<ConstantTraffic>(UserName(user), kLoadStart + user * gap,
-                                                         plan.users * gap,
-                                                         (total - user + plan.users - 1) / plan.users));
+        load.push_back(std::make_unique<ConstantTraffic>(
+            UserName(user), kLoadStart + user * gap, plan.users * gap,
+            (total - user + plan.users - 1) / plan.users));
       }
       break;
     }

@@ -20,8 +20,8 @@
 namespace ratelab {
 namespace {
 
-using testing_probe::PlanFor;
 using testing_probe::FindingChecks;
+using testing_probe::PlanFor;
 using testing_probe::Probe;
 
 TEST(Probe, ServeKeepsTheHitCountersPromiseOverHttp) {
@@ -51,8 +51,8 @@ TEST(Probe, ServeKeepsTheHitCountersPromiseOverHttp) {
   serving.join();
 }
 
-// `ratelab serve` with `config` on a free port, probed by `plan` on the limit service's decision API.
-// `at_start`, when given, runs once serve listens, just before the probe's first request.
+// `ratelab serve` with `config` on a free port, probed by `plan` on the limit service's decision
+// API. `at_start`, when given, runs once serve listens, just before the probe's first request.
 ProbeResult ProbeServe(ServeConfig config, ProbePlan plan,
                        const std::function<void()>& at_start = {}) {
   config.http.port = 0;
@@ -96,15 +96,13 @@ ProbeResult ProbeServedBucket(const std::string& protocol) {
   plan.max_requests = 5'000;
   plan.duration = std::chrono::seconds(2);
   std::thread resume;
-  ProbeResult r = ProbeServe(
-      config, plan,
-      [&] {
-        ASSERT_TRUE((*redis)->Pause().ok());
-        resume = std::thread([&] {
-          std::this_thread::sleep_for(std::chrono::milliseconds(150));
-          EXPECT_TRUE((*redis)->Resume().ok());
-        });
-      });
+  ProbeResult r = ProbeServe(config, plan, [&] {
+    ASSERT_TRUE((*redis)->Pause().ok());
+    resume = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      EXPECT_TRUE((*redis)->Resume().ok());
+    });
+  });
   if (resume.joinable()) resume.join();
   return r;
 }
@@ -154,8 +152,8 @@ TEST(Probe, ServeWithEachAlgorithmOnEachStoreIsNotAccused) {
       EXPECT_TRUE(r.violations.empty()) << what << ": " << r.violations.front().ToString();
       EXPECT_TRUE(r.findings.empty()) << what << ": " << r.findings.front().summary;
       if (const std::optional<Violation>& v = r.linearizability.violation) {
-        // Except the limit service's token bucket (serve's on Redis), which takes tokens away from a
-        // request whose clock reads earlier than the last writer's (see
+        // Except the limit service's token bucket (serve's on Redis), which takes tokens away from
+        // a request whose clock reads earlier than the last writer's (see
         // Stress.TheAtomicScriptsKeepTheirPromiseUnderRealConcurrency).
         const bool float_refill =
             algorithm == Algorithm::kTokenBucket && store.kind == StoreName::Kind::kUrl;

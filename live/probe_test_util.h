@@ -38,9 +38,7 @@ inline std::vector<std::string> FindingChecks(const ProbeResult& r) {
 
 // Whether a loaded machine stretched a run's answers (p99 over 4 ms; a quiet run's is under 2),
 // which makes their intervals overlap so much more that a search may run out of its budget.
-inline bool Stretched(const ProbeResult& r) {
-  return r.latency_p99 > std::chrono::milliseconds(4);
-}
+inline bool Stretched(const ProbeResult& r) { return r.latency_p99 > std::chrono::milliseconds(4); }
 
 // Every run's linearizability is decided ("unknown" on no key), unless it was Stretched.
 inline ProbeResult Probe(const ProbePlan& plan) {

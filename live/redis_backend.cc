@@ -21,7 +21,8 @@ class RedisBackend final : public KvBackend {
     kv_ = std::move(kv);
   }
   // On an existing server or cluster, through `kv`.
-  RedisBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<Kv> kv, const Clock& clock)
+  RedisBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<Kv> kv,
+               const Clock& clock)
       : source_(std::move(source)), kv_(std::move(kv)), clock_(clock) {}
   ~RedisBackend() override {
     if (server_ != nullptr) {
@@ -125,7 +126,8 @@ class RedisBackend final : public KvBackend {
 
 }  // namespace
 
-Result<std::unique_ptr<KvBackend>> ServerStoreSource::Open(const Clock& clock, Durability durability) {
+Result<std::unique_ptr<KvBackend>> ServerStoreSource::Open(const Clock& clock,
+                                                           Durability durability) {
   if (memory()) return OpenMemoryKv(clock, durability);
   if (owns_server()) {
     Result<std::unique_ptr<RedisServer>> server = LeaseRedis(durability);

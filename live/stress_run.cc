@@ -195,16 +195,18 @@ Status CheckStressPlan(const StressPlan& plan) {
                   " runs on PostgreSQL (--store postgres, or a postgresql:// URL)");
   }
   if (store == StoreKind::kKv && (postgres || plan.store.kind == StoreName::Kind::kMemory)) {
-    return refuse("--store " + plan.store.ToString() +
-                  (plan.store.kind == StoreName::Kind::kMemory
-                       ? ": the in-memory store is a single-threaded simulation; stress needs a real Redis "
-                         "(--store redis, or its URL)"
-                       : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
+    return refuse(
+        "--store " + plan.store.ToString() +
+        (plan.store.kind == StoreName::Kind::kMemory
+             ? ": the in-memory store is a single-threaded simulation; stress needs a real Redis "
+               "(--store redis, or its URL)"
+             : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
   }
   if (plan.subject.info->needs_replica) {
-    return refuse(plan.subject.name +
-                  " waits for a replica (WAIT), and the Redis stress runs on has none: its every "
-                  "admission would fail (check it on the in-memory store, whose replica is modelled)");
+    return refuse(
+        plan.subject.name +
+        " waits for a replica (WAIT), and the Redis stress runs on has none: its every "
+        "admission would fail (check it on the in-memory store, whose replica is modelled)");
   }
   if (plan.subject.delays_admissions) {
     return refuse(plan.subject.name +
@@ -298,9 +300,8 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
     std::vector<std::jthread> threads;
     for (int t = 0; t < plan.threads; ++t) {
       threads.emplace_back(Work, std::cref(plan), std::cref(address), shared, t, deadline,
-                           std::cref(clock),
-                           std::ref(answered), std::ref(running), std::cref(stopping),
-                           std::ref(workers[static_cast<size_t>(t)]));
+                           std::cref(clock), std::ref(answered), std::ref(running),
+                           std::cref(stopping), std::ref(workers[static_cast<size_t>(t)]));
     }
     // A progress report a second while they run (they stop on their own).
     Instant next = r.start + std::chrono::seconds(1);
@@ -347,8 +348,7 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   r.busiest = FindBusiestKey(judged, plan.policy);
   const Duration tie = plan.subject.info->tie();
   // Its stores start empty (a given Redis's database must be), so every key is fresh.
-  r.violations =
-      JudgePromiseOverIntervals(r.history, judged, plan.policy, tie, true);
+  r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, tie, true);
   r.false_denials = JudgeFalseDenialsOverIntervals(r.history, judged, plan.policy, r.resolution,
                                                    tie, plan.subject.info->clock);
   r.linearizability = JudgeLinearizability(r.history, plan.policy, r.resolution, tie,

@@ -165,6 +165,22 @@ Status DecideOnce(Protocol& protocol, Instant now) {
 
 }  // namespace
 
+LimiterSubject InProcessSubject(const UserInProcess& limiter) {
+  std::shared_ptr<ProtocolInfo> custom =
+      UsersOwn("in-process", StoreKind::kMemory, limiter.model, "a user's limiter in process");
+  custom->time_resolution = limiter.resolution;
+  // It decides when it is called, on the run's clock: as a store that reads its own.
+  custom->clock = DecisionClock::kStore;
+  custom->make = limiter.make;
+  LimiterSubject subject;
+  subject.name = limiter.name;
+  subject.info = custom.get();
+  subject.custom = std::move(custom);
+  subject.resolution_why = limiter.resolution == Duration(1) ? "it was given no coarser resolution"
+                                                             : "it was given that resolution";
+  return subject;
+}
+
 std::string_view ScriptClockName(DecisionClock clock) {
   for (const ClockName& c : kClockNames) {
     if (c.clock == clock) return c.name;

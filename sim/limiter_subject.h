@@ -64,6 +64,15 @@ struct UserProcess {
   std::string directory;
 };
 
+// A user's own limiter in ratelab's own process (the C++ API, api/ratelab/check.h): one
+// instance a limiter process, made again at its restart, deciding when it is called.
+struct UserInProcess {
+  std::string name;
+  Algorithm model = Algorithm::kFixedWindow;  // the algorithm it implements
+  Duration resolution = Duration(1);          // the finest time it sees
+  ProtocolInfo::Make make;                    // an instance for a policy, on the run's clock
+};
+
 struct LimiterSubject {
   std::string name;  // the registry's name, "lua:FILE", or "exec:" and its hello's name
   const ProtocolInfo* info = nullptr;          // the registry's entry, or the script's own
@@ -101,6 +110,9 @@ Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
 // InvalidArgument when more than one of a protocol, a script and a process is given
 // (ResolveLimiter's first check, for a caller that reads the script only after it).
 Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool process = false);
+
+// The subject of a user's limiter in this process, held to its model at its resolution.
+LimiterSubject InProcessSubject(const UserInProcess& limiter);
 
 // One request of a user's script with `policy` (the run's: a refusal quotes the reply the run
 // would get) on `kv`, the store it will run on (a scratch MemoryKv, or the real server the user

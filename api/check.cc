@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "impl/core/request.h"
 #include "impl/limiters/protocol.h"
 #include "judge/checks.h"
+#include "model/reference_model.h"
 #include "reports/check_report.h"
 #include "sim/limiter_subject.h"
 #include "sim/scenario.h"
@@ -59,8 +61,8 @@ api::Verdict BadInput(const Status& s) {
   return {api::Outcome::kBadInput, 0, "bad input: " + std::string(s.message()) + "\n"};
 }
 
-// The search `options` ask for, or what is wrong with them.
-Result<SearchOptions> SearchOf(const api::Options& o) {
+// The policy `options` ask for, or what is wrong with it.
+Result<Policy> PolicyOf(const api::Options& o) {
   const std::optional<Algorithm> model = AlgorithmNamed(o.model);
   if (!model) {
     return absl::InvalidArgumentError("model: unknown algorithm '" + o.model + "' (one of " +
@@ -78,7 +80,14 @@ Result<SearchOptions> SearchOf(const api::Options& o) {
   if (std::optional<std::string> problem = policy.Problem()) {
     return absl::InvalidArgumentError("the policy: " + *problem);
   }
-  if (Status s = CheckCaseSize(policy, kDefaultMaxSimulated); !s.ok()) return s;
+  return policy;
+}
+
+// The search `options` ask for, or what is wrong with them.
+Result<SearchOptions> SearchOf(const api::Options& o) {
+  Result<Policy> policy = PolicyOf(o);
+  if (!policy.ok()) return policy.status();
+  if (Status s = CheckCaseSize(*policy, kDefaultMaxSimulated); !s.ok()) return s;
   if (o.seeds < 1 || o.seeds > 1'000'000 || o.first_seed < 1 ||
       o.first_seed > UINT64_MAX - o.seeds) {
     return absl::InvalidArgumentError(
@@ -88,7 +97,7 @@ Result<SearchOptions> SearchOf(const api::Options& o) {
     return absl::InvalidArgumentError("resolution: at least a nanosecond");
   }
   SearchOptions search;
-  search.base.policy = policy;
+  search.base.policy = *policy;
   search.base.start = kDefaultScenarioStart;
   search.base.checks = {CheckId::kPromise, CheckId::kFalseDenials};
   if (!o.checks.empty()) {
@@ -136,6 +145,19 @@ Verdict Check(const MakeLimiter& make, const Options& options) {
   verdict.seed = seed;
   verdict.text = RenderCheckText(report);
   return verdict;
+}
+
+std::vector<bool> ModelDecisions(const Options& options, const std::vector<Request>& requests) {
+  Result<Policy> policy = PolicyOf(options);
+  if (!policy.ok()) throw std::invalid_argument(std::string(policy.status().message()));
+  std::unique_ptr<ReferenceModel> model = MakeReferenceModel(*policy);
+  std::vector<bool> admitted;
+  admitted.reserve(requests.size());
+  for (const Request& r : requests) {
+    if (r.cost < 1) throw std::invalid_argument("a request's cost must be at least 1");
+    admitted.push_back(model->Decide(r.key, r.at, r.cost).allowed);
+  }
+  return admitted;
 }
 
 }  // namespace api

@@ -9,8 +9,10 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ratelab/gtest.h"
+#include "ratelab/rapidcheck.h"
 
 namespace {
 
@@ -129,6 +131,43 @@ TEST(CppApi, TheSameOptionsGiveTheSameText) {
   const auto make = [] { return std::make_unique<FixedWindow>(3, 10s, 1); };
   EXPECT_EQ(ratelab::api::Check(make, FixedWindowOptions()).text,
             ratelab::api::Check(make, FixedWindowOptions()).text);
+}
+
+TEST(CppApi, ModelDecisionsAreTheAlgorithmStatedExactly) {
+  ratelab::api::Options o = FixedWindowOptions();
+  const Instant t0{std::chrono::sys_days(std::chrono::year(2026) / 1 / 1)};
+  const std::vector<ratelab::api::Request> requests = {
+      {"a", 1, t0}, {"a", 2, t0 + 1s}, {"a", 1, t0 + 2s}, {"b", 1, t0 + 3s}, {"a", 1, t0 + 10s}};
+  EXPECT_EQ(ratelab::api::ModelDecisions(o, requests),
+            (std::vector<bool>{true, true, false, true, true}));
+  o.model = "token-bucket";
+  o.burst = 2;
+  o.rate = 1;
+  EXPECT_EQ(ratelab::api::ModelDecisions(
+                o, {{"a", 1, t0}, {"a", 1, t0}, {"a", 1, t0}, {"a", 1, t0 + 1s}}),
+            (std::vector<bool>{true, true, false, true}));
+  o.model = "no-such";
+  EXPECT_THROW(ratelab::api::ModelDecisions(o, requests), std::invalid_argument);
+}
+
+// A property of the user's own, from the generators: the limiter decides every request as the
+// model does. It holds for the correct limiter, and RapidCheck finds the flawed one out.
+bool DecidesAsTheModel(int64_t spare) {
+  return rc::check("decides as the model", [spare] {
+    const ratelab::api::Options options = *ratelab::api::gen::Policy("fixed-window");
+    const std::vector<ratelab::api::Request> traffic = *ratelab::api::gen::Traffic(options);
+    RC_ASSERT(traffic.size() <= 100u);
+    FixedWindow limiter(options.limit, options.window, spare);
+    const std::vector<bool> expected = ratelab::api::ModelDecisions(options, traffic);
+    for (size_t i = 0; i < traffic.size(); ++i) {
+      RC_ASSERT(limiter.Admit(traffic[i].key, traffic[i].cost, traffic[i].at) == expected[i]);
+    }
+  });
+}
+
+TEST(CppApi, TheGeneratorsDrawPropertiesThatHoldAndFindAFlaw) {
+  EXPECT_TRUE(DecidesAsTheModel(0));
+  EXPECT_FALSE(DecidesAsTheModel(1));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #   /usr/share/doc/ratelab/                          README.md and docs/
 #   /usr/share/ratelab/{examples,scenarios,adapters}/
 #   /usr/share/ratelab/ci/                          ratelab-ci, the CI step; the GitLab template
-#   /usr/include/ratelab/{check,gtest}.h             the C++ API (docs/cpp-api.md)
+#   /usr/include/ratelab/{check,gtest,rapidcheck}.h  the C++ API (docs/cpp-api.md)
 #   /usr/lib/libratelab_check.so*                    its library
 #   /usr/lib/cmake/ratelab/                          find_package(ratelab CONFIG): ratelab::check
 include(CMakePackageConfigHelpers)
@@ -30,7 +30,7 @@ install(TARGETS ratelab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ratelab_check EXPORT ratelabTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES api/ratelab/check.h api/ratelab/gtest.h
+install(FILES api/ratelab/check.h api/ratelab/gtest.h api/ratelab/rapidcheck.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ratelab)
 set(cmake_package ${CMAKE_INSTALL_LIBDIR}/cmake/ratelab)
 install(EXPORT ratelabTargets NAMESPACE ratelab:: DESTINATION ${cmake_package})

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #define RATELAB_API_EXPORT __attribute__((visibility("default")))
 
@@ -95,6 +96,21 @@ struct Verdict {
 // first finding to its minimal witness, and says so. Deterministic: the same options and the same
 // limiter give the same verdict and text.
 RATELAB_API_EXPORT Verdict Check(const MakeLimiter& make, const Options& options);
+
+// One request, for properties of your own (ratelab/rapidcheck.h draws them).
+struct Request {
+  std::string key;
+  int64_t cost = 1;
+  Instant at{};
+};
+
+// What ratelab's reference model of `options.model`, with `options`' policy, answers to each of
+// `requests` in turn: whether it is admitted. The model is the algorithm stated exactly (a denial
+// changes nothing; a key's requests are taken in the order given, an earlier instant than the
+// key's latest admission as that instant). Throws std::invalid_argument where Check would say
+// bad input, with the same words.
+RATELAB_API_EXPORT std::vector<bool> ModelDecisions(const Options& options,
+                                                    const std::vector<Request>& requests);
 
 }  // namespace ratelab::api
 

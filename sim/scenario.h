@@ -15,6 +15,7 @@
 #include "impl/limiters/protocol.h"
 #include "impl/store/durability.h"
 #include "judge/checks.h"
+#include "model/named.h"
 #include "model/policy.h"
 #include "sim/rule_propagation.h"
 #include "sim/simulation.h"
@@ -84,6 +85,26 @@ struct FaultSpec {
 
   // "store outage at 12:00:10.000 for 20s", given the scenario's start.
   std::string Describe(Instant start) const;
+};
+
+// The faults a scenario file names by `type`, with the keys each takes beside `type` and `at`.
+// (A failover is drawn by a search alone.)
+struct FaultTypeRow {
+  FaultSpec::Kind id;
+  std::string_view name;    // its `type`
+  bool on_node;             // it takes `node`, the node it strikes
+  std::string_view amount;  // the key of its duration (FaultSpec::amount)
+  bool amount_required;
+  bool extra;  // it takes `extra` (FaultSpec::extra)
+};
+inline constexpr FaultTypeRow kFaultTypes[] = {
+    {FaultSpec::Kind::kCrash, "crash", true, "down_for", false, false},
+    {FaultSpec::Kind::kClockJump, "clock-jump", true, "by", true, false},
+    {FaultSpec::Kind::kStoreRestart, "store-restart", false, "down_for", false, false},
+    {FaultSpec::Kind::kStoreOutage, "store-outage", false, "for", true, false},
+    {FaultSpec::Kind::kStoreStall, "store-stall", false, "for", true, false},
+    {FaultSpec::Kind::kLatencySpike, "latency-spike", false, "for", true, true},
+    {FaultSpec::Kind::kListenDown, "listen-down", true, "for", true, false},
 };
 
 // Where a scenario's clock starts unless it says otherwise (and where a search's cases start):

@@ -340,45 +340,25 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
   if (!n.IsMap()) return Error(n, "a fault must be a mapping with a 'type'");
   std::string type;
   RL_ASSIGN(type, StringAt(n, "type", true));
-  FaultSpec f;
-  bool on_node = false;
-  if (type == "crash") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a crash fault", {"type", "node", "at", "down_for"}));
-    f.kind = FaultSpec::Kind::kCrash;
-    RL_ASSIGN(f.amount, DurationAt(n, "down_for", false));
-    on_node = true;
-  } else if (type == "clock-jump") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a clock-jump fault", {"type", "node", "at", "by"}));
-    f.kind = FaultSpec::Kind::kClockJump;
-    RL_ASSIGN(f.amount, DurationAt(n, "by", true));
-    on_node = true;
-  } else if (type == "store-restart") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-restart fault", {"type", "at", "down_for"}));
-    f.kind = FaultSpec::Kind::kStoreRestart;
-    RL_ASSIGN(f.amount, DurationAt(n, "down_for", false));
-  } else if (type == "store-outage") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-outage fault", {"type", "at", "for"}));
-    f.kind = FaultSpec::Kind::kStoreOutage;
-    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
-  } else if (type == "store-stall") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a store-stall fault", {"type", "at", "for"}));
-    f.kind = FaultSpec::Kind::kStoreStall;
-    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
-  } else if (type == "latency-spike") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a latency-spike fault", {"type", "at", "for", "extra"}));
-    f.kind = FaultSpec::Kind::kLatencySpike;
-    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
-    RL_ASSIGN(f.extra, DurationAt(n, "extra", true));
-  } else if (type == "listen-down") {
-    RL_RETURN_IF_ERROR(OnlyKeys(n, "a listen-down fault", {"type", "node", "at", "for"}));
-    f.kind = FaultSpec::Kind::kListenDown;
-    RL_ASSIGN(f.amount, DurationAt(n, "for", true));
-    on_node = true;
-  } else {
-    return Error(n["type"], "unknown fault type '" + type +
-                                "' (expected crash, clock-jump, store-restart, store-outage, "
-                                "store-stall, latency-spike or listen-down)");
+  const std::optional<FaultSpec::Kind> kind = Named<FaultTypeRow>(kFaultTypes, type);
+  if (!kind) {
+    return Error(n["type"], "unknown fault type '" + type + "' (expected " +
+                                NameChoices<FaultTypeRow>(kFaultTypes) + ")");
   }
+  const FaultTypeRow& row = RowOf<FaultTypeRow>(kFaultTypes, *kind);
+  std::vector<std::string> keys = {"type"};
+  if (row.on_node) keys.push_back("node");
+  keys.push_back("at");
+  keys.push_back(std::string(row.amount));
+  if (row.extra) keys.push_back("extra");
+  RL_RETURN_IF_ERROR(OnlyKeys(n, "a " + type + " fault", keys));
+  FaultSpec f;
+  f.kind = *kind;
+  RL_ASSIGN(f.amount, DurationAt(n, std::string(row.amount), row.amount_required));
+  if (row.extra) {
+    RL_ASSIGN(f.extra, DurationAt(n, "extra", true));
+  }
+  const bool on_node = row.on_node;
   if (f.kind != FaultSpec::Kind::kClockJump && (f.amount.count() < 0 || f.extra.count() < 0)) {
     return Error(n, "a fault's durations cannot be negative");
   }

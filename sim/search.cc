@@ -13,15 +13,6 @@ namespace ratelab {
 
 namespace {
 
-constexpr std::array<std::pair<SearchFault, std::string_view>, 6> kFaultNames = {{
-    {SearchFault::kCrash, "crash"},
-    {SearchFault::kFailover, "failover"},
-    {SearchFault::kOutage, "outage"},
-    {SearchFault::kRestart, "restart"},
-    {SearchFault::kSkew, "skew"},
-    {SearchFault::kStall, "stall"},
-}};
-
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
 Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
 
@@ -35,7 +26,7 @@ Duration DefaultMaxTransit(const Policy& p) {
 Duration MaxTransitOf(const Case& c) { return c.max_transit.value_or(DefaultMaxTransit(c.policy)); }
 
 std::string_view SearchFaultName(SearchFault fault) {
-  return kFaultNames[static_cast<size_t>(fault)].second;
+  return NameOf<NameRow<SearchFault>>(kSearchFaults, fault);
 }
 
 Result<SearchFaults> ParseSearchFaults(std::string_view text) {
@@ -43,15 +34,13 @@ Result<SearchFaults> ParseSearchFaults(std::string_view text) {
   if (text.empty()) return out;
   for (const std::string& word : std::vector<std::string>(absl::StrSplit(std::string(text), ','))) {
     if (word == "none") continue;
-    const auto it = std::find_if(kFaultNames.begin(), kFaultNames.end(),
-                                 [&](const auto& f) { return f.second == word; });
-    if (it == kFaultNames.end()) {
-      return absl::InvalidArgumentError(
-          "unknown fault '" + word +
-          "' (expected a comma-separated list of crash, restart, skew, outage, stall, failover, "
-          "or none)");
+    const std::optional<SearchFault> fault = Named<NameRow<SearchFault>>(kSearchFaults, word);
+    if (!fault) {
+      return absl::InvalidArgumentError("unknown fault '" + word +
+                                        "' (expected none, or a comma-separated list of " +
+                                        NameChoices<NameRow<SearchFault>>(kSearchFaults) + ")");
     }
-    out.insert(it->first);
+    out.insert(*fault);
   }
   return out;
 }
@@ -84,8 +73,8 @@ std::string SearchFaults::ToString() const {
 
 std::string SearchFaults::Sorted() const {
   SearchFaults sorted;
-  for (const auto& [fault, name] : kFaultNames) {
-    if (contains(fault)) sorted.insert(fault);
+  for (const NameRow<SearchFault>& row : kSearchFaults) {
+    if (contains(row.id)) sorted.insert(row.id);
   }
   return sorted.ToString();
 }

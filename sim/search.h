@@ -23,6 +23,7 @@
 #include "impl/store/memory_kv.h"
 #include "judge/checks.h"
 #include "model/history.h"
+#include "model/named.h"
 #include "model/policy.h"
 #include "model/violation.h"
 #include "sim/limiter_subject.h"
@@ -33,7 +34,7 @@
 
 namespace ratelab {
 
-// The faults a search may inject (in name order).
+// The faults a search may inject.
 enum class SearchFault {
   kCrash,     // a node crashes just after a request, and comes back
   kFailover,  // the store fails over to a replica that lags (MemoryKv only)
@@ -41,6 +42,12 @@ enum class SearchFault {
   kRestart,   // the store restarts, keeping what its durability keeps
   kSkew,      // node 1's clock is off by up to a quarter of the window
   kStall,     // the store answers nothing for a while, then runs what it was sent
+};
+// Their names, in name order: `check --faults` and the command that replays a search.
+inline constexpr NameRow<SearchFault> kSearchFaults[] = {
+    {SearchFault::kCrash, "crash"},   {SearchFault::kFailover, "failover"},
+    {SearchFault::kOutage, "outage"}, {SearchFault::kRestart, "restart"},
+    {SearchFault::kSkew, "skew"},     {SearchFault::kStall, "stall"},
 };
 std::string_view SearchFaultName(SearchFault fault);
 

@@ -40,8 +40,8 @@ TEST(SearchFaults, ReadsANamedListAndRemembersItsOrder) {
   const Result<SearchFaults> bad = ParseSearchFaults("crash,meteor");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown fault 'meteor' (expected a comma-separated list of crash, restart, skew, "
-            "outage, stall, failover, or none)");
+            "unknown fault 'meteor' (expected none, or a comma-separated list of crash, "
+            "failover, outage, restart, skew or stall)");
 }
 
 TEST(Draw, TheSameSeedDrawsTheSameCase) {

@@ -70,8 +70,9 @@ Result<Policy> PolicyOf(const api::Options& o) {
   }
   Policy policy;
   if (Describe(*model).bucket) {
-    if (!(o.rate > 0) || o.rate > 1e9) {
-      return absl::InvalidArgumentError("rate: tokens a second must be above 0 and at most 1e9");
+    if (!(o.rate >= 1e-6 && o.rate <= 1e9)) {
+      return absl::InvalidArgumentError(
+          "rate: tokens a second must be from 0.000001 (one in about 12 days) to 1e9");
     }
     policy = Policy::Bucket(*model, o.burst, Duration(static_cast<int64_t>(1e9 / o.rate + 0.5)));
   } else {
@@ -99,7 +100,6 @@ Result<SearchOptions> SearchOf(const api::Options& o) {
   SearchOptions search;
   search.base.policy = *policy;
   search.base.start = kDefaultScenarioStart;
-  search.base.checks = {CheckId::kPromise, CheckId::kFalseDenials};
   if (!o.checks.empty()) {
     Result<std::vector<CheckId>> checks = ParseCheckList(o.checks);
     if (!checks.ok()) return checks.status();
@@ -130,6 +130,7 @@ Verdict Check(const MakeLimiter& make, const Options& options) {
         std::make_unique<UserLimiterProtocol>(make, policy, stores.clock));
   };
   const LimiterSubject subject = InProcessSubject(user);
+  if (options.checks.empty()) search->base.checks = subject.DefaultChecks();
   Result<SearchResult> result = Search(subject, *search);
   if (!result.ok()) return BadInput(result.status());
   const uint64_t seed = result->failure   ? result->failure->seed

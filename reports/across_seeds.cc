@@ -5,6 +5,7 @@
 #include "reports/goals.h"
 #include "reports/run_report.h"
 #include "sim/scenario_run.h"
+#include "sim/sweep.h"
 
 namespace ratelab {
 
@@ -134,17 +135,18 @@ Result<RunReport> CompareAcrossSeeds(const Scenario& scenario, uint64_t first, u
                                      const SeedsProgress& progress) {
   SeedsSpread spread;
   std::optional<RunReport> shown;
-  for (uint64_t seed = first;; ++seed) {
-    Result<RunResult> run = RunScenario(scenario, seed);
-    if (!run.ok()) return run.status();
-    RunReport report = MakeRunReport(*run);
-    spread.Add(report, run->traffic_hash());
-    if (!shown || (!FoundSomething(*shown) && FoundSomething(report))) {
-      report.reproduce = reproduce(seed);
-      shown = std::move(report);
-    }
-    if (!progress(seed - first + 1) || seed == last) break;
-  }
+  // One seed at a time, in order: the report shows the first seed that found something.
+  const Status s =
+      ForEachSeed(scenario, {first, last, 1}, /*jobs=*/1, [&](uint64_t index, RunResult&& run) {
+        RunReport report = MakeRunReport(run);
+        spread.Add(report, run.traffic_hash());
+        if (!shown || (!FoundSomething(*shown) && FoundSomething(report))) {
+          report.reproduce = reproduce(run.seed);
+          shown = std::move(report);
+        }
+        return progress(index + 1);
+      });
+  if (!s.ok()) return s;
   shown->across_seeds = spread.Finish(first, last);
   return *std::move(shown);
 }

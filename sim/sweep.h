@@ -11,6 +11,7 @@
 
 #include "impl/core/status.h"
 #include "sim/scenario.h"
+#include "sim/scenario_run.h"
 #include "sim/seeds.h"
 
 namespace ratelab {
@@ -30,6 +31,18 @@ struct SweepResult {
   uint64_t seeds_with_failures = 0;
   std::optional<uint64_t> first_failing;  // the lowest seed with a violation or a failure
 };
+
+// Told each run of a scenario from a seed of a span: its seed's index in the span, and the run;
+// answers whether to go on (false: no more seeds are started).
+using SeedVisit = std::function<bool(uint64_t index, RunResult&& run)>;
+
+// Runs `scenario` from each seed of `seeds` on `jobs` threads and hands each run to `visit`, one
+// call at a time (in seed order when `jobs` is 1): the one loop over seeds, which sweeps and the
+// reports over seeds share. Once `visit` answers false no more seeds are started (runs already
+// under way on other threads are still handed over). The first run that could not be made is
+// the error, and no more seeds are started after it.
+Status ForEachSeed(const Scenario& scenario, const SeedSpan& seeds, int jobs,
+                   const SeedVisit& visit);
 
 // Told after each seed: how many are done and how many of those failed; answers whether to go
 // on (false: no more seeds are started, and the sweep ends with those run, interrupted).

@@ -70,11 +70,13 @@ Result<Policy> PolicyOf(const api::Options& o) {
   }
   Policy policy;
   if (Describe(*model).bucket) {
-    if (!(o.rate >= 1e-6 && o.rate <= 1e9)) {
+    const std::optional<Duration> interval = IntervalOfRate(o.rate);
+    if (!interval) {
       return absl::InvalidArgumentError(
-          "rate: tokens a second must be from 0.000001 (one in about 12 days) to 1e9");
+          "rate: tokens a second must be above 0 and at most 1000000, and at least one token in "
+          "146 years");
     }
-    policy = Policy::Bucket(*model, o.burst, Duration(static_cast<int64_t>(1e9 / o.rate + 0.5)));
+    policy = Policy::Bucket(*model, o.burst, *interval);
   } else {
     policy = Policy::Window(*model, o.limit, o.window);
   }

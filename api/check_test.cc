@@ -121,6 +121,12 @@ TEST(CppApi, BadOptionsSayWhichAndWhy) {
   EXPECT_EQ(v.outcome, ratelab::api::Outcome::kBadInput);
   EXPECT_NE(v.text.find("nonsense"), std::string::npos) << v.text;
   o = FixedWindowOptions();
+  o.model = "token-bucket";
+  o.rate = 1e-12;  // a token in about 31,700 years: its interval would not fit
+  v = ratelab::api::Check(make, o);
+  EXPECT_EQ(v.outcome, ratelab::api::Outcome::kBadInput);
+  EXPECT_NE(v.text.find("rate: "), std::string::npos) << v.text;
+  o = FixedWindowOptions();
   o.seeds = 0;
   EXPECT_EQ(ratelab::api::Check(make, o).outcome, ratelab::api::Outcome::kBadInput);
   EXPECT_EQ(ratelab::api::Check(nullptr, FixedWindowOptions()).outcome,

@@ -489,6 +489,9 @@ TEST(Check, BadInputExitsTwoSayingWhatIsWrong) {
       {{"check", "kv-fixed-window-lua", "--faults", "crash,meteor"}, "unknown fault 'meteor'"},
       {{"check", "kv-fixed-window-lua", "--nodes", "0"}, "--nodes"},
       {{"check", "kv-gcra-lua", "--rate", "-1"}, "--rate"},
+      // An interval that would not fit in nanoseconds (it wrapped into a wrong policy once).
+      {{"check", "memory-token-bucket", "--rate", "0.000000000001"},
+       "at least one token in 146 years"},
       {{"check", "kv-gcra-lua", "--checks", "promise,vibes"}, "unknown check 'vibes'"},
       {{"check", "kv-gcra-lua", "--durability", "sometimes"},
        "--durability: unknown durability 'sometimes'"},

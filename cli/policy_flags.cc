@@ -57,13 +57,13 @@ Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const
       return absl::InvalidArgumentError(what +
                                         ": give --rate and --burst, not --limit and --window");
     }
-    const double rate = flags.rate.value_or(defaults.rate);
-    if (!(rate > 0) || rate > 1e6) {
-      return absl::InvalidArgumentError("--rate must be above 0 and at most 1000000 per second");
+    const std::optional<Duration> interval = IntervalOfRate(flags.rate.value_or(defaults.rate));
+    if (!interval) {
+      return absl::InvalidArgumentError(
+          "--rate must be above 0 and at most 1000000 per second, and at least one token in 146 "
+          "years");
     }
-    const int64_t us = std::max<int64_t>(1, static_cast<int64_t>(1e6 / rate + 0.5));
-    policy = Policy::Bucket(algorithm, flags.burst.value_or(defaults.burst),
-                            std::chrono::microseconds(us));
+    policy = Policy::Bucket(algorithm, flags.burst.value_or(defaults.burst), *interval);
   } else {
     if (flags.rate || flags.burst) {
       return absl::InvalidArgumentError(what +

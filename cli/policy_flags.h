@@ -53,10 +53,9 @@ inline constexpr PolicyDefaults kDefaultPolicy = {
 void AddPolicyFlags(CLI::App& command, PolicyFlags& flags, const PolicyDefaults& defaults);
 
 // The policy `flags` give protocol `name`, whose algorithm is `algorithm`: InvalidArgument
-// naming the flag when they give the other family's flags, a rate out of (0, 1000000] per
-// second, a window offset the algorithm has no use for or that gives no duration, or a policy the
-// algorithm refuses. A rate becomes an emission interval in whole microseconds (what the Lua
-// protocols can express).
+// naming the flag when they give the other family's flags, a rate IntervalOfRate refuses, a
+// window offset the algorithm has no use for or that gives no duration, or a policy the
+// algorithm refuses. A rate becomes an emission interval by IntervalOfRate (model/policy.h).
 Result<Policy> PolicyFromFlags(std::string_view name, Algorithm algorithm, const PolicyFlags& flags,
                                const PolicyDefaults& defaults);
 

@@ -1,5 +1,6 @@
 #include "model/policy.h"
 
+#include <algorithm>
 #include <array>
 
 #include "model/named.h"
@@ -69,6 +70,13 @@ const AlgorithmInfo& Describe(Algorithm a) { return kAlgorithms[static_cast<size
 std::string_view AlgorithmName(Algorithm a) { return Describe(a).name; }
 
 std::optional<Algorithm> AlgorithmNamed(std::string_view name) { return Named(Algorithms(), name); }
+
+std::optional<Duration> IntervalOfRate(double rate) {
+  if (!(rate > 0) || rate > 1e6) return std::nullopt;
+  const double us = 1e6 / rate;
+  if (us * 1e3 > static_cast<double>(kMaxWindowNanos)) return std::nullopt;
+  return std::chrono::microseconds(std::max<int64_t>(1, static_cast<int64_t>(us + 0.5)));
+}
 
 std::optional<std::string> Policy::Problem() const {
   const bool bucket = IsBucket();

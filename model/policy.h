@@ -126,6 +126,12 @@ struct Policy {
   bool operator==(const Policy&) const = default;
 };
 
+// A bucket's emission interval for `rate` tokens a second, in whole microseconds (what the Lua
+// protocols can express), or nullopt unless the rate is above 0, at most 1000000 a second, and
+// slow by no more than an interval under 146 years (so that it is not wrapped in nanoseconds).
+// The one conversion: `--rate` and the C++ API's `rate` both take it.
+std::optional<Duration> IntervalOfRate(double rate);
+
 // What a bucket needs to admit a request: its whole cost, or (token-bucket-credit) one token, the
 // rest owed. The one place that says which algorithm admits on credit: its model, its in-process
 // limiter and the oracles all ask here.

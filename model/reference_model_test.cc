@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -201,6 +202,19 @@ TEST(ReferenceModels, NoResetOrWaitIsLongerThanTheLongestRestore) {
   counter->Decide("k", kT0 + seconds(5), 1);
   const Decision d = counter->Decide("k", kT0 + seconds(5), 1);
   EXPECT_EQ(d.reset - (kT0 + seconds(5)), seconds(7));  // the end of the window after its own
+}
+
+TEST(IntervalOfRate, WholeMicrosecondsWithinTheBoundsAndNothingThatWouldWrap) {
+  EXPECT_EQ(IntervalOfRate(1), Duration(seconds(1)));
+  EXPECT_EQ(IntervalOfRate(3), Duration(std::chrono::microseconds(333'333)));
+  EXPECT_EQ(IntervalOfRate(1e6), Duration(std::chrono::microseconds(1)));
+  EXPECT_EQ(IntervalOfRate(1e-6), Duration(seconds(1'000'000)));
+  EXPECT_FALSE(IntervalOfRate(0));
+  EXPECT_FALSE(IntervalOfRate(-1));
+  EXPECT_FALSE(IntervalOfRate(1e6 + 1));
+  EXPECT_FALSE(IntervalOfRate(std::nan("")));
+  // 1e12 s a token: 1e21 ns would wrap in 64 bits.
+  EXPECT_FALSE(IntervalOfRate(1e-12));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #   /usr/lib/ratelab/libratelab_virtual_time.so      preloaded into a private redis-server
 #   /usr/share/man/man1/ratelab.1.gz                 `ratelab man`
 #   /usr/share/bash-completion/completions/ratelab   `ratelab completion`
-#   /usr/share/doc/ratelab/                          README.md and docs/
+#   /usr/share/doc/ratelab/                          README.md, docs/ and copyright
 #   /usr/share/ratelab/{examples,scenarios,adapters}/
 #   /usr/share/ratelab/ci/                          ratelab-ci, the CI step; the GitLab template
 #   /usr/include/ratelab/{check,gtest,rapidcheck}.h  the C++ API (docs/cpp-api.md)
@@ -48,6 +48,8 @@ install(FILES ${generated}/ratelab.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
 install(FILES ${generated}/ratelab.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME ratelab)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Debian's policy (12.5): the package's copyright and licence, as /usr/share/doc/ratelab/copyright.
+install(FILES cmake/package-copyright DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY examples scenarios ci DESTINATION ${CMAKE_INSTALL_DATADIR}/ratelab
         USE_SOURCE_PERMISSIONS)

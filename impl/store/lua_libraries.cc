@@ -1,11 +1,14 @@
 #include "impl/store/lua_libraries.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <lua.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -472,6 +475,60 @@ int BitToHex(lua_State* L) {
   return 1;
 }
 
+// A string of a decimal whole number, with or without a minus and nothing else, whose value a
+// double holds exactly (at most 2^53): that number, as strtod reads it (-0 for "-0"). Otherwise
+// none, and the string is read as Lua reads it.
+std::optional<double> ExactWholeNumber(std::string_view s) {
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty() || s.size() > 16) return std::nullopt;
+  uint64_t n = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (n > (uint64_t{1} << 53)) return std::nullopt;
+  const double d = static_cast<double>(n);
+  return negative ? -d : d;
+}
+
+// Lua 5.1's tonumber (lbaselib.c's luaB_tonumber), answering as it does. Lua reads a string in
+// base 10 twice through strtod (lua_isnumber, then lua_tonumber), a tenth of a limiter script's
+// time when its ARGV are numbers; a whole number, the commonest (a timestamp, a count), is read
+// here once, and any other string as Lua reads it.
+int ToNumber(lua_State* L) {
+  const int base = luaL_optint(L, 2, 10);
+  if (base == 10) {
+    luaL_checkany(L, 1);
+    if (lua_type(L, 1) == LUA_TSTRING) {
+      size_t size = 0;
+      const char* s = lua_tolstring(L, 1, &size);
+      if (const std::optional<double> d = ExactWholeNumber(std::string_view(s, size))) {
+        lua_pushnumber(L, *d);
+        return 1;
+      }
+    }
+    if (lua_isnumber(L, 1)) {
+      lua_pushnumber(L, lua_tonumber(L, 1));
+      return 1;
+    }
+  } else {
+    const char* s1 = luaL_checkstring(L, 1);
+    char* s2 = nullptr;
+    luaL_argcheck(L, 2 <= base && base <= 36, 2, "base out of range");
+    const unsigned long n = std::strtoul(s1, &s2, base);
+    if (s1 != s2) {  // at least one digit
+      while (std::isspace(static_cast<unsigned char>(*s2))) ++s2;
+      if (*s2 == '\0') {
+        lua_pushnumber(L, static_cast<lua_Number>(n));
+        return 1;
+      }
+    }
+  }
+  lua_pushnil(L);
+  return 1;
+}
+
 }  // namespace
 
 namespace internal {
@@ -487,6 +544,7 @@ void SetLibrary(lua_State* L, const char* name, std::initializer_list<luaL_Reg> 
 
 void OpenRedisLuaLibraries(lua_State* L) {
   using internal::SetLibrary;
+  lua_register(L, "tonumber", ToNumber);
   PushCjson(L);
   lua_setglobal(L, "cjson");
   SetLibrary(L, "bit",

@@ -15,7 +15,8 @@ struct lua_State;
 
 namespace ratelab {
 
-// Sets the globals `cjson`, `bit`, `cmsgpack` and `struct` in `L`.
+// Sets the globals `cjson`, `bit`, `cmsgpack` and `struct` in `L`, and `tonumber`: Lua's,
+// answering as it does, reading a whole number in less time.
 void OpenRedisLuaLibraries(lua_State* L);
 
 }  // namespace ratelab

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <lua.hpp>
 #include <random>
 
 #include "impl/store/memory_kv.h"
@@ -135,6 +137,52 @@ TEST_F(LuaScriptingTest, EveryNumberArgumentIsFormattedAsPercent17g) {
     Run({"EVALSHA", sha, "0", exact});
     EXPECT_EQ(Run({"GET", "n"}), KvReply::Bulk(expected)) << "for " << exact;
   }
+}
+
+// tonumber reads a whole number its own way (lua_libraries.cc): it answers as Lua 5.1's own, in
+// a state of Lua's standard libraries, for every kind of string, number and base, and errs alike.
+TEST_F(LuaScriptingTest, ToNumberAnswersAsLuasOwn) {
+  const std::string chunk =
+      "local s, base = ARGV[1], ARGV[2]\n"
+      "if s == 'nil' then s = nil elseif s == 'number' then s = 12.5 elseif s == 'table' then s = {} end\n"
+      "local ok, x = pcall(tonumber, s, tonumber(base))\n"
+      "if not ok then return 'error ' .. string.match(x, 'bad argument.*') end\n"
+      "if x == nil then return 'nil' end\n"
+      "return string.format('%.17g', x)";
+  lua_State* L = luaL_newstate();
+  luaL_openlibs(L);
+  const auto luas = [&](const std::string& s, const std::string& base) {
+    lua_newtable(L);
+    lua_pushlstring(L, s.data(), s.size());
+    lua_rawseti(L, -2, 1);
+    if (!base.empty()) {
+      lua_pushlstring(L, base.data(), base.size());
+      lua_rawseti(L, -2, 2);
+    }
+    lua_setglobal(L, "ARGV");
+    EXPECT_EQ(luaL_loadstring(L, chunk.c_str()), 0);
+    EXPECT_EQ(lua_pcall(L, 0, 1, 0), 0) << lua_tostring(L, -1);
+    std::string out = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return out;
+  };
+  const std::vector<std::string> strings = {
+      "0", "-0", "7", "-7", "007", "1700000000123456", "9007199254740992", "-9007199254740992",
+      "9007199254740993", "18446744073709551616", "99999999999999999999", "12345678901234567",
+      "1.5", "-2.25", "1e3", "1E-2", ".5", "5.", "+5", " 12", "12 ", "\t12\n", "1 2", "0x1A",
+      "0X1f", "-0x10", "0x", "x1", "", "-", "--1", "abc", "12abc", "inf", "nan", "1e400",
+      std::string("12\0" "34", 5), "nil", "number", "table", "٣"};
+  const std::array<std::string, 7> bases = {"", "10", "16", "2", "36", "1", "37"};
+  for (const std::string& s : strings) {
+    for (const std::string& base : bases) {
+      std::vector<std::string> args = {s};
+      if (!base.empty()) args.push_back(base);
+      const KvReply ours = Eval(chunk, {}, args);
+      EXPECT_EQ(ours, KvReply::Bulk(luas(s, base)))
+          << "tonumber of '" << s << "' in base " << (base.empty() ? "10 (none given)" : base);
+    }
+  }
+  lua_close(L);
 }
 
 TEST_F(LuaScriptingTest, CallRaisesErrorsAndPCallReturnsThem) {

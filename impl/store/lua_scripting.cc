@@ -262,6 +262,21 @@ void LuaCache::Keep(std::string sha, std::string bytecode) {
   by_sha_.try_emplace(std::move(sha), std::move(bytecode));
 }
 
+std::string LuaCache::ShaOf(std::string_view body) {
+  {
+    std::lock_guard lock(mu_);
+    const auto it = sha_of_.find(absl::string_view(body.data(), body.size()));
+    if (it != sha_of_.end()) return it->second;
+  }
+  std::string sha = Sha1Hex(body);
+  std::lock_guard lock(mu_);
+  if (bytes_ + body.size() + sha.size() <= kMostBytes) {
+    bytes_ += body.size() + sha.size();
+    sha_of_.try_emplace(std::string(body), sha);
+  }
+  return sha;
+}
+
 std::unique_ptr<LuaScripting> LuaCache::Take() {
   std::lock_guard lock(mu_);
   if (spare_.empty()) return nullptr;
@@ -358,7 +373,7 @@ LuaScripting& LuaScripting::Self(lua_State* L) {
 }
 
 KvReply LuaScripting::Load(std::string_view body) {
-  const std::string sha = Sha1Hex(body);
+  const std::string sha = cache_ != nullptr ? cache_->ShaOf(body) : Sha1Hex(body);
   if (Exists(sha)) return KvReply::Bulk(sha);
   if (!body.empty() && body[0] == LUA_SIGNATURE[0]) {
     // Lua 5.1 would load it as bytecode, which a crafted script can use to corrupt memory;

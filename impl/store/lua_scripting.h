@@ -133,6 +133,9 @@ class LuaCache {
   std::optional<std::string> Find(std::string_view sha) const;
   // Keeps `bytecode` under `sha` unless the chunks kept already hold kMostBytes.
   void Keep(std::string sha, std::string bytecode);
+  // Sha1Hex(body), worked out once for every state of the cache while what it keeps is under
+  // kMostBytes: EVAL names its script by it at each new store's first call.
+  std::string ShaOf(std::string_view body);
 
   // A state given back, as new and calling no one (LuaScripting::Serve it), or none. The states
   // are MemoryKv's, each capped at LuaScripting::kMemoryCap.
@@ -146,7 +149,8 @@ class LuaCache {
   static constexpr size_t kMostStates = 16;
   const std::atomic<int>* const stop_;
   mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, std::string> by_sha_;
+  absl::flat_hash_map<std::string, std::string> by_sha_;   // a script's bytecode by its SHA-1
+  absl::flat_hash_map<std::string, std::string> sha_of_;   // a script's SHA-1 by its body
   size_t bytes_ = 0;
   std::vector<std::unique_ptr<LuaScripting>> spare_;
 };

@@ -265,6 +265,13 @@ TEST(LuaCache, AStoreLoadingAScriptCompiledByAnotherAnswersAsIfItCompiledIt) {
   }
   EXPECT_TRUE(chunks->Find(Sha1Hex(script)).has_value());
   EXPECT_FALSE(chunks->Find(Sha1Hex(bad)).has_value());  // what did not compile is not kept
+  // EVAL's SHA-1 of a body is worked out once for the stores of the cache (ShaOf), and is the
+  // body's; a body past what the cache keeps is worked out each time, the same.
+  EXPECT_EQ(chunks->ShaOf(script), Sha1Hex(script));
+  EXPECT_EQ(chunks->ShaOf(bad), Sha1Hex(bad));
+  const std::string huge(size_t{17} << 20, 'x');
+  EXPECT_EQ(chunks->ShaOf(huge), Sha1Hex(huge));
+  EXPECT_EQ(chunks->ShaOf(huge), Sha1Hex(huge));
 }
 
 // A state made new again (Renew) is the state just made: a script that looks at everything a

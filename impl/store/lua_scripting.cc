@@ -345,6 +345,10 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
   lua_setglobal(L, "redis");
   OpenRedisLuaLibraries(L);
   OpenRedisSandbox(L);
+  // What was replaced while the state was made (Lua's own tonumber) is garbage: it goes now, so
+  // that the state kept holds none and every state made or renewed collects alike, whatever
+  // addresses its memory has.
+  lua_gc(L, LUA_GCCOLLECT, 0);
   memory_.Keep();
 }
 

@@ -149,8 +149,8 @@ class LuaCache {
   static constexpr size_t kMostStates = 16;
   const std::atomic<int>* const stop_;
   mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, std::string> by_sha_;   // a script's bytecode by its SHA-1
-  absl::flat_hash_map<std::string, std::string> sha_of_;   // a script's SHA-1 by its body
+  absl::flat_hash_map<std::string, std::string> by_sha_;  // a script's bytecode by its SHA-1
+  absl::flat_hash_map<std::string, std::string> sha_of_;  // a script's SHA-1 by its body
   size_t bytes_ = 0;
   std::vector<std::unique_ptr<LuaScripting>> spare_;
 };

@@ -18,12 +18,16 @@ struct Simulation::InFlight {
   Context ctx;
   Task<Result<Decision>> task;
   InFlight(int n, Random r, const Arrival& a, Instant now, Executor& executor, int64_t id,
-           Protocol& protocol)
+           Protocol& protocol, FramePool& frames)
       : node(n),
         random(r),
         request{kScopeType, a.user, a.endpoint, a.cost, now},
-        ctx(executor, id),
+        ctx(executor, id, &frames),
         task(protocol.Decide(ctx, request)) {}
+  // From the run's pool (Simulation::frames_), as the frames of its task are.
+  static void* operator new(size_t size, FramePool& pool) { return PoolNew(size, &pool); }
+  static void operator delete(void* p, FramePool&) { PoolDelete(p, sizeof(InFlight)); }
+  static void operator delete(void* p, size_t size) { PoolDelete(p, size); }
 };
 
 struct Simulation::Node {
@@ -121,7 +125,8 @@ void Simulation::Arrive(int64_t id, const Arrival& a) {
   e.node = node;
   e.node_now = n.clock.Read(loop_.now());
   std::unique_ptr<InFlight>& f = in_flight_[static_cast<size_t>(id)];
-  f = std::make_unique<InFlight>(node, random, a, e.node_now, *n.executor, id, *n.protocol);
+  f.reset(new (frames_)
+              InFlight(node, random, a, e.node_now, *n.executor, id, *n.protocol, frames_));
   f->task.Start();
   Finish(id);
 }

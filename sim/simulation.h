@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "impl/core/frame_pool.h"
 #include "impl/limiters/protocol.h"
 #include "model/history.h"
 #include "sim/event_loop.h"
@@ -88,6 +89,9 @@ class Simulation {
   void Finish(int64_t id);
   int PickNode(Random& random);
 
+  // The memory of the requests in flight and their coroutines' frames, taken again once given
+  // back. Declared first, so destroyed after everything whose frames it holds.
+  FramePool frames_;
   SimulationConfig config_;
   ProtocolFactory factory_;
   EventLoop loop_;

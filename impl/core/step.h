@@ -20,6 +20,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "impl/core/frame_pool.h"
+
 namespace ratelab {
 
 // A store operation waiting for the executor. It lives in the suspended coroutine's frame: valid
@@ -103,8 +105,10 @@ class StepAwaiter final : public PendingStep {
 // request's id in the run (so a simulator can attribute each step to its request).
 class Context {
  public:
-  explicit Context(Executor& executor, int64_t request = -1)
-      : executor_(executor), request_(request) {}
+  // `frames`: where the frames of the coroutines it is passed to come from (a simulated run's
+  // pool); none: the heap.
+  explicit Context(Executor& executor, int64_t request = -1, FramePool* frames = nullptr)
+      : executor_(executor), request_(request), frames_(frames) {}
 
   template <typename Op>
   StepAwaiter<Op> Step(std::string label, Op op) {
@@ -113,10 +117,12 @@ class Context {
   Executor& executor() const { return executor_; }
   // The request's id in the run; -1 when whoever runs it numbers none.
   int64_t request() const { return request_; }
+  FramePool* frames() const { return frames_; }
 
  private:
   Executor& executor_;
   int64_t request_;
+  FramePool* frames_;
 };
 
 }  // namespace ratelab

@@ -14,11 +14,29 @@
 #define RATELAB_IMPL_CORE_TASK_H_
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
+#include "impl/core/frame_pool.h"
+
 namespace ratelab {
+
+class Context;
+
+namespace internal {
+// The frame pool of a coroutine's argument when it is a Context (step.h), else none.
+template <typename A>
+FramePool* FramePoolOf(const A& arg) {
+  if constexpr (std::is_same_v<A, Context>) {
+    return arg.frames();
+  } else {
+    return nullptr;
+  }
+}
+}  // namespace internal
 
 template <typename T>
 class [[nodiscard]] Task {
@@ -48,6 +66,16 @@ class [[nodiscard]] Task {
       value.emplace(std::forward<U>(v));
     }
     void unhandled_exception() noexcept { exception = std::current_exception(); }
+
+    // The frame: from the pool of the first Context among the coroutine's arguments (a
+    // simulated run's, FramePool), else the heap.
+    template <typename... Args>
+    static void* operator new(std::size_t size, const Args&... args) {
+      FramePool* pool = nullptr;
+      ((pool = pool != nullptr ? pool : internal::FramePoolOf(args)), ...);
+      return PoolNew(size, pool);
+    }
+    static void operator delete(void* frame, std::size_t size) { PoolDelete(frame, size); }
   };
 
   Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}

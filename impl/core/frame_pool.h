@@ -31,9 +31,9 @@ class FramePool {
  public:
   FramePool() = default;
   ~FramePool() {
-    for (std::vector<void*>& blocks : free_) {
-      for (void* p : blocks) {
-        Unpoison(p, 0);
+    for (size_t c = 0; c < kClasses; ++c) {
+      for (void* p : free_[c]) {
+        Unpoison(p, c);
         ::operator delete(p);
       }
     }
@@ -50,6 +50,12 @@ class FramePool {
     free_[c].pop_back();
     Unpoison(p, c);
     return p;
+  }
+  // The blocks given back and not yet taken again.
+  size_t kept() const {
+    size_t n = 0;
+    for (const std::vector<void*>& blocks : free_) n += blocks.size();
+    return n;
   }
   // Gives back a block Take(size) gave.
   void Give(void* p, size_t size) {

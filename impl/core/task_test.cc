@@ -132,5 +132,35 @@ TEST_F(QueuedTask, AnExceptionAfterAResumedStepIsThrownByResult) {
   EXPECT_FALSE(after);
 }
 
+// A coroutine passed a Context with a pool takes its frame there, and the frames of the
+// coroutines it awaits with that Context too: each goes back when its task ends or is destroyed
+// suspended, and the next request takes it again. Without a pool, frames are the heap's.
+TEST_F(QueuedTask, FramesComeFromTheContextsPoolAndGoBackToIt) {
+  FramePool pool;
+  for (int round = 0; round < 3; ++round) {
+    Context pooled(queue, round, &pool);
+    Task<int> t = Outer(pooled, counter, log);
+    t.Start();
+    EXPECT_EQ(pool.kept(), 0u) << "round " << round << ": both frames taken again";
+    queue.RunOne();
+    queue.RunOne();
+    ASSERT_TRUE(t.done());
+    EXPECT_EQ(t.result(), (round + 1) * 10);
+    EXPECT_EQ(pool.kept(), 1u) << "the inner frame went back at its end";
+  }
+  {
+    Context pooled(queue, 9, &pool);
+    Task<int> t = Outer(pooled, counter, log);
+    t.Start();
+    EXPECT_EQ(pool.kept(), 0u);
+  }  // destroyed while suspended: both frames go back
+  EXPECT_EQ(pool.kept(), 2u);
+  queue.queue.clear();
+  Context heap(queue);
+  Task<int> t = Outer(heap, counter, log);
+  t.Start();
+  EXPECT_EQ(pool.kept(), 2u) << "a Context without a pool takes nothing from it";
+}
+
 }  // namespace
 }  // namespace ratelab

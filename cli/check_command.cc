@@ -112,8 +112,7 @@ class Check final : public Command {
       search.stores = *std::move(stores);
       // A server ratelab did not start cannot be restarted by it.
       const StoreKind on = subject->info->store;
-      const bool foreign = (on == StoreKind::kKv && store_.kind == StoreName::Kind::kUrl) ||
-                           (on == StoreKind::kSql && store_.kind == StoreName::Kind::kPostgresUrl);
+      const bool foreign = !store_.CanRestart(on == StoreKind::kKv, on == StoreKind::kSql);
       if (foreign && search.faults.contains(SearchFault::kRestart)) {
         if (faults_option_->count() > 0) {
           return absl::InvalidArgumentError(

@@ -188,8 +188,7 @@ Status CheckStressPlan(const StressPlan& plan) {
                   ": stress runs the kv protocols on a real Redis and the SQL protocols on "
                   "PostgreSQL (ratelab list protocols)");
   }
-  const bool postgres = plan.store.kind == StoreName::Kind::kPrivatePostgres ||
-                        plan.store.kind == StoreName::Kind::kPostgresUrl;
+  const bool postgres = plan.store.postgres();
   if (store == StoreKind::kSql && !postgres) {
     return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
                   " runs on PostgreSQL (--store postgres, or a postgresql:// URL)");

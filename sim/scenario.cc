@@ -71,9 +71,7 @@ std::string FaultSpec::Describe(Instant start) const {
 
 Status CheckStoreIsUsed(const Scenario& s, const StoreName& store) {
   if (store.kind == StoreName::Kind::kMemory) return absl::OkStatus();
-  const bool postgres = store.kind == StoreName::Kind::kPrivatePostgres ||
-                        store.kind == StoreName::Kind::kPostgresUrl;
-  const StoreKind needs = postgres ? StoreKind::kSql : StoreKind::kKv;
+  const StoreKind needs = store.postgres() ? StoreKind::kSql : StoreKind::kKv;
   std::string names;
   for (const LimiterSpec& l : s.limiters) {
     const ProtocolInfo* info = l.Info();
@@ -84,7 +82,7 @@ Status CheckStoreIsUsed(const Scenario& s, const StoreName& store) {
   return absl::InvalidArgumentError(
       "store " + store.ToString() + ": no limiter of " + s.name + " keeps its state there (" +
       names + "), so the run would be the same without it; it takes a " +
-      (postgres ? "sql-*" : "kv-*") + " protocol (ratelab list protocols)");
+      (store.postgres() ? "sql-*" : "kv-*") + " protocol (ratelab list protocols)");
 }
 
 }  // namespace ratelab

@@ -145,9 +145,7 @@ Result<StoreUse> UseOf(const Scenario& scenario, const StoreSource& store) {
     use.sql = use.sql || (info != nullptr && info->store == StoreKind::kSql);
   }
   // A server ratelab did not start cannot be restarted by it.
-  use.can_restart =
-      store.owns_server() || ((store.memory() || !use.kv) &&
-                              (!use.sql || store.name().kind != StoreName::Kind::kPostgresUrl));
+  use.can_restart = store.name().CanRestart(use.kv, use.sql);
   return use;
 }
 

@@ -46,16 +46,10 @@ class StoreSource {
   // Whether the kv protocols run on MemoryKv.
   bool memory() const { return name_.kind == StoreName::Kind::kMemory || sql(); }
   // Whether the source is PostgreSQL, for the SQL protocols.
-  bool sql() const {
-    return name_.kind == StoreName::Kind::kPrivatePostgres ||
-           name_.kind == StoreName::Kind::kPostgresUrl;
-  }
+  bool sql() const { return name_.postgres(); }
   // Whether ratelab starts the server (so it can restart it; a redis-server's clock then follows
   // the simulation).
-  bool owns_server() const {
-    return name_.kind == StoreName::Kind::kPrivateRedis ||
-           name_.kind == StoreName::Kind::kPrivatePostgres;
-  }
+  bool owns_server() const { return name_.owns_server(); }
   // What a reader of a run on this store must know about it, or empty.
   std::string Note() const;
 

@@ -176,11 +176,6 @@ class PooledStatements final : public LaterDecisions {
   }
 };
 
-bool IsPostgres(const StoreName& store) {
-  return store.kind == StoreName::Kind::kPrivatePostgres ||
-         store.kind == StoreName::Kind::kPostgresUrl;
-}
-
 }  // namespace
 
 struct RateLimitServer::Parts {
@@ -270,7 +265,7 @@ struct RateLimitServer::Parts {
         counters_url = config.store.url;
         break;
     }
-    if (IsPostgres(config.store)) {
+    if (config.store.postgres()) {
       counters_where = "in PostgreSQL at " + counters_url;
       PostgresSql sql(counters_url, PostgresOptions{});
       if (Status s = sql.Run(SqlTablesDdl()); !s.ok()) {
@@ -287,7 +282,7 @@ struct RateLimitServer::Parts {
   Result<RulesLimiter::ProtocolMaker> Connect(ServeThread& w) {
     Stores stores;
     if (config.store.kind == StoreName::Kind::kMemory) return in_process->Maker();
-    if (IsPostgres(config.store)) {
+    if (config.store.postgres()) {
       PostgresOptions options;
       options.statement_timeout =
           std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
@@ -419,7 +414,7 @@ Result<std::unique_ptr<RateLimitServer>> RateLimitServer::Start(ServeConfig conf
       return absl::InvalidArgumentError(
           "--protocol chooses a protocol on Redis or PostgreSQL: give --store too");
     }
-    if (Status s = CheckProtocolChoices(config.protocols, IsPostgres(config.store)); !s.ok()) {
+    if (Status s = CheckProtocolChoices(config.protocols, config.store.postgres()); !s.ok()) {
       return s;
     }
   }

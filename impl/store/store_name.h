@@ -23,6 +23,18 @@ struct StoreName {
   // In words: "MemoryKv", "a private redis-server", or the URL.
   std::string Describe() const;
   bool operator==(const StoreName&) const = default;
+
+  // What the store is, each answered by its kind's row (store_name.cc), the one place that
+  // says: a Redis (private or at a URL), where the kv protocols keep their state; a PostgreSQL
+  // server, where the SQL protocols keep theirs; one ratelab starts itself (and so can restart,
+  // and whose clock can follow a simulation). Every other protocol, and the kv ones on a
+  // PostgreSQL server, keep their state in ratelab's own memory.
+  bool redis() const;
+  bool postgres() const;
+  bool owns_server() const;
+  // Whether ratelab can restart the state the kv protocols (`kv`) and the SQL protocols (`sql`)
+  // keep here: not where it lives on a server ratelab did not start.
+  bool CanRestart(bool kv, bool sql) const;
 };
 
 }  // namespace ratelab

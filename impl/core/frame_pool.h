@@ -88,23 +88,26 @@ class FramePool {
   std::array<std::vector<void*>, kClasses> free_;  // blocks given back, by size class
 };
 
+// What precedes an object PoolNew makes: the pool it came from, in room that keeps the object
+// aligned as ::operator new aligns.
+inline constexpr size_t kPoolHeader = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+static_assert(kPoolHeader >= sizeof(FramePool*));
+
 // Memory for an object (a coroutine frame, a simulated request) from `pool` when there is one,
 // else the heap. The object is preceded by the pool it came from, so that PoolDelete gives it
 // back there.
 inline void* PoolNew(size_t size, FramePool* pool) {
-  constexpr size_t kHeader = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
-  static_assert(kHeader >= sizeof(FramePool*));
-  void* block = pool != nullptr ? pool->Take(size + kHeader) : ::operator new(size + kHeader);
+  void* block =
+      pool != nullptr ? pool->Take(size + kPoolHeader) : ::operator new(size + kPoolHeader);
   *static_cast<FramePool**>(block) = pool;
-  return static_cast<std::byte*>(block) + kHeader;
+  return static_cast<std::byte*>(block) + kPoolHeader;
 }
 
 inline void PoolDelete(void* object, size_t size) {
-  constexpr size_t kHeader = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
-  void* block = static_cast<std::byte*>(object) - kHeader;
+  void* block = static_cast<std::byte*>(object) - kPoolHeader;
   FramePool* pool = *static_cast<FramePool**>(block);
   if (pool != nullptr) {
-    pool->Give(block, size + kHeader);
+    pool->Give(block, size + kPoolHeader);
   } else {
     ::operator delete(block);
   }

@@ -345,9 +345,9 @@ LuaScripting::LuaScripting(Dispatch dispatch, int64_t instruction_budget, size_t
   lua_setglobal(L, "redis");
   OpenRedisLuaLibraries(L);
   OpenRedisSandbox(L);
-  // What was replaced while the state was made (Lua's own tonumber) is garbage: it goes now, so
-  // that the state kept holds none and every state made or renewed collects alike, whatever
-  // addresses its memory has.
+  // What was replaced while the state was made (Lua's own tonumber, math.random) is garbage: it
+  // goes now, so that the state kept, and so every state renewed from it, holds none, and its
+  // collector starts from a finished cycle rather than partway through one.
   lua_gc(L, LUA_GCCOLLECT, 0);
   memory_.Keep();
 }

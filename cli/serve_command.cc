@@ -137,9 +137,8 @@ class Serve final : public Command {
       config_.admin_token = *std::move(read);
     }
     config_.rules = SeedServiceRules();
-    if (rules_ == "postgres" || rules_.starts_with("postgresql://") ||
-        rules_.starts_with("postgres://")) {
-      config_.rules_postgres = rules_;
+    if (Result<StoreName> store = StoreName::Parse(rules_); store.ok() && store->postgres()) {
+      config_.rules_store = *std::move(store);
     } else if (!rules_.empty()) {
       Result<RuleSet> loaded = LoadRules(rules_);
       if (!loaded.ok()) return loaded.status();

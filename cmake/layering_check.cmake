@@ -5,8 +5,9 @@
 #   impl/core      -> model
 #   impl/store     -> impl/core             (the in-process stores and the Redis ones)
 #   impl/limiters  -> impl/store
+#   impl/drivers   -> impl/limiters         (the stores the live runtimes open: Redis, PostgreSQL)
 #   impl/rules     -> impl/limiters
-#   impl/service   -> impl/rules
+#   impl/service   -> impl/rules, impl/drivers
 #   judge          -> impl/core             (the checks, and judging real concurrency)
 #   sim            -> impl/service, judge
 #   live           -> sim                   (stress and probe: real threads, sockets, servers)
@@ -15,8 +16,8 @@
 #   api            -> reports               (the C++ API's library: ratelab/check.h)
 #
 # The simulator and the judges talk to no real server: sim/ and judge/ may not include the
-# headers of the Redis and PostgreSQL clients and servers, the rules' store on PostgreSQL, or
-# `serve` (the build checks the same of their links: ratelab_forbid_links).
+# headers of the Redis and PostgreSQL clients and servers, the stores' drivers, the rules' store
+# on PostgreSQL, or `serve` (the build checks the same of their links: ratelab_forbid_links).
 #
 # Tests (*_test.cc, and their *_test_util.h) may also include testing/. property-tests/ and bench/ may include any
 # library layer, and so may fuzz/; bench/ may include testing/'s header-only helpers too (it is
@@ -26,8 +27,9 @@ set(below_model "model")
 set(below_impl/core "model;impl/core")
 set(below_impl/store "${below_impl/core};impl/store")
 set(below_impl/limiters "${below_impl/store};impl/limiters")
+set(below_impl/drivers "${below_impl/limiters};impl/drivers")
 set(below_impl/rules "${below_impl/limiters};impl/rules")
-set(below_impl/service "${below_impl/rules};impl/service")
+set(below_impl/service "${below_impl/rules};impl/drivers;impl/service")
 set(below_judge "${below_impl/core};judge")
 set(below_sim "${below_impl/service};judge;sim")
 set(below_live "${below_sim};live")
@@ -41,7 +43,7 @@ set(below_fuzz "${below_reports};fuzz")
 
 set(problems "")
 set(count 0)
-foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service judge sim live reports cli api testing
+foreach(layer model impl/core impl/store impl/limiters impl/drivers impl/rules impl/service judge sim live reports cli api testing
               property-tests bench fuzz)
   file(GLOB_RECURSE sources ${ROOT}/${layer}/*.h ${ROOT}/${layer}/*.cc ${ROOT}/${layer}/*.c)
   foreach(source ${sources})
@@ -67,7 +69,7 @@ foreach(layer model impl/core impl/store impl/limiters impl/rules impl/service j
       endif()
       list(FIND allowed "${target_layer}" at)
       if(layer MATCHES "^(sim|judge)$" AND header MATCHES
-         "^impl/(store/(redis_(kv|cluster|pipeline|server)|postgres_)|rules/postgres_|service/(serve|live_rules)[.])")
+         "^impl/(store/(redis_(kv|cluster|pipeline|server)|postgres_)|drivers/|rules/postgres_|service/(serve|live_rules)[.])")
         set(at -1)
       endif()
       if(at EQUAL -1)

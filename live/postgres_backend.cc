@@ -1,4 +1,5 @@
 #include "absl/strings/numbers.h"
+#include "impl/drivers/postgres_tables.h"
 #include "impl/limiters/sql_protocols.h"
 #include "impl/store/postgres_sql.h"
 #include "live/server_stores.h"
@@ -26,13 +27,6 @@ std::vector<TableStatements> StatementsFor(std::span<const SqlTable> tables) {
   return out;
 }
 
-std::string Truncate() {
-  std::string tables;
-  for (const SqlTable& t : SqlTables())
-    tables += (tables.empty() ? "" : ", ") + std::string(t.name);
-  return "TRUNCATE " + tables;
-}
-
 class PostgresBackend final : public SqlBackend {
  public:
   // On a private `server`.
@@ -49,7 +43,7 @@ class PostgresBackend final : public SqlBackend {
       source_->ReturnPostgres(std::move(server_));
     } else {
       // Leave ratelab's tables as they were found: empty.
-      if (owns_tables_) (void)sql_.Run(Truncate());
+      if (owns_tables_) (void)sql_.Run(TruncateRatelabTables());
       source_->ReturnUrl();
     }
   }
@@ -109,39 +103,21 @@ class PostgresBackend final : public SqlBackend {
   // Makes ratelab's schema and tables if missing (UNLOGGED under durability none, on a private
   // server) and empties them; on an existing database, first checks that they hold nothing.
   Status Reset(Durability durability, bool check_empty) {
-    if (Status s = sql_.Run(SqlTablesDdl()); !s.ok()) return Explain(s);
-    if (server_ != nullptr) {
-      std::string persistence;
-      for (const SqlTable& t : SqlTables()) {
-        persistence += "ALTER TABLE " + std::string(t.name) +
-                       (durability == Durability::kNone ? " SET UNLOGGED;" : " SET LOGGED;");
-      }
-      if (Status s = sql_.Run(persistence); !s.ok()) return Explain(s);
-    }
-    if (check_empty) {
-      const StateSize held = Usage();
-      if (!failure_.ok()) return failure_;
-      if (held.keys > 0) {
-        return absl::FailedPreconditionError(
-            "the PostgreSQL database at " + source_->where() + " already holds " +
-            std::to_string(held.keys) + " rows in ratelab's tables (schema " +
-            std::string(kSqlSchema) +
-            "); ratelab empties them before and after each run, so it only uses them empty: "
-            "empty them yourself, or give ratelab a database of its own");
-      }
-    }
+    const std::optional<Durability> logging =
+        server_ != nullptr ? std::optional(durability) : std::nullopt;
+    if (Status s = ReadyRatelabTables(sql_, Address(), logging, check_empty); !s.ok()) return s;
     owns_tables_ = true;
-    if (Status s = sql_.Run(Truncate()); !s.ok()) return Explain(s);
+    if (check_empty) return absl::OkStatus();  // emptied once found empty
+    if (Status s = sql_.Run(TruncateRatelabTables()); !s.ok()) {
+      return Status(s.code(), "cannot empty ratelab's tables in PostgreSQL at " + Address() + ": " +
+                                  std::string(s.message()));
+    }
     return absl::OkStatus();
   }
 
  private:
   void Fail(const Status& s) {
     if (!s.ok() && failure_.ok()) failure_ = s;
-  }
-  Status Explain(const Status& s) const {
-    return Status(s.code(), "cannot prepare ratelab's tables on " + source_->where() + ": " +
-                                std::string(s.message()));
   }
 
   std::shared_ptr<ServerStoreSource> source_;

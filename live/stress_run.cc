@@ -7,11 +7,7 @@
 #include <thread>
 #include <utility>
 
-#include "impl/store/postgres_sql.h"
-#include "impl/store/redis_cluster.h"
-#include "impl/store/redis_kv.h"
-#include "impl/store/redis_server.h"
-#include "live/server_stores.h"
+#include "impl/drivers/store_drivers.h"
 #include "model/oracles.h"
 
 namespace ratelab {
@@ -43,30 +39,10 @@ struct Worker {
   Status failure;
 };
 
-// A thread's own connection to the run's store: a Redis one for a kv protocol, a PostgreSQL one
-// for a SQL protocol.
-struct StoreConnection {
-  std::unique_ptr<Kv> kv;
-  std::unique_ptr<Sql> sql;
-  Stores stores() const { return {kv.get(), nullptr, sql.get()}; }
-};
-
-Result<StoreConnection> Connect(StoreKind store, const std::string& address) {
-  StoreConnection c;
-  if (store == StoreKind::kSql) {
-    c.sql = std::make_unique<PostgresSql>(address);
-    return c;
-  }
-  Result<std::unique_ptr<Kv>> kv = OpenRedisUrl(address);
-  if (!kv.ok()) return kv.status();
-  c.kv = *std::move(kv);
-  return c;
-}
-
-// One limiter process: its own connection and protocol instance (or, for a user's limiter
-// process, `shared`, the one every thread calls), sending until `deadline`, or until the run has
-// recorded kStressMaxRequests.
-void Work(const StressPlan& plan, const std::string& address, Protocol* shared, int node,
+// One limiter process: its own connection to `store` and protocol instance (or, for a user's
+// limiter process, `shared`, the one every thread calls), sending until `deadline`, or until the
+// run has recorded kStressMaxRequests.
+void Work(const StressPlan& plan, const StoreDriver* store, Protocol* shared, int node,
           Instant deadline, const Clock& clock, std::atomic<int64_t>& answered,
           std::atomic<int>& running, const std::atomic<bool>& stopping, Worker& w) {
   struct Done {
@@ -76,13 +52,14 @@ void Work(const StressPlan& plan, const std::string& address, Protocol* shared, 
   StoreConnection connection;
   std::unique_ptr<Protocol> own;
   if (shared == nullptr) {
-    Result<StoreConnection> connected = Connect(plan.subject.info->store, address);
+    Result<StoreConnection> connected = store->Connect({});
     if (!connected.ok()) {
       w.failure = connected.status();
       return;
     }
     connection = *std::move(connected);
-    Result<std::unique_ptr<Protocol>> made = plan.subject.Make(plan.policy, connection.stores());
+    Result<std::unique_ptr<Protocol>> made =
+        plan.subject.Make(plan.policy, {connection.kv, nullptr, connection.sql});
     if (!made.ok()) {
       w.failure = made.status();
       return;
@@ -162,14 +139,12 @@ BusiestKey FindBusiestKey(const History& h, const Policy& policy) {
   return best;
 }
 
-Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
-                                  const StressProgress& progress, const StressStop& stop);
-Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
-                                 const StressProgress& progress, const StressStop& stop);
+Result<StressResult> RunStoreStress(const StressPlan& plan, const Clock& clock,
+                                    const StressProgress& progress, const StressStop& stop);
 Result<StressResult> RunProcessStress(const StressPlan& plan, const Clock& clock,
                                       const StressProgress& progress, const StressStop& stop);
-// The threads, on `address` (or all calling `shared`), then what they did, judged.
-Result<StressResult> RunThreads(const StressPlan& plan, const std::string& address,
+// The threads, each connected to `store` (or all calling `shared`), then what they did, judged.
+Result<StressResult> RunThreads(const StressPlan& plan, const StoreDriver* store,
                                 const Clock& clock, const StressProgress& progress,
                                 const StressStop& stop, Protocol* shared = nullptr);
 
@@ -226,24 +201,33 @@ Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
                                const StressProgress& progress, const StressStop& stop) {
   if (Status s = CheckStressPlan(plan); !s.ok()) return s;
   if (plan.subject.IsProcess()) return RunProcessStress(plan, clock, progress, stop);
-  if (plan.subject.info->store == StoreKind::kSql) return RunSqlStress(plan, clock, progress, stop);
-  return RunKvStress(plan, clock, progress, stop);
+  return RunStoreStress(plan, clock, progress, stop);
 }
 
 namespace {
 
-Result<StressResult> RunSqlStress(const StressPlan& plan, const Clock& clock,
-                                  const StressProgress& progress, const StressStop& stop) {
-  // The schema ready and empty (an existing database must hold no rows of ratelab's), on a
-  // private server for the run or the given database; emptied again afterwards.
-  Result<std::shared_ptr<StoreSource>> source = OpenStoreSource(plan.store);
-  Result<std::unique_ptr<SqlBackend>> backend =
-      source.ok() ? (*source)->OpenSql(Durability::kAlways) : source.status();
-  if (!backend.ok()) {
-    return Status(backend.status().code(), "--store " + plan.store.ToString() + ": " +
-                                               std::string(backend.status().message()));
-  }
-  return RunThreads(plan, (*backend)->Address(), clock, progress, stop);
+// On a real store: a private server for the run, or the given one, which must be empty (a
+// Redis database with no key, ratelab's tables with no row), ready; emptied again afterwards.
+Result<StressResult> RunStoreStress(const StressPlan& plan, const Clock& clock,
+                                    const StressProgress& progress, const StressStop& stop) {
+  const auto named = [&plan](const Status& s) {
+    return Status(s.code(), "--store " + plan.store.ToString() + ": " + std::string(s.message()));
+  };
+  Result<std::unique_ptr<StoreDriver>> store = OpenStoreDriver(plan.store);
+  if (!store.ok()) return named(store.status());
+  if (Status s = (*store)->Start(); !s.ok()) return named(s);
+  if (Status s = (*store)->Prepare(true); !s.ok()) return named(s);
+  // A script that cannot answer one request on this store is bad input, not a stress result.
+  Result<StoreConnection> admin = (*store)->Connect({});
+  if (!admin.ok()) return named(admin.status());
+  const Status tried = admin->kv != nullptr
+                           ? TryOnce(plan.subject, *admin->kv, plan.policy, clock.Now())
+                           : absl::OkStatus();
+  (*store)->Empty();
+  if (!tried.ok()) return tried;
+  Result<StressResult> r = RunThreads(plan, store->get(), clock, progress, stop);
+  (*store)->Empty();
+  return r;
 }
 
 // A user's limiter process: one limiter in it, which every thread calls (its messages
@@ -255,37 +239,10 @@ Result<StressResult> RunProcessStress(const StressPlan& plan, const Clock& clock
   stores.clock = &clock;
   Result<std::unique_ptr<Protocol>> shared = plan.subject.Make(plan.policy, stores);
   if (!shared.ok()) return shared.status();
-  return RunThreads(plan, "", clock, progress, stop, shared->get());
+  return RunThreads(plan, nullptr, clock, progress, stop, shared->get());
 }
 
-Result<StressResult> RunKvStress(const StressPlan& plan, const Clock& clock,
-                                 const StressProgress& progress, const StressStop& stop) {
-  // The store: a private server for the run, or the given one (which must be empty).
-  std::unique_ptr<RedisServer> private_server;
-  std::string url = plan.store.url;
-  if (plan.store.kind == StoreName::Kind::kPrivateRedis) {
-    Result<std::unique_ptr<RedisServer>> server = RedisServer::Start({});
-    if (!server.ok()) {
-      return Status(server.status().code(),
-                    "--store redis: " + std::string(server.status().message()));
-    }
-    private_server = *std::move(server);
-    url = private_server->url();
-  }
-  Result<std::unique_ptr<Kv>> admin = OpenRedisUrl(url);
-  if (!admin.ok())
-    return absl::InvalidArgumentError("--store: " + std::string(admin.status().message()));
-  if (Status s = RequireEmptyDatabase(**admin, url); !s.ok()) return s;
-  // A script that cannot answer one request on this server is bad input, not a stress result.
-  const Status tried = TryOnce(plan.subject, **admin, plan.policy, clock.Now());
-  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
-  if (!tried.ok()) return tried;
-  Result<StressResult> r = RunThreads(plan, url, clock, progress, stop);
-  (void)(*admin)->Execute(std::vector<std::string>{"FLUSHDB"});
-  return r;
-}
-
-Result<StressResult> RunThreads(const StressPlan& plan, const std::string& address,
+Result<StressResult> RunThreads(const StressPlan& plan, const StoreDriver* store,
                                 const Clock& clock, const StressProgress& progress,
                                 const StressStop& stop, Protocol* shared) {
   StressResult r;
@@ -298,9 +255,9 @@ Result<StressResult> RunThreads(const StressPlan& plan, const std::string& addre
   {
     std::vector<std::jthread> threads;
     for (int t = 0; t < plan.threads; ++t) {
-      threads.emplace_back(Work, std::cref(plan), std::cref(address), shared, t, deadline,
-                           std::cref(clock), std::ref(answered), std::ref(running),
-                           std::cref(stopping), std::ref(workers[static_cast<size_t>(t)]));
+      threads.emplace_back(Work, std::cref(plan), store, shared, t, deadline, std::cref(clock),
+                           std::ref(answered), std::ref(running), std::cref(stopping),
+                           std::ref(workers[static_cast<size_t>(t)]));
     }
     // A progress report a second while they run (they stop on their own).
     Instant next = r.start + std::chrono::seconds(1);

@@ -1,5 +1,5 @@
-// A node's clock: true time plus an offset and a drift. Seeds 000 and 001 compute the window on
-// each app server, so two servers whose clocks disagree disagree on the window; this is the
+// A node's clock: true time plus an offset and a drift. Services that compute the window on each
+// app server (from its own Date.now()) disagree on the window when their clocks do; this is the
 // hundred-line clock-skew model that lets the simulator show what that costs.
 #ifndef RATELAB_SIM_NODE_CLOCK_H_
 #define RATELAB_SIM_NODE_CLOCK_H_

@@ -10,18 +10,14 @@
 
 #include "absl/strings/str_join.h"
 #include "impl/core/process_memory.h"
-#include "impl/limiters/sql_protocols.h"
+#include "impl/drivers/store_drivers.h"
 #include "impl/rules/postgres_rules.h"
 #include "impl/rules/rules_store.h"
 #include "impl/service/http_wire.h"
 #include "impl/service/live_rules.h"
 #include "impl/service/service.h"
 #include "impl/store/postgres_pool.h"
-#include "impl/store/postgres_server.h"
-#include "impl/store/postgres_sql.h"
-#include "impl/store/redis_cluster.h"
 #include "impl/store/redis_pipeline.h"
-#include "impl/store/redis_server.h"
 
 namespace ratelab {
 
@@ -31,11 +27,10 @@ namespace {
 struct ServeThread {
   explicit ServeThread(const LiveRules& live) : rules(live) {}
 
-  std::unique_ptr<Kv> kv;
-  // On one Redis server (not a cluster): the thread's requests' commands sent in pipelines.
-  std::unique_ptr<RedisPipeline> pipeline;
-  // On PostgreSQL: the thread's requests' statements run on several connections at once.
-  std::unique_ptr<PostgresPool> sql;
+  // Overlapped (StoreConnectOptions): on one Redis server (not a cluster), the thread's
+  // requests' commands sent in pipelines; on PostgreSQL, its statements run on several
+  // connections at once. None in process.
+  StoreConnection store;
   LiveRules::Reader rules;
   std::unique_ptr<RulesLimiter> limiter;
   std::unique_ptr<RateLimitService> service;
@@ -107,18 +102,18 @@ class LaterDecisions : public HttpServer::LaterHandler {
 class OverlappedRounds final : public LaterDecisions {
  public:
   OverlappedRounds(ServeThread& w, const Clock& clock, Duration timeout)
-      : LaterDecisions(w, clock, *w.pipeline), timeout_(timeout) {}
+      : LaterDecisions(w, clock, *w.store.pipeline), timeout_(timeout) {}
 
   std::optional<Wait> Waiting() override {
-    if (w_.pipeline->in_flight() == 0) return std::nullopt;
-    return Wait{w_.pipeline->reply_fd(), w_.pipeline->connection(), sent_ + timeout_};
+    if (w_.store.pipeline->in_flight() == 0) return std::nullopt;
+    return Wait{w_.store.pipeline->reply_fd(), w_.store.pipeline->connection(), sent_ + timeout_};
   }
 
   void Waited(bool readable) override {
     if (readable) {
-      w_.pipeline->Receive();
+      w_.store.pipeline->Receive();
     } else {
-      w_.pipeline->Expire();
+      w_.store.pipeline->Expire();
     }
     AnswerDecided();
     SendRounds();
@@ -126,17 +121,17 @@ class OverlappedRounds final : public LaterDecisions {
 
  private:
   void Send() override {
-    if (w_.pipeline->in_flight() == 0) SendRounds();
+    if (w_.store.pipeline->in_flight() == 0) SendRounds();
   }
 
   // Sends the steps waiting as a round, until one is out whose replies are to be waited for.
   void SendRounds() {
-    while (w_.pipeline->Send()) {
-      if (w_.pipeline->reply_fd() >= 0) {
+    while (w_.store.pipeline->Send()) {
+      if (w_.store.pipeline->reply_fd() >= 0) {
         sent_ = std::chrono::steady_clock::now();
         return;
       }
-      w_.pipeline->Receive();
+      w_.store.pipeline->Receive();
       AnswerDecided();
     }
   }
@@ -150,16 +145,16 @@ class OverlappedRounds final : public LaterDecisions {
 // the thread watches the pool's descriptor beside its HTTP connections.
 class PooledStatements final : public LaterDecisions {
  public:
-  PooledStatements(ServeThread& w, const Clock& clock) : LaterDecisions(w, clock, *w.sql) {}
+  PooledStatements(ServeThread& w, const Clock& clock) : LaterDecisions(w, clock, *w.store.pool) {}
 
   std::optional<Wait> Waiting() override {
-    const std::optional<std::chrono::steady_clock::time_point> until = w_.sql->deadline();
+    const std::optional<std::chrono::steady_clock::time_point> until = w_.store.pool->deadline();
     if (!until) return std::nullopt;
-    return Wait{w_.sql->fd(), kPool, *until};
+    return Wait{w_.store.pool->fd(), kPool, *until};
   }
 
   void Waited(bool) override {
-    w_.sql->Advance();
+    w_.store.pool->Advance();
     AnswerDecided();
   }
 
@@ -167,10 +162,10 @@ class PooledStatements final : public LaterDecisions {
   static constexpr int64_t kPool = 1;  // the pool's descriptor is its own for its whole life
 
   void Send() override {
-    if (w_.sql->fd() < 0) {
-      w_.sql->Run();  // no descriptor to watch: the thread waits for the pool
+    if (w_.store.pool->fd() < 0) {
+      w_.store.pool->Run();  // no descriptor to watch: the thread waits for the pool
     } else {
-      w_.sql->Advance();
+      w_.store.pool->Advance();
     }
     AnswerDecided();
   }
@@ -183,15 +178,15 @@ struct RateLimitServer::Parts {
 
   ServeConfig config;
   const Clock* clock = nullptr;
-  std::unique_ptr<PostgresServer> private_postgres;  // for the rules, the counters or both
-  std::unique_ptr<RedisServer> private_redis;
+  std::unique_ptr<StoreDriver> counters;  // where the counters are
+  // Where the rules table is, unless on the counters' private PostgreSQL server.
+  std::unique_ptr<StoreDriver> rules_server;
   std::unique_ptr<RulesFollower> follower;  // rules in PostgreSQL
   std::optional<LiveRules> fixed;           // else
   LiveRules* rules = nullptr;               // the follower's or `fixed`
   std::unique_ptr<RulesStore> admin_store;
   std::string rules_where;
   std::string counters_where = "in process";
-  std::string counters_url;  // of Redis or PostgreSQL
   std::unique_ptr<SharedInProcessLimiters> in_process;
   std::shared_ptr<ServiceState> shared;
   std::string warning;  // RateLimitServer::Warning
@@ -203,20 +198,20 @@ struct RateLimitServer::Parts {
   std::vector<std::unique_ptr<ServeThread>> workers;
   std::unique_ptr<HttpServer> http;  // declared last: stopped and destroyed first
 
-  // The private PostgreSQL server, started on first need.
-  Result<std::string> PrivatePostgres() {
-    if (!private_postgres) {
-      Result<std::unique_ptr<PostgresServer>> started =
-          PostgresServer::Start(PostgresServerOptions{});
-      if (!started.ok()) return started.status();
-      private_postgres = *std::move(started);
-    }
-    return private_postgres->url();
+  // Where the rules table is: on the counters' private PostgreSQL server when both are on one,
+  // else on its own store, started.
+  Result<std::string> RulesServer() {
+    const StoreName& where = *config.rules_store;
+    if (where.owns_server() && counters->name() == where) return counters->address();
+    Result<std::unique_ptr<StoreDriver>> opened = OpenStoreDriver(where);
+    if (!opened.ok()) return opened.status();
+    rules_server = *std::move(opened);
+    if (Status s = rules_server->Start(); !s.ok()) return s;
+    return rules_server->address();
   }
 
   Status OpenRules() {
-    const std::string& where = config.rules_postgres;
-    if (where.empty()) {
+    if (!config.rules_store) {
       const bool defaults = config.rules_file.empty();
       rules_where = defaults ? "the default rules" : "the rules of " + config.rules_file;
       admin_store = std::make_unique<ReadOnlyRules>(
@@ -224,14 +219,9 @@ struct RateLimitServer::Parts {
       rules = &fixed.emplace(config.rules);
       return absl::OkStatus();
     }
-    std::string conninfo = where;
-    if (where == "postgres") {
-      Result<std::string> url = PrivatePostgres();
-      if (!url.ok()) return url.status();
-      conninfo = *url;
-    } else if (Status s = ParsePostgresUrl(where); !s.ok()) {
-      return s;
-    }
+    Result<std::string> server = RulesServer();
+    if (!server.ok()) return server.status();
+    const std::string& conninfo = *server;
     Result<std::unique_ptr<RulesFollower>> followed = RulesFollower::Start(conninfo);
     if (!followed.ok()) return followed.status();
     follower = *std::move(followed);
@@ -243,66 +233,32 @@ struct RateLimitServer::Parts {
     return absl::OkStatus();
   }
 
-  Status OpenCounters() {
-    switch (config.store.kind) {
-      case StoreName::Kind::kMemory:
-        return absl::OkStatus();
-      case StoreName::Kind::kPrivateRedis: {
-        Result<std::unique_ptr<RedisServer>> started = RedisServer::Start({});
-        if (!started.ok()) return started.status();
-        private_redis = *std::move(started);
-        counters_url = private_redis->url();
-        break;
-      }
-      case StoreName::Kind::kPrivatePostgres: {
-        Result<std::string> url = PrivatePostgres();
-        if (!url.ok()) return url.status();
-        counters_url = *url;
-        break;
-      }
-      case StoreName::Kind::kUrl:
-      case StoreName::Kind::kPostgresUrl:
-        counters_url = config.store.url;
-        break;
-    }
-    if (config.store.postgres()) {
-      counters_where = "in PostgreSQL at " + counters_url;
-      PostgresSql sql(counters_url, PostgresOptions{});
-      if (Status s = sql.Run(SqlTablesDdl()); !s.ok()) {
-        return Status(s.code(), "cannot make ratelab's counter tables in PostgreSQL at " +
-                                    counters_url + ": " + std::string(s.message()));
-      }
-    } else {
-      counters_where = "on Redis at " + counters_url;
-    }
+  // The counters' store, started (before the rules, which may share its PostgreSQL server).
+  Status StartCounters() {
+    Result<std::unique_ptr<StoreDriver>> opened = OpenStoreDriver(config.store);
+    if (!opened.ok()) return opened.status();
+    counters = *std::move(opened);
+    return counters->Start();
+  }
+
+  // Its tables made, where it has any (PostgreSQL's): the counters there outlive a restart.
+  Status PrepareCounters() {
+    if (Status s = counters->Prepare(false); !s.ok()) return s;
+    if (config.store.kind != StoreName::Kind::kMemory) counters_where = counters->Where();
     return absl::OkStatus();
   }
 
   // A thread's connection to the counters' store, and the protocols that use it.
   Result<RulesLimiter::ProtocolMaker> Connect(ServeThread& w) {
-    Stores stores;
     if (config.store.kind == StoreName::Kind::kMemory) return in_process->Maker();
-    if (config.store.postgres()) {
-      PostgresOptions options;
-      options.statement_timeout =
-          std::chrono::duration_cast<std::chrono::milliseconds>(config.store_timeout);
-      w.sql = std::make_unique<PostgresPool>(counters_url, config.store_connections, options);
-      // Connected before the first request, so that no decision pays for it.
-      if (Status s = w.sql->Open(std::chrono::seconds(10)); !s.ok()) return s;
-      stores.sql = w.sql.get();
-    } else {
-      RedisOptions options;
-      options.command_timeout = config.store_timeout;
-      options.connect_timeout = config.store_timeout;
-      Result<std::unique_ptr<Kv>> opened = OpenRedisUrl(counters_url, options);
-      if (!opened.ok()) return opened.status();
-      w.kv = *std::move(opened);
-      stores.kv = w.kv.get();
-      if (auto* redis = dynamic_cast<RedisKv*>(w.kv.get())) {
-        w.pipeline = std::make_unique<RedisPipeline>(*redis);
-        stores.kv = w.pipeline.get();
-      }
-    }
+    StoreConnectOptions options;
+    options.timeout = config.store_timeout;
+    options.overlapped = true;
+    options.connections = config.store_connections;
+    Result<StoreConnection> connected = counters->Connect(options);
+    if (!connected.ok()) return connected.status();
+    w.store = *std::move(connected);
+    const Stores stores{w.store.kv, nullptr, w.store.sql};
     if (Status s = CheckStoreProtocols(stores, *rules->Latest(), config.protocols); !s.ok()) {
       return s;
     }
@@ -357,9 +313,9 @@ struct RateLimitServer::Parts {
       if (!protocols.ok()) return protocols.status();
       // Redis connects when first asked: ask once now, so that an operator hears at start of a
       // store that does not answer, and /readyz says so before the first request fails.
-      if (i == 0 && w->kv) {
+      if (i == 0 && w->store.direct_kv != nullptr) {
         const std::string ping[] = {"PING"};
-        if (Result<KvReply> pong = w->kv->Execute(ping); !pong.ok()) {
+        if (Result<KvReply> pong = w->store.direct_kv->Execute(ping); !pong.ok()) {
           shared->StoreFailed(pong.status());
           warning = "the store does not answer (" + std::string(pong.status().message()) +
                     "): serving anyway; until it does, each decision meets --on-store-failure (" +
@@ -369,7 +325,7 @@ struct RateLimitServer::Parts {
       }
       // A rule written through the admin API must be one the counters' store can enforce.
       if (i == 0 && config.store.kind != StoreName::Kind::kMemory) {
-        admin.enforceable = [stores = Stores{w->kv.get(), nullptr, w->sql.get()},
+        admin.enforceable = [stores = Stores{w->store.kv, nullptr, w->store.sql},
                              protocols = config.protocols](const Rule& rule) {
           return CheckStoreProtocol(stores, rule, protocols);
         };
@@ -377,11 +333,11 @@ struct RateLimitServer::Parts {
       w->limiter = std::make_unique<RulesLimiter>(
           [w = w.get()]() -> const RuleSet& { return w->rules.Current(); }, *protocols);
       w->service = std::make_unique<RateLimitService>(*w->limiter, admin, shared);
-      if (w->pipeline) {
+      if (w->store.pipeline != nullptr) {
         handlers.push_back(std::make_unique<OverlappedRounds>(*w, *clock, config.store_timeout));
       } else {
-        handlers.push_back(w->sql ? std::make_unique<PooledStatements>(*w, *clock)
-                                  : HttpServer::Batched(OneByOne(*w)));
+        handlers.push_back(w->store.pool != nullptr ? std::make_unique<PooledStatements>(*w, *clock)
+                                                    : HttpServer::Batched(OneByOne(*w)));
       }
       workers.push_back(std::move(w));
     }
@@ -421,8 +377,9 @@ Result<std::unique_ptr<RateLimitServer>> RateLimitServer::Start(ServeConfig conf
   auto parts = std::make_unique<Parts>();
   parts->config = std::move(config);
   parts->clock = &clock;
+  if (Status s = parts->StartCounters(); !s.ok()) return s;
   if (Status s = parts->OpenRules(); !s.ok()) return s;
-  if (Status s = parts->OpenCounters(); !s.ok()) return s;
+  if (Status s = parts->PrepareCounters(); !s.ok()) return s;
   if (Status s = parts->StartWorkers(); !s.ok()) return s;
   return std::unique_ptr<RateLimitServer>(new RateLimitServer(std::move(parts)));
 }

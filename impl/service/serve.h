@@ -11,6 +11,7 @@
 #define RATELAB_IMPL_SERVICE_SERVE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "impl/core/clock.h"
@@ -34,12 +35,13 @@ struct ServeConfig {
   // Where the operator is told what callers are not (a store's failures in full, accept errors).
   OperatorLog log;
   // The fixed rules, and the file they were read from (empty: the default rules); used when
-  // `rules_postgres` is empty.
+  // there is no `rules_store`.
   RuleSet rules;
   std::string rules_file;
-  // "postgres" (a private PostgreSQL server, its table empty at the start) or a postgresql://
-  // URL: the rules table there, followed as it changes.
-  std::string rules_postgres;
+  // A PostgreSQL store (postgres, a private server whose table is empty at the start, shared
+  // with the counters when they are on one too; or a postgresql:// URL): the rules table there,
+  // followed as it changes.
+  std::optional<StoreName> rules_store;
   // The token the admin API's callers must send; empty: the admin API is off. It writes to the
   // rules table, or refuses writes (405) for fixed rules.
   std::string admin_token;

@@ -166,6 +166,34 @@ TEST(RateLimitServer, CountersInPostgresqlOutliveTheServer) {
   CountsOutliveTheServer(store);
 }
 
+// `--rules postgres --store postgres`: one private PostgreSQL server holds the rules table and
+// the counters; the rules alone on one get a server of their own, the counters staying in process.
+TEST(RateLimitServer, RulesAndCountersOnAPrivatePostgresqlShareOneServer) {
+  RATELAB_REQUIRE_POSTGRES();
+  ServeConfig config;
+  config.rules_store = StoreName{StoreName::Kind::kPrivatePostgres, ""};
+  config.store = StoreName{StoreName::Kind::kPrivatePostgres, ""};
+  {
+    Running s(config, kMidMinute);
+    ASSERT_TRUE(s.ok());
+    const std::string banner = s.server().Banner();
+    const size_t at = banner.find("deciding in PostgreSQL at ");
+    ASSERT_NE(at, std::string::npos) << banner;
+    const size_t from = at + std::string_view("deciding in PostgreSQL at ").size();
+    const std::string url = banner.substr(from, banner.find(' ', from) - from);
+    EXPECT_NE(banner.find("by the rules of PostgreSQL at " + url + ", followed"), std::string::npos)
+        << banner;
+    Client c(s.port());
+    EXPECT_EQ(Hit(c, "user_1").first, 200);
+  }
+  config.store = StoreName{};
+  Running s(config, kMidMinute);
+  ASSERT_TRUE(s.ok());
+  EXPECT_NE(s.server().Banner().find("deciding in process by the rules of PostgreSQL at "),
+            std::string::npos)
+      << s.server().Banner();
+}
+
 // A store that stops answering (SIGSTOP: its connections stay open, new ones are never
 // answered) costs each decision no more than --store-timeout, connecting again included; the
 // health check never touches it; and once it is back, a decision is right again. (A decision
@@ -318,7 +346,7 @@ TEST(RateLimitServer, ManyDecisionsAtOnceOnAStalledPostgresqlEachEndWithinTheTim
 TEST(RateLimitServer, TheAdminApiRefusesARuleTheCountersStoreCannotEnforce) {
   RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
   ServeConfig config;
-  config.rules_postgres = postgres->url();
+  config.rules_store = *StoreName::Parse(postgres->url());
   config.store = StoreName{StoreName::Kind::kPostgresUrl, postgres->url()};
   config.admin_token = "t0ken";
   Running s(config, kMidMinute);
@@ -350,7 +378,7 @@ TEST(RateLimitServer, TheAdminApiRefusesARuleTheCountersStoreCannotEnforce) {
 TEST(RateLimitServer, AStalledRulesStoreCostsTheAdminApiNoMoreThanItsTimeout) {
   RATELAB_START_POSTGRES(postgres, PostgresServerOptions{});
   ServeConfig config;
-  config.rules_postgres = postgres->url();
+  config.rules_store = *StoreName::Parse(postgres->url());
   config.admin_token = "t0ken-t0ken-t0ken";
   config.store_timeout = std::chrono::milliseconds(200);
   Running s(config, kMidMinute);

@@ -1,0 +1,30 @@
+#include "impl/drivers/store_drivers.h"
+
+namespace ratelab {
+
+namespace {
+
+struct DriverRow {
+  StoreName::Kind kind;
+  Result<std::unique_ptr<StoreDriver>> (*open)(const StoreName& name);
+};
+
+// Every kind of store, with its driver.
+constexpr DriverRow kDrivers[] = {
+    {StoreName::Kind::kMemory, OpenMemoryDriver},
+    {StoreName::Kind::kPrivateRedis, OpenRedisDriver},
+    {StoreName::Kind::kUrl, OpenRedisDriver},
+    {StoreName::Kind::kPrivatePostgres, OpenPostgresDriver},
+    {StoreName::Kind::kPostgresUrl, OpenPostgresDriver},
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StoreDriver>> OpenStoreDriver(const StoreName& name) {
+  for (const DriverRow& row : kDrivers) {
+    if (row.kind == name.kind) return row.open(name);
+  }
+  return absl::InvalidArgumentError("no driver for the store " + name.ToString());
+}
+
+}  // namespace ratelab

@@ -1,0 +1,82 @@
+// A store as the live runtimes use it (`ratelab stress`'s threads, `ratelab serve`'s): found or
+// started, readied, connected to by each thread, and emptied after. This interface links no
+// client; the drivers of each kind of store (impl/drivers: the in-process one, Redis and Redis
+// Cluster, PostgreSQL, private servers or running ones) do, and the simulator links none of them.
+// What a kind of store is (whether ratelab starts it, can restart it, keeps the kv or the SQL
+// protocols' state there) is its row in store_name.cc; how it is opened is its driver.
+#ifndef RATELAB_IMPL_STORE_STORE_DRIVER_H_
+#define RATELAB_IMPL_STORE_STORE_DRIVER_H_
+
+#include <memory>
+#include <string>
+
+#include "impl/core/status.h"
+#include "impl/store/kv.h"
+#include "impl/store/sql.h"
+#include "impl/store/store_name.h"
+#include "model/time.h"
+
+namespace ratelab {
+
+class RedisPipeline;
+class PostgresPool;
+
+// What a thread asks of its connection.
+struct StoreConnectOptions {
+  // Each command's and each connecting's longest wait; zero: the client's own.
+  Duration timeout{};
+  // The thread's steps handed over to be decided later, so that it goes on reading while the
+  // store answers (serve): in pipelines on one Redis server, on a pool of `connections` on
+  // PostgreSQL. Otherwise each step is sent and answered at once (stress).
+  bool overlapped = false;
+  int connections = 1;
+};
+
+// One thread's connection to a store: what the protocols use, and what keeps it open.
+struct StoreConnection {
+  Kv* kv = nullptr;    // what the kv protocols use (a pipeline, when overlapped on one Redis)
+  Sql* sql = nullptr;  // what the SQL protocols use (the pool, when overlapped)
+  // The connection itself, asked at once even when `kv` is a pipeline (a PING at start).
+  Kv* direct_kv = nullptr;
+  // When overlapped, the one that decides the thread's steps later: a pipeline on one Redis
+  // server (none on a Redis Cluster, where each step is sent at once), a pool on PostgreSQL.
+  RedisPipeline* pipeline = nullptr;
+  PostgresPool* pool = nullptr;
+  std::shared_ptr<void> owner;  // holds the above open; none for the in-process store
+};
+
+class StoreDriver {
+ public:
+  virtual ~StoreDriver() = default;
+  StoreDriver(const StoreDriver&) = delete;
+  StoreDriver& operator=(const StoreDriver&) = delete;
+
+  const StoreName& name() const { return name_; }
+
+  // Starts the private server ratelab runs (a second call does nothing), or checks the running
+  // one's address; the error names the store.
+  virtual Status Start() = 0;
+  // Where to connect, once started: a URL (empty in process).
+  virtual std::string address() const = 0;
+  // Where the state lives, in words: "in process", "on Redis at redis://...", "in PostgreSQL
+  // at postgresql://...".
+  virtual std::string Where() const = 0;
+  // Readies ratelab's state there: makes its tables (PostgreSQL). With `require_empty`, a store
+  // that already holds state (any key of a Redis database, any row of ratelab's tables) is
+  // refused (FailedPrecondition saying how to give an empty one), and ratelab's tables emptied.
+  virtual Status Prepare(bool require_empty) = 0;
+  // A thread's own connection. Thread-safe: each thread connects itself.
+  virtual Result<StoreConnection> Connect(const StoreConnectOptions& options) const = 0;
+  // Empties what ratelab wrote there (after a run that required it empty); best effort.
+  virtual void Empty() = 0;
+
+ protected:
+  explicit StoreDriver(StoreName name) : name_(std::move(name)) {}
+
+ private:
+  const StoreName name_;
+};
+
+}  // namespace ratelab
+
+#endif  // RATELAB_IMPL_STORE_STORE_DRIVER_H_

@@ -29,18 +29,17 @@ std::vector<TableStatements> StatementsFor(std::span<const SqlTable> tables) {
 
 class PostgresBackend final : public SqlBackend {
  public:
-  // On a private `server`.
-  PostgresBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<PostgresServer> server)
+  // On `store`, leased from `source`: a private server, or the running database.
+  PostgresBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<StoreDriver> store)
       : source_(std::move(source)),
-        server_(std::move(server)),
-        sql_(server_->conninfo()),
+        store_(std::move(store)),
+        owned_(store_->name().owns_server()),
+        sql_(store_->address()),
         statements_(StatementsFor(SqlTables())) {}
-  // On an existing database.
-  PostgresBackend(std::shared_ptr<ServerStoreSource> source, const std::string& url)
-      : source_(std::move(source)), sql_(url), statements_(StatementsFor(SqlTables())) {}
   ~PostgresBackend() override {
-    if (server_ != nullptr) {
-      source_->ReturnPostgres(std::move(server_));
+    if (owned_) {
+      sql_.Disconnect();
+      source_->ReturnServer(std::move(store_));
     } else {
       // Leave ratelab's tables as they were found: empty.
       if (owns_tables_) (void)sql_.Run(TruncateRatelabTables());
@@ -67,7 +66,8 @@ class PostgresBackend final : public SqlBackend {
   }
 
   void Restart() override {
-    Fail(source_->RestartServer(server_.get(), [this] { sql_.Disconnect(); }));
+    Fail(store_->Restart());
+    if (owned_) sql_.Disconnect();  // the next statement connects to the new process
   }
 
   std::vector<SqlRow> RowsExpiredBefore(Instant t) override {
@@ -96,15 +96,12 @@ class PostgresBackend final : public SqlBackend {
   }
 
   Status failure() const override { return failure_; }
-  std::string Address() const override {
-    return server_ != nullptr ? server_->conninfo() : source_->where();
-  }
+  std::string Address() const override { return store_->address(); }
 
   // Makes ratelab's schema and tables if missing (UNLOGGED under durability none, on a private
   // server) and empties them; on an existing database, first checks that they hold nothing.
   Status Reset(Durability durability, bool check_empty) {
-    const std::optional<Durability> logging =
-        server_ != nullptr ? std::optional(durability) : std::nullopt;
+    const std::optional<Durability> logging = owned_ ? std::optional(durability) : std::nullopt;
     if (Status s = ReadyRatelabTables(sql_, Address(), logging, check_empty); !s.ok()) return s;
     owns_tables_ = true;
     if (check_empty) return absl::OkStatus();  // emptied once found empty
@@ -121,7 +118,8 @@ class PostgresBackend final : public SqlBackend {
   }
 
   std::shared_ptr<ServerStoreSource> source_;
-  std::unique_ptr<PostgresServer> server_;  // null: a database ratelab does not own
+  std::unique_ptr<StoreDriver> store_;
+  const bool owned_;  // a private server, leased
   PostgresSql sql_;
   const std::vector<TableStatements> statements_;
   Status failure_;
@@ -132,15 +130,15 @@ class PostgresBackend final : public SqlBackend {
 
 Result<std::unique_ptr<SqlBackend>> ServerStoreSource::OpenSql(Durability durability) {
   if (!sql()) return NoSqlStore();
+  Result<std::unique_ptr<StoreDriver>> store = LeaseStore(durability);
+  if (!store.ok()) return store.status();
   if (owns_server()) {
-    Result<std::unique_ptr<PostgresServer>> server = LeasePostgres(durability);
-    if (!server.ok()) return server.status();
-    auto backend = std::make_unique<PostgresBackend>(shared_from_this(), *std::move(server));
+    auto backend = std::make_unique<PostgresBackend>(shared_from_this(), *std::move(store));
     if (Status s = backend->Reset(durability, false); !s.ok()) return s;
     return std::unique_ptr<SqlBackend>(std::move(backend));
   }
   const bool check_empty = LeaseUrl();
-  auto backend = std::make_unique<PostgresBackend>(shared_from_this(), where());
+  auto backend = std::make_unique<PostgresBackend>(shared_from_this(), *std::move(store));
   if (Status s = backend->Reset(durability, check_empty); !s.ok()) return s;
   UrlCheckedEmpty();
   return std::unique_ptr<SqlBackend>(std::move(backend));

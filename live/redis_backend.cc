@@ -1,6 +1,5 @@
 #include <algorithm>
 
-#include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
 #include "live/server_stores.h"
 
@@ -12,40 +11,41 @@ using Argv = std::vector<std::string>;
 
 class RedisBackend final : public KvBackend {
  public:
-  // On a private `server`.
-  RedisBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<RedisServer> server,
-               const Clock& clock)
-      : source_(std::move(source)), server_(std::move(server)), clock_(clock) {
-    auto kv = std::make_unique<RedisKv>(server_->endpoint());
-    private_kv_ = kv.get();
-    kv_ = std::move(kv);
-  }
-  // On an existing server or cluster, through `kv`.
-  RedisBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<Kv> kv,
-               const Clock& clock)
-      : source_(std::move(source)), kv_(std::move(kv)), clock_(clock) {}
+  // On `store`, leased from `source` (a private server, or the running one, a server or a
+  // cluster), through `connection`, a connection of its own to it.
+  RedisBackend(std::shared_ptr<ServerStoreSource> source, std::unique_ptr<StoreDriver> store,
+               StoreConnection connection, const Clock& clock)
+      : source_(std::move(source)),
+        store_(std::move(store)),
+        owned_(store_->name().owns_server()),
+        connection_(std::move(connection)),
+        clock_(clock) {}
   ~RedisBackend() override {
-    if (server_ != nullptr) {
-      source_->ReturnRedis(std::move(server_));
+    if (owned_) {
+      connection_ = {};
+      source_->ReturnServer(std::move(store_));
     } else {
       // Leave the database as it was found: empty. (Only once it was found empty: a database
       // holding someone's keys is never touched.)
-      if (owns_database_) (void)kv_->Execute(std::vector<std::string>{"FLUSHDB"});
+      if (owns_database_) (void)connection_.kv->Execute(std::vector<std::string>{"FLUSHDB"});
       source_->ReturnUrl();
     }
   }
 
   Result<KvReply> Execute(std::span<const std::string> argv) override {
-    if (server_ != nullptr && server_->virtual_clock() != nullptr) {
-      server_->virtual_clock()->Set(clock_.Now());
-    }
-    Result<KvReply> r = kv_->Execute(argv);
+    store_->FollowClock(clock_.Now());
+    Result<KvReply> r = connection_.kv->Execute(argv);
     if (!r.ok() && failure_.ok()) failure_ = r.status();
     return r;
   }
 
   void Restart() override {
-    Fail(source_->RestartServer(server_.get(), [this] { private_kv_->Disconnect(); }));
+    Fail(store_->Restart());
+    if (owned_) {  // the next command connects to the new process
+      Result<StoreConnection> reconnected = store_->Connect({});
+      if (reconnected.ok()) connection_ = *std::move(reconnected);
+      Fail(reconnected.status());
+    }
   }
 
   std::vector<std::string> KeysWithoutExpiry() override {
@@ -116,9 +116,10 @@ class RedisBackend final : public KvBackend {
   }
 
   std::shared_ptr<ServerStoreSource> source_;
-  std::unique_ptr<RedisServer> server_;  // null: a server ratelab does not own
-  std::unique_ptr<Kv> kv_;               // a RedisKv, or a RedisClusterKv for a cluster's URL
-  RedisKv* private_kv_ = nullptr;        // kv_, on a private server
+  std::unique_ptr<StoreDriver> store_;
+  const bool owned_;  // a private server, leased
+  // Its kv: on one server, a RedisKv; on a cluster's URL, a RedisClusterKv.
+  StoreConnection connection_;
   const Clock& clock_;
   Status failure_;
   bool owns_database_ = false;
@@ -129,15 +130,19 @@ class RedisBackend final : public KvBackend {
 Result<std::unique_ptr<KvBackend>> ServerStoreSource::Open(const Clock& clock,
                                                            Durability durability) {
   if (memory()) return OpenMemoryKv(clock, durability);
+  Result<std::unique_ptr<StoreDriver>> store = LeaseStore(durability);
+  if (!store.ok()) return store.status();
+  Result<StoreConnection> connection = (*store)->Connect({});
+  if (!connection.ok()) return connection.status();
   if (owns_server()) {
-    Result<std::unique_ptr<RedisServer>> server = LeaseRedis(durability);
-    if (!server.ok()) return server.status();
-    auto backend = std::make_unique<RedisBackend>(shared_from_this(), *std::move(server), clock);
+    auto backend = std::make_unique<RedisBackend>(shared_from_this(), *std::move(store),
+                                                  *std::move(connection), clock);
     if (Status s = backend->Reset(true); !s.ok()) return s;
     return std::unique_ptr<KvBackend>(std::move(backend));
   }
   const bool check_empty = LeaseUrl();
-  auto backend = std::make_unique<RedisBackend>(shared_from_this(), *OpenRedisUrl(where()), clock);
+  auto backend = std::make_unique<RedisBackend>(shared_from_this(), *std::move(store),
+                                                *std::move(connection), clock);
   if (check_empty) {
     if (Status s = RequireEmptyDatabase(*backend, where()); !s.ok()) return s;
     UrlCheckedEmpty();

@@ -1,13 +1,12 @@
 #include "live/server_stores.h"
 
-#include "impl/store/postgres_sql.h"
-
 namespace ratelab {
 
 Result<std::shared_ptr<StoreSource>> OpenStoreSource(const StoreName& name) {
   if (name.kind == StoreName::Kind::kMemory) return MemoryStores();
-  if (name.kind == StoreName::Kind::kPostgresUrl) {
-    if (Status s = ParsePostgresUrl(name.url); !s.ok()) return s;
+  // What is wrong with the name (a URL's parameters) is said now, before any run.
+  if (Result<std::unique_ptr<StoreDriver>> store = OpenStoreDriver(name); !store.ok()) {
+    return store.status();
   }
   return std::shared_ptr<StoreSource>(std::make_shared<ServerStoreSource>(name));
 }
@@ -20,19 +19,14 @@ Result<std::shared_ptr<StoreSource>> OpenStoreSource(std::string_view text) {
 
 ServerStoreSource::~ServerStoreSource() = default;
 
-Result<std::unique_ptr<RedisServer>> ServerStoreSource::LeaseRedis(Durability durability) {
-  if (std::unique_ptr<RedisServer> idle = idle_redis_.Take(durability)) return idle;
-  RedisServerOptions options;
-  options.durability = durability;
-  options.virtual_clock = FromUnixNanos(0);
-  return RedisServer::Start(options);
-}
-
-Result<std::unique_ptr<PostgresServer>> ServerStoreSource::LeasePostgres(Durability durability) {
-  if (std::unique_ptr<PostgresServer> idle = idle_postgres_.Take(durability)) return idle;
-  PostgresServerOptions options;
-  options.durability = durability;
-  return PostgresServer::Start(options);
+Result<std::unique_ptr<StoreDriver>> ServerStoreSource::LeaseStore(Durability durability) {
+  if (!owns_server()) return OpenStoreDriver(name());
+  if (std::unique_ptr<StoreDriver> idle = idle_.Take(durability)) return idle;
+  Result<std::unique_ptr<StoreDriver>> store =
+      OpenStoreDriver(name(), {.durability = durability, .virtual_clock = true});
+  if (!store.ok()) return store.status();
+  if (Status s = (*store)->Start(); !s.ok()) return s;
+  return store;
 }
 
 bool ServerStoreSource::LeaseUrl() {

@@ -37,8 +37,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
-#include "impl/store/postgres_server.h"
-#include "impl/store/redis_server.h"
+#include "impl/drivers/store_drivers.h"
 #include "impl/store/store_name.h"
 #include "sim/store_source.h"
 
@@ -50,23 +49,23 @@ Result<std::shared_ptr<StoreSource>> OpenStoreSource(const StoreName& name);
 // The same from the name as text; InvalidArgument naming what is wrong with it.
 Result<std::shared_ptr<StoreSource>> OpenStoreSource(std::string_view name);
 
-// Private servers between runs, by durability: a run takes an idle one and gives it back.
-template <typename Server>
+// Private servers between runs (their drivers), by durability: a run takes an idle one and gives
+// it back.
 class IdleServers {
  public:
   // An idle server with `durability`, or null.
-  std::unique_ptr<Server> Take(Durability durability) {
+  std::unique_ptr<StoreDriver> Take(Durability durability) {
     std::lock_guard lock(mu_);
     for (auto it = idle_.begin(); it != idle_.end(); ++it) {
-      if ((*it)->options().durability == durability) {
-        std::unique_ptr<Server> s = std::move(*it);
+      if ((*it)->start_options().durability == durability) {
+        std::unique_ptr<StoreDriver> s = std::move(*it);
         idle_.erase(it);
         return s;
       }
     }
     return nullptr;
   }
-  void Give(std::unique_ptr<Server> server) {
+  void Give(std::unique_ptr<StoreDriver> server) {
     if (!server->running()) return;  // a failed restart: start afresh next time
     std::lock_guard lock(mu_);
     idle_.push_back(std::move(server));
@@ -74,11 +73,12 @@ class IdleServers {
 
  private:
   std::mutex mu_;
-  std::vector<std::unique_ptr<Server>> idle_;
+  std::vector<std::unique_ptr<StoreDriver>> idle_;
 };
 
 // A store on a real server: Redis for the kv protocols (live/redis_backend.cc), PostgreSQL for
-// the SQL ones (live/postgres_backend.cc). Its backends lease servers from it and give them back.
+// the SQL ones (live/postgres_backend.cc), each through its driver (impl/drivers). Its backends
+// lease private servers from it and give them back.
 class ServerStoreSource final : public StoreSource,
                                 public std::enable_shared_from_this<ServerStoreSource> {
  public:
@@ -88,13 +88,10 @@ class ServerStoreSource final : public StoreSource,
   Result<std::unique_ptr<KvBackend>> Open(const Clock& clock, Durability durability) override;
   Result<std::unique_ptr<SqlBackend>> OpenSql(Durability durability) override;
 
-  // A private server with `durability`, idle or new, and back.
-  Result<std::unique_ptr<RedisServer>> LeaseRedis(Durability durability);
-  void ReturnRedis(std::unique_ptr<RedisServer> server) { idle_redis_.Give(std::move(server)); }
-  Result<std::unique_ptr<PostgresServer>> LeasePostgres(Durability durability);
-  void ReturnPostgres(std::unique_ptr<PostgresServer> server) {
-    idle_postgres_.Give(std::move(server));
-  }
+  // The store of one run: a private server with `durability` (on virtual time), idle or new
+  // and started, which ReturnServer takes back; or the running store's driver.
+  Result<std::unique_ptr<StoreDriver>> LeaseStore(Durability durability);
+  void ReturnServer(std::unique_ptr<StoreDriver> server) { idle_.Give(std::move(server)); }
   // The existing server's database, once no other run has it: whether it has yet to be
   // checked empty (then UrlCheckedEmpty once it is).
   bool LeaseUrl();
@@ -102,27 +99,12 @@ class ServerStoreSource final : public StoreSource,
   // The existing server's database: one run at a time.
   void ReturnUrl();
 
-  // A store restart of a run's `server` (null: one ratelab does not own, which it cannot
-  // restart), then `disconnect` so that the next command connects to the new process; the
-  // first failure, or OK.
-  template <typename Server, typename Disconnect>
-  Status RestartServer(Server* server, Disconnect disconnect) const {
-    if (server == nullptr) {
-      return absl::FailedPreconditionError("cannot restart " + where() +
-                                           ": ratelab did not start it");
-    }
-    Status s = server->Restart();
-    disconnect();
-    return s;
-  }
-
  private:
   std::mutex mu_;
   std::condition_variable url_free_;
   bool url_busy_ = false;
   bool url_checked_empty_ = false;
-  IdleServers<RedisServer> idle_redis_;
-  IdleServers<PostgresServer> idle_postgres_;
+  IdleServers idle_;
 };
 
 }  // namespace ratelab

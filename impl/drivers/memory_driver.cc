@@ -8,7 +8,7 @@ namespace {
 
 class MemoryDriver final : public StoreDriver {
  public:
-  explicit MemoryDriver(StoreName name) : StoreDriver(std::move(name)) {}
+  MemoryDriver(StoreName name, StoreStartOptions options) : StoreDriver(std::move(name), options) {}
   Status Start() override { return absl::OkStatus(); }
   std::string address() const override { return ""; }
   std::string Where() const override { return "in process"; }
@@ -21,8 +21,9 @@ class MemoryDriver final : public StoreDriver {
 
 }  // namespace
 
-Result<std::unique_ptr<StoreDriver>> OpenMemoryDriver(const StoreName& name) {
-  return std::unique_ptr<StoreDriver>(std::make_unique<MemoryDriver>(name));
+Result<std::unique_ptr<StoreDriver>> OpenMemoryDriver(const StoreName& name,
+                                                      StoreStartOptions options) {
+  return std::unique_ptr<StoreDriver>(std::make_unique<MemoryDriver>(name, options));
 }
 
 }  // namespace ratelab

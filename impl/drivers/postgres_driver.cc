@@ -62,11 +62,14 @@ namespace {
 
 class PostgresDriver final : public StoreDriver {
  public:
-  explicit PostgresDriver(StoreName name) : StoreDriver(std::move(name)), url_(this->name().url) {}
+  PostgresDriver(StoreName name, StoreStartOptions options)
+      : StoreDriver(std::move(name), options), url_(this->name().url) {}
 
   Status Start() override {
     if (!name().owns_server() || server_ != nullptr) return absl::OkStatus();
-    Result<std::unique_ptr<PostgresServer>> started = PostgresServer::Start({});
+    PostgresServerOptions options;
+    options.durability = start_options().durability;
+    Result<std::unique_ptr<PostgresServer>> started = PostgresServer::Start(options);
     if (!started.ok()) return started.status();
     server_ = *std::move(started);
     url_ = server_->url();
@@ -110,6 +113,9 @@ class PostgresDriver final : public StoreDriver {
     (void)sql.Run(TruncateRatelabTables());  // leave ratelab's tables as they were found: empty
   }
 
+  Status Restart() override { return server_ != nullptr ? server_->Restart() : CannotRestart(); }
+  bool running() const override { return server_ == nullptr || server_->running(); }
+
  private:
   std::string url_;
   std::unique_ptr<PostgresServer> server_;  // a private one
@@ -118,11 +124,12 @@ class PostgresDriver final : public StoreDriver {
 
 }  // namespace
 
-Result<std::unique_ptr<StoreDriver>> OpenPostgresDriver(const StoreName& name) {
+Result<std::unique_ptr<StoreDriver>> OpenPostgresDriver(const StoreName& name,
+                                                        StoreStartOptions options) {
   if (!name.owns_server()) {
     if (Status s = ParsePostgresUrl(name.url); !s.ok()) return s;
   }
-  return std::unique_ptr<StoreDriver>(std::make_unique<PostgresDriver>(name));
+  return std::unique_ptr<StoreDriver>(std::make_unique<PostgresDriver>(name, options));
 }
 
 }  // namespace ratelab

@@ -1,8 +1,8 @@
-// Redis: a private redis-server ratelab starts on a unix socket in a temp dir (the machine's
-// clock, durability none), or a running Redis or Redis Cluster by its URL. A run that requires it
-// empty checks the database holds no key (DBSIZE) and flushes it after. Each thread has its own
-// connection; overlapped, on one server, its steps go out in pipelines (a cluster's are each sent
-// at once).
+// Redis: a private redis-server ratelab starts on a unix socket in a temp dir (with the start
+// options' durability, on the machine's clock or on virtual time), or a running Redis or Redis
+// Cluster by its URL. A run that requires it empty checks the database holds no key (DBSIZE) and
+// flushes it after. Each thread has its own connection; overlapped, on one server, its steps go out
+// in pipelines (a cluster's are each sent at once).
 #include "impl/drivers/store_drivers.h"
 #include "impl/store/redis_cluster.h"
 #include "impl/store/redis_kv.h"
@@ -15,11 +15,15 @@ namespace {
 
 class RedisDriver final : public StoreDriver {
  public:
-  explicit RedisDriver(StoreName name) : StoreDriver(std::move(name)), url_(this->name().url) {}
+  RedisDriver(StoreName name, StoreStartOptions options)
+      : StoreDriver(std::move(name), options), url_(this->name().url) {}
 
   Status Start() override {
     if (!name().owns_server() || server_ != nullptr) return absl::OkStatus();
-    Result<std::unique_ptr<RedisServer>> started = RedisServer::Start({});
+    RedisServerOptions options;
+    options.durability = start_options().durability;
+    if (start_options().virtual_clock) options.virtual_clock = FromUnixNanos(0);
+    Result<std::unique_ptr<RedisServer>> started = RedisServer::Start(options);
     if (!started.ok()) return started.status();
     server_ = *std::move(started);
     url_ = server_->url();
@@ -63,6 +67,14 @@ class RedisDriver final : public StoreDriver {
     if (admin_ != nullptr) (void)admin_->Execute(std::vector<std::string>{"FLUSHDB"});
   }
 
+  Status Restart() override { return server_ != nullptr ? server_->Restart() : CannotRestart(); }
+  bool running() const override { return server_ == nullptr || server_->running(); }
+  void FollowClock(Instant now) override {
+    if (server_ != nullptr && server_->virtual_clock() != nullptr) {
+      server_->virtual_clock()->Set(now);
+    }
+  }
+
  private:
   std::string url_;
   std::unique_ptr<RedisServer> server_;  // a private one
@@ -71,8 +83,9 @@ class RedisDriver final : public StoreDriver {
 
 }  // namespace
 
-Result<std::unique_ptr<StoreDriver>> OpenRedisDriver(const StoreName& name) {
-  return std::unique_ptr<StoreDriver>(std::make_unique<RedisDriver>(name));
+Result<std::unique_ptr<StoreDriver>> OpenRedisDriver(const StoreName& name,
+                                                     StoreStartOptions options) {
+  return std::unique_ptr<StoreDriver>(std::make_unique<RedisDriver>(name, options));
 }
 
 }  // namespace ratelab

@@ -6,7 +6,7 @@ namespace {
 
 struct DriverRow {
   StoreName::Kind kind;
-  Result<std::unique_ptr<StoreDriver>> (*open)(const StoreName& name);
+  OpenDriver open;
 };
 
 // Every kind of store, with its driver.
@@ -20,9 +20,10 @@ constexpr DriverRow kDrivers[] = {
 
 }  // namespace
 
-Result<std::unique_ptr<StoreDriver>> OpenStoreDriver(const StoreName& name) {
+Result<std::unique_ptr<StoreDriver>> OpenStoreDriver(const StoreName& name,
+                                                     StoreStartOptions options) {
   for (const DriverRow& row : kDrivers) {
-    if (row.kind == name.kind) return row.open(name);
+    if (row.kind == name.kind) return row.open(name, options);
   }
   return absl::InvalidArgumentError("no driver for the store " + name.ToString());
 }

@@ -20,14 +20,20 @@
 
 namespace ratelab {
 
-// The driver of the store named `name`, not yet started; InvalidArgument naming what is wrong
-// with a URL's parameters.
-Result<std::unique_ptr<StoreDriver>> OpenStoreDriver(const StoreName& name);
+// The driver of the store named `name`, not yet started, a private server to start with
+// `options`; InvalidArgument naming what is wrong with a URL's parameters.
+Result<std::unique_ptr<StoreDriver>> OpenStoreDriver(const StoreName& name,
+                                                     StoreStartOptions options = {});
 
 // Each kind's driver (its own file).
-Result<std::unique_ptr<StoreDriver>> OpenMemoryDriver(const StoreName& name);
-Result<std::unique_ptr<StoreDriver>> OpenRedisDriver(const StoreName& name);
-Result<std::unique_ptr<StoreDriver>> OpenPostgresDriver(const StoreName& name);
+using OpenDriver = Result<std::unique_ptr<StoreDriver>> (*)(const StoreName& name,
+                                                            StoreStartOptions options);
+Result<std::unique_ptr<StoreDriver>> OpenMemoryDriver(const StoreName& name,
+                                                      StoreStartOptions options);
+Result<std::unique_ptr<StoreDriver>> OpenRedisDriver(const StoreName& name,
+                                                     StoreStartOptions options);
+Result<std::unique_ptr<StoreDriver>> OpenPostgresDriver(const StoreName& name,
+                                                        StoreStartOptions options);
 
 }  // namespace ratelab
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "impl/core/status.h"
+#include "impl/store/durability.h"
 #include "impl/store/kv.h"
 #include "impl/store/sql.h"
 #include "impl/store/store_name.h"
@@ -20,6 +21,15 @@ namespace ratelab {
 
 class RedisPipeline;
 class PostgresPool;
+
+// How a private server is started; a running store is as it is.
+struct StoreStartOptions {
+  // What a restart of the private server keeps.
+  Durability durability = Durability::kNone;
+  // A private redis-server's wall clock on virtual time (RedisServer's VirtualClock), which
+  // FollowClock sets: a simulated run's TIME, TTLs and expiry then follow the simulation.
+  bool virtual_clock = false;
+};
 
 // What a thread asks of its connection.
 struct StoreConnectOptions {
@@ -52,6 +62,7 @@ class StoreDriver {
   StoreDriver& operator=(const StoreDriver&) = delete;
 
   const StoreName& name() const { return name_; }
+  const StoreStartOptions& start_options() const { return start_options_; }
 
   // Starts the private server ratelab runs (a second call does nothing), or checks the running
   // one's address; the error names the store.
@@ -70,11 +81,29 @@ class StoreDriver {
   // Empties what ratelab wrote there (after a run that required it empty); best effort.
   virtual void Empty() = 0;
 
+  // A store restart: the private server killed outright (kill -9) and started again at the same
+  // address, keeping what its durability keeps; a connection made before it connects again at
+  // its next command, or is made anew. FailedPrecondition for a store ratelab did not start.
+  virtual Status Restart() { return CannotRestart(); }
+  // False once a private server's restart failed: the driver is of no further use.
+  virtual bool running() const { return true; }
+  // Sets a private server's wall clock on virtual time (StoreStartOptions::virtual_clock) to
+  // `now`, before each command of a simulated run; nothing for any other store.
+  virtual void FollowClock(Instant) {}
+
+  // Why this store cannot be restarted: ratelab did not start it.
+  Status CannotRestart() const {
+    return absl::FailedPreconditionError("cannot restart " + name_.ToString() +
+                                         ": ratelab did not start it");
+  }
+
  protected:
-  explicit StoreDriver(StoreName name) : name_(std::move(name)) {}
+  StoreDriver(StoreName name, StoreStartOptions options)
+      : name_(std::move(name)), start_options_(options) {}
 
  private:
   const StoreName name_;
+  const StoreStartOptions start_options_;
 };
 
 }  // namespace ratelab

@@ -263,6 +263,13 @@ bool LaterLeavesLessRoom(Algorithm a) {
 // answer, which may have been one), each as late as its interval lets it before that instant: the
 // least room any order leaves. `admissions` are the key's admitted and unanswered requests, in
 // invoke order; `longest`, the longest any took from sent to answered.
+//
+// On the client's clock a request brings the instant it was sent at, but a model whose time
+// never goes back (a log kept in admission order, a bucket's last instant) decides one sent
+// earlier and taken later at the later instant it has already seen: a request, and an admission
+// that counts against it, may take effect as late as the latest instant of an admission sent
+// before it was answered. So the denial is judged at its own instant and at each such later one,
+// and each admission placed as late as that lets it.
 bool RoomEverywhere(const std::vector<const HistoryEvent*>& admissions, const HistoryEvent& d,
                     const Policy& policy, Duration resolution, DecisionClock clock,
                     Duration longest) {
@@ -278,8 +285,17 @@ bool RoomEverywhere(const std::vector<const HistoryEvent*>& admissions, const Hi
     return std::lower_bound(admissions.begin(), admissions.end(), t - reach - longest,
                             [](const HistoryEvent* a, Instant v) { return a->invoke < v; });
   };
+  // The latest instant of an admission sent by `t` (its own, at least, for one sent by then).
+  const auto latest_sent_by = [&](Instant t) {
+    const auto it = sent_by(t);
+    return it == admissions.begin() ? Instant::min() : (*(it - 1))->invoke;
+  };
   std::vector<Instant> at = {d.invoke};
-  if (!client) {
+  if (client) {
+    for (auto it = sent_by(d.invoke), end = sent_by(d.complete); it != end; ++it) {
+      at.push_back((*it)->invoke);
+    }
+  } else {
     at.push_back(d.complete);
     for (auto it = first_near(d.invoke), end = sent_by(d.complete); it != end; ++it) {
       for (const Instant t : {(*it)->invoke, (*it)->complete}) {
@@ -291,10 +307,14 @@ bool RoomEverywhere(const std::vector<const HistoryEvent*>& admissions, const Hi
     std::vector<std::pair<Instant, int64_t>> placed;
     for (auto it = first_near(t), end = sent_by(client ? d.complete : t); it != end; ++it) {
       const HistoryEvent* a = *it;
-      // On the client's clock an admission takes effect at the instant it was sent; one sent
-      // after this request but taken first is counted here, at its instant (where a window, a
-      // log or a bucket counts it at least as much as at its own).
-      const Instant e = std::min(client ? a->invoke : (a->decision ? a->complete : t), t);
+      // On the client's clock an admission takes effect at the instant it was sent, or at the
+      // latest one sent before it was answered (and before this request was) that was taken
+      // first; one sent after this request's instant but taken first is counted here, at it
+      // (where a window, a log or a bucket counts it at least as much as at its own).
+      const Instant answered = a->decision ? std::min(a->complete, d.complete) : d.complete;
+      const Instant e = std::min(
+          client ? std::max(a->invoke, latest_sent_by(answered)) : (a->decision ? a->complete : t),
+          t);
       if (e + reach >= t) placed.push_back({e, a->cost});
     }
     std::sort(placed.begin(), placed.end());

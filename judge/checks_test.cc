@@ -230,3 +230,41 @@ TEST(Checks, AFalseDenialAtATieTheResolutionMadeIsForgivenAndAnExactOneIsNot) {
 
 }  // namespace
 }  // namespace ratelab
+
+namespace ratelab {
+namespace {
+
+// Two of two in a log of 10ms on the client's clock: the request sent at 0 was taken after the one
+// sent at 5us, so the log (whose time never goes back) admitted it at 5us. At 10.002ms, 2ms into
+// the window after the one that held the request sent at 0, both still count: the denial there
+// is the model's, not a false one, though the request's own instant has left the window. Had the
+// request sent at 0 been answered before the other was sent, it could not have been taken after
+// it, and a denial then, when only one still counts, is false.
+TEST(Checks, OnTheClientsClockAnAdmissionTakenLateCountsAtTheInstantItWasTakenAt) {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  const Policy policy = Policy::Window(Algorithm::kSlidingLog, 2, milliseconds(10));
+  const auto history = [](Duration first_answered) {
+    History h = {Admitted(0, Duration(0), "decide"), Admitted(1, microseconds(5), "decide"),
+                 Admitted(2, microseconds(10'002), "decide")};
+    h[0].complete = h[0].invoke + first_answered;
+    h[1].complete = h[1].invoke + microseconds(2);
+    h[2].decision->allowed = false;
+    h[2].complete = h[2].invoke + microseconds(1);
+    return h;
+  };
+  const auto false_denials = [&](const History& h) {
+    return JudgeFalseDenialsOverIntervals(h, h, policy, Duration(1), Duration(1),
+                                          DecisionClock::kClient)
+        .size();
+  };
+  EXPECT_EQ(false_denials(history(microseconds(10))), 0u) << "taken after the one sent at 5us";
+  EXPECT_EQ(JudgeLinearizability(history(microseconds(10)), policy, Duration(1), Duration(1),
+                                 DecisionClock::kClient)
+                .verdict,
+            LinearVerdict::kLinearizable);
+  EXPECT_EQ(false_denials(history(microseconds(3))), 1u) << "answered before the other was sent";
+}
+
+}  // namespace
+}  // namespace ratelab

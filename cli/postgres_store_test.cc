@@ -140,7 +140,7 @@ TEST(PostgresStore, StressRunsTheSqlProtocolsFromThreads) {
   EXPECT_NE(r.out.find("aligned-window-cap: kept"), std::string::npos) << r.out;
   r = Ratelab({"stress", "sql-token-bucket", "--store", "redis"});
   EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("runs on PostgreSQL"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stress runs it on PostgreSQL"), std::string::npos) << r.err;
 }
 
 constexpr SqlStatement kInsertRow{

@@ -26,13 +26,14 @@ class Stress final : public Command {
     CLI::App* c = app.add_subcommand(
         "stress",
         "Real concurrency: threads, each a limiter process with its own connection, send "
-        "requests to a real Redis (or PostgreSQL) as fast as it answers (with --exec, they all "
-        "call the one limiter in your process, at the wall clock's instants); the promise is "
-        "judged on "
+        "requests to the protocol's store as fast as it answers: a real Redis or PostgreSQL, or "
+        "the in-memory store they share (an in-process protocol: one instance they all call; "
+        "with --exec, the one limiter in your process, at the wall clock's instants); the "
+        "promise is judged on "
         "the wall-clock history (a decision took effect somewhere between sent and answered), "
         "and whether the answers are linearizable (some order of the requests gives every "
         "admission and denial the model gives); exit 1 when either fails");
-    limiter_.Add(*c, "A kv or SQL protocol (ratelab list protocols), or give --lua",
+    limiter_.Add(*c, "A protocol (ratelab list protocols), or give --lua",
                  "Stress your own Lua script instead of a protocol (with --model)");
     store_option_ = AddStoreOption(
         *c, plan_.store,
@@ -41,7 +42,10 @@ class Stress final : public Command {
         "or of a Redis Cluster, redis-cluster://host:port[,host:port...] (its "
         "database must be empty; ratelab empties it after the run); for a SQL "
         "protocol, postgres (a private PostgreSQL server; its default) or a "
-        "postgresql:// URL");
+        "postgresql:// URL; memory (in process: an in-process protocol's one instance, or "
+        "a MemoryKv and MemoryDocs every thread shares on the wall clock, each command run "
+        "whole, as a single-threaded server runs it; the default for the in-process and "
+        "document protocols)");
     c->add_option("--threads", plan_.threads, "Threads sending at once")->capture_default_str();
     AddParsed(*c, "--duration", plan_.duration, ParseAnyDuration,
               "How long they send, e.g. 3s, 1m (default 3s, at most 1h)");
@@ -62,17 +66,11 @@ class Stress final : public Command {
       return absl::InvalidArgumentError("--store: " + plan_.subject.name +
                                         " keeps its state in its own process");
     }
-    if (plan_.subject.info->store == StoreKind::kSql && store_option_->count() == 0) {
-      plan_.store.kind = StoreName::Kind::kPrivatePostgres;  // a SQL protocol's default
-    }
-    if (!plan_.subject.IsProcess() && plan_.subject.info->store != StoreKind::kKv &&
-        plan_.subject.info->store != StoreKind::kSql) {
-      return CheckStressPlan(plan_);  // says why not
-    }
+    if (store_option_->count() == 0) plan_.store = DefaultStore(plan_.subject.info->store);
+    if (Status s = CheckStressPlan(plan_); !s.ok()) return s;  // before its policy is read
     Result<Policy> policy = limiter_.PolicyOf(plan_.subject);
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
-    if (Status s = CheckStressPlan(plan_); !s.ok()) return s;
     Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the load
     if (!out_dir.ok()) return out_dir.status();
 
@@ -110,14 +108,24 @@ class Stress final : public Command {
   }
 
  private:
-  static StressPlan WithPrivateRedis() {
-    StressPlan plan;
-    plan.store.kind = StoreName::Kind::kPrivateRedis;  // the default store
-    return plan;
+  // Where a protocol that keeps its state in a `kind` of store runs unless told: a private
+  // redis-server for a kv protocol, a private PostgreSQL server for a SQL one, in process for the
+  // rest.
+  static StoreName DefaultStore(StoreKind kind) {
+    switch (kind) {
+      case StoreKind::kKv:
+        return StoreName{StoreName::Kind::kPrivateRedis, ""};
+      case StoreKind::kSql:
+        return StoreName{StoreName::Kind::kPrivatePostgres, ""};
+      case StoreKind::kMemory:
+      case StoreKind::kDocs:
+        break;
+    }
+    return StoreName{};
   }
 
   LimiterFlags limiter_{kDefaultPolicy};
-  StressPlan plan_ = WithPrivateRedis();
+  StressPlan plan_;
   CLI::Option* store_option_ = nullptr;
   bool json_ = false;
   std::string junit_;

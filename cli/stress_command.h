@@ -1,5 +1,6 @@
-// `ratelab stress PROTOCOL` (or `--lua FILE --model ALGORITHM`): real concurrency on a real Redis
-// (sim/stress_run.h), the promise judged on the wall-clock history, the result printed
+// `ratelab stress PROTOCOL` (or `--lua FILE --model ALGORITHM`): real concurrency on the
+// protocol's store, a real server or in process (live/stress_run.h), the promise judged on the
+// wall-clock history, the result printed
 // (reports/stress_report.h).
 //
 // Exit status: 0 nothing found, 1 the promise was broken, 2 bad input or a store that failed.

@@ -91,6 +91,7 @@ set(RATELAB_SLOW_TESTS
   Probe.TheBoundaryTrafficFindsTheFixedWindowsDoubleAndNotTheSlidingLogs
   Probe.TheRateCapHoldsABurstToItsRate
   ScriptCorpus.EveryScriptGetsTheVerdictItsEntryExpects
+  Stress.OnTheInMemoryStoreEveryKindOfProtocolRunsFromThreads
   Worst.ARacyBucketsBreachGrowsWithConcurrencyAndAnAtomicOneHasNone
   Worst.FindsTheLongestRunOfFalseDenialsAndNoneInACorrectLog
   WorstCommand.PrintsTheWorstAtEachConcurrencyWithAWitnessAndTheCommandAgain

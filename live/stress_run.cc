@@ -59,7 +59,7 @@ void Work(const StressPlan& plan, const StoreDriver* store, Protocol* shared, in
     }
     connection = *std::move(connected);
     Result<std::unique_ptr<Protocol>> made =
-        plan.subject.Make(plan.policy, {connection.kv, nullptr, connection.sql});
+        plan.subject.Make(plan.policy, {connection.kv, connection.docs, connection.sql});
     if (!made.ok()) {
       w.failure = made.status();
       return;
@@ -148,33 +148,44 @@ Result<StressResult> RunThreads(const StressPlan& plan, const StoreDriver* store
                                 const Clock& clock, const StressProgress& progress,
                                 const StressStop& stop, Protocol* shared = nullptr);
 
+// Where each kind of protocol can keep its state under real threads, for a refusal.
+std::string_view StoresFor(StoreKind kind) {
+  switch (kind) {
+    case StoreKind::kMemory:
+      return "in process (--store memory), every thread calling one instance";
+    case StoreKind::kKv:
+      return "on a Redis (--store redis, or its URL) or on the in-memory store (--store memory)";
+    case StoreKind::kDocs:
+      return "on the in-memory store's documents (--store memory)";
+    case StoreKind::kSql:
+      return "on PostgreSQL (--store postgres, or a postgresql:// URL)";
+  }
+  return "";
+}
+
+Status CheckStressStore(const StressPlan& plan) {
+  const StoreKind kind = plan.subject.info->store;
+  Result<std::unique_ptr<StoreDriver>> store = OpenStoreDriver(plan.store);
+  if (!store.ok()) {
+    return absl::InvalidArgumentError("--store: " + std::string(store.status().message()));
+  }
+  if ((*store)->Serves(kind)) return absl::OkStatus();
+  return absl::InvalidArgumentError("--store " + plan.store.ToString() + ": " + plan.subject.name +
+                                    " keeps its state in " + std::string(StoreKindName(kind)) +
+                                    ": stress runs it " + std::string(StoresFor(kind)));
+}
+
 }  // namespace
 
 Status CheckStressPlan(const StressPlan& plan) {
   const auto refuse = [](const std::string& why) { return absl::InvalidArgumentError(why); };
-  const StoreKind store = plan.subject.info->store;
   if (plan.subject.IsProcess()) {
-    if (plan.store.kind != StoreName::Kind::kPrivateRedis) {
+    if (plan.store.kind != StoreName::Kind::kMemory) {
       return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
                     " keeps its state in its process, which every thread calls");
     }
-  } else if (store != StoreKind::kKv && store != StoreKind::kSql) {
-    return refuse(plan.subject.name + " keeps its state in " + std::string(StoreKindName(store)) +
-                  ": stress runs the kv protocols on a real Redis and the SQL protocols on "
-                  "PostgreSQL (ratelab list protocols)");
-  }
-  const bool postgres = plan.store.postgres();
-  if (store == StoreKind::kSql && !postgres) {
-    return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
-                  " runs on PostgreSQL (--store postgres, or a postgresql:// URL)");
-  }
-  if (store == StoreKind::kKv && (postgres || plan.store.kind == StoreName::Kind::kMemory)) {
-    return refuse(
-        "--store " + plan.store.ToString() +
-        (plan.store.kind == StoreName::Kind::kMemory
-             ? ": the in-memory store is a single-threaded simulation; stress needs a real Redis "
-               "(--store redis, or its URL)"
-             : ": " + plan.subject.name + " runs on Redis (--store redis, or its URL)"));
+  } else if (Status s = CheckStressStore(plan); !s.ok()) {
+    return s;
   }
   if (plan.subject.info->needs_replica) {
     return refuse(
@@ -213,7 +224,7 @@ Result<StressResult> RunStoreStress(const StressPlan& plan, const Clock& clock,
   const auto named = [&plan](const Status& s) {
     return Status(s.code(), "--store " + plan.store.ToString() + ": " + std::string(s.message()));
   };
-  Result<std::unique_ptr<StoreDriver>> store = OpenStoreDriver(plan.store);
+  Result<std::unique_ptr<StoreDriver>> store = OpenStoreDriver(plan.store, {.clock = &clock});
   if (!store.ok()) return named(store.status());
   if (Status s = (*store)->Start(); !s.ok()) return named(s);
   if (Status s = (*store)->Prepare(true); !s.ok()) return named(s);
@@ -225,7 +236,15 @@ Result<StressResult> RunStoreStress(const StressPlan& plan, const Clock& clock,
                            : absl::OkStatus();
   (*store)->Empty();
   if (!tried.ok()) return tried;
-  Result<StressResult> r = RunThreads(plan, store->get(), clock, progress, stop);
+  // An in-process protocol keeps its state in its instance: one, which every thread calls.
+  std::unique_ptr<Protocol> shared;
+  if (plan.subject.info->store == StoreKind::kMemory) {
+    Result<std::unique_ptr<Protocol>> made =
+        plan.subject.Make(plan.policy, {admin->kv, admin->docs, admin->sql});
+    if (!made.ok()) return made.status();
+    shared = *std::move(made);
+  }
+  Result<StressResult> r = RunThreads(plan, store->get(), clock, progress, stop, shared.get());
   (*store)->Empty();
   return r;
 }

@@ -33,16 +33,20 @@ namespace ratelab {
 inline constexpr int64_t kStressMaxRequests = 5'000'000;
 
 struct StressPlan {
-  LimiterSubject subject;  // a kv protocol, or a user's script
+  LimiterSubject subject;  // a protocol, a user's script or a user's process
   Policy policy;
-  StoreName store;  // a private redis-server, or a running Redis or Redis Cluster
+  // Where its state is (StoreDriver::Serves): a Redis (private, running, a cluster) for a kv
+  // protocol or script, PostgreSQL for a SQL protocol, or in process (memory): an in-process
+  // protocol's, a user's process's, and the kv and document protocols' on a MemoryKv and a
+  // MemoryDocs every thread shares.
+  StoreName store;
   int threads = 4;
   Duration duration = std::chrono::seconds(3);
   int users = 1;  // requests go round the users' keys, so the threads contend for each
 };
 
-// InvalidArgument when `plan` cannot be run: a protocol that keeps no kv state, MemoryKv (a
-// single-threaded simulation),
+// InvalidArgument when `plan` cannot be run: a store that does not hold the protocol's state, a
+// protocol stress has no model for (one that waits for a replica or admits with a delay),
 // threads outside [1, 256], a duration outside (0, 1h], users outside [1, 1000000].
 Status CheckStressPlan(const StressPlan& plan);
 

@@ -76,6 +76,7 @@ class PostgresDriver final : public StoreDriver {
     return absl::OkStatus();
   }
 
+  bool Serves(StoreKind kind) const override { return kind == StoreKind::kSql; }
   std::string address() const override { return url_; }
   std::string Where() const override { return "in PostgreSQL at " + url_; }
 

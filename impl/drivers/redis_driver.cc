@@ -30,6 +30,7 @@ class RedisDriver final : public StoreDriver {
     return absl::OkStatus();
   }
 
+  bool Serves(StoreKind kind) const override { return kind == StoreKind::kKv; }
   std::string address() const override { return url_; }
   std::string Where() const override { return "on Redis at " + url_; }
 

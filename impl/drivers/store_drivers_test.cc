@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "impl/core/system_clock.h"
 #include "impl/drivers/postgres_tables.h"
+#include "impl/limiters/protocol.h"
 #include "impl/store/postgres_pool.h"
 #include "impl/store/redis_pipeline.h"
 #include "testing/postgres.h"
@@ -29,13 +31,22 @@ TEST(StoreDrivers, EachKindOfStoreHasItsDriver) {
   const std::unique_ptr<StoreDriver> memory = Open("memory");
   ASSERT_TRUE(memory->Start().ok() && memory->Prepare(true).ok());
   EXPECT_EQ(memory->Where(), "in process");
-  const Result<StoreConnection> none = memory->Connect({});
-  ASSERT_TRUE(none.ok());
-  EXPECT_TRUE(none->kv == nullptr && none->sql == nullptr && none->owner == nullptr);
+  EXPECT_TRUE(absl::IsFailedPrecondition(memory->Connect({}).status()))
+      << "no kv or document store without a clock";
+  const auto serves = [](const StoreDriver& d) {
+    std::string out;
+    for (StoreKind k : {StoreKind::kMemory, StoreKind::kKv, StoreKind::kDocs, StoreKind::kSql}) {
+      if (d.Serves(k)) out += std::string(out.empty() ? "" : ",") + std::string(StoreKindName(k));
+    }
+    return out;
+  };
+  EXPECT_EQ(serves(*memory), "memory,kv,docs");
 
   const std::unique_ptr<StoreDriver> redis = Open("redis://10.1.2.3:6380/2");
   EXPECT_EQ(redis->Where(), "on Redis at redis://10.1.2.3:6380/2");
   EXPECT_EQ(redis->name().ToString(), "redis://10.1.2.3:6380/2");
+  EXPECT_EQ(serves(*redis), "kv");
+  EXPECT_EQ(serves(*Open("postgres")), "sql");
   EXPECT_EQ(Open("postgresql://rl@db.example/limits")->Where(),
             "in PostgreSQL at postgresql://rl@db.example/limits");
   EXPECT_EQ(Open("redis-cluster://10.1.2.3:7000,10.1.2.4:7000")->address(),
@@ -48,6 +59,27 @@ TEST(StoreDrivers, EachKindOfStoreHasItsDriver) {
   EXPECT_EQ(bad.status().message(),
             "'postgresql://h/d?nope=1' is not a PostgreSQL URL: invalid URI query parameter: "
             "\"nope\"");
+}
+
+// With a clock, the in-process store holds one MemoryKv and one MemoryDocs, which every thread's
+// connection shares.
+TEST(StoreDrivers, TheInProcessStoresAreSharedByEveryConnection) {
+  const SystemClock clock;
+  Result<std::unique_ptr<StoreDriver>> memory = OpenStoreDriver(StoreName{}, {.clock = &clock});
+  ASSERT_TRUE(memory.ok() && (*memory)->Start().ok());
+  Result<StoreConnection> one = (*memory)->Connect({});
+  Result<StoreConnection> two = (*memory)->Connect({});
+  ASSERT_TRUE(one.ok() && two.ok());
+  ASSERT_TRUE(one->kv != nullptr && one->docs != nullptr && one->sql == nullptr);
+  EXPECT_NE(one->kv, two->kv) << "a connection each";
+  EXPECT_EQ(Cmd(*one->kv, {"INCR", "k"}).integer, 1);
+  EXPECT_EQ(Cmd(*two->kv, {"INCR", "k"}).integer, 2);
+  const Document insert = {{"insert", "c"}, {"documents", {{{"_id", 1}}}}};
+  ASSERT_TRUE(one->docs->Execute(insert).ok());
+  const Document find = {{"find", "c"}, {"filter", Document::object()}};
+  Result<Document> found = two->docs->Execute(find);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ((*found)["cursor"]["firstBatch"].size(), 1u) << *found;
 }
 
 TEST(StoreDrivers, ARedisRequiredEmptyIsRefusedWhenItHoldsAKeyAndEmptiedAfter) {

@@ -21,6 +21,7 @@
 #include "impl/store/docs.h"
 #include "impl/store/kv.h"
 #include "impl/store/sql.h"
+#include "impl/store/store_name.h"
 #include "model/decision.h"
 #include "model/history.h"
 #include "model/policy.h"
@@ -57,8 +58,6 @@ struct Stores {
   const Clock* clock = nullptr;
 };
 
-// Where a protocol keeps its state: in process memory, or in a store of one of three kinds.
-enum class StoreKind { kMemory, kKv, kDocs, kSql };
 // "memory", "kv", "docs", "sql", as `ratelab list protocols` and the reports show it.
 std::string_view StoreKindName(StoreKind kind);
 

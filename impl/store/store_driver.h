@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "impl/core/clock.h"
 #include "impl/core/status.h"
+#include "impl/store/docs.h"
 #include "impl/store/durability.h"
 #include "impl/store/kv.h"
 #include "impl/store/sql.h"
@@ -29,6 +31,10 @@ struct StoreStartOptions {
   // A private redis-server's wall clock on virtual time (RedisServer's VirtualClock), which
   // FollowClock sets: a simulated run's TIME, TTLs and expiry then follow the simulation.
   bool virtual_clock = false;
+  // The in-process store's clock, which its kv and document stores read (stress's wall clock);
+  // none: it holds none, and cannot be connected to (serve's in-process limiters keep their
+  // own state).
+  const Clock* clock = nullptr;
 };
 
 // What a thread asks of its connection.
@@ -44,8 +50,9 @@ struct StoreConnectOptions {
 
 // One thread's connection to a store: what the protocols use, and what keeps it open.
 struct StoreConnection {
-  Kv* kv = nullptr;    // what the kv protocols use (a pipeline, when overlapped on one Redis)
-  Sql* sql = nullptr;  // what the SQL protocols use (the pool, when overlapped)
+  Kv* kv = nullptr;      // what the kv protocols use (a pipeline, when overlapped on one Redis)
+  Docs* docs = nullptr;  // what the document protocols use
+  Sql* sql = nullptr;    // what the SQL protocols use (the pool, when overlapped)
   // The connection itself, asked at once even when `kv` is a pipeline (a PING at start).
   Kv* direct_kv = nullptr;
   // When overlapped, the one that decides the thread's steps later: a pipeline on one Redis
@@ -67,6 +74,11 @@ class StoreDriver {
   // Starts the private server ratelab runs (a second call does nothing), or checks the running
   // one's address; the error names the store.
   virtual Status Start() = 0;
+  // Whether the protocols that keep their state in a `kind` of store can keep it here, shared
+  // by every thread: in process, the in-process protocols (one instance every thread calls),
+  // and the kv and document ones (on a MemoryKv and a MemoryDocs every thread's commands take
+  // turns on, with a clock); on Redis the kv ones; on PostgreSQL the SQL ones.
+  virtual bool Serves(StoreKind kind) const = 0;
   // Where to connect, once started: a URL (empty in process).
   virtual std::string address() const = 0;
   // Where the state lives, in words: "in process", "on Redis at redis://...", "in PostgreSQL

@@ -11,6 +11,9 @@
 
 namespace ratelab {
 
+// Where a protocol keeps its state: in process memory, or in a store of one of three kinds.
+enum class StoreKind { kMemory, kKv, kDocs, kSql };
+
 struct StoreName {
   enum class Kind { kMemory, kPrivateRedis, kUrl, kPrivatePostgres, kPostgresUrl };
   Kind kind = Kind::kMemory;

@@ -380,9 +380,11 @@ std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history, co
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
                                               Duration resolution, Duration tie_at,
                                               DecisionClock clock,
-                                              const std::vector<Violation>& already_broken) {
+                                              const std::vector<Violation>& already_broken,
+                                              std::optional<int64_t> broken_max_states) {
   LinearizabilityOptions options;
   options.resolution = std::max(resolution, Duration(1));
+  if (broken_max_states) options.broken_max_states = *broken_max_states;
   options.instants_follow_order = clock == DecisionClock::kStore;
   // On the client's clock each request carries the instant it was sent at (a history's `invoke`),
   // and decides there.
@@ -417,7 +419,9 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
     }
     const HistoryLinearizability at_tie = at_tie_of(std::move(key));
     states += at_tie.states;
-    if (at_tie.verdict != LinearVerdict::kLinearizable) break;
+    // Forgiven only where an order at the tie was found: a key already broken whose search at
+    // the tie ran out found none (its verdict leaves it out, as no "unknown").
+    if (at_tie.verdict != LinearVerdict::kLinearizable || at_tie.broken_keys_cut_short > 0) break;
     forgiven.insert(r.key);
     History rest;
     for (const HistoryEvent& e : *of) {

@@ -166,13 +166,14 @@ struct LinearizabilityJudgement {
   std::optional<Violation> violation;
 };
 // `already_broken`: the keys whose promise is broken (their violations' keys), each searched
-// only briefly (LinearizabilityOptions::already_broken). On the client's `clock` each call's
-// instant is the one it was sent at (its `invoke`), as `stress` sends it. `tie`: the tick a
-// window's edge may tie at (ProtocolInfo::tie).
+// only briefly (LinearizabilityOptions::already_broken, with `broken_max_states` unless unset).
+// On the client's `clock` each call's instant is the one it was sent at (its `invoke`), as
+// `stress` sends it. `tie`: the tick a window's edge may tie at (ProtocolInfo::tie).
 LinearizabilityJudgement JudgeLinearizability(const History& history, const Policy& policy,
                                               Duration resolution, Duration tie,
                                               DecisionClock clock,
-                                              const std::vector<Violation>& already_broken = {});
+                                              const std::vector<Violation>& already_broken = {},
+                                              std::optional<int64_t> broken_max_states = {});
 
 }  // namespace ratelab
 

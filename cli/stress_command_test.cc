@@ -319,7 +319,9 @@ TEST(Stress, OnTheInMemoryStoreEveryKindOfProtocolRunsFromThreads) {
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_GT(j["admitted"].get<int64_t>(), 0) << args[0];
     if (race) {
-      EXPECT_EQ(j["linearizability"]["verdict"], "not linearizable") << j["linearizability"];
+      EXPECT_EQ(j["linearizability"]["verdict"], "not linearizable")
+          << args[0] << ": " << j["linearizability"] << " beside "
+          << (j["violations"].empty() ? nlohmann::json() : j["violations"][0]["summary"]);
       continue;
     }
     EXPECT_GT(j["denied"].get<int64_t>(), 0) << args[0] << ": the limit was never reached";

@@ -28,8 +28,14 @@ namespace ratelab {
 // until `resume` is resumed or the coroutine is destroyed.
 class PendingStep {
  public:
+  // What kind of step it is, for an executor that runs a kind itself: a step that is one command
+  // on a Kv and nothing else (KvCommandStep, impl/store/kv_step.h) can be sent by a driver that
+  // batches commands and handed its reply, never applied.
+  enum class Kind : uint8_t { kAny, kKvCommand };
+
   // Performs the operation. Called at most once, before `resume`.
   virtual void Apply() = 0;
+  Kind kind() const { return kind_; }
   // What the step does, e.g. "INCR rl:user:u1", for histories and witnesses.
   const std::string& label() const { return label_; }
   // The request this step belongs to, as its Context names it (-1 when none does).
@@ -38,12 +44,14 @@ class PendingStep {
   std::coroutine_handle<> resume;
 
  protected:
-  PendingStep(std::string label, int64_t request) : label_(std::move(label)), request_(request) {}
+  PendingStep(std::string label, int64_t request, Kind kind = Kind::kAny)
+      : label_(std::move(label)), request_(request), kind_(kind) {}
   ~PendingStep() = default;
 
  private:
   std::string label_;
   int64_t request_;
+  Kind kind_;
 };
 
 class Executor {

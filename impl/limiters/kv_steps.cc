@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "absl/strings/ascii.h"
+#include "impl/store/kv_step.h"
 #include "impl/store/lua_scripting.h"
 
 namespace ratelab {
@@ -49,7 +50,7 @@ std::string CommandLabel(std::span<const std::string> argv) {
 }
 
 Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> argv) {
-  co_return co_await ctx.Step(CommandLabel(argv), [&] { return kv.Execute(argv); });
+  co_return co_await KvCommandStep(ctx, CommandLabel(argv), kv, argv);
 }
 
 Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
@@ -64,11 +65,11 @@ Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
   argv.insert(argv.end(), std::make_move_iterator(args.begin()),
               std::make_move_iterator(args.end()));
   Result<KvReply> reply =
-      co_await ctx.Step(ScriptLabel("EVALSHA", script, argv), [&] { return kv.Execute(argv); });
+      co_await KvCommandStep(ctx, ScriptLabel("EVALSHA", script, argv), kv, argv);
   if (!reply.ok() || !reply->is_error() || reply->text.rfind("NOSCRIPT", 0) != 0) co_return reply;
   argv[0] = "EVAL";
   argv[1] = script.body;
-  co_return co_await ctx.Step(ScriptLabel("EVAL", script, argv), [&] { return kv.Execute(argv); });
+  co_return co_await KvCommandStep(ctx, ScriptLabel("EVAL", script, argv), kv, argv);
 }
 
 Decision ScriptDecision(const std::vector<int64_t>& reply, int64_t limit) {

@@ -1,5 +1,7 @@
 #include "impl/store/redis_pipeline.h"
 
+#include "impl/store/kv_step.h"
+
 namespace ratelab {
 
 Result<KvReply> RedisPipeline::Execute(std::span<const std::string> argv) {
@@ -17,9 +19,15 @@ Result<KvReply> RedisPipeline::Execute(std::span<const std::string> argv) {
             "a step asked Redis for more than it did before its replies came (its commands "
             "depend on its replies), so it cannot be pipelined");
       }
-      return (*replies_)[next_++];
+      return std::move((*replies_)[next_++]);  // each reply is its step's alone
   }
   return absl::InternalError("unreachable");
+}
+
+KvCommandStep* RedisPipeline::OwnCommand(PendingStep* step) {
+  if (step->kind() != PendingStep::Kind::kKvCommand) return nullptr;
+  auto* command = static_cast<KvCommandStep*>(step);
+  return &command->kv() == this ? command : nullptr;
 }
 
 bool RedisPipeline::Send() {
@@ -32,7 +40,13 @@ bool RedisPipeline::Send() {
   queued_ = 0;
   ends_.clear();
   for (PendingStep* step : sent_) {
-    step->Apply();
+    if (KvCommandStep* command = OwnCommand(step)) {
+      if (failed_.ok()) failed_ = redis_.Queue(command->argv());
+      ++queued_;
+    } else {
+      step->Apply();
+      ++replayed_;
+    }
     ends_.push_back(queued_);
   }
   mode_ = Mode::kDirect;
@@ -60,7 +74,12 @@ void RedisPipeline::Receive() {
   for (size_t i = 0; i < sent_.size(); ++i) {
     next_ = i == 0 ? 0 : ends_[i - 1];
     end_ = ends_[i];
-    sent_[i]->Apply();
+    if (KvCommandStep* command = OwnCommand(sent_[i])) {
+      command->Answer(replies_.ok() ? Result<KvReply>(std::move((*replies_)[next_]))
+                                    : Result<KvReply>(replies_.status()));
+    } else {
+      sent_[i]->Apply();
+    }
   }
   mode_ = Mode::kDirect;
   steps_ += static_cast<int64_t>(sent_.size());

@@ -3,12 +3,13 @@
 // write and the replies read back together, and N waiting decisions cost one round trip, not N.
 //
 // The requests' protocols must use its Kv, and their Contexts its Executor, which keeps each
-// step submitted until Run. Run learns a step's command by applying it while the Kv queues what
-// it is asked instead of answering (a kv step does nothing with the store but call Execute,
-// kv_steps.h), sends the round, and once the replies are in applies each step again, answered
-// this time, and resumes its request, which may submit a next step (EVAL after NOSCRIPT) for the
-// next round. So a step must ask for the same commands whatever its replies say (one EVALSHA,
-// one GET); one that asks for more than it queued is answered Internal. A connection that fails
+// step submitted until Run. A step that is one command on this Kv (KvCommandStep, kv_step.h: every
+// kv protocol's) has its command queued as it is and its reply handed to it by its place in the
+// round, once the replies are in; then its request resumes, and may submit a next step (EVAL
+// after NOSCRIPT) for the next round. Any other step is recorded and replayed: applied while the
+// Kv queues what it is asked instead of answering, and once the replies are in applied again,
+// answered this time. So such a step must ask for the same commands whatever its replies say
+// (one GET); one that asks for more than it queued is answered Internal. A connection that fails
 // fails every step of its round with the error Execute would have given.
 //
 // Outside Run (nothing waiting), its Kv sends each command at once. Not thread-safe: one per
@@ -22,6 +23,8 @@
 #include "impl/store/redis_kv.h"
 
 namespace ratelab {
+
+class KvCommandStep;
 
 class RedisPipeline final : public Kv, public DeferredExecutor {
  public:
@@ -46,15 +49,20 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
   int reply_fd() const;
   int64_t connection() const { return redis_.connection(); }
   void Expire();
-  // Steps sent so far, and rounds: how many round trips they took.
+  // Steps sent so far, and rounds: how many round trips they took; and of the steps, those
+  // recorded and replayed (applied twice: not one command on this Kv).
   int64_t steps() const { return steps_; }
   int64_t rounds() const { return rounds_; }
+  int64_t replayed() const { return replayed_; }
 
   Result<KvReply> Execute(std::span<const std::string> argv) override;
   void Submit(PendingStep& step) override { waiting_.push_back(&step); }
 
  private:
   enum class Mode { kDirect, kQueue, kReplay };
+
+  // `step` as one command on this Kv, or null for a step that is recorded and replayed.
+  KvCommandStep* OwnCommand(PendingStep* step);
 
   RedisKv& redis_;
   std::vector<PendingStep*> waiting_;
@@ -68,6 +76,7 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
   size_t end_ = 0;   // kReplay: past the step's last reply
   int64_t steps_ = 0;
   int64_t rounds_ = 0;
+  int64_t replayed_ = 0;
 };
 
 }  // namespace ratelab

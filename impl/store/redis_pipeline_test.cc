@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "impl/core/task.h"
+#include "impl/store/kv_step.h"
 #include "impl/store/redis_server.h"
 #include "testing/redis.h"
 
@@ -27,13 +28,26 @@ Task<Result<KvReply>> IncrTwice(Context& ctx, Kv& kv, std::string key) {
   co_return co_await ctx.Step("INCRBY", [&] { return kv.Execute(incrby); });
 }
 
-// `n` coroutines of IncrTwice on keys k0..k(n-1), run by `pipeline`: their results.
+// The same two steps, each one command (as every kv protocol's step is): sent as they are, each
+// answered by its place in the round, none applied twice.
+Task<Result<KvReply>> IncrTwiceByCommands(Context& ctx, Kv& kv, std::string key) {
+  const Argv incr = {"INCR", key};
+  Result<KvReply> first = co_await KvCommandStep(ctx, "INCR", kv, incr);
+  if (!first.ok()) co_return first;
+  const Argv incrby = {"INCRBY", key, std::to_string(first->integer)};
+  co_return co_await KvCommandStep(ctx, "INCRBY", kv, incrby);
+}
+
+// `n` coroutines on keys k0..k(n-1), run by `pipeline`, every other one of IncrTwiceByCommands
+// and the rest of IncrTwice: their results.
 std::vector<Result<KvReply>> RunMany(RedisPipeline& pipeline, int n) {
   std::deque<Context> contexts;
   std::vector<Task<Result<KvReply>>> tasks;
   for (int i = 0; i < n; ++i) {
     contexts.emplace_back(pipeline);
-    tasks.push_back(IncrTwice(contexts.back(), pipeline, "k" + std::to_string(i)));
+    const std::string key = "k" + std::to_string(i);
+    tasks.push_back(i % 2 == 0 ? IncrTwiceByCommands(contexts.back(), pipeline, key)
+                               : IncrTwice(contexts.back(), pipeline, key));
     tasks.back().Start();
   }
   pipeline.Run();
@@ -61,6 +75,28 @@ TEST(RedisPipelineTest, EachRoundIsOneRoundTripAndEachStepGetsItsOwnReply) {
   }
   EXPECT_EQ(pipeline.steps(), 20);
   EXPECT_EQ(pipeline.rounds(), 2) << "ten first steps in one round, ten second steps in another";
+}
+
+TEST(RedisPipelineTest, AStepThatIsOneCommandIsSentAsItIsAndNotReplayed) {
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv redis(server->endpoint());
+  RedisPipeline pipeline(redis);
+  for (const Result<KvReply>& r : RunMany(pipeline, 10)) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(*r, KvReply::Integer(2));
+  }
+  EXPECT_EQ(pipeline.steps(), 20);
+  EXPECT_EQ(pipeline.rounds(), 2);
+  EXPECT_EQ(pipeline.replayed(), 10) << "only the steps that are not one command";
+  // On another Kv (a wrapper of the pipeline), a command step is applied as any other.
+  KvWrapper around(pipeline);
+  Context ctx(pipeline);
+  Task<Result<KvReply>> other = IncrTwiceByCommands(ctx, around, "k0");
+  other.Start();
+  pipeline.Run();
+  ASSERT_TRUE(other.done() && other.result().ok());
+  EXPECT_EQ(*other.result(), KvReply::Integer(6));
+  EXPECT_EQ(pipeline.replayed(), 12);
 }
 
 TEST(RedisPipelineTest, AServerGoneFailsEveryStepOfItsRound) {

@@ -312,8 +312,11 @@ TEST(Stress, OnTheInMemoryStoreEveryKindOfProtocolRunsFromThreads) {
          {"--threads", race ? "8" : "4", "--duration", race ? "1s" : "300ms", "--json"}) {
       run.push_back(more);
     }
-    const CliOutcome r = Stress(run);
-    ASSERT_EQ(r.exit, exit) << args[0] << "\n" << r.err << r.out;
+    // A race is found where the threads meet inside it, which a loaded machine can keep them
+    // from for a second: it has three.
+    CliOutcome r = Stress(run);
+    for (int again = 0; race && r.exit == kExitOk && again < 2; ++again) r = Stress(run);
+    ASSERT_EQ(r.exit, exit) << args[0] << "\n" << r.err << r.out.substr(0, 2000);
     EXPECT_NE(r.err.find(args[0] + " ("), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(") on the in-memory store: "), std::string::npos) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);

@@ -266,12 +266,6 @@ TEST(Checks, OnTheClientsClockAnAdmissionTakenLateCountsAtTheInstantItWasTakenAt
   EXPECT_EQ(false_denials(history(microseconds(3))), 1u) << "answered before the other was sent";
 }
 
-}  // namespace
-}  // namespace ratelab
-
-namespace ratelab {
-namespace {
-
 // Two admissions from a bucket of one token in 1.1ms, on a millisecond clock: a broken promise,
 // whose key's search is kept short. The denials between them, a tick earlier (a bucket's tie), are
 // searched again; where that search runs out it found no order, and the key is not forgiven.

@@ -83,14 +83,10 @@ class DeferredExecutor : public Executor {
   virtual void Run() = 0;
 };
 
-template <typename Op>
-class StepAwaiter final : public PendingStep {
+// A step as its coroutine awaits it: applied at once where the executor runs steps inline, else
+// submitted, and resumed once applied.
+class AwaitedStep : public PendingStep {
  public:
-  using Value = std::invoke_result_t<Op&>;
-
-  StepAwaiter(Executor& executor, std::string label, int64_t request, Op op)
-      : PendingStep(std::move(label), request), executor_(executor), op_(std::move(op)) {}
-
   bool await_ready() {
     if (!executor_.RunsInline()) return false;
     Apply();
@@ -100,11 +96,28 @@ class StepAwaiter final : public PendingStep {
     resume = h;
     executor_.Submit(*this);
   }
+
+ protected:
+  AwaitedStep(Executor& executor, std::string label, int64_t request, Kind kind = Kind::kAny)
+      : PendingStep(std::move(label), request, kind), executor_(executor) {}
+  ~AwaitedStep() = default;
+
+ private:
+  Executor& executor_;
+};
+
+template <typename Op>
+class StepAwaiter final : public AwaitedStep {
+ public:
+  using Value = std::invoke_result_t<Op&>;
+
+  StepAwaiter(Executor& executor, std::string label, int64_t request, Op op)
+      : AwaitedStep(executor, std::move(label), request), op_(std::move(op)) {}
+
   Value await_resume() { return std::move(*value_); }
   void Apply() override { value_.emplace(op_()); }
 
  private:
-  Executor& executor_;
   Op op_;
   std::optional<Value> value_;
 };

@@ -6,7 +6,6 @@
 #ifndef RATELAB_IMPL_STORE_KV_STEP_H_
 #define RATELAB_IMPL_STORE_KV_STEP_H_
 
-#include <coroutine>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,24 +15,14 @@
 
 namespace ratelab {
 
-class KvCommandStep final : public PendingStep {
+class KvCommandStep final : public AwaitedStep {
  public:
   // `argv` must outlive the step (it lives in the awaiting coroutine's frame).
   KvCommandStep(Context& ctx, std::string label, Kv& kv, std::span<const std::string> argv)
-      : PendingStep(std::move(label), ctx.request(), Kind::kKvCommand),
-        executor_(ctx.executor()),
+      : AwaitedStep(ctx.executor(), std::move(label), ctx.request(), Kind::kKvCommand),
         kv_(kv),
         argv_(argv) {}
 
-  bool await_ready() {
-    if (!executor_.RunsInline()) return false;
-    Apply();
-    return true;
-  }
-  void await_suspend(std::coroutine_handle<> h) {
-    resume = h;
-    executor_.Submit(*this);
-  }
   Result<KvReply> await_resume() { return std::move(*reply_); }
 
   void Apply() override { reply_.emplace(kv_.Execute(argv_)); }
@@ -44,7 +33,6 @@ class KvCommandStep final : public PendingStep {
   void Answer(Result<KvReply> reply) { reply_.emplace(std::move(reply)); }
 
  private:
-  Executor& executor_;
   Kv& kv_;
   const std::span<const std::string> argv_;
   std::optional<Result<KvReply>> reply_;

@@ -190,8 +190,8 @@ Status CheckStressPlan(const StressPlan& plan) {
   if (plan.subject.info->needs_replica) {
     return refuse(
         plan.subject.name +
-        " waits for a replica (WAIT), and the Redis stress runs on has none: its every "
-        "admission would fail (check it on the in-memory store, whose replica is modelled)");
+        " waits for a replica (WAIT), and the stores stress runs on have none: its every "
+        "admission would fail (check it with `ratelab check`, whose in-memory store models one)");
   }
   if (plan.subject.delays_admissions) {
     return refuse(plan.subject.name +

@@ -59,7 +59,7 @@ struct StoreConnection {
   // server (none on a Redis Cluster, where each step is sent at once), a pool on PostgreSQL.
   RedisPipeline* pipeline = nullptr;
   PostgresPool* pool = nullptr;
-  std::shared_ptr<void> owner;  // holds the above open; none for the in-process store
+  std::shared_ptr<void> owner;  // holds the above open
 };
 
 class StoreDriver {
@@ -71,8 +71,8 @@ class StoreDriver {
   const StoreName& name() const { return name_; }
   const StoreStartOptions& start_options() const { return start_options_; }
 
-  // Starts the private server ratelab runs (a second call does nothing), or checks the running
-  // one's address; the error names the store.
+  // Starts the private server ratelab runs (a second call does nothing); nothing for a running
+  // store, whose address was checked when its driver was opened (OpenStoreDriver).
   virtual Status Start() = 0;
   // Whether the protocols that keep their state in a `kind` of store can keep it here, shared
   // by every thread: in process, the in-process protocols (one instance every thread calls),

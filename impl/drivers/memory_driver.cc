@@ -1,8 +1,8 @@
 // The in-process store: state in this process. Its in-process protocols keep their own (one
 // instance every thread calls); with a clock, it holds one MemoryKv and one MemoryDocs as well,
 // on that clock, which every thread's connection shares, each command (a script included) run
-// whole before the next, as a single-threaded server runs them. There is nothing to start, and
-// it starts empty.
+// whole before the next, as a single-threaded server runs them. There is nothing to start; it
+// starts empty, and Empty gives the connections made after it new, empty stores.
 #include <mutex>
 
 #include "impl/drivers/store_drivers.h"
@@ -71,7 +71,12 @@ class MemoryDriver final : public StoreDriver {
     c.owner = std::move(owned);
     return c;
   }
-  void Empty() override {}
+  // What a request tried before the run wrote (stress's TryOnce) must not be there when it
+  // starts, as Redis is flushed: the connections made from now on get new, empty stores (those
+  // made before keep the old ones until they close).
+  void Empty() override {
+    if (stores_ != nullptr) stores_ = std::make_shared<SharedStores>(*start_options().clock);
+  }
 
  private:
   std::shared_ptr<SharedStores> stores_;  // with a clock

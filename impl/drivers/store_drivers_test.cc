@@ -80,6 +80,14 @@ TEST(StoreDrivers, TheInProcessStoresAreSharedByEveryConnection) {
   Result<Document> found = two->docs->Execute(find);
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ((*found)["cursor"]["firstBatch"].size(), 1u) << *found;
+  // Emptied, as a Redis is flushed: what connects from then on finds nothing.
+  (*memory)->Empty();
+  Result<StoreConnection> three = (*memory)->Connect({});
+  ASSERT_TRUE(three.ok());
+  EXPECT_EQ(Cmd(*three->kv, {"INCR", "k"}).integer, 1);
+  Result<Document> none = three->docs->Execute(find);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE((*none)["cursor"]["firstBatch"].empty()) << *none;
 }
 
 TEST(StoreDrivers, ARedisRequiredEmptyIsRefusedWhenItHoldsAKeyAndEmptiedAfter) {

@@ -60,24 +60,12 @@ Status ReadyRatelabTables(PostgresSql& sql, std::string_view where,
 
 namespace {
 
-class PostgresDriver final : public StoreDriver {
+class PostgresDriver final : public ServerDriver<PostgresServer, PostgresServerOptions> {
  public:
   PostgresDriver(StoreName name, StoreStartOptions options)
-      : StoreDriver(std::move(name), options), url_(this->name().url) {}
-
-  Status Start() override {
-    if (!name().owns_server() || server_ != nullptr) return absl::OkStatus();
-    PostgresServerOptions options;
-    options.durability = start_options().durability;
-    Result<std::unique_ptr<PostgresServer>> started = PostgresServer::Start(options);
-    if (!started.ok()) return started.status();
-    server_ = *std::move(started);
-    url_ = server_->url();
-    return absl::OkStatus();
-  }
+      : ServerDriver(std::move(name), options) {}
 
   bool Serves(StoreKind kind) const override { return kind == StoreKind::kSql; }
-  std::string address() const override { return url_; }
   std::string Where() const override { return "in PostgreSQL at " + url_; }
 
   Status Prepare(bool require_empty) override {
@@ -114,13 +102,14 @@ class PostgresDriver final : public StoreDriver {
     (void)sql.Run(TruncateRatelabTables());  // leave ratelab's tables as they were found: empty
   }
 
-  Status Restart() override { return server_ != nullptr ? server_->Restart() : CannotRestart(); }
-  bool running() const override { return server_ == nullptr || server_->running(); }
-
  private:
-  std::string url_;
-  std::unique_ptr<PostgresServer> server_;  // a private one
-  bool emptied_ = false;                    // required empty, so emptied after
+  PostgresServerOptions ServerOptions() const override {
+    PostgresServerOptions options;
+    options.durability = start_options().durability;
+    return options;
+  }
+
+  bool emptied_ = false;  // required empty, so emptied after
 };
 
 }  // namespace

@@ -13,25 +13,11 @@ namespace ratelab {
 
 namespace {
 
-class RedisDriver final : public StoreDriver {
+class RedisDriver final : public ServerDriver<RedisServer, RedisServerOptions> {
  public:
-  RedisDriver(StoreName name, StoreStartOptions options)
-      : StoreDriver(std::move(name), options), url_(this->name().url) {}
-
-  Status Start() override {
-    if (!name().owns_server() || server_ != nullptr) return absl::OkStatus();
-    RedisServerOptions options;
-    options.durability = start_options().durability;
-    if (start_options().virtual_clock) options.virtual_clock = FromUnixNanos(0);
-    Result<std::unique_ptr<RedisServer>> started = RedisServer::Start(options);
-    if (!started.ok()) return started.status();
-    server_ = *std::move(started);
-    url_ = server_->url();
-    return absl::OkStatus();
-  }
+  RedisDriver(StoreName name, StoreStartOptions options) : ServerDriver(std::move(name), options) {}
 
   bool Serves(StoreKind kind) const override { return kind == StoreKind::kKv; }
-  std::string address() const override { return url_; }
   std::string Where() const override { return "on Redis at " + url_; }
 
   Status Prepare(bool require_empty) override {
@@ -68,8 +54,6 @@ class RedisDriver final : public StoreDriver {
     if (admin_ != nullptr) (void)admin_->Execute(std::vector<std::string>{"FLUSHDB"});
   }
 
-  Status Restart() override { return server_ != nullptr ? server_->Restart() : CannotRestart(); }
-  bool running() const override { return server_ == nullptr || server_->running(); }
   void FollowClock(Instant now) override {
     if (server_ != nullptr && server_->virtual_clock() != nullptr) {
       server_->virtual_clock()->Set(now);
@@ -77,9 +61,14 @@ class RedisDriver final : public StoreDriver {
   }
 
  private:
-  std::string url_;
-  std::unique_ptr<RedisServer> server_;  // a private one
-  std::unique_ptr<Kv> admin_;            // once required empty: to empty it after
+  RedisServerOptions ServerOptions() const override {
+    RedisServerOptions options;
+    options.durability = start_options().durability;
+    if (start_options().virtual_clock) options.virtual_clock = FromUnixNanos(0);
+    return options;
+  }
+
+  std::unique_ptr<Kv> admin_;  // once required empty: to empty it after
 };
 
 }  // namespace

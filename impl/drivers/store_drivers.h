@@ -35,6 +35,33 @@ Result<std::unique_ptr<StoreDriver>> OpenRedisDriver(const StoreName& name,
 Result<std::unique_ptr<StoreDriver>> OpenPostgresDriver(const StoreName& name,
                                                         StoreStartOptions options);
 
+// What the drivers of a server ratelab may start itself share (RedisServer, PostgresServer): the
+// private server, started once with the options ServerOptions makes of the start options, or a
+// running one at its URL; a restart, which only the private one has.
+template <typename Server, typename Options>
+class ServerDriver : public StoreDriver {
+ public:
+  Status Start() override {
+    if (!name().owns_server() || server_ != nullptr) return absl::OkStatus();
+    Result<std::unique_ptr<Server>> started = Server::Start(ServerOptions());
+    if (!started.ok()) return started.status();
+    server_ = *std::move(started);
+    url_ = server_->url();
+    return absl::OkStatus();
+  }
+  std::string address() const override { return url_; }
+  Status Restart() override { return server_ != nullptr ? server_->Restart() : CannotRestart(); }
+  bool running() const override { return server_ == nullptr || server_->running(); }
+
+ protected:
+  ServerDriver(StoreName name, StoreStartOptions options)
+      : StoreDriver(std::move(name), options), url_(this->name().url) {}
+  virtual Options ServerOptions() const = 0;
+
+  std::string url_;                 // the private server's, once started, or the running one's
+  std::unique_ptr<Server> server_;  // a private one
+};
+
 }  // namespace ratelab
 
 #endif  // RATELAB_IMPL_DRIVERS_STORE_DRIVERS_H_

@@ -8,6 +8,7 @@
 #include "sim/lua_spec.h"
 #include "sim/rules_file.h"
 #include "sim/scenario.h"
+#include "testing/cpu_time.h"
 
 namespace ratelab {
 namespace {
@@ -343,9 +344,9 @@ TEST(ScenarioFile, AnAliasBombIsRefusedWithItsLineBeforeAnythingReadsIt) {
            [](const std::string& text) { return ParseScenario(text, "bomb.yaml").status(); },
            [](const std::string& text) { return ParseRules(text, "bomb.yaml").status(); },
            [](const std::string& text) { return ParseLuaSpec(text, "bomb.yaml", ".").status(); }}) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = ThreadCpuTime();
     const Status s = parse(bomb);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+    EXPECT_LT(ThreadCpuTime() - start, std::chrono::seconds(2));
     EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
     EXPECT_TRUE(absl::StartsWith(s.message(), "bomb.yaml:")) << s;
     EXPECT_TRUE(absl::StrContains(s.message(),

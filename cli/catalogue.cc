@@ -9,6 +9,7 @@
 #include "cli/exit_codes.h"
 #include "impl/limiters/protocol.h"
 #include "judge/checks.h"
+#include "live/probe_plan.h"
 #include "model/oracles.h"
 #include "model/policy.h"
 #include "sim/traffic.h"
@@ -73,12 +74,23 @@ std::string RenderCatalogue(const std::string& section) {
   }
   sections.emplace_back("traffic", traffic);
 
+  // A scenario's checks first, then every other check with the commands that make it.
   std::vector<Entry> checks;
   for (const CheckInfo& c : Checks()) {
-    checks.push_back({std::string(c.name), std::string(c.summary)});
+    checks.push_back({std::string(CheckName(c.id)), std::string(Describe(c.id).summary)});
   }
-  const InvariantInfo& burst = Describe(Invariant::kBoundaryBurst);
-  checks.push_back({std::string(burst.name), std::string(burst.summary)});
+  const CheckIdInfo& burst = Describe(CheckId::kBoundaryBurst);
+  checks.push_back({std::string(burst.name), std::string(burst.summary) + " [every run]"});
+  for (const CheckIdInfo& c : CheckIds()) {
+    const std::string_view made_by = c.judges == JudgedOn::kLinearizability ? "stress, probe"
+                                     : c.judges == JudgedOn::kWorstCase     ? "worst --measure"
+                                     : c.judges == JudgedOn::kHttpExchanges ? "probe"
+                                                                            : "";
+    if (made_by.empty()) continue;  // a scenario's, or a promise's (anchored-grid-cap)
+    checks.push_back({std::string(c.name), std::string(c.summary) + " [" + std::string(made_by) +
+                                               (Optional(c.id) ? ", optional: --require" : "") +
+                                               "]"});
+  }
   sections.emplace_back("checks", checks);
 
   std::string out;

@@ -125,14 +125,15 @@ class Probe final : public Command {
          "--require",
          [this](const std::vector<std::string>& names) {
            for (const std::string& name : names) {
-             Result<ProbeCheck> check = ParseRequiredCheck(name);
+             Result<CheckId> check = ParseRequiredCheck(name);
              if (!check.ok())
                throw CLI::ValidationError("--require: " + std::string(check.status().message()));
              plan_.required.push_back(*check);
            }
          },
-         "Make an optional check a finding; repeatable. retry-after: a denial must say when to "
-         "retry (RFC 6585 leaves Retry-After to the server, so its absence is otherwise a note)")
+         "Make an optional check a finding; repeatable. retry-after-missing: a denial must say "
+         "when "
+         "to retry (RFC 6585 leaves Retry-After to the server, so its absence is otherwise a note)")
         ->type_name("CHECK");
     c->add_flag("--from-headers", plan_.policy_from_headers,
                 "Learn the limit and window from the first answer that states them "

@@ -169,9 +169,10 @@ TEST(ProbeCommand, WritesItsReportIntoADirectory) {
             std::string::npos)
       << shown;
   // A note of an optional check is shown as one, saying how to make it a finding.
-  EXPECT_NE(shown.find("| retry-after-missing | note: 3 of 9 answers: #6 a 429 without "
-                       "Retry-After (optional: --require retry-after makes it a finding) |"),
-            std::string::npos)
+  EXPECT_NE(
+      shown.find("| retry-after-missing | note: 3 of 9 answers: #6 a 429 without "
+                 "Retry-After (optional: --require retry-after-missing makes it a finding) |"),
+      std::string::npos)
       << shown;
   // A directory holding files ratelab did not write is refused before anything is sent.
   std::ofstream(dir + "/mine.txt") << "keep";
@@ -196,7 +197,7 @@ TEST(ProbeCommand, BadFlagsAreRefusedBeforeAnythingIsSent) {
           "--max-rps: 50000 is not above 0 and at most 10000");
   refused({"https://127.0.0.1/", "--model", "fixed-window"}, "is HTTPS");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--require", "remaining"},
-          "--require: unknown optional check 'remaining' (expected retry-after)");
+          "--require: unknown optional check 'remaining' (expected retry-after-missing)");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--header", "nocolon"},
           "--header: 'nocolon' is not a header");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--denied-if", "42"},

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
+#include "model/check_id.h"
 
 namespace ratelab {
 namespace {
@@ -58,6 +59,13 @@ TEST(RatelabCli, ListOneSection) {
   EXPECT_EQ(r.exit, kExitOk);
   EXPECT_EQ(r.out.find("algorithms"), std::string::npos);
   EXPECT_NE(r.out.find("bucket-conformance"), std::string::npos);
+  // Every check has its line, a scenario's or not, with the commands that make the others.
+  for (const CheckIdInfo& c : CheckIds()) {
+    if (c.id == CheckId::kAnchoredGridCap) continue;  // a promise, not asked for by name
+    EXPECT_NE(r.out.find("  " + std::string(c.name) + " "), std::string::npos) << c.name;
+  }
+  EXPECT_NE(r.out.find("[worst --measure]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[probe, optional: --require]"), std::string::npos) << r.out;
 }
 
 TEST(RatelabCli, BadInputExitsTwoAndSaysWhatIsWrong) {

@@ -147,10 +147,12 @@ TEST(Report, RebuildsAStressRunsViewsFromItsJson) {
   s.duration_s = 1;
   s.answered = s.denied = 100;
   s.busiest_key = {"user:u1:/api", 12, 11};
-  s.promise = Invariant::kBucketConformance;
-  for (const auto& [check, invariant] : {std::pair{"promise", Invariant::kBucketConformance},
-                                         std::pair{"linearizable", Invariant::kLinearizable}}) {
-    s.violations.push_back({check, invariant, "user:u1:/api", std::string(check) + " broken", {}});
+  s.promise = CheckId::kBucketConformance;
+  for (const auto& [check, invariant] :
+       {std::pair{CheckId::kPromise, CheckId::kBucketConformance},
+        std::pair{CheckId::kLinearizable, CheckId::kLinearizable}}) {
+    s.violations.push_back(
+        {check, invariant, "user:u1:/api", std::string(CheckName(check)) + " broken", {}});
   }
   s.linearizability = StressLinearizability{LinearVerdict::kNotLinearizable, 100, 1, 10, 0, ""};
   const fs::path dir = TempDir("stress-report");

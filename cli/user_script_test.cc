@@ -502,7 +502,7 @@ TEST(CheckLua, AnAdmissionInTheStoresTickOfAWindowsEdgeIsInTheWindowTheStoreKeep
     if (tie) {
       EXPECT_TRUE(second.admitted()) << "seed " << seed;
       ASSERT_TRUE(run->first) << "seed " << seed << ": the tie's admission is not found";
-      EXPECT_EQ(run->first->invariant, Invariant::kAnchoredWindowCap);
+      EXPECT_EQ(run->first->invariant, CheckId::kAnchoredWindowCap);
     } else {
       EXPECT_FALSE(run->first) << "seed " << seed << ": " << run->first->ToString();
     }

@@ -52,8 +52,8 @@ class Worst final : public Command {
     AddParsed(*c, "--measure", claim_, ParseWorstClaim,
               "What to push on: most-in-window (the most admitted in any W; the default for "
               "window algorithms), over-bucket (the most admitted over B + floor(span / T); the "
-              "default for buckets) or false-denials (the longest run of denials the model had "
-              "room for)");
+              "default for buckets) or false-denial-streak (the longest run of denials the model "
+              "had room for)");
     AddParsed(*c, "--concurrency", concurrencies_, ParseConcurrencies,
               "The most requests in flight at once (as from that many clients, each waiting for "
               "its answer), comma-separated: a search at each, and how the worst grows with it "
@@ -87,8 +87,8 @@ class Worst final : public Command {
     if (Status s = CheckCaseSize(*policy, max_simulated_); !s.ok()) return s;
     Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the searches
     if (!out_dir.ok()) return out_dir.status();
-    const WorstClaim claim = claim_.value_or(DefaultWorstClaim(*policy));
-    if (claim == WorstClaim::kOverBucket && !policy->IsBucket()) {
+    const CheckId claim = claim_.value_or(DefaultWorstClaim(*policy));
+    if (claim == CheckId::kOverBucket && !policy->IsBucket()) {
       return absl::InvalidArgumentError(
           "--measure over-bucket needs a bucket algorithm (token-bucket, gcra, "
           "token-bucket-intervals); " +
@@ -159,7 +159,7 @@ class Worst final : public Command {
   // The command that runs one of its searches again.
   std::string Reproduce(int concurrency) const {
     std::string out = "ratelab worst" + limiter_.Flags();
-    if (claim_) out += " --measure " + std::string(WorstClaimName(*claim_));
+    if (claim_) out += " --measure " + std::string(CheckName(*claim_));
     out += " --concurrency " + std::to_string(concurrency);
     if (faults_ != SearchFaults{}) out += " --faults " + faults_.ToString();
     if (runs_ != kDefaultRuns) out += " --runs " + std::to_string(runs_);
@@ -171,7 +171,7 @@ class Worst final : public Command {
 
   static constexpr int64_t kDefaultRuns = 3000;
   LimiterFlags limiter_{kDefaultPolicy};
-  std::optional<WorstClaim> claim_;
+  std::optional<CheckId> claim_;
   std::vector<int> concurrencies_ = {1, 2, 4, 8};
   SearchFaults faults_;
   int64_t runs_ = kDefaultRuns;

@@ -83,7 +83,7 @@ TEST(WorstCommand, ItsJsonIsReadBackAndItsViewsRebuiltByReport) {
       Ratelab({"report", testing_files::Write(dir, "bad.json", bad.dump()).string()});
   EXPECT_EQ(refused.exit, kExitBadInput);
   EXPECT_NE(refused.err.find("claim: unknown claim 'most-ever' (expected most-in-window, "
-                             "over-bucket or false-denials)"),
+                             "over-bucket or false-denial-streak)"),
             std::string::npos)
       << refused.err;
 }
@@ -188,7 +188,7 @@ TEST(WorstCommand, TheFiguresDocsWorstQuotesAreTheOnesARunGives) {
                              "x from four and " + fixed(s[3]["amplification"]) + "x from eight";
   EXPECT_NE(page.find(quoted), std::string::npos) << "docs/worst.md should say: " << quoted;
   const nlohmann::json streak =
-      worst({"kv-sliding-log-zset", "--measure", "false-denials", "--concurrency", "1"});
+      worst({"kv-sliding-log-zset", "--measure", "false-denial-streak", "--concurrency", "1"});
   const std::string denials = streak["searches"][0]["value"].dump();
   EXPECT_NE(page.find(denials + " false denials in a row from one client"), std::string::npos)
       << "docs/worst.md should say: " << denials << " false denials in a row";

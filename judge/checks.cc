@@ -128,7 +128,7 @@ Violations RetryAfter(const Judged& r) {
 Violations KeyExpiry(const Judged& r) {
   std::vector<Violation> out;
   for (const NeverFreed& item : r.never_expire) {
-    Violation v{Invariant::kKeyExpiry,
+    Violation v{CheckId::kKeyExpiry,
                 item.name,
                 item.name + " has no expiry (" + item.why + "): nothing will ever free it",
                 {}};
@@ -169,7 +169,7 @@ Violations SurvivesRestart(const Judged& r) {
     for (const FaultWindow& restart : r.restarts) {
       if (first < restart.from && restart.from <= last) {
         v.summary += "; across the restart: " + restart.what;
-        v.invariant = Invariant::kSurvivesRestart;
+        v.invariant = CheckId::kSurvivesRestart;
         out.push_back(std::move(v));
         break;
       }
@@ -178,27 +178,16 @@ Violations SurvivesRestart(const Judged& r) {
   return out;
 }
 
-// A check that is an invariant of its own: its name and summary are the invariant's.
-constexpr CheckInfo InvariantCheck(CheckId id, Invariant invariant, CheckInfo::Judge judge,
-                                   bool by_policy) {
-  return {id, InvariantName(invariant), Describe(invariant).summary, judge, nullptr, by_policy};
-}
-
 constexpr std::array<CheckInfo, 9> kChecks = {{
-    {CheckId::kPromise, "promise",
-     "what the limiter's own algorithm promises (its window cap, or conformance)", Promise,
-     CheckPromiseOverIntervals, true},
-    InvariantCheck(CheckId::kAlignedWindowCap, Invariant::kAlignedWindowCap, AlignedWindowCap,
-                   false),
-    InvariantCheck(CheckId::kAnchoredWindowCap, Invariant::kAnchoredWindowCap, AnchoredWindowCap,
-                   false),
-    InvariantCheck(CheckId::kAnyWindowCap, Invariant::kAnyWindowCap, AnyWindowCap, false),
-    InvariantCheck(CheckId::kBucketConformance, Invariant::kBucketConformance, BucketConformance,
-                   true),
-    InvariantCheck(CheckId::kFalseDenials, Invariant::kFalseDenials, FalseDenials, true),
-    InvariantCheck(CheckId::kRetryAfter, Invariant::kRetryAfter, RetryAfter, true),
-    InvariantCheck(CheckId::kKeyExpiry, Invariant::kKeyExpiry, KeyExpiry, false),
-    InvariantCheck(CheckId::kSurvivesRestart, Invariant::kSurvivesRestart, SurvivesRestart, true),
+    {CheckId::kPromise, Promise, CheckPromiseOverIntervals, true},
+    {CheckId::kAlignedWindowCap, AlignedWindowCap, nullptr, false},
+    {CheckId::kAnchoredWindowCap, AnchoredWindowCap, nullptr, false},
+    {CheckId::kAnyWindowCap, AnyWindowCap, nullptr, false},
+    {CheckId::kBucketConformance, BucketConformance, nullptr, true},
+    {CheckId::kFalseDenials, FalseDenials, nullptr, true},
+    {CheckId::kRetryAfter, RetryAfter, nullptr, true},
+    {CheckId::kKeyExpiry, KeyExpiry, nullptr, false},
+    {CheckId::kSurvivesRestart, SurvivesRestart, nullptr, true},
 }};
 
 // CheckOf reads the table by position.
@@ -214,15 +203,17 @@ static_assert(InIdOrder(), "kChecks must list the checks in CheckId order");
 
 std::span<const CheckInfo> Checks() { return kChecks; }
 
+bool IsScenarioCheck(CheckId id) { return static_cast<size_t>(id) < kChecks.size(); }
+
 const CheckInfo& CheckOf(CheckId id) { return kChecks[static_cast<size_t>(id)]; }
 
-std::string_view CheckName(CheckId id) { return CheckOf(id).name; }
-
 Result<CheckId> ParseCheck(std::string_view name) {
-  if (const std::optional<CheckId> id = Named(Checks(), name)) return *id;
+  const std::optional<CheckId> id = CheckNamed(name);
+  if (id && IsScenarioCheck(*id)) return *id;
   std::string expected;
-  for (const CheckInfo& c : kChecks)
-    expected += (expected.empty() ? "" : ", ") + std::string(c.name);
+  for (const CheckInfo& c : kChecks) {
+    expected += (expected.empty() ? "" : ", ") + std::string(CheckName(c.id));
+  }
   return absl::InvalidArgumentError("unknown check '" + std::string(name) + "' (expected one of " +
                                     expected + "; the boundary-burst ratio is always reported)");
 }
@@ -364,7 +355,7 @@ std::vector<Violation> JudgeFalseDenialsOverIntervals(const History& history, co
         continue;
       }
       const HistoryEvent& shown = history[static_cast<size_t>(d->id)];
-      out.push_back({Invariant::kFalseDenials,
+      out.push_back({CheckId::kFalseDenials,
                      std::string(key),
                      "denied although " + policy.ToString() +
                          " had room wherever in its interval it fell, every admission of its "
@@ -457,7 +448,7 @@ LinearizabilityJudgement JudgeLinearizability(const History& history, const Poli
   constexpr size_t kPrefixShown = 10;
   const std::vector<LinearStep>& prefix = r.detail.order;
   const HistoryEvent& stuck = *r.events[*r.detail.stuck];
-  Violation v{Invariant::kLinearizable, r.key, "", {}};
+  Violation v{CheckId::kLinearizable, r.key, "", {}};
   const bool client = options.read_at_send;
   v.summary =
       std::string(

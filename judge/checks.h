@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "model/check_id.h"
 #include "model/history.h"
 #include "model/linearizability.h"
 #include "model/never_freed.h"
@@ -21,18 +22,6 @@
 #include "model/violation.h"
 
 namespace ratelab {
-
-enum class CheckId {
-  kPromise,  // the limiter's own algorithm's promise (CheckPromise)
-  kAlignedWindowCap,
-  kAnchoredWindowCap,
-  kAnyWindowCap,
-  kBucketConformance,
-  kFalseDenials,
-  kRetryAfter,
-  kKeyExpiry,       // every key or document the protocol leaves in its store expires
-  kSurvivesRestart  // the promise across node crashes and store restarts
-};
 
 // A fault of the run and the span it covers (an instant fault, a clock jump, has from == to).
 struct FaultWindow {
@@ -73,10 +62,10 @@ struct Judged {
   std::function<History()> exact = nullptr;
 };
 
+// A check a scenario can hold a run to: its id (whose name and summary are model/check_id.h's)
+// and how it judges.
 struct CheckInfo {
   CheckId id;
-  std::string_view name;
-  std::string_view summary;
   // Judges a simulated run: its violations, or why it could not judge (a run that failed).
   using Judge = Result<std::vector<Violation>> (*)(const Judged& run);
   Judge judge;
@@ -95,8 +84,10 @@ struct CheckInfo {
 // Every check, in the order `ratelab list checks` shows them. (The boundary-burst ratio is not
 // one: every run reports it.)
 std::span<const CheckInfo> Checks();
+// Whether `id` is one of Checks(): a check a scenario can ask for.
+bool IsScenarioCheck(CheckId id);
+// The row of `id`, one of Checks().
 const CheckInfo& CheckOf(CheckId id);
-std::string_view CheckName(CheckId id);
 // The check named `name`, or InvalidArgument naming the checks there are.
 Result<CheckId> ParseCheck(std::string_view name);
 // A comma-separated list of checks (`ratelab list checks`), at least one.

@@ -26,15 +26,24 @@ HistoryEvent Admitted(int64_t id, Duration at, const std::string& step) {
 TEST(Checks, EveryCheckHasOneNameThatFindsIt) {
   std::set<std::string_view> names;
   for (const CheckInfo& c : Checks()) {
-    EXPECT_TRUE(names.insert(c.name).second) << c.name;
-    EXPECT_FALSE(c.summary.empty()) << c.name;
     EXPECT_EQ(&CheckOf(c.id), &c);
-    Result<CheckId> found = ParseCheck(c.name);
-    ASSERT_TRUE(found.ok()) << c.name;
+    Result<CheckId> found = ParseCheck(CheckName(c.id));
+    ASSERT_TRUE(found.ok()) << CheckName(c.id);
     EXPECT_EQ(*found, c.id);
   }
-  EXPECT_EQ(names.size(), 9u);
-  EXPECT_FALSE(names.contains("boundary-burst")) << "a ratio every run reports, not a check";
+  // Every id, a scenario's check or not, has a name of its own and says what it judges.
+  for (const CheckIdInfo& c : CheckIds()) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name;
+    EXPECT_FALSE(c.summary.empty()) << c.name;
+    EXPECT_EQ(CheckNamed(c.name), c.id);
+  }
+  EXPECT_EQ(Checks().size(), 9u);
+  // Ids a scenario cannot ask for: the ratio every run reports, linearizability (a live run's),
+  // a worst-case measure, what only HTTP shows.
+  for (const std::string_view other :
+       {"boundary-burst", "linearizable", "false-denial-streak", "server-errors"}) {
+    EXPECT_FALSE(ParseCheck(other).ok()) << other;
+  }
   const Result<CheckId> unknown = ParseCheck("vibes");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.status().message().find("unknown check 'vibes' (expected one of promise, "),
@@ -43,7 +52,7 @@ TEST(Checks, EveryCheckHasOneNameThatFindsIt) {
 
 TEST(Checks, OnlyThePromiseCanBeJudgedWithoutTheStoresOrder) {
   for (const CheckInfo& c : Checks()) {
-    EXPECT_EQ(c.judge_over_intervals != nullptr, c.id == CheckId::kPromise) << c.name;
+    EXPECT_EQ(c.judge_over_intervals != nullptr, c.id == CheckId::kPromise) << CheckName(c.id);
   }
 }
 
@@ -93,7 +102,7 @@ TEST(Checks, SurvivesRestartBlamesOnlyWhatARestartReset) {
   v = CheckOf(CheckId::kSurvivesRestart).judge(f.Run());
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->size(), 1u);
-  EXPECT_EQ((*v)[0].invariant, Invariant::kSurvivesRestart);
+  EXPECT_EQ((*v)[0].invariant, CheckId::kSurvivesRestart);
   EXPECT_NE((*v)[0].summary.find("; across the restart: node 0 crashed"), std::string::npos);
   EXPECT_EQ(f.reruns, 1);
 
@@ -283,7 +292,7 @@ TEST(Checks, AKeyAlreadyBrokenIsForgivenItsTieOnlyWhereAnOrderAtTheTieIsFound) {
   };
   const History h = {event(0, 0, 100, true), event(1, 300, 2500, false), event(2, 600, 700, false),
                      event(3, 1000, 1100, true), event(4, 1200, 1300, false)};
-  const Violation broken{Invariant::kBucketConformance, h[0].key, "", {}};
+  const Violation broken{CheckId::kBucketConformance, h[0].key, "", {}};
   // A budget that the first search keeps to and the search at the tie passes, and ones above and
   // below it.
   for (const int64_t budget : {int64_t{5}, int64_t{24}, int64_t{200'000}}) {

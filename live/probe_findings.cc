@@ -49,12 +49,8 @@ constexpr size_t kMostCounted = 10'000;
 
 }  // namespace
 
-std::string_view ProbeCheckName(ProbeCheck check) {
-  return NameOf<ProbeCheckInfo>(kProbeChecks, check);
-}
-
-void ProbeFindings::Add(ProbeCheck check, int64_t n, std::string example) {
-  Entry& e = entries_[ProbeCheckName(check)];
+void ProbeFindings::Add(CheckId check, int64_t n, std::string example) {
+  Entry& e = entries_[CheckName(check)];
   e.check = check;
   if (e.count > 0 && e.last == n) return;
   if (e.count++ == 0) e.first = std::move(example);
@@ -147,7 +143,7 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
     if (!value) return std::nullopt;
     std::optional<int64_t> v = WholeNumber(*value);
     if (!v) {
-      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
+      findings.Add(CheckId::kHeaderSyntax, e.n,
                    absl::StrCat(at, std::string(name), ": '", std::string(*value),
                                 "' is not a whole number"));
     }
@@ -170,11 +166,11 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
     const bool unix_time = *value >= kUnixSecondsFrom;
     const int64_t from_now = unix_time ? *value - answered_s : *value;
     if (unix_time && *value < sent_s - 1) {
-      findings.Add(ProbeCheck::kResetInThePast, e.n,
+      findings.Add(CheckId::kResetInThePast, e.n,
                    absl::StrCat(at, std::string(name), ": ", *value, " is ", sent_s - *value,
                                 " s before the request was sent"));
     } else if (from_now > longest) {
-      findings.Add(ProbeCheck::kResetBeyondModel, e.n,
+      findings.Add(CheckId::kResetBeyondModel, e.n,
                    absl::StrCat(at, std::string(name), ": ", *value, " is ", from_now,
                                 " s ahead, but the model is whole again within ", longest, " s"));
     }
@@ -183,14 +179,14 @@ std::optional<int64_t> CheckStateHeaders(const ProbePlan& plan, const HttpExchan
   check_reset("RateLimit-Reset", integer_header("RateLimit-Reset"));
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit-Policy")) {
     if (Result<std::vector<RateLimitPolicyField>> p = ParseAnyRateLimitPolicy(*value); !p.ok()) {
-      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
+      findings.Add(CheckId::kHeaderSyntax, e.n,
                    absl::StrCat(at, "RateLimit-Policy: ", p.status().message()));
     }
   }
   if (const std::optional<std::string_view> value = FindHeader(e.headers, "RateLimit")) {
     Result<std::vector<RateLimitField>> r = ParseAnyRateLimit(*value);
     if (!r.ok()) {
-      findings.Add(ProbeCheck::kHeaderSyntax, e.n,
+      findings.Add(CheckId::kHeaderSyntax, e.n,
                    absl::StrCat(at, "RateLimit: ", r.status().message()));
     } else if (!r->empty()) {
       if (!remaining) remaining = r->front().remaining;
@@ -209,7 +205,7 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   const int64_t longest = LongestWaitSeconds(plan.policy);
   const std::optional<std::string_view> retry = FindHeader(e.headers, "Retry-After");
   if (!retry) {
-    findings.Add(ProbeCheck::kRetryAfterMissing, e.n,
+    findings.Add(CheckId::kRetryAfterMissing, e.n,
                  absl::StrCat(at, "a ", e.status, " without Retry-After"));
     return;
   }
@@ -230,7 +226,7 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
     wait = std::max(Duration(0), *date - now);
     slack = 1;
   } else {
-    findings.Add(ProbeCheck::kHeaderSyntax, e.n,
+    findings.Add(CheckId::kHeaderSyntax, e.n,
                  absl::StrCat(at, "Retry-After: '", std::string(*retry),
                               "' is neither whole seconds nor an HTTP-date"));
     return;
@@ -238,7 +234,7 @@ void CheckRetryAfter(const ProbePlan& plan, const HttpExchange& e, Decision& dec
   decision.retry_after = std::chrono::round<std::chrono::seconds>(wait);
   const double wait_s = std::chrono::duration<double>(wait).count();
   if (wait_s > static_cast<double>(longest + slack)) {
-    findings.Add(ProbeCheck::kRetryAfterTooLong, e.n,
+    findings.Add(CheckId::kRetryAfterTooLong, e.n,
                  absl::StrCat(at, "Retry-After: ", std::string(*retry),
                               slack > 0 ? " (" + FormatDurationTo(wait, 0) + " away)" : "",
                               ", but the model never waits more than ", longest,
@@ -291,7 +287,7 @@ void CheckRemainingAgainstAdmissions(const Policy& policy,
     }
     if (!which.empty()) absl::StrAppend(&which, before.size() > kExamples ? ", ...)" : ")");
     findings.Add(
-        ProbeCheck::kRemainingAboveModel, eb.n,
+        CheckId::kRemainingAboveModel, eb.n,
         absl::StrCat("#", eb.n, " says ", b.remaining, " remain",
                      b.admitted ? " after an admission" : "", ", but the model's limit ",
                      policy.limit,
@@ -328,7 +324,7 @@ void CheckRemainingNeverRises(const std::vector<HttpExchange>& exchanges,
             FindHeader(eb.headers, "X-RateLimit-Limit")) {
       continue;
     }
-    findings.Add(ProbeCheck::kRemainingRose, eb.n,
+    findings.Add(CheckId::kRemainingRose, eb.n,
                  absl::StrCat("#", eb.n, " says ", b.remaining, " remain, more than the ",
                               a.remaining, " #", ea.n, " said, yet it was sent after #", ea.n,
                               " was answered and answered before the reset #", ea.n,

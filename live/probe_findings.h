@@ -23,7 +23,7 @@ namespace ratelab {
 
 // Something only HTTP shows, with the exchanges (by number) that show it.
 struct ProbeFinding {
-  ProbeCheck check = ProbeCheck::kServerErrors;
+  CheckId check = CheckId::kServerErrors;
   std::string summary;
   std::vector<int64_t> exchanges;  // at most a few
 };
@@ -54,13 +54,13 @@ Result<Policy> PolicyFromHeaders(const Policy& model, bool window_given,
 class ProbeFindings {
  public:
   // An exchange counts once for a check, however many of its headers show it.
-  void Add(ProbeCheck check, int64_t n, std::string example);
+  void Add(CheckId check, int64_t n, std::string example);
   // The findings, each summarised as "K of `answers` answers: " and its first example.
   std::vector<ProbeFinding> Take(int64_t answers);
 
  private:
   struct Entry {
-    ProbeCheck check;
+    CheckId check;
     int64_t count = 0;
     int64_t last = 0;  // the exchange last added
     std::string first;

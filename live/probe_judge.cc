@@ -39,7 +39,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
         break;
       case ProbeAnswer::kServerError:
         ++r.server_errors;
-        findings.Add(ProbeCheck::kServerErrors, e.n,
+        findings.Add(CheckId::kServerErrors, e.n,
                      absl::StrCat("#", e.n, " ", e.status, " (a limiter that fails under load?)"));
         break;
       case ProbeAnswer::kUnanswered:
@@ -49,7 +49,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
         // Answered, but unread: whether it counted is not known, as for no answer.
         ++r.unanswered;
         ++answers;
-        findings.Add(ProbeCheck::kUnreadableAnswers, e.n, absl::StrCat("#", e.n, ": ", e.error));
+        findings.Add(CheckId::kUnreadableAnswers, e.n, absl::StrCat("#", e.n, ": ", e.error));
         break;
       case ProbeAnswer::kOther:
         ++r.other;
@@ -115,7 +115,7 @@ Result<ProbeResult> JudgeProbe(const ProbePlan& given, std::vector<HttpExchange>
       r.history, early, plan.policy, kProbeResolution, kProbeResolution, DecisionClock::kStore);
   if (!false_denials.empty()) {
     const Violation& first = false_denials.front();
-    ProbeFinding f{ProbeCheck::kFalseDenials, "", {}};
+    ProbeFinding f{CheckId::kFalseDenials, "", {}};
     for (const Violation& v : false_denials) {
       if (f.exchanges.size() < 3) {
         f.exchanges.push_back(r.exchanges[static_cast<size_t>(v.witness.front().id)].n);

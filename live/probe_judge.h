@@ -33,8 +33,8 @@ struct ProbeResult {
   Duration latency_p50{};
   Duration latency_p99{};
   Policy policy;  // the promise judged (the plan's, or learnt from the headers)
-  Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
-  std::vector<Violation> violations;             // the promise's
+  CheckId promise = CheckId::kAnyWindowCap;  // the invariant the promise is judged as
+  std::vector<Violation> violations;         // the promise's
   // Whether some order of the requests, each decided inside its interval, gives every answer
   // (admitted or denied) the policy's model gives; its violation, if any, is not in `violations`.
   LinearizabilityJudgement linearizability;

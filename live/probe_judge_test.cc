@@ -111,7 +111,7 @@ TEST(JudgeProbe, ThreeAdmissionsInAWindowOfTwoBreakThePromise) {
 
 TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
   ProbePlan plan = FixedWindowOfTwo();
-  plan.required = {ProbeCheck::kRetryAfterMissing};
+  plan.required = {CheckId::kRetryAfterMissing};
   const ProbeResult r =
       Judge(plan, {Answer(0, "u", 0, 200, {{"X-RateLimit-Remaining", "many"}}),
                    Answer(1, "v", 10, 200, {{"X-RateLimit-Remaining", "5"}}),
@@ -124,13 +124,13 @@ TEST(JudgeProbe, EachDishonestHeaderIsItsOwnFinding) {
                                       "reset-beyond-model", "reset-in-the-past",
                                       "retry-after-missing", "retry-after-too-long"}));
   for (const ProbeFinding& f : r.findings) {
-    if (f.check == ProbeCheck::kFalseDenials) {
+    if (f.check == CheckId::kFalseDenials) {
       EXPECT_EQ(f.exchanges, (std::vector<int64_t>{2, 3}));
       EXPECT_TRUE(f.summary.starts_with("2 user(s) with a denial no order explains: #2 (w) "))
           << f.summary;
       continue;
     }
-    EXPECT_EQ(f.exchanges.size(), 1u) << ProbeCheckName(f.check);
+    EXPECT_EQ(f.exchanges.size(), 1u) << CheckName(f.check);
     EXPECT_NE(f.summary.find(" of 6 answers: #"), std::string::npos) << f.summary;
   }
 }
@@ -170,8 +170,8 @@ TEST(JudgeProbe, ADenialTheModelHadRoomForWhereverItFellIsAFalseDenial) {
   EXPECT_TRUE(FindingChecks(Judge(plan, racing)).empty());
 }
 
-// RFC 6585: a 429 MAY say when to retry. Without --require retry-after, a denial without one is a
-// note, which fails nothing.
+// RFC 6585: a 429 MAY say when to retry. Without --require retry-after-missing, a denial without
+// one is a note, which fails nothing.
 TEST(JudgeProbe, ADenialWithoutRetryAfterIsANoteUnlessRequired) {
   const std::vector<HttpExchange> answers = {Answer(0, "u", 0, 200), Answer(1, "u", 10, 200),
                                              Answer(2, "u", 20, 429)};
@@ -179,14 +179,16 @@ TEST(JudgeProbe, ADenialWithoutRetryAfterIsANoteUnlessRequired) {
   ProbeResult r = Judge(plan, answers);
   EXPECT_TRUE(r.findings.empty());
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_EQ(r.notes[0].check, ProbeCheck::kRetryAfterMissing);
+  EXPECT_EQ(r.notes[0].check, CheckId::kRetryAfterMissing);
   EXPECT_EQ(r.notes[0].summary, "1 of 3 answers: #2 a 429 without Retry-After");
-  plan.required = {*ParseRequiredCheck("retry-after")};
+  plan.required = {*ParseRequiredCheck("retry-after-missing")};
   r = Judge(plan, answers);
   EXPECT_EQ(FindingChecks(r), (std::vector<std::string>{"retry-after-missing"}));
   EXPECT_TRUE(r.notes.empty());
   EXPECT_EQ(ParseRequiredCheck("remaining").status().message(),
-            "unknown optional check 'remaining' (expected retry-after)");
+            "unknown optional check 'remaining' (expected retry-after-missing)");
+  // The check the worst-case search or a scenario asks for by "retry-after" is another one.
+  EXPECT_FALSE(ParseRequiredCheck("retry-after").ok());
 }
 
 // A Retry-After given as an HTTP-date is a wait like seconds: until the date, on the server's
@@ -211,7 +213,7 @@ TEST(JudgeProbe, ARetryAfterDateIsJudgedLikeSeconds) {
   EXPECT_EQ(FindingChecks(r),
             (std::vector<std::string>{"false-denials", "header-syntax", "retry-after-too-long"}));
   for (const ProbeFinding& f : r.findings) {
-    if (f.check == ProbeCheck::kRetryAfterTooLong) {
+    if (f.check == CheckId::kRetryAfterTooLong) {
       EXPECT_EQ(f.exchanges, (std::vector<int64_t>{1, 3, 5})) << f.summary;
       EXPECT_EQ(f.summary,
                 "3 of 6 answers: #1 Retry-After: Tue, 14 Nov 2023 22:14:24 GMT (63s away), but "

@@ -35,17 +35,24 @@ ProbeAnswer AnswerOf(const ProbePlan& plan, const HttpExchange& e) {
   return ProbeAnswer::kOther;
 }
 
-bool Required(const ProbePlan& plan, ProbeCheck check) {
-  return RowOf<ProbeCheckInfo>(kProbeChecks, check).required_as.empty() ||
+bool Required(const ProbePlan& plan, CheckId check) {
+  return !Optional(check) ||
          std::find(plan.required.begin(), plan.required.end(), check) != plan.required.end();
 }
 
-Result<ProbeCheck> ParseRequiredCheck(std::string_view name) {
+bool Optional(CheckId check) {
+  for (const ProbeCheckInfo& row : kProbeChecks) {
+    if (row.id == check) return row.optional;
+  }
+  return false;
+}
+
+Result<CheckId> ParseRequiredCheck(std::string_view name) {
   std::string choices;
   for (const ProbeCheckInfo& check : kProbeChecks) {
-    if (check.required_as.empty()) continue;
-    if (check.required_as == name) return check.id;
-    choices += (choices.empty() ? "" : ", ") + std::string(check.required_as);
+    if (!check.optional) continue;
+    if (CheckName(check.id) == name) return check.id;
+    choices += (choices.empty() ? "" : ", ") + std::string(CheckName(check.id));
   }
   return absl::InvalidArgumentError("unknown optional check '" + std::string(name) +
                                     "' (expected " + choices + ")");

@@ -78,15 +78,16 @@ struct ProbePlan {
   // it advertises is at most this (0: never); the check's requests come out of max_requests.
   Duration retry_after_wait = std::chrono::seconds(10);
   // Optional checks asked for (--require): what they see fails the probe, as any check's does.
-  std::vector<ProbeCheck> required;
+  std::vector<CheckId> required;
 };
 
 // Whether what `check` sees fails `plan`'s probe: a check always made, or an optional one asked
 // for; else it is a note.
-bool Required(const ProbePlan& plan, ProbeCheck check);
-// The optional check `name` asks for (its `required_as`: "retry-after"), or InvalidArgument with
-// the choices.
-Result<ProbeCheck> ParseRequiredCheck(std::string_view name);
+bool Required(const ProbePlan& plan, CheckId check);
+// Whether `check` is an optional one of a probe's (ProbeCheckInfo::optional).
+bool Optional(CheckId check);
+// The optional check named `name` ("retry-after-missing"), or InvalidArgument with the choices.
+Result<CheckId> ParseRequiredCheck(std::string_view name);
 
 // InvalidArgument naming what is wrong: a URL that is not http://, a method that is not a token,
 // a header that is not "Name: value", caps out of range (requests 1 to kProbeMostRequests, rate

@@ -152,12 +152,12 @@ class RetryAfterCheck {
     const ProbeAnswer kind = AnswerOf(plan_, retry);
     if (early && kind == ProbeAnswer::kAdmitted) {
       findings.push_back(
-          {ProbeCheck::kRetryAfterDishonest,
+          {CheckId::kRetryAfterDishonest,
            absl::StrCat("#", retry.n, " was admitted ", FormatDuration(at), " after #", denial_n,
                         " said Retry-After: ", *wait, " (a wait it did not need)"),
            {denial_n, retry.n}});
     } else if (!early && kind == ProbeAnswer::kDenied) {
-      findings.push_back({ProbeCheck::kRetryAfterDishonest,
+      findings.push_back({CheckId::kRetryAfterDishonest,
                           absl::StrCat("#", retry.n, " was denied again ", FormatDuration(at),
                                        " after #", denial_n, " said Retry-After: ", *wait),
                           {denial_n, retry.n}});
@@ -260,7 +260,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
   r.interrupted = interrupted;
   const bool unreadable =
       std::any_of(r.findings.begin(), r.findings.end(),
-                  [](const ProbeFinding& f) { return f.check == ProbeCheck::kUnreadableAnswers; });
+                  [](const ProbeFinding& f) { return f.check == CheckId::kUnreadableAnswers; });
   if (r.admitted + r.denied == 0 && !unreadable) {
     std::map<int, int64_t> statuses;
     for (const HttpExchange& e : r.exchanges) {

@@ -274,7 +274,7 @@ TEST(Probe, AFalseDenialIsNotLinearizable) {
   EXPECT_TRUE(r.violations.empty()) << "the promise is kept";
   ASSERT_EQ(r.linearizability.verdict, LinearVerdict::kNotLinearizable);
   const Violation& v = *r.linearizability.violation;
-  EXPECT_EQ(v.invariant, Invariant::kLinearizable);
+  EXPECT_EQ(v.invariant, CheckId::kLinearizable);
   ASSERT_EQ(v.witness.size(), 2u) << v.ToString();
   EXPECT_TRUE(v.witness[0].admitted());
   EXPECT_TRUE(v.witness[1].denied());
@@ -288,7 +288,7 @@ TEST(Probe, ALimiterThatAdmitsTooManyIsFoundWithAWitnessOfThree) {
   const ProbeResult r = Probe(PlanFor(lenient.Url("/hit/{user}")));
   EXPECT_EQ(r.admitted, 12);
   ASSERT_FALSE(r.violations.empty());
-  EXPECT_EQ(r.violations.front().invariant, Invariant::kAlignedWindowCap);
+  EXPECT_EQ(r.violations.front().invariant, CheckId::kAlignedWindowCap);
   EXPECT_EQ(r.violations.front().witness.size(), static_cast<size_t>(kLimit + 1));
 }
 
@@ -303,7 +303,7 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
     AwayFromAMinutesEdge();
     Fixture liar(Limiter(lie));
     ProbePlan plan = PlanFor(liar.Url("/hit/{user}"));
-    plan.required = {ProbeCheck::kRetryAfterMissing};
+    plan.required = {CheckId::kRetryAfterMissing};
     const ProbeResult r = Probe(plan);
     std::vector<std::string> found = FindingChecks(r);
     // A minute that begins during the run raises Remaining an hour before the reset it named.
@@ -320,7 +320,7 @@ TEST(Probe, EachDishonestHeaderIsCaughtByItsCheck) {
   const ProbeResult r = Probe(PlanFor(silent.Url("/hit/{user}")));
   EXPECT_TRUE(r.findings.empty()) << r.findings.front().summary;
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_EQ(r.notes[0].check, ProbeCheck::kRetryAfterMissing);
+  EXPECT_EQ(r.notes[0].check, CheckId::kRetryAfterMissing);
 }
 
 // Counts lost: Remaining rises within the window, before the reset the server named (and the

@@ -171,7 +171,7 @@ TEST(Probe, ARacyProtocolBehindServeIsFoundOverHttpAndTheAtomicOneIsNot) {
   RATELAB_REQUIRE_REDIS_SERVER();
   const ProbeResult racy = ProbeServedBucket("kv-token-bucket-hgetall-hset");
   ASSERT_FALSE(racy.violations.empty()) << racy.admitted << " admitted";
-  EXPECT_EQ(racy.violations.front().invariant, Invariant::kBucketConformance);
+  EXPECT_EQ(racy.violations.front().invariant, CheckId::kBucketConformance);
   EXPECT_TRUE(racy.findings.empty()) << racy.findings.front().summary;
   const ProbeResult atomic = ProbeServedBucket("kv-token-bucket-lua");
   EXPECT_GT(atomic.admitted, 5);

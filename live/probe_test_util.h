@@ -32,7 +32,7 @@ inline ProbePlan PlanFor(const std::string& url) {
 // The checks of a result's findings, by name, in the order found.
 inline std::vector<std::string> FindingChecks(const ProbeResult& r) {
   std::vector<std::string> out;
-  for (const ProbeFinding& f : r.findings) out.emplace_back(ProbeCheckName(f.check));
+  for (const ProbeFinding& f : r.findings) out.emplace_back(CheckName(f.check));
   return out;
 }
 

@@ -68,8 +68,8 @@ struct StressResult {
   Duration latency_p50{};  // from sent to answered
   Duration latency_p99{};
   BusiestKey busiest;
-  Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
-  Duration resolution{};                         // the protocol's: histories are judged at it
+  CheckId promise = CheckId::kAnyWindowCap;  // the invariant the promise is judged as
+  Duration resolution{};                     // the protocol's: histories are judged at it
   // The promise's violations, each witness with the events as they were (not floored).
   std::vector<Violation> violations;
   // Whether the answers are linearizable by the policy's model (its violation, if any, is not

@@ -43,7 +43,7 @@ std::vector<Violation> CheckBucketConformance(const History& h, int64_t burst, D
         const Duration span = events[i]->invoke - events[last_full]->invoke;
         const int64_t bound = burst + span.count() / interval.count();
         out.push_back(
-            {Invariant::kBucketConformance, std::string(key),
+            {CheckId::kBucketConformance, std::string(key),
              std::to_string(used_since_full) + " admitted in [" +
                  FormatInstantTo(events[last_full]->invoke, 3) + ", " +
                  FormatInstantTo(events[i]->invoke, 3) + "] (span " + FormatDurationTo(span, 3) +

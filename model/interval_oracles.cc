@@ -40,7 +40,7 @@ Events FirstBreach(Events inside, Bound bound) {
   return {};
 }
 
-Violation Report(Invariant invariant, std::string_view key, const Events& witness,
+Violation Report(CheckId invariant, std::string_view key, const Events& witness,
                  const std::string& bound) {
   int64_t used = 0;
   Instant from = Instant::max(), to = Instant::min();
@@ -89,7 +89,7 @@ std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration 
 // For each first invoke s, the admissions sent at or after s and answered by s + reach; a breach
 // is what `bound` refuses for the span they cover.
 template <typename Bound>
-std::vector<Violation> Spans(const History& h, Invariant invariant, Duration reach,
+std::vector<Violation> Spans(const History& h, CheckId invariant, Duration reach,
                              const std::string& words, Bound bound) {
   std::vector<Violation> out;
   for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {

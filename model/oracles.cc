@@ -33,27 +33,27 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy, Dura
   return {};
 }
 
-Invariant PromiseInvariant(Algorithm algorithm) {
+CheckId PromiseInvariant(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::kFixedWindow:
     case Algorithm::kSlidingCounter:
-      return Invariant::kAlignedWindowCap;
+      return CheckId::kAlignedWindowCap;
     case Algorithm::kSlidingLog:
     case Algorithm::kSlidingLogClosed:
-      return Invariant::kAnyWindowCap;
+      return CheckId::kAnyWindowCap;
     case Algorithm::kTokenBucket:
     case Algorithm::kGcra:
     case Algorithm::kTokenBucketIntervals:
     case Algorithm::kTokenBucketCredit:
-      return Invariant::kBucketConformance;
+      return CheckId::kBucketConformance;
     case Algorithm::kAnchoredWindow:
     case Algorithm::kAnchoredWindowHalfOpen:
-      return Invariant::kAnchoredWindowCap;
+      return CheckId::kAnchoredWindowCap;
     case Algorithm::kSlidingCounterAnchored:
     case Algorithm::kSlidingCounterAnchoredFloored:
-      return Invariant::kAnchoredGridCap;
+      return CheckId::kAnchoredGridCap;
   }
-  return Invariant::kAnyWindowCap;
+  return CheckId::kAnyWindowCap;
 }
 
 std::vector<const HistoryEvent*> ByKeyInInvokeOrder(const History& h) {

@@ -105,7 +105,7 @@ std::vector<Violation> CheckPromise(const History& h, const Policy& policy,
 // The invariant that CheckPromise (and CheckPromiseOverIntervals) checks for `algorithm`, as its
 // violations name it: "aligned-window-cap", "any-window-cap", "bucket-conformance",
 // "anchored-window-cap" or "anchored-grid-cap".
-Invariant PromiseInvariant(Algorithm algorithm);
+CheckId PromiseInvariant(Algorithm algorithm);
 
 // Histories of real concurrency (`ratelab stress`): wall-clock times, and a decision that took
 // effect somewhere in [invoke, complete], no one knows where. This reports only what is broken

@@ -325,7 +325,7 @@ TEST(FalseDenialsOracle, FlagsADenialTheModelWouldAdmit) {
   h.push_back(denied[0]);
   std::vector<Violation> v = CheckFalseDenials(h, p);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, Invariant::kFalseDenials);
+  EXPECT_EQ(v[0].invariant, CheckId::kFalseDenials);
   EXPECT_EQ(v[0].summary,
             "denied at 12:00:10.500 although sliding-log 2 per 10s had room (1 left before this "
             "request of cost 1)");
@@ -442,7 +442,7 @@ TEST(IntervalOracles, TheLogCountsOnlySetsAnsweredWithinLessThanW) {
   h.back().complete -= Duration(1);
   std::optional<std::vector<Violation>> v = CheckPromiseOverIntervals(h, log, seconds(10), false);
   ASSERT_EQ(v->size(), 1u);
-  EXPECT_EQ((*v)[0].invariant, Invariant::kAnyWindowCap);
+  EXPECT_EQ((*v)[0].invariant, CheckId::kAnyWindowCap);
   EXPECT_EQ((*v)[0].witness.size(), 3u);
 }
 
@@ -473,7 +473,7 @@ TEST(IntervalOracles, TheAnchoredWindowIsHeldToTwoWindowsInAnySpanOfW) {
   History five = At({seconds(0), seconds(1), seconds(5), seconds(9), seconds(10)});
   const std::vector<Violation> v = *CheckPromiseOverIntervals(five, anchored, seconds(1), false);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, Invariant::kAnchoredWindowCap);
+  EXPECT_EQ(v[0].invariant, CheckId::kAnchoredWindowCap);
   EXPECT_EQ(v[0].witness.size(), 5u);
   // Answered later than W after the first was sent: they may have fallen in three windows.
   five.back().complete = kT0 + seconds(10) + Duration(1);
@@ -490,7 +490,7 @@ TEST(IntervalOracles, TheAnchoredWindowAQuietKeyOpensIsHeldToTheLimit) {
       << "a window opened before the history may have held the first";
   std::vector<Violation> v = *CheckPromiseOverIntervals(four, anchored, seconds(1), true);
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].invariant, Invariant::kAnchoredWindowCap);
+  EXPECT_EQ(v[0].invariant, CheckId::kAnchoredWindowCap);
   EXPECT_EQ(v[0].witness.size(), 3u);
   EXPECT_NE(v[0].summary.find("3 admitted, each sent and answered within [12:00:00.000, "
                               "12:00:09.000]"),

@@ -161,7 +161,7 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
     if (!reported.insert(f.event->key).second) continue;
     const auto it = lost.find(f.event->key);
     if (it == lost.end()) {
-      out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
+      out.push_back({CheckId::kFalseDenials, f.event->key, f.why, {*f.event}});
       continue;
     }
     const std::vector<const HistoryEvent*>& maybe = it->second;
@@ -188,7 +188,7 @@ std::vector<Violation> ReplayEveryChoice(const History& h, const Policy& policy,
     }
     for (const HistoryEvent& e : key_history) {
       if (every->contains(e.id)) {
-        out.push_back({Invariant::kFalseDenials, e.key, every->at(e.id), {e}});
+        out.push_back({CheckId::kFalseDenials, e.key, every->at(e.id), {e}});
         break;
       }
     }
@@ -213,7 +213,7 @@ std::vector<Violation> ReplayDenials(const History& h, const Policy& policy, boo
   for (const Flagged& f : FlaggedInBothOrders(h, policy, judge, none, lenient)) {
     if (reported.contains(f.event->key)) continue;
     reported.insert(f.event->key);
-    out.push_back({Invariant::kFalseDenials, f.event->key, f.why, {*f.event}});
+    out.push_back({CheckId::kFalseDenials, f.event->key, f.why, {*f.event}});
   }
   return out;
 }
@@ -243,7 +243,7 @@ std::vector<Violation> CheckFalseDenials(const History& h, const Policy& policy,
         return "denied at " + FormatInstantTo(e.invoke, 3) + " although " + policy.ToString() +
                " had room (" + room + ")";
       });
-  for (Violation& v : out) v.invariant = Invariant::kFalseDenials;
+  for (Violation& v : out) v.invariant = CheckId::kFalseDenials;
   return out;
 }
 
@@ -277,7 +277,7 @@ std::optional<Violation> LongestFalseDenialStreak(const History& h, const Policy
     }
   }
   if (longest.empty()) return std::nullopt;
-  Violation v{Invariant::kFalseDenials,
+  Violation v{CheckId::kFalseDenials,
               longest.front()->key,
               std::to_string(longest.size()) + " denial(s) in a row from " +
                   FormatInstantTo(longest.front()->invoke, 3) + " to " +
@@ -310,7 +310,7 @@ std::vector<Violation> CheckRetryAfter(const History& h, const Policy& policy, D
         if (wait != expected.retry_after) what += ", " + FormatDuration(wait) + " rounded up";
         return what;
       });
-  for (Violation& v : out) v.invariant = Invariant::kRetryAfter;
+  for (Violation& v : out) v.invariant = CheckId::kRetryAfter;
   return out;
 }
 

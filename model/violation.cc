@@ -37,7 +37,7 @@ std::string DescribeEvent(const HistoryEvent& e) {
 }
 
 std::string Violation::ToString() const {
-  std::string out = "[" + std::string(InvariantName(invariant)) + "] " + summary + "\n";
+  std::string out = "[" + std::string(CheckName(invariant)) + "] " + summary + "\n";
   for (const HistoryEvent& e : witness) out += "  " + DescribeEvent(e) + "\n";
   return out;
 }

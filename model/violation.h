@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "model/check_id.h"
 #include "model/history.h"
-#include "model/invariant.h"
 #include "model/policy.h"
 
 namespace ratelab {
 
 struct Violation {
-  Invariant invariant = Invariant::kAnyWindowCap;  // what it breaks
+  CheckId invariant = CheckId::kAnyWindowCap;  // what it breaks
   std::string key;
   // One sentence: "6 admitted in [00:00:59.400, 00:01:00.300), limit 5 per 1m".
   std::string summary;

@@ -44,7 +44,7 @@ std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Du
       if (used > limit) {
         const Instant start = AlignedWindowStart(index, window) + shift;
         out.push_back(
-            {Invariant::kAlignedWindowCap, std::string(key),
+            {CheckId::kAlignedWindowCap, std::string(key),
              std::to_string(used) + " admitted in window " + Span(start, start + window, ")") +
                  ", limit " + std::to_string(limit) + " per " + FormatDuration(window),
              internal::Copy(events, first, i + 1), Violation::Window{start, start + window}});
@@ -119,8 +119,8 @@ bool SomeChoiceKeepsTheCap(std::span<const HistoryEvent* const> events, int64_t 
 
 // At most `limit` units admitted per key in each window `advance` moves through.
 std::vector<Violation> CheckMovingWindowCap(const History& h, int64_t limit, Duration window,
-                                            Advance advance, Invariant invariant,
-                                            const char* opened, const char* close) {
+                                            Advance advance, CheckId invariant, const char* opened,
+                                            const char* close) {
   std::vector<Violation> out;
   const auto counts = [](const HistoryEvent& e) { return e.admitted() || e.maybe_admitted(); };
   for (const auto& [key, all] : internal::GroupByKey(h, counts)) {
@@ -160,11 +160,11 @@ std::vector<Violation> CheckAnchoredWindowCap(const History& h, int64_t limit, D
                                               WindowEdge edge) {
   const bool closed = edge == WindowEdge::kClosed;
   return CheckMovingWindowCap(h, limit, window, closed ? AdvanceAnchored : AdvanceAnchoredHalfOpen,
-                              Invariant::kAnchoredWindowCap, "opened at", closed ? "]" : ")");
+                              CheckId::kAnchoredWindowCap, "opened at", closed ? "]" : ")");
 }
 
 std::vector<Violation> CheckAnchoredGridCap(const History& h, int64_t limit, Duration window) {
-  return CheckMovingWindowCap(h, limit, window, AdvanceGrid, Invariant::kAnchoredGridCap,
+  return CheckMovingWindowCap(h, limit, window, AdvanceGrid, CheckId::kAnchoredGridCap,
                               "of the key's own grid,", ")");
 }
 
@@ -188,7 +188,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
         int64_t in_witness = used;
         while (in_witness - events[from]->cost > limit) in_witness -= events[from++]->cost;
         report.violations.push_back(
-            {Invariant::kAnyWindowCap, std::string(key),
+            {CheckId::kAnyWindowCap, std::string(key),
              std::to_string(in_witness) + " admitted in " +
                  Span(events[from]->invoke, events[i]->invoke, "]") + " (span " +
                  FormatDurationTo(events[i]->invoke - events[from]->invoke, 3) +

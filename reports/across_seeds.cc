@@ -67,10 +67,10 @@ void SeedsSpread::Add(const RunReport& run, std::optional<uint64_t> traffic) {
     Limiter& to = *it;
     for (const CheckCount& c : l.checks) {
       auto check = std::find_if(to.checks.begin(), to.checks.end(),
-                                [&](const CheckSeeds& known) { return known.name == c.name; });
+                                [&](const CheckSeeds& known) { return known.check == c.check; });
       if (check == to.checks.end()) {
         check = to.checks.insert(to.checks.end(), CheckSeeds{});
-        check->name = c.name;
+        check->check = c.check;
       }
       if (c.violations > 0) CountSeed(run.seed, check->seeds, check->first_seed);
     }

@@ -19,7 +19,7 @@ RunReport Seed(uint64_t seed, int64_t over_admitted, uint64_t claim_keys, int64_
   l.metrics.over_admitted = over_admitted;
   l.max_in_any_window = 5 + over_admitted;
   l.metrics.steps_per_decision = 1;
-  l.checks = {{"promise", 0}, {"any-window-cap", claim_keys}};
+  l.checks = {{CheckId::kPromise, 0}, {CheckId::kAnyWindowCap, claim_keys}};
   l.failed = failed;
   r.limiters.push_back(l);
   return r;
@@ -44,7 +44,7 @@ TEST(SeedsSpread, MedianWorstAndTheFirstSeedOfEach) {
   EXPECT_EQ(fw.max_in_any_window.median, 10.5);
   EXPECT_EQ(fw.seeds_over_claim, 3u);
   ASSERT_EQ(fw.checks.size(), 2u);
-  EXPECT_EQ(fw.checks[0].name, "promise");
+  EXPECT_EQ(fw.checks[0].check, CheckId::kPromise);
   EXPECT_EQ(fw.checks[0].seeds, 0u);
   EXPECT_EQ(fw.checks[1].seeds, 3u);
   EXPECT_EQ(fw.checks[1].first_seed, 4u);
@@ -183,7 +183,7 @@ TEST(CompareAcrossSeeds, TheViewsSpeakForEverySeed) {
 
   // A check broken only in a seed not shown still fails its JUnit case, naming that seed.
   for (CheckSeeds& c : r->across_seeds->limiters[1].checks) {
-    if (c.name == "any-window-cap") c = {c.name, 1, 3};
+    if (c.check == CheckId::kAnyWindowCap) c = {c.check, 1, 3};
   }
   const std::string xml = RenderJunit(*r);
   const size_t log = xml.find("classname=\"demo.memory-sliding-log\" name=\"any-window-cap\"");

@@ -23,15 +23,15 @@ using view_parts::Yardstick;
 // What a keeper kept, as a noun: "the claim", or "its own promise" where the scenario gave none.
 std::string Kept(const RunReport& r) { return r.claim.not_given ? "its own promise" : "the claim"; }
 
-// How many keys broke the check `name`, if the run had it.
-std::optional<uint64_t> Broken(const LimiterReport& l, std::string_view name) {
+// How many keys broke `check`, if the run had it.
+std::optional<uint64_t> Broken(const LimiterReport& l, CheckId check) {
   for (const CheckCount& c : l.checks) {
-    if (c.name == name) return c.violations;
+    if (c.check == check) return c.violations;
   }
   return std::nullopt;
 }
 
-uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, "promise").value_or(0); }
+uint64_t PromiseBroken(const LimiterReport& l) { return Broken(l, CheckId::kPromise).value_or(0); }
 
 // "a", "a and b", "a, b and c".
 std::string Names(const Limiters& ls) {

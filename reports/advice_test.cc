@@ -40,7 +40,7 @@ LimiterReport Limiter(std::string name, Algorithm algorithm, int64_t admitted, u
   l.metrics.burst_ratio = static_cast<double>(l.max_in_any_window) / 5;
   l.metrics.state_bytes_per_key = 16;
   l.metrics.steps_per_decision = 1;
-  l.checks = {{"promise", 0}, {"any-window-cap", broken}};
+  l.checks = {{CheckId::kPromise, 0}, {CheckId::kAnyWindowCap, broken}};
   return l;
 }
 

@@ -86,8 +86,9 @@ std::string Needs(const Finding& f, const std::string& clock) {
 
 std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy& policy,
                                     const ViolationReport& v, Instant start) {
-  const Result<CheckId> check = ParseCheck(v.check);
-  if (!check.ok() || *check == CheckId::kKeyExpiry || *check == CheckId::kSurvivesRestart) {
+  const CheckId check = v.check;
+  if (!IsScenarioCheck(check) || check == CheckId::kKeyExpiry ||
+      check == CheckId::kSurvivesRestart) {
     return std::nullopt;
   }
   const LimiterSpec spec = subject.Spec(policy);
@@ -113,7 +114,7 @@ std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy&
       .resolution = resolution,
       .tie = info.tie(),
       .exact = [&] { return AsDecided(printed, info.clock, Duration(1)); }};
-  const Result<std::vector<Violation>> found = CheckOf(*check).judge(judged);
+  const Result<std::vector<Violation>> found = CheckOf(check).judge(judged);
   if (!found.ok()) return false;
   return std::any_of(found->begin(), found->end(), [&](const Violation& w) {
     return w.invariant == v.invariant && w.key == v.key;
@@ -131,7 +132,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   }
   r.seeds_searched = result.seeds_searched;
   r.start = options.base.start;
-  for (CheckId c : options.base.checks) r.checks.emplace_back(CheckName(c));
+  r.checks = options.base.checks;
   r.fault_kinds = options.faults.Sorted();
   r.max_transit = FormatDuration(MaxTransitOf(options.base));
   r.fallback_decisions = result.fallback_decisions;
@@ -159,8 +160,7 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.nodes = f.minimal.nodes.size();
   r.reproduce = reproduce;
   // The minimal case is the witness: every request in it is needed to break the invariant.
-  r.violation =
-      MakeViolationReport(CheckName(f.check), f.violation, start, WitnessEvents(f.witness, start));
+  r.violation = MakeViolationReport(f.check, f.violation, start, WitnessEvents(f.witness, start));
   if (BreaksAsPrinted(subject, f.minimal.policy, *r.violation, start) == false) {
     r.violation->summary +=
         " (the witness as printed, judged again on its own, does not break it: replay the seed "
@@ -184,7 +184,7 @@ std::string RenderCheckText(const CheckReport& r) {
   if (!r.violation) {
     std::string out = r.protocol + ": nothing found in " + std::to_string(r.seeds_searched) +
                       " seed(s) (" + r.policy + DecidedOn(r) + "; checks:";
-    for (const std::string& c : r.checks) out += " " + c;
+    for (const CheckId c : r.checks) out += " " + std::string(CheckName(c));
     out += "; faults: " + r.fault_kinds;
     if (!r.max_transit.empty()) out += "; transit up to " + r.max_transit;
     out += ")\n";
@@ -196,7 +196,7 @@ std::string RenderCheckText(const CheckReport& r) {
     return out;
   }
   const ViolationReport& v = *r.violation;
-  std::string out = r.protocol + ": VIOLATION of " + std::string(InvariantName(v.invariant)) +
+  std::string out = r.protocol + ": VIOLATION of " + std::string(CheckName(v.invariant)) +
                     " (seed " + std::to_string(r.seed) + ", " + std::to_string(r.seeds_searched) +
                     " seed(s) searched)\nminimal case: " + r.policy + DecidedOn(r) + ", " +
                     std::to_string(r.requests) + " request(s) (from " +
@@ -226,8 +226,8 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
                      reproduce, true});
   }
   bool placed = false;
-  for (const std::string& check : r.checks) {
-    view_parts::JunitCase c{classname, check, seconds, "", "", false};
+  for (const CheckId check : r.checks) {
+    view_parts::JunitCase c{classname, std::string(CheckName(check)), seconds, "", "", false};
     if (r.violation && r.violation->check == check) {
       placed = true;
       c.message = r.violation->summary;
@@ -239,7 +239,8 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
     cases.push_back(std::move(c));
   }
   if (r.violation && !placed) {  // a check beside the listed ones
-    cases.push_back({classname, r.violation->check, seconds, r.violation->summary,
+    cases.push_back({classname, std::string(CheckName(r.violation->check)), seconds,
+                     r.violation->summary,
                      view_parts::WitnessText(*r.violation, r.faults) + reproduce});
   }
   return view_parts::JunitDocument("ratelab.check." + r.protocol, cases, seconds);
@@ -248,8 +249,8 @@ std::string RenderCheckJunit(const CheckReport& r, double seconds) {
 std::string RenderInterruptedCheckJunit(const CheckReport& r, uint64_t seeds, double seconds) {
   const std::string classname = "check." + r.protocol;
   std::vector<view_parts::JunitCase> cases;
-  for (const std::string& check : r.checks) {
-    cases.push_back({classname, check, seconds, "", "", false,
+  for (const CheckId check : r.checks) {
+    cases.push_back({classname, std::string(CheckName(check)), seconds, "", "", false,
                      "interrupted after " + std::to_string(r.seeds_searched) + " of " +
                          std::to_string(seeds) +
                          " seed(s), nothing found in those: the search did not run through"});
@@ -280,7 +281,7 @@ std::string RenderCheckHtml(const CheckReport& r) {
     }
   } else {
     const ViolationReport& v = *r.violation;
-    page.verdict = "VIOLATION of " + std::string(InvariantName(v.invariant)) + ", found by seed " +
+    page.verdict = "VIOLATION of " + std::string(CheckName(v.invariant)) + ", found by seed " +
                    std::to_string(r.seed) + " (" + searched + " searched)";
     page.bad = true;
     page.sentences.push_back("Minimal case: " + r.policy + DecidedOn(r) + ", " +
@@ -299,7 +300,8 @@ std::string RenderCheckHtml(const CheckReport& r) {
   }
   page.searched.push_back({"seeds", searched + (r.shard.empty() ? "" : ", shard " + r.shard)});
   std::string checks;
-  for (const std::string& c : r.checks) checks += (checks.empty() ? "" : ", ") + c;
+  for (const CheckId c : r.checks)
+    checks += (checks.empty() ? "" : ", ") + std::string(CheckName(c));
   page.searched.push_back({"checks", checks});
   page.searched.push_back({"faults drawn", r.fault_kinds});
   if (!r.max_transit.empty()) page.searched.push_back(TransitSearched(r.max_transit));

@@ -28,7 +28,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "model/invariant.h"
+#include "model/check_id.h"
 #include "model/linearizability.h"
 #include "model/time.h"
 #include "reports/json_reader.h"
@@ -77,10 +77,8 @@ template <typename T>
 struct IsOptional<std::optional<T>> : std::true_type {};
 
 // Enums by name.
-inline nlohmann::json ToJsonValue(Invariant v) { return InvariantName(v); }
-inline void ReadJsonValue(const JsonReader& r, Invariant& v) {
-  v = r.Named(Invariants(), "invariant");
-}
+inline nlohmann::json ToJsonValue(CheckId v) { return CheckName(v); }
+inline void ReadJsonValue(const JsonReader& r, CheckId& v) { v = r.Named(CheckIds(), "check"); }
 
 // An instant as FormatUtc writes it.
 inline nlohmann::json ToJsonValue(Instant v) { return FormatUtc(v); }

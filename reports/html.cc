@@ -46,7 +46,7 @@ std::string ClockDate(const RunReport& r, double at_s) {
 // and since the witness began), its store steps when it took several, what it got.
 std::string HtmlWitness(const RunReport& r, const ViolationReport& v) {
   // The summary's times are UTC's, whatever zone the table shows.
-  std::string s = "<p class=\"summary\"><b>" + Escape(std::string(InvariantName(v.invariant))) +
+  std::string s = "<p class=\"summary\"><b>" + Escape(std::string(CheckName(v.invariant))) +
                   "</b> on key <code>" + Escape(v.key) + "</code>: " + Escape(v.summary) +
                   (r.utc_offset ? " (times in UTC)" : "") + "</p>\n";
   if (v.witness.empty()) return s;
@@ -114,14 +114,14 @@ std::string Violations(const RunReport& r) {
     if (check.violations == 0) return;
     std::string body;
     for (const ViolationReport* v :
-         view_parts::ViolationsOf(l, check.name, view_parts::kShownViolations)) {
+         view_parts::ViolationsOf(l, check.check, view_parts::kShownViolations)) {
       body += HtmlWitness(r, *v);
     }
     if (check.violations > view_parts::kShownViolations) {
       body += "<p>... and " + std::to_string(check.violations - view_parts::kShownViolations) +
               " more, each with its witness in report.json.</p>\n";
     }
-    const std::string title = CheckTitle(r, check.name) + " " + Verdict(check.violations);
+    const std::string title = CheckTitle(r, check.check) + " " + Verdict(check.violations);
     for (Finding& f : findings) {
       if (f.title == title && f.body == body) {
         f.limiters.push_back(l.name);

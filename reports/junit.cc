@@ -22,10 +22,11 @@ std::string RenderJunit(const RunReport& r, double seconds) {
   std::vector<view_parts::JunitCase> cases;
   const std::string reproduce = r.reproduce ? "reproduce: " + *r.reproduce + "\n" : "";
   view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
-    view_parts::JunitCase c{r.scenario + "." + l.name, check.name, seconds, "", "", false};
+    view_parts::JunitCase c{
+        r.scenario + "." + l.name, std::string(CheckName(check.check)), seconds, "", "", false};
     if (const LimiterSpreadReport* spread = SpreadOf(r, l.name)) {
       for (const CheckSeeds& in : spread->checks) {
-        if (in.name != check.name || in.seeds == 0) continue;
+        if (in.check != check.check || in.seeds == 0) continue;
         c.message = "broken" + InSeeds(r, in.seeds, in.first_seed);
         if (check.violations == 0) {
           c.failure = "seed " + std::to_string(r.seed) + " kept it; run seed " +
@@ -35,7 +36,7 @@ std::string RenderJunit(const RunReport& r, double seconds) {
       }
     }
     if (check.violations > 0) {
-      const std::vector<const ViolationReport*> first = view_parts::ViolationsOf(l, check.name, 1);
+      const std::vector<const ViolationReport*> first = view_parts::ViolationsOf(l, check.check, 1);
       c.message =
           (c.message.empty() ? "" : c.message + "; in seed " + std::to_string(r.seed) + ", ") +
           view_parts::Verdict(check.violations);

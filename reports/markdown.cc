@@ -13,8 +13,8 @@ std::string VerdictCell(const LimiterReport& l) {
   std::vector<std::string> broke;  // the claim first
   for (const CheckCount& c : l.checks) {
     if (c.violations == 0) continue;
-    view_parts::AddBroken(broke, c.name,
-                          view_parts::CheckPhrase(c.name) + " (" + std::to_string(c.violations) +
+    view_parts::AddBroken(broke, c.check,
+                          view_parts::CheckPhrase(c.check) + " (" + std::to_string(c.violations) +
                               (c.violations == 1 ? " key)" : " keys)"));
   }
   return broke.empty() ? "kept" : "broke " + view_parts::Listed(broke);
@@ -62,15 +62,14 @@ std::string RenderMarkdown(const RunReport& r) {
   s += view_parts::MarkdownTable(view_parts::VerdictRows(r), 2) + "\n" +
        view_parts::MarkdownTable(costs, 1) + (same_costs.empty() ? "" : "\n" + same_costs + "\n");
   s += "\n#### Findings\n\n";
-  const int64_t broken =
-      view_parts::ForEachCheck(r, [&](const LimiterReport& l, const CheckCount& check) {
-        if (check.violations == 0) return;
-        const std::vector<const ViolationReport*> first =
-            view_parts::ViolationsOf(l, check.name, 1);
-        s += "- **" + view_parts::MarkdownCell(l.name) + "** broke *" +
-             view_parts::CheckTitle(r, check.name) + "* (" + view_parts::Verdict(check.violations) +
-             ")" + (first.empty() ? "" : ": " + first[0]->summary) + "\n";
-      });
+  const int64_t broken = view_parts::ForEachCheck(r, [&](const LimiterReport& l,
+                                                         const CheckCount& check) {
+    if (check.violations == 0) return;
+    const std::vector<const ViolationReport*> first = view_parts::ViolationsOf(l, check.check, 1);
+    s += "- **" + view_parts::MarkdownCell(l.name) + "** broke *" +
+         view_parts::CheckTitle(r, check.check) + "* (" + view_parts::Verdict(check.violations) +
+         ")" + (first.empty() ? "" : ": " + first[0]->summary) + "\n";
+  });
   int64_t failed = 0;
   for (const LimiterReport& l : r.limiters) {
     if (l.failed == 0) continue;

@@ -139,9 +139,16 @@ nlohmann::json ToJsonValue(ProbeTraffic traffic) { return ProbeTrafficName(traff
 void ReadJsonValue(const JsonReader& r, ProbeTraffic& traffic) {
   traffic = r.Named<ProbeTrafficInfo>(kProbeTraffic, "traffic");
 }
-nlohmann::json ToJsonValue(ProbeCheck check) { return ProbeCheckName(check); }
-void ReadJsonValue(const JsonReader& r, ProbeCheck& check) {
-  check = r.Named<ProbeCheckInfo>(kProbeChecks, "check");
+
+void ReadProbeCheck(const JsonReader& r, CheckId& check) {
+  std::vector<CheckId> checks;
+  for (const ProbeCheckInfo& row : kProbeChecks) checks.push_back(row.id);
+  const std::string name = r.String();
+  if (const std::optional<CheckId> named = CheckNamed(name, checks)) {
+    check = *named;
+  } else {
+    r.Report("unknown check '" + name + "' (expected " + CheckChoices(checks) + ")");
+  }
 }
 
 ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& r) {
@@ -198,19 +205,17 @@ Result<ProbeReport> ProbeReportFromJson(const nlohmann::json& j) {
 namespace {
 
 // Why a note of an optional check is no failure, and how to make it one.
-std::string OptionalNote(ProbeCheck check) {
-  return "optional: --require " +
-         std::string(RowOf<ProbeCheckInfo>(kProbeChecks, check).required_as) +
-         " makes it a finding";
+std::string OptionalNote(CheckId check) {
+  return "optional: --require " + std::string(CheckName(check)) + " makes it a finding";
 }
 
 // Why `check` did not run in `r`, or empty when it did.
-std::string NotRun(const ProbeReport& r, ProbeCheck check) {
-  if (check == ProbeCheck::kRetryAfterDishonest && !r.retry_after_checked) {
+std::string NotRun(const ProbeReport& r, CheckId check) {
+  if (check == CheckId::kRetryAfterDishonest && !r.retry_after_checked) {
     return r.retry_after_note.empty() ? std::string("no Retry-After was retried in the run")
                                       : r.retry_after_note;
   }
-  if (check == ProbeCheck::kFalseDenials && !r.false_denials_judged) {
+  if (check == CheckId::kFalseDenials && !r.false_denials_judged) {
     return "an earlier admission can give this model more room, so a denial is judged by "
            "linearizability alone";
   }
@@ -254,13 +259,13 @@ std::string RenderProbeText(const ProbeReport& r) {
                    " other; ", r.unanswered, " without an answer\n");
   absl::StrAppend(&out, "latency    p50 ", Fixed(r.latency_p50_ms, 3), " ms, p99 ",
                   Fixed(r.latency_p99_ms, 3), " ms, from sent to answered\n");
-  absl::StrAppend(&out, std::string(InvariantName(r.promise)), " (", r.policy,
+  absl::StrAppend(&out, std::string(CheckName(r.promise)), " (", r.policy,
                   " per user): ", r.violations.empty() ? "kept" : "BROKEN", "\n");
   absl::StrAppend(&out, "linearizable: ", LinearizableVerdict(r), "\n");
   for (const ProbeViolationReport* shown : AllViolations(r)) {
     const ProbeViolationReport& v = *shown;
-    absl::StrAppend(&out, "  [", std::string(InvariantName(v.invariant)), "] ", v.user, ": ",
-                    v.summary, "\n");
+    absl::StrAppend(&out, "  [", std::string(CheckName(v.invariant)), "] ", v.user, ": ", v.summary,
+                    "\n");
     for (size_t i = 0; i < v.witness.size() && i < kWitnessShown; ++i) {
       absl::StrAppend(&out, "    ", DescribeExchange(v.witness[i]), "\n");
     }
@@ -269,24 +274,23 @@ std::string RenderProbeText(const ProbeReport& r) {
     }
   }
   for (const ProbeFindingReport& f : r.findings) {
-    absl::StrAppend(&out, "finding    [", std::string(ProbeCheckName(f.check)), "] ", f.summary,
-                    "\n");
+    absl::StrAppend(&out, "finding    [", std::string(CheckName(f.check)), "] ", f.summary, "\n");
     for (const ProbeExchangeReport& e : f.exchanges) {
       absl::StrAppend(&out, "    ", DescribeExchange(e), "\n");
     }
   }
   for (const ProbeFindingReport& f : r.notes) {
-    absl::StrAppend(&out, "note       [", std::string(ProbeCheckName(f.check)), "] ", f.summary,
-                    " (", OptionalNote(f.check), ")\n");
+    absl::StrAppend(&out, "note       [", std::string(CheckName(f.check)), "] ", f.summary, " (",
+                    OptionalNote(f.check), ")\n");
   }
   absl::StrAppend(&out, "Retry-After ", r.retry_after_checked ? "retried" : "not retried",
                   r.retry_after_note.empty() ? "" : " (" + r.retry_after_note + ")", "\n");
   if (r.clean()) {
     // What was searched: the load, the policy, and every check with whether it decided.
-    std::string checks = std::string(InvariantName(r.promise)) + " linearizable";
+    std::string checks = std::string(CheckName(r.promise)) + " linearizable";
     if (r.linearizable.verdict == LinearVerdict::kUnknown) checks += " (undecided)";
     for (const ProbeCheckInfo& check : kProbeChecks) {
-      checks += " " + std::string(check.name);
+      checks += " " + std::string(CheckName(check.id));
       if (const std::string why = NotRun(r, check.id); !why.empty()) {
         checks += " (not run: " + why + ")";
       }
@@ -302,7 +306,7 @@ std::string RenderProbeText(const ProbeReport& r) {
 std::string RenderProbeJunit(const ProbeReport& r) {
   const std::string classname = "probe." + r.url;
   std::vector<view_parts::JunitCase> cases;
-  view_parts::JunitCase promise{classname, std::string(InvariantName(r.promise)), r.seconds, "", "",
+  view_parts::JunitCase promise{classname, std::string(CheckName(r.promise)), r.seconds, "", "",
                                 false};
   if (!r.violations.empty()) {
     const ProbeViolationReport& v = r.violations.front();
@@ -327,7 +331,7 @@ std::string RenderProbeJunit(const ProbeReport& r) {
   }
   cases.push_back(linear);
   for (const ProbeCheckInfo& check : kProbeChecks) {
-    view_parts::JunitCase c{classname, std::string(check.name), 0, "", "", false};
+    view_parts::JunitCase c{classname, std::string(CheckName(check.id)), 0, "", "", false};
     if (const std::string why = NotRun(r, check.id); !why.empty()) {
       c.skipped = "not checked: " + why;
     }
@@ -351,7 +355,7 @@ view_parts::Rows CheckRows(const ProbeReport& r) {
   view_parts::Rows rows = {{"check", "verdict"}};
   std::set<std::string> users;
   for (const ProbeViolationReport& v : r.violations) users.insert(v.user);
-  rows.push_back({absl::StrCat(std::string(InvariantName(r.promise)), " (", r.policy, " per user)"),
+  rows.push_back({absl::StrCat(std::string(CheckName(r.promise)), " (", r.policy, " per user)"),
                   users.empty() ? "kept"
                                 : absl::StrCat("broken for ", users.size(),
                                                users.size() == 1 ? " user" : " users")});
@@ -367,7 +371,7 @@ view_parts::Rows CheckRows(const ProbeReport& r) {
     for (const ProbeFindingReport& f : r.notes) {
       if (f.check == check.id) verdict = "note: " + f.summary + " (" + OptionalNote(f.check) + ")";
     }
-    rows.push_back({std::string(check.name), verdict});
+    rows.push_back({std::string(CheckName(check.id)), verdict});
   }
   return rows;
 }
@@ -402,7 +406,7 @@ view_parts::Rows WitnessRows(const std::vector<ProbeExchangeReport>& exchanges) 
 WitnessPicture PictureOf(const ProbeViolationReport& v) {
   WitnessPicture p;
   p.window = v.window;
-  p.caption = "The witness of " + std::string(InvariantName(v.invariant)) + " for user " + v.user +
+  p.caption = "The witness of " + std::string(CheckName(v.invariant)) + " for user " + v.user +
               ": " + std::to_string(v.witness.size()) + " exchange(s).";
   for (const ProbeExchangeReport& e : v.witness) {
     if (e.error == "not recorded") continue;
@@ -442,11 +446,11 @@ std::vector<ProbeWitness> Witnesses(const ProbeReport& r) {
     std::vector<ProbeExchangeReport> shown(
         v.witness.begin(), v.witness.begin() + std::min(v.witness.size(), kWitnessShown));
     out.push_back(
-        {absl::StrCat(std::string(InvariantName(v.invariant)), ", user ", v.user, ": ", v.summary),
+        {absl::StrCat(std::string(CheckName(v.invariant)), ", user ", v.user, ": ", v.summary),
          std::move(shown), WitnessSvg(PictureOf(v))});
   }
   for (const ProbeFindingReport& f : r.findings) {
-    out.push_back({std::string(ProbeCheckName(f.check)) + ": " + f.summary, f.exchanges, ""});
+    out.push_back({std::string(CheckName(f.check)) + ": " + f.summary, f.exchanges, ""});
   }
   return out;
 }
@@ -461,14 +465,14 @@ std::string VerdictSentence(const ProbeReport& r) {
   }
   std::vector<std::string> failed;
   if (!r.violations.empty()) {
-    failed.push_back(std::string(InvariantName(r.promise)) + " (the promise)");
+    failed.push_back(std::string(CheckName(r.promise)) + " (the promise)");
   }
   if (r.linearizable.verdict == LinearVerdict::kNotLinearizable)
     failed.emplace_back("linearizable");
   for (const ProbeCheckInfo& check : kProbeChecks) {
     for (const ProbeFindingReport& f : r.findings) {
       if (f.check == check.id) {
-        failed.emplace_back(check.name);
+        failed.emplace_back(CheckName(check.id));
         break;
       }
     }

@@ -46,7 +46,7 @@ constexpr auto JsonFields(const ProbeExchangeReport*) {
 
 // A violation, its witness the exchanges that show it.
 struct ProbeViolationReport {
-  Invariant invariant = Invariant::kAnyWindowCap;
+  CheckId invariant = CheckId::kAnyWindowCap;
   std::string user;
   std::string summary;
   std::vector<ProbeExchangeReport> witness;
@@ -81,14 +81,16 @@ constexpr auto JsonFields(const ProbeLinearizableReport*) {
 }
 
 struct ProbeFindingReport {
-  ProbeCheck check = ProbeCheck::kServerErrors;
+  CheckId check = CheckId::kServerErrors;
   std::string summary;
   std::vector<ProbeExchangeReport> exchanges;
 };
+// One of a probe's checks (live/probe_checks.h) by its name; any other check is refused.
+void ReadProbeCheck(const JsonReader& r, CheckId& check);
 constexpr auto JsonFields(const ProbeFindingReport*) {
   using F = ProbeFindingReport;
-  return std::tuple{JsonField("check", &F::check), JsonField("summary", &F::summary),
-                    JsonField("exchanges", &F::exchanges)};
+  return std::tuple{JsonField("check", &F::check, ReadProbeCheck),
+                    JsonField("summary", &F::summary), JsonField("exchanges", &F::exchanges)};
 }
 
 struct ProbeReport {
@@ -96,7 +98,7 @@ struct ProbeReport {
   ProbeTraffic traffic = ProbeTraffic::kSteady;
   int64_t users = 0, connections = 0;
   std::string policy;
-  Invariant promise = Invariant::kAnyWindowCap;
+  CheckId promise = CheckId::kAnyWindowCap;
   double seconds = 0;       // the whole probe: the load, judging it, the Retry-After check
   double load_seconds = 0;  // the load's own (0 in a report written before it was timed apart)
   bool interrupted = false;
@@ -150,8 +152,8 @@ constexpr auto JsonFields(const ProbeReport*) {
 // The enums of a probe report, by name.
 nlohmann::json ToJsonValue(ProbeTraffic traffic);
 void ReadJsonValue(const JsonReader& r, ProbeTraffic& traffic);
-nlohmann::json ToJsonValue(ProbeCheck check);
-void ReadJsonValue(const JsonReader& r, ProbeCheck& check);
+nlohmann::json ToJsonValue(CheckId check);
+void ReadJsonValue(const JsonReader& r, CheckId& check);
 
 // The report of `result`, a probe of `plan`.
 ProbeReport MakeProbeReport(const ProbePlan& plan, const ProbeResult& result);

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "impl/core/status.h"
-#include "model/invariant.h"
+#include "model/check_id.h"
 #include "model/named.h"
 #include "model/policy.h"
 #include "reports/fields.h"
@@ -114,8 +114,10 @@ constexpr auto JsonFields(const GridReport*) {
 }
 
 struct ViolationReport {
-  std::string check;  // what found it: a check ("promise"), a worst-case claim, "linearizable"
-  Invariant invariant = Invariant::kAnyWindowCap;  // what it broke
+  // What found it: a scenario's check (the promise, a cap), a worst-case measure,
+  // linearizability.
+  CheckId check = CheckId::kPromise;
+  CheckId invariant = CheckId::kAnyWindowCap;  // what it broke
   std::string key;
   std::string summary;
   std::vector<WitnessEvent> witness;
@@ -156,11 +158,11 @@ constexpr auto JsonFields(const FaultReport*) {
 
 // {"name", "violations"}: how many keys broke a check.
 struct CheckCount {
-  std::string name;
+  CheckId check = CheckId::kPromise;
   uint64_t violations = 0;
 };
 constexpr auto JsonFields(const CheckCount*) {
-  return std::tuple{JsonField("name", &CheckCount::name),
+  return std::tuple{JsonField("name", &CheckCount::check),
                     JsonField("violations", &CheckCount::violations)};
 }
 
@@ -345,12 +347,12 @@ constexpr auto JsonFields(const SpreadReport*) {
 
 // {"name", "seeds", "first_seed"}: in how many seeds a check was broken, and the first of them.
 struct CheckSeeds {
-  std::string name;
+  CheckId check = CheckId::kPromise;
   uint64_t seeds = 0;
   uint64_t first_seed = 0;  // when seeds > 0
 };
 constexpr auto JsonFields(const CheckSeeds*) {
-  return std::tuple{JsonField("name", &CheckSeeds::name), JsonField("seeds", &CheckSeeds::seeds),
+  return std::tuple{JsonField("name", &CheckSeeds::check), JsonField("seeds", &CheckSeeds::seeds),
                     JsonField("first_seed", &CheckSeeds::first_seed)};
 }
 
@@ -529,8 +531,8 @@ struct CheckReport {
   std::string shard;  // "K/N" when the search ran shard K of N of its seeds (--shard)
   // The case's start, from which the witness's `_s` fields count ("start": FormatUtc).
   Instant start{};
-  std::vector<std::string> checks;  // what was checked
-  std::string fault_kinds;          // the faults drawn ("crash,restart" or "none")
+  std::vector<CheckId> checks;  // what was checked
+  std::string fault_kinds;      // the faults drawn ("crash,restart" or "none")
   // The longest a request was held between its client reading the clock and its call reaching
   // the store ("500ms", FormatDuration; --max-transit).
   std::string max_transit;
@@ -636,7 +638,7 @@ struct StressReport {
   double per_second = 0;
   StressLatency latency_ms;
   BusiestKeyReport busiest_key;
-  Invariant promise = Invariant::kAnyWindowCap;  // the invariant the promise is judged as
+  CheckId promise = CheckId::kAnyWindowCap;  // the invariant the promise is judged as
   // Whether denials no order explains were judged (check "false-denials": not for a model an
   // earlier admission can give more room, such as an anchored window).
   bool false_denials_judged = false;

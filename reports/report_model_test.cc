@@ -45,8 +45,8 @@ TEST(RunReport, CarriesTheSeedHashAndEveryLimitersNumbers) {
   const LimiterReport& fw = r.limiters[0];
   ASSERT_EQ(fw.protocol, "memory-fixed-window");
   ASSERT_FALSE(fw.violations.empty());
-  EXPECT_EQ(fw.violations[0].invariant, Invariant::kAnyWindowCap);
-  EXPECT_EQ(fw.violations[0].check, "any-window-cap");
+  EXPECT_EQ(fw.violations[0].invariant, CheckId::kAnyWindowCap);
+  EXPECT_EQ(fw.violations[0].check, CheckId::kAnyWindowCap);
   EXPECT_EQ(fw.violations[0].witness.size(), 6u);
   EXPECT_EQ(fw.violations[0].witness[0].outcome, "admitted");
 }
@@ -111,18 +111,20 @@ TEST(RunReport, AFileThatIsNotAReportIsRefusedWithThePathOfTheProblem) {
             "sliding-counter, token-bucket, gcra, anchored-window, sliding-log-closed, "
             "sliding-counter-anchored, token-bucket-intervals, token-bucket-credit, "
             "anchored-window-half-open or sliding-counter-anchored-floored)");
-  // What a violation broke is one of the invariants, by name.
+  // What a violation broke is one of the checks, by name.
   size_t broken = 0;
   while (good["limiters"][broken]["violations"].empty()) ++broken;
-  EXPECT_EQ(
-      error_of([&](nlohmann::json& j) {
-        j["limiters"][broken]["violations"][0]["invariant"] = "made-up";
-      }),
-      "limiters[" + std::to_string(broken) +
-          "].violations[0].invariant: unknown invariant 'made-up' (expected aligned-window-cap, "
-          "anchored-window-cap, anchored-grid-cap, any-window-cap, boundary-burst, "
-          "bucket-conformance, false-denials, retry-after, key-expiry, survives-restart, "
-          "linearizable, most-in-window or over-bucket)");
+  EXPECT_EQ(error_of([&](nlohmann::json& j) {
+              j["limiters"][broken]["violations"][0]["invariant"] = "made-up";
+            }),
+            "limiters[" + std::to_string(broken) +
+                "].violations[0].invariant: unknown check 'made-up' (expected promise, "
+                "aligned-window-cap, anchored-window-cap, any-window-cap, bucket-conformance, "
+                "false-denials, retry-after, key-expiry, survives-restart, anchored-grid-cap, "
+                "boundary-burst, linearizable, most-in-window, over-bucket, false-denial-streak, "
+                "server-errors, retry-after-missing, retry-after-too-long, header-syntax, "
+                "remaining-above-model, reset-in-the-past, reset-beyond-model, remaining-rose, "
+                "retry-after-dishonest or unreadable-answers)");
 }
 
 TEST(RunReport, AReportWrittenBeforeAlgorithmsWereIsStillRead) {
@@ -135,7 +137,7 @@ TEST(RunReport, AReportWrittenBeforeAlgorithmsWereIsStillRead) {
 }
 
 // A violation with a one-request witness.
-ViolationReport MadeUpViolation(const std::string& check, Invariant invariant) {
+ViolationReport MadeUpViolation(CheckId check, CheckId invariant) {
   WitnessEvent e{3, "user:u1:/api", 1, 1, "2026-01-01 00:00:01.000", "admitted", 1.0, 1.5, {}};
   e.steps.push_back({"INCR rl:{user:u1:/api}", 1.25});
   return {check, invariant, "user:u1:/api", "2 admitted in 1s", {e}};
@@ -148,7 +150,7 @@ CheckReport MadeUpCheck(CheckVerdict verdict) {
   c.verdict = verdict;
   c.seeds_searched = 7;
   c.start = Instant{} + std::chrono::hours(24 * 365 * 56);
-  c.checks = {"promise", "false-denials"};
+  c.checks = {CheckId::kPromise, CheckId::kFalseDenials};
   c.fault_kinds = "crash,restart";
   if (verdict == CheckVerdict::kViolation) {
     c.seed = 7;
@@ -156,12 +158,12 @@ CheckReport MadeUpCheck(CheckVerdict verdict) {
     c.drawn_requests = 40;
     c.nodes = 2;
     c.reproduce = "ratelab check kv-fixed-window-lua --seed 7";
-    c.violation = MadeUpViolation("promise", Invariant::kAlignedWindowCap);
+    c.violation = MadeUpViolation(CheckId::kPromise, CheckId::kAlignedWindowCap);
     c.faults = {{"node 0 crashed", 0.5, 0.75}};
   } else if (verdict == CheckVerdict::kFailure) {
     c.seed = 2;
     c.failure = "lua:x.lua: the script failed";
-    c.failed_request = MadeUpViolation("promise", Invariant::kAlignedWindowCap).witness[0];
+    c.failed_request = MadeUpViolation(CheckId::kPromise, CheckId::kAlignedWindowCap).witness[0];
   }
   return c;
 }
@@ -180,9 +182,9 @@ StressReport MadeUpStress() {
   s.per_second = 666.7;
   s.latency_ms = {0.25, 1.5};
   s.busiest_key = {"user:u1:/api", 160, 150};
-  s.promise = Invariant::kBucketConformance;
-  s.violations = {MadeUpViolation("promise", Invariant::kBucketConformance),
-                  MadeUpViolation("linearizable", Invariant::kLinearizable)};
+  s.promise = CheckId::kBucketConformance;
+  s.violations = {MadeUpViolation(CheckId::kPromise, CheckId::kBucketConformance),
+                  MadeUpViolation(CheckId::kLinearizable, CheckId::kLinearizable)};
   s.linearizability = StressLinearizability{LinearVerdict::kNotLinearizable, 1000, 1, 5000, 0, ""};
   return s;
 }

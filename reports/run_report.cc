@@ -158,7 +158,7 @@ std::string DescribeFailure(const HistoryEvent& e) {
          ", sent at " + FormatInstant(e.invoke) + "): " + e.failure;
 }
 
-ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start,
+ViolationReport MakeViolationReport(CheckId check, const Violation& v, Instant start,
                                     std::vector<WitnessEvent> witness) {
   std::optional<WindowReport> window;
   if (v.window) {
@@ -177,19 +177,17 @@ ViolationReport MakeViolationReport(std::string_view check, const Violation& v, 
     grid = GridReport{Seconds(v.grid->origin + k * v.grid->period, start),
                       std::chrono::duration<double, std::milli>(v.grid->period).count()};
   }
-  return {std::string(check), v.invariant, v.key,  v.summary,
-          std::move(witness), window,      bucket, grid};
+  return {check, v.invariant, v.key, v.summary, std::move(witness), window, bucket, grid};
 }
 
-ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start) {
+ViolationReport MakeViolationReport(CheckId check, const Violation& v, Instant start) {
   return MakeViolationReport(check, v, start, WitnessEvents(v.witness, start));
 }
 
 uint64_t LimiterReport::ClaimBroken(const ClaimReport& claim) const {
-  const std::string_view held_to =
-      claim.not_given ? std::string_view("promise") : InvariantName(Invariant::kAnyWindowCap);
+  const CheckId held_to = claim.not_given ? CheckId::kPromise : CheckId::kAnyWindowCap;
   for (const CheckCount& c : checks) {
-    if (c.name == held_to) return c.violations;
+    if (c.check == held_to) return c.violations;
   }
   return claim.not_given || metrics.over_admitted == 0 ? 0 : 1;
 }
@@ -232,9 +230,9 @@ RunReport MakeRunReport(const RunResult& c) {
       l.failure = DescribeFailure(*e);
     }
     for (const CheckResult& check : o.checks) {
-      l.checks.push_back({std::string(check.name()), check.violations.size()});
+      l.checks.push_back({check.check, check.violations.size()});
       for (const Violation& v : check.violations) {
-        l.violations.push_back(MakeViolationReport(check.name(), v, c.start));
+        l.violations.push_back(MakeViolationReport(check.check, v, c.start));
       }
     }
     r.limiters.push_back(std::move(l));

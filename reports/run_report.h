@@ -28,9 +28,9 @@ History HistoryOf(const std::vector<WitnessEvent>& witness, Instant start);
 // A run's faults, times relative to `start`.
 std::vector<FaultReport> FaultReports(const std::vector<FaultWindow>& faults, Instant start);
 // The report of a violation that check `check` found, its witness relative to `start`.
-ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start);
+ViolationReport MakeViolationReport(CheckId check, const Violation& v, Instant start);
 // The same with the witness given (a search's minimal case, rather than the violation's own).
-ViolationReport MakeViolationReport(std::string_view check, const Violation& v, Instant start,
+ViolationReport MakeViolationReport(CheckId check, const Violation& v, Instant start,
                                     std::vector<WitnessEvent> witness);
 
 // Every request of `run`, one JSON object a line (JSON Lines), each limiter's in the order it was

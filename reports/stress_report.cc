@@ -20,13 +20,8 @@ std::string Printf(const char* format, double v) {
   return buf;
 }
 
-// What checked each violation.
-constexpr char kPromiseCheck[] = "promise";
-constexpr char kLinearizableCheck[] = "linearizable";
-constexpr char kFalseDenialsCheck[] = "false-denials";
-
 // The violations `check` found.
-std::vector<const ViolationReport*> Found(const StressReport& r, std::string_view check) {
+std::vector<const ViolationReport*> Found(const StressReport& r, CheckId check) {
   std::vector<const ViolationReport*> out;
   for (const ViolationReport& v : r.violations) {
     if (v.check == check) out.push_back(&v);
@@ -71,10 +66,10 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
   r.false_denials_judged = FalseDenialsJudgedOverIntervals(plan.policy);
   if (result.failure) r.failure = DescribeFailure(*result.failure);
   for (const Violation& v : result.violations) {
-    r.violations.push_back(MakeViolationReport(kPromiseCheck, v, result.start));
+    r.violations.push_back(MakeViolationReport(CheckId::kPromise, v, result.start));
   }
   for (const Violation& v : result.false_denials) {
-    r.violations.push_back(MakeViolationReport(kFalseDenialsCheck, v, result.start));
+    r.violations.push_back(MakeViolationReport(CheckId::kFalseDenials, v, result.start));
   }
   if (!result.failure) {
     const LinearizabilityJudgement& l = result.linearizability;
@@ -87,7 +82,8 @@ StressReport MakeStressReport(const StressPlan& plan, const StressResult& result
     linear.lead = l.lead;
     linear.broken_keys = l.broken_keys;
     if (l.violation) {
-      r.violations.push_back(MakeViolationReport(kLinearizableCheck, *l.violation, result.start));
+      r.violations.push_back(
+          MakeViolationReport(CheckId::kLinearizable, *l.violation, result.start));
     }
   }
   return r;
@@ -111,10 +107,10 @@ std::string RenderStressText(const StressReport& r) {
                   static_cast<double>(busiest.admitted) / static_cast<double>(busiest.allowed)) +
            "x)\n";
   }
-  out += std::string(InvariantName(r.promise)) + ": " +
-         (Found(r, kPromiseCheck).empty() ? "kept" : "BROKEN") + "\n";
-  if (!Found(r, kFalseDenialsCheck).empty()) {
-    out += "false-denials: " + std::to_string(Found(r, kFalseDenialsCheck).size()) +
+  out += std::string(CheckName(r.promise)) + ": " +
+         (Found(r, CheckId::kPromise).empty() ? "kept" : "BROKEN") + "\n";
+  if (!Found(r, CheckId::kFalseDenials).empty()) {
+    out += "false-denials: " + std::to_string(Found(r, CheckId::kFalseDenials).size()) +
            " key(s) with a denial no order explains\n";
   }
   if (const std::optional<StressLinearizability>& l = r.linearizability) {
@@ -135,14 +131,14 @@ std::string RenderStressText(const StressReport& r) {
         "nothing found in " + std::to_string(r.answered) + " request(s) from " +
         std::to_string(r.threads) + " thread(s), " + std::to_string(r.users) + " user(s), " +
         Printf("%.1f", r.duration_s) + " s (" + r.policy +
-        "; checks: " + std::string(InvariantName(r.promise)) +
+        "; checks: " + std::string(CheckName(r.promise)) +
         (r.false_denials_judged ? " false-denials" : "") + " linearizable" +
         (r.linearizability && r.linearizability->verdict == LinearVerdict::kUnknown ? " (undecided)"
                                                                                     : "") +
         ")\n";
   }
   for (const ViolationReport& v : r.violations) {
-    out += "  [" + std::string(InvariantName(v.invariant)) + "] " + v.key + ": " + v.summary + "\n";
+    out += "  [" + std::string(CheckName(v.invariant)) + "] " + v.key + ": " + v.summary + "\n";
     for (size_t i = 0; i < v.witness.size() && i < kWitnessLinesShown; ++i) {
       out += "    " + DescribeRequest(v.witness[i]) + "\n";
     }
@@ -175,12 +171,12 @@ std::string RenderStressJunit(const StressReport& r) {
     }
     cases.push_back(std::move(c));
   };
-  add(std::string(InvariantName(r.promise)), Found(r, kPromiseCheck));
+  add(std::string(CheckName(r.promise)), Found(r, CheckId::kPromise));
   if (r.failure.empty() && r.false_denials_judged) {
-    add(kFalseDenialsCheck, Found(r, kFalseDenialsCheck));
+    add(std::string(CheckName(CheckId::kFalseDenials)), Found(r, CheckId::kFalseDenials));
   }
   if (r.linearizability) {
-    add(kLinearizableCheck, Found(r, kLinearizableCheck));
+    add(std::string(CheckName(CheckId::kLinearizable)), Found(r, CheckId::kLinearizable));
     // Not linearizable with no witness of its own: keys already broken, said in the lead.
     view_parts::JunitCase& linear = cases.back();
     if (r.failure.empty() && linear.message.empty() &&
@@ -207,10 +203,11 @@ std::string RenderStressHtml(const StressReport& r) {
     page.sentences = {r.failure};
   } else {
     std::vector<std::string> broken;
-    if (!Found(r, kPromiseCheck).empty()) broken.push_back(std::string(InvariantName(r.promise)));
-    if (!Found(r, kFalseDenialsCheck).empty()) broken.emplace_back(kFalseDenialsCheck);
+    if (!Found(r, CheckId::kPromise).empty()) broken.push_back(std::string(CheckName(r.promise)));
+    if (!Found(r, CheckId::kFalseDenials).empty())
+      broken.emplace_back(CheckName(CheckId::kFalseDenials));
     if (r.linearizability && r.linearizability->verdict == LinearVerdict::kNotLinearizable) {
-      broken.emplace_back(kLinearizableCheck);
+      broken.emplace_back(CheckName(CheckId::kLinearizable));
     }
     page.verdict = broken.empty()
                        ? "Nothing found in " + std::to_string(r.answered) + " request(s) from " +
@@ -231,7 +228,7 @@ std::string RenderStressHtml(const StressReport& r) {
   size_t shown = 0;
   for (const ViolationReport& v : r.violations) {
     if (++shown > view_parts::kShownViolations) break;
-    page.shown.push_back({std::string(InvariantName(v.invariant)) + " on key " + v.key,
+    page.shown.push_back({std::string(CheckName(v.invariant)) + " on key " + v.key,
                           {},
                           &v,
                           {},
@@ -246,7 +243,7 @@ std::string RenderStressHtml(const StressReport& r) {
       {"policy", r.policy},
       {"load", std::to_string(r.threads) + " thread(s), " + std::to_string(r.users) + " user(s), " +
                    Printf("%.1f", r.duration_s) + " s"},
-      {"checks", std::string(InvariantName(r.promise)) +
+      {"checks", std::string(CheckName(r.promise)) +
                      (r.false_denials_judged ? ", false-denials" : "") + ", linearizable"}};
   return RenderWitnessPage(page);
 }

@@ -20,18 +20,18 @@ std::string OptionalFixed(const std::optional<double>& v, int digits) {
 
 // How the reports call a check, when not by its name.
 struct CheckCalled {
-  std::string_view check;
+  CheckId check;
   std::string_view title;   // in a table header; the claim's followed by the claim
   std::string_view phrase;  // in a sentence
 };
 constexpr CheckCalled kCheckCalled[] = {
-    {"promise", "own promise", "own promise"},
-    {InvariantName(Invariant::kAnyWindowCap), "claim", "the claim"},
+    {CheckId::kPromise, "own promise", "own promise"},
+    {CheckId::kAnyWindowCap, "claim", "the claim"},
 };
 
-const CheckCalled* Called(const std::string& name) {
+const CheckCalled* Called(CheckId check) {
   for (const CheckCalled& c : kCheckCalled) {
-    if (c.check == name) return &c;
+    if (c.check == check) return &c;
   }
   return nullptr;
 }
@@ -57,7 +57,7 @@ std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count, bool clai
   std::vector<std::string> broke;
   for (const CheckSeeds& c : l.checks) {
     if (c.seeds == 0) continue;
-    AddBroken(broke, c.name, CheckPhrase(c.name) + in(c.seeds, c.first_seed));
+    AddBroken(broke, c.check, CheckPhrase(c.check) + in(c.seeds, c.first_seed));
   }
   std::string s = l.seeds_failed == 0 ? "" : "FAILED" + in(l.seeds_failed, l.first_failed_seed);
   if (!broke.empty()) s += (s.empty() ? "broke " : "; broke ") + Listed(broke);
@@ -66,8 +66,8 @@ std::string SeedsVerdict(const LimiterSpreadReport& l, uint64_t count, bool clai
 
 }  // namespace
 
-void AddBroken(std::vector<std::string>& broke, std::string_view check, std::string item) {
-  const bool claim = check == InvariantName(Invariant::kAnyWindowCap);
+void AddBroken(std::vector<std::string>& broke, CheckId check, std::string item) {
+  const bool claim = check == CheckId::kAnyWindowCap;
   broke.insert(claim ? broke.begin() : broke.end(), std::move(item));
 }
 
@@ -188,17 +188,16 @@ std::string Listed(const std::vector<std::string>& items, std::string_view last)
   return s;
 }
 
-std::string CheckTitle(const RunReport& r, const std::string& name) {
-  const CheckCalled* called = Called(name);
-  if (called == nullptr) return name;
-  if (called->check == InvariantName(Invariant::kAnyWindowCap))
-    return std::string(called->title) + ": " + Claim(r);
+std::string CheckTitle(const RunReport& r, CheckId check) {
+  const CheckCalled* called = Called(check);
+  if (called == nullptr) return std::string(CheckName(check));
+  if (called->check == CheckId::kAnyWindowCap) return std::string(called->title) + ": " + Claim(r);
   return std::string(called->title);
 }
 
-std::string CheckPhrase(const std::string& name) {
-  const CheckCalled* called = Called(name);
-  return called == nullptr ? name : std::string(called->phrase);
+std::string CheckPhrase(CheckId check) {
+  const CheckCalled* called = Called(check);
+  return std::string(called == nullptr ? CheckName(check) : called->phrase);
 }
 
 std::string Verdict(uint64_t broken) {
@@ -217,7 +216,7 @@ Rows VerdictRows(const RunReport& r) {
                                      "over-admitted",
                                      "false denials"};
   if (!r.limiters.empty()) {
-    for (const CheckCount& c : r.limiters[0].checks) header.push_back(CheckTitle(r, c.name));
+    for (const CheckCount& c : r.limiters[0].checks) header.push_back(CheckTitle(r, c.check));
   }
   Rows rows = {header};
   for (const LimiterReport& l : r.limiters) {
@@ -381,12 +380,11 @@ std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport
 }
 
 std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults) {
-  return std::string(InvariantName(v.invariant)) + " on key " + v.key + "\n" +
-         TimelineText(v, faults);
+  return std::string(CheckName(v.invariant)) + " on key " + v.key + "\n" + TimelineText(v, faults);
 }
 
-std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,
-                                                 const std::string& check, size_t max) {
+std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter, CheckId check,
+                                                 size_t max) {
   std::vector<const ViolationReport*> out;
   for (const ViolationReport& v : limiter.violations) {
     if (v.check == check && (max == 0 || out.size() < max)) out.push_back(&v);

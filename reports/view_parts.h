@@ -57,15 +57,15 @@ std::optional<Instant> AfterStart(Instant start, double seconds);
 std::string Offset(double seconds);
 
 // Appends `item`, what check `check` broke, to `broke`; the claim's goes first.
-void AddBroken(std::vector<std::string>& broke, std::string_view check, std::string item);
+void AddBroken(std::vector<std::string>& broke, CheckId check, std::string item);
 // Sentences one after another, a space between each.
 std::string Sentences(const std::vector<std::string>& sentences);
 // "a", "a and b", "a, b and c".
 std::string Listed(const std::vector<std::string>& items, std::string_view last = " and ");
 // What a check is called in a table header: "claim: 5 in any 1m", "own promise", "key-expiry".
-std::string CheckTitle(const RunReport& r, const std::string& name);
+std::string CheckTitle(const RunReport& r, CheckId check);
 // What a check is called in a sentence: "the claim", "own promise", "key-expiry".
-std::string CheckPhrase(const std::string& name);
+std::string CheckPhrase(CheckId check);
 // "kept", or "broken for N keys".
 std::string Verdict(uint64_t broken);
 
@@ -149,8 +149,8 @@ std::string TimelineText(const ViolationReport& v, const std::vector<FaultReport
 std::string WitnessText(const ViolationReport& v, const std::vector<FaultReport>& faults);
 
 // Violations of `limiter`'s check `check`, at most `max` (all when max is 0).
-std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter,
-                                                 const std::string& check, size_t max);
+std::vector<const ViolationReport*> ViolationsOf(const LimiterReport& limiter, CheckId check,
+                                                 size_t max);
 
 }  // namespace ratelab::view_parts
 

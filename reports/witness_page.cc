@@ -67,7 +67,7 @@ std::string RenderWitnessPage(const WitnessPage& page) {
   for (const WitnessPage::Shown& shown : page.shown) {
     s += "<h2>" + Escape(shown.heading) + "</h2>\n" + view_parts::Paragraphs(shown.sentences);
     if (const ViolationReport* v = shown.violation) {
-      s += "<p class=\"summary\"><b>" + Escape(std::string(InvariantName(v->invariant))) +
+      s += "<p class=\"summary\"><b>" + Escape(std::string(CheckName(v->invariant))) +
            "</b> on key <code>" + Escape(v->key) + "</code>: " + Escape(v->summary) + "</p>\n";
       s += "<figure>" + WitnessSvg(PictureOf(*v, shown.faults, shown.lane_word, shown.start)) +
            "</figure>\n";

@@ -347,9 +347,9 @@ std::string WitnessSvg(const WitnessPicture& p) {
   return s + "</svg>\n";
 }
 
-void MarkFor(Invariant invariant, WitnessPicture& p) {
-  const bool linear = invariant == Invariant::kLinearizable;
-  const bool denials = invariant == Invariant::kFalseDenials;
+void MarkFor(CheckId invariant, WitnessPicture& p) {
+  const bool linear = invariant == CheckId::kLinearizable;
+  const bool denials = invariant == CheckId::kFalseDenials;
   p.marked = linear    ? "the call no order places (the others numbered in the order that came "
                          "closest)"
              : denials ? "the denials no order explains"
@@ -371,8 +371,8 @@ WitnessPicture PictureOf(const ViolationReport& v, const std::vector<FaultReport
   p.window = v.window;
   p.bucket = v.bucket;
   p.grid = v.grid;
-  p.caption = "The witness of " + std::string(InvariantName(v.invariant)) + " on key " + v.key +
-              ": " + std::to_string(v.witness.size()) + " request(s).";
+  p.caption = "The witness of " + std::string(CheckName(v.invariant)) + " on key " + v.key + ": " +
+              std::to_string(v.witness.size()) + " request(s).";
   double from = 0, to = 0;
   for (const WitnessEvent& e : v.witness) {
     PictureRequest r;

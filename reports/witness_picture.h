@@ -55,7 +55,7 @@ std::string WitnessSvg(const WitnessPicture& picture);
 // `invariant` shows them: the denials no order explains for false-denials; the call no order
 // places for a non-linearizable key (the last), the others numbered in the order that came
 // closest; else the admissions. Sets the legend's words to match.
-void MarkFor(Invariant invariant, WitnessPicture& picture);
+void MarkFor(CheckId invariant, WitnessPicture& picture);
 
 // "+250ms", "-1s", "0": an offset as the picture's axis and tooltips write it.
 std::string SignedOffset(double seconds);

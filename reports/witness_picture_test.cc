@@ -51,7 +51,7 @@ TEST(WitnessPicture, DrawsEachRequestInItsNodesLaneWithTheWindowItBrokeMarked) {
       Answered(2, 1, milliseconds(500), false), Answered(3, 2, milliseconds(700), true)};
   const std::vector<Violation> found = CheckAlignedWindowCap(h, 2, std::chrono::seconds(1), {});
   ASSERT_EQ(found.size(), 1u);
-  ViolationReport v = MakeViolationReport("promise", found.front(), kStart);
+  ViolationReport v = MakeViolationReport(CheckId::kPromise, found.front(), kStart);
   ASSERT_TRUE(v.window.has_value());
   EXPECT_DOUBLE_EQ(v.window->from_s, 0);
   EXPECT_DOUBLE_EQ(v.window->to_s, 1);
@@ -87,7 +87,7 @@ TEST(WitnessPicture, DrawsTheLimitersOwnWindowEdgesWhereItHasThem) {
   ASSERT_FALSE(found.empty());
   SetGrid(found.front(), Policy::Window(Algorithm::kFixedWindow, 2, std::chrono::seconds(1)));
   ASSERT_TRUE(found.front().grid.has_value());
-  const ViolationReport v = MakeViolationReport("any-window-cap", found.front(), kStart);
+  const ViolationReport v = MakeViolationReport(CheckId::kAnyWindowCap, found.front(), kStart);
   ASSERT_TRUE(v.grid.has_value());
   EXPECT_DOUBLE_EQ(v.grid->first_s, 0) << "the start is on an edge of the epoch's 1s grid";
   EXPECT_DOUBLE_EQ(v.grid->period_ms, 1000);
@@ -118,7 +118,7 @@ TEST(WitnessTimelineText, MarksTheWindowsEdgesOnTheRowsOffsets) {
   const std::vector<Violation> found = CheckAlignedWindowCap(h, 1, std::chrono::seconds(1), {});
   ASSERT_EQ(found.size(), 1u);
   const std::string text =
-      view_parts::TimelineText(MakeViolationReport("promise", found.front(), kStart), {});
+      view_parts::TimelineText(MakeViolationReport(CheckId::kPromise, found.front(), kStart), {});
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "  -100ms         ---- the window [-100ms, +900ms) they fell in begins");
   EXPECT_LT(text.find("#1 node 2  admitted"), text.find("  +900ms         ---- the window ends"))
@@ -129,7 +129,7 @@ TEST(WitnessTimelineText, MarksTheWindowsEdgesOnTheRowsOffsets) {
 // A closed span judged on instants cut to the millisecond holds the uncut ones of the next
 // millisecond too; a half-open window's edges on ticks hold the same instants either way.
 TEST(WitnessTimelineText, AWindowJudgedOnCutInstantsIsWidenedToTheUncutOnes) {
-  Violation span{Invariant::kAnyWindowCap,
+  Violation span{CheckId::kAnyWindowCap,
                  "k",
                  "",
                  {},
@@ -138,11 +138,8 @@ TEST(WitnessTimelineText, AWindowJudgedOnCutInstantsIsWidenedToTheUncutOnes) {
   EXPECT_EQ(span.window->to, kStart + milliseconds(6));
   EXPECT_FALSE(span.window->closed);
   EXPECT_TRUE(span.window->span);
-  Violation window{Invariant::kAlignedWindowCap,
-                   "k",
-                   "",
-                   {},
-                   Violation::Window{kStart, kStart + milliseconds(5)}};
+  Violation window{
+      CheckId::kAlignedWindowCap, "k", "", {}, Violation::Window{kStart, kStart + milliseconds(5)}};
   UncutWindow(window, milliseconds(1));
   EXPECT_EQ(window.window->to, kStart + milliseconds(5));
 }
@@ -154,7 +151,7 @@ TEST(WitnessPicture, ABucketsWitnessDrawsItsLevelAndAnySpanIsCalledASpan) {
                      Answered(2, 1, milliseconds(200), true)};
   const std::vector<Violation> found = CheckBucketConformance(h, 2, std::chrono::seconds(1));
   ASSERT_EQ(found.size(), 1u);
-  const ViolationReport v = MakeViolationReport("promise", found.front(), kStart);
+  const ViolationReport v = MakeViolationReport(CheckId::kPromise, found.front(), kStart);
   ASSERT_TRUE(v.bucket.has_value());
   EXPECT_EQ(v.bucket->burst, 2);
   EXPECT_DOUBLE_EQ(v.bucket->interval_ms, 1000);
@@ -172,7 +169,8 @@ TEST(WitnessPicture, ABucketsWitnessDrawsItsLevelAndAnySpanIsCalledASpan) {
 
   const AnyWindowReport any = CheckAnyWindowCap(h, 2, std::chrono::seconds(1));
   ASSERT_EQ(any.violations.size(), 1u);
-  const ViolationReport spanned = MakeViolationReport("claim", any.violations.front(), kStart);
+  const ViolationReport spanned =
+      MakeViolationReport(CheckId::kAnyWindowCap, any.violations.front(), kStart);
   ASSERT_TRUE(spanned.window.has_value());
   EXPECT_TRUE(spanned.window->span);
   EXPECT_NE(view_parts::TimelineText(spanned, {}).find("---- the span [+0s, +200ms]"),
@@ -186,7 +184,7 @@ TEST(WitnessPicture, TwoHundredRequestsAreAllDrawnUnlabelledWithinAFewScreens) {
   for (int i = 0; i < 200; ++i) h.push_back(Answered(i, i % 4, milliseconds(5 * i), true));
   const std::vector<Violation> found = CheckAlignedWindowCap(h, 10, std::chrono::seconds(10), {});
   ASSERT_EQ(found.size(), 1u);
-  ViolationReport v = MakeViolationReport("promise", found.front(), kStart);
+  ViolationReport v = MakeViolationReport(CheckId::kPromise, found.front(), kStart);
   v.witness = WitnessEvents(h, kStart);
   const std::string svg = WitnessSvg(PictureOf(v, {}, "node", kStart));
   ExpectWellFormed(svg);
@@ -199,7 +197,7 @@ TEST(WitnessPicture, TwoHundredRequestsAreAllDrawnUnlabelledWithinAFewScreens) {
 
 TEST(WitnessPicture, ANonLinearizableKeyNumbersTheClosestOrderAndMarksTheCallItCannotPlace) {
   ViolationReport v;
-  v.invariant = Invariant::kLinearizable;
+  v.invariant = CheckId::kLinearizable;
   v.key = "k";
   v.witness =
       WitnessEvents({Answered(4, 1, milliseconds(0), true), Answered(7, 2, milliseconds(1), true),
@@ -229,7 +227,7 @@ TEST(WitnessPicture, ANonLinearizableKeyNumbersTheClosestOrderAndMarksTheCallItC
 
 TEST(WitnessPicture, AFaultOverTheRequestsIsDrawnBehindThem) {
   ViolationReport v;
-  v.invariant = Invariant::kFalseDenials;
+  v.invariant = CheckId::kFalseDenials;
   v.key = "k";
   v.witness = WitnessEvents({Answered(0, 1, milliseconds(0), false)}, kStart);
   const std::string svg =
@@ -258,7 +256,7 @@ TEST(ProbeWitness, IsDrawnAndItsRowsCutTheRepeatedPolicyId) {
   r.url = "http://127.0.0.1:1/api";
   r.method = "POST";
   ProbeViolationReport v{
-      Invariant::kAnyWindowCap, "u0", "6 admitted", {}, WindowReport{0, 3.5, true, true}};
+      CheckId::kAnyWindowCap, "u0", "6 admitted", {}, WindowReport{0, 3.5, true, true}};
   for (int i = 0; i < 6; ++i) {
     v.witness.push_back({i,
                          "u0",

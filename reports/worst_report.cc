@@ -16,12 +16,12 @@ constexpr size_t kWitnessRequestsShown = 12;
 // "9 admitted in one span of 10s (1.80x the limit)".
 std::string ValueText(const WorstReport& r, const WorstReport::Search& s) {
   switch (r.claim) {
-    case WorstClaim::kFalseDenialStreak:
+    case CheckId::kFalseDenialStreak:
       return absl::StrCat(s.value, " false denial(s) in a row");
-    case WorstClaim::kOverBucket:
+    case CheckId::kOverBucket:
       return absl::StrCat(s.value, " admitted over the bucket's bound in one span (",
                           view_parts::Fixed(s.amplification, 2), "x what it allows there)");
-    case WorstClaim::kMostInAnyWindow:
+    default:  // most-in-window
       break;
   }
   return absl::StrCat(s.value, " admitted in one span of the window (",
@@ -30,16 +30,27 @@ std::string ValueText(const WorstReport& r, const WorstReport::Search& s) {
 
 }  // namespace
 
-std::string WorstBound(const Policy& policy, WorstClaim claim) {
+void ReadWorstClaim(const JsonReader& r, CheckId& claim) {
+  const Result<CheckId> named = ParseWorstClaim(r.String());
+  if (named.ok()) {
+    claim = *named;
+  } else {
+    r.Report(std::string(named.status().message()));
+  }
+}
+
+std::string WorstBound(const Policy& policy, CheckId claim) {
   switch (claim) {
-    case WorstClaim::kMostInAnyWindow:
+    case CheckId::kMostInWindow:
       return absl::StrCat("at most ", policy.limit, " in any ",
                           FormatDuration(policy.ClaimWindow()));
-    case WorstClaim::kOverBucket:
+    case CheckId::kOverBucket:
       return absl::StrCat("at most ", policy.limit, " + floor(span / ",
                           FormatDuration(policy.window), ") in any span");
-    case WorstClaim::kFalseDenialStreak:
+    case CheckId::kFalseDenialStreak:
       return "no denial the model had room for";
+    default:  // not a measure of the search's (kWorstMeasures)
+      break;
   }
   return "";
 }
@@ -54,13 +65,13 @@ WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResu
   // allows there.
   const double allowed = static_cast<double>(result.allowed);
   switch (options.claim) {
-    case WorstClaim::kMostInAnyWindow:
+    case CheckId::kMostInWindow:
       s.amplification = static_cast<double>(result.value) / allowed;
       break;
-    case WorstClaim::kOverBucket:
+    case CheckId::kOverBucket:
       s.amplification = (allowed + static_cast<double>(result.value)) / allowed;
       break;
-    case WorstClaim::kFalseDenialStreak:
+    default:  // a streak of denials is no multiple of anything
       break;
   }
   s.runs = result.runs;
@@ -69,7 +80,7 @@ WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResu
   s.requests = static_cast<int64_t>(result.best.arrivals.size());
   s.reproduce = std::move(reproduce);
   if (result.shown) {
-    s.shown = MakeViolationReport(WorstClaimName(options.claim), *result.shown, options.base.start);
+    s.shown = MakeViolationReport(options.claim, *result.shown, options.base.start);
   }
   if (result.failure) s.failure = DescribeFailure(*result.failure);
   return s;
@@ -78,7 +89,7 @@ WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResu
 std::string RenderWorstText(const WorstReport& r) {
   std::string out =
       absl::StrCat(r.protocol, ", ", r.policy, ": the worst found against \"", r.bound, "\" (",
-                   std::string(WorstClaimName(r.claim)),
+                   std::string(CheckName(r.claim)),
                    r.max_transit.empty() ? "" : "; transit up to " + r.max_transit, ")\n");
   // A search that reached the same breach as an earlier one (the same value, under the same
   // faults) shows no witness of its own: the earlier one's says at which concurrencies it holds.
@@ -224,7 +235,7 @@ std::string RenderWorstHtml(const WorstReport& r) {
   page.searched = {{"what", "searched"},
                    {"limiter", r.protocol},
                    {"policy", r.policy},
-                   {"measure", std::string(WorstClaimName(r.claim)) + ": " + r.bound}};
+                   {"measure", std::string(CheckName(r.claim)) + ": " + r.bound}};
   if (!r.max_transit.empty()) page.searched.push_back(TransitSearched(r.max_transit));
   for (const WorstReport::Search& s : r.searches) {
     page.searched.push_back({absl::StrCat("concurrency ", s.concurrency),

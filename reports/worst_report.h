@@ -20,7 +20,7 @@ namespace ratelab {
 struct WorstReport {
   std::string protocol;
   std::string policy;
-  WorstClaim claim = WorstClaim::kMostInAnyWindow;
+  CheckId claim = CheckId::kMostInWindow;
   std::string bound;  // what the claim's bound is: "at most 5 in any 10s"
   // The longest a request was held on its way to the store ("500ms"; --max-transit).
   std::string max_transit;
@@ -58,26 +58,24 @@ constexpr auto JsonFields(const WorstReport::Search*) {
                     JsonField("witness", &S::shown),
                     JsonField("failure", &S::failure)};
 }
+// A measure of the search's (kWorstMeasures) by its name; any other check is refused.
+void ReadWorstClaim(const JsonReader& r, CheckId& claim);
 constexpr auto JsonFields(const WorstReport*) {
   using R = WorstReport;
   return std::tuple{JsonField("protocol", &R::protocol),
                     JsonField("policy", &R::policy),
-                    JsonField("claim", &R::claim),
+                    JsonField("claim", &R::claim, ReadWorstClaim),
                     JsonField("bound", &R::bound),
                     JsonField("max_transit", &R::max_transit).OrDefault(),
                     JsonField("searches", &R::searches),
                     JsonField("start", &R::start).OrDefault()};
-}
-inline nlohmann::json ToJsonValue(WorstClaim claim) { return WorstClaimName(claim); }
-inline void ReadJsonValue(const JsonReader& r, WorstClaim& claim) {
-  claim = r.Named<WorstClaimInfo>(kWorstClaims, "claim");
 }
 
 // One search's part of the report.
 WorstReport::Search MakeWorstSearch(const WorstOptions& options, const WorstResult& result,
                                     std::string reproduce);
 // "at most 5 in any 10s", "at most 2 + floor(span / 100ms)", "no denial the model had room for".
-std::string WorstBound(const Policy& policy, WorstClaim claim);
+std::string WorstBound(const Policy& policy, CheckId claim);
 
 // The value in words, then per search its figures and witness; a table of the amplification
 // when there are several.

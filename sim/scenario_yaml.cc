@@ -132,7 +132,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
          {CheckId::kAnyWindowCap, CheckId::kAlignedWindowCap, CheckId::kAnchoredWindowCap}) {
       if (std::find(s.checks.begin(), s.checks.end(), check) == s.checks.end()) continue;
       return Error(root["checks"],
-                   std::string(CheckOf(check).name) +
+                   std::string(CheckName(check)) +
                        " holds every limiter to the scenario's claim, and it gives none: add one "
                        "(claim: {limit: N, window: W}), or leave the check out to hold each "
                        "limiter to its own promise");

@@ -318,7 +318,7 @@ std::optional<TransitNeeded::Gone> FoundGone(const CaseRun& run, int64_t id) {
 // least it breaks `invariant` at: nothing when it breaks it with every delay at most a step's
 // ordinary latency, or not at all.
 Result<std::optional<TransitNeeded>> TransitOf(const LimiterSubject& subject, Case& c,
-                                               uint64_t seed, Invariant invariant,
+                                               uint64_t seed, CheckId invariant,
                                                const std::shared_ptr<StoreSource>& stores) {
   Status failure;
   const auto run = [&](Duration bound) -> std::optional<CaseRun> {
@@ -364,7 +364,7 @@ Result<std::optional<TransitNeeded>> TransitOf(const LimiterSubject& subject, Ca
 
 }  // namespace
 
-Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
+Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, CheckId invariant,
                     int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores) {
   Status failure;
   const auto still_fails = [&](const Case& candidate) {

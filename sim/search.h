@@ -146,7 +146,7 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
 // it still breaks (halving; none at all when it needs none), and requests moved in time where
 // that lets it break at a quarter less, so that the witness shows the least transit that breaks
 // the limiter. At most `budget` runs.
-Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, Invariant invariant,
+Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, CheckId invariant,
                     int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores);
 
 struct SearchOptions {

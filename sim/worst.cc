@@ -236,23 +236,17 @@ class Climb {
 
 }  // namespace
 
-std::string_view WorstClaimName(WorstClaim claim) {
-  return NameOf<WorstClaimInfo>(kWorstClaims, claim);
-}
-
-Result<WorstClaim> ParseWorstClaim(std::string_view text) {
-  if (const std::optional<WorstClaim> claim = Named<WorstClaimInfo>(kWorstClaims, text)) {
-    return *claim;
-  }
+Result<CheckId> ParseWorstClaim(std::string_view text) {
+  if (const std::optional<CheckId> measure = CheckNamed(text, kWorstMeasures)) return *measure;
   return absl::InvalidArgumentError("unknown claim '" + std::string(text) + "' (expected " +
-                                    NameChoices<WorstClaimInfo>(kWorstClaims) + ")");
+                                    CheckChoices(kWorstMeasures) + ")");
 }
 
-WorstClaim DefaultWorstClaim(const Policy& policy) {
-  return policy.IsBucket() ? WorstClaim::kOverBucket : WorstClaim::kMostInAnyWindow;
+CheckId DefaultWorstClaim(const Policy& policy) {
+  return policy.IsBucket() ? CheckId::kOverBucket : CheckId::kMostInWindow;
 }
 
-WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstClaim claim) {
+WorstMeasure MeasureWorst(const History& decided, const Policy& policy, CheckId claim) {
   WorstMeasure m;
   // The span a witness covers, "[00:00:13.273, 00:00:22.598] (span 9.325s)", and its units.
   const auto span_of = [](const Violation& v) {
@@ -266,7 +260,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
     return n;
   };
   switch (claim) {
-    case WorstClaim::kMostInAnyWindow: {
+    case CheckId::kMostInWindow: {
       const Duration w = policy.ClaimWindow();
       m.value = CheckAnyWindowCap(decided, policy.limit, w).max_in_any_window;
       m.allowed = policy.limit;
@@ -275,14 +269,14 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
       std::vector<Violation> v = CheckAnyWindowCap(decided, m.value - 1, w).violations;
       if (v.empty()) break;
       m.shown = std::move(v.front());
-      m.shown->invariant = Invariant::kMostInWindow;
+      m.shown->invariant = CheckId::kMostInWindow;
       SetGrid(*m.shown, policy);
       m.shown->summary = std::to_string(units(*m.shown)) + " admitted in " +
                          span_of(*m.shown).second + ", " + std::to_string(policy.limit) +
                          " allowed in any " + FormatDuration(w);
       break;
     }
-    case WorstClaim::kOverBucket: {
+    case CheckId::kOverBucket: {
       m.value = MostOverBucket(decided, policy.limit, policy.window, CreditOf(policy));
       m.allowed = policy.limit;
       if (m.value == 0) break;
@@ -291,7 +285,7 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
                                                         policy.window, CreditOf(policy));
       if (v.empty()) break;
       m.shown = std::move(v.front());
-      m.shown->invariant = Invariant::kOverBucket;
+      m.shown->invariant = CheckId::kOverBucket;
       m.shown->bucket = Violation::Bucket{policy.limit, policy.window};  // the one it overdrew
       const auto [span, text] = span_of(*m.shown);
       m.allowed = policy.limit + span / policy.window;
@@ -301,9 +295,11 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstCla
                          std::to_string(span / policy.window) + " = " + std::to_string(m.allowed);
       break;
     }
-    case WorstClaim::kFalseDenialStreak:
+    case CheckId::kFalseDenialStreak:
       m.shown = LongestFalseDenialStreak(decided, policy);
       m.value = m.shown ? static_cast<int64_t>(m.shown->witness.size()) : 0;
+      break;
+    default:  // not a measure (kWorstMeasures): nothing measured
       break;
   }
   return m;

@@ -29,22 +29,16 @@
 namespace ratelab {
 
 // What the search pushes on.
-enum class WorstClaim {
-  kMostInAnyWindow,    // the most one key has admitted in any span of W (window algorithms)
-  kOverBucket,         // the most one key has admitted beyond B + floor(span / T) (buckets)
-  kFalseDenialStreak,  // the longest run of one key's denials the model had room for
+// The measures the search can push: the checks model/check_id.h judges on the worst case.
+inline constexpr CheckId kWorstMeasures[] = {
+    CheckId::kMostInWindow,       // the most one key has admitted in any span of W (windows)
+    CheckId::kOverBucket,         // the most one key has admitted beyond B + floor(span / T)
+    CheckId::kFalseDenialStreak,  // the longest run of one key's denials the model had room for
 };
-using WorstClaimInfo = NameRow<WorstClaim>;
-inline constexpr WorstClaimInfo kWorstClaims[] = {
-    {WorstClaim::kMostInAnyWindow, "most-in-window"},
-    {WorstClaim::kOverBucket, "over-bucket"},
-    {WorstClaim::kFalseDenialStreak, "false-denials"},
-};
-std::string_view WorstClaimName(WorstClaim claim);  // "most-in-window", ...
-// "most-in-window", "over-bucket" or "false-denials"; InvalidArgument naming them otherwise.
-Result<WorstClaim> ParseWorstClaim(std::string_view text);
+// "most-in-window", "over-bucket" or "false-denial-streak"; InvalidArgument naming them otherwise.
+Result<CheckId> ParseWorstClaim(std::string_view text);
 // The claim a policy is pushed on unless told: the most in any W, or over the bucket.
-WorstClaim DefaultWorstClaim(const Policy& policy);
+CheckId DefaultWorstClaim(const Policy& policy);
 
 // The measure of `claim` on a history (as the limiter decided it: the clock and resolution it
 // decides at), with a violation that shows it (its witness the requests that make the measure);
@@ -56,11 +50,11 @@ struct WorstMeasure {
   int64_t allowed = 0;
   std::optional<Violation> shown;
 };
-WorstMeasure MeasureWorst(const History& decided, const Policy& policy, WorstClaim claim);
+WorstMeasure MeasureWorst(const History& decided, const Policy& policy, CheckId claim);
 
 struct WorstOptions {
   Case base;  // the policy and durability; traffic, nodes and faults are drawn and mutated
-  WorstClaim claim = WorstClaim::kMostInAnyWindow;
+  CheckId claim = CheckId::kMostInWindow;
   SearchFaults faults;  // none: traffic and interleavings only
   // The most requests in flight at once (sent, not yet answered), as from that many clients each
   // waiting for its answer: a case that has more is not one of this concurrency. One node serves

@@ -120,7 +120,7 @@ TEST(Worst, ClimbsFromNothingWhenNoDrawnCaseKeepsToItsConcurrency) {
 TEST(Worst, FindsTheLongestRunOfFalseDenialsAndNoneInACorrectLog) {
   const Policy log = Policy::Window(Algorithm::kSlidingLog, 3, seconds(10));
   WorstOptions o = Options(log, 1, 800);
-  o.claim = WorstClaim::kFalseDenialStreak;
+  o.claim = CheckId::kFalseDenialStreak;
   const WorstResult zset = Worst("kv-sliding-log-zset", o);
   EXPECT_GE(zset.value, 2) << "each denial it logs denies the next";
   ASSERT_TRUE(zset.shown);
@@ -166,7 +166,7 @@ TEST(WorstMeasure, OverTheBucketIsTheMostAdmittedPastBPlusSpanOverT) {
     e.decision = Decision{.allowed = true};
     h.push_back(e);
   }
-  const WorstMeasure m = MeasureWorst(h, p, WorstClaim::kOverBucket);
+  const WorstMeasure m = MeasureWorst(h, p, CheckId::kOverBucket);
   EXPECT_EQ(m.value, 2);
   EXPECT_EQ(m.allowed, 3);
   ASSERT_TRUE(m.shown);
@@ -177,12 +177,14 @@ TEST(WorstMeasure, OverTheBucketIsTheMostAdmittedPastBPlusSpanOverT) {
 }
 
 TEST(WorstClaim, ReadsItsNamesAndRefusesOthers) {
-  EXPECT_EQ(*ParseWorstClaim("over-bucket"), WorstClaim::kOverBucket);
-  EXPECT_EQ(WorstClaimName(*ParseWorstClaim("false-denials")), "false-denials");
-  const Result<WorstClaim> bad = ParseWorstClaim("most");
+  EXPECT_EQ(*ParseWorstClaim("over-bucket"), CheckId::kOverBucket);
+  EXPECT_EQ(CheckName(*ParseWorstClaim("false-denial-streak")), "false-denial-streak");
+  // A check that is no measure is refused, though it is named so elsewhere.
+  EXPECT_FALSE(ParseWorstClaim("false-denials").ok());
+  const Result<CheckId> bad = ParseWorstClaim("most");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown claim 'most' (expected most-in-window, over-bucket or false-denials)");
+            "unknown claim 'most' (expected most-in-window, over-bucket or false-denial-streak)");
 }
 
 }  // namespace

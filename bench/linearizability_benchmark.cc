@@ -1,4 +1,4 @@
-// Keys and calls a second of the linearizability search (model/linearizability.h) on a
+// Keys and calls a second of the linearizability search (judge/linearizability.h) on a
 // 100 000-call concurrent history, beside its peer: the same calls replayed once, in the order
 // they were sent, through the sequential reference model (the bare loop a check without
 // concurrency would be). The table printed last reads each as a ratio to that peer.
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "model/linearizability.h"
+#include "judge/linearizability.h"
 #include "model/reference_model.h"
 #include "model/sliding_log_model.h"
 

@@ -6,7 +6,7 @@
 
 #include "impl/core/process_memory.h"
 #include "impl/limiters/in_process_protocol.h"
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "sim/simulation.h"
 
 namespace ratelab {

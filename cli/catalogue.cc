@@ -9,8 +9,8 @@
 #include "cli/exit_codes.h"
 #include "impl/limiters/protocol.h"
 #include "judge/checks.h"
+#include "judge/oracles.h"
 #include "live/probe_plan.h"
-#include "model/oracles.h"
 #include "model/policy.h"
 #include "sim/traffic.h"
 

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "impl/core/status.h"
+#include "judge/linearizability.h"
+#include "judge/oracles.h"
 #include "model/check_id.h"
 #include "model/history.h"
-#include "model/linearizability.h"
 #include "model/never_freed.h"
-#include "model/oracles.h"
 #include "model/policy.h"
 #include "model/violation.h"
 

@@ -10,7 +10,7 @@
 #include "impl/limiters/protocol.h"
 #include "impl/store/memory_kv.h"
 #include "impl/store/redis_kv.h"
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "sim/scenario.h"
 #include "testing/redis.h"
 #include "testing/redis_replica.h"

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "impl/drivers/store_drivers.h"
-#include "model/oracles.h"
+#include "judge/oracles.h"
 
 namespace ratelab {
 

@@ -17,7 +17,7 @@ namespace ratelab {
 enum class CheckId {
   // A scenario's checks (judge/checks.h) come first, in the order `ratelab list checks` shows
   // them: the limiter's own algorithm's promise (one of the caps or conformance below, by its
-  // algorithm), the oracles over a history (model/oracles.h), and what a simulated run leaves
+  // algorithm), the oracles over a history (judge/oracles.h), and what a simulated run leaves
   // and does.
   kPromise,
   kAlignedWindowCap,
@@ -31,7 +31,7 @@ enum class CheckId {
   // Oracles the promise is one of, or that every run reports.
   kAnchoredGridCap,
   kBoundaryBurst,
-  // Judged over [sent, answered] intervals by the linearizability search (model/linearizability.h).
+  // Judged over [sent, answered] intervals by the linearizability search (judge/linearizability.h).
   kLinearizable,
   // The worst-case search's measures (sim/worst.h), shown as the witness of a measure.
   kMostInWindow,

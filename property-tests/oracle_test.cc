@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "model/oracles.h"
+#include "judge/oracles.h"
 
 namespace ratelab::proptest {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "model/oracles.h"
+#include "judge/oracles.h"
 
 namespace ratelab::proptest {
 

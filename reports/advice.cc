@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "reports/across_seeds.h"
 #include "reports/goals.h"
 #include "reports/view_parts.h"

@@ -28,8 +28,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "judge/linearizability.h"
 #include "model/check_id.h"
-#include "model/linearizability.h"
 #include "model/time.h"
 #include "reports/json_reader.h"
 

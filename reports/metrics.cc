@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-#include "model/oracles.h"
+#include "judge/oracles.h"
 
 namespace ratelab {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "impl/core/text.h"
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "reports/timeline.h"
 
 namespace ratelab::view_parts {

@@ -6,7 +6,7 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <sstream>
 
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "reports/probe_report.h"
 #include "reports/run_report.h"
 #include "reports/view_parts.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "sim/fault_notes.h"
 #include "sim/limiter_run.h"
 #include "sim/store_source.h"

@@ -8,7 +8,7 @@
 
 #include "impl/limiters/protocol.h"
 #include "impl/limiters/window_offset.h"
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "sim/internal/scenario_reader.h"
 #include "sim/limiter_subject.h"
 #include "sim/scenario.h"

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "impl/limiters/in_process_protocol.h"
-#include "model/oracles.h"
+#include "judge/oracles.h"
 #include "testing/time.h"
 
 namespace ratelab {

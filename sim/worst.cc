@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "judge/oracles.h"
 #include "model/named.h"
-#include "model/oracles.h"
 #include "sim/random.h"
 
 namespace ratelab {

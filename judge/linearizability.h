@@ -19,8 +19,8 @@
 // bucket, GCRA) is searched a second way too, its instants kept as bounds on one another rather
 // than tried (bucket_zones.h), each way with half the budget. A search that outgrows its budget of
 // states answers "unknown", never a verdict it has not shown.
-#ifndef RATELAB_MODEL_LINEARIZABILITY_H_
-#define RATELAB_MODEL_LINEARIZABILITY_H_
+#ifndef RATELAB_JUDGE_LINEARIZABILITY_H_
+#define RATELAB_JUDGE_LINEARIZABILITY_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -151,4 +151,4 @@ HistoryLinearizability CheckHistoryLinearizable(const Policy& policy, const Hist
 
 }  // namespace ratelab
 
-#endif  // RATELAB_MODEL_LINEARIZABILITY_H_
+#endif  // RATELAB_JUDGE_LINEARIZABILITY_H_

@@ -1,4 +1,4 @@
-#include "model/bucket_zones.h"
+#include "judge/bucket_zones.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/search_state.h"
+#include "judge/search_state.h"
 
 namespace ratelab {
 namespace {

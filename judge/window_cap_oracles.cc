@@ -4,15 +4,12 @@
 #include <set>
 #include <tuple>
 
-#include "model/oracles.h"
-#include "model/oracles_internal.h"
+#include "judge/oracles.h"
+#include "judge/oracles_internal.h"
 
 namespace ratelab {
 
 namespace {
-auto Admitted() {
-  return [](const HistoryEvent& e) { return e.admitted(); };
-}
 std::string Span(Instant from, Instant to, const char* close, int digits = 3) {
   return "[" + FormatInstantTo(from, digits) + ", " + FormatInstantTo(to, digits) + close;
 }
@@ -29,7 +26,7 @@ int DigitsApart(Instant a, Instant b) {
 std::vector<Violation> CheckAlignedWindowCap(const History& h, int64_t limit, Duration window,
                                              const WindowOffset& offset) {
   std::vector<Violation> out;
-  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+  for (const auto& [key, events] : internal::GroupByKey(h, internal::Admitted)) {
     const Duration shift = offset ? offset.of(key) : Duration(0);
     const auto index_of = [&](Instant t) { return AlignedWindowIndex(t - shift, window); };
     size_t first = 0;  // first event of the current window
@@ -174,7 +171,7 @@ AnyWindowReport CheckAnyWindowCap(const History& h, int64_t limit, Duration wind
   // A closed span of W holds the instants of a half-open one of W and a tick.
   const Duration reach = closed ? window + Duration(1) : window;
   AnyWindowReport report;
-  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+  for (const auto& [key, events] : internal::GroupByKey(h, internal::Admitted)) {
     size_t left = 0;
     int64_t used = 0;
     bool reported = false;

@@ -1,8 +1,8 @@
 // The token-bucket conformance oracle.
 #include <algorithm>
 
-#include "model/oracles.h"
-#include "model/oracles_internal.h"
+#include "judge/oracles.h"
+#include "judge/oracles_internal.h"
 
 namespace ratelab {
 

@@ -1,4 +1,4 @@
-#include "model/oracles.h"
+#include "judge/oracles.h"
 
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 namespace ratelab {
 namespace {
 
+using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using std::chrono::minutes;
 using std::chrono::seconds;

@@ -6,8 +6,8 @@
 // latency never raises a false alarm, while skew, restarts and races still show), per key, and
 // reports at most one violation per key (the first, with a minimal witness) so a long run's report
 // stays readable; counts and maxima cover the whole history.
-#ifndef RATELAB_MODEL_ORACLES_H_
-#define RATELAB_MODEL_ORACLES_H_
+#ifndef RATELAB_JUDGE_ORACLES_H_
+#define RATELAB_JUDGE_ORACLES_H_
 
 #include <cstdint>
 #include <optional>
@@ -137,4 +137,4 @@ int64_t MostAdmittedBetween(const Policy& policy, Instant from, Instant to);
 
 }  // namespace ratelab
 
-#endif  // RATELAB_MODEL_ORACLES_H_
+#endif  // RATELAB_JUDGE_ORACLES_H_

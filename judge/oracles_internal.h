@@ -1,6 +1,6 @@
 // Shared by the oracle implementations; not part of the model's interface.
-#ifndef RATELAB_MODEL_ORACLES_INTERNAL_H_
-#define RATELAB_MODEL_ORACLES_INTERNAL_H_
+#ifndef RATELAB_JUDGE_ORACLES_INTERNAL_H_
+#define RATELAB_JUDGE_ORACLES_INTERNAL_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -37,6 +37,9 @@ KeyGroups GroupByKey(const History& h, Keep keep);
 std::vector<HistoryEvent> Copy(std::span<const HistoryEvent* const> events, size_t from, size_t to);
 
 bool InvokeOrder(const HistoryEvent* a, const HistoryEvent* b);
+
+// GroupByKey's `keep` for the admitted events (a lambda, which GroupByKey inlines).
+inline constexpr auto Admitted = [](const HistoryEvent& e) { return e.admitted(); };
 
 template <typename Keep>
 KeyGroups GroupByKey(const History& h, Keep keep) {
@@ -108,4 +111,4 @@ KeyGroups GroupByKey(const History& h, Keep keep) {
 
 }  // namespace ratelab::internal
 
-#endif  // RATELAB_MODEL_ORACLES_INTERNAL_H_
+#endif  // RATELAB_JUDGE_ORACLES_INTERNAL_H_

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "model/oracles.h"
-#include "model/oracles_internal.h"
+#include "judge/oracles.h"
+#include "judge/oracles_internal.h"
 #include "model/sliding_log_model.h"
 
 namespace ratelab {
@@ -56,16 +56,12 @@ Violation Report(CheckId invariant, std::string_view key, const Events& witness,
           internal::Copy(witness, 0, witness.size()), Violation::Window{from, to, true, true}};
 }
 
-auto Admitted() {
-  return [](const HistoryEvent& e) { return e.admitted(); };
-}
-
 std::vector<Violation> AlignedWindows(const History& h, int64_t limit, Duration window,
                                       const WindowOffset& offset) {
   std::vector<Violation> out;
   const std::string bound = "all in one aligned window, limit " + std::to_string(limit) + " per " +
                             FormatDuration(window);
-  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+  for (const auto& [key, events] : internal::GroupByKey(h, internal::Admitted)) {
     const Duration shift = offset ? offset.of(key) : Duration(0);
     const auto index_of = [&](Instant t) { return AlignedWindowIndex(t - shift, window); };
     for (size_t i = 0; i < events.size();) {
@@ -92,7 +88,7 @@ template <typename Bound>
 std::vector<Violation> Spans(const History& h, CheckId invariant, Duration reach,
                              const std::string& words, Bound bound) {
   std::vector<Violation> out;
-  for (const auto& [key, events] : internal::GroupByKey(h, Admitted())) {
+  for (const auto& [key, events] : internal::GroupByKey(h, internal::Admitted)) {
     size_t hi = 0;     // the first event sent after `end`
     int64_t sent = 0;  // units of the events in [i, hi)
     for (size_t i = 0; i < events.size(); ++i) {

@@ -13,13 +13,13 @@
 // one decides as at it), and for GCRA none. A zone inside one already tried is not tried again. So
 // a bucket opened by a race of many calls, at a nanosecond clock, is decided from the orders alone
 // (the search over instants, linearizability.cc, has to try each point a refill can fall on).
-#ifndef RATELAB_MODEL_BUCKET_ZONES_H_
-#define RATELAB_MODEL_BUCKET_ZONES_H_
+#ifndef RATELAB_JUDGE_BUCKET_ZONES_H_
+#define RATELAB_JUDGE_BUCKET_ZONES_H_
 
 #include <cstdint>
 #include <span>
 
-#include "model/linearizability.h"
+#include "judge/linearizability.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -37,4 +37,4 @@ KeyLinearizability CheckBucketByZones(const Policy& policy, std::span<const Line
 
 }  // namespace ratelab
 
-#endif  // RATELAB_MODEL_BUCKET_ZONES_H_
+#endif  // RATELAB_JUDGE_BUCKET_ZONES_H_

@@ -1,9 +1,9 @@
-#include "model/oracles.h"
+#include "judge/oracles.h"
 
 #include <algorithm>
 #include <array>
 
-#include "model/oracles_internal.h"
+#include "judge/oracles_internal.h"
 
 namespace ratelab {
 

@@ -1,7 +1,7 @@
 // What the linearizability searches (linearizability.cc, bucket_zones.cc) keep of a state: which
 // calls are placed, and 128-bit hashes.
-#ifndef RATELAB_MODEL_SEARCH_STATE_H_
-#define RATELAB_MODEL_SEARCH_STATE_H_
+#ifndef RATELAB_JUDGE_SEARCH_STATE_H_
+#define RATELAB_JUDGE_SEARCH_STATE_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -77,4 +77,4 @@ struct PlacedCalls {
 
 }  // namespace ratelab
 
-#endif  // RATELAB_MODEL_SEARCH_STATE_H_
+#endif  // RATELAB_JUDGE_SEARCH_STATE_H_

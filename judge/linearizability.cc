@@ -1,4 +1,4 @@
-#include "model/linearizability.h"
+#include "judge/linearizability.h"
 
 #include <algorithm>
 #include <compare>
@@ -8,12 +8,12 @@
 #include <type_traits>
 #include <unordered_set>
 
+#include "judge/bucket_zones.h"
+#include "judge/search_state.h"
 #include "model/anchored_window_model.h"
-#include "model/bucket_zones.h"
 #include "model/fixed_window_model.h"
 #include "model/gcra_model.h"
 #include "model/named.h"
-#include "model/search_state.h"
 #include "model/sliding_counter_model.h"
 #include "model/sliding_log_model.h"
 #include "model/token_bucket_intervals_model.h"

@@ -1,7 +1,7 @@
 // The linearizability search against brute force: on small histories, every order of the calls
 // that took effect (each call without an answer in or out) and every instant of each interval,
 // for every algorithm; "unknown" when the budget runs out, and never a wrong verdict.
-#include "model/linearizability.h"
+#include "judge/linearizability.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <tuple>
 
-#include "model/bucket_zones.h"
+#include "judge/bucket_zones.h"
 #include "model/reference_model.h"
 #include "model/sliding_log_model.h"
 
@@ -614,10 +614,10 @@ TEST(Linearizability, AKeysWindowsAreSearchedFromItsOffset) {
   EXPECT_LE(broken.detail.order.front().at, h[0].complete);
 }
 
-// The calls of a history recorded in model/testdata/: each line sent, answered (ns from a whole
+// The calls of a history recorded in judge/testdata/: each line sent, answered (ns from a whole
 // second), admitted (1) or denied (0), cost; each interval widened `early_ns` before its sending.
 std::vector<LinearOp> RecordedCalls(const std::string& name, int64_t early_ns) {
-  std::ifstream in(RATELAB_SOURCE_DIR "/model/testdata/" + name);
+  std::ifstream in(RATELAB_SOURCE_DIR "/judge/testdata/" + name);
   EXPECT_TRUE(in.is_open()) << name;
   std::vector<LinearOp> ops;
   for (std::string line; std::getline(in, line);) {

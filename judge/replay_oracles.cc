@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "model/oracles.h"
-#include "model/oracles_internal.h"
+#include "judge/oracles.h"
+#include "judge/oracles_internal.h"
 #include "model/reference_model.h"
 
 namespace ratelab {

@@ -20,7 +20,7 @@ namespace ratelab {
 
 namespace {
 
-const SearchFaults kDefaultFaults = {SearchFault::kCrash, SearchFault::kRestart};
+const SearchFaults kDefaultFaults = {FaultKind::kCrash, FaultKind::kStoreRestart};
 
 class Check final : public Command {
  public:
@@ -41,10 +41,11 @@ class Check final : public Command {
                                   "Limiter nodes sending requests at once, each its own process "
                                   "(default 3; 1 for --exec, the one process given)");
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
-                               "Comma-separated faults to inject: crash, restart, skew, outage, "
-                               "stall (the store answers nothing for a while, then runs what it "
-                               "was sent), failover (to a replica that lags: --store memory "
-                               "only), or none (default crash,restart)");
+                               "Comma-separated faults to inject, named as a scenario file's: "
+                               "crash, store-restart, clock-skew, store-outage, store-stall (the "
+                               "store answers nothing for a while, then runs what it was sent), "
+                               "store-failover (to a replica that lags: --store memory only), or "
+                               "none (default crash,store-restart)");
     c->add_flag("--claim", claim_, "Also hold it to the claim: no more than N in any W");
     c->add_flag("--shrink-policy", shrink_policy_,
                 "Let the shrink lower the limit (or burst) too; by default the witness keeps the "
@@ -100,9 +101,10 @@ class Check final : public Command {
       search.seeds = *span;
     }
     if (store_.kind != StoreName::Kind::kMemory) {
-      if (search.faults.contains(SearchFault::kFailover)) {
+      if (search.faults.contains(FaultKind::kStoreFailover)) {
         return absl::InvalidArgumentError(
-            "--faults failover needs --store memory: only the in-memory store models a replica "
+            "--faults store-failover needs --store memory: only the in-memory store models a "
+            "replica "
             "(the one "
             "at " +
             store_.ToString() + " has none ratelab can fail over to)");
@@ -113,14 +115,15 @@ class Check final : public Command {
       // A server ratelab did not start cannot be restarted by it.
       const StoreKind on = subject->info->store;
       const bool foreign = !store_.CanRestart(on == StoreKind::kKv, on == StoreKind::kSql);
-      if (foreign && search.faults.contains(SearchFault::kRestart)) {
+      if (foreign && search.faults.contains(FaultKind::kStoreRestart)) {
         if (faults_option_->count() > 0) {
           return absl::InvalidArgumentError(
-              "--faults restart needs a server that ratelab starts (--store redis or postgres): "
+              "--faults store-restart needs a server that ratelab starts (--store redis or "
+              "postgres): "
               "it cannot restart the one at " +
               store_.ToString());
         }
-        search.faults.erase(SearchFault::kRestart);
+        search.faults.erase(FaultKind::kStoreRestart);
         err << "note: no store restarts: ratelab cannot restart the server at " << store_.ToString()
             << "\n";
       }

@@ -90,8 +90,8 @@ TEST(Check, SeedZeroWithAUniqueIndexHoldsPerWindowButNotAcrossAnEdgeOrSkewedCloc
                           "promise", "--faults", "none", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "any-window-cap");
   EXPECT_EQ(f.requests, 2u);
-  f = Check(
-      {"docs-fixed-window-unique", "--checks", "promise", "--faults", "skew", "--seeds", "50"});
+  f = Check({"docs-fixed-window-unique", "--checks", "promise", "--faults", "clock-skew", "--seeds",
+             "50"});
   EXPECT_EQ(f.invariant, "aligned-window-cap") << "app servers disagree on the minute";
   // No TTL in the MongoDB per-minute design: its documents stay forever.
   f = Check({"docs-fixed-window-unique", "--seeds", "5"});
@@ -125,7 +125,7 @@ TEST(Check, SurvivesRestartOnlyWhereTheStateIsKept) {
   EXPECT_EQ(f.requests, 2u);
   // In a store without persistence: a store restart forgets the count.
   f = Check({"docs-fixed-window-retry", "--limit", "1", "--checks", "survives-restart",
-             "--durability", "none", "--faults", "restart", "--seeds", "50"});
+             "--durability", "none", "--faults", "store-restart", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "survives-restart");
   EXPECT_NE(f.summary.find("across the restart: the store restarted"), std::string::npos);
   // With every write fsynced, neither crashes nor store restarts reset anything.
@@ -149,24 +149,24 @@ TEST(Check, CorrectProtocolsKeepTheirPromisesOverManySeeds) {
   for (const char* protocol : {"kv-fixed-window-lua", "kv-sliding-log-lua"}) {
     for (const char* window : {"10ms", "1m"}) {
       CliOutcome r = Ratelab({"check", protocol, "--limit", "2", "--window", window, "--seeds",
-                              "400", "--faults", "crash,restart,outage"});
+                              "400", "--faults", "crash,store-restart,store-outage"});
       EXPECT_EQ(r.exit, kExitOk) << protocol << " per " << window << "\n" << r.out << r.err;
     }
   }
   for (const char* limit : {"1", "3"}) {
     CliOutcome r =
         Ratelab({"check", "docs-fixed-window-retry", "--limit", limit, "--seeds", "300", "--faults",
-                 "crash,restart,outage", "--checks", "promise,false-denials"});
+                 "crash,store-restart,store-outage", "--checks", "promise,false-denials"});
     EXPECT_EQ(r.exit, kExitOk) << "docs-fixed-window-retry limit " << limit << "\n"
                                << r.out << r.err;
   }
   for (const char* burst : {"1", "3"}) {
     CliOutcome r = Ratelab({"check", "kv-token-bucket-lua", "--burst", burst, "--rate", "2",
-                            "--seeds", "400", "--faults", "crash,restart,outage"});
+                            "--seeds", "400", "--faults", "crash,store-restart,store-outage"});
     EXPECT_EQ(r.exit, kExitOk) << "kv-token-bucket-lua burst " << burst << "\n" << r.out << r.err;
     for (const char* rate : {"2", "100"}) {
       r = Ratelab({"check", "kv-gcra-lua", "--burst", burst, "--rate", rate, "--seeds", "400",
-                   "--faults", "crash,restart,outage"});
+                   "--faults", "crash,store-restart,store-outage"});
       EXPECT_EQ(r.exit, kExitOk) << "kv-gcra-lua burst " << burst << " rate " << rate << "\n"
                                  << r.out << r.err;
     }
@@ -335,8 +335,8 @@ TEST(Check, EveryBuiltInFlawIsFoundWithinTheDefaultSeeds) {
       {{"kv-fixed-window-lua", "--claim"}, "any-window-cap", 3},
       // N + 1 admitted across the failover, and one that loaded the script before it (without
       // it the lost admission's EVAL lands in the outage).
-      {{"kv-fixed-window-lua", "--faults", "failover"}, "aligned-window-cap", 4},
-      {{"kv-fixed-window-lua-wait", "--faults", "failover"}, "aligned-window-cap", 4},
+      {{"kv-fixed-window-lua", "--faults", "store-failover"}, "aligned-window-cap", 4},
+      {{"kv-fixed-window-lua-wait", "--faults", "store-failover"}, "aligned-window-cap", 4},
   };
   for (const Flaw& flaw : flaws) {
     const CheckFinding f = Check(flaw.args);
@@ -351,20 +351,20 @@ TEST(Check, EveryBuiltInFlawIsFoundWithinTheDefaultSeeds) {
 // failover in the witness. Waiting for the replica after each admission leaves only the failover
 // that falls between the script and its WAIT. Only MemoryKv models a replica.
 TEST(Check, AFailoverToALaggingReplicaLosesCounts) {
-  CheckFinding f = Check({"kv-fixed-window-lua", "--faults", "failover", "--seeds", "50"});
+  CheckFinding f = Check({"kv-fixed-window-lua", "--faults", "store-failover", "--seeds", "50"});
   EXPECT_EQ(f.invariant, "aligned-window-cap");
   ASSERT_EQ(f.faults.size(), 1u);
   EXPECT_NE(f.faults[0].find("the store failed over to its replica"), std::string::npos)
       << f.faults[0];
   EXPECT_LE(f.requests, 4u);
-  f = Check({"kv-fixed-window-lua-wait", "--faults", "failover", "--seeds", "200"});
+  f = Check({"kv-fixed-window-lua-wait", "--faults", "store-failover", "--seeds", "200"});
   EXPECT_EQ(f.invariant, "aligned-window-cap");
   CliOutcome r = Ratelab({"check", "kv-fixed-window-lua-wait", "--seeds", "100"});
   EXPECT_EQ(r.exit, kExitOk) << "without a failover its replica takes every admission\n"
                              << r.out << r.err;
-  r = Ratelab({"check", "kv-fixed-window-lua", "--faults", "failover", "--store", "redis"});
+  r = Ratelab({"check", "kv-fixed-window-lua", "--faults", "store-failover", "--store", "redis"});
   EXPECT_EQ(r.exit, kExitBadInput);
-  EXPECT_NE(r.err.find("--faults failover needs --store memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--faults store-failover needs --store memory"), std::string::npos) << r.err;
 }
 
 TEST(Check, TheWitnessKeepsThePolicyGivenUnlessAskedToShrinkIt) {

@@ -104,7 +104,7 @@ TEST(PostgresStore, EachSqlProtocolsVerdict) {
   EXPECT_NE(r.out.find("witness (3 request(s), +0s at "), std::string::npos) << r.out;
   // Without persistence, a store restart forgets the bucket.
   r = CheckSql({"sql-token-bucket", "--burst", "1", "--rate", "1", "--checks", "survives-restart",
-                "--faults", "restart", "--durability", "none", "--seeds", "20", "--store",
+                "--faults", "store-restart", "--durability", "none", "--seeds", "20", "--store",
                 "postgres"});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
   EXPECT_NE(r.out.find("survives-restart"), std::string::npos) << r.out;
@@ -259,7 +259,7 @@ TEST(PostgresStore, AnExistingDatabaseMustBeEmptyOfRatelabsRowsAndCannotBeRestar
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   EXPECT_NE(r.err.find("no store restarts"), std::string::npos) << r.err;
   r = Ratelab(
-      {"check", "sql-fixed-window-upsert", "--faults", "restart", "--store", server->url()});
+      {"check", "sql-fixed-window-upsert", "--faults", "store-restart", "--store", server->url()});
   EXPECT_EQ(r.exit, kExitBadInput);
   // Their table is as it was, and ratelab's are empty again.
   constexpr SqlStatement kTheirs{"test_theirs", "SELECT v FROM public.mine"};

@@ -81,12 +81,12 @@ TEST(RedisStore, EveryKvProtocolsVerdictIsTheSameAsOnMemoryKv) {
       {"kv-token-bucket-lua", "--burst", "3", "--rate", "2", "--seeds", "40"},
       {"kv-fixed-window-lua", "--claim", "--limit", "1", "--seeds", "20"},
       {"kv-fixed-window-lua", "--limit", "2", "--window", "10ms", "--faults",
-       "crash,restart,outage", "--durability", "none", "--seeds", "40"},
+       "crash,store-restart,store-outage", "--durability", "none", "--seeds", "40"},
       {"kv-sliding-log-lua", "--limit", "2", "--window", "10ms", "--seeds", "40"},
-      {"kv-gcra-lua", "--burst", "1", "--rate", "100", "--faults", "crash,restart,outage",
-       "--seeds", "40"},
+      {"kv-gcra-lua", "--burst", "1", "--rate", "100", "--faults",
+       "crash,store-restart,store-outage", "--seeds", "40"},
       {"kv-gcra-lua", "--burst", "1", "--rate", "100", "--checks", "survives-restart", "--faults",
-       "restart", "--durability", "none", "--seeds", "40"},
+       "store-restart", "--durability", "none", "--seeds", "40"},
   };
   for (const std::vector<std::string>& c : cases) {
     std::string name;
@@ -117,7 +117,7 @@ TEST(RedisStore, AnExistingServerMustBeEmptyAndCannotBeRestarted) {
   r = Ratelab({"check", "kv-gcra-lua", "--seeds", "5", "--store", server->url(4)});
   EXPECT_EQ(r.exit, kExitOk) << r.err;
   EXPECT_NE(r.err.find("no store restarts"), std::string::npos) << r.err;
-  r = Ratelab({"check", "kv-gcra-lua", "--faults", "restart", "--store", server->url(4)});
+  r = Ratelab({"check", "kv-gcra-lua", "--faults", "store-restart", "--store", server->url(4)});
   EXPECT_EQ(r.exit, kExitBadInput);
   // Each run emptied the database after itself.
   RedisKv db4(server->endpoint(4));
@@ -132,7 +132,7 @@ TEST(RedisStore, TheCheckingCommandsRunOnARedisCluster) {
                           "crash", "--seeds", "20", "--store", url});
   EXPECT_EQ(r.exit, kExitViolation) << r.out << r.err;
   r = Ratelab(
-      {"check", "kv-gcra-lua", "--faults", "crash,outage", "--seeds", "20", "--store", url});
+      {"check", "kv-gcra-lua", "--faults", "crash,store-outage", "--seeds", "20", "--store", url});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   r = Ratelab({"run", ExampleScenario("clock-skew"), "--store", url});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;

@@ -347,7 +347,7 @@ TEST(CheckLua, AServerClockScriptIsJudgedWhenTheStoreRanIt) {
   // after the client sent it: judged at the sending, it admits "early".
   CliOutcome r =
       Ratelab({"check", "--lua-spec", Corpus("gcra_server_clock.yaml"), "--burst", "3", "--rate",
-               "2", "--seeds", "200", "--faults", "crash,restart,skew", "--json"});
+               "2", "--seeds", "200", "--faults", "crash,store-restart,clock-skew", "--json"});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["clock"], "server") << "detected: it calls TIME";
   EXPECT_EQ(nlohmann::json::parse(r.out)["judged_at"],
@@ -370,7 +370,7 @@ TEST(CheckLua, AWindowKeptAsAKeysTimeToLiveIsJudgedOnTheStoresClock) {
   // INCR, and PEXPIRE on the first hit: the window opens when the store runs the first request,
   // and a request whose answer a crash took may have opened it.
   CliOutcome r = Ratelab({"check", "--lua-spec", Corpus("fixed_window_ttl.yaml"), "--limit", "3",
-                          "--seeds", "300", "--faults", "crash,restart,outage"});
+                          "--seeds", "300", "--faults", "crash,store-restart,store-outage"});
   EXPECT_EQ(r.exit, kExitOk) << r.out << r.err;
   EXPECT_NE(r.out.find("decided on the server's clock, judged to 1ms (the store expires keys by "
                        "the millisecond)"),
@@ -644,7 +644,7 @@ TEST(CheckLua, RateLimitRedisIncrementScriptAsItsPackageHoldsIt) {
                     "--seeds",
                     "300",
                     "--faults",
-                    "crash,restart,outage",
+                    "crash,store-restart,store-outage",
                     "--checks",
                     "promise,false-denials",
                     "--json"});

@@ -59,8 +59,8 @@ class Worst final : public Command {
               "its answer), comma-separated: a search at each, and how the worst grows with it "
               "(default 1,2,4,8)");
     AddParsed(*c, "--faults", faults_, ParseSearchFaults,
-              "Comma-separated faults to inject too: crash, restart, skew, outage, stall, "
-              "failover (default none)");
+              "Comma-separated faults to inject too: crash, store-restart, clock-skew, "
+              "store-outage, store-stall, store-failover (default none)");
     AddParsed(*c, "--runs", runs_, ParsePositiveInteger,
               "The most cases each search runs, its shrink included (default 3000)");
     AddParsed(*c, "--duration", time_, ParsePositiveDuration,

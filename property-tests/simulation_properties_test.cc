@@ -69,7 +69,7 @@ RC_GTEST_PROP(Persistence, KvProtocolsKeepTheirPromiseAcrossRestartsWithDurabili
   s.traffic.push_back(std::make_unique<ReplayTraffic>("generated", arrivals));
   for (int i = 0, n = *rc::gen::inRange(1, 4); i < n; ++i) {
     FaultSpec f;
-    f.kind = *rc::gen::element(FaultSpec::Kind::kStoreRestart, FaultSpec::Kind::kCrash);
+    f.kind = *rc::gen::element(FaultKind::kStoreRestart, FaultKind::kCrash);
     f.node = *rc::gen::inRange(0, static_cast<int>(s.nodes.size()));
     f.at = Duration(*rc::gen::inRange<int64_t>(0, span));
     f.amount = Duration(*rc::gen::inRange<int64_t>(0, w.count()));

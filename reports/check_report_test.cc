@@ -125,7 +125,7 @@ TEST(CheckReport, EveryWitnessOfARandomFlawedScriptBreaksItsPromiseAsPrinted) {
     o.base.policy = Policy::Window(d.model, 1 + static_cast<int64_t>(random.Uniform(0, 3)),
                                    windows[random.Uniform(0, 3)]);
     o.base.checks = subject->DefaultChecks();
-    o.faults = {SearchFault::kCrash, SearchFault::kRestart};
+    o.faults = {FaultKind::kCrash, FaultKind::kStoreRestart};
     o.seeds = {1, 40, 1};
     o.shrink_budget = 400;
     const Result<SearchResult> result = Search(*subject, o);

@@ -16,11 +16,11 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
       const bool in_process = info == nullptr || info->store == StoreKind::kMemory;
       std::string note;
       switch (f.kind) {
-        case FaultSpec::Kind::kCrash:
+        case FaultKind::kCrash:
           note = in_process ? "keeps its counts in process memory, so the restart forgot them"
                             : "keeps its counts in the store, so the restart kept them";
           break;
-        case FaultSpec::Kind::kStoreRestart:
+        case FaultKind::kStoreRestart:
           if (in_process) break;
           switch (spec.durability) {
             case Durability::kNone:
@@ -40,28 +40,29 @@ std::vector<std::string> FaultNotes(const Scenario& scenario, const std::vector<
               break;
           }
           break;
-        case FaultSpec::Kind::kStoreOutage:
+        case FaultKind::kStoreOutage:
           if (in_process) break;
           note = std::string(
                      "cannot reach its store, so it does what it does on a store "
                      "error: ") +
                  std::string(FailurePolicyName(spec.on_store_error.kind));
           break;
-        case FaultSpec::Kind::kStoreFailover:
+        case FaultKind::kStoreFailover:
           if (in_process) break;
           note =
               "keeps its counts in the store: the writes its replica had not received were "
               "lost";
           break;
-        case FaultSpec::Kind::kStoreStall:
+        case FaultKind::kStoreStall:
           if (in_process) break;
           note = std::string("got no answer in time, so it did what it does on a store error (") +
                  std::string(FailurePolicyName(spec.on_store_error.kind)) +
                  "), and what it sent meanwhile still counted once the store resumed";
           break;
-        case FaultSpec::Kind::kClockJump:
-        case FaultSpec::Kind::kLatencySpike:
-        case FaultSpec::Kind::kListenDown:  // the rules' notes say what it did
+        case FaultKind::kClockJump:
+        case FaultKind::kLatencySpike:
+        case FaultKind::kListenDown:  // the rules' notes say what it did
+        case FaultKind::kClockSkew:   // no FaultSpec: a node's clock_offset
           break;
       }
       if (!note.empty()) parts.push_back(spec.DisplayName() + " " + note);

@@ -106,33 +106,34 @@ Result<std::unique_ptr<Protocol>> LimiterRun::Make(const LimiterSpec& spec, cons
 
 void LimiterRun::Schedule(const FaultSpec& f, Instant at) {
   switch (f.kind) {
-    case FaultSpec::Kind::kCrash:
+    case FaultKind::kCrash:
       sim_.CrashNode(f.node, at, f.amount);
       break;
-    case FaultSpec::Kind::kClockJump:
+    case FaultKind::kClockJump:
       sim_.JumpClock(f.node, at, f.amount);
       break;
-    case FaultSpec::Kind::kLatencySpike:
+    case FaultKind::kLatencySpike:
       sim_.LatencySpike(at, f.amount, f.extra);
       break;
-    case FaultSpec::Kind::kStoreOutage:
+    case FaultKind::kStoreOutage:
       sim_.At(at, [this] { stores_.link.Down(); });
       sim_.At(at + f.amount, [this] { stores_.link.Up(); });
       break;
-    case FaultSpec::Kind::kListenDown:  // in the rule plan: it decides when nodes learn changes
+    case FaultKind::kListenDown:  // in the rule plan: it decides when nodes learn changes
+    case FaultKind::kClockSkew:   // a node's clock_offset, set before the run
       break;
-    case FaultSpec::Kind::kStoreStall:
+    case FaultKind::kStoreStall:
       sim_.At(at, [this] { stores_.link.Stall(); });
       sim_.At(at + f.amount, [this] { stores_.link.Resume(); });
       break;
-    case FaultSpec::Kind::kStoreRestart:
+    case FaultKind::kStoreRestart:
       sim_.At(at, [this] {
         stores_.link.Down();
         stores_.Restart();
       });
       sim_.At(at + f.amount, [this] { stores_.link.Up(); });
       break;
-    case FaultSpec::Kind::kStoreFailover: {
+    case FaultKind::kStoreFailover: {
       // The replica (following from the start) stops `extra` before the master is lost, and
       // takes its place; the clients reach it `amount` later.
       const auto replica = [this](KvBackend::ReplicaEvent event) {

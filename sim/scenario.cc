@@ -44,25 +44,27 @@ std::string LimiterSpec::DisplayName() const {
 std::string FaultSpec::Describe(Instant start) const {
   const std::string when = " at " + FormatInstant(start + at);
   switch (kind) {
-    case Kind::kCrash:
+    case FaultKind::kCrash:
       return "node " + std::to_string(node) + " crashed" + when + " (down " +
              FormatDuration(amount) + ")";
-    case Kind::kClockJump:
+    case FaultKind::kClockJump:
       return "node " + std::to_string(node) + "'s clock jumped by " + FormatDuration(amount) + when;
-    case Kind::kStoreRestart:
+    case FaultKind::kStoreRestart:
       return "the store restarted" + when + " (down " + FormatDuration(amount) + ")";
-    case Kind::kStoreOutage:
+    case FaultKind::kStoreOutage:
       return "the store was unreachable" + when + " for " + FormatDuration(amount);
-    case Kind::kLatencySpike:
+    case FaultKind::kLatencySpike:
       return "store latency rose by " + FormatDuration(extra) + " per leg" + when + " for " +
              FormatDuration(amount);
-    case Kind::kListenDown:
+    case FaultKind::kListenDown:
       return "node " + std::to_string(node) + "'s listen connection was down" + when + " for " +
              FormatDuration(amount);
-    case Kind::kStoreFailover:
+    case FaultKind::kStoreFailover:
       return "the store failed over to its replica" + when + ", the replica " +
              FormatDuration(extra) + " behind (down " + FormatDuration(amount) + ")";
-    case Kind::kStoreStall:
+    case FaultKind::kClockSkew:  // a node's clock_offset, for the whole run
+      return "node " + std::to_string(node) + "'s clock was off by " + FormatDuration(amount);
+    case FaultKind::kStoreStall:
       return "the store stalled" + when + " for " + FormatDuration(amount) +
              " (what it was sent meanwhile ran when it resumed)";
   }

@@ -17,6 +17,7 @@
 #include "judge/checks.h"
 #include "model/named.h"
 #include "model/policy.h"
+#include "sim/fault_kind.h"
 #include "sim/rule_propagation.h"
 #include "sim/simulation.h"
 #include "sim/store_source.h"
@@ -63,19 +64,9 @@ struct LimiterSpec {
 };
 
 struct FaultSpec {
-  enum class Kind {
-    kCrash,
-    kClockJump,
-    kStoreRestart,
-    kStoreOutage,
-    kLatencySpike,
-    kListenDown,
-    kStoreFailover,  // the store's master is lost and its replica, `extra` behind, promoted
-    kStoreStall,     // the store answers nothing for `amount`, then runs what it took in
-  };
-  Kind kind = Kind::kCrash;
-  int node = 0;   // kCrash, kClockJump, kListenDown
-  Duration at{};  // from the scenario's start
+  FaultKind kind = FaultKind::kCrash;  // any but kClockSkew, a node's clock_offset
+  int node = 0;                        // kCrash, kClockJump, kListenDown
+  Duration at{};                       // from the scenario's start
   // kCrash, kStoreRestart: down for; kClockJump: by; the others (kListenDown: the node's
   // connection that hears of rule changes): how long.
   Duration amount{};
@@ -85,26 +76,6 @@ struct FaultSpec {
 
   // "store outage at 12:00:10.000 for 20s", given the scenario's start.
   std::string Describe(Instant start) const;
-};
-
-// The faults a scenario file names by `type`, with the keys each takes beside `type` and `at`.
-// (A failover is drawn by a search alone.)
-struct FaultTypeRow {
-  FaultSpec::Kind id;
-  std::string_view name;    // its `type`
-  bool on_node;             // it takes `node`, the node it strikes
-  std::string_view amount;  // the key of its duration (FaultSpec::amount)
-  bool amount_required;
-  bool extra;  // it takes `extra` (FaultSpec::extra)
-};
-inline constexpr FaultTypeRow kFaultTypes[] = {
-    {FaultSpec::Kind::kCrash, "crash", true, "down_for", false, false},
-    {FaultSpec::Kind::kClockJump, "clock-jump", true, "by", true, false},
-    {FaultSpec::Kind::kStoreRestart, "store-restart", false, "down_for", false, false},
-    {FaultSpec::Kind::kStoreOutage, "store-outage", false, "for", true, false},
-    {FaultSpec::Kind::kStoreStall, "store-stall", false, "for", true, false},
-    {FaultSpec::Kind::kLatencySpike, "latency-spike", false, "for", true, true},
-    {FaultSpec::Kind::kListenDown, "listen-down", true, "for", true, false},
 };
 
 // Where a scenario's clock starts unless it says otherwise (and where a search's cases start):

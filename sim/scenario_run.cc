@@ -22,8 +22,8 @@ constexpr uint64_t kRulesStream = 5;
 std::vector<FaultSpec> WithoutRestarts(const std::vector<FaultSpec>& faults) {
   std::vector<FaultSpec> kept;
   for (const FaultSpec& f : faults) {
-    if (f.kind != FaultSpec::Kind::kCrash && f.kind != FaultSpec::Kind::kStoreRestart &&
-        f.kind != FaultSpec::Kind::kStoreFailover) {
+    if (f.kind != FaultKind::kCrash && f.kind != FaultKind::kStoreRestart &&
+        f.kind != FaultKind::kStoreFailover) {
       kept.push_back(f);
     }
   }
@@ -155,7 +155,7 @@ Result<std::vector<FaultSpec>> FaultsOf(const Scenario& scenario, const Random& 
                                         const std::vector<Arrival>& arrivals, const StoreUse& use,
                                         const StoreSource& store) {
   for (const FaultSpec& f : scenario.faults) {
-    if (f.kind == FaultSpec::Kind::kStoreRestart && !use.can_restart) {
+    if (f.kind == FaultKind::kStoreRestart && !use.can_restart) {
       return absl::InvalidArgumentError(
           "a store-restart fault needs a server that ratelab starts (store redis or postgres): it "
           "cannot restart the one at " +
@@ -166,7 +166,7 @@ Result<std::vector<FaultSpec>> FaultsOf(const Scenario& scenario, const Random& 
   if (scenario.swarm) {
     const Duration span = arrivals.empty() ? Duration(0) : arrivals.back().at - scenario.start;
     for (const FaultSpec& f : SwarmFaults(root.Fork(kSwarmStream), scenario, span, use.any)) {
-      if (f.kind == FaultSpec::Kind::kStoreRestart && !use.can_restart) continue;
+      if (f.kind == FaultKind::kStoreRestart && !use.can_restart) continue;
       faults.push_back(f);
     }
   }
@@ -179,10 +179,10 @@ std::vector<FaultWindow> ShowFaults(const Scenario& scenario, const std::vector<
   std::vector<FaultWindow> restarts;
   for (const FaultSpec& f : faults) {
     const Instant at = scenario.start + f.at;
-    shown.push_back({f.Describe(scenario.start), at,
-                     f.kind == FaultSpec::Kind::kClockJump ? at : at + f.amount});
-    if (f.kind == FaultSpec::Kind::kCrash || f.kind == FaultSpec::Kind::kStoreRestart ||
-        f.kind == FaultSpec::Kind::kStoreFailover) {
+    shown.push_back(
+        {f.Describe(scenario.start), at, f.kind == FaultKind::kClockJump ? at : at + f.amount});
+    if (f.kind == FaultKind::kCrash || f.kind == FaultKind::kStoreRestart ||
+        f.kind == FaultKind::kStoreFailover) {
       restarts.push_back(shown.back());
     }
   }
@@ -196,7 +196,7 @@ std::optional<RulePlan> PlanRules(const Scenario& scenario, const std::vector<Fa
   if (!scenario.rules) return std::nullopt;
   std::vector<DeafSpan> deaf;
   for (const FaultSpec& f : faults) {
-    if (f.kind == FaultSpec::Kind::kListenDown || f.kind == FaultSpec::Kind::kCrash) {
+    if (f.kind == FaultKind::kListenDown || f.kind == FaultKind::kCrash) {
       deaf.push_back({f.node, scenario.start + f.at, scenario.start + f.at + f.amount});
     }
   }

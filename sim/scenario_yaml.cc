@@ -139,8 +139,7 @@ Result<Scenario> ScenarioReader::Read(const YAML::Node& root) {
     }
   }
   for (size_t i = 0; i < s.faults.size(); ++i) {
-    if (s.faults[i].kind == FaultSpec::Kind::kListenDown &&
-        (!s.rules || s.rules->changes.empty())) {
+    if (s.faults[i].kind == FaultKind::kListenDown && (!s.rules || s.rules->changes.empty())) {
       return Error(root["faults"][i], "a listen-down fault needs rules: with changes to miss");
     }
   }
@@ -340,12 +339,13 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
   if (!n.IsMap()) return Error(n, "a fault must be a mapping with a 'type'");
   std::string type;
   RL_ASSIGN(type, StringAt(n, "type", true));
-  const std::optional<FaultSpec::Kind> kind = Named<FaultTypeRow>(kFaultTypes, type);
-  if (!kind) {
-    return Error(n["type"], "unknown fault type '" + type + "' (expected " +
-                                NameChoices<FaultTypeRow>(kFaultTypes) + ")");
+  const std::optional<FaultKind> kind = Named<FaultKindInfo>(kFaultKinds, type);
+  if (!kind || !Describe(*kind).in_scenarios) {
+    return Error(n["type"],
+                 "unknown fault type '" + type + "' (expected " + ScenarioFaultChoices() +
+                     (kind ? "; a search draws a " + type + " (check --faults)" : "") + ")");
   }
-  const FaultTypeRow& row = RowOf<FaultTypeRow>(kFaultTypes, *kind);
+  const FaultKindInfo& row = Describe(*kind);
   std::vector<std::string> keys = {"type"};
   if (row.on_node) keys.push_back("node");
   keys.push_back("at");
@@ -359,7 +359,7 @@ Status ScenarioReader::ReadFault(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(f.extra, DurationAt(n, "extra", true));
   }
   const bool on_node = row.on_node;
-  if (f.kind != FaultSpec::Kind::kClockJump && (f.amount.count() < 0 || f.extra.count() < 0)) {
+  if (f.kind != FaultKind::kClockJump && (f.amount.count() < 0 || f.extra.count() < 0)) {
     return Error(n, "a fault's durations cannot be negative");
   }
   if (on_node) {

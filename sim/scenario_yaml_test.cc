@@ -129,8 +129,12 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
                            "duration: 1m, mean_gap: 1s}\n"),
             "bad.yaml:4:44: 'exponent' must be a number from 0 to 10");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: meteor, at: 1s}\n"),
-            "bad.yaml:6:12: unknown fault type 'meteor' (expected crash, clock-jump, "
-            "store-restart, store-outage, store-stall, latency-spike or listen-down)");
+            "bad.yaml:6:12: unknown fault type 'meteor' (expected clock-jump, crash, "
+            "latency-spike, listen-down, store-outage, store-restart or store-stall)");
+  EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: store-failover, at: 1s}\n"),
+            "bad.yaml:6:12: unknown fault type 'store-failover' (expected clock-jump, crash, "
+            "latency-spike, listen-down, store-outage, store-restart or store-stall; a search "
+            "draws a store-failover (check --faults))");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: store-outage, at: 1s}\n"),
             "bad.yaml:6:5: missing 'for' (a duration such as 500ms, 1m30s)");
   EXPECT_EQ(ErrorOf(head + kTraffic + "faults:\n  - {type: crash, node: 3, at: 1s}\n"),

@@ -25,60 +25,6 @@ Duration DefaultMaxTransit(const Policy& p) {
 
 Duration MaxTransitOf(const Case& c) { return c.max_transit.value_or(DefaultMaxTransit(c.policy)); }
 
-std::string_view SearchFaultName(SearchFault fault) {
-  return NameOf<NameRow<SearchFault>>(kSearchFaults, fault);
-}
-
-Result<SearchFaults> ParseSearchFaults(std::string_view text) {
-  SearchFaults out;
-  if (text.empty()) return out;
-  for (const std::string& word : std::vector<std::string>(absl::StrSplit(std::string(text), ','))) {
-    if (word == "none") continue;
-    const std::optional<SearchFault> fault = Named<NameRow<SearchFault>>(kSearchFaults, word);
-    if (!fault) {
-      return absl::InvalidArgumentError("unknown fault '" + word +
-                                        "' (expected none, or a comma-separated list of " +
-                                        NameChoices<NameRow<SearchFault>>(kSearchFaults) + ")");
-    }
-    out.insert(*fault);
-  }
-  return out;
-}
-
-SearchFaults::SearchFaults(std::initializer_list<SearchFault> faults) {
-  for (SearchFault f : faults) insert(f);
-}
-
-bool SearchFaults::contains(SearchFault f) const {
-  return std::find(named_.begin(), named_.end(), f) != named_.end();
-}
-
-void SearchFaults::insert(SearchFault f) {
-  if (!contains(f)) named_.push_back(f);
-}
-
-void SearchFaults::erase(SearchFault f) { std::erase(named_, f); }
-
-bool SearchFaults::operator==(const SearchFaults& other) const {
-  return named_.size() == other.named_.size() &&
-         std::all_of(named_.begin(), named_.end(),
-                     [&](SearchFault f) { return other.contains(f); });
-}
-
-std::string SearchFaults::ToString() const {
-  std::string out;
-  for (SearchFault f : named_) out += (out.empty() ? "" : ",") + std::string(SearchFaultName(f));
-  return out.empty() ? "none" : out;
-}
-
-std::string SearchFaults::Sorted() const {
-  SearchFaults sorted;
-  for (const NameRow<SearchFault>& row : kSearchFaults) {
-    if (contains(row.id)) sorted.insert(row.id);
-  }
-  return sorted.ToString();
-}
-
 Status CheckCaseSize(const Policy& policy, int64_t max_simulated) {
   // Draw's most: two users, each with Poisson arrivals 3N per window over three windows, a
   // burst of N + 1 and a boundary attack of 2N.
@@ -119,16 +65,11 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
   // Each request keeps its own random stream however the case is shrunk.
   for (size_t i = 0; i < c.arrivals.size(); ++i) c.arrivals[i].stream = i + 1;
   c.nodes.assign(static_cast<size_t>(concurrency), NodeSpec{});
-  if (faults.contains(SearchFault::kSkew) && concurrency > 1) {
+  if (faults.contains(FaultKind::kClockSkew) && concurrency > 1) {
     c.nodes[1].clock_offset = Duration(r.Uniform(-w.count() / 4, w.count() / 4 + 1));
   }
   c.faults = FaultsNearRequests(r, c.arrivals, start, w, concurrency,
-                                2 * (kSearchLatencyBase + kSearchLatencyJitter),
-                                {.crash = faults.contains(SearchFault::kCrash),
-                                 .restart = faults.contains(SearchFault::kRestart),
-                                 .outage = faults.contains(SearchFault::kOutage),
-                                 .failover = faults.contains(SearchFault::kFailover),
-                                 .stall = faults.contains(SearchFault::kStall)});
+                                2 * (kSearchLatencyBase + kSearchLatencyJitter), faults);
   return c;
 }
 

@@ -34,46 +34,6 @@
 
 namespace ratelab {
 
-// The faults a search may inject.
-enum class SearchFault {
-  kCrash,     // a node crashes just after a request, and comes back
-  kFailover,  // the store fails over to a replica that lags (MemoryKv only)
-  kOutage,    // the store is unreachable for a while
-  kRestart,   // the store restarts, keeping what its durability keeps
-  kSkew,      // node 1's clock is off by up to a quarter of the window
-  kStall,     // the store answers nothing for a while, then runs what it was sent
-};
-// Their names, in name order: `check --faults` and the command that replays a search.
-inline constexpr NameRow<SearchFault> kSearchFaults[] = {
-    {SearchFault::kCrash, "crash"},   {SearchFault::kFailover, "failover"},
-    {SearchFault::kOutage, "outage"}, {SearchFault::kRestart, "restart"},
-    {SearchFault::kSkew, "skew"},     {SearchFault::kStall, "stall"},
-};
-std::string_view SearchFaultName(SearchFault fault);
-
-// A set of faults that remembers the order they were named in (for the command that replays a
-// search, as the user wrote it).
-class SearchFaults {
- public:
-  SearchFaults() = default;
-  SearchFaults(std::initializer_list<SearchFault> faults);
-  bool contains(SearchFault f) const;
-  void insert(SearchFault f);  // at the end, unless already in
-  void erase(SearchFault f);
-  // The same faults, whatever the order.
-  bool operator==(const SearchFaults& other) const;
-  // "crash,restart" as named, or "none".
-  std::string ToString() const;
-  // "crash,restart" in name order, or "none".
-  std::string Sorted() const;
-
- private:
-  std::vector<SearchFault> named_;
-};
-// "crash,restart" (each once; repeats are ignored) or "none"; InvalidArgument naming an
-// unknown word.
-Result<SearchFaults> ParseSearchFaults(std::string_view text);
-
 // One candidate run: everything explicit, so shrinking can take parts away.
 struct Case {
   Policy policy;

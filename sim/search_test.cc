@@ -29,25 +29,32 @@ LimiterSubject Subject(const std::string& protocol) {
 }
 
 TEST(SearchFaults, ReadsANamedListAndRemembersItsOrder) {
-  Result<SearchFaults> f = ParseSearchFaults("restart,crash,restart");
+  Result<SearchFaults> f = ParseSearchFaults("store-restart,crash,store-restart");
   ASSERT_TRUE(f.ok()) << f.status();
-  EXPECT_EQ(f->ToString(), "restart,crash");
-  EXPECT_EQ(f->Sorted(), "crash,restart");
-  EXPECT_EQ(*f, (SearchFaults{SearchFault::kCrash, SearchFault::kRestart}));
-  EXPECT_NE(*f, (SearchFaults{SearchFault::kCrash}));
+  EXPECT_EQ(f->ToString(), "store-restart,crash");
+  EXPECT_EQ(f->Sorted(), "crash,store-restart");
+  EXPECT_EQ(*f, (SearchFaults{FaultKind::kCrash, FaultKind::kStoreRestart}));
+  EXPECT_NE(*f, (SearchFaults{FaultKind::kCrash}));
   EXPECT_EQ(ParseSearchFaults("none")->ToString(), "none");
   EXPECT_EQ(ParseSearchFaults("")->ToString(), "none");
   const Result<SearchFaults> bad = ParseSearchFaults("crash,meteor");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown fault 'meteor' (expected none, or a comma-separated list of crash, "
-            "failover, outage, restart, skew or stall)");
+            "unknown fault 'meteor' (expected none, or a comma-separated list of clock-skew, "
+            "crash, store-failover, store-outage, store-restart or store-stall)");
+  // One vocabulary: a fault a scenario file gives by `type` has the same name here, and one a
+  // search does not draw is refused, saying where it can be given.
+  EXPECT_EQ(ParseSearchFaults("latency-spike").status().message(),
+            "unknown fault 'latency-spike' (expected none, or a comma-separated list of "
+            "clock-skew, crash, store-failover, store-outage, store-restart or store-stall; a "
+            "scenario file can give a latency-spike)");
+  EXPECT_FALSE(ParseSearchFaults("restart").ok()) << "the store's restart is store-restart";
 }
 
 TEST(Draw, TheSameSeedDrawsTheSameCase) {
   const Case base = Base(Algorithm::kFixedWindow, 3, seconds(10));
-  const SearchFaults all = {SearchFault::kCrash, SearchFault::kRestart, SearchFault::kOutage,
-                            SearchFault::kSkew};
+  const SearchFaults all = {FaultKind::kCrash, FaultKind::kStoreRestart, FaultKind::kStoreOutage,
+                            FaultKind::kClockSkew};
   std::set<size_t> sizes;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     const Case a = Draw(base, seed, all, 3), b = Draw(base, seed, all, 3);
@@ -94,7 +101,7 @@ TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
   const Case base = Base(Algorithm::kFixedWindow, 2, seconds(10));
   const Instant start = kDefaultScenarioStart;
   for (uint64_t seed = 1; seed <= 50; ++seed) {
-    const Case c = Draw(base, seed, {SearchFault::kOutage}, 2);
+    const Case c = Draw(base, seed, {FaultKind::kStoreOutage}, 2);
     ASSERT_FALSE(c.arrivals.empty());
     EXPECT_TRUE(std::is_sorted(c.arrivals.begin(), c.arrivals.end(),
                                [](const Arrival& a, const Arrival& b) { return a.at < b.at; }));
@@ -106,7 +113,7 @@ TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
     EXPECT_EQ(c.nodes.size(), 2u);
     EXPECT_EQ(c.nodes[1].clock_offset, Duration(0)) << "no skew unless asked";
     for (const FaultSpec& f : c.faults) {
-      EXPECT_EQ(f.kind, FaultSpec::Kind::kStoreOutage);
+      EXPECT_EQ(f.kind, FaultKind::kStoreOutage);
       // Just after some request: within a round trip of the latest request before it.
       const Instant at = start + f.at;
       bool near = false;
@@ -118,7 +125,7 @@ TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
   }
   int skewed = 0;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    skewed += Draw(base, seed, {SearchFault::kSkew}, 2).nodes[1].clock_offset != Duration(0);
+    skewed += Draw(base, seed, {FaultKind::kClockSkew}, 2).nodes[1].clock_offset != Duration(0);
   }
   EXPECT_GT(skewed, 15);
 }

@@ -5,14 +5,14 @@ namespace ratelab {
 std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Duration span,
                                    bool has_store) {
   using std::chrono::milliseconds;
-  std::vector<FaultSpec::Kind> kinds = {FaultSpec::Kind::kCrash, FaultSpec::Kind::kClockJump,
-                                        FaultSpec::Kind::kLatencySpike};
+  std::vector<FaultKind> kinds = {FaultKind::kCrash, FaultKind::kClockJump,
+                                  FaultKind::kLatencySpike};
   if (has_store) {
-    kinds.push_back(FaultSpec::Kind::kStoreOutage);
-    kinds.push_back(FaultSpec::Kind::kStoreRestart);
+    kinds.push_back(FaultKind::kStoreOutage);
+    kinds.push_back(FaultKind::kStoreRestart);
   }
   if (scenario.rules && !scenario.rules->changes.empty()) {
-    kinds.push_back(FaultSpec::Kind::kListenDown);
+    kinds.push_back(FaultKind::kListenDown);
   }
   const int64_t nodes = static_cast<int64_t>(scenario.nodes.size());
   const int64_t span_ns = std::max<int64_t>(span.count(), 1);
@@ -22,30 +22,31 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
     f.kind = kinds[static_cast<size_t>(random.Uniform(0, static_cast<int64_t>(kinds.size())))];
     f.at = Duration(random.Uniform(0, span_ns));
     switch (f.kind) {
-      case FaultSpec::Kind::kCrash:
+      case FaultKind::kCrash:
         f.node = static_cast<int>(random.Uniform(0, nodes));
         f.amount = milliseconds(random.Uniform(0, 30'000));
         break;
-      case FaultSpec::Kind::kClockJump:
+      case FaultKind::kClockJump:
         f.node = static_cast<int>(random.Uniform(0, nodes));
         f.amount = milliseconds(random.Uniform(-60'000, 60'001));
         break;
-      case FaultSpec::Kind::kLatencySpike:
+      case FaultKind::kLatencySpike:
         f.amount = milliseconds(random.Uniform(100, 10'000));
         f.extra = milliseconds(random.Uniform(10, 500));
         break;
-      case FaultSpec::Kind::kStoreOutage:
+      case FaultKind::kStoreOutage:
         f.amount = milliseconds(random.Uniform(100, 30'000));
         break;
-      case FaultSpec::Kind::kStoreRestart:
+      case FaultKind::kStoreRestart:
         f.amount = milliseconds(random.Uniform(0, 5'000));
         break;
-      case FaultSpec::Kind::kListenDown:
+      case FaultKind::kListenDown:
         f.node = static_cast<int>(random.Uniform(0, nodes));
         f.amount = milliseconds(random.Uniform(100, 60'000));
         break;
-      case FaultSpec::Kind::kStoreFailover:  // not drawn: only MemoryKv models a replica
-      case FaultSpec::Kind::kStoreStall:     // not drawn: the same seeds, the same swarms
+      case FaultKind::kStoreFailover:  // not drawn: only MemoryKv models a replica
+      case FaultKind::kStoreStall:     // not drawn: the same seeds, the same swarms
+      case FaultKind::kClockSkew:      // a node's clock_offset, no FaultSpec
         break;
     }
     out.push_back(f);
@@ -55,7 +56,7 @@ std::vector<FaultSpec> SwarmFaults(Random random, const Scenario& scenario, Dura
 
 std::vector<FaultSpec> FaultsNearRequests(Random& r, const std::vector<Arrival>& arrivals,
                                           Instant start, Duration w, int nodes, Duration round_trip,
-                                          NearRequestFaults kinds) {
+                                          const SearchFaults& kinds) {
   using std::chrono::milliseconds;
   std::vector<FaultSpec> out;
   if (arrivals.empty()) return out;
@@ -64,39 +65,39 @@ std::vector<FaultSpec> FaultsNearRequests(Random& r, const std::vector<Arrival>&
         arrivals[static_cast<size_t>(r.Uniform(0, static_cast<int64_t>(arrivals.size())))];
     return a.at - start + Duration(r.Uniform(0, round_trip.count()));
   };
-  if (kinds.crash && r.Chance(0.7)) {
+  if (kinds.contains(FaultKind::kCrash) && r.Chance(0.7)) {
     FaultSpec f;
-    f.kind = FaultSpec::Kind::kCrash;
+    f.kind = FaultKind::kCrash;
     f.node = static_cast<int>(r.Uniform(0, nodes));
     f.at = near_a_request();
     f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
     out.push_back(f);
   }
-  if (kinds.restart && r.Chance(0.5)) {
+  if (kinds.contains(FaultKind::kStoreRestart) && r.Chance(0.5)) {
     FaultSpec f;
-    f.kind = FaultSpec::Kind::kStoreRestart;
+    f.kind = FaultKind::kStoreRestart;
     f.at = near_a_request();
     f.amount = milliseconds(r.Uniform(1, 50));
     out.push_back(f);
   }
-  if (kinds.outage && r.Chance(0.5)) {
+  if (kinds.contains(FaultKind::kStoreOutage) && r.Chance(0.5)) {
     FaultSpec f;
-    f.kind = FaultSpec::Kind::kStoreOutage;
+    f.kind = FaultKind::kStoreOutage;
     f.at = near_a_request();
     f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
     out.push_back(f);
   }
-  if (kinds.failover && r.Chance(0.7)) {
+  if (kinds.contains(FaultKind::kStoreFailover) && r.Chance(0.7)) {
     FaultSpec f;
-    f.kind = FaultSpec::Kind::kStoreFailover;
+    f.kind = FaultKind::kStoreFailover;
     f.at = near_a_request();
     f.amount = milliseconds(r.Uniform(1, 50));
     f.extra = Duration(r.Uniform(milliseconds(1).count(), (w / 2).count() + 2));
     out.push_back(f);
   }
-  if (kinds.stall && r.Chance(0.5)) {
+  if (kinds.contains(FaultKind::kStoreStall) && r.Chance(0.5)) {
     FaultSpec f;
-    f.kind = FaultSpec::Kind::kStoreStall;
+    f.kind = FaultKind::kStoreStall;
     f.at = near_a_request();
     f.amount = Duration(r.Uniform(milliseconds(1).count(), (w / 10).count() + 2));
     out.push_back(f);

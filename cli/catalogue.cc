@@ -70,7 +70,8 @@ std::string RenderCatalogue(const std::string& section) {
 
   std::vector<Entry> traffic;
   for (const TrafficInfo& t : TrafficGenerators()) {
-    traffic.push_back({std::string(t.name), std::string(t.summary)});
+    traffic.push_back(
+        {std::string(t.name), std::string(t.summary) + (t.probe.empty() ? "" : " [probe too]")});
   }
   sections.emplace_back("traffic", traffic);
 

@@ -35,16 +35,17 @@ Result<HttpHeader> ParseHeaderFlag(std::string_view text) {
   return HttpHeader{std::string(text.substr(0, colon)), std::string(value)};
 }
 
-Result<ProbeTraffic> ParseTraffic(std::string_view text) {
-  if (std::optional<ProbeTraffic> t = ProbeTrafficNamed(text)) return *t;
+Result<TrafficKind> ParseTraffic(std::string_view text) {
+  if (std::optional<TrafficKind> t = ProbeTrafficNamed(text)) return *t;
   return absl::InvalidArgumentError("'" + std::string(text) + "' is not a traffic (" +
-                                    NameChoices<ProbeTrafficInfo>(kProbeTraffic) + ")");
+                                    ProbeTrafficChoices() + ")");
 }
 
 std::string TrafficHelp() {
-  std::string help = "How the requests are spread (default steady):";
-  for (const ProbeTrafficInfo& t : kProbeTraffic) {
-    help += "\n  " + std::string(t.name) + ": " + std::string(t.summary);
+  std::string help =
+      "How the requests are spread, named as a scenario's traffic (default constant):";
+  for (const TrafficInfo& t : kTrafficKinds) {
+    if (!t.probe.empty()) help += "\n  " + std::string(t.name) + ": " + std::string(t.probe);
   }
   return help;
 }
@@ -77,7 +78,8 @@ class Probe final : public Command {
         "that break their grammar, a Remaining above what the admissions seen leave, or (for a "
         "fixed or anchored window) rising before the reset it named. What it will send is printed "
         "before it starts; it never sends more than --max-requests, more than --max-rps in any "
-        "second, or for longer than --duration. --traffic boundary first sends one request to "
+        "second, or for longer than --duration. --traffic boundary-attack first sends one request "
+        "to "
         "learn the window's edge from its reset header. Only http:// (no TLS).");
     c->add_option("url", plan_.url,
                   "The endpoint, http://host[:port]/path ({user} and {n} "

@@ -113,10 +113,9 @@ TEST(ProbeCommand, WritesItsReportIntoADirectory) {
   fs::remove_all(dir);
   const CliOutcome r =
       Ratelab({"probe", server.url(), "--model", "fixed-window", "--limit", "2", "--window", "1m",
-               "--traffic", "bursts", "--burst-size", "5", "--max-rps", "200", "--out", dir});
+               "--traffic", "burst", "--burst-size", "5", "--max-rps", "200", "--out", dir});
   EXPECT_EQ(r.exit, kExitViolation) << r.err;
-  EXPECT_NE(r.err.find("traffic bursts: --burst-size requests at once"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("traffic burst: --burst-size requests at once"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/probe-report/report.html"), std::string::npos) << r.err;
   const auto read = [&](const std::string& name) {
     std::ifstream in(dir + "/" + name);
@@ -207,7 +206,10 @@ TEST(ProbeCommand, BadFlagsAreRefusedBeforeAnythingIsSent) {
   refused({"http://127.0.0.1:1/", "--model", "leaky"}, "unknown algorithm 'leaky'");
   refused({"http://127.0.0.1:1/"}, "--model is required");
   refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--traffic", "waves"},
-          "--traffic: 'waves' is not a traffic (steady, poisson, bursts or boundary)");
+          "--traffic: 'waves' is not a traffic (constant, poisson, boundary-attack or burst)");
+  // One vocabulary with a scenario's traffic: a kind a probe does not send is named as such.
+  refused({"http://127.0.0.1:1/", "--model", "fixed-window", "--traffic", "diurnal"},
+          "--traffic: 'diurnal' is not a traffic (constant, poisson, boundary-attack or burst)");
 }
 
 TEST(ProbeCommand, AServerThatIsNotThereIsAnErrorNotAPass) {

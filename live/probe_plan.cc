@@ -59,9 +59,8 @@ Result<CheckId> ParseRequiredCheck(std::string_view name) {
 }
 
 bool NeedsFirstLook(const ProbePlan& plan) {
-  return plan.traffic == ProbeTraffic::kBoundary ||
-         (plan.traffic == ProbeTraffic::kBursts && plan.policy_from_headers &&
-          plan.burst_size == 0);
+  return plan.traffic == TrafficKind::kBoundaryAttack ||
+         (plan.traffic == TrafficKind::kBurst && plan.policy_from_headers && plan.burst_size == 0);
 }
 
 // The requests the Retry-After check sends one of its two users until it is denied: enough to
@@ -100,8 +99,14 @@ Status CheckProbePlan(const ProbePlan& plan) {
       return bad("--header: the value of " + h.name + " has a line break");
     }
   }
-  if (plan.traffic == ProbeTraffic::kBoundary && plan.policy.IsBucket()) {
-    return bad("--traffic boundary aims at a window's edge: give a window model, not a bucket");
+  if (!ProbeSends(plan.traffic)) {
+    return bad("--traffic: a probe does not send " + std::string(TrafficKindName(plan.traffic)) +
+               " traffic (" + ProbeTrafficChoices() + ")");
+  }
+  if (plan.traffic == TrafficKind::kBoundaryAttack && plan.policy.IsBucket()) {
+    return bad(
+        "--traffic boundary-attack aims at a window's edge: give a window model, not a "
+        "bucket");
   }
   if (plan.policy_from_headers && plan.policy.IsBucket()) {
     return bad("--from-headers learns a window's limit: a bucket model takes --rate and --burst");
@@ -147,14 +152,27 @@ Status CheckProbePlan(const ProbePlan& plan) {
   return absl::OkStatus();
 }
 
-std::string_view ProbeTrafficName(ProbeTraffic traffic) {
-  return NameOf<ProbeTrafficInfo>(kProbeTraffic, traffic);
+bool ProbeSends(TrafficKind traffic) {
+  return !RowOf<TrafficInfo>(kTrafficKinds, traffic).probe.empty();
 }
 
-std::optional<ProbeTraffic> ProbeTrafficNamed(std::string_view name) {
-  return Named<ProbeTrafficInfo>(kProbeTraffic, name);
+std::optional<TrafficKind> ProbeTrafficNamed(std::string_view name) {
+  const std::optional<TrafficKind> kind = Named<TrafficInfo>(kTrafficKinds, name);
+  if (kind && ProbeSends(*kind)) return kind;
+  return std::nullopt;
 }
 
+std::string ProbeTrafficChoices() {
+  std::vector<std::string_view> names;
+  for (const TrafficInfo& t : kTrafficKinds) {
+    if (!t.probe.empty()) names.push_back(t.name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  }
+  return out;
+}
 std::string ProbeUser(const ProbePlan& plan, int64_t i) {
   return absl::StrCat(plan.user_prefix, i);
 }
@@ -171,7 +189,7 @@ OutgoingRequest ProbeRequest(const ProbePlan& plan, const HttpUrl& url, const st
 }
 
 int ProbeUsersSent(const ProbePlan& plan) {
-  return plan.traffic == ProbeTraffic::kBoundary ? 1 : plan.users;
+  return plan.traffic == TrafficKind::kBoundaryAttack ? 1 : plan.users;
 }
 
 std::string DescribeProbePlan(const ProbePlan& plan) {
@@ -182,10 +200,10 @@ std::string DescribeProbePlan(const ProbePlan& plan) {
   absl::StrAppend(&out, "  as ", users, " user(s) {user} = ", ProbeUser(plan, 0),
                   users > 1 ? absl::StrCat(" .. ", ProbeUser(plan, users - 1)) : "", ", on ",
                   plan.concurrency, " connection(s)\n");
-  absl::StrAppend(&out, "  traffic ", std::string(ProbeTrafficName(plan.traffic)), ": ",
-                  std::string(RowOf<ProbeTrafficInfo>(kProbeTraffic, plan.traffic).summary),
-                  plan.traffic == ProbeTraffic::kPoisson ? absl::StrCat(" (seed ", plan.seed, ")")
-                  : plan.traffic == ProbeTraffic::kBursts && plan.burst_size > 0
+  absl::StrAppend(&out, "  traffic ", std::string(TrafficKindName(plan.traffic)), ": ",
+                  std::string(RowOf<TrafficInfo>(kTrafficKinds, plan.traffic).probe),
+                  plan.traffic == TrafficKind::kPoisson ? absl::StrCat(" (seed ", plan.seed, ")")
+                  : plan.traffic == TrafficKind::kBurst && plan.burst_size > 0
                       ? absl::StrCat(" (", plan.burst_size, " a burst)")
                       : "",
                   "\n");

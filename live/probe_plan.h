@@ -15,6 +15,7 @@
 #include "live/probe_checks.h"
 #include "model/policy.h"
 #include "model/time.h"
+#include "sim/traffic.h"
 
 namespace ratelab {
 
@@ -22,29 +23,13 @@ namespace ratelab {
 inline constexpr int64_t kProbeMostRequests = 1'000'000;
 inline constexpr double kProbeMostPerSecond = 10'000;
 
-// How a probe spreads its requests over time: a table, for the CLI and the reports.
-enum class ProbeTraffic { kSteady, kPoisson, kBursts, kBoundary };
-
-struct ProbeTrafficInfo {
-  ProbeTraffic id;
-  std::string_view name;
-  std::string_view summary;
-};
-
-inline constexpr ProbeTrafficInfo kProbeTraffic[] = {
-    {ProbeTraffic::kSteady, "steady", "evenly spaced at --max-rps, the users in turn"},
-    {ProbeTraffic::kPoisson, "poisson",
-     "random (exponential) gaps, half of --max-rps on average, each for a user drawn at random"},
-    {ProbeTraffic::kBursts, "bursts",
-     "--burst-size requests at once (twice the limit unless given), the users in turn, one burst "
-     "each window divided by the users"},
-    {ProbeTraffic::kBoundary, "boundary",
-     "the limit just before and the limit again just after the window edge the server's reset "
-     "header names, for one user"},
-};
-
-std::string_view ProbeTrafficName(ProbeTraffic traffic);
-std::optional<ProbeTraffic> ProbeTrafficNamed(std::string_view name);
+// How a probe spreads its requests over time: the traffic kinds (sim/traffic.h) whose row says
+// what a probe sends of it.
+bool ProbeSends(TrafficKind traffic);
+// The kind `name` names that a probe sends, or nullopt.
+std::optional<TrafficKind> ProbeTrafficNamed(std::string_view name);
+// "constant, poisson, boundary-attack or burst".
+std::string ProbeTrafficChoices();
 
 struct ProbePlan {
   std::string url;  // http://host[:port]/path
@@ -61,7 +46,7 @@ struct ProbePlan {
   // Whether the user gave the policy's window (--window): a limit stated without a window is
   // held to it, and refused without it.
   bool window_given = false;
-  ProbeTraffic traffic = ProbeTraffic::kSteady;
+  TrafficKind traffic = TrafficKind::kConstant;
   int64_t burst_size = 0;              // bursts: the requests in each (0: twice the limit)
   uint64_t seed = 1;                   // poisson: its gaps and users
   int users = 1;                       // the users requests are for (boundary: the first only)

@@ -45,10 +45,10 @@ TEST(Probe, PlansWithoutCapsOrWithBadPartsAreRefused) {
   EXPECT_EQ(problem([](ProbePlan& p) { p.user_prefix = "a\r\nX-Evil: 1"; }),
             "--user-prefix: 'a\r\nX-Evil: 1' may hold only letters, digits, '-', '_' and '.'");
   EXPECT_EQ(problem([](ProbePlan& p) {
-              p.traffic = ProbeTraffic::kBoundary;
+              p.traffic = TrafficKind::kBoundaryAttack;
               p.policy = Policy::Bucket(Algorithm::kTokenBucket, 5, std::chrono::seconds(1));
             }),
-            "--traffic boundary aims at a window's edge: give a window model, not a bucket");
+            "--traffic boundary-attack aims at a window's edge: give a window model, not a bucket");
   EXPECT_EQ(problem([](ProbePlan& p) { p.denied_statuses = {42}; }),
             "--denied-if: 42 is not an HTTP status (100 to 599)");
 }
@@ -81,7 +81,7 @@ TEST(Probe, EachTrafficHasItsSchedule) {
   EXPECT_EQ((*steady)[4], (ProbeSlot{at(0.4), 1}));
   EXPECT_EQ(ProbeSchedule(plan, policy, 7)->size(), 7u);
   // Poisson: half the rate on average, users drawn, the same for the same seed.
-  plan.traffic = ProbeTraffic::kPoisson;
+  plan.traffic = TrafficKind::kPoisson;
   plan.duration = std::chrono::seconds(100);
   Result<std::vector<ProbeSlot>> poisson = ProbeSchedule(plan, policy, 100'000);
   ASSERT_TRUE(poisson.ok()) << poisson.status();
@@ -94,7 +94,7 @@ TEST(Probe, EachTrafficHasItsSchedule) {
   plan.seed = 2;
   EXPECT_NE(*ProbeSchedule(plan, policy, 100'000), *poisson);
   // Bursts: twice the limit at once, a user each, one each window divided by the users.
-  plan.traffic = ProbeTraffic::kBursts;
+  plan.traffic = TrafficKind::kBurst;
   plan.duration = std::chrono::seconds(3);
   Result<std::vector<ProbeSlot>> bursts = ProbeSchedule(plan, policy, 100);
   ASSERT_TRUE(bursts.ok()) << bursts.status();
@@ -108,7 +108,7 @@ TEST(Probe, EachTrafficHasItsSchedule) {
 
 TEST(Probe, TheBoundaryTrafficSpendsTheLimitEitherSideOfTheEdge) {
   ProbePlan plan = At("http://127.0.0.1:1/x");
-  plan.traffic = ProbeTraffic::kBoundary;
+  plan.traffic = TrafficKind::kBoundaryAttack;
   plan.duration = std::chrono::seconds(20);
   const Policy policy = Policy::Window(Algorithm::kSlidingLog, 4, std::chrono::seconds(10));
   const auto s = [](double v) {

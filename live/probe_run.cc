@@ -199,7 +199,7 @@ Result<ProbeResult> RunProbe(const ProbePlan& plan, const Clock& clock,
       if (!learnt.ok()) return learnt.status();
       policy = *learnt;
     }
-    if (plan.traffic != ProbeTraffic::kBoundary) break;
+    if (plan.traffic != TrafficKind::kBoundaryAttack) break;
     edge = WindowEdgeFromHeaders(e);
     if (!edge) {
       return absl::FailedPreconditionError(absl::StrCat(

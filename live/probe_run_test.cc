@@ -494,7 +494,7 @@ TEST(Probe, KeepsOnlyTheHeadersItReads) {
 TEST(Probe, TheRateCapHoldsABurstToItsRate) {
   Fixture server(Limiter(Lie::kNone));
   ProbePlan plan = PlanFor(server.Url("/u/{user}"));
-  plan.traffic = ProbeTraffic::kBursts;
+  plan.traffic = TrafficKind::kBurst;
   plan.burst_size = 6;
   plan.users = 1;
   plan.max_per_second = 3;

@@ -63,7 +63,7 @@ Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy
                                              int64_t most, const std::optional<ProbeEdge>& edge) {
   std::vector<std::unique_ptr<TrafficGenerator>> load;
   switch (plan.traffic) {
-    case ProbeTraffic::kSteady: {
+    case TrafficKind::kConstant: {
       // One request every 1/rate, the users in turn: each user's every users/rate.
       const Duration gap = Seconds(1 / plan.max_per_second);
       const int64_t total = std::min<int64_t>(
@@ -77,12 +77,12 @@ Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy
       }
       break;
     }
-    case ProbeTraffic::kPoisson:
+    case TrafficKind::kPoisson:
       // Half the rate on average, each request from a user drawn uniformly.
       load.push_back(std::make_unique<ZipfUsersTraffic>(plan.users, 0.0, kLoadStart, plan.duration,
                                                         Seconds(2 / plan.max_per_second)));
       break;
-    case ProbeTraffic::kBursts: {
+    case TrafficKind::kBurst: {
       // Twice the limit at once (or --burst-size), a user each, one each window divided by the
       // users.
       const int64_t size = plan.burst_size > 0 ? plan.burst_size : 2 * policy.limit;
@@ -94,12 +94,17 @@ Result<std::vector<ProbeSlot>> ProbeSchedule(const ProbePlan& plan, const Policy
       }
       break;
     }
-    case ProbeTraffic::kBoundary: {
+    case TrafficKind::kBoundaryAttack: {
       Result<std::unique_ptr<TrafficGenerator>> attack = BoundaryLoad(plan, policy, edge);
       if (!attack.ok()) return attack.status();
       load.push_back(*std::move(attack));
       break;
     }
+    case TrafficKind::kZipfUsers:  // not a probe's (CheckProbePlan refuses them)
+    case TrafficKind::kDiurnal:
+    case TrafficKind::kReplay:
+      return absl::InvalidArgumentError("--traffic: a probe does not send " +
+                                        std::string(TrafficKindName(plan.traffic)) + " traffic");
   }
   std::vector<ProbeSlot> out;
   for (const Arrival& a : GenerateAll(load, Random(plan.seed))) {

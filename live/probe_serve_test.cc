@@ -195,7 +195,7 @@ ProbeResult BoundaryAgainstServe(Algorithm algorithm) {
       ScopeType::kUser, std::string(kAnyScopeValue), "*", algorithm, 5, 4)});
   ProbePlan plan = PlanFor("");
   plan.policy = Policy::Window(Algorithm::kSlidingLog, 5, std::chrono::seconds(4));
-  plan.traffic = ProbeTraffic::kBoundary;
+  plan.traffic = TrafficKind::kBoundaryAttack;
   plan.duration = std::chrono::seconds(15);
   plan.max_requests = 100;
   plan.retry_after_wait = Duration(0);

@@ -135,9 +135,20 @@ std::string LinearizableVerdict(const ProbeReport& r) {
 
 }  // namespace
 
-nlohmann::json ToJsonValue(ProbeTraffic traffic) { return ProbeTrafficName(traffic); }
-void ReadJsonValue(const JsonReader& r, ProbeTraffic& traffic) {
-  traffic = r.Named<ProbeTrafficInfo>(kProbeTraffic, "traffic");
+nlohmann::json ToJsonValue(TrafficKind traffic) { return TrafficKindName(traffic); }
+void ReadJsonValue(const JsonReader& r, TrafficKind& traffic) {
+  // A report written before the probe's traffic took a scenario's names says steady, bursts or
+  // boundary.
+  const std::string name = r.String();
+  const std::optional<TrafficKind> kind = name == "steady"     ? TrafficKind::kConstant
+                                          : name == "bursts"   ? TrafficKind::kBurst
+                                          : name == "boundary" ? TrafficKind::kBoundaryAttack
+                                                               : ProbeTrafficNamed(name);
+  if (kind) {
+    traffic = *kind;
+  } else {
+    r.Report("unknown traffic '" + name + "' (expected " + ProbeTrafficChoices() + ")");
+  }
 }
 
 void ReadProbeCheck(const JsonReader& r, CheckId& check) {
@@ -380,7 +391,7 @@ view_parts::Rows CheckRows(const ProbeReport& r) {
 view_parts::Rows SummaryRows(const ProbeReport& r) {
   return {{"", ""},
           {"endpoint", r.method + " " + r.url},
-          {"traffic", absl::StrCat(std::string(ProbeTrafficName(r.traffic)), ", ", r.users,
+          {"traffic", absl::StrCat(std::string(TrafficKindName(r.traffic)), ", ", r.users,
                                    " user(s), ", r.connections, " connection(s)")},
           {"sent", Sent(r)},
           {"answered", absl::StrCat(r.sent - r.unanswered, ": ", r.admitted, " admitted, ",

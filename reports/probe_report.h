@@ -95,7 +95,7 @@ constexpr auto JsonFields(const ProbeFindingReport*) {
 
 struct ProbeReport {
   std::string url, method;
-  ProbeTraffic traffic = ProbeTraffic::kSteady;
+  TrafficKind traffic = TrafficKind::kConstant;
   int64_t users = 0, connections = 0;
   std::string policy;
   CheckId promise = CheckId::kAnyWindowCap;
@@ -150,8 +150,8 @@ constexpr auto JsonFields(const ProbeReport*) {
 }
 
 // The enums of a probe report, by name.
-nlohmann::json ToJsonValue(ProbeTraffic traffic);
-void ReadJsonValue(const JsonReader& r, ProbeTraffic& traffic);
+nlohmann::json ToJsonValue(TrafficKind traffic);
+void ReadJsonValue(const JsonReader& r, TrafficKind& traffic);
 nlohmann::json ToJsonValue(CheckId check);
 void ReadJsonValue(const JsonReader& r, CheckId& check);
 

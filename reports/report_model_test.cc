@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "reports/any_report.h"
+#include "reports/probe_report.h"
 #include "reports/run_report.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
@@ -235,6 +236,28 @@ TEST(StressReport, ReadsBackWhatItWrites) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_FALSE(back->linearizability);
   EXPECT_EQ(back->failure, failed.failure);
+}
+
+// A probe's traffic is named as a scenario's; a report written before says steady, bursts or
+// boundary, and is read as the same traffic.
+TEST(ProbeReport, ItsTrafficIsAScenariosAndOlderNamesAreStillRead) {
+  ProbeReport made;
+  made.traffic = TrafficKind::kBurst;
+  nlohmann::json j = ToJson(made);
+  EXPECT_EQ(j["traffic"], "burst");
+  for (const auto& [written, read] :
+       {std::pair{"bursts", TrafficKind::kBurst}, std::pair{"steady", TrafficKind::kConstant},
+        std::pair{"boundary", TrafficKind::kBoundaryAttack},
+        std::pair{"boundary-attack", TrafficKind::kBoundaryAttack}}) {
+    j["traffic"] = written;
+    const Result<ProbeReport> back = ProbeReportFromJson(j);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->traffic, read) << written;
+  }
+  j["traffic"] = "diurnal";  // a scenario's, which no probe sends
+  EXPECT_EQ(ProbeReportFromJson(j).status().message(),
+            "traffic: unknown traffic 'diurnal' (expected constant, poisson, boundary-attack or "
+            "burst)");
 }
 
 TEST(AnyReport, ReadsEachKindAsItself) {

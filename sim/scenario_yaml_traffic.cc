@@ -11,7 +11,12 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
   std::string type;
   if (!n.IsMap()) return Error(n, "a traffic generator must be a mapping with a 'type'");
   RL_ASSIGN(type, StringAt(n, "type", true));
-  if (type == "replay") return ReadReplay(n, s);
+  const std::optional<TrafficKind> kind = Named<TrafficInfo>(kTrafficKinds, type);
+  if (!kind) {
+    return Error(n["type"], "unknown traffic type '" + type + "' (expected " +
+                                NameChoices<TrafficInfo>(kTrafficKinds) + ")");
+  }
+  if (kind == TrafficKind::kReplay) return ReadReplay(n, s);
   // Every generator but a replay (whose log names each request's endpoint) may say where its
   // requests go.
   std::string endpoint;
@@ -20,7 +25,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     return Error(n["endpoint"], "'endpoint' must be a path such as /api/search, at most " +
                                     std::to_string(kMaxRuleText) + " bytes");
   }
-  if (type == "constant") {
+  if (kind == TrafficKind::kConstant) {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "constant traffic",
                                 {"type", "user", "start", "interval", "count", "endpoint"}));
     std::string user;
@@ -31,7 +36,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(interval, DurationAt(n, "interval", true));
     RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
     s.traffic.push_back(std::make_unique<ConstantTraffic>(user, s.start + start, interval, count));
-  } else if (type == "boundary-attack") {
+  } else if (kind == TrafficKind::kBoundaryAttack) {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "boundary-attack traffic",
                                 {"type", "user", "edge", "spread", "per_side", "endpoint"}));
     std::string user;
@@ -43,7 +48,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(per_side, IntAt(n, "per_side", true, 1, 10'000'000));
     s.traffic.push_back(
         std::make_unique<BoundaryAttackTraffic>(user, s.start + edge, spread, per_side));
-  } else if (type == "burst") {
+  } else if (kind == TrafficKind::kBurst) {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "burst traffic", {"type", "user", "at", "count", "endpoint"}));
     std::string user;
     Duration at;
@@ -52,7 +57,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     RL_ASSIGN(at, DurationAt(n, "at", true));
     RL_ASSIGN(count, IntAt(n, "count", true, 1, 10'000'000));
     s.traffic.push_back(std::make_unique<BurstTraffic>(user, s.start + at, count));
-  } else if (type == "zipf-users") {
+  } else if (kind == TrafficKind::kZipfUsers) {
     RL_RETURN_IF_ERROR(
         OnlyKeys(n, "zipf-users traffic",
                  {"type", "users", "exponent", "start", "duration", "mean_gap", "endpoint"}));
@@ -70,7 +75,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     if (mean_gap.count() <= 0) return Error(n["mean_gap"], "'mean_gap' must be positive");
     s.traffic.push_back(
         std::make_unique<ZipfUsersTraffic>(users, exponent, s.start + start, duration, mean_gap));
-  } else if (type == "poisson") {
+  } else if (kind == TrafficKind::kPoisson) {
     RL_RETURN_IF_ERROR(OnlyKeys(n, "poisson traffic",
                                 {"type", "user", "start", "duration", "mean_gap", "endpoint"}));
     std::string user;
@@ -82,7 +87,7 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     if (mean_gap.count() <= 0) return Error(n["mean_gap"], "'mean_gap' must be positive");
     s.traffic.push_back(
         std::make_unique<PoissonTraffic>(user, s.start + start, duration, mean_gap));
-  } else if (type == "diurnal") {
+  } else if (kind == TrafficKind::kDiurnal) {
     RL_RETURN_IF_ERROR(OnlyKeys(
         n, "diurnal traffic",
         {"type", "users", "start", "duration", "peak_gap", "period", "trough", "endpoint"}));
@@ -102,10 +107,6 @@ Status ScenarioReader::ReadTraffic(const YAML::Node& n, Scenario& s) const {
     }
     s.traffic.push_back(std::make_unique<DiurnalTraffic>(users, s.start + start, duration, peak_gap,
                                                          period, trough));
-  } else {
-    return Error(n["type"], "unknown traffic type '" + type +
-                                "' (expected constant, poisson, boundary-attack, burst, "
-                                "zipf-users, diurnal or replay)");
   }
   if (n["endpoint"]) {
     s.traffic.back() = std::make_unique<EndpointTraffic>(std::move(s.traffic.back()), endpoint);

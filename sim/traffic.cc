@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "model/named.h"
+
 namespace ratelab {
 
 void ConstantTraffic::Generate(Random&, std::vector<Arrival>& out) const {
@@ -101,19 +103,11 @@ std::string ReplayTraffic::Describe() const {
   return "replay of " + source_ + ": " + std::to_string(arrivals_.size()) + " requests";
 }
 
-namespace {
-constexpr std::array<TrafficInfo, 7> kTraffic = {{
-    {"constant", "one user at a fixed interval"},
-    {"poisson", "one user, Poisson arrivals"},
-    {"boundary-attack", "N just before and N just after a window edge"},
-    {"burst", "many requests from one user at the same instant"},
-    {"zipf-users", "many users with Zipf popularity, Poisson arrivals"},
-    {"diurnal", "many users, a rate that rises and falls over a period"},
-    {"replay", "an access log: CSV timestamp,key[,endpoint,cost] or common/combined format"},
-}};
-}  // namespace
+std::span<const TrafficInfo> TrafficGenerators() { return kTrafficKinds; }
 
-std::span<const TrafficInfo> TrafficGenerators() { return kTraffic; }
+std::string_view TrafficKindName(TrafficKind kind) {
+  return NameOf<TrafficInfo>(kTrafficKinds, kind);
+}
 
 namespace {
 // Arrivals in `duration` at one every `gap` on average.

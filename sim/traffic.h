@@ -200,12 +200,44 @@ double ExpectedCount(const std::vector<std::unique_ptr<TrafficGenerator>>& gener
 // Their user and endpoint bytes, on average over every arrival (ExpectedKeyBytes).
 double ExpectedKeyBytes(const std::vector<std::unique_ptr<TrafficGenerator>>& generators);
 
+// The kinds of traffic, one vocabulary: a scenario's generators by `type`, and what `probe
+// --traffic` sends a running limiter.
+enum class TrafficKind {
+  kConstant,
+  kPoisson,
+  kBoundaryAttack,
+  kBurst,
+  kZipfUsers,
+  kDiurnal,
+  kReplay
+};
 struct TrafficInfo {
+  TrafficKind id;
   std::string_view name;
-  std::string_view summary;
+  std::string_view summary;  // as a scenario's generator
+  // What `probe --traffic` sends of it; empty where a probe cannot.
+  std::string_view probe = {};
+};
+inline constexpr TrafficInfo kTrafficKinds[] = {
+    {TrafficKind::kConstant, "constant", "one user at a fixed interval",
+     "evenly spaced at --max-rps, the users in turn"},
+    {TrafficKind::kPoisson, "poisson", "one user, Poisson arrivals",
+     "random (exponential) gaps, half of --max-rps on average, each for a user drawn at random"},
+    {TrafficKind::kBoundaryAttack, "boundary-attack",
+     "N just before and N just after a window edge",
+     "the limit just before and the limit again just after the window edge the server's reset "
+     "header names, for one user"},
+    {TrafficKind::kBurst, "burst", "many requests from one user at the same instant",
+     "--burst-size requests at once (twice the limit unless given), the users in turn, one burst "
+     "each window divided by the users"},
+    {TrafficKind::kZipfUsers, "zipf-users", "many users with Zipf popularity, Poisson arrivals"},
+    {TrafficKind::kDiurnal, "diurnal", "many users, a rate that rises and falls over a period"},
+    {TrafficKind::kReplay, "replay",
+     "an access log: CSV timestamp,key[,endpoint,cost] or common/combined format"},
 };
 // Every traffic generator, for `ratelab list`.
 std::span<const TrafficInfo> TrafficGenerators();
+std::string_view TrafficKindName(TrafficKind kind);
 
 // Runs every generator, each on its own stream forked from `random`, and returns the arrivals
 // in time order (ties keep generator order).

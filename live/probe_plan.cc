@@ -163,15 +163,8 @@ std::optional<TrafficKind> ProbeTrafficNamed(std::string_view name) {
 }
 
 std::string ProbeTrafficChoices() {
-  std::vector<std::string_view> names;
-  for (const TrafficInfo& t : kTrafficKinds) {
-    if (!t.probe.empty()) names.push_back(t.name);
-  }
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
-  }
-  return out;
+  return NameChoices<TrafficInfo>(kTrafficKinds,
+                                  [](const TrafficInfo& t) { return !t.probe.empty(); });
 }
 std::string ProbeUser(const ProbePlan& plan, int64_t i) {
   return absl::StrCat(plan.user_prefix, i);

@@ -14,14 +14,9 @@ std::optional<CheckId> CheckNamed(std::string_view name, std::span<const CheckId
 }
 
 std::string CheckChoices(std::span<const CheckId> checks) {
-  std::string out;
-  for (size_t i = 0; i < checks.size(); ++i) {
-    out += (i == 0                   ? ""
-            : i + 1 == checks.size() ? " or "
-                                     : ", ") +
-           std::string(CheckName(checks[i]));
-  }
-  return out;
+  std::vector<std::string_view> names;
+  for (const CheckId check : checks) names.push_back(CheckName(check));
+  return ListChoices(names);
 }
 
 }  // namespace ratelab

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace ratelab {
 
@@ -49,14 +50,27 @@ constexpr std::optional<IdOf<Row>> Named(std::span<const Row> table, std::string
   return std::nullopt;
 }
 
-// Every name, for an error: "a, b or c".
-template <typename Row>
-std::string NameChoices(std::span<const Row> table) {
+// Names, for an error: "a, b or c".
+inline std::string ListChoices(std::span<const std::string_view> names) {
   std::string out;
-  for (size_t i = 0; i < table.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == table.size() ? " or " : ", ") + std::string(table[i].name);
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
   }
   return out;
+}
+
+// The name of every row that `keep` keeps (all of them unless given), for an error: "a, b or c".
+template <typename Row, typename Keep>
+std::string NameChoices(std::span<const Row> table, Keep keep) {
+  std::vector<std::string_view> names;
+  for (const Row& row : table) {
+    if (keep(row)) names.push_back(row.name);
+  }
+  return ListChoices(names);
+}
+template <typename Row>
+std::string NameChoices(std::span<const Row> table) {
+  return NameChoices(table, [](const Row&) { return true; });
 }
 
 }  // namespace ratelab

@@ -7,34 +7,18 @@
 
 namespace ratelab {
 
-namespace {
-
-// The names of the kinds `keep` keeps: "a, b or c".
-template <typename Keep>
-std::string Choices(Keep keep) {
-  std::vector<std::string_view> names;
-  for (const FaultKindInfo& row : kFaultKinds) {
-    if (keep(row)) names.push_back(row.name);
-  }
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
-  }
-  return out;
-}
-
-}  // namespace
-
 const FaultKindInfo& Describe(FaultKind kind) { return RowOf<FaultKindInfo>(kFaultKinds, kind); }
 
 std::string_view FaultKindName(FaultKind kind) { return Describe(kind).name; }
 
 std::string ScenarioFaultChoices() {
-  return Choices([](const FaultKindInfo& row) { return row.in_scenarios; });
+  return NameChoices<FaultKindInfo>(kFaultKinds,
+                                    [](const FaultKindInfo& row) { return row.in_scenarios; });
 }
 
 std::string SearchedFaultChoices() {
-  return Choices([](const FaultKindInfo& row) { return row.searched; });
+  return NameChoices<FaultKindInfo>(kFaultKinds,
+                                    [](const FaultKindInfo& row) { return row.searched; });
 }
 
 Result<SearchFaults> ParseSearchFaults(std::string_view text) {

@@ -48,14 +48,13 @@ bool Optional(CheckId check) {
 }
 
 Result<CheckId> ParseRequiredCheck(std::string_view name) {
-  std::string choices;
+  std::vector<CheckId> optional;
   for (const ProbeCheckInfo& check : kProbeChecks) {
-    if (!check.optional) continue;
-    if (CheckName(check.id) == name) return check.id;
-    choices += (choices.empty() ? "" : ", ") + std::string(CheckName(check.id));
+    if (check.optional) optional.push_back(check.id);
   }
+  if (const std::optional<CheckId> check = CheckNamed(name, optional)) return *check;
   return absl::InvalidArgumentError("unknown optional check '" + std::string(name) +
-                                    "' (expected " + choices + ")");
+                                    "' (expected " + CheckChoices(optional) + ")");
 }
 
 bool NeedsFirstLook(const ProbePlan& plan) {
@@ -164,8 +163,9 @@ std::optional<TrafficKind> ProbeTrafficNamed(std::string_view name) {
 
 std::string ProbeTrafficChoices() {
   return NameChoices<TrafficInfo>(kTrafficKinds,
-                                  [](const TrafficInfo& t) { return !t.probe.empty(); });
+                                  [](const TrafficInfo& t) { return ProbeSends(t.id); });
 }
+
 std::string ProbeUser(const ProbePlan& plan, int64_t i) {
   return absl::StrCat(plan.user_prefix, i);
 }

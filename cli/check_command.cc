@@ -41,7 +41,7 @@ class Check final : public Command {
                                   "Limiter nodes sending requests at once, each its own process "
                                   "(default 3; 1 for --exec, the one process given)");
     faults_option_ = AddParsed(*c, "--faults", faults_, ParseSearchFaults,
-                               "Comma-separated faults to inject, named as a scenario file's: "
+                               "Comma-separated faults to inject: "
                                "crash, store-restart, clock-skew, store-outage, store-stall (the "
                                "store answers nothing for a while, then runs what it was sent), "
                                "store-failover (to a replica that lags: --store memory only), or "

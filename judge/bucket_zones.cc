@@ -8,7 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "judge/depth_first_search.h"
 #include "judge/search_state.h"
+#include "model/key_model.h"
+#include "model/key_models.h"
 
 namespace ratelab {
 namespace {
@@ -67,8 +70,9 @@ enum class Clock {
   // The store's: the instants follow the order the calls take effect in; the variable is the
   // last call's instant, before every instant left.
   kStore,
-  // The client's, for GCRA (which decides at the instant it is given, even one before the last):
-  // each call at any instant of its interval; no second variable.
+  // The client's, for a bucket that decides at the instant it is given, even one before the last
+  // (GCRA: Zones::kBucketAtGivenInstant): each call at any instant of its interval; no second
+  // variable.
   kClient,
   // The client's, for a token bucket, which decides at the latest instant it has refilled to, M
   // (an instant before it decides as at M); the variable is M.
@@ -101,47 +105,20 @@ struct Bound {
   Bound Negated() const { return Bound{j, i, -bound - 1}; }
 };
 
-class ZoneSearch {
+// The search by zones for the calls of one key, as a space of DepthFirstSearch.
+class ZoneSpace {
  public:
-  ZoneSearch(const Policy& policy, std::span<const LinearOp> ops,
-             const LinearizabilityOptions& options, Clock clock, int64_t tick, int64_t budget)
-      : ops_(ops),
-        options_(options),
-        clock_(clock),
-        budget_(budget),
-        sorted_(ops.size()),
-        tick_(tick) {
-    std::iota(sorted_.begin(), sorted_.end(), size_t{0});
-    std::stable_sort(sorted_.begin(), sorted_.end(),
-                     [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
-    origin_ = FloorDiv(ToUnixNanos(ops_[sorted_.front()].invoke), tick) * tick;
-    for (const LinearOp& op : ops) last_ = std::max(last_, op.answer ? op.complete : op.invoke);
+  ZoneSpace(const Policy& policy, std::span<const LinearOp> ops,
+            const LinearizabilityOptions& options, Clock clock, int64_t tick, int64_t budget)
+      : calls_(ops), options_(options), clock_(clock), steps_{budget}, tick_(tick) {
+    origin_ = FloorDiv(ToUnixNanos(calls_[0].invoke), tick) * tick;
     period_ = policy.window.count() / tick;
     limit_ = policy.limit;
     credit_ = CreditOf(policy) == BucketCredit::kOneToken;
   }
 
-  KeyLinearizability Run() {
-    if (Enter(Root())) return Done(LinearVerdict::kLinearizable);
-    while (!stack_.empty()) {
-      if (states_ > budget_) return Done(LinearVerdict::kUnknown);
-      Frame& f = stack_.back();
-      if (f.next == f.choices.size()) {
-        Failed(f);
-        stack_.pop_back();
-        if (!path_.empty()) path_.pop_back();
-        continue;
-      }
-      Choice& c = f.choices[f.next++];
-      const size_t depth = stack_.size();
-      path_.push_back(c.step);
-      if (Enter(std::move(c.next))) return Done(LinearVerdict::kLinearizable);
-      if (stack_.size() == depth) path_.pop_back();  // not entered: inside a zone tried before
-    }
-    return Done(states_ > budget_ ? LinearVerdict::kUnknown : LinearVerdict::kNotLinearizable);
-  }
+  KeyLinearizability Run() { return DepthFirstSearch(*this, Root()); }
 
- private:
   // Which calls are placed, whether the bucket is full from every instant a call left can decide
   // at, and the zone of F (unless full) and of the second variable (Clock).
   struct Node {
@@ -182,19 +159,102 @@ class ZoneSearch {
   struct Frame {
     Node node;
     std::vector<Choice> choices;
-    size_t next = 0;
     std::optional<size_t> blocking;  // the answered call left that is answered first
   };
-  // The calls that can go next (sent before every call left was answered) and `hi`, the first
-  // answer among those left (as sent and answered, not as a clock's ticks show them); no `hi`
-  // when every answered call is placed.
-  struct Region {
-    std::vector<size_t> calls;
-    std::optional<Instant> hi;
-    std::optional<size_t> blocking;
-  };
 
-  const LinearOp& Op(size_t position) const { return ops_[sorted_[position]]; }
+  // The frame of `node` with its choices; a linearization when nothing answered is left to place;
+  // nothing when its zone is inside one tried with the same calls placed.
+  Entered<Frame> Enter(Node node) {
+    const SentCalls::Region region = calls_.RegionAfter(node.placed);
+    if (!region.hi) return Entered<Frame>::Linearization();
+    if (clock_ == Clock::kStore) {
+      // Every answered call left takes effect at or after the last instant: a later one is dead.
+      node.zone.Tighten(kLast, kZero, Ticks(*region.hi));
+      if (!node.zone.Close()) return Entered<Frame>::Nothing();
+    }
+    auto [tried, added] = seen_.try_emplace(node.Key(), Tried{node.zone, {}});
+    if (!added) {
+      if (node.zone.Within(tried->second.first)) return Entered<Frame>::Nothing();
+      for (const Dbm<3>& z : tried->second.more) {
+        if (node.zone.Within(z)) return Entered<Frame>::Nothing();
+      }
+      tried->second.more.push_back(node.zone);
+    }
+    steps_.Take();
+    Frame f{std::move(node), {}, region.blocking};
+    // Where a denial left holds at the first instant it can take, it goes next, alone, there: in
+    // any order of the calls left it can be moved to the front, leaving every other call's instant
+    // and answer as they were. The zone is cut into the part where it holds and the rest (where
+    // the last instant is before it was sent, or where a token is left), each rest looked at again
+    // for the denials after it in the order sent (a denial that does not hold at its first instant
+    // holds nowhere before an admission); what no denial holds in is tried as usual.
+    const int64_t sent_first = Ticks(Op(f.node.placed.first).invoke);
+    std::vector<std::pair<Dbm<3>, size_t>> work = {{f.node.zone, 0}};  // a part, the next denial
+    std::vector<Dbm<3>> rest;
+    size_t parts = 0;
+    for (size_t w = 0; w < work.size(); ++w) {
+      auto [r, from] = work[w];
+      if (RaiseSecond(r, f.node.full, sent_first)) from = 0;  // moved up: every denial again
+      bool cut = false;
+      for (size_t k = from; k < region.calls.size() && parts < kMostParts && !cut; ++k) {
+        const size_t i = region.calls[k];
+        const LinearOp& op = Op(i);
+        if (!op.answer || op.answer->allowed) continue;
+        const std::optional<Few<Bound, 2>> holds = DenialHolds(f.node, op);
+        if (!holds) continue;
+        Dbm<3> all = r;
+        for (const Bound& b : *holds) all.Tighten(b.i, b.j, b.bound);
+        if (!all.Close()) continue;
+        cut = true;
+        ++parts;
+        const Step step{i, Effect::kDenied, true};
+        if (std::optional<Placed> p = Place(f.node, all, step, *region.hi)) {
+          f.choices.push_back(Choice{step, std::move(p->next)});
+        }
+        // Where the first j bounds hold and the next does not.
+        Dbm<3> part = r;
+        for (const Bound& b : *holds) {
+          Dbm<3> fails = part;
+          const Bound n = b.Negated();
+          fails.Tighten(n.i, n.j, n.bound);
+          if (fails.Close()) work.push_back({fails, k + 1});
+          part.Tighten(b.i, b.j, b.bound);
+        }
+      }
+      if (!cut) rest.push_back(r);
+    }
+    for (const Dbm<3>& r : rest) {
+      for (const size_t i : region.calls) {
+        for (const Step& step : StepsOf(i)) {
+          if (std::optional<Placed> p = Place(f.node, r, step, *region.hi)) {
+            f.choices.push_back(Choice{step, std::move(p->next)});
+          }
+        }
+      }
+    }
+    return Entered<Frame>::Open(std::move(f));
+  }
+  // Choice `k` of `f` followed.
+  std::pair<Step, Node> Take(Frame& f, size_t k) {
+    Choice& c = f.choices[k];
+    return {c.step, std::move(c.next)};
+  }
+  // Whether the blocking call cannot follow `f`'s node: no way of placing it fits its zone.
+  bool CannotFollow(const Frame& f) {
+    const SentCalls::Region region = calls_.RegionAfter(f.node.placed);
+    bool fits = false;
+    for (const Step& step : StepsOf(*f.blocking)) {
+      fits = fits || Place(f.node, f.node.zone, step, *region.hi).has_value();
+    }
+    return !fits;
+  }
+  std::vector<LinearStep> Order(const std::vector<Step>& steps) { return Instants(steps); }
+  bool Exact() const { return true; }
+  size_t Index(size_t position) const { return calls_.Index(position); }
+  const SearchSteps& steps() const { return steps_; }
+
+ private:
+  const LinearOp& Op(size_t position) const { return calls_[position]; }
   int64_t Ticks(Instant t) const { return FloorDiv(ToUnixNanos(t) - origin_, tick_); }
   bool Admissible(int64_t cost) const { return credit_ || cost <= limit_; }
   // The most F may be ahead of a call's instant for the call to be admitted.
@@ -208,30 +268,17 @@ class ZoneSearch {
     return root;
   }
 
-  Region RegionOf(const Node& n) const {
-    Region r;
-    for (size_t i = n.placed.first; i < sorted_.size() && (!r.hi || Op(i).invoke <= *r.hi); ++i) {
-      if (n.placed.Has(i)) continue;
-      if (Op(i).answer && (!r.hi || Op(i).complete < *r.hi)) {
-        r.hi = Op(i).complete;
-        r.blocking = i;
-      }
-      r.calls.push_back(i);
-    }
-    return r;
-  }
-
   // The instants a call can decide at: on the store's clock no later than `hi`; on the client's
   // any its interval shows (without an answer, up to the history's last instant), or the one it
   // was sent at where its client read the time then.
   std::pair<int64_t, int64_t> Interval(const LinearOp& op, Instant hi) const {
-    return {Ticks(op.invoke), Ticks(LatestInstant(op, options_, hi, last_))};
+    return {Ticks(op.invoke), Ticks(LatestInstant(op, options_, hi, calls_.last()))};
   }
 
   // Call `position` placed next from `from`, in the part `zone` of its zone, as `step` says, the
   // calls left answered from `hi` on: none when no instant of the zone allows it.
   std::optional<Placed> Place(const Node& from, const Dbm<3>& zone, const Step& step, Instant hi) {
-    ++states_;
+    steps_.Take();
     const LinearOp& op = Op(step.position);
     const Effect effect = step.effect;
     if (op.answer && op.answer->allowed != (effect != Effect::kDenied)) return std::nullopt;
@@ -314,7 +361,7 @@ class ZoneSearch {
       }
     }
     n.placed = from.placed.With(step.position);
-    if (n.placed.first == sorted_.size()) return p;
+    if (n.placed.first == calls_.size()) return p;
     // Every call left is sent no sooner than `sent`, so decides no sooner than it (nor, but on
     // GCRA's client clock, than the second variable): where F is behind that, wherever the zone
     // is, the bucket is full from every instant left; and where the second variable is behind
@@ -386,96 +433,8 @@ class ZoneSearch {
     return out;
   }
 
-  // Pushes the frame of `node` with its choices; true when nothing answered is left to place (a
-  // linearization); false too when its zone is inside one tried with the same calls placed.
-  bool Enter(Node node) {
-    const Region region = RegionOf(node);
-    if (!region.hi) return true;
-    if (clock_ == Clock::kStore) {
-      // Every answered call left takes effect at or after the last instant: a later one is dead.
-      node.zone.Tighten(kLast, kZero, Ticks(*region.hi));
-      if (!node.zone.Close()) return false;
-    }
-    auto [tried, added] = seen_.try_emplace(node.Key(), Tried{node.zone, {}});
-    if (!added) {
-      if (node.zone.Within(tried->second.first)) return false;
-      for (const Dbm<3>& z : tried->second.more) {
-        if (node.zone.Within(z)) return false;
-      }
-      tried->second.more.push_back(node.zone);
-    }
-    ++states_;
-    Frame f{std::move(node), {}, 0, region.blocking};
-    // Where a denial left holds at the first instant it can take, it goes next, alone, there: in
-    // any order of the calls left it can be moved to the front, leaving every other call's instant
-    // and answer as they were. The zone is cut into the part where it holds and the rest (where
-    // the last instant is before it was sent, or where a token is left), each rest looked at again
-    // for the denials after it in the order sent (a denial that does not hold at its first instant
-    // holds nowhere before an admission); what no denial holds in is tried as usual.
-    const int64_t sent_first = Ticks(Op(f.node.placed.first).invoke);
-    std::vector<std::pair<Dbm<3>, size_t>> work = {{f.node.zone, 0}};  // a part, the next denial
-    std::vector<Dbm<3>> rest;
-    size_t parts = 0;
-    for (size_t w = 0; w < work.size(); ++w) {
-      auto [r, from] = work[w];
-      if (RaiseSecond(r, f.node.full, sent_first)) from = 0;  // moved up: every denial again
-      bool cut = false;
-      for (size_t k = from; k < region.calls.size() && parts < kMostParts && !cut; ++k) {
-        const size_t i = region.calls[k];
-        const LinearOp& op = Op(i);
-        if (!op.answer || op.answer->allowed) continue;
-        const std::optional<Few<Bound, 2>> holds = DenialHolds(f.node, op);
-        if (!holds) continue;
-        Dbm<3> all = r;
-        for (const Bound& b : *holds) all.Tighten(b.i, b.j, b.bound);
-        if (!all.Close()) continue;
-        cut = true;
-        ++parts;
-        const Step step{i, Effect::kDenied, true};
-        if (std::optional<Placed> p = Place(f.node, all, step, *region.hi)) {
-          f.choices.push_back(Choice{step, std::move(p->next)});
-        }
-        // Where the first j bounds hold and the next does not.
-        Dbm<3> part = r;
-        for (const Bound& b : *holds) {
-          Dbm<3> fails = part;
-          const Bound n = b.Negated();
-          fails.Tighten(n.i, n.j, n.bound);
-          if (fails.Close()) work.push_back({fails, k + 1});
-          part.Tighten(b.i, b.j, b.bound);
-        }
-      }
-      if (!cut) rest.push_back(r);
-    }
-    for (const Dbm<3>& r : rest) {
-      for (const size_t i : region.calls) {
-        for (const Step& step : StepsOf(i)) {
-          if (std::optional<Placed> p = Place(f.node, r, step, *region.hi)) {
-            f.choices.push_back(Choice{step, std::move(p->next)});
-          }
-        }
-      }
-    }
-    stack_.push_back(std::move(f));
-    return false;
-  }
   // The most parts a zone is cut into by the denials that go alone.
   static constexpr size_t kMostParts = 8;
-
-  // A frame whose every choice failed: the deepest such is the longest linearizable prefix.
-  void Failed(const Frame& f) {
-    if (best_ && path_.size() <= best_->size()) return;
-    best_ = path_;
-    stuck_ = f.blocking ? std::optional<size_t>(sorted_[*f.blocking]) : std::nullopt;
-    stuck_cannot_follow_ = false;
-    if (!f.blocking) return;
-    const Region region = RegionOf(f.node);
-    bool fits = false;
-    for (const Step& step : StepsOf(*f.blocking)) {
-      fits = fits || Place(f.node, f.node.zone, step, *region.hi).has_value();
-    }
-    stuck_cannot_follow_ = !fits;
-  }
 
   // The instant each of `steps` can take effect at: the zones of the steps replayed, then an
   // instant chosen in each from the last back, each where the choices after it need it.
@@ -486,7 +445,7 @@ class ZoneSearch {
       // Its zone as placed before, or one around it (a denial that went alone went at an instant
       // the part it was placed from raised, which the whole zone places it at or after).
       s.at_first = false;
-      std::optional<Placed> p = Place(node, node.zone, s, *RegionOf(node).hi);
+      std::optional<Placed> p = Place(node, node.zone, s, *calls_.RegionAfter(node.placed).hi);
       if (!p) break;  // not reached: each step was placed so before
       node = p->next;
       placed.push_back(*std::move(p));
@@ -508,38 +467,20 @@ class ZoneSearch {
         }
         v[var] = lo;  // the earliest instant the zone and the choices so far allow
       }
-      out[k] =
-          LinearStep{sorted_[steps[k].position], Instant(Duration(origin_ + *v[kNew] * tick_))};
+      out[k] = LinearStep{calls_.Index(steps[k].position),
+                          Instant(Duration(origin_ + *v[kNew] * tick_))};
       full_at = v[kFullAt];
       second = v[kLast];
     }
     return out;
   }
 
-  KeyLinearizability Done(LinearVerdict verdict) {
-    KeyLinearizability out;
-    out.verdict = verdict;
-    out.states = states_;
-    if (verdict == LinearVerdict::kLinearizable) {
-      out.order = Instants(path_);
-    } else {
-      out.order = Instants(best_.value_or(std::vector<Step>{}));
-      out.stuck = stuck_;
-      out.stuck_cannot_follow = stuck_cannot_follow_;
-    }
-    return out;
-  }
-
-  std::span<const LinearOp> ops_;
+  SentCalls calls_;
   const LinearizabilityOptions& options_;  // the instants a call can take effect at
   Clock clock_;
-  int64_t budget_;
-  std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
-  int64_t tick_;                // the clock's resolution, ns
-  int64_t origin_ = 0;          // the first call's sending, as the clock shows it, ns
-  // The history's last instant: on the client's clock, a call without an answer read its clock
-  // at some instant up to it.
-  Instant last_ = Instant::min();
+  SearchSteps steps_;
+  int64_t tick_;        // the clock's resolution, ns
+  int64_t origin_ = 0;  // the first call's sending, as the clock shows it, ns
   int64_t period_ = 0;  // T, ticks
   int64_t limit_ = 0;   // B
   bool credit_ = false;
@@ -549,22 +490,19 @@ class ZoneSearch {
     std::vector<Dbm<3>> more;
   };
   std::unordered_map<std::pair<uint64_t, uint64_t>, Tried, PairHash> seen_;
-  std::vector<Frame> stack_;
-  std::vector<Step> path_;  // the choice that led to each frame above the first
-  int64_t states_ = 0;
-  std::optional<std::vector<Step>> best_;
-  std::optional<size_t> stuck_;
-  bool stuck_cannot_follow_ = false;
 };
+
+// Whether the model of `policy` is a bucket, and how it decides (key_model.h).
+Zones ZonesOf(const Policy& policy) {
+  return WithKeyModel(policy.algorithm, []<KeyModel M>() { return M::kZones; });
+}
 
 }  // namespace
 
 bool BucketZonesApply(const Policy& policy, std::span<const LinearOp> ops,
                       const LinearizabilityOptions& options) {
-  const bool bucket = policy.algorithm == Algorithm::kGcra ||
-                      policy.algorithm == Algorithm::kTokenBucket ||
-                      policy.algorithm == Algorithm::kTokenBucketCredit;
-  if (!bucket || options.remaining || options.retry_after || ops.empty()) return false;
+  if (ZonesOf(policy) == Zones::kNone || options.remaining || options.retry_after || ops.empty())
+    return false;
   const int64_t tick = options.resolution.count();
   if (policy.window.count() % tick != 0) return false;
   // F moves on by at most every cost's refill: kept far from the bounds of 64 bits.
@@ -582,10 +520,10 @@ bool BucketZonesApply(const Policy& policy, std::span<const LinearOp> ops,
 
 KeyLinearizability CheckBucketByZones(const Policy& policy, std::span<const LinearOp> ops,
                                       const LinearizabilityOptions& options, int64_t budget) {
-  const Clock clock = options.instants_follow_order          ? Clock::kStore
-                      : policy.algorithm == Algorithm::kGcra ? Clock::kClient
-                                                             : Clock::kClientLatest;
-  return ZoneSearch(policy, ops, options, clock, options.resolution.count(), budget).Run();
+  const Clock clock = options.instants_follow_order                     ? Clock::kStore
+                      : ZonesOf(policy) == Zones::kBucketAtGivenInstant ? Clock::kClient
+                                                                        : Clock::kClientLatest;
+  return ZoneSpace(policy, ops, options, clock, options.resolution.count(), budget).Run();
 }
 
 }  // namespace ratelab

@@ -9,15 +9,11 @@
 #include <unordered_set>
 
 #include "judge/bucket_zones.h"
+#include "judge/depth_first_search.h"
 #include "judge/search_state.h"
-#include "model/anchored_window_model.h"
-#include "model/fixed_window_model.h"
-#include "model/gcra_model.h"
+#include "model/key_model.h"
+#include "model/key_models.h"
 #include "model/named.h"
-#include "model/sliding_counter_model.h"
-#include "model/sliding_log_model.h"
-#include "model/token_bucket_intervals_model.h"
-#include "model/token_bucket_model.h"
 
 namespace ratelab {
 
@@ -53,75 +49,19 @@ bool Matches(const Decision& d, const Decision& a, const LinearizabilityOptions&
   return true;
 }
 
-void HashInto(StateHash& h, const FixedWindowModel& s) {
-  h.Add(s.window_index);
-  h.Add(s.count);
-}
-void HashInto(StateHash& h, const AnchoredWindowModel& s) {
-  h.Add(int64_t{s.start.has_value()});
-  h.Add(s.start.value_or(Instant{}));
-  h.Add(s.count);
-}
-void HashInto(StateHash& h, const GcraModel& s) {
-  h.Add(int64_t{s.seen});
-  h.Add(s.tat);
-}
-void HashInto(StateHash& h, const SlidingCounterModel& s) {
-  h.Add(s.window_index);
-  h.Add(s.previous);
-  h.Add(s.current);
-  h.Add(s.origin);
-}
-void HashInto(StateHash& h, const SlidingLogModel& s) {
-  h.Add(static_cast<uint64_t>(s.entries.size()));
-  for (const auto& [at, cost] : s.entries) {
-    h.Add(at);
-    h.Add(cost);
-  }
-}
-void HashInto(StateHash& h, const SlidingLogSortedModel& s) {
-  h.Add(static_cast<uint64_t>(s.entries.size()));
-  for (const auto& [at, cost] : s.entries) {
-    h.Add(at);
-    h.Add(cost);
-  }
-}
-void HashInto(StateHash& h, const TokenBucketModel& s) {
-  h.Add(int64_t{s.seen});
-  h.Add(s.level);
-  h.Add(s.last);
-}
-void HashInto(StateHash& h, const TokenBucketIntervalsModel& s) {
-  h.Add(int64_t{s.seen});
-  h.Add(s.tokens);
-  h.Add(s.last);
-}
-
-// The search over the calls of one key, for the model whose per-key state is `State`.
-template <typename State>
-class LinearSearch {
-  static constexpr bool kLog =
-      std::is_same_v<State, SlidingLogModel> || std::is_same_v<State, SlidingLogSortedModel>;
-
+// The search over instants for the calls of one key, as a space of DepthFirstSearch: each call is
+// tried at the instants it can be seen at, under the key model `State`.
+template <KeyModel State>
+class InstantSpace {
  public:
   // `most_ticks`: when given, CandidateInstants tries points at most that many ticks past a
   // whole number of windows from a call's first instant (ticks_cut() then says whether that
   // left out any it would otherwise try).
-  LinearSearch(const Policy& policy, std::span<const LinearOp> ops,
-               const LinearizabilityOptions& options, std::optional<int64_t> most_ticks)
-      : policy_(policy),
-        ops_(ops),
-        options_(options),
-        most_ticks_(most_ticks),
-        budget_(Budget(options, ops.size())),
-        sorted_(ops.size()) {
-    std::iota(sorted_.begin(), sorted_.end(), size_t{0});
-    std::stable_sort(sorted_.begin(), sorted_.end(),
-                     [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
-    for (const LinearOp& op : ops) {
-      last_ = std::max(last_, op.answer ? op.complete : op.invoke);
-      firsts_.push_back(Floor(op.invoke, options.resolution));
-    }
+  InstantSpace(const Policy& policy, std::span<const LinearOp> ops,
+               const LinearizabilityOptions& options, std::optional<int64_t> most_ticks,
+               int64_t budget)
+      : policy_(policy), calls_(ops), options_(options), most_ticks_(most_ticks), steps_{budget} {
+    for (const LinearOp& op : ops) firsts_.push_back(Floor(op.invoke, options.resolution));
     std::sort(firsts_.begin(), firsts_.end());
     firsts_.erase(std::unique(firsts_.begin(), firsts_.end()), firsts_.end());
   }
@@ -129,29 +69,10 @@ class LinearSearch {
   bool ticks_cut() const { return ticks_cut_; }
 
   KeyLinearizability Run() {
-    const Instant start = ops_.empty() ? Instant{} : Op(0).invoke;
-    if (Enter(Node{State(), start, {}})) return Done(LinearVerdict::kLinearizable);
-    while (!stack_.empty()) {
-      if (states_ > budget_) return Done(LinearVerdict::kUnknown);
-      Frame& f = stack_.back();
-      if (f.next == f.choices.size()) {
-        Failed(f);
-        stack_.pop_back();
-        if (!path_.empty()) path_.pop_back();
-        continue;
-      }
-      const Choice c = f.choices[f.next++];
-      Node child = Place(f.node, c);
-      const size_t depth = stack_.size();
-      path_.push_back(LinearStep{sorted_[c.op], c.seen});
-      if (Enter(std::move(child))) return Done(LinearVerdict::kLinearizable);
-      if (stack_.size() == depth) path_.pop_back();  // not entered: a state seen before
-    }
-    return Done(states_ > budget_ || approximated_ ? LinearVerdict::kUnknown
-                                                   : LinearVerdict::kNotLinearizable);
+    const Instant start = calls_.size() == 0 ? Instant{} : calls_[0].invoke;
+    return DepthFirstSearch(*this, Node{State(), start, {}});
   }
 
- private:
   // Where the search is: the model's state, the earliest instant the next call can take effect
   // at, and which calls are placed.
   struct Node {
@@ -161,7 +82,7 @@ class LinearSearch {
 
     std::pair<uint64_t, uint64_t> Hash() const {
       StateHash h;
-      HashInto(h, state);
+      state.HashInto(h);
       h.Add(real_lo);
       placed.HashInto(h);
       return h.value();
@@ -173,36 +94,26 @@ class LinearSearch {
     Instant seen{};
     Instant real{};
   };
+  using Step = LinearStep;
   struct Frame {
     Node node;
     std::vector<Choice> choices;
-    size_t next = 0;
     std::optional<size_t> blocking;  // the answered call left that is answered first
     Instant hi{};                    // when it was answered
     // Whether it has a choice here; not known when a denial went alone, tried alone.
     std::optional<bool> blocking_fits = false;
   };
 
-  const LinearOp& Op(size_t position) const { return ops_[sorted_[position]]; }
-
-  // Pushes the frame of `node` with its choices; true when nothing answered is left to place
-  // (the calls left without an answer may never have taken effect): a linearization.
-  bool Enter(Node node) {
-    if (!seen_.insert(node.Hash()).second) return false;
-    ++states_;
-    Frame f{std::move(node), {}, 0, std::nullopt};
-    // The calls that can go next: those sent before every call left was answered.
-    std::optional<Instant> hi;
-    std::vector<size_t> region;
-    for (size_t i = f.node.placed.first; i < sorted_.size() && (!hi || Op(i).invoke <= *hi); ++i) {
-      if (f.node.placed.Has(i)) continue;
-      region.push_back(i);
-      if (Op(i).answer && (!hi || Op(i).complete < *hi)) {
-        hi = Op(i).complete;
-        f.blocking = i;
-      }
-    }
-    if (!hi) return true;
+  // The frame of `node` with its choices; a linearization when nothing answered is left to place
+  // (the calls left without an answer may never have taken effect).
+  Entered<Frame> Enter(Node node) {
+    if (!seen_.insert(node.Hash()).second) return Entered<Frame>::Nothing();
+    steps_.Take();
+    Frame f{std::move(node), {}, std::nullopt};
+    const SentCalls::Region region = calls_.RegionAfter(f.node.placed);
+    if (!region.hi) return Entered<Frame>::Linearization();
+    const std::optional<Instant> hi = region.hi;
+    f.blocking = region.blocking;
     f.hi = *hi;
     // A call answered with a denial that can go next leaving everything as it is goes next,
     // alone: in any order of the calls left it can be moved to the front, and every other call
@@ -210,7 +121,7 @@ class LinearSearch {
     // next call may take effect at (so that the calls after it keep theirs); on the client's, at
     // any instant of its interval. Its first instant is tried before any other call's.
     std::vector<std::pair<size_t, std::pair<Instant, Instant>>> spans;  // of those that can go
-    for (const size_t i : region) {
+    for (const size_t i : region.calls) {
       if (const auto span = Span(f.node, i, *hi)) spans.emplace_back(i, *span);
     }
     for (const auto& [i, span] : spans) {
@@ -221,8 +132,7 @@ class LinearSearch {
       if (!p.fits) continue;
       f.choices = {Choice{i, p.seen, std::max(span.first, p.seen)}};
       f.blocking_fits.reset();  // not known: only this call was tried
-      stack_.push_back(std::move(f));
-      return false;
+      return Entered<Frame>::Open(std::move(f));
     }
     for (const auto& [i, span] : spans) {
       AddChoices(f.node.state, i, span.first, span.second, f.choices);
@@ -239,9 +149,31 @@ class LinearSearch {
         }
       }
     }
-    stack_.push_back(std::move(f));
-    return false;
+    return Entered<Frame>::Open(std::move(f));
   }
+
+  // Choice `k` of `f` followed: the call at its instant, and the node it leaves.
+  std::pair<Step, Node> Take(const Frame& f, size_t k) const {
+    const Choice& c = f.choices[k];
+    return {LinearStep{calls_.Index(c.op), c.seen}, Place(f.node, c)};
+  }
+  // Whether the blocking call cannot follow `f`'s node: at no instant it can take would the model
+  // give its answer.
+  bool CannotFollow(const Frame& f) {
+    if (f.blocking_fits) return !*f.blocking_fits;
+    std::vector<Choice> choices;  // not known: only a denial was tried
+    if (const auto span = Span(f.node, *f.blocking, f.hi)) {
+      AddChoices(f.node.state, *f.blocking, span->first, span->second, choices);
+    }
+    return choices.empty();
+  }
+  std::vector<LinearStep> Order(const std::vector<Step>& path) const { return path; }
+  bool Exact() const { return !approximated_; }
+  size_t Index(size_t position) const { return calls_.Index(position); }
+  const SearchSteps& steps() const { return steps_; }
+
+ private:
+  const LinearOp& Op(size_t position) const { return calls_[position]; }
 
   // The instants call `i` can take effect at from `node`, when the calls left are answered by
   // `hi`: none when there are none.
@@ -250,7 +182,7 @@ class LinearSearch {
     if (op.invoke > hi) return std::nullopt;
     const Instant lo =
         options_.instants_follow_order ? std::max(node.real_lo, op.invoke) : op.invoke;
-    const Instant up = LatestInstant(op, options_, hi, last_);
+    const Instant up = LatestInstant(op, options_, hi, calls_.last());
     if (lo > up) return std::nullopt;
     return std::pair{lo, up};
   }
@@ -264,7 +196,7 @@ class LinearSearch {
     State next;
   };
   Probe ProbeAt(const State& state, const LinearOp& op, Instant seen) {
-    ++states_;  // the budget counts the instants tried too
+    steps_.Take();  // the budget counts the instants tried too
     const Decision d = state.Peek(policy_, seen, op.cost);
     Probe p{seen, !op.answer || Matches(d, *op.answer, options_), d, state};
     if (d.allowed) p.next.Admit(policy_, seen, op.cost);
@@ -287,7 +219,7 @@ class LinearSearch {
   }
   // `state` as every instant from `from` on sees it.
   State Forgotten(State state, Instant from) const {
-    if constexpr (requires(State s) { s.Forget(policy_, Instant{}); }) state.Forget(policy_, from);
+    if constexpr (ForgettingModel<State>) state.Forget(policy_, from);
     return state;
   }
 
@@ -366,12 +298,8 @@ class LinearSearch {
   // that tests instants only against one another, apart by whole windows (a window opened at a
   // request, a bucket's refill, a log's entries), when the clock's ticks divide the window and
   // only what depends on that is compared (not a wait, which is any span).
-  static constexpr bool kTestsOnlyDifferences =
-      std::is_same_v<State, AnchoredWindowModel> || std::is_same_v<State, GcraModel> ||
-      std::is_same_v<State, TokenBucketModel> || std::is_same_v<State, TokenBucketIntervalsModel> ||
-      kLog;
   bool CandidatesExact() const {
-    return kTestsOnlyDifferences && !options_.retry_after &&
+    return State::kTimeTests.only_differences && !options_.retry_after &&
            policy_.window.count() % options_.resolution.count() == 0;
   }
 
@@ -393,8 +321,8 @@ class LinearSearch {
   void MakePoints() {
     const Duration w = policy_.window;
     const Duration r = options_.resolution;
-    const int64_t windows = ((last_ - firsts_.front()) / w) + 2;
-    ticks_ = windows * (kLog ? std::max<int64_t>(policy_.limit, 1) : 1);
+    const int64_t windows = ((calls_.last() - firsts_.front()) / w) + 2;
+    ticks_ = windows * (State::kTimeTests.each_entry ? std::max<int64_t>(policy_.limit, 1) : 1);
     if (most_ticks_ && ticks_ > *most_ticks_) {
       ticks_ = *most_ticks_;
       ticks_cut_ = true;
@@ -403,8 +331,9 @@ class LinearSearch {
     if (!kStepsOneWindow) return;  // every whole window of every base: CandidateInstants
     // The calls' intervals by first instant, and the latest end of those that begin by each.
     std::vector<std::pair<Instant, Instant>> spans;
-    for (const LinearOp& op : ops_) {
-      spans.push_back({Floor(op.invoke, r), op.answer ? Floor(op.complete, r) : last_});
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      const LinearOp& op = calls_[i];
+      spans.push_back({Floor(op.invoke, r), op.answer ? Floor(op.complete, r) : calls_.last()});
     }
     std::sort(spans.begin(), spans.end());
     for (size_t i = 1; i < spans.size(); ++i) {
@@ -458,7 +387,7 @@ class LinearSearch {
       }
     }
   }
-  static constexpr bool kStepsOneWindow = std::is_same_v<State, AnchoredWindowModel> || kLog;
+  static constexpr bool kStepsOneWindow = State::kTimeTests.one_window;
 
   State After(const State& state, const Decision& d, Instant seen, int64_t cost) const {
     State next = state;
@@ -473,8 +402,8 @@ class LinearSearch {
     if (options_.instants_follow_order) n.real_lo = c.real;
     n.placed = from.placed.With(c.op);
     // What no later call can see is forgotten, so that states that differ only there are one.
-    if constexpr (requires(State s) { s.Forget(policy_, Instant{}); }) {
-      if (n.placed.first < sorted_.size()) {
+    if constexpr (ForgettingModel<State>) {
+      if (n.placed.first < calls_.size()) {
         const Instant from = options_.instants_follow_order
                                  ? std::max(n.real_lo, Op(n.placed.first).invoke)
                                  : Op(n.placed.first).invoke;
@@ -483,83 +412,42 @@ class LinearSearch {
     }
     // Every call left was sent no sooner than the first of them: an earliest instant before
     // that holds nothing back, and is that instant (so that more states are the same).
-    if (options_.instants_follow_order && n.placed.first < sorted_.size()) {
+    if (options_.instants_follow_order && n.placed.first < calls_.size()) {
       n.real_lo = std::max(n.real_lo, Op(n.placed.first).invoke);
     }
     return n;
   }
 
-  // A frame whose every choice failed: the deepest such is the longest linearizable prefix.
-  void Failed(const Frame& f) {
-    if (best_ && path_.size() <= best_->size()) return;
-    best_ = path_;
-    stuck_ = f.blocking ? std::optional<size_t>(sorted_[*f.blocking]) : std::nullopt;
-    if (f.blocking && !f.blocking_fits) {
-      std::vector<Choice> choices;
-      if (const auto span = Span(f.node, *f.blocking, f.hi)) {
-        AddChoices(f.node.state, *f.blocking, span->first, span->second, choices);
-      }
-      stuck_cannot_follow_ = choices.empty();
-    } else {
-      stuck_cannot_follow_ = f.blocking && !*f.blocking_fits;
-    }
-  }
-
-  KeyLinearizability Done(LinearVerdict verdict) {
-    KeyLinearizability out;
-    out.verdict = verdict;
-    out.states = states_;
-    if (verdict == LinearVerdict::kLinearizable) {
-      out.order = path_;
-    } else {
-      out.order = best_.value_or(std::vector<LinearStep>{});
-      out.stuck = stuck_;
-      out.stuck_cannot_follow = stuck_cannot_follow_;
-    }
-    return out;
-  }
-
   const Policy& policy_;
-  std::span<const LinearOp> ops_;
+  SentCalls calls_;
   const LinearizabilityOptions& options_;
   std::optional<int64_t> most_ticks_;
-  int64_t budget_;  // the most search steps
+  SearchSteps steps_;
   // MakePoints's, made when first needed.
   bool points_made_ = false;
   std::vector<Instant> points_;  // a window's or a log's (kStepsOneWindow); a bucket's are made
                                  // as asked for
   int64_t windows_ = 0;          // how many windows the history spans, and two
   int64_t ticks_ = 0;
-  bool ticks_cut_ = false;      // fewer than every tick tried: most_ticks_ held them
-  std::vector<size_t> sorted_;  // the calls' indices in the order they were sent
-  // The history's last instant: on the client's clock, a call without an answer read its
-  // clock at some instant up to it.
-  Instant last_ = Instant::min();
+  bool ticks_cut_ = false;       // fewer than every tick tried: most_ticks_ held them
   std::vector<Instant> firsts_;  // the first instant each call can be seen at, ascending, once each
-  std::vector<Frame> stack_;
-  std::vector<LinearStep> path_;  // the choice that led to each frame above the first
   std::unordered_set<std::pair<uint64_t, uint64_t>, PairHash> seen_;
   bool approximated_ = false;  // a call's later instants went untried
-  int64_t states_ = 0;
-  std::optional<std::vector<LinearStep>> best_;
-  std::optional<size_t> stuck_;
-  bool stuck_cannot_follow_ = false;
 };
 
 // A linearization's instants seldom need more than a tick past a whole number of windows from a
 // call's first instant (ties at the clock's tick, chained): the search first tries only those,
 // and only when that finds no order does it try every point CandidateInstants holds, with the
 // budget left, so that "not linearizable" is never a verdict the short search alone gave.
-template <typename State>
+template <KeyModel State>
 KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
-                          const LinearizabilityOptions& options) {
-  LinearSearch<State> quick(policy, ops, options, int64_t{1});
+                          const LinearizabilityOptions& options, int64_t budget) {
+  InstantSpace<State> quick(policy, ops, options, int64_t{1}, budget);
   KeyLinearizability r = quick.Run();
   if (r.verdict != LinearVerdict::kNotLinearizable || !quick.ticks_cut()) return r;
-  LinearizabilityOptions rest = options;
-  rest.max_states = std::max<int64_t>(0, Budget(options, ops.size()) - r.states);
-  rest.max_states_per_call = 0;
-  KeyLinearizability exact = LinearSearch<State>(policy, ops, rest, std::nullopt).Run();
+  KeyLinearizability exact = InstantSpace<State>(policy, ops, options, std::nullopt,
+                                                 std::max<int64_t>(0, budget - r.states))
+                                 .Run();
   exact.states += r.states;
   return exact;
 }
@@ -574,17 +462,11 @@ KeyLinearizability Search(const Policy& policy, std::span<const LinearOp> ops,
 // W, so an order either gives is a linearization: the sorted set is searched first, with half the
 // budget, then the model's own with the rest; "not linearizable" only when both say so.
 KeyLinearizability SearchLogOnClientClock(const Policy& policy, std::span<const LinearOp> ops,
-                                          const LinearizabilityOptions& options) {
-  const int64_t budget = Budget(options, ops.size());
-  LinearizabilityOptions half = options;
-  half.max_states = budget / 2;
-  half.max_states_per_call = 0;
-  const KeyLinearizability sorted = Search<SlidingLogSortedModel>(policy, ops, half);
+                                          const LinearizabilityOptions& options, int64_t budget) {
+  const KeyLinearizability sorted = Search<SlidingLogSortedModel>(policy, ops, options, budget / 2);
   if (sorted.verdict == LinearVerdict::kLinearizable) return sorted;
-  LinearizabilityOptions rest = options;
-  rest.max_states = std::max<int64_t>(0, budget - sorted.states);
-  rest.max_states_per_call = 0;
-  KeyLinearizability own = Search<SlidingLogModel>(policy, ops, rest);
+  KeyLinearizability own =
+      Search<SlidingLogModel>(policy, ops, options, std::max<int64_t>(0, budget - sorted.states));
   own.states += sorted.states;
   if (own.verdict == LinearVerdict::kNotLinearizable && sorted.verdict == LinearVerdict::kUnknown) {
     own.verdict = LinearVerdict::kUnknown;  // the sorted set's orders are not all ruled out
@@ -592,32 +474,17 @@ KeyLinearizability SearchLogOnClientClock(const Policy& policy, std::span<const 
   return own;
 }
 
-// The search over instants, for the model of `policy`.
+// The search over instants, for the model of `policy`, within `budget` steps.
 KeyLinearizability SearchInstants(const Policy& policy, std::span<const LinearOp> ops,
-                                  const LinearizabilityOptions& options) {
-  switch (policy.algorithm) {
-    case Algorithm::kFixedWindow:
-      return Search<FixedWindowModel>(policy, ops, options);
-    case Algorithm::kSlidingLog:
-    case Algorithm::kSlidingLogClosed:
-      if (!options.instants_follow_order) return SearchLogOnClientClock(policy, ops, options);
-      return Search<SlidingLogModel>(policy, ops, options);
-    case Algorithm::kSlidingCounter:
-    case Algorithm::kSlidingCounterAnchored:
-    case Algorithm::kSlidingCounterAnchoredFloored:
-      return Search<SlidingCounterModel>(policy, ops, options);
-    case Algorithm::kTokenBucket:
-    case Algorithm::kTokenBucketCredit:
-      return Search<TokenBucketModel>(policy, ops, options);
-    case Algorithm::kGcra:
-      return Search<GcraModel>(policy, ops, options);
-    case Algorithm::kAnchoredWindow:
-    case Algorithm::kAnchoredWindowHalfOpen:
-      return Search<AnchoredWindowModel>(policy, ops, options);
-    case Algorithm::kTokenBucketIntervals:
-      return Search<TokenBucketIntervalsModel>(policy, ops, options);
-  }
-  return {};
+                                  const LinearizabilityOptions& options, int64_t budget) {
+  return WithKeyModel(policy.algorithm, [&]<KeyModel M>() {
+    if constexpr (std::is_same_v<M, SlidingLogModel>) {
+      if (!options.instants_follow_order) {
+        return SearchLogOnClientClock(policy, ops, options, budget);
+      }
+    }
+    return Search<M>(policy, ops, options, budget);
+  });
 }
 
 }  // namespace
@@ -632,13 +499,7 @@ Instant LatestInstant(const LinearOp& op, const LinearizabilityOptions& options,
 KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const LinearOp> ops,
                                      const LinearizabilityOptions& options) {
   const int64_t budget = Budget(options, ops.size());
-  const auto instants = [&](int64_t most) {
-    LinearizabilityOptions o = options;
-    o.max_states = most;
-    o.max_states_per_call = 0;
-    return SearchInstants(policy, ops, o);
-  };
-  if (!BucketZonesApply(policy, ops, options)) return instants(budget);
+  if (!BucketZonesApply(policy, ops, options)) return SearchInstants(policy, ops, options, budget);
   // A bucket is decided by either search: by zones (bucket_zones.h), from the orders of its calls
   // alone, where a race opens it at any nanosecond of a wide span (a probe's, on the store's
   // clock); over instants, in fewer steps, where its calls are narrow against its refills (a
@@ -647,7 +508,8 @@ KeyLinearizability CheckLinearizable(const Policy& policy, std::span<const Linea
   // gets its half).
   const bool zones_first = options.instants_follow_order;
   const auto by = [&](bool zones, int64_t most) {
-    return zones ? CheckBucketByZones(policy, ops, options, most) : instants(most);
+    return zones ? CheckBucketByZones(policy, ops, options, most)
+                 : SearchInstants(policy, ops, options, most);
   };
   KeyLinearizability first = by(zones_first, budget / 2);
   if (first.verdict != LinearVerdict::kUnknown) return first;

@@ -649,6 +649,7 @@ TEST(Linearizability, ALoadedMachinesProbeRaceIsDecidedWithinTheBudget) {
   options.instants_follow_order = true;
   const KeyLinearizability r = CheckLinearizable(policy, ops, options);
   EXPECT_EQ(r.verdict, LinearVerdict::kLinearizable) << r.states << " states";
+  RecordProperty("search_steps", std::to_string(r.states));
 }
 
 // A 16-thread `stress` run of a sliding log kept as a sorted set, on the client's clock: each
@@ -686,6 +687,7 @@ TEST(Linearizability, AStressRunOfASortedSetLogOnTheClientsClockIsDecided) {
   options.instants_follow_order = false;
   const KeyLinearizability r = CheckLinearizable(policy, ops, options);
   EXPECT_EQ(r.verdict, LinearVerdict::kLinearizable) << r.states << " states";
+  RecordProperty("search_steps", std::to_string(r.states));
 }
 
 // A 16-thread `stress` run of kv-gcra-lua, recorded: on the client's clock each request carries
@@ -703,6 +705,7 @@ TEST(Linearizability, AStressRunOnTheClientsClockIsSearchedAtTheInstantsItsCalls
   const KeyLinearizability r = CheckLinearizable(policy, ops, options);
   EXPECT_EQ(r.verdict, LinearVerdict::kLinearizable);
   EXPECT_LT(r.states, 100'000);  // 26 060
+  RecordProperty("search_steps", std::to_string(r.states));
 }
 
 }  // namespace

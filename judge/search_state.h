@@ -1,14 +1,18 @@
-// What the linearizability searches (linearizability.cc, bucket_zones.cc) keep of a state: which
-// calls are placed, and 128-bit hashes.
+// What the linearizability searches (linearizability.cc, bucket_zones.cc) share: the calls of a key
+// in the order they were sent, which of them are placed, and 128-bit hashes of states.
 #ifndef RATELAB_JUDGE_SEARCH_STATE_H_
 #define RATELAB_JUDGE_SEARCH_STATE_H_
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "judge/linearizability.h"
 #include "model/time.h"
 
 namespace ratelab {
@@ -73,6 +77,51 @@ struct PlacedCalls {
     h.Add(static_cast<uint64_t>(first));
     for (const size_t a : ahead) h.Add(static_cast<uint64_t>(a));
   }
+};
+
+// The calls of one key by their positions in the order they were sent.
+class SentCalls {
+ public:
+  explicit SentCalls(std::span<const LinearOp> ops) : ops_(ops), sorted_(ops.size()) {
+    std::iota(sorted_.begin(), sorted_.end(), size_t{0});
+    std::stable_sort(sorted_.begin(), sorted_.end(),
+                     [&](size_t a, size_t b) { return ops[a].invoke < ops[b].invoke; });
+    for (const LinearOp& op : ops) last_ = std::max(last_, op.answer ? op.complete : op.invoke);
+  }
+
+  size_t size() const { return sorted_.size(); }
+  const LinearOp& operator[](size_t position) const { return ops_[sorted_[position]]; }
+  // The call's index among those given.
+  size_t Index(size_t position) const { return sorted_[position]; }
+  // The history's last instant: on the client's clock, a call without an answer read its clock at
+  // some instant up to it.
+  Instant last() const { return last_; }
+
+  // The calls that can go next once `placed` are: those sent before every call left was answered.
+  struct Region {
+    std::vector<size_t> calls;
+    std::optional<Instant> hi;       // the first answer among the calls left; none when every
+                                     // answered call is placed
+    std::optional<size_t> blocking;  // the call of that answer
+  };
+  Region RegionAfter(const PlacedCalls& placed) const {
+    Region r;
+    for (size_t i = placed.first; i < size() && (!r.hi || (*this)[i].invoke <= *r.hi); ++i) {
+      if (placed.Has(i)) continue;
+      const LinearOp& op = (*this)[i];
+      if (op.answer && (!r.hi || op.complete < *r.hi)) {
+        r.hi = op.complete;
+        r.blocking = i;
+      }
+      r.calls.push_back(i);
+    }
+    return r;
+  }
+
+ private:
+  std::span<const LinearOp> ops_;
+  std::vector<size_t> sorted_;
+  Instant last_ = Instant::min();
 };
 
 }  // namespace ratelab

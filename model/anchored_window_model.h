@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -27,6 +28,14 @@ struct AnchoredWindowModel {
   void Forget(const Policy& p, Instant now);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const AnchoredWindowModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{.only_differences = true, .one_window = true};
+  static constexpr Zones kZones = Zones::kNone;
+  void HashInto(auto& h) const {
+    h.Add(int64_t{start.has_value()});
+    h.Add(start.value_or(Instant{}));
+    h.Add(count);
+  }
 
  private:
   // The window `now` falls in: this one, or a fresh one opening at `now`.

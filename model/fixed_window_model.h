@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -23,6 +24,13 @@ struct FixedWindowModel {
   void Admit(const Policy& p, Instant now, int64_t cost);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const FixedWindowModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{};
+  static constexpr Zones kZones = Zones::kNone;
+  void HashInto(auto& h) const {
+    h.Add(window_index);
+    h.Add(count);
+  }
 
  private:
   // This state moved to the window of `now` (or kept in its own if that is later).

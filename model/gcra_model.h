@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -22,6 +23,13 @@ struct GcraModel {
   void Forget(const Policy& p, Instant now);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const GcraModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{.only_differences = true};
+  static constexpr Zones kZones = Zones::kBucketAtGivenInstant;
+  void HashInto(auto& h) const {
+    h.Add(int64_t{seen});
+    h.Add(tat);
+  }
 };
 
 }  // namespace ratelab

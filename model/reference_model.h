@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 #include "model/time.h"
 
@@ -58,12 +59,10 @@ std::unique_ptr<ReferenceModel> MakeReferenceModel(const Policy& policy);
 
 namespace internal {
 
-// A model made of one independent `State` per key. `State` provides
-//   Decision Peek(const Policy&, Instant now, int64_t cost) const;
-//   void Admit(const Policy&, Instant now, int64_t cost);
-// where a default-constructed State is a key never seen. A key whose aligned windows start at an
-// offset (Policy::offset) is its State on a clock that much behind, its reset that much ahead.
-template <typename State>
+// A model made of one independent key model (key_model.h) per key. A key whose aligned windows
+// start at an offset (Policy::offset) is its State on a clock that much behind, its reset that much
+// ahead.
+template <KeyModel State>
 class PerKeyModel final : public ReferenceModel {
  public:
   explicit PerKeyModel(const Policy& policy) : ReferenceModel(policy) {}

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -32,6 +33,15 @@ struct SlidingCounterModel {
   void Admit(const Policy& p, Instant now, int64_t cost);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const SlidingCounterModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{};
+  static constexpr Zones kZones = Zones::kNone;
+  void HashInto(auto& h) const {
+    h.Add(window_index);
+    h.Add(previous);
+    h.Add(current);
+    h.Add(origin);
+  }
 
  private:
   SlidingCounterModel At(const Policy& p, Instant now) const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -28,6 +29,17 @@ struct SlidingLogModel {
   void Forget(const Policy& p, Instant now);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const SlidingLogModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{
+      .only_differences = true, .one_window = true, .each_entry = true};
+  static constexpr Zones kZones = Zones::kNone;
+  void HashInto(auto& h) const {
+    h.Add(static_cast<uint64_t>(entries.size()));
+    for (const auto& [at, cost] : entries) {
+      h.Add(at);
+      h.Add(cost);
+    }
+  }
 };
 
 // The same log as a sorted set keeps it (ZADD at the request's instant, ZCOUNT after it less W):
@@ -45,6 +57,17 @@ struct SlidingLogSortedModel {
   void Admit(const Policy& p, Instant now, int64_t cost);
   void Forget(const Policy& p, Instant now);
   auto operator<=>(const SlidingLogSortedModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{
+      .only_differences = true, .one_window = true, .each_entry = true};
+  static constexpr Zones kZones = Zones::kNone;
+  void HashInto(auto& h) const {
+    h.Add(static_cast<uint64_t>(entries.size()));
+    for (const auto& [at, cost] : entries) {
+      h.Add(at);
+      h.Add(cost);
+    }
+  }
 };
 
 }  // namespace ratelab

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -24,6 +25,14 @@ struct TokenBucketIntervalsModel {
   void Admit(const Policy& p, Instant now, int64_t cost);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const TokenBucketIntervalsModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{.only_differences = true};
+  static constexpr Zones kZones = Zones::kNone;
+  void HashInto(auto& h) const {
+    h.Add(int64_t{seen});
+    h.Add(tokens);
+    h.Add(last);
+  }
 
  private:
   TokenBucketIntervalsModel At(const Policy& p, Instant now) const;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "model/decision.h"
+#include "model/key_model.h"
 #include "model/policy.h"
 
 namespace ratelab {
@@ -24,6 +25,14 @@ struct TokenBucketModel {
   void Forget(const Policy& p, Instant now);
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const TokenBucketModel&) const = default;
+  // As a key model says it (key_model.h).
+  static constexpr TimeTests kTimeTests{.only_differences = true};
+  static constexpr Zones kZones = Zones::kBucketAtLatestInstant;
+  void HashInto(auto& h) const {
+    h.Add(int64_t{seen});
+    h.Add(level);
+    h.Add(last);
+  }
 
  private:
   TokenBucketModel At(const Policy& p, Instant now) const;

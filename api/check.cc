@@ -13,7 +13,7 @@
 #include "judge/checks.h"
 #include "model/reference_model.h"
 #include "reports/check_report.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 #include "sim/search.h"
@@ -131,16 +131,16 @@ Verdict Check(const MakeLimiter& make, const Options& options) {
     return std::unique_ptr<Protocol>(
         std::make_unique<UserLimiterProtocol>(make, policy, stores.clock));
   };
-  const LimiterSubject subject = InProcessSubject(user);
-  if (options.checks.empty()) search->base.checks = subject.DefaultChecks();
-  Result<SearchResult> result = Search(subject, *search);
+  const std::shared_ptr<const ProtocolInfo> protocol = InProcessProtocol(user);
+  if (options.checks.empty()) search->base.checks = DefaultChecks(*protocol);
+  Result<SearchResult> result = Search(protocol, *search);
   if (!result.ok()) return BadInput(result.status());
   const uint64_t seed = result->failure   ? result->failure->seed
                         : result->finding ? result->finding->seed
                                           : 0;
   const std::string replay = "options.first_seed = " + std::to_string(seed) +
                              " and options.seeds = 1 (ratelab::api::Check)";
-  const CheckReport report = MakeCheckReport(subject, *search, *result, replay);
+  const CheckReport report = MakeCheckReport(protocol, *search, *result, replay);
   Verdict verdict;
   verdict.outcome = report.verdict == CheckVerdict::kViolation ? Outcome::kViolation
                     : report.verdict == CheckVerdict::kFailure ? Outcome::kLimiterFailed

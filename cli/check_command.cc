@@ -73,9 +73,10 @@ class Check final : public Command {
       err << "note: no faults by default for --exec: a limiter in a process's memory forgets "
              "its state when the process restarts (--faults crash shows what that costs)\n";
     }
-    Result<LimiterSubject> subject = limiter_.Subject();
-    if (!subject.ok()) return subject.status();
-    Result<Policy> policy = limiter_.PolicyOf(*subject);
+    Result<std::shared_ptr<const ProtocolInfo>> resolved = limiter_.Resolve();
+    if (!resolved.ok()) return resolved.status();
+    const std::shared_ptr<const ProtocolInfo> protocol = *std::move(resolved);
+    Result<Policy> policy = limiter_.PolicyOf(*protocol);
     if (!policy.ok()) return policy.status();
     if (concurrency_ < 1 || concurrency_ > 64) {
       return absl::InvalidArgumentError("--nodes must be between 1 and 64");
@@ -89,7 +90,7 @@ class Check final : public Command {
     search.base.durability = durability_;
     search.base.start = start_;
     search.base.max_transit = max_transit_;
-    search.base.checks = checks_.value_or(subject->DefaultChecks());
+    search.base.checks = checks_.value_or(DefaultChecks(*protocol));
     if (claim_) search.base.checks.push_back(CheckId::kAnyWindowCap);
     search.faults = faults_;
     search.concurrency = concurrency_;
@@ -113,7 +114,7 @@ class Check final : public Command {
       if (!stores.ok()) return stores.status();
       search.stores = *std::move(stores);
       // A server ratelab did not start cannot be restarted by it.
-      const StoreKind on = subject->info->store;
+      const StoreKind on = protocol->store;
       const bool foreign = !store_.CanRestart(on == StoreKind::kKv, on == StoreKind::kSql);
       if (foreign && search.faults.contains(FaultKind::kStoreRestart)) {
         if (faults_option_->count() > 0) {
@@ -136,7 +137,7 @@ class Check final : public Command {
     search.stop = &interrupts.flag();  // a script running then ends at once
     // Every 50 seeds, and at least every few seconds when seeds are slow; Ctrl-C stops it. Counted
     // in the seeds this search runs (a shard's, a range's), the seed in hand beside them.
-    Result<SearchResult> result = Search(*subject, search, [&](uint64_t seed) {
+    Result<SearchResult> result = Search(protocol, search, [&](uint64_t seed) {
       const Instant now = clock.Now();
       const uint64_t done = (seed - search.seeds.first) / search.seeds.step + 1;
       if (done % 50 == 0 || now - last_said >= std::chrono::seconds(3)) {
@@ -153,7 +154,7 @@ class Check final : public Command {
           << " seed(s) searched before the signal (of " << search.seeds.count() << ")\n";
       // CI still learns that the checks did not run through: each skipped, with why.
       if (!junit_.empty()) {
-        const CheckReport report = MakeCheckReport(*subject, search, *result, "");
+        const CheckReport report = MakeCheckReport(protocol, search, *result, "");
         if (Status s = WriteTextFile(
                 junit_, RenderInterruptedCheckJunit(report, search.seeds.count(), seconds));
             !s.ok()) {
@@ -174,7 +175,7 @@ class Check final : public Command {
     const uint64_t found_at = result->failure   ? result->failure->seed
                               : result->finding ? result->finding->seed
                                                 : 0;
-    CheckReport report = MakeCheckReport(*subject, search, *result, Reproduce(found_at));
+    CheckReport report = MakeCheckReport(protocol, search, *result, Reproduce(found_at));
     if (shard_) report.shard = FormatShard(*shard_);
     out << (json_ ? JsonText(ToJson(report)) : RenderCheckText(report));
     if (!junit_.empty()) {

@@ -13,7 +13,7 @@ void LimiterFlags::Add(CLI::App& command, const std::string& protocol_help,
   AddUserScriptFlags(command, script, lua_help);
 }
 
-Result<LimiterSubject> LimiterFlags::Subject() const {
+Result<std::shared_ptr<const ProtocolInfo>> LimiterFlags::Resolve() const {
   if (Status s = NotBothProtocolAndScript(protocol, script.lua || script.lua_spec,
                                           script.exec.has_value());
       !s.ok()) {
@@ -23,25 +23,25 @@ Result<LimiterSubject> LimiterFlags::Subject() const {
   if (!process.ok()) return process.status();
   Result<std::optional<UserScript>> user_script = script.Script();
   if (!user_script.ok()) return user_script.status();
-  return ResolveLimiter(protocol, *user_script, *process);
+  return ResolveProtocol(protocol, *user_script, *process);
 }
 
-Result<Policy> LimiterFlags::PolicyOf(const LimiterSubject& subject) const {
-  Result<Policy> p = PolicyFromFlags(subject.name, subject.info->algorithm, policy, defaults);
+Result<Policy> LimiterFlags::PolicyOf(const ProtocolInfo& resolved) const {
+  Result<Policy> p = PolicyFromFlags(resolved.name, resolved.algorithm, policy, defaults);
   if (!p.ok()) return p.status();
-  if (!subject.window_offset.empty()) {
+  if (!resolved.window_offset.empty()) {
     if (policy.window_offset) {
       return absl::InvalidArgumentError(
           "--window-offset: the spec gives the window offset (window_offset: " +
-          subject.window_offset + "); give it in one place");
+          resolved.window_offset + "); give it in one place");
     }
-    p = WithWindowOffset(*std::move(p), subject.window_offset);
+    p = WithWindowOffset(*std::move(p), resolved.window_offset);
     if (!p.ok()) {
       return absl::InvalidArgumentError("the spec's window_offset: " +
                                         std::string(p.status().message()));
     }
   }
-  if (Status s = subject.CheckPolicy(*p); !s.ok()) return s;
+  if (Status s = resolved.Suits(*p); !s.ok()) return s;
   return p;
 }
 

@@ -71,7 +71,7 @@ Result<int64_t> ParsePositiveInteger(std::string_view text) {
 CLI::Option* AddJunitOption(CLI::App& command, std::string& target) {
   return command.add_option("--junit", target,
                             "Also write the verdicts to this file as JUnit XML, for CI: a test "
-                            "case per (subject, check), failures with their witness and the "
+                            "case per (limiter, check), failures with their witness and the "
                             "command that reproduces them");
 }
 

@@ -217,13 +217,12 @@ checks: [key-expiry]
                                      "sweep");
   ASSERT_TRUE(s.ok()) << s.status();
   LimiterSpec forgetful = s->limiters[0];
-  forgetful.protocol = "upsert without sweep";
   auto custom = std::make_shared<ProtocolInfo>(*FindProtocol("sql-fixed-window-upsert"));
-  custom->name = forgetful.protocol;
+  custom->name = "upsert without sweep";
   custom->make = [](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<UpsertWithoutSweep>(*stores.sql, policy));
   };
-  forgetful.custom = std::move(custom);
+  forgetful.protocol = std::move(custom);
   s->limiters.push_back(forgetful);
   Result<std::shared_ptr<StoreSource>> source = OpenStoreSource("postgres");
   ASSERT_TRUE(source.ok()) << source.status();

@@ -59,23 +59,23 @@ class Stress final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    Result<LimiterSubject> subject = limiter_.Subject();
-    if (!subject.ok()) return subject.status();
-    plan_.subject = *std::move(subject);
-    if (plan_.subject.IsProcess() && store_option_->count() > 0) {
-      return absl::InvalidArgumentError("--store: " + plan_.subject.name +
+    Result<std::shared_ptr<const ProtocolInfo>> protocol = limiter_.Resolve();
+    if (!protocol.ok()) return protocol.status();
+    plan_.protocol = *std::move(protocol);
+    if (plan_.protocol->IsProcess() && store_option_->count() > 0) {
+      return absl::InvalidArgumentError("--store: " + plan_.protocol->name +
                                         " keeps its state in its own process");
     }
-    if (store_option_->count() == 0) plan_.store = DefaultStore(plan_.subject.info->store);
+    if (store_option_->count() == 0) plan_.store = DefaultStore(plan_.protocol->store);
     if (Status s = CheckStressPlan(plan_); !s.ok()) return s;  // before its policy is read
-    Result<Policy> policy = limiter_.PolicyOf(plan_.subject);
+    Result<Policy> policy = limiter_.PolicyOf(*plan_.protocol);
     if (!policy.ok()) return policy.status();
     plan_.policy = *policy;
     Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the load
     if (!out_dir.ok()) return out_dir.status();
 
-    err << "stress " << plan_.subject.name << " (" << plan_.policy.ToString() << ") on "
-        << (plan_.subject.IsProcess() ? "its own process" : plan_.store.Describe()) << ": "
+    err << "stress " << plan_.protocol->name << " (" << plan_.policy.ToString() << ") on "
+        << (plan_.protocol->IsProcess() ? "its own process" : plan_.store.Describe()) << ": "
         << plan_.threads << " threads, " << plan_.users << " user(s), "
         << FormatDuration(plan_.duration) << "\n";
     const SystemClock clock;

@@ -1,6 +1,6 @@
 // Bring your own Lua: the flags that describe a user's script (--lua FILE, the algorithm it
 // claims with --model, and how it is called: --keys, --args, --reply), shared by the commands
-// that take one (check, stress). sim/limiter_subject.h makes a limiter of it.
+// that take one (check, stress). sim/protocol_under_test.h makes a limiter of it.
 #ifndef RATELAB_CLI_USER_SCRIPT_H_
 #define RATELAB_CLI_USER_SCRIPT_H_
 
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "impl/core/status.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 
 namespace CLI {
 class App;

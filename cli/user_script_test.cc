@@ -466,20 +466,20 @@ TEST(CheckLua, AScriptErrorIsJudgedAsItsClientAnswersIt) {
 // Two requests of one key a window apart, over seeds whose latencies put the second in the
 // first's expiry millisecond.
 TEST(CheckLua, AnAdmissionInTheStoresTickOfAWindowsEdgeIsInTheWindowTheStoreKeeps) {
-  const auto subject_of = [](const std::string& file, const std::string& args,
-                             const std::string& reply, const std::string& decide) {
+  const auto protocol_of = [](const std::string& file, const std::string& args,
+                              const std::string& reply, const std::string& decide) {
     UserScript script;
     script.path = Corpus(file);
     script.model = Algorithm::kAnchoredWindow;
     script.args = args;
     script.reply = reply;
     script.decide = decide;
-    return ResolveLimiter("", script);
+    return ResolveProtocol("", script);
   };
-  const Result<LimiterSubject> flawed =
-      subject_of("fixed_window_ttl_pttl_zero.lua", "{window_ms},{limit}", "allowed,remaining", "");
-  const Result<LimiterSubject> correct =
-      subject_of("fixed_window_ttl.lua", "{window_ms}", "count,reset_ms", "count <= {limit}");
+  const Result<std::shared_ptr<const ProtocolInfo>> flawed =
+      protocol_of("fixed_window_ttl_pttl_zero.lua", "{window_ms},{limit}", "allowed,remaining", "");
+  const Result<std::shared_ptr<const ProtocolInfo>> correct =
+      protocol_of("fixed_window_ttl.lua", "{window_ms}", "count,reset_ms", "count <= {limit}");
   ASSERT_TRUE(flawed.ok()) << flawed.status();
   ASSERT_TRUE(correct.ok()) << correct.status();
   Case c;

@@ -80,9 +80,10 @@ class Worst final : public Command {
   }
 
   Result<int> Run(std::ostream& out, std::ostream& err) override {
-    Result<LimiterSubject> subject = limiter_.Subject();
-    if (!subject.ok()) return subject.status();
-    Result<Policy> policy = limiter_.PolicyOf(*subject);
+    Result<std::shared_ptr<const ProtocolInfo>> resolved = limiter_.Resolve();
+    if (!resolved.ok()) return resolved.status();
+    const std::shared_ptr<const ProtocolInfo> protocol = *std::move(resolved);
+    Result<Policy> policy = limiter_.PolicyOf(*protocol);
     if (!policy.ok()) return policy.status();
     if (Status s = CheckCaseSize(*policy, max_simulated_); !s.ok()) return s;
     Result<std::optional<OutputDir>> out_dir = out_.Prepare();  // before the searches
@@ -96,7 +97,7 @@ class Worst final : public Command {
     }
 
     const Duration max_transit = max_transit_.value_or(DefaultMaxTransit(*policy));
-    WorstReport report{subject->name,
+    WorstReport report{protocol->name,
                        policy->ToString(),
                        claim,
                        WorstBound(*policy, claim),
@@ -125,7 +126,7 @@ class Worst final : public Command {
       report.start = o.base.start;
       const Instant began = clock.Now();
       Instant last_said = began;
-      Result<WorstResult> result = SearchWorst(*subject, o, [&](int64_t runs, int64_t best) {
+      Result<WorstResult> result = SearchWorst(protocol, o, [&](int64_t runs, int64_t best) {
         const Instant now = clock.Now();
         if (now - last_said >= std::chrono::seconds(2)) {
           err << "progress: concurrency " << concurrency << ", " << runs << "/" << runs_

@@ -54,9 +54,10 @@ TEST(Search, AStoreThatCannotBeReachedIsAnErrorNotNothingFound) {
   options.base.checks = {CheckId::kPromise};
   options.seeds.last = 5;
   options.stores = Open("redis://127.0.0.1:1/0");  // nothing listens there
-  Result<LimiterSubject> subject = ResolveLimiter("kv-gcra-lua", std::nullopt);
-  ASSERT_TRUE(subject.ok()) << subject.status();
-  Result<SearchResult> r = Search(*subject, options);
+  Result<std::shared_ptr<const ProtocolInfo>> protocol =
+      ResolveProtocol("kv-gcra-lua", std::nullopt);
+  ASSERT_TRUE(protocol.ok()) << protocol.status();
+  Result<SearchResult> r = Search(*protocol, options);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(absl::IsUnavailable(r.status())) << r.status();
 }

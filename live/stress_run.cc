@@ -59,7 +59,7 @@ void Work(const StressPlan& plan, const StoreDriver* store, Protocol* shared, in
     }
     connection = *std::move(connected);
     Result<std::unique_ptr<Protocol>> made =
-        plan.subject.Make(plan.policy, {connection.kv, connection.docs, connection.sql});
+        plan.protocol->Instance(plan.policy, {connection.kv, connection.docs, connection.sql});
     if (!made.ok()) {
       w.failure = made.status();
       return;
@@ -164,37 +164,37 @@ std::string_view StoresFor(StoreKind kind) {
 }
 
 Status CheckStressStore(const StressPlan& plan) {
-  const StoreKind kind = plan.subject.info->store;
+  const StoreKind kind = plan.protocol->store;
   Result<std::unique_ptr<StoreDriver>> store = OpenStoreDriver(plan.store);
   if (!store.ok()) {
     return absl::InvalidArgumentError("--store: " + std::string(store.status().message()));
   }
   if ((*store)->Serves(kind)) return absl::OkStatus();
-  return absl::InvalidArgumentError("--store " + plan.store.ToString() + ": " + plan.subject.name +
-                                    " keeps its state in " + std::string(StoreKindName(kind)) +
-                                    ": stress runs it " + std::string(StoresFor(kind)));
+  return absl::InvalidArgumentError(
+      "--store " + plan.store.ToString() + ": " + plan.protocol->name + " keeps its state in " +
+      std::string(StoreKindName(kind)) + ": stress runs it " + std::string(StoresFor(kind)));
 }
 
 }  // namespace
 
 Status CheckStressPlan(const StressPlan& plan) {
   const auto refuse = [](const std::string& why) { return absl::InvalidArgumentError(why); };
-  if (plan.subject.IsProcess()) {
+  if (plan.protocol->IsProcess()) {
     if (plan.store.kind != StoreName::Kind::kMemory) {
-      return refuse("--store " + plan.store.ToString() + ": " + plan.subject.name +
+      return refuse("--store " + plan.store.ToString() + ": " + plan.protocol->name +
                     " keeps its state in its process, which every thread calls");
     }
   } else if (Status s = CheckStressStore(plan); !s.ok()) {
     return s;
   }
-  if (plan.subject.info->needs_replica) {
+  if (plan.protocol->needs_replica) {
     return refuse(
-        plan.subject.name +
+        plan.protocol->name +
         " waits for a replica (WAIT), and the stores stress runs on have none: its every "
         "admission would fail (check it with `ratelab check`, whose in-memory store models one)");
   }
-  if (plan.subject.delays_admissions) {
-    return refuse(plan.subject.name +
+  if (plan.protocol->delays_admissions) {
+    return refuse(plan.protocol->name +
                   " admits with a wait (its reply names wait_*), and stress has no model of a "
                   "delayed admission for linearizability yet: check it with `ratelab check`");
   }
@@ -211,7 +211,7 @@ Status CheckStressPlan(const StressPlan& plan) {
 Result<StressResult> RunStress(const StressPlan& plan, const Clock& clock,
                                const StressProgress& progress, const StressStop& stop) {
   if (Status s = CheckStressPlan(plan); !s.ok()) return s;
-  if (plan.subject.IsProcess()) return RunProcessStress(plan, clock, progress, stop);
+  if (plan.protocol->IsProcess()) return RunProcessStress(plan, clock, progress, stop);
   return RunStoreStress(plan, clock, progress, stop);
 }
 
@@ -232,15 +232,15 @@ Result<StressResult> RunStoreStress(const StressPlan& plan, const Clock& clock,
   Result<StoreConnection> admin = (*store)->Connect({});
   if (!admin.ok()) return named(admin.status());
   const Status tried = admin->kv != nullptr
-                           ? TryOnce(plan.subject, *admin->kv, plan.policy, clock.Now())
+                           ? TryOnce(*plan.protocol, *admin->kv, plan.policy, clock.Now())
                            : absl::OkStatus();
   (*store)->Empty();
   if (!tried.ok()) return tried;
   // An in-process protocol keeps its state in its instance: one, which every thread calls.
   std::unique_ptr<Protocol> shared;
-  if (plan.subject.info->store == StoreKind::kMemory) {
+  if (plan.protocol->store == StoreKind::kMemory) {
     Result<std::unique_ptr<Protocol>> made =
-        plan.subject.Make(plan.policy, {admin->kv, admin->docs, admin->sql});
+        plan.protocol->Instance(plan.policy, {admin->kv, admin->docs, admin->sql});
     if (!made.ok()) return made.status();
     shared = *std::move(made);
   }
@@ -253,10 +253,10 @@ Result<StressResult> RunStoreStress(const StressPlan& plan, const Clock& clock,
 // interleaved as the threads send them), deciding at the wall clock's instant as it is sent.
 Result<StressResult> RunProcessStress(const StressPlan& plan, const Clock& clock,
                                       const StressProgress& progress, const StressStop& stop) {
-  if (Status s = TryProcessOnce(plan.subject, plan.policy, clock.Now()); !s.ok()) return s;
+  if (Status s = TryProcessOnce(*plan.protocol, plan.policy, clock.Now()); !s.ok()) return s;
   Stores stores;
   stores.clock = &clock;
-  Result<std::unique_ptr<Protocol>> shared = plan.subject.Make(plan.policy, stores);
+  Result<std::unique_ptr<Protocol>> shared = plan.protocol->Instance(plan.policy, stores);
   if (!shared.ok()) return shared.status();
   return RunThreads(plan, nullptr, clock, progress, stop, shared->get());
 }
@@ -317,17 +317,17 @@ Result<StressResult> RunThreads(const StressPlan& plan, const StoreDriver* store
       return r;  // a limiter that errs is not judged
     }
   }
-  r.resolution = plan.subject.info->time_resolution;
+  r.resolution = plan.protocol->time_resolution;
   // Judged as the protocol sees time (the Lua scripts take whole milliseconds or microseconds).
   const History judged = AtResolution(r.history, r.resolution);
   r.busiest = FindBusiestKey(judged, plan.policy);
-  const Duration tie = plan.subject.info->tie();
+  const Duration tie = plan.protocol->tie();
   // Its stores start empty (a given Redis's database must be), so every key is fresh.
   r.violations = JudgePromiseOverIntervals(r.history, judged, plan.policy, tie, true);
   r.false_denials = JudgeFalseDenialsOverIntervals(r.history, judged, plan.policy, r.resolution,
-                                                   tie, plan.subject.info->clock);
+                                                   tie, plan.protocol->clock);
   r.linearizability = JudgeLinearizability(r.history, plan.policy, r.resolution, tie,
-                                           plan.subject.info->clock, r.violations);
+                                           plan.protocol->clock, r.violations);
   for (std::vector<Violation>* found : {&r.violations, &r.false_denials}) {
     for (Violation& v : *found) SetGrid(v, plan.policy);
   }

@@ -24,7 +24,7 @@
 #include "model/history.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 
 namespace ratelab {
 
@@ -33,7 +33,8 @@ namespace ratelab {
 inline constexpr int64_t kStressMaxRequests = 5'000'000;
 
 struct StressPlan {
-  LimiterSubject subject;  // a protocol, a user's script or a user's process
+  // The protocol under test: the registry's, a user's script or a user's process.
+  std::shared_ptr<const ProtocolInfo> protocol;
   Policy policy;
   // Where its state is (StoreDriver::Serves): a Redis (private, running, a cluster) for a kv
   // protocol or script, PostgreSQL for a SQL protocol, or in process (memory): an in-process

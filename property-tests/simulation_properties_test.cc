@@ -51,7 +51,7 @@ RC_GTEST_PROP(Persistence, KvProtocolsKeepTheirPromiseAcrossRestartsWithDurabili
   for (const char* protocol : {"kv-fixed-window-lua", "kv-gcra-lua"}) {
     if (FindProtocol(protocol)->algorithm != a) continue;
     LimiterSpec spec;
-    spec.protocol = protocol;
+    spec.protocol = RegistryProtocol(protocol);
     spec.policy = policy;
     spec.durability = Durability::kAlways;
     s.limiters.push_back(spec);

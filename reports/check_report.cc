@@ -84,14 +84,14 @@ std::string Needs(const Finding& f, const std::string& clock) {
 
 }  // namespace
 
-std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy& policy,
-                                    const ViolationReport& v, Instant start) {
+std::optional<bool> BreaksAsPrinted(const std::shared_ptr<const ProtocolInfo>& protocol,
+                                    const Policy& policy, const ViolationReport& v, Instant start) {
   const CheckId check = v.check;
   if (!IsScenarioCheck(check) || check == CheckId::kKeyExpiry ||
       check == CheckId::kSurvivesRestart) {
     return std::nullopt;
   }
-  const LimiterSpec spec = subject.Spec(policy);
+  const LimiterSpec spec = LimiterOf(protocol, policy);
   const ProtocolInfo& info = *spec.Info();
   const Duration resolution = std::max(info.time_resolution, Duration(1));
   const History printed = HistoryOf(v.witness, start);
@@ -121,14 +121,14 @@ std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy&
   });
 }
 
-CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
-                            const SearchResult& result, const std::string& reproduce) {
+CheckReport MakeCheckReport(const std::shared_ptr<const ProtocolInfo>& protocol,
+                            const SearchOptions& options, const SearchResult& result,
+                            const std::string& reproduce) {
   CheckReport r;
-  r.protocol = subject.name;
-  if (subject.custom) {
-    r.clock = subject.IsProcess() ? "process" : ScriptClockName(subject.info->clock);
-    r.judged_at =
-        FormatDuration(subject.info->time_resolution) + " (" + subject.resolution_why + ")";
+  r.protocol = protocol->name;
+  if (protocol->users_own) {
+    r.clock = protocol->IsProcess() ? "process" : ScriptClockName(protocol->clock);
+    r.judged_at = FormatDuration(protocol->time_resolution) + " (" + protocol->resolution_why + ")";
   }
   r.seeds_searched = result.seeds_searched;
   r.start = options.base.start;
@@ -161,13 +161,13 @@ CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& 
   r.reproduce = reproduce;
   // The minimal case is the witness: every request in it is needed to break the invariant.
   r.violation = MakeViolationReport(f.check, f.violation, start, WitnessEvents(f.witness, start));
-  if (BreaksAsPrinted(subject, f.minimal.policy, *r.violation, start) == false) {
+  if (BreaksAsPrinted(protocol, f.minimal.policy, *r.violation, start) == false) {
     r.violation->summary +=
         " (the witness as printed, judged again on its own, does not break it: replay the seed "
         "to see the whole run)";
   }
   r.faults = FaultReports(f.faults, start);
-  r.hint = subject.custom ? ReplyHint(f) : "";
+  r.hint = protocol->users_own ? ReplyHint(f) : "";
   r.needs = Needs(f, r.clock);
   return r;
 }

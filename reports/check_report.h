@@ -14,16 +14,17 @@ namespace ratelab {
 
 // The report of `result`, a search of `protocol` from `options`; `reproduce` replays its finding
 // (or its failure).
-CheckReport MakeCheckReport(const LimiterSubject& subject, const SearchOptions& options,
-                            const SearchResult& result, const std::string& reproduce);
+CheckReport MakeCheckReport(const std::shared_ptr<const ProtocolInfo>& protocol,
+                            const SearchOptions& options, const SearchResult& result,
+                            const std::string& reproduce);
 
 // The witness `v` as its report prints it (HistoryOf: instants from `start` to the nanosecond),
-// judged again on its own by the check that found it, as `subject` decides (its clock, its
+// judged again on its own by the check that found it, as `protocol` decides (its clock, its
 // resolution, its tie) under `policy`: whether it breaks the same invariant on the same key. None
 // for a check that a witness alone cannot be judged by (key expiry needs the store the run left,
 // a restart's check the same run without it).
-std::optional<bool> BreaksAsPrinted(const LimiterSubject& subject, const Policy& policy,
-                                    const ViolationReport& v, Instant start);
+std::optional<bool> BreaksAsPrinted(const std::shared_ptr<const ProtocolInfo>& protocol,
+                                    const Policy& policy, const ViolationReport& v, Instant start);
 
 // For a terminal: the violation, the minimal case, the witness as a timeline and the command
 // that replays it; or the limiter's failure and the request it failed on; or what was

@@ -14,7 +14,7 @@
 #include <fstream>
 
 #include "reports/run_report.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 #include "sim/random.h"
 
 namespace ratelab {
@@ -117,28 +117,28 @@ TEST(CheckReport, EveryWitnessOfARandomFlawedScriptBreaksItsPromiseAsPrinted) {
     script.path = path.string();
     script.model = d.model;
     script.args = d.args;
-    const Result<LimiterSubject> subject = ResolveLimiter("", script);
-    ASSERT_TRUE(subject.ok()) << subject.status() << "\n" << d.script;
+    const Result<std::shared_ptr<const ProtocolInfo>> protocol = ResolveProtocol("", script);
+    ASSERT_TRUE(protocol.ok()) << protocol.status() << "\n" << d.script;
     SearchOptions o;
     const std::array<Duration, 3> windows = {
         std::chrono::seconds(1), std::chrono::milliseconds(100), std::chrono::milliseconds(20)};
     o.base.policy = Policy::Window(d.model, 1 + static_cast<int64_t>(random.Uniform(0, 3)),
                                    windows[random.Uniform(0, 3)]);
-    o.base.checks = subject->DefaultChecks();
+    o.base.checks = DefaultChecks(**protocol);
     o.faults = {FaultKind::kCrash, FaultKind::kStoreRestart};
     o.seeds = {1, 40, 1};
     o.shrink_budget = 400;
-    const Result<SearchResult> result = Search(*subject, o);
+    const Result<SearchResult> result = Search(*protocol, o);
     ASSERT_TRUE(result.ok()) << result.status();
     if (!result->finding) continue;
     ++found;
-    const CheckReport written = MakeCheckReport(*subject, o, *result, "replay");
+    const CheckReport written = MakeCheckReport(*protocol, o, *result, "replay");
     const Result<CheckReport> read =
         CheckReportFromJson(nlohmann::json::parse(ToJson(written).dump()));
     ASSERT_TRUE(read.ok()) << read.status();
     ASSERT_TRUE(read->violation);
     const std::optional<bool> breaks =
-        BreaksAsPrinted(*subject, result->finding->minimal.policy, *read->violation, read->start);
+        BreaksAsPrinted(*protocol, result->finding->minimal.policy, *read->violation, read->start);
     if (!breaks) continue;  // a check a witness alone cannot be judged by
     ++judged;
     EXPECT_TRUE(*breaks) << d.script << "\n" << RenderCheckText(*read);

@@ -48,8 +48,8 @@ std::string DescribeRequest(const WitnessEvent& e) {
 
 StressReport MakeStressReport(const StressPlan& plan, const StressResult& result) {
   StressReport r;
-  r.protocol = plan.subject.name;
-  r.store = plan.subject.IsProcess() ? "process" : plan.store.ToString();
+  r.protocol = plan.protocol->name;
+  r.store = plan.protocol->IsProcess() ? "process" : plan.store.ToString();
   r.policy = plan.policy.ToString();
   r.threads = plan.threads;
   r.users = plan.users;

@@ -128,7 +128,7 @@ int64_t ForEachCheck(const RunReport& r, Visit visit) {
 }
 
 // A JUnit test case: passed when `failure` is empty, else failed with `message` and the text
-// `failure`; an error (the subject failed, not a verdict) when `error`; skipped, with the reason
+// `failure`; an error (the limiter failed, not a verdict) when `error`; skipped, with the reason
 // `skipped`, when that is not empty and it neither failed nor erred (a check that did not run, or
 // could not decide, never passes).
 struct JunitCase {

@@ -21,7 +21,7 @@ Scenario DemoScenario() {
         Policy::Bucket(Algorithm::kTokenBucket, n, w / n),
         Policy::Bucket(Algorithm::kGcra, n, w / n)}) {
     LimiterSpec spec;
-    spec.protocol = "memory-" + std::string(AlgorithmName(p.algorithm));
+    spec.protocol = RegistryProtocol("memory-" + std::string(AlgorithmName(p.algorithm)));
     spec.policy = p;
     s.limiters.push_back(spec);
   }

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "impl/core/status.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 
 namespace ratelab {
 

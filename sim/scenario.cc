@@ -3,31 +3,31 @@
 namespace ratelab {
 
 std::string LimiterSpec::ProtocolFor(const Policy& p) const {
-  if (by_rules && protocol.empty()) return "memory-" + std::string(AlgorithmName(p.algorithm));
-  return protocol;
+  if (!protocol) return "memory-" + std::string(AlgorithmName(p.algorithm));
+  return protocol->name;
 }
 
 const ProtocolInfo* LimiterSpec::Info() const {
-  if (custom) return custom.get();
-  return FindProtocol(by_rules && protocol.empty() ? "memory-fixed-window" : protocol);
+  return protocol ? protocol.get() : FindProtocol("memory-fixed-window");
 }
 
 Status LimiterSpec::Check() const {
-  if (custom || by_rules) return absl::OkStatus();
-  return CheckProtocol(protocol, policy);
+  if (by_rules) return absl::OkStatus();
+  if (!protocol) return absl::InvalidArgumentError("a limiter names no protocol");
+  return protocol->Suits(policy);
 }
 
 Result<std::unique_ptr<Protocol>> LimiterSpec::Make(const Policy& p, const Stores& stores) const {
-  if (!custom) return MakeProtocol(ProtocolFor(p), p, stores);
-  return custom->make(p, stores);
+  if (!protocol) return MakeProtocol(ProtocolFor(p), p, stores);
+  return protocol->Instance(p, stores);
 }
 
 std::string LimiterSpec::DisplayName() const {
   if (!name.empty()) return name;
   const std::string http = via_http ? " via http" : "";
-  if (by_rules) return (protocol.empty() ? "rules in process" : protocol + " by rules") + http;
-  if (via_http) return protocol + http;
-  std::string out = protocol;
+  if (by_rules) return (protocol ? protocol->name + " by rules" : "rules in process") + http;
+  if (via_http) return ProtocolName() + http;
+  std::string out = ProtocolName();
   const ProtocolInfo* info = Info();
   if (info == nullptr || info->store == StoreKind::kMemory) return out;
   std::vector<std::string> extras;

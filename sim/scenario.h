@@ -25,8 +25,12 @@
 
 namespace ratelab {
 
+// A limiter: a protocol with its policy and its settings, as a scenario runs it (and `check`,
+// `stress` and `worst` run the protocol they test).
 struct LimiterSpec {
-  std::string protocol;  // a name from `ratelab list protocols`
+  // The registry's or a user's own; null only for a limiter by rules that names none (each rule's
+  // own memory-<algorithm>).
+  std::shared_ptr<const ProtocolInfo> protocol;
   Policy policy;
   FailurePolicy on_store_error;  // what the limiter does when its store fails
   // How much of its store survives a store restart (kv protocols; each limiter has its own).
@@ -34,9 +38,6 @@ struct LimiterSpec {
   // What reports call it; empty: the protocol's name, with its failure policy and durability
   // when they are not the defaults.
   std::string name;
-  // A protocol from outside the registry (a user's Lua script), named by `protocol`: its
-  // catalogue entry, whose `make` makes it. Null: a registry protocol.
-  std::shared_ptr<const ProtocolInfo> custom;
   // Enforces the scenario's rules (Scenario::rules, impl/rules/rules_limiter.h) instead of
   // `policy`: each rule by `protocol`, or when `protocol` is empty by memory-<its algorithm>.
   bool by_rules = false;
@@ -46,17 +47,18 @@ struct LimiterSpec {
   bool via_http = false;
 
   std::string DisplayName() const;
-  // The protocol that enforces `policy`: `protocol`, or for a limiter by rules without one,
-  // memory-<the policy's algorithm>.
+  // The protocol's name; empty for a limiter by rules that names none.
+  std::string ProtocolName() const { return protocol ? protocol->name : ""; }
+  // The name of the protocol that enforces `policy`: `protocol`'s, or for a limiter by rules
+  // without one, memory-<the policy's algorithm>.
   std::string ProtocolFor(const Policy& policy) const;
-  // The registry's entry for `protocol`, or the custom one; null when neither exists. For a
-  // limiter by rules in process, memory-fixed-window's (every memory- protocol keeps its state
-  // in process, at the same resolution, on the client's clock).
+  // `protocol`, or for a limiter by rules in process, memory-fixed-window's (every memory-
+  // protocol keeps its state in process, at the same resolution, on the client's clock).
   const ProtocolInfo* Info() const;
-  // CheckProtocol, or OK for a custom protocol or a limiter by rules (the reader checks each
-  // rule).
+  // Whether `policy` suits the protocol (ProtocolInfo::Suits); OK for a limiter by rules (the
+  // reader checks each rule).
   Status Check() const;
-  // MakeProtocol for `policy` (ProtocolFor), or the custom factory.
+  // An instance of the protocol that enforces `policy` (ProtocolFor).
   Result<std::unique_ptr<Protocol>> Make(const Policy& policy, const Stores& stores) const;
   Result<std::unique_ptr<Protocol>> Make(const Stores& stores) const {
     return Make(policy, stores);

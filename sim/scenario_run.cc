@@ -234,8 +234,7 @@ Status CheckCostsReachEveryLimiter(const Scenario& scenario, const std::vector<A
 LimiterOutcome OutcomeOf(const LimiterSpec& spec, LimiterRun& run) {
   LimiterOutcome o;
   o.name = spec.DisplayName();
-  o.protocol =
-      spec.by_rules && spec.protocol.empty() ? "memory-<each rule's algorithm>" : spec.protocol;
+  o.protocol = spec.protocol ? spec.protocol->name : "memory-<each rule's algorithm>";
   o.policy = spec.policy;
   o.by_rules = spec.by_rules;
   o.history = run.history();

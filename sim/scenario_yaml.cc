@@ -10,7 +10,7 @@
 #include "impl/limiters/window_offset.h"
 #include "judge/oracles.h"
 #include "sim/internal/scenario_reader.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 #include "sim/scenario.h"
 #include "sim/scenario_run.h"
 
@@ -248,10 +248,12 @@ Status ScenarioReader::ReadLimiter(const YAML::Node& n, Scenario& s) const {
     if (n["exec"] || n["exec_timeout"]) {
       RL_RETURN_IF_ERROR(ReadProcess(n, spec));
     } else {
-      RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false, "memory-" + name));
-      if (Status problem = CheckProtocol(spec.protocol, spec.policy); !problem.ok()) {
+      std::string protocol;
+      RL_ASSIGN(protocol, StringAt(n, "protocol", false, "memory-" + name));
+      if (Status problem = CheckProtocol(protocol, spec.policy); !problem.ok()) {
         return Error(n["protocol"] ? n["protocol"] : n, std::string(problem.message()));
       }
+      spec.protocol = RegistryProtocol(protocol);
     }
   }
   std::string via;
@@ -326,12 +328,12 @@ Status ScenarioReader::ReadProcess(const YAML::Node& n, LimiterSpec& spec) const
     }
     p.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   }
-  Result<LimiterSubject> subject = ResolveLimiter("", std::nullopt, p);
-  if (!subject.ok()) return Error(n["exec"], std::string(subject.status().message()));
-  if (Status s = TryProcessOnce(*subject, spec.policy, kDefaultScenarioStart); !s.ok()) {
+  Result<std::shared_ptr<const ProtocolInfo>> protocol = ResolveProtocol("", std::nullopt, p);
+  if (!protocol.ok()) return Error(n["exec"], std::string(protocol.status().message()));
+  if (Status s = TryProcessOnce(**protocol, spec.policy, kDefaultScenarioStart); !s.ok()) {
     return Error(n["exec"], std::string(s.message()));
   }
-  spec = subject->Spec(spec.policy);
+  spec = LimiterOf(*protocol, spec.policy);
   return absl::OkStatus();
 }
 

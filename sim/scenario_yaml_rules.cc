@@ -70,9 +70,13 @@ Status ScenarioReader::ReadRulesLimiter(const YAML::Node& n, LimiterSpec& spec,
     }
   }
   spec.by_rules = true;
-  RL_ASSIGN(spec.protocol, StringAt(n, "protocol", false));
-  if (!spec.protocol.empty() && FindProtocol(spec.protocol) == nullptr) {
-    return Error(n["protocol"], std::string(CheckProtocol(spec.protocol, Policy{}).message()));
+  std::string protocol;
+  RL_ASSIGN(protocol, StringAt(n, "protocol", false));
+  if (!protocol.empty()) {
+    spec.protocol = RegistryProtocol(protocol);
+    if (spec.protocol == nullptr) {
+      return Error(n["protocol"], std::string(CheckProtocol(protocol, Policy{}).message()));
+    }
   }
   // Every rule it may enforce: the initial ones and each change.
   std::vector<Rule> rules = s.rules->initial.rules();

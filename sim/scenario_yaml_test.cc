@@ -52,7 +52,7 @@ TEST(ScenarioFile, ReadsEverySection) {
   EXPECT_EQ(s->buggify, Scenario::BuggifyMode::kAuto);
   EXPECT_EQ(s->buggify_max_delay, milliseconds(250));
   ASSERT_EQ(s->limiters.size(), 2u);
-  EXPECT_EQ(s->limiters[1].protocol, "memory-gcra");
+  EXPECT_EQ(s->limiters[1].ProtocolName(), "memory-gcra");
   EXPECT_EQ(s->limiters[1].policy, Policy::Bucket(Algorithm::kGcra, 5, seconds(12)));
   EXPECT_EQ(s->claim_window, minutes(1));
   EXPECT_EQ(s->traffic.size(), 2u);

@@ -85,16 +85,16 @@ void AddKeysUsedOnce(Case& c, uint64_t seed) {
                    [](const Arrival& a, const Arrival& b) { return a.at < b.at; });
 }
 
-Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
+Scenario CaseScenario(const std::shared_ptr<const ProtocolInfo>& protocol, const Case& c) {
   Scenario s;
-  s.name = "check " + subject.name;
+  s.name = "check " + protocol->name;
   s.start = c.start;
   s.nodes = c.nodes;
   s.to_store = {kSearchLatencyBase, kSearchLatencyJitter};
   s.from_store = s.to_store;
   s.buggify = Scenario::BuggifyMode::kAuto;
   s.buggify_max_delay = MaxTransitOf(c);
-  LimiterSpec spec = subject.Spec(c.policy);
+  LimiterSpec spec = LimiterOf(protocol, c.policy);
   spec.durability = c.durability;
   s.limiters.push_back(std::move(spec));
   s.claim_limit = c.policy.limit;
@@ -106,9 +106,9 @@ Scenario CaseScenario(const LimiterSubject& subject, const Case& c) {
   return s;
 }
 
-Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
-                        const std::shared_ptr<StoreSource>& stores) {
-  Scenario scenario = CaseScenario(subject, c);
+Result<CaseRun> RunCase(const std::shared_ptr<const ProtocolInfo>& protocol, const Case& c,
+                        uint64_t seed, const std::shared_ptr<StoreSource>& stores) {
+  Scenario scenario = CaseScenario(protocol, c);
   scenario.stores = stores;
   if (stores) scenario.store = stores->name();
   Result<RunResult> run = RunScenario(scenario, seed);
@@ -258,14 +258,14 @@ std::optional<TransitNeeded::Gone> FoundGone(const CaseRun& run, int64_t id) {
 // What the witness of `c` needed of transit (see Finding::transit), its bound lowered to the
 // least it breaks `invariant` at: nothing when it breaks it with every delay at most a step's
 // ordinary latency, or not at all.
-Result<std::optional<TransitNeeded>> TransitOf(const LimiterSubject& subject, Case& c,
-                                               uint64_t seed, CheckId invariant,
+Result<std::optional<TransitNeeded>> TransitOf(const std::shared_ptr<const ProtocolInfo>& protocol,
+                                               Case& c, uint64_t seed, CheckId invariant,
                                                const std::shared_ptr<StoreSource>& stores) {
   Status failure;
   const auto run = [&](Duration bound) -> std::optional<CaseRun> {
     Case candidate = c;
     candidate.max_transit = bound;
-    Result<CaseRun> r = RunCase(subject, candidate, seed, stores);
+    Result<CaseRun> r = RunCase(protocol, candidate, seed, stores);
     if (!r.ok()) {
       failure = r.status();
       return std::nullopt;
@@ -305,12 +305,13 @@ Result<std::optional<TransitNeeded>> TransitOf(const LimiterSubject& subject, Ca
 
 }  // namespace
 
-Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, CheckId invariant,
-                    int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores) {
+Result<Case> Shrink(const std::shared_ptr<const ProtocolInfo>& protocol, Case c, uint64_t seed,
+                    CheckId invariant, int budget, bool shrink_policy,
+                    const std::shared_ptr<StoreSource>& stores) {
   Status failure;
   const auto still_fails = [&](const Case& candidate) {
     if (!failure.ok() || budget-- <= 0) return false;
-    Result<CaseRun> run = RunCase(subject, candidate, seed, stores);
+    Result<CaseRun> run = RunCase(protocol, candidate, seed, stores);
     if (!run.ok()) {
       failure = run.status();
       return false;
@@ -324,7 +325,7 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, CheckI
     while (shrink_policy && c.policy.limit > 1) {
       Case candidate = c;
       --candidate.policy.limit;
-      if (!subject.CheckPolicy(candidate.policy).ok() || !still_fails(candidate)) break;
+      if (!protocol->Suits(candidate.policy).ok() || !still_fails(candidate)) break;
       c = std::move(candidate);
       progress = true;
     }
@@ -352,25 +353,25 @@ Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, CheckI
   return c;
 }
 
-Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
-                     const Policy& policy, Instant at) {
+Status TryOnItsStore(const std::shared_ptr<const ProtocolInfo>& protocol,
+                     const std::shared_ptr<StoreSource>& stores, const Policy& policy, Instant at) {
   // A registry protocol needs no trying; a process is tried with the run's policy
   // (TryProcessOnce).
-  if (!subject.custom || subject.info->store != StoreKind::kKv) return absl::OkStatus();
+  if (!protocol->users_own || protocol->store != StoreKind::kKv) return absl::OkStatus();
   ManualClock clock(at);
   Result<std::unique_ptr<KvBackend>> store =
       stores ? stores->Open(clock, Durability::kAlways)
              : Result<std::unique_ptr<KvBackend>>(OpenMemoryKv(clock, Durability::kAlways));
   if (!store.ok()) return store.status();
-  return TryOnce(subject, **store, policy, at);
+  return TryOnce(*protocol, **store, policy, at);
 }
 
-Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& o,
-                            const SearchProgress& progress) {
-  if (subject.delays_admissions && std::find(o.base.checks.begin(), o.base.checks.end(),
-                                             CheckId::kRetryAfter) != o.base.checks.end()) {
+Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
+                            const SearchOptions& o, const SearchProgress& progress) {
+  if (protocol->delays_admissions && std::find(o.base.checks.begin(), o.base.checks.end(),
+                                               CheckId::kRetryAfter) != o.base.checks.end()) {
     return absl::InvalidArgumentError(
-        "--checks retry-after: " + subject.name +
+        "--checks retry-after: " + protocol->name +
         " admits with a wait, and a delayed admission's retry has no model to be judged by "
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
@@ -378,12 +379,12 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
   const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores(o.stop);
   const auto stopped = [&] { return o.stop != nullptr && o.stop->load() != 0; };
   SearchResult result;
-  if (Status s = TryOnItsStore(subject, stores, o.base.policy, o.base.start); !s.ok()) {
+  if (Status s = TryOnItsStore(protocol, stores, o.base.policy, o.base.start); !s.ok()) {
     if (!stopped()) return s;
     result.interrupted = true;  // the stop ended its script
     return result;
   }
-  if (Status s = TryProcessOnce(subject, o.base.policy, o.base.start); !s.ok()) return s;
+  if (Status s = TryProcessOnce(*protocol, o.base.policy, o.base.start); !s.ok()) return s;
   // One bound for every case and its shrink, whatever the shrink does to the policy.
   Case base = o.base;
   base.max_transit = MaxTransitOf(base);
@@ -396,7 +397,7 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     ++result.seeds_searched;
     Case drawn = Draw(base, seed, o.faults, o.concurrency);
     AddKeysUsedOnce(drawn, seed);
-    Result<CaseRun> run = RunCase(subject, drawn, seed, stores);
+    Result<CaseRun> run = RunCase(protocol, drawn, seed, stores);
     if (!run.ok()) return run.status();
     // A run the stop cut short (its scripts ended in the stop's error) is no result.
     if (stopped()) {
@@ -412,13 +413,13 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
       result.fallback_decisions += e.decision && e.decision->fallback;
     }
     if (!run->first) continue;
-    Result<Case> minimal = Shrink(subject, drawn, seed, run->first->invariant, o.shrink_budget,
+    Result<Case> minimal = Shrink(protocol, drawn, seed, run->first->invariant, o.shrink_budget,
                                   o.shrink_policy, stores);
     if (!minimal.ok()) return minimal.status();
     Result<std::optional<TransitNeeded>> transit =
-        TransitOf(subject, *minimal, seed, run->first->invariant, stores);
+        TransitOf(protocol, *minimal, seed, run->first->invariant, stores);
     if (!transit.ok()) return transit.status();
-    Result<CaseRun> shown = RunCase(subject, *minimal, seed, stores);
+    Result<CaseRun> shown = RunCase(protocol, *minimal, seed, stores);
     if (!shown.ok()) return shown.status();
     if (stopped()) {  // the shrink cut short: what it kept is no witness
       result.interrupted = true;
@@ -435,7 +436,7 @@ Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& 
     // The minimal case is the witness: every request in it is needed to break the invariant.
     if (shown->first) {
       // The witness is printed as it ran, its window as judged: uncut to match.
-      UncutWindow(f.violation, subject.Spec(f.minimal.policy).Info()->time_resolution);
+      UncutWindow(f.violation, protocol->time_resolution);
       f.witness = std::move(shown->history);
       f.transit = *transit;
       if (f.transit) f.transit->allowed = *base.max_transit;

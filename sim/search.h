@@ -26,7 +26,7 @@
 #include "model/named.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 #include "sim/scenario.h"
 #include "sim/seeds.h"
 #include "sim/store_source.h"
@@ -74,9 +74,9 @@ Case Draw(const Case& base, uint64_t seed, const SearchFaults& faults, int concu
 // a key's TTL only from its second request on leaks every key used once.
 void AddKeysUsedOnce(Case& c, uint64_t seed);
 
-// The scenario that runs case `c` of `subject`: the case's traffic replayed on its nodes, steps
+// The scenario that runs case `c` of `protocol`: the case's traffic replayed on its nodes, steps
 // taking kSearchLatencyBase plus up to kSearchLatencyJitter each way, BUGGIFY as the seed says.
-Scenario CaseScenario(const LimiterSubject& subject, const Case& c);
+Scenario CaseScenario(const std::shared_ptr<const ProtocolInfo>& protocol, const Case& c);
 
 // A run of a case, as the search reads it.
 struct CaseRun {
@@ -92,8 +92,8 @@ struct CaseRun {
 };
 // Runs `c` from `seed` on `stores` (null: MemoryKv). An error when the run could not be made
 // (a real store that failed).
-Result<CaseRun> RunCase(const LimiterSubject& subject, const Case& c, uint64_t seed,
-                        const std::shared_ptr<StoreSource>& stores);
+Result<CaseRun> RunCase(const std::shared_ptr<const ProtocolInfo>& protocol, const Case& c,
+                        uint64_t seed, const std::shared_ptr<StoreSource>& stores);
 
 // Takes chunks of `c`'s requests away (halves, then quarters, down to single ones), each chunk
 // whose removal `still_fails` accepts for what is left (never all of them); true when any was.
@@ -106,8 +106,9 @@ bool TakeAwayRequests(Case& c, const std::function<bool(const Case&)>& still_fai
 // it still breaks (halving; none at all when it needs none), and requests moved in time where
 // that lets it break at a quarter less, so that the witness shows the least transit that breaks
 // the limiter. At most `budget` runs.
-Result<Case> Shrink(const LimiterSubject& subject, Case c, uint64_t seed, CheckId invariant,
-                    int budget, bool shrink_policy, const std::shared_ptr<StoreSource>& stores);
+Result<Case> Shrink(const std::shared_ptr<const ProtocolInfo>& protocol, Case c, uint64_t seed,
+                    CheckId invariant, int budget, bool shrink_policy,
+                    const std::shared_ptr<StoreSource>& stores);
 
 struct SearchOptions {
   Case base;  // the policy, durability and checks; the rest is drawn
@@ -192,14 +193,14 @@ using SearchProgress = std::function<bool(uint64_t seed)>;
 
 // A user's script that cannot answer one request at `at` on the store a search runs on (null:
 // MemoryKv) is bad input, not a finding: TryOnce there. OK for a registry protocol.
-Status TryOnItsStore(const LimiterSubject& subject, const std::shared_ptr<StoreSource>& stores,
-                     const Policy& policy, Instant at);
+Status TryOnItsStore(const std::shared_ptr<const ProtocolInfo>& protocol,
+                     const std::shared_ptr<StoreSource>& stores, const Policy& policy, Instant at);
 
 // Searches the seeds of `options` in order and shrinks the first finding; stops at the first
 // limiter failure. Tries one request first on the store it runs on (TryOnce): a script that
 // cannot answer it is an error, as is a run that could not be made.
-Result<SearchResult> Search(const LimiterSubject& subject, const SearchOptions& options,
-                            const SearchProgress& progress = nullptr);
+Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
+                            const SearchOptions& options, const SearchProgress& progress = nullptr);
 
 }  // namespace ratelab
 

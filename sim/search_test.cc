@@ -22,12 +22,6 @@ Case Base(Algorithm a, int64_t limit, Duration window) {
   return c;
 }
 
-LimiterSubject Subject(const std::string& protocol) {
-  Result<LimiterSubject> s = ResolveLimiter(protocol, std::nullopt);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return *s;
-}
-
 TEST(SearchFaults, ReadsANamedListAndRemembersItsOrder) {
   Result<SearchFaults> f = ParseSearchFaults("store-restart,crash,store-restart");
   ASSERT_TRUE(f.ok()) << f.status();
@@ -134,16 +128,16 @@ TEST(Draw, TrafficSpansThreeWindowsAndFaultsAreOnlyOfTheKindsAsked) {
 // shrink does) leaves every other request on the same node, its first step applied as long after
 // it was sent as before (a step's first draw is its way out to the store).
 TEST(Shrink, TakingARequestAwayLeavesTheOthersDrawsAsTheyWere) {
-  const LimiterSubject subject = Subject("kv-gcra-lua");
+  const std::shared_ptr<const ProtocolInfo> protocol = RegistryProtocol("kv-gcra-lua");
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     const Case drawn = Draw(Base(Algorithm::kGcra, 2, seconds(1)), seed, {}, 3);
     ASSERT_GT(drawn.arrivals.size(), 4u);
-    const Result<CaseRun> whole = RunCase(subject, drawn, seed, nullptr);
+    const Result<CaseRun> whole = RunCase(protocol, drawn, seed, nullptr);
     ASSERT_TRUE(whole.ok()) << whole.status();
     for (size_t gone : {size_t{0}, drawn.arrivals.size() / 2}) {
       Case less = drawn;
       less.arrivals.erase(less.arrivals.begin() + static_cast<std::ptrdiff_t>(gone));
-      const Result<CaseRun> run = RunCase(subject, less, seed, nullptr);
+      const Result<CaseRun> run = RunCase(protocol, less, seed, nullptr);
       ASSERT_TRUE(run.ok()) << run.status();
       for (size_t i = 0; i < less.arrivals.size(); ++i) {
         const HistoryEvent& before = whole->history[i < gone ? i : i + 1];
@@ -158,7 +152,7 @@ TEST(Shrink, TakingARequestAwayLeavesTheOthersDrawsAsTheyWere) {
 }
 
 TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
-  const LimiterSubject racy = Subject("kv-token-bucket-hgetall-hset");
+  const std::shared_ptr<const ProtocolInfo> racy = RegistryProtocol("kv-token-bucket-hgetall-hset");
   const Case base = Base(Algorithm::kTokenBucket, 1, seconds(1));
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     const Case drawn = Draw(base, seed, {}, 3);
@@ -185,8 +179,8 @@ TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
   options.seeds.last = 20;
-  Result<SearchResult> r =
-      Search(Subject("kv-token-bucket-lua"), options, [](uint64_t seed) { return seed < 5; });
+  Result<SearchResult> r = Search(RegistryProtocol("kv-token-bucket-lua"), options,
+                                  [](uint64_t seed) { return seed < 5; });
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->interrupted);
   EXPECT_EQ(r->seeds_searched, 4u);
@@ -199,7 +193,7 @@ TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   options.seeds.last = 20;
   std::vector<uint64_t> told;
   Result<SearchResult> found =
-      Search(Subject("kv-token-bucket-hgetall-hset"), options, [&](uint64_t seed) {
+      Search(RegistryProtocol("kv-token-bucket-hgetall-hset"), options, [&](uint64_t seed) {
         told.push_back(seed);
         return true;
       });
@@ -211,7 +205,7 @@ TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   EXPECT_EQ(found->finding->witness.size(), found->finding->minimal.arrivals.size());
 
   options.seeds.last = 40;
-  Result<SearchResult> none = Search(Subject("kv-token-bucket-lua"), options);
+  Result<SearchResult> none = Search(RegistryProtocol("kv-token-bucket-lua"), options);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->finding);
   EXPECT_EQ(none->seeds_searched, 40u);

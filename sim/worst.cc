@@ -38,11 +38,14 @@ size_t MostRequests(const Policy& p) { return static_cast<size_t>(40 * p.limit +
 
 class Climb {
  public:
-  Climb(const LimiterSubject& subject, const WorstOptions& o, const WorstProgress& progress)
-      : subject_(subject), o_(o), progress_(progress), random_(Random(o.seed).Fork(kClimbStream)) {
-    const ProtocolInfo* info = subject.Spec(o.base.policy).Info();
-    resolution_ = info->time_resolution;
-    clock_ = info->clock;
+  Climb(const std::shared_ptr<const ProtocolInfo>& protocol, const WorstOptions& o,
+        const WorstProgress& progress)
+      : protocol_(protocol),
+        o_(o),
+        progress_(progress),
+        random_(Random(o.seed).Fork(kClimbStream)) {
+    resolution_ = protocol->time_resolution;
+    clock_ = protocol->clock;
     window_ = o.base.policy.ClaimWindow();
     // Until a case of the concurrency asked is run: none, from which the climb adds requests.
     result_.best = o.base;
@@ -77,7 +80,7 @@ class Climb {
   // Runs `c` from `seed`; keeps it when it is at least as bad as the best, with no more requests
   // when only as bad (while nothing is broken, any size: the climb must be free to grow).
   Status Try(Case c, uint64_t seed) {
-    Result<CaseRun> run = RunCase(subject_, c, seed, o_.stores);
+    Result<CaseRun> run = RunCase(protocol_, c, seed, o_.stores);
     if (!run.ok()) return run.status();
     ++result_.runs;
     if (run->failure) {
@@ -223,7 +226,7 @@ class Climb {
     return failed;
   }
 
-  const LimiterSubject& subject_;
+  const std::shared_ptr<const ProtocolInfo>& protocol_;
   const WorstOptions& o_;
   const WorstProgress& progress_;
   Random random_;
@@ -305,15 +308,15 @@ WorstMeasure MeasureWorst(const History& decided, const Policy& policy, CheckId 
   return m;
 }
 
-Result<WorstResult> SearchWorst(const LimiterSubject& subject, const WorstOptions& options,
-                                const WorstProgress& progress) {
-  if (Status s = TryOnItsStore(subject, options.stores, options.base.policy, options.base.start);
+Result<WorstResult> SearchWorst(const std::shared_ptr<const ProtocolInfo>& protocol,
+                                const WorstOptions& options, const WorstProgress& progress) {
+  if (Status s = TryOnItsStore(protocol, options.stores, options.base.policy, options.base.start);
       !s.ok())
     return s;
-  if (Status s = TryProcessOnce(subject, options.base.policy, options.base.start); !s.ok()) {
+  if (Status s = TryProcessOnce(*protocol, options.base.policy, options.base.start); !s.ok()) {
     return s;
   }
-  return Climb(subject, options, progress).Run();
+  return Climb(protocol, options, progress).Run();
 }
 
 }  // namespace ratelab

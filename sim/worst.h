@@ -22,7 +22,7 @@
 #include "model/named.h"
 #include "model/policy.h"
 #include "model/violation.h"
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 #include "sim/search.h"
 #include "sim/store_source.h"
 
@@ -83,7 +83,8 @@ struct WorstResult {
 using WorstProgress = std::function<bool(int64_t runs, int64_t best)>;
 
 // Searches as above. An error when a run could not be made (a real store that failed).
-Result<WorstResult> SearchWorst(const LimiterSubject& subject, const WorstOptions& options,
+Result<WorstResult> SearchWorst(const std::shared_ptr<const ProtocolInfo>& protocol,
+                                const WorstOptions& options,
                                 const WorstProgress& progress = nullptr);
 
 }  // namespace ratelab

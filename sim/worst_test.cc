@@ -11,12 +11,6 @@ namespace {
 
 using std::chrono::seconds;
 
-LimiterSubject ProtocolSubject(const std::string& protocol) {
-  Result<LimiterSubject> s = ResolveLimiter(protocol, std::nullopt);
-  EXPECT_TRUE(s.ok()) << s.status();
-  return *s;
-}
-
 WorstOptions Options(const Policy& policy, int concurrency, int64_t runs = 1500) {
   WorstOptions o;
   o.base.policy = policy;
@@ -27,7 +21,7 @@ WorstOptions Options(const Policy& policy, int concurrency, int64_t runs = 1500)
 }
 
 WorstResult Worst(const std::string& protocol, const WorstOptions& o) {
-  Result<WorstResult> r = SearchWorst(ProtocolSubject(protocol), o);
+  Result<WorstResult> r = SearchWorst(RegistryProtocol(protocol), o);
   EXPECT_TRUE(r.ok()) << r.status();
   if (!r.ok()) return {};
   EXPECT_FALSE(r->failure) << protocol;
@@ -142,7 +136,7 @@ TEST(Worst, TheSameOptionsGiveTheSameResult) {
 TEST(Worst, StopsWhenItsProgressSaysSoWithTheBestSoFar) {
   int64_t told = 0;
   const Result<WorstResult> r =
-      SearchWorst(ProtocolSubject("memory-fixed-window"),
+      SearchWorst(RegistryProtocol("memory-fixed-window"),
                   Options(Policy::Window(Algorithm::kFixedWindow, 2, seconds(10)), 1),
                   [&](int64_t runs, int64_t) {
                     told = runs;

@@ -61,6 +61,10 @@ struct Stores {
 // "memory", "kv", "docs", "sql", as `ratelab list protocols` and the reports show it.
 std::string_view StoreKindName(StoreKind kind);
 
+// What a protocol is: the registry's (`ratelab list protocols`) or a user's own (a Lua script, a
+// process, a limiter in this process). The thing under test, whatever command tests it, is a
+// protocol, held as its entry (a user's own entry is made when it is loaded; a registry entry,
+// by RegistryProtocol).
 struct ProtocolInfo {
   using Make = std::function<std::unique_ptr<Protocol>(const Policy& policy, const Stores& stores)>;
 
@@ -96,11 +100,32 @@ struct ProtocolInfo {
   Duration tie() const {
     return edges_on_ticks ? Duration(1) : std::max(time_resolution, Duration(1));
   }
+
+  // A user's own protocol: held to its model whatever policy it is given.
+  bool users_own = false;
+  // A user's own: why it is judged at `time_resolution` ("it is sent the time as {now_ms}").
+  std::string resolution_why = {};
+  // It admits with a delay (a script whose reply names a wait: wait_ms, wait_us, wait_s).
+  bool delays_admissions = false;
+  // Where its keys' windows start, as its spec says (UserScript::window_offset); empty: as the
+  // policy says.
+  std::string window_offset = {};
+
+  // A user's own that keeps its state in its own memory (a process, or a limiter in this process).
+  bool IsProcess() const { return users_own && store == StoreKind::kMemory; }
+  // What is wrong with `policy` for it: another algorithm than its own, or its own `check`; OK
+  // for a user's own.
+  Status Suits(const Policy& policy) const;
+  // An instance for `policy` on `stores`: Suits's errors, and InvalidArgument when the store it
+  // needs is missing.
+  Result<std::unique_ptr<Protocol>> Instance(const Policy& policy, const Stores& stores) const;
 };
 // Every protocol ratelab implements, for `ratelab list` and for scenarios.
 std::span<const ProtocolInfo> Protocols();
 // The protocol named `name`, or nullptr.
 const ProtocolInfo* FindProtocol(std::string_view name);
+// The same as a protocol is held (not owned: the registry lives as long as the program), or null.
+std::shared_ptr<const ProtocolInfo> RegistryProtocol(std::string_view name);
 // InvalidArgument when the name is unknown, the policy's algorithm is not the protocol's, or the
 // policy does not suit it; needs no store, so a scenario can be checked before any exists.
 Status CheckProtocol(std::string_view name, const Policy& policy);

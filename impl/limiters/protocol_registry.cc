@@ -199,31 +199,47 @@ const ProtocolInfo* FindProtocol(std::string_view name) {
   return nullptr;
 }
 
+std::shared_ptr<const ProtocolInfo> RegistryProtocol(std::string_view name) {
+  const ProtocolInfo* info = FindProtocol(name);
+  if (info == nullptr) return nullptr;
+  return std::shared_ptr<const ProtocolInfo>(std::shared_ptr<const ProtocolInfo>(), info);
+}
+
+Status ProtocolInfo::Suits(const Policy& policy) const {
+  if (users_own) return absl::OkStatus();
+  if (policy.algorithm != algorithm) {
+    return absl::InvalidArgumentError("protocol '" + name + "' implements " +
+                                      std::string(AlgorithmName(algorithm)) + ", not " +
+                                      std::string(AlgorithmName(policy.algorithm)));
+  }
+  return check == nullptr ? absl::OkStatus() : check(policy);
+}
+
+Result<std::unique_ptr<Protocol>> ProtocolInfo::Instance(const Policy& policy,
+                                                         const Stores& stores) const {
+  if (Status s = Suits(policy); !s.ok()) return s;
+  if ((store == StoreKind::kKv && stores.kv == nullptr) ||
+      (store == StoreKind::kDocs && stores.docs == nullptr) ||
+      (store == StoreKind::kSql && stores.sql == nullptr)) {
+    return absl::InvalidArgumentError("protocol '" + name + "' needs a " +
+                                      std::string(StoreKindName(store)) + " store");
+  }
+  return make(policy, stores);
+}
+
 Status CheckProtocol(std::string_view name, const Policy& policy) {
   const ProtocolInfo* info = FindProtocol(name);
   if (info == nullptr) {
     return absl::InvalidArgumentError("unknown protocol '" + std::string(name) +
                                       "' (see `ratelab list protocols`)");
   }
-  if (policy.algorithm != info->algorithm) {
-    return absl::InvalidArgumentError("protocol '" + std::string(name) + "' implements " +
-                                      std::string(AlgorithmName(info->algorithm)) + ", not " +
-                                      std::string(AlgorithmName(policy.algorithm)));
-  }
-  return info->check == nullptr ? absl::OkStatus() : info->check(policy);
+  return info->Suits(policy);
 }
 
 Result<std::unique_ptr<Protocol>> MakeProtocol(std::string_view name, const Policy& policy,
                                                const Stores& stores) {
   if (Status s = CheckProtocol(name, policy); !s.ok()) return s;
-  const ProtocolInfo* info = FindProtocol(name);
-  if ((info->store == StoreKind::kKv && stores.kv == nullptr) ||
-      (info->store == StoreKind::kDocs && stores.docs == nullptr) ||
-      (info->store == StoreKind::kSql && stores.sql == nullptr)) {
-    return absl::InvalidArgumentError("protocol '" + std::string(name) + "' needs a " +
-                                      std::string(StoreKindName(info->store)) + " store");
-  }
-  return info->make(policy, stores);
+  return FindProtocol(name)->Instance(policy, stores);
 }
 
 }  // namespace ratelab

@@ -1,4 +1,4 @@
-#include "sim/limiter_subject.h"
+#include "sim/protocol_under_test.h"
 
 #include <algorithm>
 #include <array>
@@ -72,10 +72,11 @@ Resolution ScriptResolution(const std::set<std::string>& names, DecisionClock cl
   return {microseconds(1), "it is sent no finer time than its window"};
 }
 
-// The entry of a user's own limiter, named `name`, keeping its state in `store`, held to `model`.
+// The entry of a user's own protocol, named `name`, keeping its state in `store`, held to `model`.
 std::shared_ptr<ProtocolInfo> UsersOwn(std::string name, StoreKind store, Algorithm model,
                                        std::string_view summary) {
   auto info = std::make_shared<ProtocolInfo>();
+  info->users_own = true;
   info->name = std::move(name);
   info->store = store;
   info->source = "the user";
@@ -84,7 +85,7 @@ std::shared_ptr<ProtocolInfo> UsersOwn(std::string name, StoreKind store, Algori
   return info;
 }
 
-Result<LimiterSubject> LoadScript(const UserScript& s) {
+Result<std::shared_ptr<const ProtocolInfo>> LoadScript(const UserScript& s) {
   Result<std::string> body = ReadInputFile(s.path, kLuaScript);
   if (!body.ok()) return body.status();
   const std::string name = "lua:" + s.path;
@@ -98,7 +99,7 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   with_policy->setup = *std::move(setup);
   std::shared_ptr<const UserLuaScript> script = std::move(with_policy);
   std::shared_ptr<ProtocolInfo> custom =
-      UsersOwn("user lua", StoreKind::kKv, s.model, "a user's Lua script");
+      UsersOwn(name, StoreKind::kKv, s.model, "a user's Lua script");
   const std::set<std::string> names = Placeholders(*script);
   const bool calls_time = CallsTime(*body);
   custom->clock = s.clock.value_or(DetectScriptClock(calls_time, SendsNow(names)));
@@ -117,41 +118,34 @@ Result<LimiterSubject> LoadScript(const UserScript& s) {
   custom->make = [script](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<KvUserLua>(*stores.kv, policy, script));
   };
-  LimiterSubject subject;
-  subject.name = name;
-  subject.info = custom.get();
-  subject.custom = std::move(custom);
-  subject.resolution_why = resolution.why;
-  subject.window_offset = s.window_offset;
-  subject.delays_admissions =
+  custom->resolution_why = resolution.why;
+  custom->window_offset = s.window_offset;
+  custom->delays_admissions =
       std::any_of(script->reply.begin(), script->reply.end(),
                   [](const std::string& f) { return f.starts_with("wait_"); });
-  return subject;
+  return std::shared_ptr<const ProtocolInfo>(std::move(custom));
 }
 
-Result<LimiterSubject> StartProcess(const UserProcess& p) {
+Result<std::shared_ptr<const ProtocolInfo>> StartProcess(const UserProcess& p) {
   Result<std::shared_ptr<ExecSession>> session =
       ExecSession::Start(p.command, p.timeout, p.directory);
   if (!session.ok()) return session.status();
   const ExecHello& hello = (*session)->hello();
   std::shared_ptr<ProtocolInfo> custom =
-      UsersOwn("exec", StoreKind::kMemory, p.model, "a user's limiter process");
+      UsersOwn("exec:" + (hello.name.empty() ? p.command : hello.name), StoreKind::kMemory, p.model,
+               "a user's limiter process");
   custom->time_resolution = hello.resolution;
   // It decides when the library is called, on the run's clock: as a store that reads its own.
   custom->clock = DecisionClock::kStore;
   custom->make = [session = *session](const Policy& policy, const Stores& stores) {
     return std::unique_ptr<Protocol>(std::make_unique<ExecProtocol>(session, policy, stores.clock));
   };
-  LimiterSubject subject;
-  subject.name = "exec:" + (hello.name.empty() ? p.command : hello.name);
-  subject.info = custom.get();
-  subject.custom = std::move(custom);
-  subject.resolution_why = hello.resolution == Duration(1)
+  custom->resolution_why = hello.resolution == Duration(1)
                                ? "it gave no coarser resolution_ns in its hello"
                                : "its hello says it decides at resolution_ns " +
                                      std::to_string(hello.resolution.count());
-  subject.delays_admissions = hello.wait;
-  return subject;
+  custom->delays_admissions = hello.wait;
+  return std::shared_ptr<const ProtocolInfo>(std::move(custom));
 }
 
 // One decision of `protocol` at `now`, on this thread.
@@ -165,20 +159,16 @@ Status DecideOnce(Protocol& protocol, Instant now) {
 
 }  // namespace
 
-LimiterSubject InProcessSubject(const UserInProcess& limiter) {
+std::shared_ptr<const ProtocolInfo> InProcessProtocol(const UserInProcess& limiter) {
   std::shared_ptr<ProtocolInfo> custom =
-      UsersOwn("in-process", StoreKind::kMemory, limiter.model, "a user's limiter in process");
+      UsersOwn(limiter.name, StoreKind::kMemory, limiter.model, "a user's limiter in process");
   custom->time_resolution = limiter.resolution;
   // It decides when it is called, on the run's clock: as a store that reads its own.
   custom->clock = DecisionClock::kStore;
   custom->make = limiter.make;
-  LimiterSubject subject;
-  subject.name = limiter.name;
-  subject.info = custom.get();
-  subject.custom = std::move(custom);
-  subject.resolution_why = limiter.resolution == Duration(1) ? "it was given no coarser resolution"
+  custom->resolution_why = limiter.resolution == Duration(1) ? "it was given no coarser resolution"
                                                              : "it was given that resolution";
-  return subject;
+  return custom;
 }
 
 std::string_view ScriptClockName(DecisionClock clock) {
@@ -200,43 +190,33 @@ DecisionClock DetectScriptClock(bool calls_time, bool sends_now) {
   return calls_time || !sends_now ? DecisionClock::kStore : DecisionClock::kClient;
 }
 
-Status TryOnce(const LimiterSubject& subject, Kv& kv, const Policy& policy, Instant now) {
-  if (!subject.custom) return absl::OkStatus();
-  Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {&kv, nullptr});
+Status TryOnce(const ProtocolInfo& protocol, Kv& kv, const Policy& policy, Instant now) {
+  if (!protocol.users_own) return absl::OkStatus();
+  Result<std::unique_ptr<Protocol>> probe = protocol.Instance(policy, {&kv, nullptr});
   if (!probe.ok()) return probe.status();
   return DecideOnce(**probe, now);
 }
 
-Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Instant now) {
-  if (!subject.IsProcess()) return absl::OkStatus();
-  Result<std::unique_ptr<Protocol>> probe = subject.Make(policy, {});
+Status TryProcessOnce(const ProtocolInfo& protocol, const Policy& policy, Instant now) {
+  if (!protocol.IsProcess()) return absl::OkStatus();
+  Result<std::unique_ptr<Protocol>> probe = protocol.Instance(policy, {});
   if (!probe.ok()) return probe.status();
   // A refused policy is bad input; any other failure is the limiter's, which the run finds.
   const Status tried = DecideOnce(**probe, now);
   return absl::IsInvalidArgument(tried) ? tried : absl::OkStatus();
 }
 
-Status LimiterSubject::CheckPolicy(const Policy& policy) const {
-  return custom ? absl::OkStatus() : CheckProtocol(name, policy);
-}
-
-std::vector<CheckId> LimiterSubject::DefaultChecks() const {
+std::vector<CheckId> DefaultChecks(const ProtocolInfo& protocol) {
   std::vector<CheckId> checks = {CheckId::kPromise, CheckId::kFalseDenials};
-  if (info->store != StoreKind::kMemory) checks.push_back(CheckId::kKeyExpiry);
+  if (protocol.store != StoreKind::kMemory) checks.push_back(CheckId::kKeyExpiry);
   return checks;
 }
 
-LimiterSpec LimiterSubject::Spec(const Policy& policy) const {
+LimiterSpec LimiterOf(std::shared_ptr<const ProtocolInfo> protocol, const Policy& policy) {
   LimiterSpec spec;
-  spec.protocol = name;
+  spec.protocol = std::move(protocol);
   spec.policy = policy;
-  spec.custom = custom;
   return spec;
-}
-
-Result<std::unique_ptr<Protocol>> LimiterSubject::Make(const Policy& policy,
-                                                       const Stores& stores) const {
-  return custom ? custom->make(policy, stores) : MakeProtocol(name, policy, stores);
 }
 
 Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool process) {
@@ -246,9 +226,9 @@ Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool pro
   return absl::OkStatus();
 }
 
-Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
-                                      const std::optional<UserScript>& script,
-                                      const std::optional<UserProcess>& process) {
+Result<std::shared_ptr<const ProtocolInfo>> ResolveProtocol(
+    std::string_view protocol, const std::optional<UserScript>& script,
+    const std::optional<UserProcess>& process) {
   if (Status s = NotBothProtocolAndScript(protocol, script.has_value(), process.has_value());
       !s.ok()) {
     return s;
@@ -259,14 +239,12 @@ Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
     return absl::InvalidArgumentError(
         "name a protocol (see ratelab list protocols), or give --lua FILE or --exec COMMAND");
   }
-  LimiterSubject subject;
-  subject.name = std::string(protocol);
-  subject.info = FindProtocol(protocol);
-  if (subject.info == nullptr) {
-    return absl::InvalidArgumentError("unknown protocol '" + subject.name +
+  std::shared_ptr<const ProtocolInfo> registry = RegistryProtocol(protocol);
+  if (registry == nullptr) {
+    return absl::InvalidArgumentError("unknown protocol '" + std::string(protocol) +
                                       "' (see ratelab list protocols)");
   }
-  return subject;
+  return registry;
 }
 
 }  // namespace ratelab

@@ -1,8 +1,9 @@
-// What a checking command (check, stress) is pointed at: a protocol from the registry, or a
-// user's own Lua script with its interface, resolved in one place into what the simulator and
-// the stress runner make limiters from.
-#ifndef RATELAB_SIM_LIMITER_SUBJECT_H_
-#define RATELAB_SIM_LIMITER_SUBJECT_H_
+// The protocol under test: what a checking command (check, stress, worst) or a scenario's `exec`
+// is pointed at, a protocol from the registry or a user's own (a Lua script with its interface, a
+// process, a limiter in this process), resolved in one place into its entry (ProtocolInfo), from
+// which the simulator and the stress runner make limiters.
+#ifndef RATELAB_SIM_PROTOCOL_UNDER_TEST_H_
+#define RATELAB_SIM_PROTOCOL_UNDER_TEST_H_
 
 #include <chrono>
 #include <memory>
@@ -73,57 +74,37 @@ struct UserInProcess {
   ProtocolInfo::Make make;                    // an instance for a policy, on the run's clock
 };
 
-struct LimiterSubject {
-  std::string name;  // the registry's name, "lua:FILE", or "exec:" and its hello's name
-  const ProtocolInfo* info = nullptr;          // the registry's entry, or the script's own
-  std::shared_ptr<const ProtocolInfo> custom;  // the script's entry; null for a registry protocol
-  // For a script: why its decisions are judged at its resolution (custom->time_resolution): "it
-  // is sent the time as {now_ms}"; empty for a registry protocol.
-  std::string resolution_why;
-  // For a script whose reply names a wait (wait_ms, wait_us, wait_s): it admits with a delay.
-  bool delays_admissions = false;
-  // For a script whose spec says where its keys' windows start (UserScript::window_offset).
-  std::string window_offset;
-
-  // A user's limiter process (--exec): its state in the process's memory.
-  bool IsProcess() const { return custom != nullptr && info->store == StoreKind::kMemory; }
-  // InvalidArgument when `policy` does not suit it (CheckProtocol; any policy of its algorithm
-  // suits a script).
-  Status CheckPolicy(const Policy& policy) const;
-  // A limiter of it with `policy`, for a scenario.
-  LimiterSpec Spec(const Policy& policy) const;
-  // What `check` holds it to unless told: its promise, no false denials (every model: a bucket
-  // that denies what its tokens allow is as wrong as a window that does), and, on a store, that
-  // every key it writes expires.
-  std::vector<CheckId> DefaultChecks() const;
-  // An instance on `stores`, for real mode.
-  Result<std::unique_ptr<Protocol>> Make(const Policy& policy, const Stores& stores) const;
-};
+// What `check` holds a protocol to unless told: its promise, no false denials (every model: a
+// bucket that denies what its tokens allow is as wrong as a window that does), and, on a store,
+// that every key it writes expires.
+std::vector<CheckId> DefaultChecks(const ProtocolInfo& protocol);
+// A limiter of `protocol` with `policy`, for a scenario.
+LimiterSpec LimiterOf(std::shared_ptr<const ProtocolInfo> protocol, const Policy& policy);
 
 // `protocol` (empty: none), `script` or `process` (unset: none), exactly one of them.
 // InvalidArgument saying what is wrong: more than one or none given, an unknown protocol, or a
 // script that cannot be read or whose templates are wrong; FailedPrecondition for a process that
-// cannot be started or greeted (it is started here, and runs while the subject is kept).
-Result<LimiterSubject> ResolveLimiter(std::string_view protocol,
-                                      const std::optional<UserScript>& script,
-                                      const std::optional<UserProcess>& process = {});
+// cannot be started or greeted (it is started here, and runs while its entry is kept).
+Result<std::shared_ptr<const ProtocolInfo>> ResolveProtocol(
+    std::string_view protocol, const std::optional<UserScript>& script,
+    const std::optional<UserProcess>& process = {});
 // InvalidArgument when more than one of a protocol, a script and a process is given
-// (ResolveLimiter's first check, for a caller that reads the script only after it).
+// (ResolveProtocol's first check, for a caller that reads the script only after it).
 Status NotBothProtocolAndScript(std::string_view protocol, bool script, bool process = false);
 
-// The subject of a user's limiter in this process, held to its model at its resolution.
-LimiterSubject InProcessSubject(const UserInProcess& limiter);
+// A user's limiter in this process, held to its model at its resolution.
+std::shared_ptr<const ProtocolInfo> InProcessProtocol(const UserInProcess& limiter);
 
 // One request of a user's script with `policy` (the run's: a refusal quotes the reply the run
 // would get) on `kv`, the store it will run on (a scratch MemoryKv, or the real server the user
 // chose, emptied by the caller) at `now`, so that a script that fails there or answers in another
 // shape than its interface says is reported before any search or stress. OK for a registry
 // protocol.
-Status TryOnce(const LimiterSubject& subject, Kv& kv, const Policy& policy, Instant now);
+Status TryOnce(const ProtocolInfo& protocol, Kv& kv, const Policy& policy, Instant now);
 // One request of a user's process, with `policy`, at `now`: InvalidArgument when it refuses the
 // policy, reported before any search; OK for anything else (a failure is the search's finding).
-Status TryProcessOnce(const LimiterSubject& subject, const Policy& policy, Instant now);
+Status TryProcessOnce(const ProtocolInfo& protocol, const Policy& policy, Instant now);
 
 }  // namespace ratelab
 
-#endif  // RATELAB_SIM_LIMITER_SUBJECT_H_
+#endif  // RATELAB_SIM_PROTOCOL_UNDER_TEST_H_

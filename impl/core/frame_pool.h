@@ -1,10 +1,12 @@
 // FramePool: memory for the coroutine frames and requests of one run, given back to be taken
-// again, so that a simulated request is decided with no allocation once the run has held as many
-// at once as it will. A coroutine whose arguments hold a Context with a pool (step.h) takes its
-// frame from that pool (Task's promise); any other takes it from the heap.
+// again, so that a simulated request (or one serve decides in process) is decided with no
+// allocation once the run has held as many at once as it will. A coroutine whose arguments hold a
+// Context with a pool (step.h) takes its frame from that pool (Task's promise); any other takes it
+// from the heap.
 //
-// Single-threaded: one run's. It must outlive every block taken from it (a Simulation declares it
-// before the nodes and requests whose frames it holds). Under AddressSanitizer a block given back
+// Single-threaded: one run's, or one serve thread's (its decisions in process, each run to its end
+// on that thread). It must outlive every block taken from it (a Simulation declares it before the
+// nodes and requests whose frames it holds). Under AddressSanitizer a block given back
 // is poisoned until it is taken again, so a frame used after its end is still caught.
 #ifndef RATELAB_IMPL_CORE_FRAME_POOL_H_
 #define RATELAB_IMPL_CORE_FRAME_POOL_H_

@@ -14,12 +14,12 @@
 namespace ratelab {
 
 // An answer of JSON text `body`.
-HttpResponse JsonTextAnswer(int status, std::string body, std::vector<HttpHeader> headers = {});
+HttpResponse JsonTextAnswer(int status, std::string body, std::vector<AnswerHeader> headers = {});
 HttpResponse JsonAnswer(int status, const nlohmann::ordered_json& body,
-                        std::vector<HttpHeader> headers = {});
+                        std::vector<AnswerHeader> headers = {});
 // {"error": `error`}.
 HttpResponse ErrorAnswer(int status, const std::string& error,
-                         std::vector<HttpHeader> headers = {});
+                         std::vector<AnswerHeader> headers = {});
 // A request's own fault: a 400 saying what is wrong with it.
 HttpResponse BadRequest(const Status& s);
 

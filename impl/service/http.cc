@@ -194,7 +194,14 @@ std::optional<std::string_view> HttpRequest::Header(std::string_view name) const
 }
 
 std::optional<std::string_view> HttpResponse::Header(std::string_view name) const {
-  return FindHeader(headers, name);
+  for (const AnswerHeader& h : headers) {
+    const std::string_view n = h.name;
+    if (absl::EqualsIgnoreCase(absl::string_view(n.data(), n.size()),
+                               absl::string_view(name.data(), name.size()))) {
+      return h.value;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace ratelab

@@ -3,6 +3,7 @@
 #ifndef RATELAB_IMPL_SERVICE_HTTP_H_
 #define RATELAB_IMPL_SERVICE_HTTP_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,9 +74,30 @@ struct QueryParam {
 };
 Result<std::vector<QueryParam>> ParseQuery(std::string_view query);
 
+// The name of a header an answer carries: always a literal the program wrote, kept as a view of it
+// and never copied (the constructor takes nothing else), so that an answer's headers cost no
+// allocation for their names (most are longer than a string holds in place).
+class HeaderName {
+ public:
+  template <size_t N>
+  consteval HeaderName(const char (&name)[N]) : name_(name, N - 1) {}  // NOLINT: implicit
+  std::string_view view() const { return name_; }
+  operator std::string_view() const { return name_; }  // NOLINT: implicit
+  bool operator==(const HeaderName&) const = default;
+
+ private:
+  std::string_view name_;
+};
+
+struct AnswerHeader {
+  HeaderName name;
+  std::string value;
+  bool operator==(const AnswerHeader&) const = default;
+};
+
 struct HttpResponse {
   int status = 200;
-  std::vector<HttpHeader> headers;
+  std::vector<AnswerHeader> headers;
   std::string body;  // JSON, unless a header says otherwise
 
   std::optional<std::string_view> Header(std::string_view name) const;

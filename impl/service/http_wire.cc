@@ -113,9 +113,9 @@ void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool he
   const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(status));
   out.append(reason.data(), reason.size());
   out += "\r\n";
-  for (const HttpHeader& h : answer.headers) {
+  for (const AnswerHeader& h : answer.headers) {
     if (!FieldText(h.name, true) || !FieldText(h.value, false)) continue;
-    out += h.name;
+    out += h.name.view();
     out += ": ";
     out += h.value;
     out += "\r\n";

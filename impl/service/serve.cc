@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "impl/core/frame_pool.h"
 #include "impl/core/process_memory.h"
 #include "impl/drivers/store_drivers.h"
 #include "impl/rules/postgres_rules.h"
@@ -26,6 +27,10 @@ namespace {
 // What one thread decides with: its own connection to the store, limiter and service.
 struct ServeThread {
   explicit ServeThread(const LiveRules& live) : rules(live) {}
+
+  // The coroutine frames of the requests it decides at once (OneByOne), taken and given back on
+  // this thread, so that a decision in process allocates none once the pool holds a request's.
+  FramePool frames;
 
   // Overlapped (StoreConnectOptions): on one Redis server (not a cluster), the thread's
   // requests' commands sent in pipelines; on PostgreSQL, its statements run on several
@@ -268,7 +273,7 @@ struct RateLimitServer::Parts {
   // Each request decided at once, on the thread.
   HttpServer::BatchHandler OneByOne(ServeThread& w) const {
     return HttpServer::OneByOne([w = &w, clock = clock](const HttpRequest& request) {
-      Context ctx(w->executor);
+      Context ctx(w->executor, /*request=*/-1, &w->frames);
       const Instant read = clock->Now();
       HttpResponse answer = RunInline(w->service->Handle(ctx, request, read));
       w->service->metrics().Took(clock->Now() - read);

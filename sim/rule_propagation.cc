@@ -89,7 +89,7 @@ std::vector<StaleDecisions> CountStaleDecisions(const RulePlan& plan,
         if (e.node != node || e.invoke < from || e.invoke >= to) continue;
         const Arrival& a = arrivals[static_cast<size_t>(e.id)];
         const Scope scope{ScopeType::kUser, a.user};
-        const std::vector<AppliedRule> applied = plan.Version(c + 1).Match({&scope, 1}, a.endpoint);
+        const RuleSet::Applied applied = plan.Version(c + 1).Match({&scope, 1}, a.endpoint);
         if (std::none_of(applied.begin(), applied.end(),
                          [&](const AppliedRule& r) { return r.rule->rule_id == id; })) {
           continue;

@@ -271,9 +271,8 @@ std::string AppliedRule::Key() const {
   return LimiterKey(Name(rule->scope_type), scope_value, endpoint);
 }
 
-std::vector<AppliedRule> RuleSet::Match(std::span<const Scope> scopes,
-                                        std::string_view endpoint) const {
-  std::vector<AppliedRule> out;
+RuleSet::Applied RuleSet::Match(std::span<const Scope> scopes, std::string_view endpoint) const {
+  Applied out;
   out.reserve(scopes.size() + 1);
   // The most specific rule for `type` and `value`, if one matches.
   const auto match = [&](ScopeType type, std::string_view value) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "impl/core/status.h"
 #include "model/policy.h"
 
@@ -127,8 +128,10 @@ class RuleSet {
 
   // The rules that apply to a request from `scopes` to `endpoint`: for each of its scopes and for
   // the global scope, the most specific matching rule; most restrictive first (the lowest rate,
-  // then the smallest burst or limit, then rule_id). Empty: no rule limits the request.
-  std::vector<AppliedRule> Match(std::span<const Scope> scopes, std::string_view endpoint) const;
+  // then the smallest burst or limit, then rule_id). Empty: no rule limits the request. Held in
+  // place for a request of one scope (its rule and the global one: no allocation a decision).
+  using Applied = absl::InlinedVector<AppliedRule, 2>;
+  Applied Match(std::span<const Scope> scopes, std::string_view endpoint) const;
 
   bool operator==(const RuleSet&) const = default;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+
 namespace ratelab {
 
 Result<Protocol*> RulesLimiter::InstanceFor(const AppliedRule& applied) {
@@ -66,8 +68,7 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
     Request request;
     Rule rule;
   };
-  std::vector<Ask> asks;
-  asks.reserve(2);  // a scope's rule and the global one
+  absl::InlinedVector<Ask, 2> asks;  // a scope's rule and the global one, in place
   for (const AppliedRule& applied : rules_().Match({&scope, 1}, request.endpoint)) {
     Result<Protocol*> protocol = InstanceFor(applied);
     if (!protocol.ok()) co_return protocol.status();

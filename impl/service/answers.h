@@ -14,12 +14,10 @@
 namespace ratelab {
 
 // An answer of JSON text `body`.
-HttpResponse JsonTextAnswer(int status, std::string body, std::vector<AnswerHeader> headers = {});
-HttpResponse JsonAnswer(int status, const nlohmann::ordered_json& body,
-                        std::vector<AnswerHeader> headers = {});
+HttpResponse JsonTextAnswer(int status, std::string body, AnswerHeaders headers = {});
+HttpResponse JsonAnswer(int status, const nlohmann::ordered_json& body, AnswerHeaders headers = {});
 // {"error": `error`}.
-HttpResponse ErrorAnswer(int status, const std::string& error,
-                         std::vector<AnswerHeader> headers = {});
+HttpResponse ErrorAnswer(int status, const std::string& error, AnswerHeaders headers = {});
 // A request's own fault: a 400 saying what is wrong with it.
 HttpResponse BadRequest(const Status& s);
 

@@ -55,11 +55,11 @@ std::string StructuredString(std::string_view text) {
   return out;
 }
 
-std::vector<AnswerHeader> RateLimitHeaders(const Decision& decision, const Policy& policy,
-                                           std::string_view name, Instant now) {
+AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
+                               std::string_view name, Instant now) {
   const std::string id = StructuredString(name);
   const int64_t remaining = std::max<int64_t>(0, decision.remaining);
-  std::vector<AnswerHeader> out;
+  AnswerHeaders out;
   out.reserve(7);  // room for the caller's Content-Type
   out.push_back({"X-RateLimit-Limit", absl::StrCat(decision.limit)});
   out.push_back({"X-RateLimit-Remaining", absl::StrCat(remaining)});

@@ -32,8 +32,8 @@ int64_t RetryAfterSeconds(Duration wait);
 int64_t ResetUnixSeconds(const Decision& decision, Instant now);
 
 // The headers above for `decision`, made by a rule of `policy` called `name`, at `now`.
-std::vector<AnswerHeader> RateLimitHeaders(const Decision& decision, const Policy& policy,
-                                           std::string_view name, Instant now);
+AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
+                               std::string_view name, Instant now);
 
 // `text` as a Structured Fields String: quoted, with '"' and '\' escaped; bytes outside
 // printable ASCII (which a String cannot hold) as '?'.

@@ -13,7 +13,7 @@ using std::chrono::seconds;
 // 2026-01-01T00:00:00Z and a bit.
 constexpr Instant kNow = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000 + 250'000'000);
 
-std::string Value(const std::vector<AnswerHeader>& headers, const std::string& name) {
+std::string Value(const AnswerHeaders& headers, const std::string& name) {
   for (const AnswerHeader& h : headers) {
     if (h.name.view() == name) return h.value;
   }
@@ -23,7 +23,7 @@ std::string Value(const std::vector<AnswerHeader>& headers, const std::string& n
 TEST(RateLimitHeaders, AnAdmissionSaysTheLimitWhatRemainsAndWhenItIsAllBack) {
   const Policy policy = Policy::Window(Algorithm::kFixedWindow, 100, seconds(60));
   const Decision d{true, 100, 42, kNow + milliseconds(29'750), Duration(0)};
-  const std::vector<AnswerHeader> h = RateLimitHeaders(d, policy, "r1", kNow);
+  const AnswerHeaders h = RateLimitHeaders(d, policy, "r1", kNow);
   EXPECT_EQ(Value(h, "X-RateLimit-Limit"), "100");
   EXPECT_EQ(Value(h, "X-RateLimit-Remaining"), "42");
   EXPECT_EQ(Value(h, "X-RateLimit-Reset"), "1767225630") << "unix seconds of 00:00:30.000";
@@ -38,7 +38,7 @@ TEST(RateLimitHeaders, ADenialSaysWhenToComeBackNeverEarlierThanTheExactWait) {
        {std::pair{milliseconds(1), "1"}, std::pair{milliseconds(1000), "1"},
         std::pair{milliseconds(1001), "2"}, std::pair{milliseconds(59'999), "60"}}) {
     const Decision d{false, 10, 0, kNow + wait, wait};
-    const std::vector<AnswerHeader> h = RateLimitHeaders(d, bucket, "b", kNow);
+    const AnswerHeaders h = RateLimitHeaders(d, bucket, "b", kNow);
     EXPECT_EQ(Value(h, "Retry-After"), seconds_text);
     EXPECT_EQ(Value(h, "RateLimit-Policy"), "\"b\";q=10;w=1") << "a bucket fills in 10 x 100ms";
   }
@@ -62,7 +62,7 @@ TEST(RateLimitHeaders, ReadBackByTheStructuredFieldsGrammarTheySayWhatTheDecisio
     for (const std::string name : {"r1", "a \"quoted\" \\ name", "user:*:/api/*"}) {
       for (const Decision& d : {Decision{true, policy.limit, 3, kNow + milliseconds(2'001)},
                                 Decision{false, policy.limit, 0, kNow + seconds(9), seconds(9)}}) {
-        const std::vector<AnswerHeader> h = RateLimitHeaders(d, policy, name, kNow);
+        const AnswerHeaders h = RateLimitHeaders(d, policy, name, kNow);
         const Result<std::vector<RateLimitPolicyField>> p =
             ParseRateLimitPolicy(Value(h, "RateLimit-Policy"));
         ASSERT_TRUE(p.ok()) << p.status();

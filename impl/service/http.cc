@@ -103,11 +103,36 @@ std::string_view TrimWhiteSpace(std::string_view segment) {
 
 }  // namespace
 
+namespace {
+
+// Whether NormalizePath gives `path` back as it is: a path of non-empty segments, none "." or
+// "..", of unreserved characters alone (no escape, no parameter, no white space), in lower case
+// unless case matters. Most requests' paths are, and are then copied once.
+bool AlreadyNormal(std::string_view path, const PathNormalization& how) {
+  if (path == "/") return true;
+  if (!path.starts_with('/') || path.ends_with('/')) return false;
+  size_t segment_start = 1;
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      const std::string_view segment = path.substr(segment_start, i - segment_start);
+      if (segment.empty() || segment == "." || segment == "..") return false;
+      segment_start = i + 1;
+      continue;
+    }
+    const char c = path[i];
+    if (!Unreserved(c) || (!how.case_sensitive && c >= 'A' && c <= 'Z')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<std::string> NormalizePath(std::string_view target, const PathNormalization& how,
                                   std::string_view what) {
   // The query and the fragment are not the path (a client may send a fragment a browser never
   // would; the server behind cuts it).
   const std::string_view path = target.substr(0, target.find_first_of("?#"));
+  if (AlreadyNormal(path, how)) return std::string(path);
   if (!IsUtf8(path)) return absl::InvalidArgumentError(std::string(what) + " is not UTF-8");
   if (!path.starts_with('/')) return std::string(path);
   // Escapes: the unreserved decoded, the others kept with upper-case hex digits. A segment's

@@ -114,7 +114,6 @@ std::string_view Name(Type type) {
 }
 
 void TopLevelMembers::Add(std::string_view name, Type type, std::string_view value) {
-  if (members_.empty()) members_.reserve(4);
   members_.push_back(Member{std::string(name), type, std::string(value)});
 }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "impl/core/status.h"
 
 namespace ratelab {
@@ -35,7 +36,9 @@ class TopLevelMembers {
 
   // A member of `type` (and `value`, for a string) named `name`, after those there are.
   void Add(std::string_view name, Type type, std::string_view value = {});
-  const std::vector<Member>& members() const { return members_; }
+  // Held in place up to four (a decision's body has three: no allocation for the list).
+  using Members = absl::InlinedVector<Member, 4>;
+  const Members& members() const { return members_; }
 
   // The non-empty string member `name`, or `fallback` when it is absent and one is given;
   // InvalidArgument "NAME: missing" / "NAME: expected a string, found a number" / "NAME: empty".
@@ -43,7 +46,7 @@ class TopLevelMembers {
                              std::optional<std::string_view> fallback = std::nullopt) const;
 
  private:
-  std::vector<Member> members_;
+  Members members_;
 };
 
 // "a string", "a number", "a boolean", "null", "an object", "an array".

@@ -35,7 +35,7 @@ HttpResponse Failed(const Status& s) {
 // What an answer says when no rule matched its request: it is not limited at all (not "limit 0").
 constexpr char kNoRule[] = "no rule matches this request: it is not limited";
 
-std::vector<AnswerHeader> HeadersOf(const RulesLimiter::Answer& a, Instant now) {
+AnswerHeaders HeadersOf(const RulesLimiter::Answer& a, Instant now) {
   if (!a.rule) {
     if (a.decision.allowed) return {{"X-RateLimit-Rule", "none"}};
     if (a.decision.retry_after == kNever) return {};
@@ -320,8 +320,10 @@ Task<HttpResponse> RateLimitService::Usage(Context& ctx, const HttpRequest&, Ins
                                    std::string(a.status().message()));
   }
   if (!a.ok()) co_return Failed(a.status());
-  std::vector<AnswerHeader> headers = HeadersOf(*a, now);
-  std::erase_if(headers, [](const AnswerHeader& h) { return h.name == "Retry-After"; });
+  AnswerHeaders headers = HeadersOf(*a, now);
+  headers.erase(std::remove_if(headers.begin(), headers.end(),
+                               [](const AnswerHeader& h) { return h.name == "Retry-After"; }),
+                headers.end());
   if (!a->rule) {
     co_return JsonAnswer(
         200,

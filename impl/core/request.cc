@@ -26,19 +26,33 @@ constexpr std::array<bool, 256> kNeedsEscape = [] {
 
 bool NeedsEscape(char c) { return kNeedsEscape[static_cast<unsigned char>(c)]; }
 
-// Appends `part` escaped, copying runs of safe characters at once.
-void AppendEscaped(std::string& out, std::string_view part) {
+// Appends `part` escaped to `out` (a string, or the chars of an InPlaceLimiterKey), copying runs
+// of safe characters at once.
+template <typename Out>
+void AppendEscaped(Out& out, std::string_view part) {
   static constexpr char kHex[] = "0123456789ABCDEF";
+  const auto append = [&out](const char* p, size_t n) { out.insert(out.end(), p, p + n); };
   size_t run = 0;
   for (size_t i = 0; i < part.size(); ++i) {
     if (!NeedsEscape(part[i])) continue;
-    out.append(part.data() + run, i - run);
+    append(part.data() + run, i - run);
     const auto u = static_cast<unsigned char>(part[i]);
     const char escaped[3] = {'%', kHex[u >> 4], kHex[u & 0xf]};
-    out.append(escaped, 3);
+    append(escaped, 3);
     run = i + 1;
   }
-  out.append(part.data() + run, part.size() - run);
+  append(part.data() + run, part.size() - run);
+}
+
+// The key of the three parts, appended to `out`.
+template <typename Out>
+void AppendLimiterKey(Out& out, std::string_view scope_type, std::string_view scope_value,
+                      std::string_view endpoint) {
+  AppendEscaped(out, scope_type);
+  out.push_back(':');
+  AppendEscaped(out, scope_value);
+  out.push_back(':');
+  AppendEscaped(out, endpoint);
 }
 
 }  // namespace
@@ -54,16 +68,16 @@ std::string LimiterKey(std::string_view scope_type, std::string_view scope_value
                        std::string_view endpoint) {
   std::string key;
   key.reserve(scope_type.size() + scope_value.size() + endpoint.size() + 2);
-  AppendEscaped(key, scope_type);
-  key += ':';
-  AppendEscaped(key, scope_value);
-  key += ':';
-  AppendEscaped(key, endpoint);
+  AppendLimiterKey(key, scope_type, scope_value, endpoint);
   return key;
 }
 
 std::string LimiterKey(const Request& r) {
   return LimiterKey(r.scope_type, r.scope_value, r.endpoint);
+}
+
+InPlaceLimiterKey::InPlaceLimiterKey(const Request& r) {
+  AppendLimiterKey(chars_, r.scope_type, r.scope_value, r.endpoint);
 }
 
 }  // namespace ratelab

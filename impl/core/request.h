@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/inlined_vector.h"
 #include "impl/core/status.h"
 #include "model/time.h"
 
@@ -30,6 +31,16 @@ std::string LimiterKey(const Request& r);
 // The same key from its three parts.
 std::string LimiterKey(std::string_view scope_type, std::string_view scope_value,
                        std::string_view endpoint);
+// The same key, built in place where it fits, for a caller that needs it only while it decides
+// (a limiter in process): no allocation for a key of up to 64 bytes.
+class InPlaceLimiterKey {
+ public:
+  explicit InPlaceLimiterKey(const Request& r);
+  std::string_view view() const { return {chars_.data(), chars_.size()}; }
+
+ private:
+  absl::InlinedVector<char, 64> chars_;
+};
 
 // Percent-encodes ':', '{', '}', '%' and bytes below 0x21 or above 0x7e; leaves the rest.
 // Injective, and the result holds none of ':{}' so parts cannot run into each other or into a

@@ -33,6 +33,8 @@ TEST(LimiterKey, IsThePartsEscapedAndJoinedWhetherOrNotAnyNeedsEscaping) {
     const std::string a = part(plain), b = part(plain), c = part(plain);
     const std::string want = EscapeKeyPart(a) + ":" + EscapeKeyPart(b) + ":" + EscapeKeyPart(c);
     ASSERT_EQ(LimiterKey(a, b, c), want);
+    // Built in place too (up to 64 bytes in the object, longer on the heap), the same key.
+    ASSERT_EQ(InPlaceLimiterKey(Request{a, b, c, 1, {}}).view(), want);
     escaped += want.size() != a.size() + b.size() + c.size() + 2 ? 1 : 0;
   }
   EXPECT_GT(escaped, 500);

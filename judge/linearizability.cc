@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <compare>
 #include <map>
-#include <numeric>
 #include <string_view>
 #include <type_traits>
 #include <unordered_set>

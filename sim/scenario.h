@@ -39,7 +39,7 @@ struct LimiterSpec {
   // when they are not the defaults.
   std::string name;
   // Enforces the scenario's rules (Scenario::rules, impl/rules/rules_limiter.h) instead of
-  // `policy`: each rule by `protocol`, or when `protocol` is empty by memory-<its algorithm>.
+  // `policy`: each rule by `protocol`, or when `protocol` is null by memory-<its algorithm>.
   bool by_rules = false;
   // Served over HTTP: the limiter runs under the rate-limit service (impl/service/
   // service_protocol.h), decided as a client reads the answers (whole-second Retry-After), its

@@ -19,6 +19,19 @@ namespace ratelab {
 // How long an entry counts: W, or W and one tick for the closed window.
 Duration SlidingLogReach(const Policy& p);
 
+// How either log below tests time, as a key model says it (key_model.h): each entry against the
+// instant, a window apart.
+inline constexpr TimeTests kLogTimeTests{
+    .only_differences = true, .one_window = true, .each_entry = true};
+// A log's entries fed to a search's hash.
+void HashLogInto(auto& h, const std::vector<std::pair<Instant, int64_t>>& entries) {
+  h.Add(static_cast<uint64_t>(entries.size()));
+  for (const auto& [at, cost] : entries) {
+    h.Add(at);
+    h.Add(cost);
+  }
+}
+
 struct SlidingLogModel {
   // Every admission: (instant, cost), in admission order (so in time order).
   std::vector<std::pair<Instant, int64_t>> entries;
@@ -30,16 +43,9 @@ struct SlidingLogModel {
   // States compare member by member (the linearizability search keeps those it has seen).
   auto operator<=>(const SlidingLogModel&) const = default;
   // As a key model says it (key_model.h).
-  static constexpr TimeTests kTimeTests{
-      .only_differences = true, .one_window = true, .each_entry = true};
+  static constexpr TimeTests kTimeTests = kLogTimeTests;
   static constexpr Zones kZones = Zones::kNone;
-  void HashInto(auto& h) const {
-    h.Add(static_cast<uint64_t>(entries.size()));
-    for (const auto& [at, cost] : entries) {
-      h.Add(at);
-      h.Add(cost);
-    }
-  }
+  void HashInto(auto& h) const { HashLogInto(h, entries); }
 };
 
 // The same log as a sorted set keeps it (ZADD at the request's instant, ZCOUNT after it less W):
@@ -58,16 +64,9 @@ struct SlidingLogSortedModel {
   void Forget(const Policy& p, Instant now);
   auto operator<=>(const SlidingLogSortedModel&) const = default;
   // As a key model says it (key_model.h).
-  static constexpr TimeTests kTimeTests{
-      .only_differences = true, .one_window = true, .each_entry = true};
+  static constexpr TimeTests kTimeTests = kLogTimeTests;
   static constexpr Zones kZones = Zones::kNone;
-  void HashInto(auto& h) const {
-    h.Add(static_cast<uint64_t>(entries.size()));
-    for (const auto& [at, cost] : entries) {
-      h.Add(at);
-      h.Add(cost);
-    }
-  }
+  void HashInto(auto& h) const { HashLogInto(h, entries); }
 };
 
 }  // namespace ratelab

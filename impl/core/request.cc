@@ -26,22 +26,21 @@ constexpr std::array<bool, 256> kNeedsEscape = [] {
 
 bool NeedsEscape(char c) { return kNeedsEscape[static_cast<unsigned char>(c)]; }
 
-// Appends `part` escaped to `out` (a string, or the chars of an InPlaceLimiterKey), copying runs
-// of safe characters at once.
+// Appends `part` escaped to `out` (a string, or an InPlaceLimiterKey), copying runs of safe
+// characters at once.
 template <typename Out>
 void AppendEscaped(Out& out, std::string_view part) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  const auto append = [&out](const char* p, size_t n) { out.insert(out.end(), p, p + n); };
   size_t run = 0;
   for (size_t i = 0; i < part.size(); ++i) {
     if (!NeedsEscape(part[i])) continue;
-    append(part.data() + run, i - run);
+    out.append(part.data() + run, i - run);
     const auto u = static_cast<unsigned char>(part[i]);
     const char escaped[3] = {'%', kHex[u >> 4], kHex[u & 0xf]};
-    append(escaped, 3);
+    out.append(escaped, 3);
     run = i + 1;
   }
-  append(part.data() + run, part.size() - run);
+  out.append(part.data() + run, part.size() - run);
 }
 
 // The key of the three parts, appended to `out`.
@@ -77,7 +76,7 @@ std::string LimiterKey(const Request& r) {
 }
 
 InPlaceLimiterKey::InPlaceLimiterKey(const Request& r) {
-  AppendLimiterKey(chars_, r.scope_type, r.scope_value, r.endpoint);
+  AppendLimiterKey(*this, r.scope_type, r.scope_value, r.endpoint);
 }
 
 }  // namespace ratelab

@@ -3,11 +3,13 @@
 #ifndef RATELAB_IMPL_CORE_REQUEST_H_
 #define RATELAB_IMPL_CORE_REQUEST_H_
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
-#include "absl/container/inlined_vector.h"
 #include "impl/core/status.h"
 #include "model/time.h"
 
@@ -36,10 +38,26 @@ std::string LimiterKey(std::string_view scope_type, std::string_view scope_value
 class InPlaceLimiterKey {
  public:
   explicit InPlaceLimiterKey(const Request& r);
-  std::string_view view() const { return {chars_.data(), chars_.size()}; }
+  std::string_view view() const {
+    return longer_.empty() ? std::string_view(chars_.data(), size_) : std::string_view(longer_);
+  }
+
+  // How the key is built (as a string is): `n` characters from `p`, or one.
+  void append(const char* p, size_t n) {
+    if (longer_.empty() && size_ + n <= chars_.size()) {
+      std::memcpy(chars_.data() + size_, p, n);
+      size_ += n;
+      return;
+    }
+    if (longer_.empty()) longer_.assign(chars_.data(), size_);
+    longer_.append(p, n);
+  }
+  void push_back(char c) { append(&c, 1); }
 
  private:
-  absl::InlinedVector<char, 64> chars_;
+  std::array<char, 64> chars_;
+  size_t size_ = 0;
+  std::string longer_;  // the key, once it is longer than `chars_` holds
 };
 
 // Percent-encodes ':', '{', '}', '%' and bytes below 0x21 or above 0x7e; leaves the rest.

@@ -159,6 +159,7 @@ class ZoneSpace {
     Node node;
     std::vector<Choice> choices;
     std::optional<size_t> blocking;  // the answered call left that is answered first
+    Instant hi{};                    // when it was answered
   };
 
   // The frame of `node` with its choices; a linearization when nothing answered is left to place;
@@ -180,7 +181,7 @@ class ZoneSpace {
       tried->second.more.push_back(node.zone);
     }
     steps_.Take();
-    Frame f{std::move(node), {}, region.blocking};
+    Frame f{std::move(node), {}, region.blocking, *region.hi};
     // Where a denial left holds at the first instant it can take, it goes next, alone, there: in
     // any order of the calls left it can be moved to the front, leaving every other call's instant
     // and answer as they were. The zone is cut into the part where it holds and the rest (where
@@ -240,10 +241,9 @@ class ZoneSpace {
   }
   // Whether the blocking call cannot follow `f`'s node: no way of placing it fits its zone.
   bool CannotFollow(const Frame& f) {
-    const SentCalls::Region region = calls_.RegionAfter(f.node.placed);
     bool fits = false;
     for (const Step& step : StepsOf(*f.blocking)) {
-      fits = fits || Place(f.node, f.node.zone, step, *region.hi).has_value();
+      fits = fits || Place(f.node, f.node.zone, step, f.hi).has_value();
     }
     return !fits;
   }

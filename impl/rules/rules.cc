@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <limits>
 #include <numeric>
 #include <tuple>
@@ -196,6 +197,12 @@ void SortRules(std::vector<Rule>& rules) {
     return std::tie(a.scope_type, a.scope_value, a.endpoint, a.rule_id) <
            std::tie(b.scope_type, b.scope_value, b.endpoint, b.rule_id);
   });
+}
+
+AnsweringRule::AnsweringRule(const AppliedRule& applied) : id_{}, policy_(applied.policy) {
+  const std::string& id = applied.rule->rule_id;
+  assert(IsUuid(id));
+  std::copy_n(id.begin(), std::min(id.size(), id_.size()), id_.begin());
 }
 
 bool IsUuid(std::string_view text) {

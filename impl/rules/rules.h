@@ -13,6 +13,7 @@
 #ifndef RATELAB_IMPL_RULES_RULES_H_
 #define RATELAB_IMPL_RULES_RULES_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -114,6 +115,21 @@ struct AppliedRule {
 
   // "scope_type:scope_value:endpoint" (LimiterKey).
   std::string Key() const;
+};
+
+// The rule that gave a decision, as the decision's answer tells it: its id and the policy it
+// set. Held in place: a copy of the rule would allocate for its id at every decision, and the
+// rules may change while the decision waits on its store.
+class AnsweringRule {
+ public:
+  // Requires IsUuid(applied.rule->rule_id), as every rule of a RuleSet's is (RuleSet::Make).
+  explicit AnsweringRule(const AppliedRule& applied);
+  std::string_view rule_id() const { return {id_.data(), id_.size()}; }
+  const Policy& policy() const { return policy_; }
+
+ private:
+  std::array<char, 36> id_;
+  Policy policy_;
 };
 
 class RuleSet {

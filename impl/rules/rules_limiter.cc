@@ -66,7 +66,7 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
   struct Ask {
     Protocol* protocol;
     Request request;
-    Rule rule;
+    AnsweringRule rule;
   };
   absl::InlinedVector<Ask, 2> asks;  // a scope's rule and the global one, in place
   for (const AppliedRule& applied : rules_().Match({&scope, 1}, request.endpoint)) {
@@ -77,7 +77,7 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
         {*protocol,
          Request{std::string(Name(applied.rule->scope_type)), std::string(applied.scope_value),
                  request.endpoint, request.cost, request.now},
-         *applied.rule});
+         AnsweringRule(applied)});
   }
   if (asks.empty()) co_return Answer{Decision{true, 0, 0, request.now, Duration(0)}, std::nullopt};
   std::optional<Answer> answer;
@@ -90,9 +90,9 @@ Task<Result<RulesLimiter::Answer>> RulesLimiter::ByRules(Context& ctx, const Req
       d = co_await ask.protocol->Peek(ctx, ask.request);
     }
     if (!d.ok()) co_return d.status();
-    if (!d->allowed) co_return Answer{*d, std::move(ask.rule)};
+    if (!d->allowed) co_return Answer{*d, ask.rule};
     if (!answer) {
-      answer = Answer{*d, std::move(ask.rule)};
+      answer = Answer{*d, ask.rule};
     } else {
       answer->decision.remaining = std::min(answer->decision.remaining, d->remaining);
     }

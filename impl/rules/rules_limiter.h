@@ -42,7 +42,7 @@ class RulesLimiter final : public Protocol {
   // that admitted; none when no rule applies.
   struct Answer {
     Decision decision;
-    std::optional<Rule> rule;
+    std::optional<AnsweringRule> rule;
   };
   // InvalidArgument for a request whose scope type is not one of ScopeTypes() (or a request that
   // is not valid), and the maker's error for a rule it cannot enforce.

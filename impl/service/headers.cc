@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/strings/str_cat.h"
-
 namespace ratelab {
 
 namespace {
@@ -32,44 +30,43 @@ int64_t ResetUnixSeconds(const Decision& decision, Instant now) {
   return CeilUnixSeconds(std::max(decision.reset, now));
 }
 
-std::string StructuredString(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
+HeaderValue StructuredString(std::string_view text) {
+  HeaderValue out;
+  out.Append('"');
   // Runs of characters that stand for themselves are copied at once.
   size_t run = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c != '"' && c != '\\' && c >= 0x20 && c <= 0x7e) continue;
-    out.append(text, run, i - run);
+    out.Append(text.substr(run, i - run));
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
+      out.Append('\\');
+      out.Append(c);
     } else {
-      out += '?';
+      out.Append('?');
     }
     run = i + 1;
   }
-  out.append(text, run);
-  out += '"';
+  out.Append(text.substr(run));
+  out.Append('"');
   return out;
 }
 
 AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
                                std::string_view name, Instant now) {
-  const std::string id = StructuredString(name);
+  const HeaderValue id = StructuredString(name);
   const int64_t remaining = std::max<int64_t>(0, decision.remaining);
   AnswerHeaders out;
   out.reserve(7);  // room for the caller's Content-Type
-  out.push_back({"X-RateLimit-Limit", absl::StrCat(decision.limit)});
-  out.push_back({"X-RateLimit-Remaining", absl::StrCat(remaining)});
-  out.push_back({"X-RateLimit-Reset", absl::StrCat(ResetUnixSeconds(decision, now))});
-  out.push_back({"RateLimit-Policy",
-                 absl::StrCat(id, ";q=", policy.limit, ";w=", CeilSeconds(policy.ClaimWindow()))});
-  out.push_back(
-      {"RateLimit", absl::StrCat(id, ";r=", remaining, ";t=", SecondsUntil(now, decision.reset))});
+  out.push_back({"X-RateLimit-Limit", HeaderValue::Cat(decision.limit)});
+  out.push_back({"X-RateLimit-Remaining", HeaderValue::Cat(remaining)});
+  out.push_back({"X-RateLimit-Reset", HeaderValue::Cat(ResetUnixSeconds(decision, now))});
+  out.push_back({"RateLimit-Policy", HeaderValue::Cat(id, ";q=", policy.limit,
+                                                      ";w=", CeilSeconds(policy.ClaimWindow()))});
+  out.push_back({"RateLimit",
+                 HeaderValue::Cat(id, ";r=", remaining, ";t=", SecondsUntil(now, decision.reset))});
   if (!decision.allowed && decision.retry_after != kNever) {
-    out.push_back({"Retry-After", absl::StrCat(RetryAfterSeconds(decision.retry_after))});
+    out.push_back({"Retry-After", HeaderValue::Cat(RetryAfterSeconds(decision.retry_after))});
   }
   return out;
 }

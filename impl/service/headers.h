@@ -37,7 +37,7 @@ AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
 
 // `text` as a Structured Fields String: quoted, with '"' and '\' escaped; bytes outside
 // printable ASCII (which a String cannot hold) as '?'.
-std::string StructuredString(std::string_view text);
+HeaderValue StructuredString(std::string_view text);
 
 }  // namespace ratelab
 

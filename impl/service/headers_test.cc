@@ -15,7 +15,7 @@ constexpr Instant kNow = FromUnixNanos(int64_t{1'767'225'600} * 1'000'000'000 + 
 
 std::string Value(const AnswerHeaders& headers, const std::string& name) {
   for (const AnswerHeader& h : headers) {
-    if (h.name.view() == name) return h.value;
+    if (h.name.view() == name) return std::string(h.value.view());
   }
   return "(absent)";
 }
@@ -53,13 +53,29 @@ TEST(RateLimitHeaders, ARuleNameIsAStructuredFieldsStringWhateverItHolds) {
   EXPECT_EQ(StructuredString("tab\there\xc3\xa9"), "\"tab?here??\"");
 }
 
+TEST(HeaderValue, HoldsTextOfAnyLengthAndWritesWholeNumbersInDecimal) {
+  EXPECT_EQ(HeaderValue::Cat("\"r\";q=", int64_t{-12}, ";w=", uint64_t{18'446'744'073'709'551'615u},
+                             ';', std::string("end")),
+            "\"r\";q=-12;w=18446744073709551615;end");
+  const std::string long_text(3 * HeaderValue::kInPlace + 1, 'x');
+  HeaderValue v = "a";
+  v.Append(long_text);
+  v.Append(int32_t{7});
+  EXPECT_EQ(v, "a" + long_text + "7");
+  EXPECT_EQ(v.size(), long_text.size() + 2);
+  EXPECT_EQ(HeaderValue(), "");
+  EXPECT_TRUE(HeaderValue().empty());
+}
+
 // What the service writes, a client reads back by the grammar and finds equal to the decision.
 TEST(RateLimitHeaders, ReadBackByTheStructuredFieldsGrammarTheySayWhatTheDecisionSays) {
   const Policy policies[] = {Policy::Window(Algorithm::kFixedWindow, 100, seconds(60)),
                              Policy::Window(Algorithm::kSlidingLog, 7, milliseconds(1500)),
                              Policy::Bucket(Algorithm::kTokenBucket, 10, milliseconds(100))};
   for (const Policy& policy : policies) {
-    for (const std::string name : {"r1", "a \"quoted\" \\ name", "user:*:/api/*"}) {
+    // The last is longer than a header's value holds in place (HeaderValue::kInPlace).
+    for (const std::string& name : std::vector<std::string>{
+             "r1", "a \"quoted\" \\ name", "user:*:/api/*", std::string(150, 'n') + "\\"}) {
       for (const Decision& d : {Decision{true, policy.limit, 3, kNow + milliseconds(2'001)},
                                 Decision{false, policy.limit, 0, kNow + seconds(9), seconds(9)}}) {
         const AnswerHeaders h = RateLimitHeaders(d, policy, name, kNow);

@@ -3,12 +3,16 @@
 #ifndef RATELAB_IMPL_SERVICE_HTTP_H_
 #define RATELAB_IMPL_SERVICE_HTTP_H_
 
+#include <concepts>
 #include <cstddef>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
 #include "impl/core/status.h"
 
 namespace ratelab {
@@ -89,9 +93,51 @@ class HeaderName {
   std::string_view name_;
 };
 
+// The value of a header an answer carries, held in place up to kInPlace bytes and allocated
+// past them: the rate-limit headers' values (a rule's quoted UUID and two numbers among them) fit,
+// where a string would allocate for each.
+class HeaderValue {
+ public:
+  static constexpr size_t kInPlace = 80;
+
+  HeaderValue() = default;
+  HeaderValue(std::string_view text) { Append(text); }               // NOLINT: implicit
+  HeaderValue(const std::string& text) { Append(text); }             // NOLINT: implicit
+  HeaderValue(const char* text) { Append(std::string_view(text)); }  // NOLINT: implicit
+
+  // The pieces one after another, as absl::StrCat writes them: text as it is, whole numbers in
+  // decimal.
+  template <typename... Pieces>
+  static HeaderValue Cat(const Pieces&... pieces) {
+    HeaderValue out;
+    (out.Append(pieces), ...);
+    return out;
+  }
+  void Append(std::string_view piece) {
+    const size_t at = text_.size();
+    text_.resize(at + piece.size());
+    if (!piece.empty()) std::memcpy(text_.data() + at, piece.data(), piece.size());
+  }
+  void Append(char c) { text_.push_back(c); }
+  template <std::integral Number>
+  requires(!std::same_as<Number, char> && !std::same_as<Number, bool>) void Append(Number n) {
+    const absl::AlphaNum digits(n);
+    Append(std::string_view(digits.data(), digits.size()));
+  }
+
+  std::string_view view() const { return {text_.data(), text_.size()}; }
+  operator std::string_view() const { return view(); }  // NOLINT: implicit
+  size_t size() const { return text_.size(); }
+  bool empty() const { return text_.empty(); }
+  bool operator==(std::string_view other) const { return view() == other; }
+
+ private:
+  absl::InlinedVector<char, kInPlace> text_;
+};
+
 struct AnswerHeader {
   HeaderName name;
-  std::string value;
+  HeaderValue value;
   bool operator==(const AnswerHeader&) const = default;
 };
 

@@ -40,19 +40,21 @@ class BatchedHandler final : public HttpServer::LaterHandler {
   explicit BatchedHandler(HttpServer::BatchHandler handler) : handler_(std::move(handler)) {}
   void Take(std::span<const HttpRequest* const> requests,
             std::span<HttpServer::Answer> answers) override {
-    std::vector<HttpResponse> out(requests.size());
+    out_.clear();
+    out_.resize(requests.size());
     try {
-      handler_(requests, out);
+      handler_(requests, out_);
     } catch (const std::exception&) {
-      for (HttpResponse& a : out) a = InternalError();
+      for (HttpResponse& a : out_) a = InternalError();
     }
-    for (size_t i = 0; i < out.size(); ++i) answers[i](std::move(out[i]));
+    for (size_t i = 0; i < out_.size(); ++i) answers[i](std::move(out_[i]));
   }
   std::optional<Wait> Waiting() override { return std::nullopt; }
   void Waited(bool) override {}
 
  private:
   HttpServer::BatchHandler handler_;
+  std::vector<HttpResponse> out_;  // the answers of the batch being taken (kept for its room)
 };
 
 // One thread of the server: its io_context, its handler, and the connections it carries.
@@ -62,6 +64,11 @@ struct Worker {
   // Connections whose request is read and waits for the handler, answered together once the
   // thread has taken in everything ready (AnswerReady).
   std::vector<std::shared_ptr<Session>> ready;
+  // The batch AnswerReady hands the handler, and its requests and answers: kept from batch to
+  // batch for their room, so that a batch allocates nothing.
+  std::vector<std::shared_ptr<Session>> taking;
+  std::vector<const HttpRequest*> taking_requests;
+  std::vector<HttpServer::Answer> taking_answers;
   // Declared before the io_context, so destroyed after it: the handlers it destroys may hold
   // the last reference to a session, which takes itself out of this set.
   std::set<Session*> sessions;  // open connections, on the worker's thread only
@@ -294,17 +301,21 @@ void Worker::Ready(std::shared_ptr<Session> s) {
 }
 
 void Worker::AnswerReady() {
-  std::vector<std::shared_ptr<Session>> batch;
-  batch.swap(ready);
-  std::vector<const HttpRequest*> requests;
-  requests.reserve(batch.size());
-  for (const std::shared_ptr<Session>& s : batch) requests.push_back(&s->request());
-  std::vector<HttpServer::Answer> answers;
-  answers.reserve(batch.size());
-  for (std::shared_ptr<Session>& s : batch) answers.emplace_back(std::move(s));
-  // An answer the handler neither gave nor kept, because it threw, is a 500 as `answers` goes.
+  taking.swap(ready);  // `ready` empty, with the room `taking` had
+  for (const std::shared_ptr<Session>& s : taking) taking_requests.push_back(&s->request());
+  for (std::shared_ptr<Session>& s : taking) taking_answers.emplace_back(std::move(s));
+  taking.clear();
+  // An answer the handler neither gave nor kept, because it threw, is a 500 as the batch is
+  // cleared (after Await, either way).
+  struct Cleared {
+    Worker& worker;
+    ~Cleared() {
+      worker.taking_requests.clear();
+      worker.taking_answers.clear();
+    }
+  } cleared{*this};
   try {
-    handler->Take(requests, answers);
+    handler->Take(taking_requests, taking_answers);
   } catch (...) {
     Await();
     throw;

@@ -41,7 +41,7 @@ AnswerHeaders HeadersOf(const RulesLimiter::Answer& a, Instant now) {
     if (a.decision.retry_after == kNever) return {};
     return {{"Retry-After", std::to_string(RetryAfterSeconds(a.decision.retry_after))}};
   }
-  return RateLimitHeaders(a.decision, a.rule->ToPolicy(), a.rule->rule_id, now);
+  return RateLimitHeaders(a.decision, a.rule->policy(), a.rule->rule_id(), now);
 }
 
 // "2026-01-01T00:01:00.000Z": the minute `now` is in, as JavaScript's toISOString writes it.
@@ -370,7 +370,7 @@ Task<Result<RulesLimiter::Answer>> RateLimitService::Decide(Context& ctx, const 
   // Counted as what it was.
   const auto counted = [&](RulesLimiter::Answer a, bool degraded) {
     metrics().Decided(ServiceMetrics::OutcomeOf(a.decision.allowed, degraded),
-                      a.rule ? std::string_view(a.rule->rule_id) : std::string_view());
+                      a.rule ? a.rule->rule_id() : std::string_view());
     return a;
   };
   // Made without the store.

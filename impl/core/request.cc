@@ -26,7 +26,7 @@ constexpr std::array<bool, 256> kNeedsEscape = [] {
 
 bool NeedsEscape(char c) { return kNeedsEscape[static_cast<unsigned char>(c)]; }
 
-// Appends `part` escaped to `out` (a string, or an InPlaceLimiterKey), copying runs of safe
+// Appends `part` escaped to `out` (a string, or an InPlaceText), copying runs of safe
 // characters at once.
 template <typename Out>
 void AppendEscaped(Out& out, std::string_view part) {
@@ -76,7 +76,7 @@ std::string LimiterKey(const Request& r) {
 }
 
 InPlaceLimiterKey::InPlaceLimiterKey(const Request& r) {
-  AppendLimiterKey(*this, r.scope_type, r.scope_value, r.endpoint);
+  AppendLimiterKey(text_, r.scope_type, r.scope_value, r.endpoint);
 }
 
 }  // namespace ratelab

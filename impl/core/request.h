@@ -3,13 +3,12 @@
 #ifndef RATELAB_IMPL_CORE_REQUEST_H_
 #define RATELAB_IMPL_CORE_REQUEST_H_
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 
+#include "impl/core/in_place_text.h"
 #include "impl/core/status.h"
 #include "model/time.h"
 
@@ -38,26 +37,10 @@ std::string LimiterKey(std::string_view scope_type, std::string_view scope_value
 class InPlaceLimiterKey {
  public:
   explicit InPlaceLimiterKey(const Request& r);
-  std::string_view view() const {
-    return longer_.empty() ? std::string_view(chars_.data(), size_) : std::string_view(longer_);
-  }
-
-  // How the key is built (as a string is): `n` characters from `p`, or one.
-  void append(const char* p, size_t n) {
-    if (longer_.empty() && size_ + n <= chars_.size()) {
-      std::memcpy(chars_.data() + size_, p, n);
-      size_ += n;
-      return;
-    }
-    if (longer_.empty()) longer_.assign(chars_.data(), size_);
-    longer_.append(p, n);
-  }
-  void push_back(char c) { append(&c, 1); }
+  std::string_view view() const { return text_.view(); }
 
  private:
-  std::array<char, 64> chars_;
-  size_t size_ = 0;
-  std::string longer_;  // the key, once it is longer than `chars_` holds
+  InPlaceText<64> text_;
 };
 
 // Percent-encodes ':', '{', '}', '%' and bytes below 0x21 or above 0x7e; leaves the rest.

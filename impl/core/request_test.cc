@@ -41,6 +41,37 @@ TEST(LimiterKey, IsThePartsEscapedAndJoinedWhetherOrNotAnyNeedsEscaping) {
   EXPECT_LT(escaped, 1500);
 }
 
+TEST(InPlaceText, HoldsTextAcrossItsRoomAndCopiesAndMovesWhatItHolds) {
+  for (const size_t length : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{40}}) {
+    InPlaceText<8> text;
+    std::string want;
+    for (size_t i = 0; i < length; ++i) {
+      const char c = static_cast<char>('a' + i % 26);
+      if (i % 3 == 0) {
+        text.push_back(c);
+        want.push_back(c);
+      } else {
+        text.append(std::string_view(&c, 1));
+        want.append(1, c);
+      }
+      ASSERT_EQ(text.view(), want) << "after " << i + 1 << " characters";
+    }
+    EXPECT_EQ(text.size(), want.size());
+    EXPECT_EQ(text.empty(), want.empty());
+    InPlaceText<8> copy = text;
+    EXPECT_EQ(copy.view(), want);
+    InPlaceText<8> assigned;
+    assigned.append("something else entirely");
+    assigned = copy;
+    EXPECT_EQ(assigned.view(), want);
+    InPlaceText<8> moved = std::move(copy);
+    EXPECT_EQ(moved.view(), want);
+    moved.append("!", 1);
+    EXPECT_EQ(moved.view(), want + "!");
+    EXPECT_EQ(text.view(), want) << "a copy is its own";
+  }
+}
+
 TEST(EscapeKeyPart, RemovesEveryHashTagCharacter) {
   EXPECT_EQ(EscapeKeyPart("{tag}%x y"), "%7Btag%7D%25x%20y");
   EXPECT_EQ(EscapeKeyPart("%7B"), "%257B") << "an escaped-looking value stays distinct";

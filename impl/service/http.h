@@ -5,14 +5,13 @@
 
 #include <concepts>
 #include <cstddef>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "impl/core/in_place_text.h"
 #include "impl/core/status.h"
 
 namespace ratelab {
@@ -113,11 +112,7 @@ class HeaderValue {
     (out.Append(pieces), ...);
     return out;
   }
-  void Append(std::string_view piece) {
-    const size_t at = text_.size();
-    text_.resize(at + piece.size());
-    if (!piece.empty()) std::memcpy(text_.data() + at, piece.data(), piece.size());
-  }
+  void Append(std::string_view piece) { text_.append(piece); }
   void Append(char c) { text_.push_back(c); }
   template <std::integral Number>
   requires(!std::same_as<Number, char> && !std::same_as<Number, bool>) void Append(Number n) {
@@ -125,14 +120,14 @@ class HeaderValue {
     Append(std::string_view(digits.data(), digits.size()));
   }
 
-  std::string_view view() const { return {text_.data(), text_.size()}; }
+  std::string_view view() const { return text_.view(); }
   operator std::string_view() const { return view(); }  // NOLINT: implicit
   size_t size() const { return text_.size(); }
   bool empty() const { return text_.empty(); }
   bool operator==(std::string_view other) const { return view() == other; }
 
  private:
-  absl::InlinedVector<char, kInPlace> text_;
+  InPlaceText<kInPlace> text_;
 };
 
 struct AnswerHeader {

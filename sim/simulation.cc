@@ -20,11 +20,11 @@ struct Simulation::InFlight {
   Request request;
   Context ctx;
   Task<Result<Decision>> task;
-  InFlight(int n, Random r, const Arrival& a, Instant now, Executor& executor, int64_t id,
-           Protocol& protocol, FramePool& frames)
+  InFlight(int n, Random r, const Arrival& a, std::string_view key, Instant now, Executor& executor,
+           int64_t id, Protocol& protocol, FramePool& frames)
       : node(n),
         random(r),
-        request{kScopeType, a.user, a.endpoint, a.cost, now},
+        request{kScopeType, a.user, a.endpoint, a.cost, now, key},
         ctx(executor, id, &frames),
         task(protocol.Decide(ctx, request)) {}
   // From the run's pool (Simulation::frames_), as the frames of its task are.
@@ -128,8 +128,9 @@ void Simulation::Arrive(int64_t id, const Arrival& a) {
   e.node = node;
   e.node_now = n.clock.Read(loop_.now());
   std::unique_ptr<InFlight>& f = in_flight_[static_cast<size_t>(id)];
-  f.reset(new (frames_)
-              InFlight(node, random, a, e.node_now, *n.executor, id, *n.protocol, frames_));
+  f.reset(new (frames_) InFlight(node, random, a,
+                                 keys_[static_cast<size_t>(key_of_[static_cast<size_t>(id)])],
+                                 e.node_now, *n.executor, id, *n.protocol, frames_));
   f->task.Start();
   Finish(id);
 }

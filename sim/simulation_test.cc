@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -109,6 +110,34 @@ TEST(Simulation, EachKeyHasOneIdAndEachIdOneKey) {
     EXPECT_GT(id, previous) << "ids increase with the keys";
     previous = id;
   }
+}
+
+// Records each request's limiter key as given, beside the key its parts make.
+class KeyRecorder final : public Protocol {
+ public:
+  explicit KeyRecorder(std::vector<std::pair<std::string, std::string>>& seen) : seen_(seen) {}
+  Task<Result<Decision>> Decide(Context&, const Request& r) override {
+    seen_.emplace_back(std::string(r.limiter_key), LimiterKey(r));
+    co_return Decision{true, 1, 0, r.now, Duration(0)};
+  }
+  void Restart() override {}
+
+ private:
+  std::vector<std::pair<std::string, std::string>>& seen_;
+};
+
+TEST(Simulation, EachRequestCarriesTheKeyItsPartsMake) {
+  std::vector<std::pair<std::string, std::string>> seen;
+  Simulation sim(ThreeNodes(5), [&](int) { return std::make_unique<KeyRecorder>(seen); });
+  std::vector<Arrival> arrivals = ManyUsers(5);
+  arrivals.push_back(Arrival{kT0 + seconds(1), "a user:with {escapes}%", "/api/x y"});
+  const History h = sim.Run(arrivals);
+  ASSERT_EQ(seen.size(), h.size());
+  for (const auto& [given, made] : seen) EXPECT_EQ(given, made);
+  const std::string escaped = "user:a%20user%3Awith%20%7Bescapes%7D%25:/api/x%20y";
+  EXPECT_EQ(
+      std::count_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == escaped; }),
+      1);
 }
 
 TEST(Simulation, ANodeSeesItsOwnSkewedClock) {

@@ -1,6 +1,7 @@
 #include "impl/core/request.h"
 
 #include <array>
+#include <cassert>
 
 namespace ratelab {
 
@@ -75,8 +76,12 @@ std::string LimiterKey(const Request& r) {
   return LimiterKey(r.scope_type, r.scope_value, r.endpoint);
 }
 
-InPlaceLimiterKey::InPlaceLimiterKey(const Request& r) {
-  AppendLimiterKey(text_, r.scope_type, r.scope_value, r.endpoint);
+InPlaceLimiterKey::InPlaceLimiterKey(const Request& r) : given_(r.limiter_key) {
+  if (given_.empty()) {
+    AppendLimiterKey(text_, r.scope_type, r.scope_value, r.endpoint);
+  } else {
+    assert(given_ == LimiterKey(r));
+  }
 }
 
 }  // namespace ratelab

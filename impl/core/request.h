@@ -20,6 +20,10 @@ struct Request {
   std::string endpoint;     // "/api/messages"
   int64_t cost = 1;
   Instant now{};
+  // LimiterKey(*this), when whoever made the request has it already (the simulator makes each of
+  // a run's keys once); empty when not given. A request made from another with another scope or
+  // endpoint must not carry it over.
+  std::string_view limiter_key = {};
 };
 
 // InvalidArgument naming the field when the request cannot be decided: an empty scope type or
@@ -36,10 +40,12 @@ std::string LimiterKey(std::string_view scope_type, std::string_view scope_value
 // (a limiter in process): no allocation for a key of up to 64 bytes.
 class InPlaceLimiterKey {
  public:
+  // The request's own limiter_key when it has one.
   explicit InPlaceLimiterKey(const Request& r);
-  std::string_view view() const { return text_.view(); }
+  std::string_view view() const { return given_.empty() ? text_.view() : given_; }
 
  private:
+  std::string_view given_;
   InPlaceText<64> text_;
 };
 

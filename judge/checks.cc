@@ -210,12 +210,11 @@ const CheckInfo& CheckOf(CheckId id) { return kChecks[static_cast<size_t>(id)]; 
 Result<CheckId> ParseCheck(std::string_view name) {
   const std::optional<CheckId> id = CheckNamed(name);
   if (id && IsScenarioCheck(*id)) return *id;
-  std::string expected;
-  for (const CheckInfo& c : kChecks) {
-    expected += (expected.empty() ? "" : ", ") + std::string(CheckName(c.id));
-  }
+  std::vector<CheckId> ids;
+  for (const CheckInfo& c : kChecks) ids.push_back(c.id);
   return absl::InvalidArgumentError("unknown check '" + std::string(name) + "' (expected one of " +
-                                    expected + "; the boundary-burst ratio is always reported)");
+                                    CheckChoices(ids) +
+                                    "; the boundary-burst ratio is always reported)");
 }
 
 // Judges `judged` (`history` at the protocol's `resolution`) by the promise over intervals, the

@@ -3,6 +3,8 @@
 #ifndef RATELAB_LIVE_PROBE_CHECKS_H_
 #define RATELAB_LIVE_PROBE_CHECKS_H_
 
+#include <vector>
+
 #include "model/check_id.h"
 
 namespace ratelab {
@@ -27,6 +29,15 @@ inline constexpr ProbeCheckInfo kProbeChecks[] = {
     {CheckId::kRetryAfterDishonest},
     {CheckId::kUnreadableAnswers},
 };
+
+// The ids of kProbeChecks, in its order: every one, or only the optional ones.
+inline std::vector<CheckId> ProbeCheckIds(bool only_optional = false) {
+  std::vector<CheckId> ids;
+  for (const ProbeCheckInfo& row : kProbeChecks) {
+    if (row.optional || !only_optional) ids.push_back(row.id);
+  }
+  return ids;
+}
 
 }  // namespace ratelab
 

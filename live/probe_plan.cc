@@ -48,10 +48,7 @@ bool Optional(CheckId check) {
 }
 
 Result<CheckId> ParseRequiredCheck(std::string_view name) {
-  std::vector<CheckId> optional;
-  for (const ProbeCheckInfo& check : kProbeChecks) {
-    if (check.optional) optional.push_back(check.id);
-  }
+  const std::vector<CheckId> optional = ProbeCheckIds(/*only_optional=*/true);
   if (const std::optional<CheckId> check = CheckNamed(name, optional)) return *check;
   return absl::InvalidArgumentError("unknown optional check '" + std::string(name) +
                                     "' (expected " + CheckChoices(optional) + ")");

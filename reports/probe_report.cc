@@ -152,8 +152,7 @@ void ReadJsonValue(const JsonReader& r, TrafficKind& traffic) {
 }
 
 void ReadProbeCheck(const JsonReader& r, CheckId& check) {
-  std::vector<CheckId> checks;
-  for (const ProbeCheckInfo& row : kProbeChecks) checks.push_back(row.id);
+  const std::vector<CheckId> checks = ProbeCheckIds();
   const std::string name = r.String();
   if (const std::optional<CheckId> named = CheckNamed(name, checks)) {
     check = *named;

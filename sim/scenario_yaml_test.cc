@@ -142,7 +142,7 @@ TEST(ScenarioFile, ErrorsInTrafficFaultsAndChecks) {
   EXPECT_EQ(ErrorOf(head + kTraffic + "checks: [promise, vibes]\n"),
             "bad.yaml:5:19: unknown check 'vibes' (expected one of promise, aligned-window-cap, "
             "anchored-window-cap, any-window-cap, bucket-conformance, false-denials, retry-after, "
-            "key-expiry, survives-restart; the boundary-burst ratio is always reported)");
+            "key-expiry or survives-restart; the boundary-burst ratio is always reported)");
   EXPECT_EQ(ErrorOf(head), "bad.yaml:1:1: 'traffic' must list at least one generator");
 }
 

@@ -79,13 +79,23 @@ Result<std::vector<QueryParam>> ParseQuery(std::string_view query);
 
 // The name of a header an answer carries: always a literal the program wrote, kept as a view of it
 // and never copied (the constructor takes nothing else), so that an answer's headers cost no
-// allocation for their names (most are longer than a string holds in place).
+// allocation for their names (most are longer than a string holds in place). A literal that is
+// not a token (RFC 9110: one or more tchars) does not compile, so no name can end its line or
+// itself early, and none is checked as an answer is written.
 class HeaderName {
  public:
   template <size_t N>
-  consteval HeaderName(const char (&name)[N]) : name_(name, N - 1) {}  // NOLINT: implicit
-  std::string_view view() const { return name_; }
-  operator std::string_view() const { return name_; }  // NOLINT: implicit
+  consteval HeaderName(const char (&name)[N]) : name_(name, N - 1) {  // NOLINT: implicit
+    if (name_.empty()) throw "a header's name is one or more tchars";
+    for (const char c : name_) {
+      const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') ||
+                         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+      if (!tchar) throw "a header's name is one or more tchars";
+    }
+  }
+  constexpr std::string_view view() const { return name_; }
+  constexpr operator std::string_view() const { return name_; }  // NOLINT: implicit
   bool operator==(const HeaderName&) const = default;
 
  private:

@@ -471,17 +471,15 @@ TEST(HttpServer, AStopWaitsForAHalfSentRequestNoLongerThanItsReadTimeout) {
 }
 
 // The answer is written by the server itself: the status line of the request's version, the
-// length (none for a 204), Connection as the request asked, and never a header that could end a
-// line early.
+// length (none for a 204), Connection as the request asked, and never a header whose value could
+// end a line early (a name that is not a token does not compile: HeaderName).
 TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnswer) {
   Result<std::unique_ptr<HttpServer>> listening =
       HttpServer::Listen(AnyPort(), [](const HttpRequest& request) {
         if (request.path == "/gone") return HttpResponse{204, {}, "ignored"};
         if (request.path == "/throws") throw std::runtime_error("a handler's bug");
         return HttpResponse{
-            201,
-            {{"X-Path", request.path}, {"X-Bad", "a\r\nSet-Cookie: x=1"}, {"Bad:Name", "v"}},
-            "made"};
+            201, {{"X-Path", request.path}, {"X-Bad", "a\r\nSet-Cookie: x=1"}}, "made"};
       });
   ASSERT_TRUE(listening.ok()) << listening.status();
   HttpServer& server = **listening;
@@ -494,7 +492,6 @@ TEST(HttpServer, AnswersInTheRequestsVersionAndDropsAHeaderThatWouldSplitTheAnsw
     EXPECT_EQ(one["X-Path"], "/a");
     EXPECT_EQ(one.count("X-Bad"), 0u);
     EXPECT_EQ(one.count("Set-Cookie"), 0u);
-    EXPECT_EQ(one.count("Bad:Name"), 0u);
     EXPECT_EQ(one.body(), "made");
     EXPECT_TRUE(one.keep_alive());
   }
@@ -700,21 +697,19 @@ TEST(HttpServer, AHandlersConnectionClosedAndOpenedAgainLeavesEveryHttpConnectio
   close(fd);
 }
 
-// A header that would end its line (CR, LF) or, as a name, its name (':') is found at every
-// place of every length, sixteen bytes at a time and in the rest alike.
-TEST(HttpWire, FieldTextFindsALineBreakOrAColonAnywhere) {
+// A header's value that would end its line (CR, LF) is found at every place of every length,
+// sixteen bytes at a time and in the rest alike. (A name is a token by its type: HeaderName's
+// constructor does not compile for another literal.)
+TEST(HttpWire, FieldTextFindsALineBreakAnywhere) {
+  static_assert(HeaderName("X-RateLimit-Limit").view() == "X-RateLimit-Limit");
   for (size_t length = 0; length <= 40; ++length) {
     const std::string clean(length, 'a');
-    EXPECT_TRUE(FieldText(clean, true)) << length;
-    EXPECT_TRUE(FieldText(clean, false)) << length;
+    EXPECT_TRUE(FieldText(clean)) << length;
     for (size_t at = 0; at < length; ++at) {
       for (const char c : {'\r', '\n', ':', '\0', '\x8d', 'M'}) {
         std::string text = clean;
         text[at] = c;
-        const bool breaks = c == '\r' || c == '\n';
-        EXPECT_EQ(FieldText(text, false), !breaks) << length << " " << at << " " << int{c};
-        EXPECT_EQ(FieldText(text, true), !breaks && c != ':')
-            << length << " " << at << " " << int{c};
+        EXPECT_EQ(FieldText(text), c != '\r' && c != '\n') << length << " " << at << " " << int{c};
       }
     }
   }

@@ -9,18 +9,16 @@
 
 namespace ratelab {
 
-bool FieldText(std::string_view text, bool name) {
+bool FieldText(std::string_view text) {
   // Every answer's every header goes through here (it was 7% of serve's instructions a byte at a
   // time): sixteen bytes at a time where the machine has SSE2, the last few copied into sixteen
-  // zeros (a zero is none of the three), else a byte at a time.
+  // zeros (a zero is neither), else a byte at a time.
 #ifdef __SSE2__
   const __m128i cr = _mm_set1_epi8('\r');
   const __m128i lf = _mm_set1_epi8('\n');
-  const __m128i colon = _mm_set1_epi8(name ? ':' : '\r');
   const auto found = [&](const char* at) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)),
-                                     _mm_cmpeq_epi8(v, colon));
+    const __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf));
     return _mm_movemask_epi8(hit) != 0;
   };
   size_t i = 0;
@@ -33,7 +31,7 @@ bool FieldText(std::string_view text, bool name) {
   return !found(last);
 #else
   bool bad = false;  // without a branch a character
-  for (const char c : text) bad |= (c == '\r') | (c == '\n') | (name & (c == ':'));
+  for (const char c : text) bad |= (c == '\r') | (c == '\n');
   return !bad;
 #endif
 }
@@ -114,7 +112,7 @@ void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool he
   out.append(reason.data(), reason.size());
   out += "\r\n";
   for (const AnswerHeader& h : answer.headers) {
-    if (!FieldText(h.name, true) || !FieldText(h.value, false)) continue;
+    if (!FieldText(h.value)) continue;
     out += h.name.view();
     out += ": ";
     out += h.value;

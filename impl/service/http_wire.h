@@ -24,8 +24,9 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 
-// Whether `text` can be sent as a header's name (no ':') or value: nothing that ends a line.
-bool FieldText(std::string_view text, bool name);
+// Whether `text` can be sent as a header's value: nothing that ends a line. (A name is a token
+// by its type, HeaderName.)
+bool FieldText(std::string_view text);
 
 // The answer to a request whose handler threw.
 HttpResponse InternalError();

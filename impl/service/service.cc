@@ -321,9 +321,7 @@ Task<HttpResponse> RateLimitService::Usage(Context& ctx, const HttpRequest&, Ins
   }
   if (!a.ok()) co_return Failed(a.status());
   AnswerHeaders headers = HeadersOf(*a, now);
-  headers.erase(std::remove_if(headers.begin(), headers.end(),
-                               [](const AnswerHeader& h) { return h.name == "Retry-After"; }),
-                headers.end());
+  std::erase_if(headers, [](const AnswerHeader& h) { return h.name == "Retry-After"; });
   if (!a->rule) {
     co_return JsonAnswer(
         200,

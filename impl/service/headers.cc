@@ -53,10 +53,11 @@ HeaderValue StructuredString(std::string_view text) {
 }
 
 AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
-                               std::string_view name, Instant now) {
+                               std::string_view name, Instant now, AnswerHeaders room) {
   const HeaderValue id = StructuredString(name);
   const int64_t remaining = std::max<int64_t>(0, decision.remaining);
-  AnswerHeaders out;
+  AnswerHeaders out = std::move(room);
+  out.clear();
   out.reserve(7);  // room for the caller's Content-Type
   out.push_back({"X-RateLimit-Limit", HeaderValue::Cat(decision.limit)});
   out.push_back({"X-RateLimit-Remaining", HeaderValue::Cat(remaining)});

@@ -31,9 +31,10 @@ int64_t RetryAfterSeconds(Duration wait);
 // `now`).
 int64_t ResetUnixSeconds(const Decision& decision, Instant now);
 
-// The headers above for `decision`, made by a rule of `policy` called `name`, at `now`.
+// The headers above for `decision`, made by a rule of `policy` called `name`, at `now`; written
+// in the memory of `room` (what it holds is dropped).
 AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
-                               std::string_view name, Instant now);
+                               std::string_view name, Instant now, AnswerHeaders room = {});
 
 // `text` as a Structured Fields String: quoted, with '"' and '\' escaped; bytes outside
 // printable ASCII (which a String cannot hold) as '?'.

@@ -218,6 +218,17 @@ std::optional<std::string_view> HttpRequest::Header(std::string_view name) const
   return FindHeader(headers, name);
 }
 
+void HttpResponse::Clear() {
+  constexpr size_t kKeptBody = 1024;
+  status = 200;
+  headers.clear();
+  if (body.capacity() > kKeptBody) {
+    std::string().swap(body);
+  } else {
+    body.clear();
+  }
+}
+
 std::optional<std::string_view> HttpResponse::Header(std::string_view name) const {
   for (const AnswerHeader& h : headers) {
     const std::string_view n = h.name;

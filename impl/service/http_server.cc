@@ -114,21 +114,26 @@ class BatchedHandler final : public HttpServer::LaterHandler {
   explicit BatchedHandler(HttpServer::BatchHandler handler) : handler_(std::move(handler)) {}
   void Take(std::span<const HttpRequest* const> requests,
             std::span<HttpServer::Answer> answers) override {
-    out_.clear();
-    out_.resize(requests.size());
+    if (out_.size() < requests.size()) out_.resize(requests.size());
+    const std::span<HttpResponse> out = std::span(out_).first(requests.size());
     try {
-      handler_(requests, out_);
+      handler_(requests, out);
     } catch (const std::exception&) {
-      for (HttpResponse& a : out_) a = InternalError();
+      for (HttpResponse& a : out) a = InternalError();
     }
-    for (size_t i = 0; i < out_.size(); ++i) answers[i](std::move(out_[i]));
+    for (size_t i = 0; i < out.size(); ++i) {
+      answers[i](out[i]);
+      out[i].Clear();
+    }
   }
   std::optional<Wait> Waiting() override { return std::nullopt; }
   void Waited(bool) override {}
 
  private:
   HttpServer::BatchHandler handler_;
-  std::vector<HttpResponse> out_;  // the answers of the batch being taken (kept for its room)
+  // Room for the answers of a batch: as many as the largest batch yet, each written out and
+  // cleared, keeping its memory (HttpResponse::Clear) for the handler's next answer there.
+  std::vector<HttpResponse> out_;
 };
 
 // One thread of the server: its io_context, its handler, and the connections it carries.
@@ -281,7 +286,7 @@ class HttpServer::Session : public std::enable_shared_from_this<Session> {
   bool keep_alive() const { return parser_->keep_alive(); }
 
   // Writes `answer` out, then reads the next request unless the connection closes.
-  void Answer(HttpResponse answer) { Write(std::move(answer), keep_alive()); }
+  void Answer(const HttpResponse& answer) { Write(answer, keep_alive()); }
 
   // Closes the connection when it is past its time: `idle_timeout` waiting for a request,
   // `read_timeout` reading or writing one. The deadline is set at the first sweep that sees
@@ -312,17 +317,17 @@ class HttpServer::Session : public std::enable_shared_from_this<Session> {
   // A request that could not be read: answered when it was the client's fault, then closed.
   void Failed(beast::error_code ec) {
     if (std::optional<HttpResponse> answer = UnreadableAnswer(ec, *parser_, state_.options)) {
-      return Write(*std::move(answer), false);
+      return Write(*answer, false);
     }
     Close();
   }
 
-  void Write(HttpResponse answer, bool keep_alive) {
+  void Write(const HttpResponse& answer, bool keep_alive) {
     Enter(Phase::kWriting);
     keep_alive = keep_alive && !worker_.stopping;
     out_.clear();
     const bool head = parser_ && parser_->is_header_done() && request_.method == "HEAD";
-    WriteAnswer(std::move(answer), parser_ ? parser_->version() : 11, keep_alive, head, out_);
+    WriteAnswer(answer, parser_ ? parser_->version() : 11, keep_alive, head, out_);
     net::async_write(
         socket_, net::buffer(out_),
         WithMemory(memory_, [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
@@ -362,9 +367,9 @@ HttpServer::Answer::~Answer() {
   if (session_) session_->Answer(InternalError());
 }
 
-void HttpServer::Answer::operator()(HttpResponse response) {
+void HttpServer::Answer::operator()(const HttpResponse& response) {
   if (!session_) return;
-  std::exchange(session_, nullptr)->Answer(std::move(response));
+  std::exchange(session_, nullptr)->Answer(response);
 }
 
 namespace {
@@ -604,11 +609,18 @@ std::unique_ptr<HttpServer::LaterHandler> HttpServer::Batched(BatchHandler handl
 }
 
 HttpServer::BatchHandler HttpServer::OneByOne(Handler handler) {
+  return OneByOne(AnswerInRoom(
+      [handler = std::move(handler)](const HttpRequest& request, HttpResponse& answer) {
+        answer = handler(request);
+      }));
+}
+
+HttpServer::BatchHandler HttpServer::OneByOne(AnswerInRoom handler) {
   return [handler = std::move(handler)](std::span<const HttpRequest* const> requests,
                                         std::span<HttpResponse> answers) {
     for (size_t i = 0; i < requests.size(); ++i) {
       try {
-        answers[i] = handler(*requests[i]);
+        handler(*requests[i], answers[i]);
       } catch (const std::exception&) {
         answers[i] = InternalError();
       }

@@ -85,7 +85,9 @@ class HttpServer {
     Answer(const Answer&) = delete;
     Answer& operator=(const Answer&) = delete;
     ~Answer();
-    void operator()(HttpResponse response);
+    // Writes `response` out at once (a connection buffers what it writes): the caller keeps it,
+    // and the room of its body and headers.
+    void operator()(const HttpResponse& response);
 
    private:
     std::shared_ptr<Session> session_;  // none once answered
@@ -116,12 +118,17 @@ class HttpServer {
   };
 
   using Handler = std::function<HttpResponse(const HttpRequest&)>;
+  // A handler that writes its answer in `answer`: empty, with the memory of an answer the thread
+  // wrote out before (HttpResponse::Clear), for the new one to be written in.
+  using AnswerInRoom = std::function<void(const HttpRequest&, HttpResponse& answer)>;
   // Answers the requests a thread read together (every connection whose request was in when the
-  // thread looked), answers[i] to requests[i], all before it returns.
+  // thread looked), answers[i] to requests[i], all before it returns. Each answers[i] is empty,
+  // with the room of an answer written out before (AnswerInRoom).
   using BatchHandler = std::function<void(std::span<const HttpRequest* const> requests,
                                           std::span<HttpResponse> answers)>;
   // `handler` called for each request in turn; an exception it throws is a 500.
   static BatchHandler OneByOne(Handler handler);
+  static BatchHandler OneByOne(AnswerInRoom handler);
   // `handler` as a LaterHandler that answers every request before Take returns.
   static std::unique_ptr<LaterHandler> Batched(BatchHandler handler);
 

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "impl/core/clock.h"
 #include "impl/service/http_wire.h"
 #include "impl/service/service.h"
@@ -713,6 +714,57 @@ TEST(HttpWire, FieldTextFindsALineBreakAnywhere) {
       }
     }
   }
+}
+
+// An answer cleared for the next to be written in keeps its memory, unless its body is past a
+// few kilobytes (a thread keeps one for each connection of its largest batch).
+TEST(HttpResponse, ClearKeepsTheRoomOfAnAnswerOfAFewKilobytes) {
+  HttpResponse small{429, {{"Retry-After", "7"}}, std::string(1000, 'x')};
+  const char* const body = small.body.data();
+  const AnswerHeader* const headers = small.headers.data();
+  small.Clear();
+  EXPECT_EQ(small.status, 200);
+  EXPECT_TRUE(small.body.empty());
+  EXPECT_TRUE(small.headers.empty());
+  EXPECT_EQ(small.body.data(), body);
+  EXPECT_GE(small.body.capacity(), 1000u);
+  EXPECT_GE(small.headers.capacity(), 1u);
+  EXPECT_EQ(small.headers.data(), headers);
+  HttpResponse large{200, {}, std::string(100'000, 'x')};
+  large.Clear();
+  EXPECT_TRUE(large.body.empty());
+  EXPECT_LT(large.body.capacity(), 100'000u);
+}
+
+// A handler that answers in place is handed, on a kept-alive connection, the answer it wrote
+// before: empty, with that answer's memory.
+TEST(HttpServer, AHandlerThatAnswersInPlaceIsHandedTheRoomOfTheAnswerBefore) {
+  std::vector<std::string> seen;  // on the server's thread, read after it stops
+  std::vector<HttpServer::BatchHandler> handlers;
+  handlers.push_back(HttpServer::OneByOne(
+      HttpServer::AnswerInRoom([&seen](const HttpRequest& request, HttpResponse& answer) {
+        seen.push_back(absl::StrCat(answer.status, " ", answer.body.size(), " ",
+                                    answer.headers.size(), " ", answer.body.capacity() >= 300));
+        answer.status = 201;
+        answer.body.assign(300, 'x');
+        answer.headers.push_back({"X-Path", request.path});
+      })));
+  Result<std::unique_ptr<HttpServer>> listening =
+      HttpServer::Listen(AnyPort(), std::move(handlers));
+  ASSERT_TRUE(listening.ok()) << listening.status();
+  std::thread thread([&] { (*listening)->Run(); });
+  {
+    Client c((*listening)->port());
+    for (const char* path : {"/a", "/b"}) {
+      const auto r = c.Send(http::verb::get, path, "");
+      EXPECT_EQ(r.result_int(), 201);
+      EXPECT_EQ(r["X-Path"], path);
+      EXPECT_EQ(r.body(), std::string(300, 'x'));
+    }
+  }
+  (*listening)->Stop();
+  thread.join();
+  EXPECT_EQ(seen, (std::vector<std::string>{"200 0 0 0", "200 0 0 1"}));
 }
 
 TEST(HttpServer, APortInUseOrAHostThatIsNoAddressIsAClearError) {

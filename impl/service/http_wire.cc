@@ -102,7 +102,7 @@ std::optional<HttpResponse> UnreadableAnswer(beast::error_code ec, const Request
   return std::nullopt;
 }
 
-void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool head,
+void WriteAnswer(const HttpResponse& answer, unsigned version, bool keep_alive, bool head,
                  std::string& out) {
   const unsigned status = static_cast<unsigned>(answer.status);
   out += version == 10 ? "HTTP/1.0 " : "HTTP/1.1 ";
@@ -119,21 +119,19 @@ void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool he
     out += "\r\n";
   }
   // No length (and no body) for an answer that may have none: 1xx, 204, 304 (RFC 9110).
-  if (status >= 200 && status != 204 && status != 304) {
+  const bool may_have_body = status >= 200 && status != 204 && status != 304;
+  if (may_have_body) {
     out += "Content-Length: ";
     out += std::to_string(answer.body.size());
     out += "\r\n";
-  } else {
-    answer.body.clear();
   }
-  if (head) answer.body.clear();
   if (!keep_alive) {
     out += "Connection: close\r\n";
   } else if (version == 10) {
     out += "Connection: keep-alive\r\n";
   }
   out += "\r\n";
-  out += answer.body;
+  if (may_have_body && !head) out += answer.body;
 }
 
 std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerOptions& options,
@@ -171,8 +169,7 @@ std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerO
       std::optional<HttpResponse> answer = UnreadableAnswer(ec, parser, options);
       if (!answer) return exchanges;  // closed without an answer
       exchange.method = parser.is_header_done() ? request.method : "";
-      WriteAnswer(*std::move(answer), parser.version(), false, exchange.method == "HEAD",
-                  exchange.bytes);
+      WriteAnswer(*answer, parser.version(), false, exchange.method == "HEAD", exchange.bytes);
       exchanges.push_back(std::move(exchange));
       return exchanges;
     }
@@ -181,8 +178,7 @@ std::vector<ServedExchange> ServeBytes(std::string_view bytes, const HttpServerO
     answer_one(requests, std::span<HttpResponse>(&answer, 1));
     exchange.method = request.method;
     const bool keep_alive = parser.keep_alive();
-    WriteAnswer(std::move(answer), parser.version(), keep_alive, request.method == "HEAD",
-                exchange.bytes);
+    WriteAnswer(answer, parser.version(), keep_alive, request.method == "HEAD", exchange.bytes);
     exchanges.push_back(std::move(exchange));
     if (!keep_alive) break;
   }

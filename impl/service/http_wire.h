@@ -51,8 +51,9 @@ std::optional<HttpResponse> UnreadableAnswer(beast::error_code ec, const Request
 // one buffer (Beast's serializer walks a chain of buffers per field, which costs more than the
 // decision). A header whose name or value could end the line early is dropped rather than sent.
 // The answer to HEAD (`head`) has the length it would have, and no body: a body there would be
-// read as the start of the next answer.
-void WriteAnswer(HttpResponse answer, unsigned version, bool keep_alive, bool head,
+// read as the start of the next answer. `answer` is left as it was, with its room (a server
+// thread that keeps it answers the next request in that room: HttpServer::BatchHandler).
+void WriteAnswer(const HttpResponse& answer, unsigned version, bool keep_alive, bool head,
                  std::string& out);
 
 // Beast's parser writing a request straight into an HttpRequest, whose strings keep their

@@ -83,7 +83,8 @@ class LaterDecisions : public HttpServer::LaterHandler {
         response = InternalError();
       }
       w_.service->metrics().Took(now - d.read);
-      d.answer(std::move(response));
+      d.answer(response);
+      w_.service->Reuse(std::move(response));
     }
     deciding_.erase(deciding_.begin() + static_cast<ptrdiff_t>(kept), deciding_.end());
   }
@@ -270,15 +271,17 @@ struct RateLimitServer::Parts {
     return StoreProtocols(stores, config.protocols);
   }
 
-  // Each request decided at once, on the thread.
+  // Each request decided at once, on the thread, its answer written in the room of the one it
+  // replaces (written out already).
   HttpServer::BatchHandler OneByOne(ServeThread& w) const {
-    return HttpServer::OneByOne([w = &w, clock = clock](const HttpRequest& request) {
-      Context ctx(w->executor, /*request=*/-1, &w->frames);
-      const Instant read = clock->Now();
-      HttpResponse answer = RunInline(w->service->Handle(ctx, request, read));
-      w->service->metrics().Took(clock->Now() - read);
-      return answer;
-    });
+    return HttpServer::OneByOne(HttpServer::AnswerInRoom(
+        [w = &w, clock = clock](const HttpRequest& request, HttpResponse& answer) {
+          Context ctx(w->executor, /*request=*/-1, &w->frames);
+          const Instant read = clock->Now();
+          w->service->Reuse(std::move(answer));
+          answer = RunInline(w->service->Handle(ctx, request, read));
+          w->service->metrics().Took(clock->Now() - read);
+        }));
   }
 
   // Every second, the keys idle a second ago dropped; memory given back to the system when many

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -30,18 +31,22 @@ HttpResponse Failed(const Status& s) {
   return ErrorAnswer(503, StoreFailureClass("the store", s));
 }
 
-// The rate-limit headers of the rule that answered, if one did; a denial without one (the store
-// failed, fail-closed) still says when to come back.
 // What an answer says when no rule matched its request: it is not limited at all (not "limit 0").
 constexpr char kNoRule[] = "no rule matches this request: it is not limited";
 
-AnswerHeaders HeadersOf(const RulesLimiter::Answer& a, Instant now) {
-  if (!a.rule) {
-    if (a.decision.allowed) return {{"X-RateLimit-Rule", "none"}};
-    if (a.decision.retry_after == kNever) return {};
-    return {{"Retry-After", std::to_string(RetryAfterSeconds(a.decision.retry_after))}};
+// The rate-limit headers of the rule that answered, if one did; a denial without one (the store
+// failed, fail-closed) still says when to come back. Written in the memory of `room`.
+AnswerHeaders HeadersOf(const RulesLimiter::Answer& a, Instant now, AnswerHeaders room = {}) {
+  if (a.rule) {
+    return RateLimitHeaders(a.decision, a.rule->policy(), a.rule->rule_id(), now, std::move(room));
   }
-  return RateLimitHeaders(a.decision, a.rule->policy(), a.rule->rule_id(), now);
+  room.clear();
+  if (a.decision.allowed) {
+    room.push_back({"X-RateLimit-Rule", "none"});
+  } else if (a.decision.retry_after != kNever) {
+    room.push_back({"Retry-After", HeaderValue::Cat(RetryAfterSeconds(a.decision.retry_after))});
+  }
+  return room;
 }
 
 // "2026-01-01T00:01:00.000Z": the minute `now` is in, as JavaScript's toISOString writes it.
@@ -192,6 +197,13 @@ Task<HttpResponse> RateLimitService::Handle(Context& ctx, const HttpRequest& req
   co_return ErrorAnswer(404, "no such endpoint: " + request.method + " " + request.path);
 }
 
+void RateLimitService::Reuse(HttpResponse written) {
+  written.Clear();
+  spare_ = std::move(written);
+}
+
+HttpResponse RateLimitService::TakeRoom() { return std::exchange(spare_, {}); }
+
 Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& request, Instant now,
                                            std::string_view) {
   Result<TopLevelMembers> body =
@@ -213,19 +225,22 @@ Task<HttpResponse> RateLimitService::Check(Context& ctx, const HttpRequest& requ
     co_return JsonAnswer(200, Json{{"allowed", true}, {"limited", false}, {"reason", kNoRule}},
                          HeadersOf(*a, now));
   }
-  // Written as Json{...}.dump() would write it, without building the document.
-  std::string out;
+  // Written as Json{...}.dump() would write it, without building the document, in the room of an
+  // answer written before.
+  HttpResponse room = TakeRoom();
+  std::string& out = room.body;
   if (d.allowed) {
-    out = absl::StrCat(R"({"allowed":true,"remaining":)", d.remaining, R"(,"limit":)", d.limit,
-                       R"(,"reset":)", ResetUnixSeconds(d, now), "}");
+    absl::StrAppend(&out, R"({"allowed":true,"remaining":)", d.remaining, R"(,"limit":)", d.limit,
+                    R"(,"reset":)", ResetUnixSeconds(d, now), "}");
   } else {
-    out = absl::StrCat(R"({"allowed":false,"remaining":0,"limit":)", d.limit);
+    absl::StrAppend(&out, R"({"allowed":false,"remaining":0,"limit":)", d.limit);
     if (d.retry_after != kNever) {
       absl::StrAppend(&out, R"(,"retry_after":)", RetryAfterSeconds(d.retry_after));
     }
     out += '}';
   }
-  co_return JsonTextAnswer(d.allowed ? 200 : 429, std::move(out), HeadersOf(*a, now));
+  co_return JsonTextAnswer(d.allowed ? 200 : 429, std::move(out),
+                           HeadersOf(*a, now, std::move(room.headers)));
 }
 
 Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& request, Instant now,
@@ -269,7 +284,9 @@ Task<HttpResponse> RateLimitService::Auth(Context& ctx, const HttpRequest& reque
   }
   Result<RulesLimiter::Answer> a = co_await Decide(ctx, *decided);
   if (!a.ok()) co_return Failed(a.status());
-  co_return HttpResponse{a->decision.allowed ? 200 : deny, HeadersOf(*a, now), ""};
+  HttpResponse room = TakeRoom();
+  co_return HttpResponse{a->decision.allowed ? 200 : deny,
+                         HeadersOf(*a, now, std::move(room.headers)), std::move(room.body)};
 }
 
 Task<HttpResponse> RateLimitService::Hit(Context& ctx, const HttpRequest& request, Instant now,

@@ -44,6 +44,39 @@ TEST(RateLimitService, TheDecisionApiAnswersAsTheLimitServiceShows) {
   EXPECT_FALSE(r.Header("X-RateLimit-Limit").has_value());
 }
 
+// An answer given back once it is written out (as serve gives each one back) lends its memory to
+// the next decision's answer: the decision is answered with no allocation, and says the same.
+TEST(RateLimitService, ADecisionIsAnsweredInTheRoomOfAnAnswerGivenBack) {
+  Fixture f({MakeRule(ScopeType::kUser, "/api/messages", Algorithm::kFixedWindow, 2, 60)});
+  const std::string ask = R"({"user_id": "u_42", "endpoint": "/api/messages"})";
+  HttpResponse written = f.Send("POST", "/ratelimit/check", ask, kMidnight + seconds(37));
+  const size_t first_headers = written.headers.size();
+  written.body.reserve(1000);  // more than any answer of its own would have
+  written.headers.reserve(50);
+  const char* const body_room = written.body.data();
+  const AnswerHeader* const headers_room = written.headers.data();
+  f.service->Reuse(std::move(written));
+  HttpResponse r = f.Send("POST", "/ratelimit/check", ask, kMidnight + seconds(37));
+  EXPECT_EQ(r.body.data(), body_room);
+  EXPECT_GE(r.body.capacity(), 1000u);
+  EXPECT_EQ(r.headers.data(), headers_room);
+  EXPECT_GE(r.headers.capacity(), 50u);
+  EXPECT_EQ(r.body, R"({"allowed":true,"remaining":0,"limit":2,"reset":1767225660})");
+  EXPECT_EQ(r.Header("X-RateLimit-Remaining"), "0");
+  EXPECT_EQ(r.headers.size(), first_headers) << "nothing of the answer given back is left";
+  // The same through the gateway's check, whose answer has no body: a denial, in the room of the
+  // last answer.
+  f.service->Reuse(std::move(r));
+  f.headers = {{"X-User-Id", "u_42"}, {"X-Original-URI", "/api/messages"}};
+  const HttpResponse denied = f.Send("GET", "/ratelimit/auth", "", kMidnight + seconds(37));
+  EXPECT_EQ(denied.status, 429);
+  EXPECT_EQ(denied.headers.data(), headers_room);
+  EXPECT_GE(denied.headers.capacity(), 50u);
+  EXPECT_EQ(denied.body, "");
+  EXPECT_EQ(denied.Header("Retry-After"), "23");
+  EXPECT_FALSE(denied.Header("Content-Type").has_value());
+}
+
 // A request no rule matches is not limited, and every API says so in words and in a header; it
 // never reads as "limit 0", which a client would take for blocked.
 TEST(RateLimitService, ARequestNoRuleMatchesSaysItIsNotLimited) {

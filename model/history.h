@@ -38,6 +38,17 @@ class StepList {
     }
     ++size_;
   }
+  // The same, the step's label copied straight into its place (a simulation records a step for
+  // every request).
+  void emplace_back(const std::string& label, Instant at) {
+    if (size_ == 0) {
+      first_.label = label;
+      first_.at = at;
+      ++size_;
+      return;
+    }
+    push_back({label, at});
+  }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   const StepRecord* begin() const { return data(); }

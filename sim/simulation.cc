@@ -55,7 +55,7 @@ Simulation::Simulation(SimulationConfig config, const ProtocolFactory& factory)
     SimulationExecutor::Observer observer{
         [this](int64_t request, const std::string& label, Instant at) {
           HistoryEvent& e = history_[static_cast<size_t>(request)];
-          e.steps.push_back({label, at});
+          e.steps.emplace_back(label, at);
           e.apply = at;
         },
         [this](int64_t request) { Finish(request); },

@@ -39,7 +39,10 @@ bool EventLoop::RunOne() {
   const Event e = events_.front();
   const Event last = events_.back();
   events_.pop_back();
-  if (!events_.empty()) {  // sift `last` down from the root
+  if (!events_.empty()) {
+    // The hole at the root goes down to a leaf, each level's earliest child moving up into it,
+    // then `last` fills it, moved up past what is later than it. `last` was a leaf, so it is
+    // late, and goes up seldom: one comparison a level fewer than sifting it down from the root.
     const size_t n = events_.size();
     size_t i = 0;
     while (true) {
@@ -49,9 +52,14 @@ bool EventLoop::RunOne() {
       for (size_t c = first + 1; c < first + 4 && c < n; ++c) {
         if (Later{}(events_[best], events_[c])) best = c;
       }
-      if (!Later{}(last, events_[best])) break;
       events_[i] = events_[best];
       i = best;
+    }
+    while (i > 0) {
+      const size_t parent = (i - 1) / 4;
+      if (!Later{}(events_[parent], last)) break;
+      events_[i] = events_[parent];
+      i = parent;
     }
     events_[i] = last;
   }

@@ -44,8 +44,8 @@ class PendingStep {
   std::coroutine_handle<> resume;
 
  protected:
-  // (The label is taken by reference down to here, where it is moved once: a step is made for
-  // every request a simulation runs, and each move of a string was a tenth of the step's cost.)
+  // (The label is taken by reference down to here, where it is moved once: a simulation makes a
+  // step for every request, and a move of the label at each constructor showed in its profile.)
   PendingStep(std::string&& label, int64_t request, Kind kind = Kind::kAny)
       : label_(std::move(label)), request_(request), kind_(kind) {}
   ~PendingStep() = default;

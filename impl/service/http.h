@@ -156,8 +156,8 @@ struct HttpResponse {
   std::string body;  // JSON, unless a header says otherwise
 
   std::optional<std::string_view> Header(std::string_view name) const;
-  // An empty 200 again, keeping the memory of its headers and of its body (up to a few kilobytes)
-  // for an answer to be written in.
+  // An empty 200 again, keeping the memory of its headers and of its body (up to a kilobyte) for
+  // an answer to be written in.
   void Clear();
 };
 

@@ -717,8 +717,8 @@ TEST(HttpWire, FieldTextFindsALineBreakAnywhere) {
 }
 
 // An answer cleared for the next to be written in keeps its memory, unless its body is past a
-// few kilobytes (a thread keeps one for each connection of its largest batch).
-TEST(HttpResponse, ClearKeepsTheRoomOfAnAnswerOfAFewKilobytes) {
+// kilobyte (a thread keeps one for each connection of its largest batch).
+TEST(HttpResponse, ClearKeepsTheRoomOfAnAnswerUpToAKilobyte) {
   HttpResponse small{429, {{"Retry-After", "7"}}, std::string(1000, 'x')};
   const char* const body = small.body.data();
   const AnswerHeader* const headers = small.headers.data();

@@ -36,9 +36,9 @@ int64_t ResetUnixSeconds(const Decision& decision, Instant now);
 AnswerHeaders RateLimitHeaders(const Decision& decision, const Policy& policy,
                                std::string_view name, Instant now, AnswerHeaders room = {});
 
-// `text` as a Structured Fields String: quoted, with '"' and '\' escaped; bytes outside
-// printable ASCII (which a String cannot hold) as '?'.
-HeaderValue StructuredString(std::string_view text);
+// Appends `text` to `out` as a Structured Fields String: quoted, with '"' and '\' escaped; bytes
+// outside printable ASCII (which a String cannot hold) as '?'.
+void AppendStructuredString(std::string_view text, HeaderValue& out);
 
 }  // namespace ratelab
 

@@ -48,9 +48,19 @@ TEST(RateLimitHeaders, ADenialSaysWhenToComeBackNeverEarlierThanTheExactWait) {
 }
 
 TEST(RateLimitHeaders, ARuleNameIsAStructuredFieldsStringWhateverItHolds) {
-  EXPECT_EQ(StructuredString("plain"), "\"plain\"");
-  EXPECT_EQ(StructuredString("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(StructuredString("tab\there\xc3\xa9"), "\"tab?here??\"");
+  const auto quoted = [](std::string_view text) {
+    HeaderValue out("x=");
+    AppendStructuredString(text, out);
+    return std::string(out.view());
+  };
+  EXPECT_EQ(quoted("plain"), "x=\"plain\"");
+  EXPECT_EQ(quoted("0b5e2c1d-7f3a-4e2b-9c1d-5e6f7a8b9c0d"),
+            "x=\"0b5e2c1d-7f3a-4e2b-9c1d-5e6f7a8b9c0d\"");
+  EXPECT_EQ(quoted(""), "x=\"\"");
+  EXPECT_EQ(quoted("a\"b\\c"), "x=\"a\\\"b\\\\c\"");
+  EXPECT_EQ(quoted("tab\there\xc3\xa9"), "x=\"tab?here??\"");
+  EXPECT_EQ(quoted(std::string("nul\0end", 7)), "x=\"nul?end\"");
+  EXPECT_EQ(quoted(" ~\x7f\x1f"), "x=\" ~??\"") << "printable ASCII is 0x20 to 0x7e";
 }
 
 TEST(HeaderValue, HoldsTextOfAnyLengthAndWritesWholeNumbersInDecimal) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -141,6 +142,11 @@ class HeaderValue {
 };
 
 struct AnswerHeader {
+  AnswerHeader(HeaderName n, HeaderValue v) : name(n), value(std::move(v)) {}
+  // With an empty value, made where it is kept, for the value to be written there
+  // (AnswerHeaders::emplace_back(name).value).
+  explicit AnswerHeader(HeaderName n) : name(n) {}
+
   HeaderName name;
   HeaderValue value;
   bool operator==(const AnswerHeader&) const = default;

@@ -9,15 +9,6 @@
 
 namespace ratelab {
 
-bool IsHttpTokenChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool IsHttpToken(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), IsHttpTokenChar);
-}
-
 std::optional<std::string_view> FindHeader(const std::vector<HttpHeader>& headers,
                                            std::string_view name) {
   for (const HttpHeader& h : headers) {

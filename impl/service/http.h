@@ -3,6 +3,7 @@
 #ifndef RATELAB_IMPL_SERVICE_HTTP_H_
 #define RATELAB_IMPL_SERVICE_HTTP_H_
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <optional>
@@ -24,9 +25,14 @@ struct HttpHeader {
 };
 
 // A tchar of RFC 9110 (what a method, a header's name or a token is made of), and a token: one
-// or more of them.
-bool IsHttpTokenChar(char c);
-bool IsHttpToken(std::string_view text);
+// or more of them. (constexpr: a header's name is held to it as it compiles, HeaderName.)
+constexpr bool IsHttpTokenChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+constexpr bool IsHttpToken(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), IsHttpTokenChar);
+}
 
 // The first of `headers` called `name` (case-insensitive), or nothing.
 std::optional<std::string_view> FindHeader(const std::vector<HttpHeader>& headers,
@@ -87,13 +93,7 @@ class HeaderName {
  public:
   template <size_t N>
   consteval HeaderName(const char (&name)[N]) : name_(name, N - 1) {  // NOLINT: implicit
-    if (name_.empty()) throw "a header's name is one or more tchars";
-    for (const char c : name_) {
-      const bool tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') ||
-                         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-      if (!tchar) throw "a header's name is one or more tchars";
-    }
+    if (!IsHttpToken(name_)) throw "a header's name is one or more tchars";
   }
   constexpr std::string_view view() const { return name_; }
   constexpr operator std::string_view() const { return name_; }  // NOLINT: implicit

@@ -104,7 +104,10 @@ class LaterDecisions : public HttpServer::LaterHandler {
 };
 
 // On one Redis server: a thread's requests decided in rounds of one pipeline each; what it reads
-// while a round is out goes in the next round, sent as the replies of this one are in.
+// while a round is out goes in the next round, sent as the replies of this one are in. A round
+// is waited for until a timeout after its oldest step was submitted (not after it was sent), so
+// that a decision read while the round before it stalled ends within the one timeout too; the
+// round's newer steps fail with it, since their replies would come after the oldest's.
 class OverlappedRounds final : public LaterDecisions {
  public:
   OverlappedRounds(ServeThread& w, const Clock& clock, Duration timeout)
@@ -112,7 +115,8 @@ class OverlappedRounds final : public LaterDecisions {
 
   std::optional<Wait> Waiting() override {
     if (w_.store.pipeline->in_flight() == 0) return std::nullopt;
-    return Wait{w_.store.pipeline->reply_fd(), w_.store.pipeline->connection(), sent_ + timeout_};
+    return Wait{w_.store.pipeline->reply_fd(), w_.store.pipeline->connection(),
+                w_.store.pipeline->submitted() + timeout_};
   }
 
   void Waited(bool readable) override {
@@ -133,17 +137,13 @@ class OverlappedRounds final : public LaterDecisions {
   // Sends the steps waiting as a round, until one is out whose replies are to be waited for.
   void SendRounds() {
     while (w_.store.pipeline->Send()) {
-      if (w_.store.pipeline->reply_fd() >= 0) {
-        sent_ = std::chrono::steady_clock::now();
-        return;
-      }
+      if (w_.store.pipeline->reply_fd() >= 0) return;
       w_.store.pipeline->Receive();
       AnswerDecided();
     }
   }
 
-  const Duration timeout_;
-  std::chrono::steady_clock::time_point sent_;  // when the round out was sent
+  const Duration timeout_;  // each round's replies are due within it of its oldest step
 };
 
 // On PostgreSQL: a thread's requests' statements each on a connection of its own (PostgresPool),

@@ -34,6 +34,7 @@ bool RedisPipeline::Send() {
   if (waiting_.empty()) return false;
   sent_.clear();
   sent_.swap(waiting_);
+  sent_since_ = waiting_since_;
   // What each step asks, queued.
   mode_ = Mode::kQueue;
   failed_ = absl::OkStatus();

@@ -17,6 +17,7 @@
 #ifndef RATELAB_IMPL_STORE_REDIS_PIPELINE_H_
 #define RATELAB_IMPL_STORE_REDIS_PIPELINE_H_
 
+#include <chrono>
 #include <vector>
 
 #include "impl/core/step.h"
@@ -49,6 +50,10 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
   int reply_fd() const;
   int64_t connection() const { return redis_.connection(); }
   void Expire();
+  // When the oldest step of the round out was submitted: the time its wait runs from. A step
+  // that waited while the round before it was out counts that wait, so that a decision waits for
+  // the store one timeout in all, not one for the round before and one for its own.
+  std::chrono::steady_clock::time_point submitted() const { return sent_since_; }
   // Steps sent so far, and rounds: how many round trips they took; and of the steps, those
   // recorded and replayed (applied twice: not one command on this Kv).
   int64_t steps() const { return steps_; }
@@ -56,7 +61,10 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
   int64_t replayed() const { return replayed_; }
 
   Result<KvReply> Execute(std::span<const std::string> argv) override;
-  void Submit(PendingStep& step) override { waiting_.push_back(&step); }
+  void Submit(PendingStep& step) override {
+    if (waiting_.empty()) waiting_since_ = std::chrono::steady_clock::now();
+    waiting_.push_back(&step);
+  }
 
  private:
   enum class Mode { kDirect, kQueue, kReplay };
@@ -66,8 +74,10 @@ class RedisPipeline final : public Kv, public DeferredExecutor {
 
   RedisKv& redis_;
   std::vector<PendingStep*> waiting_;
-  std::vector<PendingStep*> sent_;  // the round in flight
-  std::vector<size_t> ends_;        // step i of the round asked for commands [ends_[i-1], ends_[i])
+  std::vector<PendingStep*> sent_;                       // the round in flight
+  std::chrono::steady_clock::time_point waiting_since_;  // the first of `waiting_` was submitted
+  std::chrono::steady_clock::time_point sent_since_;     // the first of `sent_` was submitted
+  std::vector<size_t> ends_;  // step i of the round asked for commands [ends_[i-1], ends_[i])
   Mode mode_ = Mode::kDirect;
   Status failed_;      // kQueue: the first failure to queue
   size_t queued_ = 0;  // kQueue: commands queued this round

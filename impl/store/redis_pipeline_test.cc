@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <deque>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "impl/core/task.h"
@@ -97,6 +99,40 @@ TEST(RedisPipelineTest, AStepThatIsOneCommandIsSentAsItIsAndNotReplayed) {
   ASSERT_TRUE(other.done() && other.result().ok());
   EXPECT_EQ(*other.result(), KvReply::Integer(6));
   EXPECT_EQ(pipeline.replayed(), 12);
+}
+
+// A round's wait runs from when its oldest step was submitted, which may be long before the round
+// is sent: a step that waited while the round before it was out (serve's rounds).
+TEST(RedisPipelineTest, ARoundIsDueFromWhenItsOldestStepWasSubmitted) {
+  using Steady = std::chrono::steady_clock;
+  RATELAB_START_REDIS(server, RedisServerOptions{});
+  RedisKv redis(server->endpoint());
+  RedisPipeline pipeline(redis);
+  Context first_ctx(pipeline), second_ctx(pipeline);
+  const Steady::time_point before_first = Steady::now();
+  Task<Result<KvReply>> first = IncrTwiceByCommands(first_ctx, pipeline, "a");
+  first.Start();
+  ASSERT_TRUE(pipeline.Send());
+  EXPECT_GE(pipeline.submitted(), before_first);
+  // While the first round is out, the second request's step waits.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const Steady::time_point before_second = Steady::now();
+  Task<Result<KvReply>> second = IncrTwiceByCommands(second_ctx, pipeline, "b");
+  second.Start();
+  const Steady::time_point after_second = Steady::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_LT(pipeline.submitted(), before_second) << "the round out is the first request's";
+  pipeline.Receive();  // the first request's next step joins the second's
+  const Steady::time_point before_send = Steady::now();
+  ASSERT_TRUE(pipeline.Send());
+  EXPECT_GE(pipeline.submitted(), before_second);
+  EXPECT_LE(pipeline.submitted(), after_second) << "not when the round was sent";
+  EXPECT_LT(pipeline.submitted(), before_send);
+  pipeline.Receive();
+  pipeline.Run();  // the second request's last step
+  ASSERT_TRUE(first.done() && second.done());
+  EXPECT_EQ(*first.result(), KvReply::Integer(2));
+  EXPECT_EQ(*second.result(), KvReply::Integer(2));
 }
 
 TEST(RedisPipelineTest, AServerGoneFailsEveryStepOfItsRound) {

@@ -55,6 +55,14 @@ Policy BenchPolicy(Algorithm a) {
                             : Policy::Window(a, 100, minutes(1));
 }
 
+// Decisions a second, and the share admitted: the same counters in every row, as a CSV of the
+// run (bench/turns) needs.
+void Count(benchmark::State& state, int64_t admitted) {
+  state.SetItemsProcessed(state.iterations());
+  state.counters["admitted"] =
+      benchmark::Counter(static_cast<double>(admitted) / static_cast<double>(state.iterations()));
+}
+
 void RunLimiter(benchmark::State& state, InProcessLimiter* limiter, const Workload* w) {
   size_t i = static_cast<size_t>(state.thread_index()) * (kSamples / 2);
   Instant now = kStart;
@@ -64,9 +72,7 @@ void RunLimiter(benchmark::State& state, InProcessLimiter* limiter, const Worklo
     now += microseconds(1);
     admitted += limiter->Decide(key, now, 1).allowed;
   }
-  state.SetItemsProcessed(state.iterations());
-  state.counters["admitted"] =
-      benchmark::Counter(static_cast<double>(admitted) / static_cast<double>(state.iterations()));
+  Count(state, admitted);
 }
 
 // The baseline: the least a GCRA over string keys can do.
@@ -88,10 +94,7 @@ void RunBaseline(benchmark::State& state, const Workload* w) {
     }
   }
   benchmark::DoNotOptimize(admitted);
-  state.SetItemsProcessed(state.iterations());
-  // The same counters as every limiter's, which a CSV of the run (bench/turns) needs in each row.
-  state.counters["admitted"] =
-      benchmark::Counter(static_cast<double>(admitted) / static_cast<double>(state.iterations()));
+  Count(state, admitted);
 }
 
 // Prints what the console reporter prints, then a ratio table.

@@ -1,7 +1,8 @@
 // Decisions per second of each in-process limiter, at 1 000 and 1 000 000 keys with Zipf
 // popularity, on one and two threads, beside a baseline: a bare absl::flat_hash_map GCRA on one
-// thread, no locks, no Decision. The table printed last reads each result as a ratio to the
-// baseline at the same key count.
+// thread, no locks, no Decision. Three more rows add to that bare loop one thing the limiter does
+// each (its lock, its arithmetic with a whole Decision, a call), to read what each costs. The
+// table printed last reads each result as a ratio to the baseline at the same key count.
 //
 // Run: build/bench/limiter_benchmark   (add --benchmark_min_time=2 for steadier figures)
 #include <benchmark/benchmark.h>
@@ -16,7 +17,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "impl/limiters/in_process_algorithms.h"
 #include "impl/limiters/in_process_limiter.h"
+#include "impl/limiters/sharded_state_map.h"
 #include "sim/random.h"
 
 namespace ratelab {
@@ -75,23 +78,62 @@ void RunLimiter(benchmark::State& state, InProcessLimiter* limiter, const Worklo
   Count(state, admitted);
 }
 
-// The baseline: the least a GCRA over string keys can do.
+// What the bare loop does besides its lookup: nothing (the baseline), or one of the things the
+// limiter does besides (each row apart, to read what it costs).
+enum class Besides {
+  kNothing,   // the baseline: the least a GCRA over string keys can do
+  kSpinLock,  // the shard's lock taken and released around the lookup, uncontended
+  kDecision,  // the limiter's own arithmetic (internal::Gcra::Decide, called out of line as the
+              // limiter calls it), a whole Decision returned
+  kCalled,    // the same lookup and arithmetic as the baseline's, behind a call not inlined
+};
+
+// The baseline's decision, in a function of its own.
+[[gnu::noinline]] bool DecideCalled(absl::flat_hash_map<std::string, internal::Gcra::State>& tat,
+                                    const std::string& key, int64_t now, int64_t interval,
+                                    int64_t tolerance) {
+  internal::Gcra::State& s = tat.find(absl::string_view(key.data(), key.size()))->second;
+  const int64_t next = std::max(s.tat, now) + interval;
+  if (next - now > tolerance) return false;
+  s.tat = next;
+  return true;
+}
+
+// The bare loop: one flat map of every key, no lock, no virtual call, no shards. (A template, so
+// that each row's loop holds only its own work.)
+template <Besides kBesides>
 void RunBaseline(benchmark::State& state, const Workload* w) {
-  absl::flat_hash_map<std::string, int64_t> tat;
-  for (const std::string& k : w->keys) tat.emplace(k, 0);
-  const int64_t interval = 600'000'000, tolerance = 100 * interval;
+  // Gcra's State is the theoretical arrival time alone.
+  absl::flat_hash_map<std::string, internal::Gcra::State> tat;
+  for (const std::string& k : w->keys) tat.emplace(k, internal::Gcra::State{0});
+  const Policy policy = BenchPolicy(Algorithm::kGcra);
+  const internal::Gcra gcra(policy);
+  internal::SpinLock lock;
+  const int64_t interval = policy.window.count(), tolerance = policy.limit * interval;
   int64_t now = ToUnixNanos(kStart);
   size_t i = 0;
   int64_t admitted = 0;
   for (auto _ : state) {
     const std::string& key = w->keys[w->sequence[i++ & (kSamples - 1)]];
     now += 1000;
-    int64_t& t = tat.find(absl::string_view(key.data(), key.size()))->second;
-    const int64_t next = std::max(t, now) + interval;
-    if (next - now <= tolerance) {
-      t = next;
-      ++admitted;
+    if constexpr (kBesides == Besides::kCalled) {
+      admitted += DecideCalled(tat, key, now, interval, tolerance);
+      continue;
     }
+    if constexpr (kBesides == Besides::kSpinLock) lock.lock();
+    internal::Gcra::State& s = tat.find(absl::string_view(key.data(), key.size()))->second;
+    if constexpr (kBesides == Besides::kDecision) {
+      const Decision d = gcra.Decide(s, FromUnixNanos(now), 1);
+      benchmark::DoNotOptimize(d);
+      admitted += d.allowed;
+    } else {
+      const int64_t next = std::max(s.tat, now) + interval;
+      if (next - now <= tolerance) {
+        s.tat = next;
+        ++admitted;
+      }
+    }
+    if constexpr (kBesides == Besides::kSpinLock) lock.unlock();
   }
   benchmark::DoNotOptimize(admitted);
   Count(state, admitted);
@@ -144,10 +186,17 @@ int main(int argc, char** argv) {
     workloads.push_back(std::make_unique<Workload>(keys));
     const Workload* w = workloads.back().get();
     const std::string suffix = "/keys:" + std::to_string(keys);
-    benchmark::RegisterBenchmark(("baseline_flat_hash_map_gcra" + suffix).c_str(),
-                                 [w](benchmark::State& s) { RunBaseline(s, w); })
-        ->Threads(1)
-        ->UseRealTime();
+    const std::pair<const char*, void (*)(benchmark::State&, const Workload*)> baselines[] = {
+        {"baseline_flat_hash_map_gcra", RunBaseline<Besides::kNothing>},
+        {"baseline_with_spin_lock", RunBaseline<Besides::kSpinLock>},
+        {"baseline_with_decision", RunBaseline<Besides::kDecision>},
+        {"baseline_called", RunBaseline<Besides::kCalled>}};
+    for (const auto& [name, run] : baselines) {
+      benchmark::RegisterBenchmark((name + suffix).c_str(),
+                                   [w, run](benchmark::State& s) { run(s, w); })
+          ->Threads(1)
+          ->UseRealTime();
+    }
     for (const AlgorithmInfo& a : Algorithms()) {
       limiters.push_back(MakeInProcessLimiter(BenchPolicy(a.id)));
       InProcessLimiter* limiter = limiters.back().get();

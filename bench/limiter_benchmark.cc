@@ -191,9 +191,9 @@ int main(int argc, char** argv) {
         {"baseline_with_spin_lock", RunBaseline<Besides::kSpinLock>},
         {"baseline_with_decision", RunBaseline<Besides::kDecision>},
         {"baseline_called", RunBaseline<Besides::kCalled>}};
-    for (const auto& [name, run] : baselines) {
-      benchmark::RegisterBenchmark((name + suffix).c_str(),
-                                   [w, run](benchmark::State& s) { run(s, w); })
+    for (const auto& baseline : baselines) {
+      benchmark::RegisterBenchmark((baseline.first + suffix).c_str(),
+                                   [w, run = baseline.second](benchmark::State& s) { run(s, w); })
           ->Threads(1)
           ->UseRealTime();
     }

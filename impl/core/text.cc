@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace ratelab {
@@ -34,6 +35,15 @@ size_t Utf8SequenceAt(std::string_view s, size_t at) {
 
 std::optional<size_t> FirstNonUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
+    // Eight ASCII bytes at a time (most text from outside is ASCII: paths, headers, names).
+    if (s.size() - i >= 8) {
+      uint64_t eight;
+      std::memcpy(&eight, s.data() + i, 8);
+      if ((eight & 0x8080808080808080u) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     const size_t n = Utf8SequenceAt(s, i);
     if (n == 0) return i;
     i += n;

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/peer_figures.h"
 #include "impl/core/system_clock.h"
 #include "impl/core/task.h"
 #include "impl/limiters/protocol.h"
@@ -53,33 +54,13 @@ namespace {
 
 constexpr int kUsers = 10'000;
 
-struct Figures {
-  double per_second = 0;
-  double p50_ms = 0;
-  double p99_ms = 0;
-};
-
 [[noreturn]] void Die(const Status& s) {
   std::cerr << "postgres_throughput: " << s << "\n";
   std::exit(1);
 }
 
-double Percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-  return v[i];
-}
-
 // Threads for `clients` connections, on both sides.
 int PgbenchThreads(int clients) { return std::min(clients, 2); }
-
-// The round with the median rate.
-Figures Median(std::vector<Figures> rounds) {
-  std::sort(rounds.begin(), rounds.end(),
-            [](const Figures& a, const Figures& b) { return a.per_second < b.per_second; });
-  return rounds[rounds.size() / 2];
-}
 
 // A protocol, its generous policy, and its statement as a pgbench script: the same parameters,
 // from pgbench variables (:now is the bench's start in unix nanoseconds).

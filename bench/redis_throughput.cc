@@ -13,7 +13,12 @@
 // Policies are generous (a million a second per user), so every decision takes the script's
 // admitting path on both sides.
 //
-// Run: build/bench/redis_throughput [--seconds S]   (default 2 per setting)
+// Two cores shared by the server and both clients move one run's figures by a tenth either way,
+// so each setting is measured in several rounds, the two sides taking turns to go first, and the
+// median of each side's rounds is shown (as postgres_throughput does).
+//
+// Run: build/bench/redis_throughput [--seconds S] [--rounds R] [--connections "C ..."]
+//                                   [--pipelines "P ..."]   (defaults 2, 3, "1 16 50", "1 16")
 #include <stdio.h>
 
 #include <algorithm>
@@ -25,7 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "bench/peer_figures.h"
+#include "impl/core/frame_pool.h"
 #include "impl/core/system_clock.h"
 #include "impl/limiters/kv_gcra_lua.h"
 #include "impl/limiters/kv_lua_limiters.h"
@@ -41,12 +49,6 @@ namespace {
 using Argv = std::vector<std::string>;
 constexpr int kUsers = 10'000;
 
-struct Figures {
-  double per_second = 0;
-  double p50_ms = 0;
-  double p99_ms = 0;
-};
-
 Policy GenerousPolicy(const std::string& protocol) {
   const Algorithm a = protocol == "kv-gcra-lua" ? Algorithm::kGcra : Algorithm::kTokenBucket;
   return Policy::Bucket(a, 1'000'000, std::chrono::microseconds(1));
@@ -54,13 +56,6 @@ Policy GenerousPolicy(const std::string& protocol) {
 
 Request RandomRequest(Random& random, const Clock& clock) {
   return Request{"user", "u" + std::to_string(random.Uniform(0, kUsers)), "/api", 1, clock.Now()};
-}
-
-double Percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-  return v[i];
 }
 
 [[noreturn]] void Die(const Status& s) {
@@ -83,7 +78,7 @@ struct Lane {
     tasks.clear();
     for (int i = 0; i < n; ++i) requests.push_back(RandomRequest(random, clock));
     for (int i = 0; i < n; ++i) {
-      contexts.emplace_back(pipeline, i);
+      contexts.emplace_back(pipeline, i, &frames);
       tasks.push_back(decide->Decide(contexts.back(), requests[static_cast<size_t>(i)]));
       tasks.back().Start();
     }
@@ -107,6 +102,9 @@ struct Lane {
     return static_cast<int64_t>(tasks.size());
   }
 
+  // The decisions' coroutine frames, as a thread of `ratelab serve` keeps them. Declared before
+  // the tasks whose frames it holds.
+  FramePool frames;
   RedisKv redis;
   RedisPipeline pipeline;
   std::unique_ptr<Protocol> decide;
@@ -215,19 +213,56 @@ Argv BenchmarkCommand(const std::string& protocol, const Clock& clock) {
           "1000",    std::to_string(now_ms),         "2000"};
 }
 
+// The whole numbers above 0 of a list such as "1 16 50", or nothing when it holds anything else.
+std::vector<int> Counts(const char* list) {
+  std::vector<int> counts;
+  for (const absl::string_view word : absl::StrSplit(list, ' ', absl::SkipEmpty())) {
+    int n = 0;
+    if (!absl::SimpleAtoi(word, &n) || n < 1) return {};
+    counts.push_back(n);
+  }
+  return counts;
+}
+
 int Main(int argc, char** argv) {
+  const char* const usage =
+      "usage: redis_throughput [--seconds S] [--rounds R] [--connections \"C ...\"] "
+      "[--pipelines \"P ...\"]\n  (defaults 2 seconds a setting, 3 rounds, connections \"1 16 "
+      "50\", "
+      "pipelines \"1 16\")\n";
   double seconds = 2;
+  int rounds = 3;
+  std::vector<int> connection_counts = {1, 16, 50}, pipelines = {1, 16};
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--seconds" && i + 1 < argc) {
-      seconds = std::atof(argv[++i]);
-    } else {
-      std::cerr << "usage: redis_throughput [--seconds S]  (seconds per setting, default 2)\n";
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) {
+      std::cerr << usage;
       return 2;
     }
-  }
-  if (!(seconds > 0)) {
-    std::cerr << "redis_throughput: --seconds must be above 0\n";
-    return 2;
+    const char* value = argv[++i];
+    if (flag == "--seconds") {
+      seconds = std::atof(value);
+      if (!(seconds > 0)) {
+        std::cerr << "redis_throughput: --seconds must be above 0\n";
+        return 2;
+      }
+    } else if (flag == "--rounds") {
+      if (!absl::SimpleAtoi(value, &rounds) || rounds < 1) {
+        std::cerr << "redis_throughput: --rounds must be a whole number above 0\n";
+        return 2;
+      }
+    } else if (flag == "--connections" || flag == "--pipelines") {
+      std::vector<int> counts = Counts(value);
+      if (counts.empty()) {
+        std::cerr << "redis_throughput: " << flag
+                  << " must be whole numbers above 0, apart by spaces, such as \"1 16\"\n";
+        return 2;
+      }
+      (flag == "--connections" ? connection_counts : pipelines) = std::move(counts);
+    } else {
+      std::cerr << usage;
+      return 2;
+    }
   }
   Result<std::unique_ptr<RedisServer>> server = RedisServer::Start({});
   if (!server.ok()) {
@@ -244,19 +279,37 @@ int Main(int argc, char** argv) {
     }
   }
   const SystemClock clock;
-  std::printf("redis-server %s, %.1f s per setting; latency in ms\n", endpoint.Url().c_str(),
-              seconds);
+  std::printf("redis-server %s, %.1f s per setting, median of %d round%s; latency in ms\n",
+              endpoint.Url().c_str(), seconds, rounds, rounds == 1 ? "" : "s");
   std::printf("%-20s %5s %4s | %12s %7s %7s | %12s %7s %7s | %5s\n", "protocol", "conns", "pipe",
               "ratelab/s", "p50", "p99", "redis-bench/s", "p50", "p99", "ratio");
   for (const std::string protocol : {"kv-token-bucket-lua", "kv-gcra-lua"}) {
-    for (const int connections : {1, 16, 50}) {
-      for (const int pipeline : {1, 16}) {
-        (void)admin.Execute(Argv{"FLUSHDB"});
-        const Figures ours = Ours(protocol, endpoint, connections, pipeline, seconds);
-        (void)admin.Execute(Argv{"FLUSHDB"});
-        const auto requests = static_cast<int64_t>(std::max(10'000.0, ours.per_second * seconds));
-        const Figures theirs = Theirs(endpoint.unix_path, BenchmarkCommand(protocol, clock),
-                                      connections, pipeline, requests);
+    for (const int connections : connection_counts) {
+      for (const int pipeline : pipelines) {
+        std::vector<Figures> ours_rounds, theirs_rounds;
+        const auto run_ours = [&] {
+          (void)admin.Execute(Argv{"FLUSHDB"});
+          ours_rounds.push_back(Ours(protocol, endpoint, connections, pipeline, seconds));
+        };
+        const auto run_theirs = [&] {
+          (void)admin.Execute(Argv{"FLUSHDB"});
+          // As many requests as ratelab made in its last round, for about as long a run.
+          const double rate = ours_rounds.empty() ? 0 : ours_rounds.back().per_second;
+          const auto requests = static_cast<int64_t>(std::max(10'000.0, rate * seconds));
+          theirs_rounds.push_back(Theirs(endpoint.unix_path, BenchmarkCommand(protocol, clock),
+                                         connections, pipeline, requests));
+        };
+        for (int round = 0; round < rounds; ++round) {
+          if (round % 2 == 0) {
+            run_ours();
+            run_theirs();
+          } else {
+            run_theirs();
+            run_ours();
+          }
+        }
+        const Figures ours = Median(ours_rounds);
+        const Figures theirs = Median(theirs_rounds);
         std::printf("%-20s %5d %4d | %12.0f %7.3f %7.3f | %12.0f %7.3f %7.3f | %5.2f\n",
                     protocol.c_str(), connections, pipeline, ours.per_second, ours.p50_ms,
                     ours.p99_ms, theirs.per_second, theirs.p50_ms, theirs.p99_ms,

@@ -63,6 +63,10 @@ class Executor {
   virtual bool RunsInline() const = 0;
   // Takes a suspended step; must eventually Apply it and resume it, or drop it (a crash).
   virtual void Submit(PendingStep& step) = 0;
+  // Whether it reads its steps' labels (a simulation's history, a stress run's witness). One
+  // that does not may be handed steps with none, and a protocol whose label costs more than a
+  // literal makes it only for one that does (Context::labelled).
+  virtual bool ReadsLabels() const { return true; }
 };
 
 // Real mode: every step runs immediately. Stateless and thread-safe.
@@ -73,6 +77,7 @@ class InlineExecutor final : public Executor {
     step.Apply();
     step.resume.resume();
   }
+  bool ReadsLabels() const override { return false; }
 };
 
 // An executor that keeps the steps submitted to it until Run, and runs them together (several in
@@ -83,6 +88,7 @@ class DeferredExecutor : public Executor {
   bool RunsInline() const final { return false; }
   // Runs the steps submitted, and the steps their requests submit next, until none is left.
   virtual void Run() = 0;
+  bool ReadsLabels() const override { return false; }
 };
 
 // A step as its coroutine awaits it: applied at once where the executor runs steps inline, else
@@ -138,6 +144,9 @@ class Context {
     return StepAwaiter<Op>(executor_, std::move(label), request_, std::move(op));
   }
   Executor& executor() const { return executor_; }
+  // Whether its steps' labels are read (Executor::ReadsLabels): a step's label may be left empty
+  // when not.
+  bool labelled() const { return executor_.ReadsLabels(); }
   // The request's id in the run; -1 when whoever runs it numbers none.
   int64_t request() const { return request_; }
   FramePool* frames() const { return frames_; }

@@ -48,11 +48,11 @@ Task<Result<Decision>> KvFixedWindowLua::Decide(Context& ctx, const Request& req
   const Window w = WindowOf(request);
   const int64_t ttl_ms =
       (w.end - request.now + std::max(policy_.window, kTransitAllowance)).count() / 1'000'000 + 1;
-  std::vector<std::string> keys = {w.key};
-  std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
-                                   std::to_string(ttl_ms)};
-  const Result<std::vector<int64_t>> reply = ReplyIntegers(
-      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
+  std::vector<std::string> argv = EvalArgv(Script(), 1, 3);
+  argv.push_back(w.key);  // KEYS[1]; ARGV:
+  for (const int64_t n : {policy_.limit, request.cost, ttl_ms}) argv.push_back(std::to_string(n));
+  const Result<ReplyNumbers> reply =
+      ReplyIntegers(co_await KvEval(ctx, kv_, Script(), std::move(argv)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();
   const bool allowed = (*reply)[0] != 0;
   if (allowed && wait_for_replica_) {

@@ -34,12 +34,13 @@ Task<Result<Decision>> KvGcraLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
   const int64_t now_us = FloorDiv(ToUnixNanos(request.now), 1000);
   const int64_t interval_us = policy_.window.count() / 1000;
-  std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}"};
-  std::vector<std::string> args = {std::to_string(now_us), std::to_string(interval_us),
-                                   std::to_string(policy_.limit), std::to_string(request.cost),
-                                   std::to_string(pad_ms_)};
-  const Result<std::vector<int64_t>> reply = ReplyIntegers(
-      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 2, Script().name);
+  std::vector<std::string> argv = EvalArgv(Script(), 1, 5);
+  argv.push_back("rl:{" + LimiterKey(request) + "}");  // KEYS[1]; ARGV:
+  for (const int64_t n : {now_us, interval_us, policy_.limit, request.cost, pad_ms_}) {
+    argv.push_back(std::to_string(n));
+  }
+  const Result<ReplyNumbers> reply =
+      ReplyIntegers(co_await KvEval(ctx, kv_, Script(), std::move(argv)), 2, Script().name);
   if (!reply.ok()) co_return reply.status();
   const int64_t allowed = (*reply)[0], tat_us = (*reply)[1];
   // The model's arithmetic, in the script's microseconds.

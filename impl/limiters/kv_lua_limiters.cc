@@ -46,11 +46,14 @@ Task<Result<Decision>> KvTokenBucketLua::Decide(Context& ctx, const Request& req
   // The window: how long an empty bucket takes to fill.
   const int64_t ttl_ms =
       2 * ((policy_.limit * policy_.window.count() + kNanosPerMs - 1) / kNanosPerMs);
-  std::vector<std::string> keys = {"rl:{" + LimiterKey(request) + "}"};
-  std::vector<std::string> args = {std::to_string(policy_.limit), JsNumber(1 / interval_ms),
-                                   std::to_string(UnixMillis(request.now)), std::to_string(ttl_ms)};
-  const Result<std::vector<int64_t>> reply = ReplyIntegers(
-      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
+  std::vector<std::string> argv = EvalArgv(Script(), 1, 4);
+  argv.push_back("rl:{" + LimiterKey(request) + "}");  // KEYS[1]; ARGV:
+  argv.push_back(std::to_string(policy_.limit));
+  argv.push_back(JsNumber(1 / interval_ms));
+  argv.push_back(std::to_string(UnixMillis(request.now)));
+  argv.push_back(std::to_string(ttl_ms));
+  const Result<ReplyNumbers> reply =
+      ReplyIntegers(co_await KvEval(ctx, kv_, Script(), std::move(argv)), 3, Script().name);
   if (!reply.ok()) co_return reply.status();
   Decision d = ScriptDecision(*reply, policy_.limit);
   d.reset = request.now + d.retry_after;
@@ -98,13 +101,15 @@ Task<Result<Decision>> KvSlidingLogLua::Decide(Context& ctx, const Request& requ
   const std::string tag = "rl:{" + LimiterKey(request) + "}";
   const int64_t ttl_ms =
       (policy_.window + std::max(policy_.window, kTransitAllowance)).count() / kNanosPerMs;
-  std::vector<std::string> keys = {tag + ":log", tag + ":seq"};
-  std::vector<std::string> args = {std::to_string(policy_.limit), std::to_string(request.cost),
-                                   std::to_string(UnixMillis(request.now)),
-                                   std::to_string(policy_.window.count() / kNanosPerMs),
-                                   std::to_string(ttl_ms)};
-  const Result<std::vector<int64_t>> reply = ReplyIntegers(
-      co_await KvEval(ctx, kv_, Script(), std::move(keys), std::move(args)), 3, Script().name);
+  std::vector<std::string> argv = EvalArgv(Script(), 2, 5);
+  argv.push_back(tag + ":log");  // KEYS[1], KEYS[2]; ARGV:
+  argv.push_back(tag + ":seq");
+  for (const int64_t n : {policy_.limit, request.cost, UnixMillis(request.now),
+                          policy_.window.count() / kNanosPerMs, ttl_ms}) {
+    argv.push_back(std::to_string(n));
+  }
+  const Result<ReplyNumbers> reply =
+      ReplyIntegers(co_await KvEval(ctx, kv_, Script(), std::move(argv)), 3, Script().name);
   if (!reply.ok()) co_return reply.status();
   Decision d = ScriptDecision(*reply, policy_.limit);
   d.reset = d.allowed || d.retry_after == kNever ? request.now + policy_.window

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "impl/core/step.h"
 #include "impl/core/task.h"
 #include "impl/limiters/protocol.h"
@@ -44,9 +45,15 @@ std::string CommandLabel(std::span<const std::string> argv);
 // Runs `argv` on `kv` as one step.
 Task<Result<KvReply>> KvCommand(Context& ctx, Kv& kv, std::vector<std::string> argv);
 
-// Runs `script` with `keys` and `args` (EVALSHA; EVAL after NOSCRIPT).
+// The first words of an EVALSHA of `script` with `keys` keys: "EVALSHA", its SHA-1 and the number
+// of keys, with room for `keys` + `args` more. The caller appends the keys, then the args, each
+// moved in (no word is copied on its way to the store), and hands the whole to KvEval.
+std::vector<std::string> EvalArgv(const KvScript& script, size_t keys, size_t args);
+
+// Runs `argv`, EvalArgv's words for `script` with its keys and args appended (EVALSHA; EVAL after
+// NOSCRIPT).
 Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
-                             std::vector<std::string> keys, std::vector<std::string> args);
+                             std::vector<std::string> argv);
 
 // How long a correct protocol keeps a key past the last instant it matters (the key's own
 // horizon, measured on the client's clock): the key's TTL runs on the store's clock from when the
@@ -54,14 +61,17 @@ Task<Result<KvReply>> KvEval(Context& ctx, Kv& kv, const KvScript& script,
 // and start afresh. Protocols pad by the larger of this and one window (or one tolerance).
 inline constexpr Duration kTransitAllowance = std::chrono::seconds(1);
 
+// A script's reply read as numbers: a few, held in place.
+using ReplyNumbers = absl::InlinedVector<int64_t, 4>;
+
 // The decision a script's {allowed (non-zero), remaining, ms to wait (negative: never)} reply
 // says, for a policy of `limit`; the caller sets `reset`.
-Decision ScriptDecision(const std::vector<int64_t>& reply, int64_t limit);
+Decision ScriptDecision(const ReplyNumbers& reply, int64_t limit);
 
 // The first `n` elements of an array reply as integers (numbers may come back as strings);
 // the store's error as is, and Internal naming `protocol` when the reply has another shape.
-Result<std::vector<int64_t>> ReplyIntegers(const Result<KvReply>& reply, size_t n,
-                                           std::string_view protocol);
+Result<ReplyNumbers> ReplyIntegers(const Result<KvReply>& reply, size_t n,
+                                   std::string_view protocol);
 
 }  // namespace ratelab
 

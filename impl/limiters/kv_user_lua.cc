@@ -249,7 +249,6 @@ Result<Decision> ReadUserReply(const UserLuaScript& user, const KvReply& reply,
 
 Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
   if (Status s = Validate(request); !s.ok()) co_return s;
-  std::vector<std::string> keys, args;
   const ScriptTemplate::Lookup lookup = [&](std::string_view name) {
     return UserScriptValue(name, policy_, request, ctx.request());
   };
@@ -269,10 +268,10 @@ Task<Result<Decision>> KvUserLua::Decide(Context& ctx, const Request& request) {
     }
     set_up_.insert(std::move(key));
   }
-  for (const ScriptTemplate& k : user_->keys) keys.push_back(k.Expand(lookup));
-  for (const ScriptTemplate& a : user_->args) args.push_back(a.Expand(lookup));
-  const Result<KvReply> reply =
-      co_await KvEval(ctx, kv_, user_->script, std::move(keys), std::move(args));
+  std::vector<std::string> argv = EvalArgv(user_->script, user_->keys.size(), user_->args.size());
+  for (const ScriptTemplate& k : user_->keys) argv.push_back(k.Expand(lookup));
+  for (const ScriptTemplate& a : user_->args) argv.push_back(a.Expand(lookup));
+  const Result<KvReply> reply = co_await KvEval(ctx, kv_, user_->script, std::move(argv));
   if (!reply.ok()) co_return reply.status();
   co_return ReadUserReply(*user_, *reply, policy_, request, ctx.request());
 }

@@ -28,8 +28,10 @@ namespace {
 struct ServeThread {
   explicit ServeThread(const LiveRules& live) : rules(live) {}
 
-  // The coroutine frames of the requests it decides at once (OneByOne), taken and given back on
-  // this thread, so that a decision in process allocates none once the pool holds a request's.
+  // The coroutine frames of its requests' decisions, taken and given back on this thread (in
+  // process, OneByOne; on a store that answers later, LaterDecisions: the store's driver resumes
+  // them on this thread too), so that a decision allocates no frame once the pool holds as many
+  // as the thread has had in flight at once.
   FramePool frames;
 
   // Overlapped (StoreConnectOptions): on one Redis server (not a cluster), the thread's
@@ -49,7 +51,7 @@ struct ServeThread {
 class LaterDecisions : public HttpServer::LaterHandler {
  public:
   LaterDecisions(ServeThread& w, const Clock& clock, Executor& store)
-      : w_(w), clock_(clock), ctx_(store) {}
+      : w_(w), clock_(clock), ctx_(store, /*request=*/-1, &w.frames) {}
 
   void Take(std::span<const HttpRequest* const> requests,
             std::span<HttpServer::Answer> answers) override {

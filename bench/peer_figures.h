@@ -1,5 +1,6 @@
 // What a throughput benchmark reads of one side of a setting, ratelab's or its peer's (pgbench,
-// redis-benchmark), in one round, and the round a setting is shown by when it ran several.
+// redis-benchmark), in one round; the rounds of the two sides, taken in turns; and the round a
+// setting is shown by.
 #ifndef RATELAB_BENCH_PEER_FIGURES_H_
 #define RATELAB_BENCH_PEER_FIGURES_H_
 
@@ -28,6 +29,21 @@ inline Figures Median(std::vector<Figures> rounds) {
   std::sort(rounds.begin(), rounds.end(),
             [](const Figures& a, const Figures& b) { return a.per_second < b.per_second; });
   return rounds[rounds.size() / 2];
+}
+
+// Runs `ours` and `theirs` `rounds` times each, the two taking turns to go first (ours in the
+// first round), so that a drift of the machine's during the run falls on both alike.
+template <typename Ours, typename Theirs>
+void TakeTurns(int rounds, Ours ours, Theirs theirs) {
+  for (int round = 0; round < rounds; ++round) {
+    if (round % 2 == 0) {
+      ours();
+      theirs();
+    } else {
+      theirs();
+      ours();
+    }
+  }
 }
 
 }  // namespace ratelab

@@ -313,24 +313,19 @@ int Main(int argc, char** argv) {
         }
       };
       std::vector<Figures> ours_rounds, theirs_rounds;
-      for (int round = 0; round < rounds; ++round) {
-        const Instant now = SystemClock().Now();
-        const auto run_ours = [&] {
-          truncate();
-          ours_rounds.push_back(RunRatelab(subject, (*server)->conninfo(), clients, seconds, now));
-        };
-        const auto run_theirs = [&] {
-          truncate();
-          theirs_rounds.push_back(RunPgbench(subject, **server, *bin, clients, seconds, now));
-        };
-        if (round % 2 == 0) {
-          run_ours();
-          run_theirs();
-        } else {
-          run_theirs();
-          run_ours();
-        }
-      }
+      // Every round at the setting's instant: its tables emptied first, it does the same work.
+      const Instant now = SystemClock().Now();
+      TakeTurns(
+          rounds,
+          [&] {
+            truncate();
+            ours_rounds.push_back(
+                RunRatelab(subject, (*server)->conninfo(), clients, seconds, now));
+          },
+          [&] {
+            truncate();
+            theirs_rounds.push_back(RunPgbench(subject, **server, *bin, clients, seconds, now));
+          });
       const Figures ours = Median(ours_rounds);
       const Figures theirs = Median(theirs_rounds);
       printf("%-26s %8d %14.0f %9.3f %9.3f %14.0f %9.3f %9.3f %7.2f\n", subject.protocol.c_str(),

@@ -299,15 +299,7 @@ int Main(int argc, char** argv) {
           theirs_rounds.push_back(Theirs(endpoint.unix_path, BenchmarkCommand(protocol, clock),
                                          connections, pipeline, requests));
         };
-        for (int round = 0; round < rounds; ++round) {
-          if (round % 2 == 0) {
-            run_ours();
-            run_theirs();
-          } else {
-            run_theirs();
-            run_ours();
-          }
-        }
+        TakeTurns(rounds, run_ours, run_theirs);
         const Figures ours = Median(ours_rounds);
         const Figures theirs = Median(theirs_rounds);
         std::printf("%-20s %5d %4d | %12.0f %7.3f %7.3f | %12.0f %7.3f %7.3f | %5.2f\n",

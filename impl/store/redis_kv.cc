@@ -4,9 +4,12 @@
 #include <signal.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "absl/container/inlined_vector.h"
 
@@ -19,26 +22,69 @@ timeval ToTimeval(Duration d) {
   return {static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)};
 }
 
-KvReply Convert(const redisReply& r) {
-  switch (r.type) {
-    case REDIS_REPLY_INTEGER:
-      return KvReply::Integer(r.integer);
-    case REDIS_REPLY_STATUS:
-      return KvReply::Status(std::string(r.str, r.len));
-    case REDIS_REPLY_ERROR:
-      return KvReply::Error(std::string(r.str, r.len));
-    case REDIS_REPLY_STRING:
-      return KvReply::Bulk(std::string(r.str, r.len));
-    case REDIS_REPLY_ARRAY: {
-      std::vector<KvReply> elements;
-      elements.reserve(r.elements);
-      for (size_t i = 0; i < r.elements; ++i) elements.push_back(Convert(*r.element[i]));
-      return KvReply::Array(std::move(elements));
+// hiredis's reader making KvReply itself, rather than its own objects (an allocation for every
+// element of an array, each converted to a KvReply and freed): the reply, or the next element of
+// the array being read, in its place there. hiredis reads an array's elements in order, each
+// whole before the next, and keeps a pointer only to the arrays it is inside, so an element
+// appended may move its finished siblings but never those. nullptr (hiredis reads it as out of
+// memory) rather than an exception through hiredis's C.
+KvReply* Place(const redisReadTask* task, KvReply::Type type) noexcept {
+  try {
+    if (task->parent == nullptr) return new KvReply{type, 0, {}, {}};
+    auto* parent = static_cast<KvReply*>(task->parent->obj);
+    if (task->idx < 0 || static_cast<size_t>(task->idx) != parent->elements.size()) {
+      return nullptr;  // never: the elements come in order
     }
-    default:
-      return KvReply::Nil();
+    KvReply& element = parent->elements.emplace_back();
+    element.type = type;
+    return &element;
+  } catch (const std::exception&) {  // bad_alloc, or length_error past what a vector holds
+    return nullptr;
   }
 }
+
+void* CreateString(const redisReadTask* task, char* text, size_t length) {
+  KvReply* r = Place(task, task->type == REDIS_REPLY_STATUS  ? KvReply::Type::kStatus
+                           : task->type == REDIS_REPLY_ERROR ? KvReply::Type::kError
+                                                             : KvReply::Type::kBulk);
+  if (r == nullptr) return nullptr;
+  try {
+    r->text.assign(text, length);
+  } catch (const std::bad_alloc&) {
+    if (task->parent == nullptr) delete r;
+    return nullptr;
+  }
+  return r;
+}
+
+void* CreateArray(const redisReadTask* task, int elements) {
+  KvReply* r = Place(task, KvReply::Type::kArray);
+  if (r == nullptr) return nullptr;
+  try {
+    // Room for the elements said, up to a bound: past it the array grows as they come, so that
+    // a reply announcing more than it sends holds no more than it sent.
+    r->elements.reserve(static_cast<size_t>(std::clamp(elements, 0, 1024)));
+  } catch (const std::bad_alloc&) {
+    if (task->parent == nullptr) delete r;
+    return nullptr;
+  }
+  return r;
+}
+
+void* CreateInteger(const redisReadTask* task, long long value) {  // NOLINT: hiredis's type
+  KvReply* r = Place(task, KvReply::Type::kInteger);
+  if (r != nullptr) r->integer = value;
+  return r;
+}
+
+void* CreateNil(const redisReadTask* task) { return Place(task, KvReply::Type::kNil); }
+
+// Called on the whole reply only (an element is its array's).
+void FreeReply(void* reply) { delete static_cast<KvReply*>(reply); }
+
+// A table, never changed (hiredis takes it by a pointer to non-const).
+redisReplyObjectFunctions kKvReplyFunctions = {CreateString, CreateArray, CreateInteger, CreateNil,
+                                               FreeReply};
 
 }  // namespace
 
@@ -67,6 +113,7 @@ Status RedisKv::Connect() {
     redisFree(c);
     return absl::UnavailableError("cannot set the command timeout on " + endpoint_.Url());
   }
+  c->reader->fn = &kKvReplyFunctions;  // before any reply: each is read as a KvReply
   context_ = c;
   ++connections_;
   if (endpoint_.db != 0) {
@@ -121,9 +168,8 @@ Result<KvReply> RedisKv::ReadReply() {
   if (redisGetReply(context_, &reply) != REDIS_OK || reply == nullptr) {
     return Fail("reading a reply");
   }
-  KvReply out = Convert(*static_cast<redisReply*>(reply));
-  freeReplyObject(reply);
-  return out;
+  std::unique_ptr<KvReply> read(static_cast<KvReply*>(reply));
+  return std::move(*read);
 }
 
 Status RedisKv::Send(std::span<const std::vector<std::string>> commands) {

@@ -12,6 +12,8 @@
 #include "impl/limiters/kv_gcra_lua.h"
 #include "impl/store/kv_step.h"
 #include "impl/store/memory_kv.h"
+#include "impl/store/redis_kv.h"
+#include "impl/store/redis_pipeline.h"
 
 namespace ratelab {
 namespace {
@@ -81,6 +83,9 @@ TEST(KvEval, ExecutorsOfARealStoreReadNoLabelAndTheOthersDo) {
   InlineExecutor inline_executor;
   EXPECT_FALSE(inline_executor.ReadsLabels());
   EXPECT_FALSE(Context(inline_executor).labelled());
+  RedisKv redis(*ParseRedisUrl("unix:///nonexistent/ratelab.sock"));  // never connected
+  RedisPipeline pipeline(redis);
+  EXPECT_FALSE(Context(pipeline).labelled());
   // An executor that says nothing reads them (a simulation's, a stress run's).
   QueueExecutor reads(true);
   EXPECT_TRUE(Context(reads).labelled());

@@ -227,9 +227,8 @@ std::vector<int> Counts(const char* list) {
 int Main(int argc, char** argv) {
   const char* const usage =
       "usage: redis_throughput [--seconds S] [--rounds R] [--connections \"C ...\"] "
-      "[--pipelines \"P ...\"]\n  (defaults 2 seconds a setting, 3 rounds, connections \"1 16 "
-      "50\", "
-      "pipelines \"1 16\")\n";
+      "[--pipelines \"P ...\"]\n"
+      "  (defaults 2 seconds a setting, 3 rounds, connections \"1 16 50\", pipelines \"1 16\")\n";
   double seconds = 2;
   int rounds = 3;
   std::vector<int> connection_counts = {1, 16, 50}, pipelines = {1, 16};

@@ -37,6 +37,10 @@ class Check final : public Command {
     CLI::Option* seed =
         AddParsed(*c, "--seed", seed_, ParseSeed, "Search this one seed (to replay a finding)");
     AddParsed(*c, "--shard", shard_, ParseShard, kShardHelp)->excludes(seed);
+    c->add_option("--jobs", jobs_,
+                  "Seeds searched side by side, on as many threads (the embedded store only; "
+                  "the verdict, the seed and the witness are the same whatever the number)")
+        ->capture_default_str();
     nodes_option_ = c->add_option("--nodes", concurrency_,
                                   "Limiter nodes sending requests at once, each its own process "
                                   "(default 3; 1 for --exec, the one process given)");
@@ -95,6 +99,7 @@ class Check final : public Command {
     search.faults = faults_;
     search.concurrency = concurrency_;
     search.shrink_policy = shrink_policy_;
+    search.jobs = jobs_;
     search.seeds = {seed_.value_or(seeds_.first), seed_.value_or(seeds_.last), 1};
     if (shard_) {
       Result<SeedSpan> span = ShardOf(seeds_.first, seeds_.last, *shard_);
@@ -216,6 +221,7 @@ class Check final : public Command {
   std::optional<Duration> max_transit_;
   std::optional<uint64_t> seed_;
   int concurrency_ = 3;
+  int jobs_ = 1;
   CLI::Option* nodes_option_ = nullptr;
   SearchFaults faults_ = kDefaultFaults;
   CLI::Option* faults_option_ = nullptr;

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <thread>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "impl/core/clock.h"
 #include "impl/limiters/kv_steps.h"
@@ -12,6 +16,10 @@
 namespace ratelab {
 
 namespace {
+
+// Seeds a thread of --jobs takes a block: few enough that a finding early in one leaves little run
+// past it, enough that starting the threads is nothing beside them.
+constexpr uint64_t kSearchBlockPerJob = 32;
 
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
 Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
@@ -375,7 +383,22 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
         " admits with a wait, and a delayed admission's retry has no model to be judged by "
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
-  // One source for every seed, so that the embedded stores compile each script once (LuaCache).
+  if (o.jobs < 1 || o.jobs > kMostSearchJobs) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--jobs must be between 1 and ", kMostSearchJobs, ", not ", o.jobs));
+  }
+  if (o.jobs > 1 &&
+      ((o.stores && o.stores->name().kind != StoreName::Kind::kMemory) || protocol->IsProcess())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--jobs ", o.jobs,
+        ": seeds run side by side only on the embedded store, with a limiter "
+        "ratelab runs itself; ",
+        protocol->IsProcess() ? "a limiter process keeps one state for every seed"
+                              : "the seeds would share the server's keys",
+        ", so run them one at a time (--jobs 1) or split them between jobs with --shard"));
+  }
+  // One source for every seed, so that the embedded stores compile each script once (LuaCache,
+  // which the threads of --jobs share).
   const std::shared_ptr<StoreSource> stores = o.stores ? o.stores : MemoryStores(o.stop);
   const auto stopped = [&] { return o.stop != nullptr && o.stop->load() != 0; };
   SearchResult result;
@@ -388,36 +411,29 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
   // One bound for every case and its shrink, whatever the shrink does to the policy.
   Case base = o.base;
   base.max_transit = MaxTransitOf(base);
-  for (uint64_t i = 0; i < o.seeds.count(); ++i) {
-    const uint64_t seed = o.seeds.at(i);
-    if (progress && !progress(seed)) {
-      result.interrupted = true;
-      return result;
-    }
-    ++result.seeds_searched;
+  const auto draw = [&](uint64_t seed) {
     Case drawn = Draw(base, seed, o.faults, o.concurrency);
     AddKeysUsedOnce(drawn, seed);
-    Result<CaseRun> run = RunCase(protocol, drawn, seed, stores);
-    if (!run.ok()) return run.status();
-    // A run the stop cut short (its scripts ended in the stop's error) is no result.
-    if (stopped()) {
-      result.interrupted = true;
-      --result.seeds_searched;
+    return drawn;
+  };
+  const auto fallbacks = [](const CaseRun& run) {
+    uint64_t n = 0;
+    for (const HistoryEvent& e : run.history) n += e.decision && e.decision->fallback;
+    return n;
+  };
+  // The first seed, in order, whose run is not clean: the limiter's failure, or a finding shrunk
+  // to its witness.
+  const auto conclude = [&](uint64_t seed, const Case& drawn, CaseRun run) -> Result<SearchResult> {
+    if (run.failure) {
+      result.failure = LimiterFailure{seed, drawn, *std::move(run.failure)};
       return result;
     }
-    if (run->failure) {
-      result.failure = LimiterFailure{seed, drawn, *std::move(run->failure)};
-      return result;
-    }
-    for (const HistoryEvent& e : run->history) {
-      result.fallback_decisions += e.decision && e.decision->fallback;
-    }
-    if (!run->first) continue;
-    Result<Case> minimal = Shrink(protocol, drawn, seed, run->first->invariant, o.shrink_budget,
+    result.fallback_decisions += fallbacks(run);
+    Result<Case> minimal = Shrink(protocol, drawn, seed, run.first->invariant, o.shrink_budget,
                                   o.shrink_policy, stores);
     if (!minimal.ok()) return minimal.status();
     Result<std::optional<TransitNeeded>> transit =
-        TransitOf(protocol, *minimal, seed, run->first->invariant, stores);
+        TransitOf(protocol, *minimal, seed, run.first->invariant, stores);
     if (!transit.ok()) return transit.status();
     Result<CaseRun> shown = RunCase(protocol, *minimal, seed, stores);
     if (!shown.ok()) return shown.status();
@@ -428,8 +444,8 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
     Finding f{seed,
               drawn,
               *std::move(minimal),
-              shown->first ? shown->first_check : run->first_check,
-              shown->first ? *shown->first : *run->first,
+              shown->first ? shown->first_check : run.first_check,
+              shown->first ? *shown->first : *run.first,
               {},
               std::move(shown->faults),
               {}};
@@ -443,6 +459,84 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
     }
     result.finding = std::move(f);
     return result;
+  };
+  const auto clean = [](const CaseRun& run) { return !run.failure && !run.first; };
+  if (o.jobs == 1) {
+    for (uint64_t i = 0; i < o.seeds.count(); ++i) {
+      const uint64_t seed = o.seeds.at(i);
+      if (progress && !progress(seed)) {
+        result.interrupted = true;
+        return result;
+      }
+      ++result.seeds_searched;
+      const Case drawn = draw(seed);
+      Result<CaseRun> run = RunCase(protocol, drawn, seed, stores);
+      if (!run.ok()) return run.status();
+      // A run the stop cut short (its scripts ended in the stop's error) is no result.
+      if (stopped()) {
+        result.interrupted = true;
+        --result.seeds_searched;
+        return result;
+      }
+      if (!clean(*run)) return conclude(seed, drawn, *std::move(run));
+      result.fallback_decisions += fallbacks(*run);
+    }
+    return result;
+  }
+  // Side by side: the seeds in blocks, a block's seeds shared among the threads, and each block
+  // then read in seed order as one thread reads the seeds, up to the first that is not clean. A
+  // thread starts no seed past the first that is not clean found so far, so the result is the one
+  // thread's, seed for seed; the progress is told of a seed once it ran, not before.
+  struct Outcome {
+    uint64_t fallbacks = 0;              // a clean seed's
+    std::optional<Case> drawn;           // a seed that is not clean, or whose run failed
+    std::optional<Result<CaseRun>> run;  // the same
+  };
+  const uint64_t block = kSearchBlockPerJob * static_cast<uint64_t>(o.jobs);
+  for (uint64_t from = 0; from < o.seeds.count(); from += block) {
+    const uint64_t n = std::min(block, o.seeds.count() - from);
+    std::vector<Outcome> outcomes(n);
+    std::atomic<uint64_t> next{0}, first_unclean{n};
+    const auto work = [&] {
+      for (uint64_t i = next++; i < n && i < first_unclean.load() && !stopped(); i = next++) {
+        const uint64_t seed = o.seeds.at(from + i);
+        Outcome& out = outcomes[i];
+        Case drawn = draw(seed);
+        Result<CaseRun> run = RunCase(protocol, drawn, seed, stores);
+        if (run.ok() && clean(*run)) {
+          out.fallbacks = fallbacks(*run);
+          continue;
+        }
+        out.drawn = std::move(drawn);
+        out.run = std::move(run);
+        for (uint64_t seen = first_unclean.load();
+             i < seen && !first_unclean.compare_exchange_weak(seen, i);) {
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < o.jobs; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+    // Any run of the block may be one the stop cut short: none of them is a result.
+    if (stopped()) {
+      result.interrupted = true;
+      return result;
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+      const uint64_t seed = o.seeds.at(from + i);
+      if (progress && !progress(seed)) {
+        result.interrupted = true;
+        return result;
+      }
+      ++result.seeds_searched;
+      Outcome& out = outcomes[i];
+      if (out.run) {
+        if (!out.run->ok()) return out.run->status();
+        return conclude(seed, *out.drawn, **std::move(out.run));
+      }
+      result.fallback_decisions += out.fallbacks;
+    }
   }
   return result;
 }

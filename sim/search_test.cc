@@ -175,16 +175,20 @@ TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
   FAIL() << "no seed in 1..20 found the race";
 }
 
+// On one thread, and side by side (the stop in the second block of three threads' seeds).
 TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
-  options.seeds.last = 20;
-  Result<SearchResult> r = Search(RegistryProtocol("kv-token-bucket-lua"), options,
-                                  [](uint64_t seed) { return seed < 5; });
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(r->interrupted);
-  EXPECT_EQ(r->seeds_searched, 4u);
-  EXPECT_FALSE(r->finding);
+  options.seeds.last = 200;
+  for (int jobs : {1, 3}) {
+    options.jobs = jobs;
+    Result<SearchResult> r = Search(RegistryProtocol("kv-token-bucket-lua"), options,
+                                    [](uint64_t seed) { return seed < 150; });
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->interrupted);
+    EXPECT_EQ(r->seeds_searched, 149u) << jobs;
+    EXPECT_FALSE(r->finding);
+  }
 }
 
 TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
@@ -209,6 +213,164 @@ TEST(Search, FindsAFlawAndNothingInACorrectProtocolAndCountsTheSeeds) {
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_FALSE(none->finding);
   EXPECT_EQ(none->seeds_searched, 40u);
+}
+
+// What a search said, to compare two searches of the same seeds by: where it stopped, what it
+// found there, and the progress it told.
+struct Said {
+  SearchResult result;
+  std::vector<uint64_t> told;
+};
+Said SearchWithJobs(const std::string& name, SearchOptions options, int jobs) {
+  options.jobs = jobs;
+  Said said;
+  const std::shared_ptr<const ProtocolInfo> protocol = RegistryProtocol(name);
+  options.base.checks = DefaultChecks(*protocol);
+  Result<SearchResult> r = Search(protocol, options, [&](uint64_t seed) {
+    said.told.push_back(seed);
+    return true;
+  });
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (r.ok()) said.result = *std::move(r);
+  return said;
+}
+
+TEST(Search, SideBySideItFindsWhatOneThreadFindsSeedForSeed) {
+  struct Range {
+    std::string protocol;
+    Algorithm algorithm;
+    int64_t limit;
+    Duration window;
+    SearchFaults faults;
+    uint64_t first, last;
+    uint64_t searched;  // by one thread: where the flaw is, or every seed
+  };
+  // A flaw at the first seed; one past the first block of three threads' seeds (96); none in 300
+  // seeds (several blocks).
+  const Range ranges[] = {
+      {"kv-token-bucket-hgetall-hset",
+       Algorithm::kTokenBucket,
+       3,
+       seconds(1),
+       {FaultKind::kCrash},
+       1,
+       20,
+       1},
+      {"kv-fixed-window-lua-wait",
+       Algorithm::kFixedWindow,
+       2,
+       seconds(10),
+       {FaultKind::kStoreFailover},
+       146,
+       1000,
+       162},
+      {"kv-gcra-lua",
+       Algorithm::kGcra,
+       3,
+       seconds(1),
+       {FaultKind::kCrash, FaultKind::kStoreRestart},
+       1,
+       300,
+       300},
+  };
+  for (const Range& range : ranges) {
+    SCOPED_TRACE(range.protocol);
+    SearchOptions options;
+    options.base = Base(range.algorithm, range.limit, range.window);
+    options.faults = range.faults;
+    options.seeds = {range.first, range.last, 1};
+    const Said one = SearchWithJobs(range.protocol, options, 1);
+    ASSERT_EQ(one.result.seeds_searched, range.searched);
+    for (int jobs : {2, 3}) {
+      SCOPED_TRACE(jobs);
+      const Said many = SearchWithJobs(range.protocol, options, jobs);
+      EXPECT_EQ(many.result.seeds_searched, one.result.seeds_searched);
+      EXPECT_EQ(many.told, one.told);
+      EXPECT_EQ(many.result.fallback_decisions, one.result.fallback_decisions);
+      EXPECT_EQ(many.result.interrupted, one.result.interrupted);
+      ASSERT_EQ(many.result.finding.has_value(), one.result.finding.has_value());
+      EXPECT_EQ(many.result.failure.has_value(), one.result.failure.has_value());
+      if (!one.result.finding) continue;
+      const Finding &a = *one.result.finding, &b = *many.result.finding;
+      EXPECT_EQ(b.seed, a.seed);
+      EXPECT_EQ(b.check, a.check);
+      EXPECT_EQ(b.minimal.arrivals.size(), a.minimal.arrivals.size());
+      EXPECT_EQ(HistoryHash(b.witness), HistoryHash(a.witness));
+      EXPECT_EQ(b.violation.summary, a.violation.summary);
+    }
+  }
+}
+
+// Every protocol on the embedded stores, at its own default policy: the same seed found (or
+// none), with the same witness, on three threads as on one.
+TEST(Search, SideBySideEveryProtocolOnTheEmbeddedStoresFindsTheSame) {
+  for (const ProtocolInfo& p : Protocols()) {
+    if (p.store == StoreKind::kSql) continue;  // PostgreSQL's, one at a time
+    SCOPED_TRACE(p.name);
+    SearchOptions options;
+    options.base = Base(p.algorithm, 3, seconds(1));
+    if (!p.Suits(options.base.policy).ok()) continue;
+    // An in-process limiter's state is its node's, and a crash loses it (a finding at once): one
+    // node, no faults; on a store, three nodes, and crashes and restarts.
+    if (p.store == StoreKind::kMemory) {
+      options.concurrency = 1;
+    } else {
+      options.faults = {FaultKind::kCrash, FaultKind::kStoreRestart};
+    }
+    options.seeds.last = 40;
+    const Said one = SearchWithJobs(p.name, options, 1), three = SearchWithJobs(p.name, options, 3);
+    EXPECT_EQ(three.result.seeds_searched, one.result.seeds_searched);
+    ASSERT_EQ(three.result.finding.has_value(), one.result.finding.has_value());
+    if (one.result.finding) {
+      EXPECT_EQ(three.result.finding->seed, one.result.finding->seed);
+      EXPECT_EQ(HistoryHash(three.result.finding->witness),
+                HistoryHash(one.result.finding->witness));
+    }
+  }
+}
+
+TEST(Search, RunsSeedsSideBySideOnlyWhereTheyShareNoState) {
+  SearchOptions options;
+  options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
+  options.seeds.last = 5;
+  for (int jobs : {0, kMostSearchJobs + 1}) {
+    options.jobs = jobs;
+    Result<SearchResult> r = Search(RegistryProtocol("kv-token-bucket-lua"), options);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("--jobs must be between 1 and 256"), std::string::npos)
+        << r.status();
+  }
+  // A limiter in this process's memory keeps one state, whatever the seed.
+  options.jobs = 2;
+  const std::shared_ptr<const ProtocolInfo> own =
+      InProcessProtocol({"counts", Algorithm::kTokenBucket, Duration(1),
+                         [](const Policy& p, const Stores&) -> std::unique_ptr<Protocol> {
+                           return RegistryProtocol("memory-token-bucket")->make(p, {});
+                         }});
+  Result<SearchResult> refused = Search(own, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("one state for every seed"), std::string::npos)
+      << refused.status();
+  // A server's: its seeds would share its keys (refused before any store is opened).
+  class Server final : public StoreSource {
+   public:
+    Server() : StoreSource(StoreName{StoreName::Kind::kUrl, "redis://127.0.0.1:1"}) {}
+    Result<std::unique_ptr<KvBackend>> Open(const Clock&, Durability) override {
+      return absl::UnavailableError("no server here");
+    }
+    Result<std::unique_ptr<SqlBackend>> OpenSql(Durability) override { return NoSqlStore(); }
+  };
+  options.stores = std::make_shared<Server>();
+  Result<SearchResult> shared = Search(RegistryProtocol("kv-token-bucket-lua"), options);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.status().message().find("would share the server's keys"), std::string::npos)
+      << shared.status();
+  // The embedded store, named or not, runs them side by side.
+  options.stores = MemoryStores();
+  Result<SearchResult> ran = Search(RegistryProtocol("kv-token-bucket-lua"), options);
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ(ran->seeds_searched, 5u);
 }
 
 }  // namespace

@@ -194,8 +194,9 @@ struct SearchResult {
 // change. A limit of a billion is refused at once rather than searched forever.
 Status CheckCaseSize(const Policy& policy, int64_t max_simulated);
 
-// Told before each seed is run; answers whether to go on (false: the search stops there,
-// interrupted, with what it found so far: nothing).
+// Told of each seed in order, on the calling thread: before it is run on one thread, or once its
+// block ran (and every seed before it was clean) on several; answers whether to go on (false:
+// the search stops there, interrupted, with what it found so far: nothing).
 using SearchProgress = std::function<bool(uint64_t seed)>;
 
 // A user's script that cannot answer one request at `at` on the store a search runs on (null:

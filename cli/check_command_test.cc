@@ -546,7 +546,7 @@ TEST(CheckCommand, EveryCommandHasTheOneDefaultPolicy) {
 }
 
 // Seeds searched side by side print what one at a time prints, byte for byte: here a flaw 162
-// seeds in, past the first block the threads share, and a search that finds nothing.
+// seeds in, after many seeds taken by each thread, and a search that finds nothing.
 TEST(CheckCommand, SeedsSearchedSideBySideSayWhatOneAtATimeSays) {
   const std::vector<std::vector<std::string>> searches = {
       {"check", "kv-fixed-window-lua-wait", "--faults", "store-failover", "--seeds", "146..1000",

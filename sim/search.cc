@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -17,9 +19,11 @@ namespace ratelab {
 
 namespace {
 
-// Seeds a thread of --jobs takes a block: few enough that a finding early in one leaves little run
-// past it, enough that starting the threads is nothing beside them.
-constexpr uint64_t kSearchBlockPerJob = 32;
+// How far past the seed being read the threads of --jobs may run, a thread: room enough that a
+// slow seed holds none of them up, and a bound on the runs held.
+constexpr uint64_t kSearchAheadPerJob = 64;
+// Seeds a thread takes at once, so that it takes the search's lock once for several.
+constexpr uint64_t kSearchSeedsATake = 8;
 
 // The span a case's traffic covers: three windows (a bucket's window: the time to fill it).
 Duration Span(const Policy& p) { return 3 * p.ClaimWindow(); }
@@ -483,61 +487,129 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
     }
     return result;
   }
-  // Side by side: the seeds in blocks, a block's seeds shared among the threads, and each block
-  // then read in seed order as one thread reads the seeds, up to the first that is not clean. A
-  // thread starts no seed past the first that is not clean found so far, so the result is the one
-  // thread's, seed for seed; the progress is told of a seed once it ran, not before.
+  // Side by side: the threads, this one among them, take the seeds in order, each the next no one
+  // has taken, and this thread reads their runs in seed order, as one thread reads the seeds, up
+  // to the first that is not clean; it is then shrunk here. No thread starts a seed past the
+  // first that is not clean found so far, nor more than kSearchAheadPerJob a thread past the seed
+  // being read, so the result is one thread's, seed for seed, and what is held is bounded. The
+  // progress is told of a seed once it ran, not before.
   struct Outcome {
+    bool done = false;
     uint64_t fallbacks = 0;              // a clean seed's
     std::optional<Case> drawn;           // a seed that is not clean, or whose run failed
     std::optional<Result<CaseRun>> run;  // the same
   };
-  const uint64_t block = kSearchBlockPerJob * static_cast<uint64_t>(o.jobs);
-  for (uint64_t from = 0; from < o.seeds.count(); from += block) {
-    const uint64_t n = std::min(block, o.seeds.count() - from);
-    std::vector<Outcome> outcomes(n);
-    std::atomic<uint64_t> next{0}, first_unclean{n};
-    const auto work = [&] {
-      for (uint64_t i = next++; i < n && i < first_unclean.load() && !stopped(); i = next++) {
-        const uint64_t seed = o.seeds.at(from + i);
-        Outcome& out = outcomes[i];
-        Case drawn = draw(seed);
-        Result<CaseRun> run = RunCase(protocol, drawn, seed, stores);
-        if (run.ok() && clean(*run)) {
-          out.fallbacks = fallbacks(*run);
-          continue;
-        }
-        out.drawn = std::move(drawn);
-        out.run = std::move(run);
-        for (uint64_t seen = first_unclean.load();
-             i < seen && !first_unclean.compare_exchange_weak(seen, i);) {
-        }
+  const uint64_t count = o.seeds.count();
+  const uint64_t ahead = kSearchAheadPerJob * static_cast<uint64_t>(o.jobs);
+  std::mutex mu;
+  std::condition_variable ran, room;  // the seed being read has run; a thread may take one more
+  std::deque<Outcome> outcomes;       // the seeds from `reading` on, as far as taken
+  uint64_t reading = 0, next = 0, first_unclean = count;
+  int waiting = 0;              // threads waiting for room
+  bool reader_waiting = false;  // this thread, for the seed being read
+  bool quit = false;
+  // Whether no more seeds are to be taken, whatever is read.
+  const auto over = [&] { return quit || stopped() || next >= count || next > first_unclean; };
+  // Runs the next few seeds (kSearchSeedsATake, fewer at the end or at the bound), unless none may
+  // be taken now; `lock` is held before and after.
+  const auto take = [&](std::unique_lock<std::mutex>& lock) {
+    if (over() || next >= reading + ahead) return false;
+    const uint64_t from = next;
+    const uint64_t n = std::min({kSearchSeedsATake, count - from, reading + ahead - from});
+    next += n;
+    outcomes.resize(outcomes.size() + n);
+    lock.unlock();
+    std::array<Outcome, kSearchSeedsATake> ran_here;
+    uint64_t unclean = count;
+    for (uint64_t k = 0; k < n; ++k) {
+      const uint64_t seed = o.seeds.at(from + k);
+      Outcome& out = ran_here[k];
+      out.done = true;
+      out.drawn = draw(seed);
+      Result<CaseRun> run = RunCase(protocol, *out.drawn, seed, stores);
+      if (run.ok() && clean(*run)) {
+        out.fallbacks = fallbacks(*run);
+        out.drawn.reset();
+        continue;
       }
-    };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < o.jobs; ++t) threads.emplace_back(work);
-    work();
-    for (std::thread& t : threads) t.join();
-    // Any run of the block may be one the stop cut short: none of them is a result.
-    if (stopped()) {
-      result.interrupted = true;
-      return result;
+      out.run = std::move(run);
+      unclean = from + k;
+      break;  // the seeds after it are not read
     }
-    for (uint64_t i = 0; i < n; ++i) {
-      const uint64_t seed = o.seeds.at(from + i);
+    lock.lock();
+    first_unclean = std::min(first_unclean, unclean);
+    for (uint64_t k = 0; k < n; ++k) {
+      outcomes[from + k - reading] = std::move(ran_here[k]);
+      outcomes[from + k - reading].done = true;  // one the break left unrun is never read
+    }
+    if (from == reading && reader_waiting) ran.notify_one();
+    return true;
+  };
+  const auto work = [&] {
+    std::unique_lock lock(mu);
+    while (take(lock) || !over()) {
+      if (next < reading + ahead) continue;
+      ++waiting;
+      room.wait(lock, [&] { return over() || next < reading + ahead; });
+      --waiting;
+    }
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(o.jobs - 1));
+  for (int t = 1; t < o.jobs; ++t) threads.emplace_back(work);
+  const auto end = [&](auto answer) {
+    {
+      std::lock_guard lock(mu);
+      quit = true;
+    }
+    room.notify_all();
+    for (std::thread& t : threads) t.join();
+    return answer;
+  };
+  std::vector<Outcome> batch;  // the runs read at once: every one done at the front
+  for (uint64_t i = 0; i < count;) {
+    batch.clear();
+    bool more_room = false;
+    {
+      std::unique_lock lock(mu);
+      const auto front_done = [&] { return !outcomes.empty() && outcomes.front().done; };
+      // The seed being read runs on another thread: run another meanwhile, or wait. Stopped, a
+      // seed not yet run may never be: the threads take no more.
+      while (!front_done() && !stopped()) {
+        if (take(lock)) continue;
+        reader_waiting = true;
+        ran.wait(lock, [&] { return stopped() || front_done(); });
+        reader_waiting = false;
+      }
+      while (front_done()) {
+        batch.push_back(std::move(outcomes.front()));
+        outcomes.pop_front();
+        ++reading;
+      }
+      more_room = waiting > 0;
+    }
+    if (more_room) room.notify_all();
+    // A run that ended once the stop was set may be one it cut short: no result.
+    if (stopped() || batch.empty()) {
+      result.interrupted = true;
+      return end(Result<SearchResult>(result));
+    }
+    for (Outcome& out : batch) {
+      const uint64_t seed = o.seeds.at(i++);
       if (progress && !progress(seed)) {
         result.interrupted = true;
-        return result;
+        return end(Result<SearchResult>(result));
       }
       ++result.seeds_searched;
-      Outcome& out = outcomes[i];
       if (out.run) {
+        end(0);
         if (!out.run->ok()) return out.run->status();
         return conclude(seed, *out.drawn, **std::move(out.run));
       }
       result.fallback_decisions += out.fallbacks;
     }
   }
+  end(0);
   return result;
 }
 

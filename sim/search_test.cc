@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <set>
 
@@ -175,7 +176,7 @@ TEST(Shrink, KeepsTheRaceWithTwoRequestsAndNeverGrows) {
   FAIL() << "no seed in 1..20 found the race";
 }
 
-// On one thread, and side by side (the stop in the second block of three threads' seeds).
+// On one thread, and side by side (the stop well after the threads' first seeds).
 TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
@@ -187,6 +188,19 @@ TEST(Search, StopsWhenItsProgressSaysSoWithNothingFound) {
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_TRUE(r->interrupted);
     EXPECT_EQ(r->seeds_searched, 149u) << jobs;
+    EXPECT_FALSE(r->finding);
+    // The stop (a user's Ctrl-C) set while seed 150 is told: no run that ended after it counts.
+    std::atomic<int> stop{0};
+    options.stop = &stop;
+    r = Search(RegistryProtocol("kv-token-bucket-lua"), options, [&](uint64_t seed) {
+      if (seed == 150) stop = 1;
+      return true;
+    });
+    options.stop = nullptr;
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->interrupted);
+    EXPECT_GE(r->seeds_searched, 149u) << jobs;
+    EXPECT_LT(r->seeds_searched, 200u) << jobs;
     EXPECT_FALSE(r->finding);
   }
 }
@@ -245,8 +259,8 @@ TEST(Search, SideBySideItFindsWhatOneThreadFindsSeedForSeed) {
     uint64_t first, last;
     uint64_t searched;  // by one thread: where the flaw is, or every seed
   };
-  // A flaw at the first seed; one past the first block of three threads' seeds (96); none in 300
-  // seeds (several blocks).
+  // A flaw at the first seed; one 162 seeds in, after many seeds taken by each thread; none in
+  // 300 seeds.
   const Range ranges[] = {
       {"kv-token-bucket-hgetall-hset",
        Algorithm::kTokenBucket,

@@ -589,12 +589,10 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
       more_room = waiting > 0;
     }
     if (more_room) room.notify_all();
-    // A run that ended once the stop was set may be one it cut short: no result.
-    if (stopped() || batch.empty()) {
-      result.interrupted = true;
-      return end(Result<SearchResult>(result));
-    }
     for (Outcome& out : batch) {
+      // Once the stop is set no seed counts, as on one thread (and a run that ended after it may
+      // be one it cut short).
+      if (stopped()) break;
       const uint64_t seed = o.seeds.at(i++);
       if (progress && !progress(seed)) {
         result.interrupted = true;
@@ -607,6 +605,10 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
         return conclude(seed, *out.drawn, **std::move(out.run));
       }
       result.fallback_decisions += out.fallbacks;
+    }
+    if (stopped() || batch.empty()) {  // batch empty: stopped before the seed being read ran
+      result.interrupted = true;
+      return end(Result<SearchResult>(result));
     }
   }
   end(0);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
 #include "cli/exit_codes.h"
 #include "cli/interrupt.h"
 #include "cli/options.h"
@@ -71,8 +72,8 @@ class RunScenarioCommand final : public Command {
       return absl::InvalidArgumentError(
           "--requests writes the requests of one run: give --seed N, not --seeds");
     }
-    if (jobs_ < 1 || jobs_ > 256)
-      return absl::InvalidArgumentError("--jobs must be between 1 and 256");
+    if (jobs_ < 1 || jobs_ > kMostJobs)
+      return absl::InvalidArgumentError(absl::StrCat("--jobs must be between 1 and ", kMostJobs));
     if (!out_.empty()) {
       Result<OutputDir> dir = OutputDir::Prepare(out_, force_, "--out");
       if (!dir.ok()) return dir.status();

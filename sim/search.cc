@@ -387,9 +387,9 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
         " admits with a wait, and a delayed admission's retry has no model to be judged by "
         "(the model's wait is a token's, the limiter's is until a wait short enough)");
   }
-  if (o.jobs < 1 || o.jobs > kMostSearchJobs) {
+  if (o.jobs < 1 || o.jobs > kMostJobs) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--jobs must be between 1 and ", kMostSearchJobs, ", not ", o.jobs));
+        absl::StrCat("--jobs must be between 1 and ", kMostJobs, ", not ", o.jobs));
   }
   if (o.jobs > 1 &&
       ((o.stores && o.stores->name().kind != StoreName::Kind::kMemory) || protocol->IsProcess())) {
@@ -524,7 +524,6 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
     for (uint64_t k = 0; k < n; ++k) {
       const uint64_t seed = o.seeds.at(from + k);
       Outcome& out = ran_here[k];
-      out.done = true;
       out.drawn = draw(seed);
       Result<CaseRun> run = RunCase(protocol, *out.drawn, seed, stores);
       if (run.ok() && clean(*run)) {
@@ -557,14 +556,13 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(o.jobs - 1));
   for (int t = 1; t < o.jobs; ++t) threads.emplace_back(work);
-  const auto end = [&](auto answer) {
+  const auto join = [&] {
     {
       std::lock_guard lock(mu);
       quit = true;
     }
     room.notify_all();
     for (std::thread& t : threads) t.join();
-    return answer;
   };
   std::vector<Outcome> batch;  // the runs read at once: every one done at the front
   for (uint64_t i = 0; i < count;) {
@@ -596,11 +594,12 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
       const uint64_t seed = o.seeds.at(i++);
       if (progress && !progress(seed)) {
         result.interrupted = true;
-        return end(Result<SearchResult>(result));
+        join();
+        return result;
       }
       ++result.seeds_searched;
       if (out.run) {
-        end(0);
+        join();
         if (!out.run->ok()) return out.run->status();
         return conclude(seed, *out.drawn, **std::move(out.run));
       }
@@ -608,10 +607,11 @@ Result<SearchResult> Search(const std::shared_ptr<const ProtocolInfo>& protocol,
     }
     if (stopped() || batch.empty()) {  // batch empty: stopped before the seed being read ran
       result.interrupted = true;
-      return end(Result<SearchResult>(result));
+      join();
+      return result;
     }
   }
-  end(0);
+  join();
   return result;
 }
 

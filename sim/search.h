@@ -110,8 +110,6 @@ Result<Case> Shrink(const std::shared_ptr<const ProtocolInfo>& protocol, Case c,
                     CheckId invariant, int budget, bool shrink_policy,
                     const std::shared_ptr<StoreSource>& stores);
 
-inline constexpr int kMostSearchJobs = 256;
-
 struct SearchOptions {
   Case base;  // the policy, durability and checks; the rest is drawn
   SearchFaults faults;
@@ -120,7 +118,7 @@ struct SearchOptions {
   int shrink_budget = 2000;             // runs
   bool shrink_policy = false;           // may the shrink lower the limit (see Shrink)
   std::shared_ptr<StoreSource> stores;  // null: MemoryKv
-  // Threads that run seeds side by side (1 to kMostSearchJobs): the result is the same whatever
+  // Threads that run seeds side by side (1 to kMostJobs): the result is the same whatever
   // the number. More than one only on the embedded store (`stores` null or MemoryStores) with a
   // limiter that is not a process: seeds on a server would share its keys, and a process keeps one
   // state.

@@ -347,7 +347,7 @@ TEST(Search, RunsSeedsSideBySideOnlyWhereTheyShareNoState) {
   SearchOptions options;
   options.base = Base(Algorithm::kTokenBucket, 1, seconds(1));
   options.seeds.last = 5;
-  for (int jobs : {0, kMostSearchJobs + 1}) {
+  for (int jobs : {0, kMostJobs + 1}) {
     options.jobs = jobs;
     Result<SearchResult> r = Search(RegistryProtocol("kv-token-bucket-lua"), options);
     ASSERT_FALSE(r.ok());

@@ -20,6 +20,8 @@ struct Shard {
 
 // The most shards a range is cut into.
 inline constexpr uint64_t kMostShards = 10'000;
+// The most threads a command runs seeds on at once (--jobs: run's sweep, check's search).
+inline constexpr int kMostJobs = 256;
 
 // "K/N": InvalidArgument naming what is wrong unless 1 <= K <= N <= kMostShards.
 Result<Shard> ParseShard(std::string_view text);
